@@ -1,0 +1,118 @@
+"""cffi build: compile the emitted C into a per-robot Python module, cached.
+
+The cache key hashes the robot (every number and name), the precision and
+the generator itself (all soagen sources and templates), so a change to any
+of them rebuilds.  Builds happen in a private temporary folder and are moved
+into place atomically under a file lock: two processes building the same
+robot at once both end with a working module.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from .codegen import c_name, generate
+
+COMPILE_ARGS = ["-O2", "-std=c99"]
+
+
+def cache_root():
+    """``$SOAGEN_CACHE`` or ``~/.cache/soagen``."""
+    return Path(os.environ.get("SOAGEN_CACHE") or Path.home() / ".cache" / "soagen")
+
+
+def generator_digest():
+    """Hash of soagen's own source and templates."""
+    h = hashlib.sha256()
+    for pkg in ("soagen", "soagen.templates"):
+        folder = resources.files(pkg)
+        for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+            if entry.name.endswith((".py", ".j2")):
+                h.update(entry.name.encode())
+                h.update(entry.read_bytes())
+    return h.hexdigest()
+
+
+def cache_key(robot, precision, name):
+    h = hashlib.sha256()
+    for part in (robot.fingerprint(), precision, name, generator_digest(), " ".join(COMPILE_ARGS)):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def compile_module(csource, folder, modname):
+    """Compile ``csource`` with cffi into ``folder``; returns the library path."""
+    import cffi
+
+    folder = Path(folder)
+    (folder / f"{csource.name}.h").write_text(csource.header)
+    (folder / f"{csource.name}.c").write_text(csource.source)
+    ffi = cffi.FFI()
+    ffi.cdef(csource.cdef)
+    ffi.set_source(modname, f'#include "{csource.name}.h"', sources=[str(folder / f"{csource.name}.c")],
+                   include_dirs=[str(folder)], extra_compile_args=COMPILE_ARGS, libraries=["m"])
+    return Path(ffi.compile(tmpdir=str(folder / "build"), verbose=False))
+
+
+def _load(path, modname):
+    loader = importlib.machinery.ExtensionFileLoader(modname, str(path))
+    spec = importlib.util.spec_from_file_location(modname, str(path), loader=loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def build(robot, precision="double", name=None, cache_dir=None, progress=None):
+    """Generate, compile (once per content hash) and load the module for ``robot``.
+
+    Returns
+    -------
+    Module
+        Wrappers taking and returning numpy arrays; ``.ops`` holds the op counts
+        and ``.timings`` the seconds spent per stage of this call.
+    """
+    from .module import Module
+
+    name = c_name(name or robot.name)
+    key = cache_key(robot, precision, name)
+    root = Path(cache_dir) if cache_dir else cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / key
+    modname = f"_soagen_{name}_{key}"
+    timings = {}
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (final / "meta.json").exists():
+            gen = generate(robot, name, precision, progress)
+            timings.update(gen.timings)
+            work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
+            t0 = time.perf_counter()
+            lib = compile_module(gen.csource, work, modname)
+            timings["compile"] = time.perf_counter() - t0
+            shutil.move(str(lib), str(work / lib.name))
+            shutil.rmtree(work / "build", ignore_errors=True)
+            meta = dict(name=name, library=lib.name, precision=precision,
+                        ops={p.name: p.ops for p in gen.programs},
+                        signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs]
+                                    for p in gen.programs})
+            (work / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True))
+            if final.exists():
+                shutil.rmtree(final)
+            os.replace(work, final)
+    meta = json.loads((final / "meta.json").read_text())
+    t0 = time.perf_counter()
+    lib = _load(final / meta["library"], modname)
+    timings["load"] = time.perf_counter() - t0
+    return Module(robot, lib, meta, np.float32 if precision == "float" else np.float64, timings, final)

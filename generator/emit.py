@@ -1,0 +1,98 @@
+"""C emission: programs → ``<name>.h`` / ``<name>.c`` through the Jinja templates.
+
+All C syntax of expressions comes from :class:`~soagen.printer.SoaCPrinter`;
+the templates only lay out what this module hands them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+import jinja2
+
+from .printer import SoaCPrinter
+from .program import Banner
+
+
+@dataclass
+class CSource:
+    """The emitted files of one robot.
+
+    Attributes
+    ----------
+    name : str       file stem and function prefix
+    header, source : str   text of ``<name>.h`` and ``<name>.c``
+    cdef : str       prototypes for ``cffi.FFI.cdef``
+    """
+
+    name: str
+    header: str
+    source: str
+    cdef: str
+
+
+def _environment():
+    folder = resources.files("soagen.templates")
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)),
+                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                              undefined=jinja2.StrictUndefined)
+
+
+def opline(prog):
+    o = prog.ops
+    return (f"{prog.name:<30} {o['mul']:6d} mul {o['add']:6d} add {o['div']:4d} div "
+            f"{o['sqrt']:3d} sqrt {o['trig']:3d} trig {o['statements']:6d} statements")
+
+
+def prototype(prefix, prog, ctype):
+    args = [f"const {ctype} {a.name}[{a.size}]" for a in prog.inputs]
+    args += [f"{ctype} {a.name}[{a.size}]" for a in prog.outputs]
+    return f"void {prefix}_{prog.name}({', '.join(args)})"
+
+
+def function_lines(prog, printer):
+    lines = []
+    ctype = printer.ctype
+    for item in prog.body:
+        if isinstance(item, Banner):
+            lines.append({"banner": item.text})
+        else:
+            sym, expr = item
+            lines.append({"banner": None, "code": f"const {ctype} {sym.name} = {printer.doprint(expr)};"})
+    lines.append({"banner": "outputs"})
+    for arg in prog.outputs:
+        for i, e in enumerate(arg.symbols):
+            lines.append({"banner": None, "code": f"{arg.name}[{i}] = {printer.doprint(e)};"})
+    return lines
+
+
+def emit(robot, programs, name, precision="double"):
+    """Render the header and source of ``programs`` for ``robot``; -> CSource."""
+    from . import __version__
+
+    printer = SoaCPrinter(precision)
+    ctype = printer.ctype
+    functions = []
+    for prog in programs:
+        functions.append(dict(
+            doc=prog.doc, opline=opline(prog), prototype=prototype(name, prog, ctype),
+            argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
+            lines=function_lines(prog, printer)))
+    joints = [f"{k:2d} {b.joint} ({b.joint_type}, moves link {b.name}, parent "
+              f"{'base' if b.parent < 0 else b.parent})" for k, b in enumerate(robot.bodies)]
+    tips = [f"{i} {t.name} on body {t.body}, offset [{', '.join(repr(float(x)) for x in t.offset)}]"
+            for i, t in enumerate(robot.tips)]
+    ctx = dict(version=__version__, robot_name=robot.name, guard_name=name, guard=f"SOAGEN_{name.upper()}_H",
+               macro=name.upper(), n=robot.n, ntips=len(robot.tips), ctype=ctype, joints=joints, tips=tips,
+               gravity=", ".join(repr(float(g)) for g in robot.gravity), functions=functions)
+    env = _environment()
+    header = env.get_template("robot.h.j2").render(**ctx)
+    source = env.get_template("robot.c.j2").render(**ctx)
+    cdef = "\n".join(f["prototype"] + ";" for f in functions)
+    return CSource(name, header, source, cdef)
+
+
+def template_text():
+    """Concatenated template sources (part of the build cache key)."""
+    files = resources.files("soagen.templates")
+    return "".join(files.joinpath(t).read_text() for t in ("robot.h.j2", "robot.c.j2"))

@@ -1,0 +1,386 @@
+"""Robot model: the one data type every later stage reads.
+
+A :class:`Robot` is a fixed-base tree of rigid bodies, each moved by one
+revolute or prismatic joint.  Bodies are numbered ``0 … n-1`` in depth-first
+tree order, the child joints of a link taken in byte order of their names
+(exactly Pinocchio's order, which urdfdom inherits from a name-sorted map); ``q[k]`` is
+the coordinate of body ``k``'s joint.  Fixed joints never appear: the builder
+merges them, lumping their inertia into the moving parent body.
+
+Frames: body ``k``'s frame is its URDF child-link frame.  The joint frame sits
+at ``translation`` with orientation ``rotation`` in the parent body's frame;
+the body frame is the joint frame moved by ``q[k]`` along/about ``axis``
+(a unit 3-vector, the same in joint and body frame).
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .spatial import axis_angle, rpy_matrix, skew
+
+REVOLUTE = "revolute"
+PRISMATIC = "prismatic"
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+
+
+class RobotError(ValueError):
+    """A robot description soagen cannot turn into dynamics, with the reason."""
+
+
+@dataclass(frozen=True)
+class Body:
+    """One moving rigid body and the joint that moves it.
+
+    Attributes
+    ----------
+    name, joint : str
+        Link name and joint name (URDF).
+    joint_type : str
+        ``"revolute"`` (continuous joints included) or ``"prismatic"``.
+    parent : int
+        Index of the parent body, ``-1`` for the fixed base.
+    rotation : (3, 3) ndarray
+        Joint-frame orientation in the parent body frame.
+    translation : (3,) ndarray
+        Joint-frame origin in the parent body frame.
+    axis : (3,) ndarray
+        Unit joint axis in the joint (= body) frame.
+    mass : float
+    com : (3,) ndarray
+        Centre of mass in the body frame.
+    inertia : (3, 3) ndarray
+        Rotational inertia about the centre of mass, body axes.
+    limits : tuple of float or None
+        ``(lower, upper)`` joint limits when finite.
+    """
+
+    name: str
+    joint: str
+    joint_type: str
+    parent: int
+    rotation: np.ndarray
+    translation: np.ndarray
+    axis: np.ndarray
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+    limits: tuple | None = None
+
+    def joint_transform(self, q):
+        """Body frame in the parent frame at joint value ``q``: ``(R (3,3), p (3,))``."""
+        if self.joint_type == REVOLUTE:
+            return self.rotation @ axis_angle(self.axis, q), self.translation.copy()
+        return self.rotation.copy(), self.translation + self.rotation @ self.axis * q
+
+
+@dataclass(frozen=True)
+class Tip:
+    """An operational point: a frame rigidly attached to a body.
+
+    ``rotation`` (3, 3) and ``offset`` (3,) place the tip frame in the body
+    frame.  Tip quantities (Jacobian rows, forces, Λ) are expressed in
+    world-aligned axes at the tip origin; the rotation only matters for the
+    tip pose returned by forward kinematics.
+    """
+
+    name: str
+    body: int
+    rotation: np.ndarray
+    offset: np.ndarray
+
+
+@dataclass(frozen=True)
+class Robot:
+    """A fixed-base tree robot with operational points (tips).
+
+    Attributes
+    ----------
+    name : str
+    bodies : tuple of Body
+        Depth-first order, ``bodies[k].parent < k``.
+    tips : tuple of Tip
+    gravity : (3,) ndarray
+        Gravitational acceleration in the world (= base) frame.
+    """
+
+    name: str
+    bodies: tuple
+    tips: tuple
+    gravity: np.ndarray = field(default_factory=lambda: np.array(DEFAULT_GRAVITY))
+
+    @property
+    def n(self):
+        """Number of joints (= length of q)."""
+        return len(self.bodies)
+
+    @property
+    def parents(self):
+        return [b.parent for b in self.bodies]
+
+    def children(self, k):
+        """Indices of the bodies whose parent is ``k`` (``-1``: the base)."""
+        return [i for i, b in enumerate(self.bodies) if b.parent == k]
+
+    def ancestors(self, k):
+        """Path from body ``k`` to the root, ``k`` first."""
+        path = []
+        while k >= 0:
+            path.append(k)
+            k = self.bodies[k].parent
+        return path
+
+    def with_gravity(self, gravity):
+        """Copy of this robot with another gravity vector (3,)."""
+        return Robot(self.name, self.bodies, self.tips, _vector(gravity, "gravity"))
+
+    def with_tips(self, tips):
+        """Copy of this robot with other tips (list of :class:`Tip`)."""
+        return Robot(self.name, self.bodies, tuple(tips), self.gravity)
+
+    def fingerprint(self):
+        """Hex digest of every number and name that shapes the generated code."""
+        h = hashlib.sha256()
+        h.update(repr((self.name, tuple(self.gravity.tolist()))).encode())
+        for b in self.bodies:
+            h.update(repr((b.name, b.joint, b.joint_type, b.parent, b.rotation.tolist(),
+                           b.translation.tolist(), b.axis.tolist(), b.mass, b.com.tolist(),
+                           b.inertia.tolist())).encode())
+        for t in self.tips:
+            h.update(repr((t.name, t.body, t.rotation.tolist(), t.offset.tolist())).encode())
+        return h.hexdigest()
+
+    def random_state(self, rng):
+        """Random ``q, qd, qdd, tau`` (each (n,)); q inside finite limits."""
+        n = self.n
+        q = rng.uniform(-np.pi, np.pi, n)
+        for k, b in enumerate(self.bodies):
+            if b.limits is not None:
+                q[k] = rng.uniform(*b.limits)
+            elif b.joint_type == PRISMATIC:
+                q[k] = rng.uniform(-0.5, 0.5)
+        return q, rng.normal(size=n), rng.normal(size=n), rng.normal(size=n) * 10.0
+
+
+def _vector(value, what, size=3):
+    v = np.asarray(value, dtype=float).reshape(-1)
+    if v.shape != (size,) or not np.all(np.isfinite(v)):
+        raise RobotError(f"{what} must be {size} finite numbers, got {value!r}")
+    return v
+
+
+def _inertia_matrix(value, what):
+    v = np.asarray(value, dtype=float)
+    if v.shape == (6,):  # ixx iyy izz ixy iyz ixz  (RBDL/Corke order)
+        ixx, iyy, izz, ixy, iyz, ixz = v
+        v = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    if v.shape != (3, 3) or not np.all(np.isfinite(v)):
+        raise RobotError(f"{what}: inertia must be a finite 3x3 matrix or 6 numbers")
+    return v
+
+
+def check_inertia(mass, inertia, what):
+    """Reject a non-physical body: negative mass, inertia not symmetric PSD or
+    violating the triangle inequality ``I_a + I_b >= I_c`` of its principal moments."""
+    if not np.isfinite(mass) or mass < 0.0:
+        raise RobotError(f"{what}: mass must be finite and >= 0, got {mass!r}")
+    if not np.allclose(inertia, inertia.T, rtol=0, atol=1e-12 + 1e-9 * np.abs(inertia).max()):
+        raise RobotError(f"{what}: inertia matrix is not symmetric")
+    moments = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
+    tol = 1e-9 * max(1.0, float(np.abs(moments).max()))
+    if moments[0] < -tol:
+        raise RobotError(f"{what}: inertia is not positive semi-definite (principal moments {moments})")
+    if moments[0] + moments[1] < moments[2] - tol:
+        raise RobotError(f"{what}: principal moments {moments} violate the triangle inequality")
+    if mass == 0.0 and moments[2] > tol:
+        raise RobotError(f"{what}: zero mass with non-zero rotational inertia")
+
+
+@dataclass
+class _Link:
+    name: str
+    mass: float = 0.0
+    com: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
+
+
+@dataclass
+class _Joint:
+    name: str
+    kind: str
+    parent: str
+    child: str
+    rotation: np.ndarray
+    translation: np.ndarray
+    axis: np.ndarray
+    limits: tuple | None
+
+
+class RobotBuilder:
+    """Build a :class:`Robot` link by link (also the back end of the URDF loader).
+
+    Examples
+    --------
+    >>> b = RobotBuilder("arm")
+    >>> b.add_link("base")
+    >>> b.add_link("l1", mass=1.0, com=(0.5, 0, 0), inertia=(0.01, 0.1, 0.1, 0, 0, 0))
+    >>> b.add_joint("j1", "revolute", "base", "l1", axis=(0, 0, 1))
+    >>> robot = b.build(tips=["l1"])
+    """
+
+    def __init__(self, name, gravity=DEFAULT_GRAVITY, source=None):
+        self.name = name
+        self.gravity = _vector(gravity, "gravity")
+        self.source = source or name
+        self._links: dict[str, _Link] = {}
+        self._joints: list[_Joint] = []
+
+    def add_link(self, name, mass=0.0, com=(0.0, 0.0, 0.0), inertia=None):
+        """Add a link; ``inertia`` about the centre of mass (3x3 or
+        ``(ixx, iyy, izz, ixy, iyz, ixz)``), ``com`` in the link frame."""
+        what = f"{self.source}: link '{name}'"
+        if name in self._links:
+            raise RobotError(f"{self.source}: duplicate link name '{name}'")
+        inertia = np.zeros((3, 3)) if inertia is None else _inertia_matrix(inertia, what)
+        mass = float(mass)
+        check_inertia(mass, inertia, what)
+        self._links[name] = _Link(name, mass, _vector(com, f"{what} com"), inertia)
+
+    def add_joint(self, name, kind, parent, child, xyz=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, 0.0),
+                  axis=(1.0, 0.0, 0.0), limits=None, rotation=None):
+        """Add a joint (``revolute``, ``continuous``, ``prismatic`` or ``fixed``);
+        its frame is at ``xyz`` with orientation ``rpy`` (or ``rotation``) in the parent link."""
+        what = f"{self.source}: joint '{name}'"
+        if any(j.name == name for j in self._joints):
+            raise RobotError(f"{self.source}: duplicate joint name '{name}'")
+        if kind == "continuous":
+            kind, limits = REVOLUTE, None
+        if kind not in (REVOLUTE, PRISMATIC, "fixed"):
+            raise RobotError(f"{what}: unsupported joint type '{kind}' "
+                             "(revolute, continuous, prismatic and fixed are supported)")
+        a = _vector(axis, f"{what} axis")
+        if np.linalg.norm(a) < 1e-9:
+            raise RobotError(f"{what}: joint axis has zero length")
+        rot = rpy_matrix(_vector(rpy, f"{what} rpy")) if rotation is None else np.asarray(rotation, float)
+        if limits is not None and not all(np.isfinite(limits)):
+            limits = None
+        self._joints.append(_Joint(name, kind, parent, child, rot, _vector(xyz, f"{what} xyz"),
+                                   a / np.linalg.norm(a), tuple(map(float, limits)) if limits else None))
+
+    # ------------------------------------------------------------------ build
+    def build(self, tips=(), lock=None):
+        """Merge fixed joints and order the bodies depth-first.
+
+        Parameters
+        ----------
+        tips : list
+            Link names, or ``(link, offset (3,))`` pairs for a point offset in
+            the link frame.
+        lock : dict, optional
+            ``{joint name: value}``: joints held fixed at that value.
+        """
+        lock = dict(lock or {})
+        for name in lock:
+            if not any(j.name == name for j in self._joints):
+                raise RobotError(f"{self.source}: cannot lock unknown joint '{name}'")
+        for j in self._joints:
+            for link in (j.parent, j.child):
+                if link not in self._links:
+                    raise RobotError(f"{self.source}: joint '{j.name}' names unknown link '{link}'")
+        parent_joint = {}
+        for j in self._joints:
+            if j.child in parent_joint:
+                raise RobotError(f"{self.source}: link '{j.child}' has two parent joints "
+                                 f"('{parent_joint[j.child].name}', '{j.name}'): the joint graph has a loop")
+            parent_joint[j.child] = j
+        roots = [n for n in self._links if n not in parent_joint]
+        if not roots:
+            raise RobotError(f"{self.source}: no root link: the joint graph has a loop")
+        if len(roots) > 1:
+            raise RobotError(f"{self.source}: several root links {roots}: the links do not form one tree")
+        root = roots[0]
+        children = {n: [] for n in self._links}
+        for j in self._joints:
+            children[j.parent].append(j)
+
+        bodies: list[dict] = []
+        # link name -> (body index or -1, rotation (3,3), offset (3,)) of the link frame in that body
+        where: dict[str, tuple] = {root: (-1, np.eye(3), np.zeros(3))}
+        visited = {root}
+
+        def lump(body, link, rot, off):
+            """Add link's inertia, placed by (rot, off) in ``body``'s frame."""
+            if body < 0 or link.mass == 0.0:
+                return
+            b = bodies[body]
+            m1, m2 = b["mass"], link.mass
+            c2 = off + rot @ link.com
+            c = (m1 * b["com"] + m2 * c2) / (m1 + m2)
+            i1 = b["inertia"] + m1 * _parallel(b["com"] - c)
+            i2 = rot @ link.inertia @ rot.T + m2 * _parallel(c2 - c)
+            b.update(mass=m1 + m2, com=c, inertia=i1 + i2)
+
+        def visit(link_name):
+            # Pinocchio's order: depth-first, child joints in byte order of their names
+            body, rot, off = where[link_name]
+            for j in sorted(children[link_name], key=lambda j: j.name.encode()):
+                if j.child in visited:
+                    raise RobotError(f"{self.source}: joint '{j.name}' closes a loop")
+                visited.add(j.child)
+                jr, jt = rot @ j.rotation, off + rot @ j.translation
+                child = self._links[j.child]
+                if j.kind == "fixed" or j.name in lock:
+                    if j.name in lock:
+                        value = float(lock[j.name])
+                        jt = jt + (jr @ j.axis * value if j.kind == PRISMATIC else 0.0)
+                        jr = jr @ axis_angle(j.axis, value) if j.kind == REVOLUTE else jr
+                    where[j.child] = (body, jr, jt)
+                    lump(body, child, jr, jt)
+                else:
+                    bodies.append(dict(name=j.child, joint=j.name, joint_type=j.kind, parent=body,
+                                       rotation=jr, translation=jt, axis=j.axis, mass=child.mass,
+                                       com=child.com.copy(), inertia=child.inertia.copy(),
+                                       limits=j.limits))
+                    where[j.child] = (len(bodies) - 1, np.eye(3), np.zeros(3))
+                visit(j.child)
+
+        visit(root)
+        if not bodies:
+            raise RobotError(f"{self.source}: no movable joint")
+        body_tuple = tuple(Body(**{k: (_clean(v) if isinstance(v, np.ndarray) else v)
+                                   for k, v in b.items()}) for b in bodies)
+        for k, b in enumerate(body_tuple):
+            if not any(c.parent == k for c in body_tuple) and b.mass == 0.0:
+                raise RobotError(f"{self.source}: link '{b.name}' (moved by joint '{b.joint}') is a "
+                                 "massless leaf: its articulated inertia D(k) would be zero")
+        tip_list = []
+        for spec in tips:
+            name, offset = (spec, (0.0, 0.0, 0.0)) if isinstance(spec, str) else spec
+            if name not in where:
+                raise RobotError(f"{self.source}: unknown tip link '{name}' "
+                                 f"(links: {', '.join(sorted(self._links))})")
+            body, rot, off = where[name]
+            if body < 0:
+                raise RobotError(f"{self.source}: tip link '{name}' does not move (it is fixed to the base)")
+            off = off + rot @ _vector(offset, f"tip '{name}' offset")
+            tip_list.append(Tip(name, body, _clean(rot), _clean(off)))
+        return Robot(self.name, body_tuple, tuple(tip_list), self.gravity.copy())
+
+
+def _parallel(d):
+    """Parallel-axis term ``-d̃ d̃`` (3, 3) for offset ``d`` (3,)."""
+    s = skew(d)
+    return -s @ s
+
+
+def _clean(a, eps=1e-14):
+    """Snap numerical noise: entries within ``eps`` of an integer become that integer
+    (so ``cos(π/2) = 6e-17`` is an exact zero for the code generator)."""
+    a = np.array(a, dtype=float)
+    r = np.round(a)
+    snap = np.abs(a - r) < eps
+    a[snap] = r[snap]
+    a[a == 0.0] = 0.0  # no negative zeros
+    return a

@@ -1,0 +1,123 @@
+"""Python face of a compiled robot module: numpy in, numpy out.
+
+Every wrapper checks its arguments (shape, real dtype, no NaN/inf) and
+raises ``ValueError``/``TypeError`` with the argument's name; arrays are
+converted to C-contiguous float64 (float32 for ``precision="float"``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class Module:
+    """Generated dynamics of one robot.
+
+    Attributes
+    ----------
+    robot : Robot
+    n : int                number of joints
+    ops : dict             op counts per C function
+    timings : dict         seconds per stage of the ``build`` call that made it
+    path : Path            cache folder with the .c/.h and the library
+    """
+
+    def __init__(self, robot, lib, meta, dtype, timings, path):
+        self.robot = robot
+        self.n = robot.n
+        self.m = len(robot.tips)
+        self.ops = meta["ops"]
+        self.name = meta["name"]
+        self.precision = meta["precision"]
+        self.timings = timings
+        self.path = path
+        self._lib = lib
+        self._ffi = lib.ffi
+        self._dtype = dtype
+        self._ctype = "float[]" if dtype == np.float32 else "double[]"
+        self._sig = meta["signatures"]
+
+    def __repr__(self):
+        return f"<soagen module {self.name}: n={self.n}, tips={self.m}, {self.precision}>"
+
+    # ---------------------------------------------------------------- calling
+    def _arg(self, value, size, what):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"{what} must be a real numeric array, got dtype {arr.dtype}")
+        if arr.shape != (size,):
+            raise ValueError(f"{what} must have shape ({size},), got {arr.shape}")
+        arr = np.ascontiguousarray(arr, dtype=self._dtype)
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{what} contains NaN or inf")
+        return arr
+
+    def _call(self, fname, *inputs):
+        sig = self._sig[fname]
+        ins, outs = sig[:len(inputs)], sig[len(inputs):]
+        args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
+        results = [np.empty(size, dtype=self._dtype) for _, size in outs]
+        fb = self._ffi.from_buffer
+        getattr(self._lib.lib, f"{self.name}_{fname}")(*[fb(self._ctype, a) for a in args],
+                                                        *[fb(self._ctype, r) for r in results])
+        return results[0] if len(results) == 1 else results
+
+    def _need_tips(self, what):
+        if not self.m:
+            raise ValueError(f"{what} needs tips: load the robot with tips=[...]")
+
+    # ---------------------------------------------------------------- functions
+    def forward_kinematics(self, q):
+        """World pose of each tip; -> (m, 4, 4)."""
+        self._need_tips("forward_kinematics")
+        return self._call("forward_kinematics", q).reshape(self.m, 4, 4)
+
+    def jacobian(self, q):
+        """Tip Jacobians J = B*φ*H*, rows [angular; linear] per tip; -> (6m, n)."""
+        self._need_tips("jacobian")
+        return self._call("jacobian", q).reshape(6 * self.m, self.n)
+
+    def jdot_qdot(self, q, qd):
+        """J̇q̇, tip classical accelerations at q̈ = 0 without gravity; -> (6m,)."""
+        self._need_tips("jdot_qdot")
+        return self._call("jdot_qdot", q, qd)
+
+    def inverse_dynamics(self, q, qd, qdd, f_tip=None):
+        """T = M q̈ + C + G (+ Jᵀ f_tip, the wrench (6m,) the tips exert); -> (n,)."""
+        if f_tip is None:
+            return self._call("inverse_dynamics", q, qd, qdd)
+        self._need_tips("a tip force")
+        return self._call("inverse_dynamics_tip_force", q, qd, qdd, f_tip)
+
+    def gravity(self, q):
+        """Gravity torques G(q); -> (n,)."""
+        return self._call("gravity", q)
+
+    def bias_forces(self, q, qd):
+        """C(q, q̇) + G(q); -> (n,)."""
+        return self._call("bias_forces", q, qd)
+
+    def mass_matrix(self, q):
+        """M(q); -> (n, n)."""
+        return self._call("mass_matrix", q).reshape(self.n, self.n)
+
+    def mass_matrix_inverse(self, q):
+        """M(q)⁻¹ by the innovations factorization; -> (n, n)."""
+        return self._call("mass_matrix_inverse", q).reshape(self.n, self.n)
+
+    def forward_dynamics(self, q, qd, tau, f_tip=None, variant="FD4"):
+        """q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by FD4 (default) or FD1; -> (n,).
+
+        A tip force adds :meth:`tip_force_acceleration` (the dynamics are linear in f).
+        """
+        fname = {"FD4": "forward_dynamics", "FD1": "forward_dynamics_fd1"}.get(variant)
+        if fname is None:
+            raise ValueError(f"variant must be 'FD1' or 'FD4', got {variant!r}")
+        qdd = self._call(fname, q, qd, tau)
+        if f_tip is not None:
+            qdd = qdd + self.tip_force_acceleration(q, f_tip)
+        return qdd
+
+    def tip_force_acceleration(self, q, f_tip):
+        """Δq̈ = −M⁻¹Jᵀ f caused by tip forces alone (seed 002 (18)); -> (n,)."""
+        self._need_tips("tip_force_acceleration")
+        return self._call("tip_force_acceleration", q, f_tip)

@@ -1,0 +1,258 @@
+"""Straight-line programs: SSA statements recorded while the symbolic
+recursions run, then cleaned (CSE, dead-code removal, renumbering) and
+counted.
+
+A :class:`Program` is what the C emitter reads: ordered ``(symbol, expr)``
+statements, typed inputs and outputs, and per-link banners.  Expressions are
+sympy objects kept deliberately short: every spatial operation records one
+statement per component, so no expression tree grows across links.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+# numbers within this distance of an integer are that integer (cos(π/2) = 6e-17 → 0)
+SNAP = 1e-13
+
+
+def const(x):
+    """A robot constant as an exact sympy number: integers snapped, else a Float."""
+    x = float(x)
+    r = round(x)
+    if abs(x - r) < SNAP * max(1.0, abs(x)):
+        return sp.Integer(int(r))
+    return sp.Float(x, 17)
+
+
+def _snap(expr):
+    """Replace Floats that are integers up to noise by exact integers."""
+    floats = [f for f in expr.atoms(sp.Float) if isinstance(const(f), sp.Integer)]
+    if not floats:
+        return expr
+    return expr.xreplace({f: const(f) for f in floats})
+
+
+@dataclass
+class Argument:
+    """A C array argument: ``name`` with ``size`` doubles; ``symbols`` its entries."""
+
+    name: str
+    size: int
+    symbols: list = field(default_factory=list)
+    doc: str = ""
+
+
+@dataclass
+class Banner:
+    """A comment block placed before the statements that follow it."""
+
+    text: str
+
+
+class Program:
+    """A straight-line function being recorded.
+
+    Parameters
+    ----------
+    name : str
+        Function name (without the robot prefix).
+    doc : str
+        One-line description printed above the C function.
+    """
+
+    def __init__(self, name, doc=""):
+        self.name = name
+        self.doc = doc
+        self.inputs: list[Argument] = []
+        self.outputs: list[Argument] = []
+        self.body: list = []          # Banner or (Symbol, expr)
+        self._table: dict = {}        # expr -> Symbol, hash-consing
+        self._count = 0
+        self.ops: dict | None = None
+
+    # -------------------------------------------------------------- recording
+    def input(self, name, size, doc=""):
+        """Declare an input array; returns its entries as sympy symbols."""
+        syms = [sp.Symbol(f"{name}[{i}]", real=True) for i in range(size)]
+        self.inputs.append(Argument(name, size, syms, doc))
+        return syms
+
+    def output(self, name, exprs, doc=""):
+        """Declare an output array filled with ``exprs`` (numbers or symbols)."""
+        self.outputs.append(Argument(name, len(exprs), [self.let(e) for e in exprs], doc))
+
+    def banner(self, text):
+        self.body.append(Banner(text))
+
+    def let(self, expr):
+        """Record ``expr`` as a statement unless it is a number, a symbol or
+        a negated symbol; reuse the symbol of an identical earlier statement."""
+        expr = sp.sympify(expr)
+        if expr.is_Number:
+            return const(expr)
+        if expr.is_Symbol or (expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1
+                              and expr.args[1].is_Symbol):
+            return expr
+        expr = _snap(expr)
+        if expr.is_Number or expr.is_Symbol:
+            return expr
+        hit = self._table.get(expr)
+        if hit is not None:
+            return hit
+        hit = self._table.get(-expr)
+        if hit is not None:
+            return -hit
+        sym = sp.Symbol(f"t{self._count}", real=True)
+        self._count += 1
+        self._table[expr] = sym
+        self.body.append((sym, expr))
+        return sym
+
+    # -------------------------------------------------------------- finishing
+    def finish(self, cse=True):
+        """CSE over the statement list, dead-code removal, renumbering, op counts."""
+        statements = [s for s in self.body if not isinstance(s, Banner)]
+        if cse and statements:
+            self.body = _cse(self.body, statements)
+        self._eliminate_dead()
+        self._renumber()
+        self.ops = count_program(self)
+        self._table = {}
+        return self
+
+    def statements(self):
+        return [s for s in self.body if not isinstance(s, Banner)]
+
+    def _eliminate_dead(self):
+        live = set()
+        for arg in self.outputs:
+            for e in arg.symbols:
+                live |= e.free_symbols
+        kept = []
+        for item in reversed(self.body):
+            if isinstance(item, Banner):
+                if kept and not isinstance(kept[-1], Banner):
+                    kept.append(item)
+                continue
+            sym, expr = item
+            if sym in live:
+                live |= expr.free_symbols
+                kept.append(item)
+        kept.reverse()
+        self.body = kept
+
+    def _renumber(self):
+        mapping = {}
+        body = []
+        for item in self.body:
+            if isinstance(item, Banner):
+                body.append(item)
+                continue
+            sym, expr = item
+            new = sp.Symbol(f"t{len(mapping)}", real=True)
+            mapping[sym] = new
+            body.append((new, expr.xreplace(mapping)))
+        self.body = body
+        for arg in self.outputs:
+            arg.symbols = [e.xreplace(mapping) for e in arg.symbols]
+
+
+def _cse(body, statements):
+    """Run ``sympy.cse`` over all statement right-hand sides at once
+    (``order='none'``: no canonical sorting, which is slow) and splice each
+    new temporary in just before its first use."""
+    exprs = [e for _, e in statements]
+    replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("c", real=True),
+                                   order="none", optimizations=None)
+    if not replacements:
+        return body
+    pending = dict(replacements)
+    emitted = set()
+    out = []
+
+    def place(expr):
+        for s in sorted(expr.free_symbols & pending.keys(), key=lambda s: int(s.name[1:])):
+            if s not in emitted:
+                emitted.add(s)
+                place(pending[s])
+                out.append((s, pending[s]))
+
+    it = iter(reduced)
+    for item in body:
+        if isinstance(item, Banner):
+            out.append(item)
+            continue
+        expr = next(it)
+        place(expr)
+        out.append((item[0], expr))
+    return out
+
+
+# ------------------------------------------------------------------ op counts
+OP_KINDS = ("mul", "add", "div", "sqrt", "trig", "neg")
+
+
+def count_ops(expr, counts=None):
+    """Floating-point operations of ``expr`` as the C printer writes it.
+
+    Returns a dict with keys :data:`OP_KINDS`.  A subtraction counts as an
+    add, a coefficient of -1 as nothing (it becomes a subtraction) unless it
+    leads an expression (then ``neg``), ``x**2`` as one mul, ``1/x`` as a div.
+    """
+    if counts is None:
+        counts = dict.fromkeys(OP_KINDS, 0)
+    if expr.is_Atom:
+        return counts
+    if expr.is_Add:
+        counts["add"] += len(expr.args) - 1
+        if all(_negative(a) for a in expr.args):
+            counts["neg"] += 1
+        for a in expr.args:
+            count_ops(-a if _negative(a) else a, counts)
+    elif expr.is_Mul:
+        coeff, factors = expr.as_coeff_mul()
+        num = [f for f in factors if not (f.is_Pow and f.exp.is_negative)]
+        den = [f for f in factors if f.is_Pow and f.exp.is_negative]
+        if coeff == -1:
+            counts["neg"] += 1
+        n_num = len(num) + (0 if abs(coeff) == 1 else 1)
+        counts["mul"] += max(n_num - 1, 0)
+        counts["div"] += len(den)
+        for f in num:
+            count_ops(f, counts)
+        for f in den:
+            count_ops(1 / f, counts)
+    elif expr.is_Pow:
+        if expr.exp == 2:
+            counts["mul"] += 1
+        elif expr.exp == -1:
+            counts["div"] += 1
+        elif expr.exp == sp.Rational(1, 2):
+            counts["sqrt"] += 1
+        else:
+            raise ValueError(f"unsupported power {expr}")
+        count_ops(expr.base, counts)
+    elif isinstance(expr, (sp.sin, sp.cos)):
+        counts["trig"] += 1
+        count_ops(expr.args[0], counts)
+    else:
+        raise ValueError(f"cannot count operations of {expr!r}")
+    return counts
+
+
+def _negative(term):
+    return term.could_extract_minus_sign()
+
+
+def count_program(prog):
+    """Sum :func:`count_ops` over a program's statements; adds ``statements``."""
+    counts = dict.fromkeys(OP_KINDS, 0)
+    for _, expr in prog.statements():
+        count_ops(expr, counts)
+    for arg in prog.outputs:
+        for e in arg.symbols:
+            count_ops(e, counts)
+    counts["statements"] = len(prog.statements())
+    return counts

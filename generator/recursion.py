@@ -1,0 +1,416 @@
+"""Symbolic recursions: the spatial operator algorithms run on sympy scalars,
+each recording one straight-line :class:`~soagen.program.Program`.
+
+The sweeps mirror :mod:`soagen.reference` (same equations, same names) but
+work on 3-vectors in link-local frames, with sin/cos of each joint once.
+Tree form: the paper's ``k+1`` is ``parent[k]``, its ``k-1`` the children.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from . import symbolic as S
+from .model import Robot
+from .program import Program, const
+
+
+class Sweeps:
+    """Per-program helpers: joint frames, velocities, bias terms, world poses.
+
+    Everything is computed on first use and cached, so a program only records
+    what its algorithm needs.
+    """
+
+    def __init__(self, prog: Program, robot: Robot, q):
+        self.prog, self.robot, self.q = prog, robot, q
+        self.frames = [None] * robot.n
+        self._V = None
+        self._world = {}
+
+    def frame(self, k) -> S.JointFrame:
+        if self.frames[k] is None:
+            b = self.robot.bodies[k]
+            self.prog.banner(f"body {k}: {b.name} (joint {b.joint}, {b.joint_type})")
+            self.frames[k] = S.JointFrame(self.prog, b, self.q[k])
+        return self.frames[k]
+
+    def parent(self, k):
+        return self.robot.bodies[k].parent
+
+    # ------------------------------------------------------------ velocities
+    def velocities(self, qd):
+        """V(k) = φ*(p,k)V(p) + H*(k)θ̇(k) (seed 000 (41)); also a(k) (seed 001
+        (2.19), (2.32)) and b(k) (seed 000 (47)), body axes."""
+        prog = self.prog
+        V, a, b = [], [], []
+        for k, body in enumerate(self.robot.bodies):
+            fr = self.frame(k)
+            p = self.parent(k)
+            hq = fr.along(qd[k])
+            if p < 0:
+                V.append((S.vec(prog, hq[0]), S.vec(prog, hq[1])))
+                a.append((S.ZERO3, S.ZERO3))
+            else:
+                wp, vp = V[p]
+                wpb, vpb = fr.phi_star(V[p])
+                V.append((S.add(prog, wpb, hq[0]), S.add(prog, vpb, hq[1])))
+                lin = fr.down(S.cross(prog, wp, S.cross(prog, wp, fr.ell)))
+                if fr.revolute:
+                    a.append((S.cross(prog, wpb, hq[0]), lin))
+                else:
+                    a.append((S.ZERO3, S.add(prog, lin, S.scale(prog, 2, S.cross(prog, wpb, hq[1])))))
+            w = V[k][0]
+            M = S.spatial_inertia(body)
+            Iw = [prog.let(sum(M[0][i][j] * w[j] for j in range(3))) for i in range(3)]
+            mc = [const(body.mass * c) for c in body.com]
+            b.append((S.cross(prog, w, Iw), S.cross(prog, w, S.cross(prog, w, mc))))
+        return V, a, b
+
+    def base_acceleration(self):
+        """α(n+1) = [0; −g]: gravity as a base acceleration (seed 001 (3.21))."""
+        return S.ZERO3, [const(-g) for g in self.robot.gravity]
+
+    # ------------------------------------------------------------ world poses
+    def world(self, k):
+        """World orientation (3×3) and position (3,) of body k's frame."""
+        if k not in self._world:
+            fr = self.frame(k)
+            p = self.parent(k)
+            if p < 0:
+                R, pos = fr.rotation(), S.vec(self.prog, fr.ell)
+            else:
+                Rp, pp = self.world(p)
+                R = S.matmul(self.prog, Rp, fr.rotation())
+                pos = S.add(self.prog, pp, S.matvec(self.prog, Rp, fr.ell))
+            self._world[k] = (R, pos)
+        return self._world[k]
+
+    def tip_force_in_body(self, tip, f):
+        """φ(k, 0) f(0): a tip force (world axes at the tip) in body axes."""
+        R, _ = self.world(tip.body)
+        F = S.matTvec(self.prog, R, f[3:])
+        n = S.add(self.prog, S.matTvec(self.prog, R, f[:3]),
+                  S.cross(self.prog, S.const_vector(tip.offset), F))
+        return n, F
+
+
+# ================================================================ algorithms
+def _forces_up(sw, f):
+    """Tip-to-base sweep f(p) += φ(p, k) f(k) (seed 001 (2.29)) in place."""
+    for k in reversed(range(sw.robot.n)):
+        p = sw.parent(k)
+        if p >= 0:
+            f[p] = S.spatial_add(sw.prog, f[p], sw.frame(k).phi(f[k]))
+
+
+def inverse_dynamics(robot, with_gravity=True, with_qdd=True, with_qd=True, tip_force=False,
+                     name="inverse_dynamics"):
+    """Recursive Newton–Euler T = Mθ̈ + C + G + J*f(0) (seed 001 (2.24)–(2.30), (3.21))."""
+    docs = {"inverse_dynamics": "joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f)",
+            "gravity": "gravity torques G(q)", "bias_forces": "bias torques C(q, qd) + G(q)"}
+    prog = Program(name, docs.get(name.replace("_tip_force", ""), name))
+    n = robot.n
+    q = prog.input("q", n, "joint positions")
+    qd = prog.input("qd", n, "joint velocities") if with_qd else [sp.Integer(0)] * n
+    qdd = prog.input("qdd", n, "joint accelerations") if with_qdd else [sp.Integer(0)] * n
+    ftip = prog.input("f", 6 * len(robot.tips), "tip forces on the environment") if tip_force else None
+    sw = Sweeps(prog, robot, q)
+    V, a, b = sw.velocities(qd)
+    alpha, f = [], []
+    for k, body in enumerate(robot.bodies):
+        fr = sw.frame(k)
+        p = body.parent
+        if p < 0:
+            ap = sw.base_acceleration() if with_gravity else (S.ZERO3, S.ZERO3)
+        else:
+            ap = alpha[p]
+        w, v = fr.phi_star(ap)
+        hq = fr.along(qdd[k])
+        alpha.append((S.add(prog, w, hq[0], a[k][0]), S.add(prog, v, hq[1], a[k][1])))   # (2.26)
+        Ma = S.inertia_times(prog, S.spatial_inertia(body), alpha[k])
+        f.append(S.spatial_add(prog, Ma, b[k]))                                       # (2.29)
+    if tip_force:
+        for i, tip in enumerate(robot.tips):
+            f[tip.body] = S.spatial_add(prog, f[tip.body], sw.tip_force_in_body(tip, ftip[6 * i:6 * i + 6]))
+    _forces_up(sw, f)
+    prog.output("tau", [sw.frame(k).project(f[k]) for k in range(n)], "joint torques")  # (2.30)
+    return prog
+
+
+def mass_matrix(robot):
+    """M = HφMφ*H* (seed 001 (3.20)) by composite inertias R(k) (tip-to-base)."""
+    prog = Program("mass_matrix", "joint-space mass matrix M(q), row-major n x n")
+    n = robot.n
+    q = prog.input("q", n, "joint positions")
+    sw = Sweeps(prog, robot, q)
+    R = [S.spatial_inertia(b) for b in robot.bodies]
+    for k in reversed(range(n)):
+        p = sw.parent(k)
+        if p >= 0:
+            R[p] = S.inertia_add(prog, R[p], sw.frame(k).phi_inertia(R[k]))
+    M = [[sp.Integer(0)] * n for _ in range(n)]
+    for k in range(n):
+        fr = sw.frame(k)
+        X = S.inertia_times(prog, R[k], fr.H)          # R(k) H*(k)
+        M[k][k] = fr.project(X)
+        i = k
+        while sw.parent(i) >= 0:
+            X = sw.frame(i).phi(X)                     # φ(p(i), k) R(k) H*(k)
+            i = sw.parent(i)
+            M[i][k] = M[k][i] = sw.frame(i).project(X)
+    prog.output("M", [M[i][j] for i in range(n) for j in range(n)], "mass matrix, row-major")
+    return prog
+
+
+class Articulated:
+    """Riccati sweep (seed 000 (37)) recorded symbolically: P(k), D⁻¹(k), G(k).
+
+    P⁺(k) = [I − G(k)H(k)] P(k) gets its structural zeros set explicitly: the
+    row and column along a coordinate joint axis are exactly zero.
+    """
+
+    def __init__(self, sw):
+        prog, robot = sw.prog, sw.robot
+        n = robot.n
+        self.P = [S.spatial_inertia(b) for b in robot.bodies]
+        self.U, self.Dinv, self.G = [None] * n, [None] * n, [None] * n
+        for k in reversed(range(n)):
+            fr = sw.frame(k)
+            P = self.P[k]
+            U = S.inertia_times(prog, P, fr.H)                            # P(k) H*(k)
+            D = fr.project(U)                                             # (30)
+            Dinv = prog.let(1 / D)
+            G = (S.scale(prog, Dinv, U[0]), S.scale(prog, Dinv, U[1]))    # (31)
+            self.U[k], self.Dinv[k], self.G[k] = U, Dinv, G
+            p = robot.bodies[k].parent
+            if p < 0:
+                continue
+            u = U[0] + U[1]
+            g = G[0] + G[1]
+            zero = _unit_index(fr.H)
+
+            def entry(blk_i, blk_j, i, j, Pm=P, u=u, g=g, zero=zero):
+                r, c = 3 * blk_i + i, 3 * blk_j + j
+                if zero is not None and zero in (r, c):
+                    return sp.Integer(0)
+                base = (Pm[0][i][j] if blk_i == 0 and blk_j == 0 else
+                        Pm[1][i][j] if blk_i == 0 else Pm[2][i][j])
+                return prog.let(base - u[r] * g[c])
+
+            Pplus = (S.sym_from_upper(lambda i, j: entry(0, 0, i, j)),
+                     [[entry(0, 1, i, j) for j in range(3)] for i in range(3)],
+                     S.sym_from_upper(lambda i, j: entry(1, 1, i, j)))
+            self.P[p] = S.inertia_add(prog, self.P[p], fr.phi_inertia(Pplus))  # (37)
+
+
+def _unit_index(H):
+    """Index 0..5 of H* when it is a ± unit vector, else None."""
+    flat = list(H[0]) + list(H[1])
+    nz = [i for i, x in enumerate(flat) if x != 0]
+    return nz[0] if len(nz) == 1 and abs(flat[nz[0]]) == 1 else None
+
+
+def _smooth(sw, art, nu, a=None):
+    """Anticausal sweep of FD1/FD4 (seed 001 (4.22), (5.17)):
+    θ̈(k) = ν(k) − G*(k)[φ*(p,k)λ(p) + a(k)], λ(k) = φ*(p,k)λ(p) + a(k) + H*(k)θ̈(k)."""
+    prog = sw.prog
+    lam, qdd = [None] * sw.robot.n, [None] * sw.robot.n
+    for k in range(sw.robot.n):
+        fr = sw.frame(k)
+        p = sw.parent(k)
+        y = (S.ZERO3, S.ZERO3) if p < 0 else fr.phi_star(lam[p])
+        if a is not None:
+            y = S.spatial_add(prog, y, a[k])
+        G = art.G[k]
+        qdd[k] = prog.let(nu[k] - sum(G[0][i] * y[0][i] + G[1][i] * y[1][i] for i in range(3)))
+        h = fr.along(qdd[k])
+        lam[k] = (S.add(prog, y[0], h[0]), S.add(prog, y[1], h[1]))
+    return qdd, lam
+
+
+def _filter(sw, art, T, z):
+    """Causal sweep (seed 001 (4.20), (5.16)): ε = T − Hz, ν = D⁻¹ε,
+    z(p) += ψ(p,k)z(k) + K(p,k)T(k) = φ(p,k)[z(k) + G(k)ε(k)].  ``z`` is
+    updated in place (it holds the per-body injected forces on entry)."""
+    prog = sw.prog
+    nu = [None] * sw.robot.n
+    for k in reversed(range(sw.robot.n)):
+        fr = sw.frame(k)
+        eps = prog.let(T[k] - fr.project(z[k]))
+        nu[k] = prog.let(eps * art.Dinv[k])
+        p = sw.parent(k)
+        if p >= 0:
+            G = art.G[k]
+            zk = (S.add(prog, z[k][0], [g * eps for g in G[0]]), S.add(prog, z[k][1], [g * eps for g in G[1]]))
+            z[p] = S.spatial_add(prog, z[p], fr.phi(zk))
+    return nu
+
+
+def forward_dynamics(robot, variant="FD4"):
+    """θ̈ = M⁻¹(T − C − G): FD4 (seed 001 (5.13)–(5.17)) or FD1 ((4.17)–(4.22))."""
+    name = "forward_dynamics" if variant == "FD4" else f"forward_dynamics_{variant.lower()}"
+    prog = Program(name, f"joint accelerations from torques, algorithm {variant} (seed 001)")
+    n = robot.n
+    q, qd = prog.input("q", n, "joint positions"), prog.input("qd", n, "joint velocities")
+    tau = prog.input("tau", n, "joint torques")
+    sw = Sweeps(prog, robot, q)
+    if variant == "FD1":
+        # T' = T − Hφ[Mφ*a + b] (4.17): Newton–Euler at θ̈ = 0 recorded into this program
+        V, a, b = sw.velocities(qd)
+        f, alpha = [], []
+        for k, body in enumerate(robot.bodies):
+            fr = sw.frame(k)
+            ap = sw.base_acceleration() if body.parent < 0 else alpha[body.parent]
+            w, v = fr.phi_star(ap)
+            alpha.append((S.add(prog, w, a[k][0]), S.add(prog, v, a[k][1])))
+            f.append(S.spatial_add(prog, S.inertia_times(prog, S.spatial_inertia(body), alpha[k]), b[k]))
+        _forces_up(sw, f)
+        Tp = [prog.let(tau[k] - sw.frame(k).project(f[k])) for k in range(n)]
+        art = Articulated(sw)
+        nu = _filter(sw, art, Tp, [(S.ZERO3, S.ZERO3) for _ in range(n)])     # (4.20)
+        qdd, _ = _smooth(sw, art, nu)                                        # (4.22)
+    elif variant == "FD4":
+        V, a, b = sw.velocities(qd)                                          # (5.13)
+        a = list(a)
+        for k, body in enumerate(robot.bodies):
+            if body.parent < 0:   # ā = a + E*a_g (seed 000 end of §4.3)
+                a[k] = S.spatial_add(prog, a[k], sw.frame(k).phi_star(sw.base_acceleration()))
+        art = Articulated(sw)
+        # (5.16): z(k) starts at b(k); Pa enters before the ψ transfer
+        z = list(b)
+        nu = [None] * n
+        for k in reversed(range(n)):
+            fr = sw.frame(k)
+            zk = z[k]
+            eps = prog.let(tau[k] - fr.project(zk))
+            nu[k] = prog.let(eps * art.Dinv[k])
+            p = sw.parent(k)
+            if p >= 0:
+                Pa = S.inertia_times(prog, art.P[k], a[k])
+                zPa = S.spatial_add(prog, zk, Pa)
+                e2 = prog.let(eps - fr.project(Pa))             # T − H(z + Pa)
+                G = art.G[k]
+                zk = (S.add(prog, zPa[0], [g * e2 for g in G[0]]), S.add(prog, zPa[1], [g * e2 for g in G[1]]))
+                z[p] = S.spatial_add(prog, z[p], fr.phi(zk))
+        qdd, _ = _smooth(sw, art, nu, a)                                     # (5.17)
+    else:
+        raise ValueError(f"unknown forward dynamics variant {variant!r}")
+    prog.output("qdd", qdd, "joint accelerations")
+    return prog
+
+
+def mass_matrix_inverse(robot):
+    """M⁻¹ = (I − HψK)* D⁻¹ (I − HψK) (seed 001 Theorem 4.1 (4.16)), column j
+    from the filter/smoother sweeps with T = e_j (zeros pruned: O(n²))."""
+    prog = Program("mass_matrix_inverse", "inverse mass matrix, row-major n x n")
+    n = robot.n
+    q = prog.input("q", n, "joint positions")
+    sw = Sweeps(prog, robot, q)
+    art = Articulated(sw)
+    cols = []
+    for j in range(n):
+        prog.banner(f"column {j}")
+        T = [sp.Integer(1 if i == j else 0) for i in range(n)]
+        nu = _filter(sw, art, T, [(S.ZERO3, S.ZERO3) for _ in range(n)])
+        cols.append(_smooth(sw, art, nu)[0])
+    prog.output("Minv", [cols[j][i] for i in range(n) for j in range(n)], "inverse mass matrix, row-major")
+    return prog
+
+
+def tip_force_acceleration(robot):
+    """Δθ̈ = −(I − HψK)* D⁻¹ H ψ B f(0) (seed 002 (18))."""
+    prog = Program("tip_force_acceleration", "joint accelerations caused by tip forces alone")
+    n = robot.n
+    q = prog.input("q", n, "joint positions")
+    f = prog.input("f", 6 * len(robot.tips), "tip forces on the environment")
+    sw = Sweeps(prog, robot, q)
+    art = Articulated(sw)
+    z = [(S.ZERO3, S.ZERO3) for _ in range(n)]
+    for i, tip in enumerate(robot.tips):
+        z[tip.body] = S.spatial_add(prog, z[tip.body], sw.tip_force_in_body(tip, f[6 * i:6 * i + 6]))
+    nu = _filter(sw, art, [sp.Integer(0)] * n, z)
+    prog.output("qdd", _smooth(sw, art, nu)[0], "joint accelerations")
+    return prog
+
+
+def forward_kinematics(robot):
+    """Tip poses from the world poses of the bodies, row-major 4×4 per tip."""
+    prog = Program("forward_kinematics", "world pose of each tip, row-major 4x4")
+    q = prog.input("q", robot.n, "joint positions")
+    sw = Sweeps(prog, robot, q)
+    out = []
+    for tip in robot.tips:
+        R, p = sw.world(tip.body)
+        Rt = S.matmul(prog, R, S.const_matrix(tip.rotation))
+        pt = S.add(prog, p, S.matvec(prog, R, S.const_vector(tip.offset)))
+        for i in range(3):
+            out += Rt[i] + [pt[i]]
+        out += [0, 0, 0, 1]
+    prog.output("T", out, "tip poses, row-major 4x4 each")
+    return prog
+
+
+def jacobian(robot):
+    """J = B*φ*H* (seed 002 (1)): column k of a tip is φ*(k, 0)H*(k), i.e.
+    [z; z × (p_tip − p_k)] (revolute) or [0; z] (prismatic), z = world axis."""
+    prog = Program("jacobian", "tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n")
+    n = robot.n
+    q = prog.input("q", n, "joint positions")
+    sw = Sweeps(prog, robot, q)
+    rows = []
+    for tip in robot.tips:
+        R, p = sw.world(tip.body)
+        pt = S.add(prog, p, S.matvec(prog, R, S.const_vector(tip.offset)))
+        cols = [[sp.Integer(0)] * 6 for _ in range(n)]
+        for k in robot.ancestors(tip.body):
+            Rk, pk = sw.world(k)
+            fr = sw.frame(k)
+            z = S.matvec(prog, Rk, fr.axis)
+            if fr.revolute:
+                cols[k] = z + S.cross(prog, z, S.sub(prog, pt, pk))
+            else:
+                cols[k] = list(S.ZERO3) + z
+        rows += [[cols[k][r] for k in range(n)] for r in range(6)]
+    prog.output("J", [x for row in rows for x in row], "Jacobian, row-major")
+    return prog
+
+
+def jdot_qdot(robot):
+    """J̇θ̇ = B*φ*a + a(0) (seed 000 (46)): tip classical accelerations at θ̈ = 0."""
+    prog = Program("jdot_qdot", "tip bias accelerations Jdot qd, [angular; linear], world axes")
+    n = robot.n
+    q, qd = prog.input("q", n, "joint positions"), prog.input("qd", n, "joint velocities")
+    sw = Sweeps(prog, robot, q)
+    V, a, _ = sw.velocities(qd)
+    alpha = []
+    for k, body in enumerate(robot.bodies):
+        ap = (S.ZERO3, S.ZERO3) if body.parent < 0 else alpha[body.parent]
+        alpha.append(S.spatial_add(prog, sw.frame(k).phi_star(ap), a[k]))
+    out = []
+    for tip in robot.tips:
+        R, _ = sw.world(tip.body)
+        w, wd, vd = V[tip.body][0], alpha[tip.body][0], alpha[tip.body][1]
+        off = S.const_vector(tip.offset)
+        lin = S.add(prog, vd, S.cross(prog, wd, off), S.cross(prog, w, S.cross(prog, w, off)))
+        out += S.matvec(prog, R, wd) + S.matvec(prog, R, lin)
+    prog.output("a0", out, "tip accelerations")
+    return prog
+
+
+def all_programs(robot):
+    """Every function soagen generates for ``robot``, in header order."""
+    progs = [
+        forward_kinematics(robot) if robot.tips else None,
+        jacobian(robot) if robot.tips else None,
+        jdot_qdot(robot) if robot.tips else None,
+        inverse_dynamics(robot),
+        inverse_dynamics(robot, tip_force=True, name="inverse_dynamics_tip_force") if robot.tips else None,
+        inverse_dynamics(robot, with_qdd=False, with_qd=False, name="gravity"),
+        inverse_dynamics(robot, with_qdd=False, name="bias_forces"),
+        mass_matrix(robot),
+        mass_matrix_inverse(robot),
+        forward_dynamics(robot, "FD4"),
+        forward_dynamics(robot, "FD1"),
+        tip_force_acceleration(robot) if robot.tips else None,
+    ]
+    return [p for p in progs if p is not None]

@@ -1,0 +1,363 @@
+"""numpy reference: the spatial operator recursions, one sweep per loop.
+
+Every function takes the :class:`~soagen.model.Robot` first.  Notation
+follows Rodriguez, Jain & Kreutz-Delgado (seeds 000, 001, 002): the paper's
+``k+1`` (towards the base) is ``parent[k]`` here and its ``k-1`` (towards the
+tip) are the children of ``k``; tips play the role of the paper's frame 0.
+
+Per-body quantities, all in body-``k`` coordinates at the body-frame origin:
+``φ(p, k)`` (6, 6) force transform to the parent, ``H(k)`` (6,) joint map
+(``H*(k)`` is the same vector as a column), ``M(k)`` (6, 6) spatial inertia.
+Spatial vectors are ``[angular; linear]``; tip quantities are in world-aligned
+axes at the tip (frame 0 of each tip).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import PRISMATIC, Robot
+from .spatial import phi, skew, spatial_inertia
+
+
+@dataclass
+class Kinematics:
+    """Configuration-dependent operators of one robot at one ``q``.
+
+    Attributes
+    ----------
+    phi : list of (6, 6)   φ(p(k), k), force transform body k → parent (base for roots)
+    H : list of (6,)       joint map H(k) in body k
+    M : list of (6, 6)     spatial inertia M(k) about body-k origin
+    rot, ell : lists       joint rotation (3, 3) / offset ℓ (3,) of body k in its parent
+    R, p : lists           body orientation (3, 3) / position (3,) in the world
+    phi_tip : list of (6, 6)  φ(k, 0) from each tip frame (world axes) into its body
+    """
+
+    phi: list
+    H: list
+    M: list
+    rot: list
+    ell: list
+    R: list
+    p: list
+    phi_tip: list
+
+
+def kinematics(robot: Robot, q) -> Kinematics:
+    """Build φ, H, M and world poses at ``q`` (seed 001 (2.14)–(2.16))."""
+    phis, Hs, Ms, rots, ells, Rw, pw = [], [], [], [], [], [], []
+    for k, b in enumerate(robot.bodies):
+        R, ell = b.joint_transform(q[k])
+        phis.append(phi(R, ell))
+        rots.append(R)
+        ells.append(ell)
+        h = np.zeros(6)
+        if b.joint_type == PRISMATIC:
+            h[3:] = b.axis
+        else:
+            h[:3] = b.axis
+        Hs.append(h)
+        Ms.append(spatial_inertia(b.mass, b.com, b.inertia))
+        if b.parent < 0:
+            Rw.append(R)
+            pw.append(ell)
+        else:
+            Rw.append(Rw[b.parent] @ R)
+            pw.append(pw[b.parent] + Rw[b.parent] @ ell)
+    phi_tip = [phi(Rw[t.body].T, t.offset) for t in robot.tips]
+    return Kinematics(phis, Hs, Ms, rots, ells, Rw, pw, phi_tip)
+
+
+def forward_kinematics(robot, q):
+    """World pose of each tip frame; -> (m, 4, 4)."""
+    kin = kinematics(robot, q)
+    out = np.zeros((len(robot.tips), 4, 4))
+    for i, t in enumerate(robot.tips):
+        out[i, :3, :3] = kin.R[t.body] @ t.rotation
+        out[i, :3, 3] = kin.p[t.body] + kin.R[t.body] @ t.offset
+        out[i, 3, 3] = 1.0
+    return out
+
+
+def _base_acceleration(robot):
+    """α(n+1) = [0; −g]: gravity as a base acceleration (seed 001 (3.21))."""
+    return np.concatenate([np.zeros(3), -robot.gravity])
+
+
+def bias_terms(robot, kin, qd):
+    """Velocity sweep V = φ*H*θ̇ (seed 000 (41)) with the bias acceleration
+    a(k) (seed 001 (2.19), (2.32)) and bias force b(k) (seed 000 (47)).
+
+    a(k) is derived for link-local frames: with ω_p the parent's angular
+    velocity and ℓ the joint offset, both in body-k axes,
+    revolute ``a = [ω_p × h θ̇; ω_p × (ω_p × ℓ)]``, prismatic
+    ``a = [0; ω_p × (ω_p × ℓ) + 2 ω_p × h θ̇]`` (the Coriolis term of a
+    sliding joint; the seed's (2.32) lost its factor 2 in conversion).
+
+    Returns
+    -------
+    V, a, b : lists of (6,), one per body
+    a0 : list of (6,)   a(0) for each tip (world axes)
+    """
+    V, a, b = [], [], []
+    for k, body in enumerate(robot.bodies):
+        p = body.parent
+        Vp = np.zeros(6) if p < 0 else V[p]
+        Vk = kin.phi[k].T @ Vp + kin.H[k] * qd[k]
+        R = kin.rot[k]
+        ell = R.T @ kin.ell[k]
+        wp = R.T @ Vp[:3]
+        ak = np.zeros(6)
+        ak[3:] = np.cross(wp, np.cross(wp, ell))
+        if body.joint_type == PRISMATIC:
+            ak[3:] += 2.0 * np.cross(wp, body.axis * qd[k])
+        else:
+            ak[:3] = np.cross(wp, body.axis * qd[k])
+        w = Vk[:3]
+        I_o = kin.M[k][:3, :3]
+        bk = np.concatenate([np.cross(w, I_o @ w), body.mass * np.cross(w, np.cross(w, body.com))])
+        V.append(Vk)
+        a.append(ak)
+        b.append(bk)
+    a0 = []
+    for t in robot.tips:
+        w = kin.R[t.body] @ V[t.body][:3]
+        ell = kin.R[t.body] @ t.offset
+        a0.append(np.concatenate([np.zeros(3), np.cross(w, np.cross(w, ell))]))
+    return V, a, b, a0
+
+
+def _tip_forces(robot, kin, f_tip):
+    """B f(0): each tip's force (6,) moved into its body; list of (6,) per body."""
+    out = [np.zeros(6) for _ in robot.bodies]
+    if f_tip is not None:
+        f_tip = np.asarray(f_tip, float).reshape(len(robot.tips), 6)
+        for i, t in enumerate(robot.tips):
+            out[t.body] += kin.phi_tip[i] @ f_tip[i]
+    return out
+
+
+def _causal(robot, kin, y, transform=None):
+    """Tip-to-base sweep z = φ y (seed 000, text after (36)); lists of (6,)."""
+    z = [v.copy() for v in y]
+    for k in reversed(range(robot.n)):
+        p = robot.bodies[k].parent
+        if p >= 0:
+            z[p] += (kin.phi[k] if transform is None else transform[k]) @ z[k]
+    return z
+
+
+def inverse_dynamics(robot, q, qd, qdd, f_tip=None):
+    """Newton–Euler: T = Mθ̈ + C + G + J*f(0) (seed 001 (2.24)–(2.30), gravity (3.21)).
+
+    ``f_tip`` (6m,) is the force each tip exerts on the environment.  -> (n,)
+    """
+    kin = kinematics(robot, q)
+    V, a, b, _ = bias_terms(robot, kin, qd)
+    alpha = []
+    for k, body in enumerate(robot.bodies):   # anticausal: α = φ*α + H*θ̈ + a  (2.26)
+        ap = _base_acceleration(robot) if body.parent < 0 else alpha[body.parent]
+        alpha.append(kin.phi[k].T @ ap + kin.H[k] * qdd[k] + a[k])
+    fb = _tip_forces(robot, kin, f_tip)
+    f = _causal(robot, kin, [kin.M[k] @ alpha[k] + b[k] + fb[k] for k in range(robot.n)])  # (2.29)
+    return np.array([kin.H[k] @ f[k] for k in range(robot.n)])  # (2.30)
+
+
+def gravity(robot, q):
+    """Gravity torques G(q) = HφMφ*E*a_g (seed 000 (44)); -> (n,)"""
+    z = np.zeros(robot.n)
+    return inverse_dynamics(robot, q, z, z)
+
+
+def bias_forces(robot, q, qd):
+    """C(q, θ̇) + G(q) = Hφ(Mφ*ā + b) (seed 000 (45)); -> (n,)"""
+    return inverse_dynamics(robot, q, qd, np.zeros(robot.n))
+
+
+def composite_inertias(robot, kin):
+    """R(k) = M(k) + Σ_c φ(k,c) R(c) φ*(k,c): the tip-to-base sweep of φMφ*; list of (6, 6)."""
+    R = [m.copy() for m in kin.M]
+    for k in reversed(range(robot.n)):
+        p = robot.bodies[k].parent
+        if p >= 0:
+            R[p] += kin.phi[k] @ R[k] @ kin.phi[k].T
+    return R
+
+
+def mass_matrix(robot, q):
+    """M = HφMφ*H* (seed 001 (3.20), seed 000 (42)); -> (n, n)
+
+    Column k: X = R(k)H*(k) is carried to each ancestor i by φ(i, k) and
+    projected, M(i, k) = H(i) φ(i, k) R(k) H*(k).
+    """
+    kin = kinematics(robot, q)
+    R = composite_inertias(robot, kin)
+    n = robot.n
+    out = np.zeros((n, n))
+    for k in range(n):
+        X = R[k] @ kin.H[k]
+        out[k, k] = kin.H[k] @ X
+        i = k
+        while robot.bodies[i].parent >= 0:
+            X = kin.phi[i] @ X
+            i = robot.bodies[i].parent
+            out[i, k] = out[k, i] = kin.H[i] @ X
+    return out
+
+
+@dataclass
+class Articulated:
+    """Riccati sweep results (seed 000 (37)), one entry per body.
+
+    P : (6, 6)  articulated body inertia P(k)
+    D : float   D(k) = H P H*
+    G : (6,)    G(k) = P H* D⁻¹
+    K : (6,)    K(p(k), k) = φ(p, k) G(k)
+    psi : (6, 6)  ψ(p(k), k) = φ(p, k) [I − G(k)H(k)]
+    """
+
+    P: list
+    D: np.ndarray
+    G: list
+    K: list
+    psi: list
+
+
+def articulated(robot, kin):
+    """Tip-to-base Riccati sweep (seed 000 (37); seed 001 (4.4)–(4.7)):
+    P(k) = M(k) + Σ_c ψ(k,c) P(c) ψ*(k,c) — equivalently φ P⁺ φ* with
+    P⁺(c) = [I − G(c)H(c)] P(c)."""
+    n = robot.n
+    P = [m.copy() for m in kin.M]
+    D, G, K, psi = np.zeros(n), [None] * n, [None] * n, [None] * n
+    for k in reversed(range(n)):
+        h = kin.H[k]
+        D[k] = h @ P[k] @ h
+        G[k] = P[k] @ h / D[k]
+        K[k] = kin.phi[k] @ G[k]
+        psi[k] = kin.phi[k] @ (np.eye(6) - np.outer(G[k], h))
+        p = robot.bodies[k].parent
+        if p >= 0:
+            P[p] += psi[k] @ P[k] @ psi[k].T
+    return Articulated(P, D, G, K, psi)
+
+
+def _innovations_solve(robot, kin, art, T, z0=None):
+    """θ̈ = (I − HψK)* D⁻¹ (I − HψK) T (seed 001 (4.19)–(4.22), seed 002 (15)).
+
+    Causal filtering ẑ(k) = Σ_c [ψ(k,c) ẑ(c) + K(k,c) T(c)], ε = T − Hẑ, ν = D⁻¹ε;
+    anticausal smoothing λ(k) = ψ*(p,k)λ(p) + H*ν(k), θ̈(k) = ν(k) − K*(p,k)λ(p).
+    ``z0`` adds a force per body to ẑ before projection (used for H ψ B f(0)).
+    Returns θ̈ (n,) and λ (list of (6,)).
+    """
+    n = robot.n
+    z = [np.zeros(6) if z0 is None else z0[k].copy() for k in range(n)]
+    nu = np.zeros(n)
+    for k in reversed(range(n)):
+        nu[k] = (T[k] - kin.H[k] @ z[k]) / art.D[k]
+        p = robot.bodies[k].parent
+        if p >= 0:
+            z[p] += art.psi[k] @ z[k] + art.K[k] * T[k]
+    lam, qdd = [None] * n, np.zeros(n)
+    for k in range(n):
+        p = robot.bodies[k].parent
+        lp = np.zeros(6) if p < 0 else lam[p]
+        qdd[k] = nu[k] - art.K[k] @ lp
+        lam[k] = art.psi[k].T @ lp + kin.H[k] * nu[k]
+    return qdd, lam
+
+
+def mass_matrix_inverse(robot, q):
+    """M⁻¹ = (I − HψK)* D⁻¹ (I − HψK) (seed 001 Theorem 4.1, (4.16)); -> (n, n)"""
+    kin = kinematics(robot, q)
+    art = articulated(robot, kin)
+    eye = np.eye(robot.n)
+    return np.column_stack([_innovations_solve(robot, kin, art, eye[:, j])[0] for j in range(robot.n)])
+
+
+def forward_dynamics(robot, q, qd, tau, f_tip=None, variant="FD4"):
+    """Joint accelerations θ̈ from torques ``tau``; -> (n,)
+
+    ``variant="FD1"``: T' = T − Hφ[Mφ*a + b + Bf(0)] by Newton–Euler, then
+    (I−HψK)*D⁻¹(I−HψK)T' (seed 001 (4.17)–(4.22)).
+    ``variant="FD4"``: the three-sweep algorithm (seed 001 (5.13)–(5.17)),
+    gravity folded into a(k) of the root bodies (seed 000, end of §4.3).
+    """
+    kin = kinematics(robot, q)
+    art = articulated(robot, kin)
+    if variant == "FD1":
+        Tp = np.asarray(tau, float) - inverse_dynamics(robot, q, qd, np.zeros(robot.n), f_tip)
+        return _innovations_solve(robot, kin, art, Tp)[0]
+    if variant != "FD4":
+        raise ValueError(f"unknown forward dynamics variant {variant!r}")
+    return _fd4(robot, kin, art, qd, tau, f_tip)[0]
+
+
+def _fd4(robot, kin, art, qd, tau, f_tip):
+    """FD4 (seed 001 (5.16)–(5.17)); returns θ̈ (n,) and α (list of (6,))."""
+    n = robot.n
+    _, a, b, _ = bias_terms(robot, kin, qd)
+    a = [ak.copy() for ak in a]
+    for k, body in enumerate(robot.bodies):
+        if body.parent < 0:  # ā(k) = a(k) + φ*(n+1, k) a_g
+            a[k] += kin.phi[k].T @ _base_acceleration(robot)
+    fb = _tip_forces(robot, kin, f_tip)
+    z = [b[k] + fb[k] for k in range(n)]
+    nu = np.zeros(n)
+    for k in reversed(range(n)):  # (5.16)
+        nu[k] = (tau[k] - kin.H[k] @ z[k]) / art.D[k]
+        p = robot.bodies[k].parent
+        if p >= 0:
+            z[p] += art.psi[k] @ (z[k] + art.P[k] @ a[k]) + art.K[k] * tau[k]
+    lam, qdd = [None] * n, np.zeros(n)
+    for k in range(n):  # (5.17); λ(k) is the link acceleration α(k)
+        p = robot.bodies[k].parent
+        lp = np.zeros(6) if p < 0 else lam[p]
+        qdd[k] = nu[k] - art.K[k] @ lp - art.G[k] @ a[k]
+        lam[k] = art.psi[k].T @ lp + kin.H[k] * nu[k] + a[k] - kin.H[k] * (art.G[k] @ a[k])
+    return qdd, lam
+
+
+def tip_force_acceleration(robot, q, f_tip):
+    """Δθ̈ = −(I − HψK)* D⁻¹ H ψ B f(0) caused by tip forces alone (seed 002 (18)); -> (n,)"""
+    kin = kinematics(robot, q)
+    art = articulated(robot, kin)
+    fb = _tip_forces(robot, kin, f_tip)
+    return _innovations_solve(robot, kin, art, np.zeros(robot.n), z0=fb)[0]
+
+
+def jacobian(robot, q):
+    """J = B*φ*H* (seed 002 (1), seed 000 (38)–(40)), tips stacked; -> (6m, n)
+
+    Column k of tip i is φ*(k, 0)H*(k), non-zero when k is an ancestor of the tip.
+    """
+    kin = kinematics(robot, q)
+    J = np.zeros((6 * len(robot.tips), robot.n))
+    for i, t in enumerate(robot.tips):
+        tip_pos = kin.p[t.body] + kin.R[t.body] @ t.offset
+        for k in robot.ancestors(t.body):
+            # φ*(k, 0): world-aligned frame at the tip seen from body k
+            X = phi(kin.R[k].T, kin.R[k].T @ (tip_pos - kin.p[k]))
+            J[6 * i:6 * i + 6, k] = X.T @ kin.H[k]
+    return J
+
+
+def jdot_qdot(robot, q, qd):
+    """J̇θ̇ = B*φ*a + a(0) (seed 000 (46)): tip classical accelerations at θ̈ = 0,
+    no gravity; -> (6m,)"""
+    kin = kinematics(robot, q)
+    _, a, _, a0 = bias_terms(robot, kin, qd)
+    alpha = []
+    for k, body in enumerate(robot.bodies):
+        ap = np.zeros(6) if body.parent < 0 else alpha[body.parent]
+        alpha.append(kin.phi[k].T @ ap + a[k])
+    return np.concatenate([kin.phi_tip[i].T @ alpha[t.body] + a0[i] for i, t in enumerate(robot.tips)])
+
+
+def tip_velocity(robot, q, qd):
+    """β(0) = φ*(1,0)V(1) (seed 000 (41)) for each tip; -> (6m,)"""
+    kin = kinematics(robot, q)
+    V, _, _, _ = bias_terms(robot, kin, qd)
+    return np.concatenate([kin.phi_tip[i].T @ V[t.body] for i, t in enumerate(robot.tips)])

@@ -1,0 +1,222 @@
+"""Spatial algebra on sympy scalars, recording into a :class:`Program`.
+
+Every operation returns new scalars made by ``prog.let`` — one statement per
+component — so expressions stay one operation deep.  Exact zeros and ones
+of the robot's constants vanish as the expressions are built (sympy folds
+``0*x`` and ``1*x``), which is where most of the savings of a fixed robot
+come from.
+
+Shapes: a 3-vector is a list of 3 scalars; a 3×3 matrix a list of 3 rows;
+a spatial vector a pair ``(angular, linear)`` of 3-vectors; a symmetric
+spatial inertia a triple ``(A, B, C)`` of 3×3 blocks ``[[A, B], [Bᵀ, C]]``
+(``A`` and ``C`` symmetric, their entries shared between ``[i][j]`` and ``[j][i]``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from .model import PRISMATIC, REVOLUTE
+from .program import const
+
+ZERO3 = [sp.Integer(0)] * 3
+
+
+def vec(prog, exprs):
+    return [prog.let(e) for e in exprs]
+
+
+def add(prog, *vs):
+    return [prog.let(sum(v[i] for v in vs)) for i in range(3)]
+
+
+def sub(prog, a, b):
+    return [prog.let(a[i] - b[i]) for i in range(3)]
+
+
+def scale(prog, s, v):
+    return [prog.let(s * x) for x in v]
+
+
+def dot(prog, a, b):
+    return prog.let(sum(a[i] * b[i] for i in range(3)))
+
+
+def cross(prog, a, b):
+    return [prog.let(a[1] * b[2] - a[2] * b[1]),
+            prog.let(a[2] * b[0] - a[0] * b[2]),
+            prog.let(a[0] * b[1] - a[1] * b[0])]
+
+
+def matvec(prog, R, x):
+    """R x; R (3, 3), x (3,)."""
+    return [prog.let(sum(R[i][j] * x[j] for j in range(3))) for i in range(3)]
+
+
+def matTvec(prog, R, x):
+    """Rᵀ x; R (3, 3), x (3,)."""
+    return [prog.let(sum(R[j][i] * x[j] for j in range(3))) for i in range(3)]
+
+
+def matmul(prog, A, B):
+    """A B; (3, 3) × (3, 3)."""
+    return [[prog.let(sum(A[i][m] * B[m][j] for m in range(3))) for j in range(3)] for i in range(3)]
+
+
+def transpose(A):
+    return [[A[j][i] for j in range(3)] for i in range(3)]
+
+
+def sym_from_upper(upper):
+    """Symmetric 3×3 from a function of (i, j), i <= j."""
+    out = [[None] * 3 for _ in range(3)]
+    for i in range(3):
+        for j in range(i, 3):
+            out[i][j] = out[j][i] = upper(i, j)
+    return out
+
+
+def rotate_sym(prog, R, S):
+    """R S Rᵀ for symmetric S; upper triangle only."""
+    SR = [[prog.let(sum(S[i][m] * R[j][m] for m in range(3))) for j in range(3)] for i in range(3)]
+    return sym_from_upper(lambda i, j: prog.let(sum(R[i][m] * SR[m][j] for m in range(3))))
+
+
+def rotate_gen(prog, R, B):
+    """R B Rᵀ for a general 3×3 B."""
+    return matmul(prog, matmul(prog, R, B), transpose(R))
+
+
+def skew(v):
+    return [[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]]
+
+
+def const_matrix(a):
+    return [[const(x) for x in row] for row in np.asarray(a)]
+
+
+def const_vector(v):
+    return [const(x) for x in np.asarray(v)]
+
+
+def spatial_inertia(body):
+    """Constant M(k) = [[I_o, m p̃], [−m p̃, m I]] (seed 001 (2.15)) as (A, B, C)."""
+    m, c = body.mass, body.com
+    cx = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+    I_o = body.inertia - m * cx @ cx
+    I_o = 0.5 * (I_o + I_o.T)
+    A = const_matrix(I_o)
+    return (sym_from_upper(lambda i, j: A[i][j]), const_matrix(m * cx),
+            sym_from_upper(lambda i, j: const(m) if i == j else sp.Integer(0)))
+
+
+def inertia_times(prog, P, x):
+    """P x for a spatial inertia (A, B, C) and spatial vector x = (w, v)."""
+    A, B, C = P
+    w, v = x
+    top = [prog.let(sum(A[i][j] * w[j] + B[i][j] * v[j] for j in range(3))) for i in range(3)]
+    bot = [prog.let(sum(B[j][i] * w[j] + C[i][j] * v[j] for j in range(3))) for i in range(3)]
+    return top, bot
+
+
+def inertia_add(prog, P, Q):
+    A = sym_from_upper(lambda i, j: prog.let(P[0][i][j] + Q[0][i][j]))
+    B = [[prog.let(P[1][i][j] + Q[1][i][j]) for j in range(3)] for i in range(3)]
+    C = sym_from_upper(lambda i, j: prog.let(P[2][i][j] + Q[2][i][j]))
+    return A, B, C
+
+
+def spatial_add(prog, *xs):
+    return add(prog, *[x[0] for x in xs]), add(prog, *[x[1] for x in xs])
+
+
+class JointFrame:
+    """Body k seen from its parent: ``R = R0 Rq(q)``, offset ℓ, joint map H.
+
+    ``R0`` (constant) and ``Rq`` (the joint rotation, sin/cos of q computed
+    once) are applied one after the other, which keeps the sparsity of both.
+    """
+
+    def __init__(self, prog, body, q):
+        self.prog = prog
+        self.body = body
+        self.R0 = const_matrix(body.rotation)
+        self.axis = const_vector(body.axis)
+        t0 = const_vector(body.translation)
+        if body.joint_type == REVOLUTE:
+            c, s = prog.let(sp.cos(q)), prog.let(sp.sin(q))
+            self.Rq = _axis_rotation(prog, body.axis, c, s)
+            self.ell = t0                                   # ℓ(p, k), parent axes
+            self.H = (self.axis, ZERO3)                     # H*(k) = [h; 0]
+        else:
+            self.Rq = const_matrix(np.eye(3))
+            self.ell = add(prog, t0, [x * q for x in matvec(prog, self.R0, self.axis)])
+            self.H = (ZERO3, self.axis)                     # H*(k) = [0; h]
+
+    @property
+    def revolute(self):
+        return self.body.joint_type == REVOLUTE
+
+    def down(self, x):
+        """Parent axes → body axes: Rᵀ x = Rqᵀ (R0ᵀ x)."""
+        return matTvec(self.prog, self.Rq, matTvec(self.prog, self.R0, x))
+
+    def up(self, x):
+        """Body axes → parent axes: R x = R0 (Rq x)."""
+        return matvec(self.prog, self.R0, matvec(self.prog, self.Rq, x))
+
+    def rotation(self):
+        """R = R0 Rq as a 3×3 of scalars."""
+        return matmul(self.prog, self.R0, self.Rq)
+
+    def phi_star(self, V):
+        """Motion transform V(k) = φ*(p, k) V(p): [Rᵀω; Rᵀ(v + ω × ℓ)] (seed 001 (2.17))."""
+        w, v = V
+        return self.down(w), self.down(add(self.prog, v, cross(self.prog, w, self.ell)))
+
+    def phi(self, f):
+        """Force transform f(p) = φ(p, k) f(k): [R n + ℓ × R F; R F] (seed 001 (2.20))."""
+        n, F = f
+        Fp = self.up(F)
+        return add(self.prog, self.up(n), cross(self.prog, self.ell, Fp)), Fp
+
+    def phi_inertia(self, P):
+        """φ(p, k) P φ*(p, k) for a symmetric spatial inertia P in body axes."""
+        prog = self.prog
+        A, B, C = P
+        for R in (self.Rq, self.R0):
+            A, B, C = rotate_sym(prog, R, A), rotate_gen(prog, R, B), rotate_sym(prog, R, C)
+        L = skew(self.ell)
+        B2 = [[prog.let(B[i][j] + sum(L[i][m] * C[m][j] for m in range(3))) for j in range(3)]
+              for i in range(3)]
+        A2 = sym_from_upper(lambda i, j: prog.let(
+            A[i][j] - sum(B[i][m] * L[m][j] for m in range(3)) + sum(L[i][m] * B2[j][m] for m in range(3))))
+        return A2, B2, C
+
+    def project(self, f):
+        """H(k) f: the joint-axis component of a spatial force."""
+        return self.prog.let(sum(self.H[0][i] * f[0][i] + self.H[1][i] * f[1][i] for i in range(3)))
+
+    def along(self, s):
+        """H*(k) s: a spatial vector along the joint axis."""
+        return [x * s for x in self.H[0]], [x * s for x in self.H[1]]
+
+
+def _axis_rotation(prog, axis, c, s):
+    """Rotation about a constant unit axis by the angle with cosine c, sine s."""
+    axis = np.asarray(axis, dtype=float)
+    hot = np.flatnonzero(np.abs(axis) > 0.5)
+    if len(hot) == 1 and abs(abs(axis[hot[0]]) - 1.0) < 1e-13:  # ±x, ±y or ±z
+        i = int(hot[0])
+        j, k = (i + 1) % 3, (i + 2) % 3
+        sg = s if axis[i] > 0 else -s
+        R = [[sp.Integer(0)] * 3 for _ in range(3)]
+        R[i][i] = sp.Integer(1)
+        R[j][j] = R[k][k] = c
+        R[k][j], R[j][k] = sg, -sg
+        return R
+    a = skew(const_vector(axis))
+    a2 = [[sum(a[r][m] * a[m][col] for m in range(3)) for col in range(3)] for r in range(3)]
+    omc = prog.let(1 - c)
+    return [[prog.let((1 if r == col else 0) + s * a[r][col] + omc * const(a2[r][col]))
+             for col in range(3)] for r in range(3)]
