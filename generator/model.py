@@ -264,6 +264,8 @@ class RobotBuilder:
         if np.linalg.norm(a) < 1e-9:
             raise RobotError(f"{what}: joint axis has zero length")
         rot = rpy_matrix(_vector(rpy, f"{what} rpy")) if rotation is None else np.asarray(rotation, float)
+        if rot.shape != (3, 3) or not np.all(np.isfinite(rot)) or not np.allclose(rot.T @ rot, np.eye(3), atol=1e-9):
+            raise RobotError(f"{what}: origin (xyz, rpy) is not finite or not a rotation")
         if limits is not None and not all(np.isfinite(limits)):
             limits = None
         self._joints.append(_Joint(name, kind, parent, child, rot, _vector(xyz, f"{what} xyz"),

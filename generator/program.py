@@ -75,7 +75,7 @@ class Program:
     # -------------------------------------------------------------- recording
     def input(self, name, size, doc=""):
         """Declare an input array; returns its entries as sympy symbols."""
-        syms = [sp.Symbol(f"{name}[{i}]", real=True) for i in range(size)]
+        syms = [sp.Symbol(f"{name}[{i}]") for i in range(size)]
         self.inputs.append(Argument(name, size, syms, doc))
         return syms
 
@@ -104,7 +104,7 @@ class Program:
         hit = self._table.get(-expr)
         if hit is not None:
             return -hit
-        sym = sp.Symbol(f"t{self._count}", real=True)
+        sym = sp.Symbol(f"t{self._count}")
         self._count += 1
         self._table[expr] = sym
         self.body.append((sym, expr))
@@ -151,7 +151,7 @@ class Program:
                 body.append(item)
                 continue
             sym, expr = item
-            new = sp.Symbol(f"t{len(mapping)}", real=True)
+            new = sp.Symbol(f"t{len(mapping)}")
             mapping[sym] = new
             body.append((new, expr.xreplace(mapping)))
         self.body = body
@@ -164,7 +164,7 @@ def _cse(body, statements):
     (``order='none'``: no canonical sorting, which is slow) and splice each
     new temporary in just before its first use."""
     exprs = [e for _, e in statements]
-    replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("c", real=True),
+    replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("c"),
                                    order="none", optimizations=None)
     if not replacements:
         return body

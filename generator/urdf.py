@@ -30,11 +30,19 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None):
     RobotError
         With a one-line reason naming the file and the element at fault.
     """
+    import xml.etree.ElementTree as ET
+
     import yourdfpy  # imported here: it pulls trimesh, slow to import
 
     src = os.fspath(path)
     if not os.path.isfile(src):
         raise RobotError(f"{src}: no such file")
+    try:  # yourdfpy's own messages for broken XML do not say where: parse once first
+        root = ET.parse(src).getroot()
+    except (ET.ParseError, OSError, UnicodeDecodeError) as exc:
+        raise RobotError(f"{src}: invalid XML: {exc}") from None
+    if root.tag != "robot":
+        raise RobotError(f"{src}: root element is <{root.tag}>, not <robot>")
     try:
         urdf = yourdfpy.URDF.load(src, build_scene_graph=False, load_meshes=False,
                                   build_collision_scene_graph=False, load_collision_meshes=False)

@@ -1,0 +1,165 @@
+"""Command line: ``soagen generate`` and ``soagen check``."""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from .model import RobotError
+
+
+def _robot(args):
+    from . import robots
+    from .urdf import load_urdf
+
+    gravity = tuple(args.gravity) if args.gravity else (0.0, 0.0, -9.81)
+    if args.example:
+        if args.urdf:
+            raise RobotError("give either a URDF or --example, not both")
+        return robots.example(args.example, gravity=gravity)
+    if not args.urdf:
+        raise RobotError("give a URDF file or --example NAME")
+    lock = {}
+    for item in args.lock or []:
+        joint, _, value = item.partition("=")
+        lock[joint] = float(value or 0.0)
+    return load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity)
+
+
+def _progress(done, total, label):
+    if not sys.stderr.isatty():
+        return
+    width = 24
+    fill = int(width * done / max(total, 1))
+    sys.stderr.write(f"\r  [{'#' * fill}{'.' * (width - fill)}] {done}/{total} {label:<32}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def cmd_generate(args):
+    from .codegen import generate
+
+    t0 = time.perf_counter()
+    robot = _robot(args)
+    t_load = time.perf_counter() - t0
+    name = args.name or robot.name
+    print(f"soagen: {robot.name}: {robot.n} joints, {len(robot.tips)} tips -> {args.out}", file=sys.stderr)
+    gen = generate(robot, name, args.precision, progress=None if args.quiet else _progress)
+    out = os.path.abspath(args.out)
+    parent = os.path.dirname(out) or "."
+    os.makedirs(parent, exist_ok=True)
+    work = tempfile.mkdtemp(prefix=".soagen-", dir=parent)   # nothing half-written in out
+    os.chmod(work, 0o755)
+    try:
+        for fname, text in ((f"{gen.csource.name}.h", gen.csource.header),
+                            (f"{gen.csource.name}.c", gen.csource.source)):
+            with open(os.path.join(work, fname), "w") as fh:
+                fh.write(text)
+        if os.path.isdir(out):
+            shutil.rmtree(out)
+        os.replace(work, out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    total = time.perf_counter() - t0
+    print("function                          mul    add  div  trig  statements")
+    for p in gen.programs:
+        o = p.ops
+        print(f"{p.name:<30} {o['mul']:6d} {o['add']:6d} {o['div']:4d} {o['trig']:5d} {o['statements']:11d}")
+    t = gen.timings
+    print(f"time: load {t_load:.2f} s, record {t['record']:.2f} s, cse {t['cse']:.2f} s, "
+          f"emit {t['emit']:.2f} s, total {total:.2f} s")
+    return 0
+
+
+def check_module(robot, mod, samples=100, seed=0):
+    """Max relative error of each generated function against the numpy reference."""
+    from . import reference as ref
+
+    rng = np.random.default_rng(seed)
+    errors = {}
+
+    def record(name, got, want):
+        err = float(np.abs(got - want).max() / max(1.0, float(np.abs(want).max())))
+        errors[name] = max(errors.get(name, 0.0), err)
+
+    m = len(robot.tips)
+    for _ in range(samples):
+        q, qd, qdd, tau = robot.random_state(rng)
+        f = rng.normal(size=6 * m) * 10.0
+        record("inverse_dynamics", mod.inverse_dynamics(q, qd, qdd), ref.inverse_dynamics(robot, q, qd, qdd))
+        record("gravity", mod.gravity(q), ref.gravity(robot, q))
+        record("bias_forces", mod.bias_forces(q, qd), ref.bias_forces(robot, q, qd))
+        record("mass_matrix", mod.mass_matrix(q), ref.mass_matrix(robot, q))
+        record("mass_matrix_inverse", mod.mass_matrix_inverse(q), ref.mass_matrix_inverse(robot, q))
+        record("forward_dynamics (FD4)", mod.forward_dynamics(q, qd, tau),
+               ref.forward_dynamics(robot, q, qd, tau, variant="FD4"))
+        record("forward_dynamics (FD1)", mod.forward_dynamics(q, qd, tau, variant="FD1"),
+               ref.forward_dynamics(robot, q, qd, tau, variant="FD1"))
+        if m:
+            record("inverse_dynamics (tip force)", mod.inverse_dynamics(q, qd, qdd, f),
+                   ref.inverse_dynamics(robot, q, qd, qdd, f))
+            record("forward_kinematics", mod.forward_kinematics(q), ref.forward_kinematics(robot, q))
+            record("jacobian", mod.jacobian(q), ref.jacobian(robot, q))
+            record("jdot_qdot", mod.jdot_qdot(q, qd), ref.jdot_qdot(robot, q, qd))
+            record("tip_force_acceleration", mod.tip_force_acceleration(q, f),
+                   ref.tip_force_acceleration(robot, q, f))
+    return errors
+
+
+def cmd_check(args):
+    from .cffi_build import build
+
+    robot = _robot(args)
+    print(f"soagen check: {robot.name}: {robot.n} joints, {len(robot.tips)} tips, {args.precision}",
+          file=sys.stderr)
+    t0 = time.perf_counter()
+    mod = build(robot, precision=args.precision, progress=None if args.quiet else _progress)
+    t = mod.timings
+    stages = ", ".join(f"{k} {v:.2f} s" for k, v in t.items())
+    print(f"build: {time.perf_counter() - t0:.2f} s ({stages})")
+    errors = check_module(robot, mod, args.samples, args.seed)
+    tol = 1e-10 if args.precision == "double" else 1e-3
+    print(f"generated C vs numpy reference, {args.samples} random states (max relative error):")
+    worst = 0.0
+    for name, err in errors.items():
+        worst = max(worst, err)
+        print(f"  {name:<30} {err:9.2e}  {'ok' if err <= tol else 'FAIL'}")
+    print(f"{'PASS' if worst <= tol else 'FAIL'}: worst {worst:.2e} (tolerance {tol:g})")
+    return 0 if worst <= tol else 1
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="soagen", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, helptext in (("generate", "write <name>.h/.c for a robot"),
+                           ("check", "build the module and compare it with the numpy reference")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("urdf", nargs="?", help="URDF file")
+        p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
+        p.add_argument("--tip", action="append", help="operational point link (repeatable)")
+        p.add_argument("--lock", action="append", metavar="JOINT=VALUE", help="hold a joint fixed")
+        p.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"))
+        p.add_argument("--precision", choices=["double", "float"], default="double")
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
+        if name == "generate":
+            p.add_argument("--name", help="file stem and C prefix (default: robot name)")
+            p.add_argument("--out", required=True, help="output folder")
+        else:
+            p.add_argument("--samples", type=int, default=100)
+            p.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    try:
+        return {"generate": cmd_generate, "check": cmd_check}[args.command](args)
+    except RobotError as exc:
+        print(f"soagen: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""Shared fixtures: one cffi build per robot per test session."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def soagen_cache(tmp_path_factory):
+    """A fresh module cache per session, so a test run never trusts an old build."""
+    path = tmp_path_factory.mktemp("soagen-cache")
+    old = os.environ.get("SOAGEN_CACHE")
+    os.environ["SOAGEN_CACHE"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("SOAGEN_CACHE", None)
+    else:
+        os.environ["SOAGEN_CACHE"] = old
+
+
+_modules = {}
+
+
+def built(key, make_robot, precision="double"):
+    """Build (once per session) the module of the robot made by ``make_robot()``."""
+    import soagen
+
+    if (key, precision) not in _modules:
+        robot = make_robot()
+        _modules[key, precision] = (robot, soagen.build(robot, precision=precision))
+    return _modules[key, precision]

@@ -1,0 +1,17 @@
+"""generated/ holds the C of the bundled robots and must match the generator
+byte for byte (regenerate with the commands in README.md when this fails)."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT
+from soagen import robots
+from soagen.codegen import generate
+
+
+@pytest.mark.parametrize("name", robots.EXAMPLES)
+def test_generated_folder_is_fresh(name):
+    gen = generate(robots.example(name), name)
+    folder = ROOT / "generated" / name
+    assert (folder / f"{name}.h").read_text() == gen.csource.header, "stale: run `make generated`"
+    assert (folder / f"{name}.c").read_text() == gen.csource.source, "stale: run `make generated`"

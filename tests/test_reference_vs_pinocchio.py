@@ -1,0 +1,224 @@
+"""The numpy reference (``soagen.reference``) against Pinocchio.
+
+Real robots from example-robot-data (Panda, UR5, the tree robot Baxter, a
+double pendulum with continuous joints) plus random chains/trees with
+prismatic joints written out as URDF, on seeded random states: inverse
+dynamics (with and without tip forces), gravity, bias forces, mass matrix,
+its inverse, forward dynamics (FD1, FD4), tip Jacobians, J̇q̇ and tip poses;
+and a non-default gravity vector.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+pytest.importorskip("pinocchio")
+
+from pin_oracle import PinOracle, erd_urdf  # noqa: E402
+from robots_for_tests import random_spec, random_urdf, robot_from_spec  # noqa: E402
+
+import soagen  # noqa: E402
+from soagen import reference as ref  # noqa: E402
+
+RTOL = 1e-9
+N_STATES = 20
+
+_BAXTER_FINGERS = ("l_gripper_l_finger_joint", "l_gripper_r_finger_joint",
+                   "r_gripper_l_finger_joint", "r_gripper_r_finger_joint")
+ROBOTS = {
+    "panda": ("panda_description/urdf/panda.urdf", ["panda_hand"],
+              {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}),
+    "ur5": ("ur_description/urdf/ur5_robot.urdf", ["ee_link"], None),
+    "baxter": ("baxter_description/urdf/baxter.urdf", ["left_gripper", "right_gripper"],
+               {j: 0.0 for j in _BAXTER_FINGERS}),
+    "double_pendulum": ("double_pendulum_description/urdf/double_pendulum_continuous.urdf",
+                        ["link2"], None),
+}
+# random robots written as URDF: (seed, n, tree, prismatic_fraction, tips)
+RANDOM = {
+    "rand-chain6": (21, 6, False, 0.4, 1),
+    "rand-tree8": (22, 8, True, 0.4, 3),
+    "rand-tree5-allprismatic": (23, 5, True, 1.0, 2),
+}
+
+
+def assert_close(actual, expected, rtol=RTOL, what=""):
+    """max |a − e| <= rtol · max(|e|, |a|) (a matrix-level relative error)."""
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
+    err = np.abs(actual - expected).max() if actual.size else 0.0
+    scale = max(np.abs(expected).max(initial=0.0), np.abs(actual).max(initial=0.0), 1e-300)
+    assert err <= rtol * scale + 1e-14, f"{what}: max abs error {err:.3e}, scale {scale:.3e}, rel {err / scale:.3e}"
+
+
+def _states(oracle, robot, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(N_STATES):
+        q, qd, qdd, tau = oracle.random_state(rng)
+        qd, qdd, tau = 2.0 * qd, 5.0 * qdd, 20.0 * tau
+        f = rng.normal(size=6 * len(robot.tips)) * 10.0
+        out.append((q, qd, qdd, tau, f))
+    return out
+
+
+def _load(key, tmp_dir, gravity=(0.0, 0.0, -9.81)):
+    if key in ROBOTS:
+        rel, tips, lock = ROBOTS[key]
+        path = erd_urdf(rel)
+        robot = soagen.load_urdf(path, tips=tips, lock=lock, gravity=gravity)
+        oracle = PinOracle(path, tips=tips, gravity=gravity, lock=lock)
+        return robot, oracle
+    seed, n, tree, pf, ntips = RANDOM[key]
+    spec = random_spec(seed, n, tree=tree, prismatic_fraction=pf, tips=ntips, gravity=gravity)
+    tips = [name for name, _ in spec["tips"]]
+    path = os.path.join(tmp_dir, f"{key}.urdf")
+    with open(path, "w") as fh:
+        fh.write(random_urdf(spec))
+    robot = soagen.load_urdf(path, tips=tips, gravity=gravity)
+    # the URDF round trip gives the same robot as the builder (tips without offsets)
+    built = robot_from_spec(spec, tips=tips)
+    assert [b.joint for b in built.bodies] == [b.joint for b in robot.bodies]
+    q = np.linspace(-1.0, 1.0, n)
+    assert_close(ref.mass_matrix(robot, q), ref.mass_matrix(built, q), rtol=1e-12, what="URDF vs builder")
+    oracle = PinOracle(path, tips=tips, gravity=gravity)
+    return robot, oracle
+
+
+ALL = list(ROBOTS) + list(RANDOM)
+
+
+@pytest.fixture(params=ALL, scope="module")
+def loaded(request, tmp_path_factory):
+    key = request.param
+    robot, oracle = _load(key, str(tmp_path_factory.mktemp(key)))
+    return key, robot, oracle, _states(oracle, robot, seed=ALL.index(key))
+
+
+def test_joint_order(loaded):
+    _, robot, oracle, _ = loaded
+    assert [b.joint for b in robot.bodies] == oracle.joint_names
+    assert robot.n == oracle.nq_ours == oracle.model.nv
+
+
+def test_inverse_dynamics(loaded):
+    _, robot, oracle, states = loaded
+    for q, qd, qdd, *_ in states:
+        assert_close(ref.inverse_dynamics(robot, q, qd, qdd), oracle.rnea(q, qd, qdd), what="ID")
+
+
+def _oracle_tip_torques(oracle, robot, q, qd, qdd, f):
+    """J*f summed over all tips, through pinocchio's fext."""
+    base = oracle.rnea(q, qd, qdd)
+    return sum(oracle.rnea_with_tip_force(q, qd, qdd, f[6 * i:6 * i + 6], i) - base
+               for i in range(len(robot.tips)))
+
+
+def test_inverse_dynamics_tip_force(loaded):
+    _, robot, oracle, states = loaded
+    m = len(robot.tips)
+    for q, qd, qdd, _, f in states:
+        # one tip at a time ...
+        for i in range(m):
+            fi = np.zeros(6 * m)
+            fi[6 * i:6 * i + 6] = f[6 * i:6 * i + 6]
+            assert_close(ref.inverse_dynamics(robot, q, qd, qdd, fi),
+                         oracle.rnea_with_tip_force(q, qd, qdd, f[6 * i:6 * i + 6], i),
+                         what=f"ID with force on tip {i}")
+        # ... and all together
+        expect = oracle.rnea(q, qd, qdd) + _oracle_tip_torques(oracle, robot, q, qd, qdd, f)
+        assert_close(ref.inverse_dynamics(robot, q, qd, qdd, f), expect, what="ID with tip forces")
+
+
+def test_gravity(loaded):
+    _, robot, oracle, states = loaded
+    for q, *_ in states:
+        assert_close(ref.gravity(robot, q), oracle.gravity(q), what="gravity")
+
+
+def test_bias_forces(loaded):
+    _, robot, oracle, states = loaded
+    for q, qd, *_ in states:
+        assert_close(ref.bias_forces(robot, q, qd), oracle.bias(q, qd), what="bias")
+
+
+def test_mass_matrix(loaded):
+    _, robot, oracle, states = loaded
+    for q, *_ in states:
+        assert_close(ref.mass_matrix(robot, q), oracle.mass_matrix(q), what="M")
+
+
+def test_mass_matrix_inverse(loaded):
+    _, robot, oracle, states = loaded
+    for q, *_ in states:
+        assert_close(ref.mass_matrix_inverse(robot, q), oracle.minv(q), what="M^-1")
+
+
+@pytest.mark.parametrize("variant", ["FD1", "FD4"])
+def test_forward_dynamics(loaded, variant):
+    _, robot, oracle, states = loaded
+    for q, qd, _, tau, f in states:
+        assert_close(ref.forward_dynamics(robot, q, qd, tau, variant=variant),
+                     oracle.aba(q, qd, tau), what=variant)
+        z = np.zeros(robot.n)
+        tau_f = tau - _oracle_tip_torques(oracle, robot, q, qd, z, f)
+        assert_close(ref.forward_dynamics(robot, q, qd, tau, f, variant=variant),
+                     oracle.aba(q, qd, tau_f), what=f"{variant} with tip forces")
+
+
+def test_tip_force_acceleration(loaded):
+    _, robot, oracle, states = loaded
+    for q, qd, _, tau, f in states:
+        z = np.zeros(robot.n)
+        expect = -oracle.minv(q) @ _oracle_tip_torques(oracle, robot, q, z, z, f)
+        assert_close(ref.tip_force_acceleration(robot, q, f), expect, what="tip force acceleration")
+
+
+def test_jacobian(loaded):
+    _, robot, oracle, states = loaded
+    for q, *_ in states:
+        J = ref.jacobian(robot, q)
+        for i in range(len(robot.tips)):
+            assert_close(J[6 * i:6 * i + 6], oracle.jacobian(q, i), what=f"J tip {i}")
+
+
+def test_jdot_qdot(loaded):
+    _, robot, oracle, states = loaded
+    for q, qd, *_ in states:
+        a = ref.jdot_qdot(robot, q, qd)
+        for i in range(len(robot.tips)):
+            assert_close(a[6 * i:6 * i + 6], oracle.jdot_qdot(q, qd, i), what=f"Jdot qdot tip {i}")
+
+
+def test_forward_kinematics(loaded):
+    _, robot, oracle, states = loaded
+    for q, *_ in states:
+        T = ref.forward_kinematics(robot, q)
+        for i in range(len(robot.tips)):
+            assert_close(T[i], oracle.tip_pose(q, i), what=f"tip pose {i}")
+
+
+# ------------------------------------------------------------------ gravity
+GRAVITY = (1.3, -2.1, -7.4)
+
+
+@pytest.mark.parametrize("key", ALL)
+def test_gravity_vector(key, tmp_path):
+    """A non-default gravity vector, given to load_urdf and to Pinocchio; also
+    through Robot.with_gravity on the default-gravity robot."""
+    robot, oracle = _load(key, str(tmp_path), gravity=GRAVITY)
+    assert_close(robot.gravity, GRAVITY, rtol=0, what="robot.gravity")
+    default, _ = _load(key, str(tmp_path))
+    swapped = default.with_gravity(GRAVITY)
+    for q, qd, qdd, tau, f in _states(oracle, robot, seed=100)[:8]:
+        for r in (robot, swapped):
+            assert_close(ref.gravity(r, q), oracle.gravity(q), what="gravity")
+            assert_close(ref.inverse_dynamics(r, q, qd, qdd), oracle.rnea(q, qd, qdd), what="ID")
+            for variant in ("FD1", "FD4"):
+                assert_close(ref.forward_dynamics(r, q, qd, tau, variant=variant),
+                             oracle.aba(q, qd, tau), what=variant)
