@@ -7,6 +7,7 @@ Stages (one module each, one data type handed on):
 """
 from . import reference
 from .model import Body, Robot, RobotBuilder, RobotError, Tip
+from .reference import SingularError
 from .urdf import load_urdf
 
 __version__ = "0.1.0"
@@ -18,4 +19,4 @@ def build(robot, precision="double", **kwargs):
     return _build(robot, precision=precision, **kwargs)
 
 
-__all__ = ["Body", "Robot", "RobotBuilder", "RobotError", "Tip", "build", "load_urdf", "reference"]
+__all__ = ["Body", "Robot", "RobotBuilder", "RobotError", "SingularError", "Tip", "build", "load_urdf", "reference"]

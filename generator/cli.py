@@ -109,6 +109,17 @@ def check_module(robot, mod, samples=100, seed=0):
             record("jdot_qdot", mod.jdot_qdot(q, qd), ref.jdot_qdot(robot, q, qd))
             record("tip_force_acceleration", mod.tip_force_acceleration(q, f),
                    ref.tip_force_acceleration(robot, q, f))
+            record("os_inertia_inverse", mod.os_inertia_inverse(q), ref.os_inertia_inverse(robot, q))
+            try:
+                want = ref.os_inertia(robot, q)
+            except ref.SingularError:
+                continue   # no Λ at this state (fewer than 6 joints, singular pose)
+            u = rng.normal(size=6 * m)
+            record("os_inertia", mod.os_inertia(q), want)
+            record("os_coriolis", mod.os_coriolis(q, qd), ref.os_coriolis(robot, q, qd))
+            record("os_gravity", mod.os_gravity(q), ref.os_gravity(robot, q))
+            record("os_bias", mod.os_bias(q, qd), ref.os_bias(robot, q, qd))
+            record("osc_torque", mod.osc_torque(q, qd, u), ref.osc_torque(robot, q, qd, u))
     return errors
 
 

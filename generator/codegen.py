@@ -42,7 +42,7 @@ def generate(robot, name=None, precision="double", progress=None):
     name = c_name(name or robot.name)
     timings = {}
     t0 = time.perf_counter()
-    programs = recursion.all_programs(robot)
+    programs = recursion.all_programs(robot, precision)
     timings["record"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     for i, prog in enumerate(programs):

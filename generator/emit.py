@@ -11,7 +11,7 @@ from importlib import resources
 import jinja2
 
 from .printer import SoaCPrinter
-from .program import Banner
+from .program import Banner, Guard
 
 
 @dataclass
@@ -47,7 +47,8 @@ def opline(prog):
 def prototype(prefix, prog, ctype):
     args = [f"const {ctype} {a.name}[{a.size}]" for a in prog.inputs]
     args += [f"{ctype} {a.name}[{a.size}]" for a in prog.outputs]
-    return f"void {prefix}_{prog.name}({', '.join(args)})"
+    ret = "int" if prog.returns_status else "void"
+    return f"{ret} {prefix}_{prog.name}({', '.join(args)})"
 
 
 def function_lines(prog, printer):
@@ -56,6 +57,10 @@ def function_lines(prog, printer):
     for item in prog.body:
         if isinstance(item, Banner):
             lines.append({"banner": item.text})
+        elif isinstance(item, Guard):
+            lines.append({"banner": None, "code": f"if (!({printer.doprint(item.value)} > "
+                                                  f"{printer.doprint(item.bound)})) return {item.status};"
+                                                  + (f"  /* {item.text} */" if item.text else "")})
         else:
             sym, expr = item
             lines.append({"banner": None, "code": f"const {ctype} {sym.name} = {printer.doprint(expr)};"})
@@ -63,6 +68,8 @@ def function_lines(prog, printer):
     for arg in prog.outputs:
         for i, e in enumerate(arg.symbols):
             lines.append({"banner": None, "code": f"{arg.name}[{i}] = {printer.doprint(e)};"})
+    if prog.returns_status:
+        lines.append({"banner": None, "code": "return 0;"})
     return lines
 
 
@@ -75,7 +82,8 @@ def emit(robot, programs, name, precision="double"):
     functions = []
     for prog in programs:
         functions.append(dict(
-            doc=prog.doc, opline=opline(prog), prototype=prototype(name, prog, ctype),
+            doc=prog.doc + (" Returns 0, or 1 (outputs untouched) when Omega(0) is singular."
+                            if prog.returns_status else ""), opline=opline(prog), prototype=prototype(name, prog, ctype),
             argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
             lines=function_lines(prog, printer)))
     joints = [f"{k:2d} {b.joint} ({b.joint_type}, moves link {b.name}, parent "

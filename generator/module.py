@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .reference import SingularError
+
 
 class Module:
     """Generated dynamics of one robot.
@@ -57,8 +59,11 @@ class Module:
         args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
         results = [np.empty(size, dtype=self._dtype) for _, size in outs]
         fb = self._ffi.from_buffer
-        getattr(self._lib.lib, f"{self.name}_{fname}")(*[fb(self._ctype, a) for a in args],
-                                                        *[fb(self._ctype, r) for r in results])
+        status = getattr(self._lib.lib, f"{self.name}_{fname}")(*[fb(self._ctype, a) for a in args],
+                                                                 *[fb(self._ctype, r) for r in results])
+        if status:
+            raise SingularError(f"{fname}: Omega(0) is not positive definite at this configuration "
+                                "(a singular or redundant-axis configuration): Lambda(0) does not exist")
         return results[0] if len(results) == 1 else results
 
     def _need_tips(self, what):
@@ -121,3 +126,34 @@ class Module:
         """Δq̈ = −M⁻¹Jᵀ f caused by tip forces alone (seed 002 (18)); -> (n,)."""
         self._need_tips("tip_force_acceleration")
         return self._call("tip_force_acceleration", q, f_tip)
+
+    # ------------------------------------------------------ operational space
+    def os_inertia_inverse(self, q):
+        """Ω(0) = Λ(0)⁻¹ = J M⁻¹ Jᵀ by the O(n) recursion (seed 000 (58)–(61)); -> (6m, 6m)."""
+        self._need_tips("os_inertia_inverse")
+        return self._call("os_inertia_inverse", q).reshape(6 * self.m, 6 * self.m)
+
+    def os_inertia(self, q):
+        """Λ(0); raises :class:`SingularError` where Ω(0) is singular; -> (6m, 6m)."""
+        self._need_tips("os_inertia")
+        return self._call("os_inertia", q).reshape(6 * self.m, 6 * self.m)
+
+    def os_coriolis(self, q, qd):
+        """c(0) = Λ(J M⁻¹ C − J̇q̇) (seed 000 (65)–(68)); -> (6m,)."""
+        self._need_tips("os_coriolis")
+        return self._call("os_coriolis", q, qd)
+
+    def os_gravity(self, q):
+        """g(0) = Λ J M⁻¹ G (seed 000 (72)–(74)); -> (6m,)."""
+        self._need_tips("os_gravity")
+        return self._call("os_gravity", q)
+
+    def os_bias(self, q, qd):
+        """c(0) + g(0) in one pass (seed 000 end of §4.3); -> (6m,)."""
+        self._need_tips("os_bias")
+        return self._call("os_bias", q, qd)
+
+    def osc_torque(self, q, qd, u):
+        """T = Jᵀ[Λ(0)u + c(0) + g(0)] for commanded tip accelerations u (6m,); -> (n,)."""
+        self._need_tips("osc_torque")
+        return self._call("osc_torque", q, qd, u)

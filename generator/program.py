@@ -51,6 +51,19 @@ class Banner:
     text: str
 
 
+@dataclass
+class Guard:
+    """Stop with a non-zero status unless ``value > bound`` (NaN fails too).
+
+    The C function then returns ``status`` before writing any output.
+    """
+
+    value: object
+    bound: object
+    status: int = 1
+    text: str = ""
+
+
 class Program:
     """A straight-line function being recorded.
 
@@ -86,6 +99,15 @@ class Program:
     def banner(self, text):
         self.body.append(Banner(text))
 
+    def guard(self, value, bound, text=""):
+        """Record a check ``value > bound`` (see :class:`Guard`)."""
+        self.body.append(Guard(self.let(value), self.let(bound), 1, text))
+
+    @property
+    def returns_status(self):
+        """True when the C function returns an int status (it has guards)."""
+        return any(isinstance(s, Guard) for s in self.body)
+
     def let(self, expr):
         """Record ``expr`` as a statement unless it is a number, a symbol or
         a negated symbol; reuse the symbol of an identical earlier statement."""
@@ -113,7 +135,7 @@ class Program:
     # -------------------------------------------------------------- finishing
     def finish(self, cse=True):
         """CSE over the statement list, dead-code removal, renumbering, op counts."""
-        statements = [s for s in self.body if not isinstance(s, Banner)]
+        statements = self.statements()
         if cse and statements:
             self.body = _cse(self.body, statements)
         self._eliminate_dead()
@@ -123,7 +145,11 @@ class Program:
         return self
 
     def statements(self):
-        return [s for s in self.body if not isinstance(s, Banner)]
+        """The ``(symbol, expr)`` statements, without banners and guards."""
+        return [s for s in self.body if isinstance(s, tuple)]
+
+    def guards(self):
+        return [s for s in self.body if isinstance(s, Guard)]
 
     def _eliminate_dead(self):
         live = set()
@@ -135,6 +161,10 @@ class Program:
             if isinstance(item, Banner):
                 if kept and not isinstance(kept[-1], Banner):
                     kept.append(item)
+                continue
+            if isinstance(item, Guard):
+                live |= item.value.free_symbols | item.bound.free_symbols
+                kept.append(item)
                 continue
             sym, expr = item
             if sym in live:
@@ -149,6 +179,10 @@ class Program:
         for item in self.body:
             if isinstance(item, Banner):
                 body.append(item)
+                continue
+            if isinstance(item, Guard):
+                body.append(Guard(item.value.xreplace(mapping), item.bound.xreplace(mapping),
+                                  item.status, item.text))
                 continue
             sym, expr = item
             new = sp.Symbol(f"t{len(mapping)}")
@@ -181,7 +215,7 @@ def _cse(body, statements):
 
     it = iter(reduced)
     for item in body:
-        if isinstance(item, Banner):
+        if not isinstance(item, tuple):   # banners and guards (their operands are atoms)
             out.append(item)
             continue
         expr = next(it)
@@ -254,5 +288,7 @@ def count_program(prog):
     for arg in prog.outputs:
         for e in arg.symbols:
             count_ops(e, counts)
+    for g in prog.guards():
+        count_ops(g.bound, counts)
     counts["statements"] = len(prog.statements())
     return counts

@@ -397,8 +397,11 @@ def jdot_qdot(robot):
     return prog
 
 
-def all_programs(robot):
+def all_programs(robot, precision="double"):
     """Every function soagen generates for ``robot``, in header order."""
+    from . import recursion_os
+    from .reference import PIVOT_RATIO
+
     progs = [
         forward_kinematics(robot) if robot.tips else None,
         jacobian(robot) if robot.tips else None,
@@ -412,5 +415,5 @@ def all_programs(robot):
         forward_dynamics(robot, "FD4"),
         forward_dynamics(robot, "FD1"),
         tip_force_acceleration(robot) if robot.tips else None,
-    ]
+    ] + recursion_os.all_programs(robot, PIVOT_RATIO[precision])
     return [p for p in progs if p is not None]

@@ -361,3 +361,157 @@ def tip_velocity(robot, q, qd):
     kin = kinematics(robot, q)
     V, _, _, _ = bias_terms(robot, kin, qd)
     return np.concatenate([kin.phi_tip[i].T @ V[t.body] for i, t in enumerate(robot.tips)])
+
+
+# ====================================================== operational space
+class SingularError(ArithmeticError):
+    """Ω(0) is not positive definite enough to invert (singular configuration)."""
+
+
+#: a pivot d_j of the LDLᵀ factorization of Ω(0) must exceed this fraction of Ω_jj
+PIVOT_RATIO = {"double": 1e-10, "float": 1e-5}
+
+
+def ldl(A, ratio=PIVOT_RATIO["double"]):
+    """Unit-lower L and pivots d with A = L diag(d) Lᵀ; raises :class:`SingularError`
+    when a pivot is not above ``ratio`` times its diagonal entry (A is (N, N))."""
+    N = A.shape[0]
+    L, d = np.eye(N), np.zeros(N)
+    for j in range(N):
+        w = L[j, :j] * d[:j]
+        d[j] = A[j, j] - L[j, :j] @ w
+        if not d[j] > ratio * A[j, j]:
+            raise SingularError(f"Omega(0) is singular: pivot {j} is {d[j]:.3e} for diagonal {A[j, j]:.3e}")
+        L[j + 1:, j] = (A[j + 1:, j] - L[j + 1:, :j] @ w) / d[j]
+    return L, d
+
+
+def _tip_blocks(robot, kin, art):
+    """Ω(k) for every body (seed 000 (58)) and the tip-pair blocks
+    Ω_ij = φ*(a,0)ψ*(c,a) Ω(c) ψ(c,b)φ(b,0), c the nearest common ancestor of
+    the tip bodies a, b (seed 003 Table 1 in the JPL notation); -> (6m, 6m)."""
+    n = robot.n
+    Om = [None] * n
+    for k in range(n):  # base-to-tip (58)
+        p = robot.bodies[k].parent
+        h = kin.H[k]
+        Om[k] = np.outer(h, h) / art.D[k]
+        if p >= 0:
+            Om[k] += art.psi[k].T @ Om[p] @ art.psi[k]
+    m = len(robot.tips)
+    out = np.zeros((6 * m, 6 * m))
+
+    def psi_path(c, k):
+        """ψ(c, k) for c an ancestor-or-self of k."""
+        X = np.eye(6)
+        while k != c:
+            X = art.psi[k] @ X
+            k = robot.bodies[k].parent
+        return X
+
+    for i, ti in enumerate(robot.tips):
+        anc_i = robot.ancestors(ti.body)
+        for j, tj in enumerate(robot.tips):
+            common = [k for k in robot.ancestors(tj.body) if k in anc_i]
+            if not common:
+                continue
+            c = common[0]
+            Xi = psi_path(c, ti.body) @ kin.phi_tip[i]
+            Xj = psi_path(c, tj.body) @ kin.phi_tip[j]
+            out[6 * i:6 * i + 6, 6 * j:6 * j + 6] = Xi.T @ Om[c] @ Xj
+    return out
+
+
+def os_inertia_inverse(robot, q):
+    """Ω(0) = Λ(0)⁻¹ = B*ψ*H*D⁻¹HψB (seed 000 (57)–(61), seed 002 (20)); -> (6m, 6m)"""
+    kin = kinematics(robot, q)
+    return _tip_blocks(robot, kin, articulated(robot, kin))
+
+
+def os_inertia(robot, q):
+    """Λ(0) = Ω(0)⁻¹ through LDLᵀ of Ω(0) (seed 000 (61)); raises
+    :class:`SingularError` at singular configurations; -> (6m, 6m)"""
+    L, d = ldl(os_inertia_inverse(robot, q))
+    X = np.linalg.inv(L)
+    return X.T @ (X / d[:, None])
+
+
+def _eta(robot, kin, art, a, b):
+    """η(k) of (seed 000 (66)–(67)): the tip-to-base sweep y = ψ(Pa + b),
+    ξ(k) = H*(k)D⁻¹(k)H(k)y(k) − a(k), then η(k) = ψ*(p,k)η(p) + ξ(k).
+
+    (66) is missing from the seed's text; it follows from (65):
+    Ω(0)c(0) = B*ψ*[H*D⁻¹Hψ(Pa + b) − a] − a(0).
+    """
+    n = robot.n
+    y = [art.P[k] @ a[k] + b[k] for k in range(n)]
+    for k in reversed(range(n)):
+        p = robot.bodies[k].parent
+        if p >= 0:
+            y[p] += art.psi[k] @ y[k]
+    eta = [None] * n
+    for k in range(n):
+        h = kin.H[k]
+        xi = h * (h @ y[k]) / art.D[k] - a[k]
+        p = robot.bodies[k].parent
+        eta[k] = xi if p < 0 else art.psi[k].T @ eta[p] + xi
+    return eta
+
+
+def _gravity_bar(robot, kin, a):
+    """ā = a + E*a_g: gravity folded into the root bodies (seed 000 end of §4.3)."""
+    a = [ak.copy() for ak in a]
+    for k, body in enumerate(robot.bodies):
+        if body.parent < 0:
+            a[k] += kin.phi[k].T @ _base_acceleration(robot)
+    return a
+
+
+def _os_rhs(robot, q, qd, coriolis=True, gravity=True):
+    """Right-hand side r of Ω(0)x = r for x = c(0) (65)–(68), g(0) (72)–(74) or
+    c(0)+g(0) (shortcut); returns (kin, art, r (6m,))."""
+    kin = kinematics(robot, q)
+    art = articulated(robot, kin)
+    _, a, b, a0 = bias_terms(robot, kin, qd if coriolis else np.zeros(robot.n))
+    if not coriolis:
+        a, b, a0 = [np.zeros(6)] * robot.n, [np.zeros(6)] * robot.n, [np.zeros(6)] * len(robot.tips)
+    if gravity:
+        a = _gravity_bar(robot, kin, a)
+    eta = _eta(robot, kin, art, a, b)
+    r = np.concatenate([kin.phi_tip[i].T @ eta[t.body] - a0[i] for i, t in enumerate(robot.tips)])
+    if gravity:   # (74): φ*(1,0)α(1) with α = φ*E*a_g, the base acceleration at the tip
+        r += np.tile(_base_acceleration(robot), len(robot.tips))
+    return kin, art, r
+
+
+def _os_solve(robot, kin, art, r):
+    L, d = ldl(_tip_blocks(robot, kin, art))
+    z = np.linalg.solve(L, r) / d
+    return np.linalg.solve(L.T, z)
+
+
+def os_coriolis(robot, q, qd):
+    """c(0): Ω(0)c(0) = η(0) − a(0) (seed 000 (65)–(68)); -> (6m,)"""
+    return _os_solve(robot, *_os_rhs(robot, q, qd, coriolis=True, gravity=False))
+
+
+def os_gravity(robot, q):
+    """g(0): Ω(0)g(0) = φ*(1,0)(α(1) − η(1)) (seed 000 (72)–(74)); -> (6m,)"""
+    return _os_solve(robot, *_os_rhs(robot, q, np.zeros(robot.n), coriolis=False, gravity=True))
+
+
+def os_bias(robot, q, qd):
+    """c(0) + g(0) by the shortcut a → ā = a + E*a_g in (65) (seed 000 end of §4.3); -> (6m,)"""
+    return _os_solve(robot, *_os_rhs(robot, q, qd, coriolis=True, gravity=True))
+
+
+def osc_torque(robot, q, qd, u):
+    """Operational space control step T = J*[Λ(0)u + c(0) + g(0)] (seed 000 (4), (39)).
+
+    ``u`` (6m,) is the commanded tip acceleration; -> (n,)
+    """
+    kin, art, r = _os_rhs(robot, q, qd, coriolis=True, gravity=True)
+    F = _os_solve(robot, kin, art, np.asarray(u, float) + r)
+    fb = _tip_forces(robot, kin, F)
+    f = _causal(robot, kin, fb)                       # (39)
+    return np.array([kin.H[k] @ f[k] for k in range(robot.n)])

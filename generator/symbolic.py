@@ -220,3 +220,96 @@ def _axis_rotation(prog, axis, c, s):
     omc = prog.let(1 - c)
     return [[prog.let((1 if r == col else 0) + s * a[r][col] + omc * const(a2[r][col]))
              for col in range(3)] for r in range(3)]
+
+
+# ------------------------------------------------- symmetric 6×6 (motion space)
+def full_from_blocks(A, B, C):
+    """[[A, B], [Bᵀ, C]] as a 6×6 list of lists."""
+    return [[(A[i][j] if j < 3 else B[i][j - 3]) if i < 3 else (B[j][i - 3] if j < 3 else C[i - 3][j - 3])
+             for j in range(6)] for i in range(6)]
+
+
+def blocks_from_full(X):
+    A = [[X[i][j] for j in range(3)] for i in range(3)]
+    B = [[X[i][j + 3] for j in range(3)] for i in range(3)]
+    C = [[X[i + 3][j + 3] for j in range(3)] for i in range(3)]
+    return A, B, C
+
+
+def shift_motion_sym(prog, X, ell):
+    """[[I, 0], [−ℓ̃, I]] X [[I, ℓ̃], [0, I]] for symmetric X = (A, B, C) (no rotation)."""
+    A, B, C = X
+    L = skew(ell)
+    B2 = [[prog.let(B[i][j] + sum(A[i][m] * L[m][j] for m in range(3))) for j in range(3)] for i in range(3)]
+    C2 = sym_from_upper(lambda i, j: prog.let(
+        C[i][j] + sum(B[m][i] * L[m][j] for m in range(3)) - sum(L[i][m] * B2[m][j] for m in range(3))))
+    return A, B2, C2
+
+
+def congruence_motion(prog, X, ell, rotations):
+    """φ* X φ for symmetric X: shift by ℓ, then R X Rᵀ for each R in ``rotations``."""
+    A, B, C = shift_motion_sym(prog, X, ell)
+    for R in rotations:
+        A, B, C = rotate_sym(prog, R, A), rotate_gen(prog, R, B), rotate_sym(prog, R, C)
+    return A, B, C
+
+
+def project_sym(prog, X, h, g):
+    """(I − h gᵀ) X (I − g hᵀ) for a symmetric 6×6 list X and 6-vectors h, g."""
+    w = [prog.let(sum(X[i][j] * g[j] for j in range(6))) for i in range(6)]
+    s = prog.let(sum(g[i] * w[i] for i in range(6)))
+    out = [[None] * 6 for _ in range(6)]
+    for i in range(6):
+        for j in range(i, 6):
+            out[i][j] = out[j][i] = prog.let(X[i][j] - h[i] * w[j] - w[i] * h[j] + s * h[i] * h[j])
+    return out
+
+
+def motion_to_tip(prog, R, offset, v):
+    """φ*(k, 0) v: a body-k motion vector at the tip, world-aligned axes (R: body → world)."""
+    w, u = v
+    return matvec(prog, R, w), matvec(prog, R, add(prog, u, cross(prog, w, offset)))
+
+
+# ----------------------------------------------------- unrolled LDLᵀ of Ω(0)
+def ldl(prog, A, ratio):
+    """Unit-lower L and pivots d (with 1/d) of a symmetric N×N list A, guarding
+    every pivot: d_j > ratio · A_jj, else the function returns status 1."""
+    N = len(A)
+    L = [[sp.Integer(1) if i == j else sp.Integer(0) for j in range(N)] for i in range(N)]
+    d, dinv = [None] * N, [None] * N
+    for j in range(N):
+        w = [prog.let(L[j][k] * d[k]) for k in range(j)]
+        d[j] = prog.let(A[j][j] - sum(L[j][k] * w[k] for k in range(j)))
+        prog.guard(d[j], ratio * A[j][j], f"pivot {j} of Omega(0)")
+        dinv[j] = prog.let(1 / d[j])
+        for i in range(j + 1, N):
+            L[i][j] = prog.let((A[i][j] - sum(L[i][k] * w[k] for k in range(j))) * dinv[j])
+    return L, d, dinv
+
+
+def ldl_inverse(prog, L, dinv):
+    """A⁻¹ = L⁻ᵀ D⁻¹ L⁻¹ from the factors; symmetric N×N list."""
+    N = len(L)
+    X = [[sp.Integer(1) if i == j else sp.Integer(0) for j in range(N)] for i in range(N)]  # L⁻¹
+    for i in range(N):
+        for j in range(i):
+            X[i][j] = prog.let(-sum(L[i][k] * X[k][j] for k in range(j, i)))
+    out = [[None] * N for _ in range(N)]
+    for i in range(N):
+        for j in range(i, N):
+            out[i][j] = out[j][i] = prog.let(sum(X[k][i] * dinv[k] * X[k][j] for k in range(j, N)))
+    return out
+
+
+def ldl_solve(prog, L, dinv, r):
+    """x with A x = r from the factors."""
+    N = len(L)
+    y = [None] * N
+    for i in range(N):
+        y[i] = prog.let(r[i] - sum(L[i][k] * y[k] for k in range(i)))
+    z = [prog.let(y[i] * dinv[i]) for i in range(N)]
+    x = [None] * N
+    for i in reversed(range(N)):
+        x[i] = prog.let(z[i] - sum(L[k][i] * x[k] for k in range(i + 1, N)))
+    return x

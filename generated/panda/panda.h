@@ -36,6 +36,12 @@
  *   forward_dynamics                  915 mul    716 add    6 div   0 sqrt  12 trig    750 statements
  *   forward_dynamics_fd1              988 mul    746 add    6 div   0 sqrt  12 trig    790 statements
  *   tip_force_acceleration            618 mul    435 add    6 div   0 sqrt  14 trig    514 statements
+ *   os_inertia_inverse               1116 mul    807 add    6 div   0 sqrt  14 trig    739 statements
+ *   os_inertia                       1275 mul    897 add   12 div   0 sqrt  14 trig    826 statements
+ *   os_coriolis                      1773 mul   1301 add   12 div   0 sqrt  14 trig   1189 statements
+ *   os_gravity                       1358 mul    970 add   12 div   0 sqrt  14 trig    893 statements
+ *   os_bias                          1806 mul   1328 add   12 div   0 sqrt  14 trig   1220 statements
+ *   osc_torque                       1877 mul   1379 add   12 div   0 sqrt  14 trig   1274 statements
  */
 #ifndef SOAGEN_PANDA_H
 #define SOAGEN_PANDA_H
@@ -82,6 +88,24 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
 
 /* joint accelerations caused by tip forces alone */
 void panda_tip_force_acceleration(const double q[7], const double f[6], double qdd[7]);
+
+/* operational space inverse inertia Omega(0), 6m x 6m */
+void panda_os_inertia_inverse(const double q[7], double Omega[36]);
+
+/* operational space inertia Lambda(0), 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int panda_os_inertia(const double q[7], double Lambda[36]);
+
+/* operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int panda_os_coriolis(const double q[7], const double qd[7], double c[6]);
+
+/* operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int panda_os_gravity(const double q[7], double g[6]);
+
+/* operational space bias force c(0) + g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int panda_os_bias(const double q[7], const double qd[7], double cg[6]);
+
+/* operational space control torques J^T (Lambda u + c + g) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int panda_osc_torque(const double q[7], const double qd[7], const double u[6], double tau[7]);
 
 #ifdef __cplusplus
 }

@@ -35,6 +35,12 @@
  *   forward_dynamics                  624 mul    459 add    5 div   0 sqrt  10 trig    543 statements
  *   forward_dynamics_fd1              660 mul    460 add    5 div   0 sqrt  10 trig    590 statements
  *   tip_force_acceleration            456 mul    299 add    5 div   0 sqrt  12 trig    377 statements
+ *   os_inertia_inverse                832 mul    553 add    5 div   0 sqrt  12 trig    546 statements
+ *   os_inertia                        991 mul    643 add   11 div   0 sqrt  12 trig    633 statements
+ *   os_coriolis                      1308 mul    893 add   11 div   0 sqrt  12 trig    899 statements
+ *   os_gravity                       1027 mul    675 add   11 div   0 sqrt  12 trig    662 statements
+ *   os_bias                          1318 mul    902 add   11 div   0 sqrt  12 trig    908 statements
+ *   osc_torque                       1381 mul    947 add   11 div   0 sqrt  12 trig    952 statements
  */
 #ifndef SOAGEN_PUMA560_H
 #define SOAGEN_PUMA560_H
@@ -81,6 +87,24 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
 
 /* joint accelerations caused by tip forces alone */
 void puma560_tip_force_acceleration(const double q[6], const double f[6], double qdd[6]);
+
+/* operational space inverse inertia Omega(0), 6m x 6m */
+void puma560_os_inertia_inverse(const double q[6], double Omega[36]);
+
+/* operational space inertia Lambda(0), 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int puma560_os_inertia(const double q[6], double Lambda[36]);
+
+/* operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int puma560_os_coriolis(const double q[6], const double qd[6], double c[6]);
+
+/* operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int puma560_os_gravity(const double q[6], double g[6]);
+
+/* operational space bias force c(0) + g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int puma560_os_bias(const double q[6], const double qd[6], double cg[6]);
+
+/* operational space control torques J^T (Lambda u + c + g) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int puma560_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6]);
 
 #ifdef __cplusplus
 }

@@ -35,6 +35,12 @@
  *   forward_dynamics                  718 mul    520 add    5 div   0 sqrt  10 trig    614 statements
  *   forward_dynamics_fd1              732 mul    502 add    5 div   0 sqrt  10 trig    677 statements
  *   tip_force_acceleration            550 mul    366 add    5 div   0 sqrt  12 trig    454 statements
+ *   os_inertia_inverse                999 mul    688 add    5 div   0 sqrt  12 trig    696 statements
+ *   os_inertia                       1158 mul    778 add   11 div   0 sqrt  12 trig    783 statements
+ *   os_coriolis                      1528 mul   1067 add   11 div   0 sqrt  12 trig   1097 statements
+ *   os_gravity                       1205 mul    822 add   11 div   0 sqrt  12 trig    830 statements
+ *   os_bias                          1534 mul   1076 add   11 div   0 sqrt  12 trig   1107 statements
+ *   osc_torque                       1611 mul   1133 add   11 div   0 sqrt  12 trig   1169 statements
  */
 #ifndef SOAGEN_UR5_H
 #define SOAGEN_UR5_H
@@ -81,6 +87,24 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
 
 /* joint accelerations caused by tip forces alone */
 void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd[6]);
+
+/* operational space inverse inertia Omega(0), 6m x 6m */
+void ur5_os_inertia_inverse(const double q[6], double Omega[36]);
+
+/* operational space inertia Lambda(0), 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int ur5_os_inertia(const double q[6], double Lambda[36]);
+
+/* operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int ur5_os_coriolis(const double q[6], const double qd[6], double c[6]);
+
+/* operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int ur5_os_gravity(const double q[6], double g[6]);
+
+/* operational space bias force c(0) + g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int ur5_os_bias(const double q[6], const double qd[6], double cg[6]);
+
+/* operational space control torques J^T (Lambda u + c + g) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6]);
 
 #ifdef __cplusplus
 }
