@@ -44,9 +44,10 @@ def generator_digest():
     return h.hexdigest()
 
 
-def cache_key(robot, precision, name):
+def cache_key(robot, precision, name, functions=None):
     h = hashlib.sha256()
-    for part in (robot.fingerprint(), precision, name, generator_digest(), " ".join(COMPILE_ARGS)):
+    chosen = "all" if functions is None else ",".join(sorted(functions))
+    for part in (robot.fingerprint(), precision, name, chosen, generator_digest(), " ".join(COMPILE_ARGS)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]
@@ -74,8 +75,17 @@ def _load(path, modname):
     return mod
 
 
-def build(robot, precision="double", name=None, cache_dir=None, progress=None):
+def build(robot, precision="double", name=None, cache_dir=None, progress=None, functions=None):
     """Generate, compile (once per content hash) and load the module for ``robot``.
+
+    Parameters
+    ----------
+    robot : Robot
+    precision : {"double", "float"}
+    name : str, optional        C prefix (default: robot name)
+    cache_dir : path, optional  default ``$SOAGEN_CACHE`` or ``~/.cache/soagen``
+    progress : callable, optional
+    functions : list of str, optional   only these C functions (default: all)
 
     Returns
     -------
@@ -86,7 +96,7 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None):
     from .module import Module
 
     name = c_name(name or robot.name)
-    key = cache_key(robot, precision, name)
+    key = cache_key(robot, precision, name, functions)
     root = Path(cache_dir) if cache_dir else cache_root()
     root.mkdir(parents=True, exist_ok=True)
     final = root / key
@@ -95,7 +105,7 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None):
     with open(root / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (final / "meta.json").exists():
-            gen = generate(robot, name, precision, progress)
+            gen = generate(robot, name, precision, progress, functions)
             timings.update(gen.timings)
             work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
             t0 = time.perf_counter()

@@ -29,7 +29,7 @@ def c_name(name):
     return out if out and not out[0].isdigit() else "r_" + out
 
 
-def generate(robot, name=None, precision="double", progress=None):
+def generate(robot, name=None, precision="double", progress=None, functions=None):
     """Run the symbolic recursions, clean the programs and emit C.
 
     Parameters
@@ -38,11 +38,12 @@ def generate(robot, name=None, precision="double", progress=None):
     name : str, optional   file stem / function prefix (default: robot name)
     precision : {"double", "float"}
     progress : callable, optional   called as ``progress(done, total, label)``
+    functions : list of str, optional   generate only these C functions (default: all)
     """
     name = c_name(name or robot.name)
     timings = {}
     t0 = time.perf_counter()
-    programs = recursion.all_programs(robot, precision)
+    programs = recursion.all_programs(robot, precision, functions)
     timings["record"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     for i, prog in enumerate(programs):

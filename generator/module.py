@@ -54,7 +54,10 @@ class Module:
         return arr
 
     def _call(self, fname, *inputs):
-        sig = self._sig[fname]
+        sig = self._sig.get(fname)
+        if sig is None:
+            raise NotImplementedError(f"{fname} was not generated for this module "
+                                      "(build with functions=None for all of them)")
         ins, outs = sig[:len(inputs)], sig[len(inputs):]
         args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
         results = [np.empty(size, dtype=self._dtype) for _, size in outs]

@@ -397,23 +397,43 @@ def jdot_qdot(robot):
     return prog
 
 
-def all_programs(robot, precision="double"):
-    """Every function soagen generates for ``robot``, in header order."""
-    from . import recursion_os
+def registry():
+    """``{C function name: (needs tips, maker(robot, pivot ratio) -> Program)}`` in header order."""
+    from . import recursion_os as os_
+
+    return {
+        "forward_kinematics": (True, lambda r, _: forward_kinematics(r)),
+        "jacobian": (True, lambda r, _: jacobian(r)),
+        "jdot_qdot": (True, lambda r, _: jdot_qdot(r)),
+        "inverse_dynamics": (False, lambda r, _: inverse_dynamics(r)),
+        "inverse_dynamics_tip_force": (True, lambda r, _: inverse_dynamics(
+            r, tip_force=True, name="inverse_dynamics_tip_force")),
+        "gravity": (False, lambda r, _: inverse_dynamics(r, with_qdd=False, with_qd=False, name="gravity")),
+        "bias_forces": (False, lambda r, _: inverse_dynamics(r, with_qdd=False, name="bias_forces")),
+        "mass_matrix": (False, lambda r, _: mass_matrix(r)),
+        "mass_matrix_inverse": (False, lambda r, _: mass_matrix_inverse(r)),
+        "forward_dynamics": (False, lambda r, _: forward_dynamics(r, "FD4")),
+        "forward_dynamics_fd1": (False, lambda r, _: forward_dynamics(r, "FD1")),
+        "tip_force_acceleration": (True, lambda r, _: tip_force_acceleration(r)),
+        "os_inertia_inverse": (True, lambda r, _: os_.os_inertia_inverse(r)),
+        "os_inertia": (True, os_.os_inertia),
+        "os_coriolis": (True, os_.os_coriolis),
+        "os_gravity": (True, os_.os_gravity),
+        "os_bias": (True, os_.os_bias),
+        "osc_torque": (True, os_.osc_torque),
+    }
+
+
+def all_programs(robot, precision="double", functions=None):
+    """The programs soagen generates for ``robot``, in header order: every
+    function (those needing tips only when there are tips), or ``functions``."""
     from .reference import PIVOT_RATIO
 
-    progs = [
-        forward_kinematics(robot) if robot.tips else None,
-        jacobian(robot) if robot.tips else None,
-        jdot_qdot(robot) if robot.tips else None,
-        inverse_dynamics(robot),
-        inverse_dynamics(robot, tip_force=True, name="inverse_dynamics_tip_force") if robot.tips else None,
-        inverse_dynamics(robot, with_qdd=False, with_qd=False, name="gravity"),
-        inverse_dynamics(robot, with_qdd=False, name="bias_forces"),
-        mass_matrix(robot),
-        mass_matrix_inverse(robot),
-        forward_dynamics(robot, "FD4"),
-        forward_dynamics(robot, "FD1"),
-        tip_force_acceleration(robot) if robot.tips else None,
-    ] + recursion_os.all_programs(robot, PIVOT_RATIO[precision])
-    return [p for p in progs if p is not None]
+    table = registry()
+    if functions is not None:
+        unknown = sorted(set(functions) - set(table))
+        if unknown:
+            raise ValueError(f"unknown functions {unknown}; choose from {', '.join(table)}")
+    ratio = PIVOT_RATIO[precision]
+    return [make(robot, ratio) for name, (tips, make) in table.items()
+            if (functions is None or name in functions) and (robot.tips or not tips)]

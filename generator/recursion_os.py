@@ -214,11 +214,3 @@ def osc_torque(robot, ratio):
     _forces_up(sw, f)                                                     # (39)
     prog.output("tau", [sw.frame(k).project(f[k]) for k in range(robot.n)], "joint torques")
     return prog
-
-
-def all_programs(robot, ratio):
-    """The operational space functions of ``robot`` (empty without tips)."""
-    if not robot.tips:
-        return []
-    return [os_inertia_inverse(robot), os_inertia(robot, ratio), os_coriolis(robot, ratio),
-            os_gravity(robot, ratio), os_bias(robot, ratio), osc_torque(robot, ratio)]

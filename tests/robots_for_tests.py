@@ -173,3 +173,40 @@ def two_link_closed_form(q, qd, qdd, l1=1.0, l2=0.7, m1=2.0, m2=1.5, inertia=1e-
 
 __all__ = ["random_spec", "random_robot", "robot_from_spec", "random_urdf", "planar_2link",
            "two_link_closed_form"]
+
+
+def make_realistic(spec, seed):
+    """Give a spec the kinematic sparsity of real arms: coordinate joint axes
+    and joint-frame rotations by multiples of π/2 (inertias stay general)."""
+    rng = np.random.default_rng(seed + 2000)
+    for j in spec["joints"]:
+        j["axis"] = _COORD_AXES[rng.integers(len(_COORD_AXES))].copy()
+        j["rpy"] = rng.integers(-1, 3, 3) * (np.pi / 2)
+    return spec
+
+
+def branching_spec(seed, trunk=1, branches=3, per_branch=6, prismatic_fraction=0.0,
+                   gravity=(0.0, 0.0, -9.81), realistic=False):
+    """A trunk of ``trunk`` joints carrying ``branches`` arms of ``per_branch``
+    joints each, one tip at the end of every arm (a humanoid-like tree whose
+    tips each have enough joints for a full-rank Ω(0)); ``realistic`` applies
+    :func:`make_realistic`."""
+    n = trunk + branches * per_branch
+    spec = random_spec(seed, n, tree=False, prismatic_fraction=prismatic_fraction, gravity=gravity)
+    if realistic:
+        make_realistic(spec, seed)
+    names = ["base"] + [f"l{i:02d}" for i in range(1, n + 1)]
+    ends = []
+    for b in range(branches):
+        first = trunk + b * per_branch + 1
+        spec["joints"][first - 1]["parent"] = names[trunk]      # arm root on the last trunk link
+        ends.append(names[first + per_branch - 1])
+    rng = np.random.default_rng(seed + 1000)
+    spec["tips"] = [(nm, rng.uniform(-0.2, 0.2, 3)) for nm in ends]
+    spec["name"] = f"random_branching_{trunk}_{branches}x{per_branch}_{seed}"
+    return spec
+
+
+def branching_robot(seed, trunk=1, branches=3, per_branch=6, **kw):
+    """:class:`soagen.Robot` of :func:`branching_spec`."""
+    return robot_from_spec(branching_spec(seed, trunk, branches, per_branch, **kw))
