@@ -6,6 +6,7 @@ Stages (one module each, one data type handed on):
 → ``cffi_build`` (cffi module) → ``cli``.
 """
 from . import reference
+from .closed_chain import ClosedChain, closed_chain
 from .model import Body, Robot, RobotBuilder, RobotError, Tip
 from .reference import SingularError
 from .urdf import load_urdf
@@ -19,4 +20,4 @@ def build(robot, precision="double", **kwargs):
     return _build(robot, precision=precision, **kwargs)
 
 
-__all__ = ["Body", "Robot", "RobotBuilder", "RobotError", "SingularError", "Tip", "build", "load_urdf", "reference"]
+__all__ = ["ClosedChain", "closed_chain", "Body", "Robot", "RobotBuilder", "RobotError", "SingularError", "Tip", "build", "load_urdf", "reference"]

@@ -93,7 +93,7 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
         Wrappers taking and returning numpy arrays; ``.ops`` holds the op counts
         and ``.timings`` the seconds spent per stage of this call.
     """
-    from .module import Module
+    from .module import module_class
 
     name = c_name(name or robot.name)
     key = cache_key(robot, precision, name, functions)
@@ -125,4 +125,5 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
     t0 = time.perf_counter()
     lib = _load(final / meta["library"], modname)
     timings["load"] = time.perf_counter() - t0
-    return Module(robot, lib, meta, np.float32 if precision == "float" else np.float64, timings, final)
+    return module_class(robot)(robot, lib, meta, np.float32 if precision == "float" else np.float64,
+                               timings, final)

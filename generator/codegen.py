@@ -29,6 +29,16 @@ def c_name(name):
     return out if out and not out[0].isdigit() else "r_" + out
 
 
+def target_programs(target, precision, functions=None):
+    """Programs of a robot, or the single program of a closed chain."""
+    from .closed_chain import ClosedChain, program
+    from .reference import PIVOT_RATIO
+
+    if isinstance(target, ClosedChain):
+        return [program(target, PIVOT_RATIO[precision])]
+    return recursion.all_programs(target, precision, functions)
+
+
 def generate(robot, name=None, precision="double", progress=None, functions=None):
     """Run the symbolic recursions, clean the programs and emit C.
 
@@ -43,7 +53,7 @@ def generate(robot, name=None, precision="double", progress=None, functions=None
     name = c_name(name or robot.name)
     timings = {}
     t0 = time.perf_counter()
-    programs = recursion.all_programs(robot, precision, functions)
+    programs = target_programs(robot, precision, functions)
     timings["record"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     for i, prog in enumerate(programs):

@@ -86,12 +86,17 @@ def emit(robot, programs, name, precision="double"):
                             if prog.returns_status else ""), opline=opline(prog), prototype=prototype(name, prog, ctype),
             argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
             lines=function_lines(prog, printer)))
-    joints = [f"{k:2d} {b.joint} ({b.joint_type}, moves link {b.name}, parent "
-              f"{'base' if b.parent < 0 else b.parent})" for k, b in enumerate(robot.bodies)]
-    tips = [f"{i} {t.name} on body {t.body}, offset [{', '.join(repr(float(x)) for x in t.offset)}]"
-            for i, t in enumerate(robot.tips)]
+    joints, tips = [], []
+    for label, part in getattr(robot, "parts", [("", robot)]):
+        prefix = f"arm {label}: " if label else ""
+        joints += [f"{prefix}{k:2d} {b.joint} ({b.joint_type}, moves link {b.name}, parent "
+                   f"{'base' if b.parent < 0 else b.parent})" for k, b in enumerate(part.bodies)]
+        tips += [f"{prefix}{i} {t.name} on body {t.body}, offset [{', '.join(repr(float(x)) for x in t.offset)}]"
+                 for i, t in enumerate(part.tips)]
     ctx = dict(version=__version__, robot_name=robot.name, guard_name=name, guard=f"SOAGEN_{name.upper()}_H",
-               macro=name.upper(), n=robot.n, ntips=len(robot.tips), ctype=ctype, joints=joints, tips=tips,
+               macro=name.upper(), ctype=ctype,
+               sizes=[(f"{name.upper()}_{('N' + label.upper()) if label else 'NQ'}", part.n)
+                      for label, part in getattr(robot, "parts", [("", robot)])], joints=joints, tips=tips,
                gravity=", ".join(repr(float(g)) for g in robot.gravity), functions=functions)
     env = _environment()
     header = env.get_template("robot.h.j2").render(**ctx)

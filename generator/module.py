@@ -25,8 +25,8 @@ class Module:
 
     def __init__(self, robot, lib, meta, dtype, timings, path):
         self.robot = robot
-        self.n = robot.n
-        self.m = len(robot.tips)
+        self.n = getattr(robot, "n", None)
+        self.m = len(getattr(robot, "tips", ()))
         self.ops = meta["ops"]
         self.name = meta["name"]
         self.precision = meta["precision"]
@@ -160,3 +160,21 @@ class Module:
         """T = Jᵀ[Λ(0)u + c(0) + g(0)] for commanded tip accelerations u (6m,); -> (n,)."""
         self._need_tips("osc_torque")
         return self._call("osc_torque", q, qd, u)
+
+
+class ClosedChainModule(Module):
+    """Generated forward dynamics of two arms holding one point (seed 002 §5.3)."""
+
+    def __repr__(self):
+        return f"<soagen closed chain {self.name}: {self.robot.robot_a.n} + {self.robot.robot_b.n} joints>"
+
+    def forward_dynamics(self, qa, qda, taua, qb, qdb, taub):
+        """Joint accelerations of both arms and the wrench f (6,) arm a exerts on
+        arm b, world axes at the held point; -> (θ̈_a, θ̈_b, f)."""
+        return tuple(self._call("forward_dynamics", qa, qda, taua, qb, qdb, taub))
+
+
+def module_class(target):
+    from .closed_chain import ClosedChain
+
+    return ClosedChainModule if isinstance(target, ClosedChain) else Module

@@ -21,8 +21,8 @@ class Sweeps:
     what its algorithm needs.
     """
 
-    def __init__(self, prog: Program, robot: Robot, q):
-        self.prog, self.robot, self.q = prog, robot, q
+    def __init__(self, prog: Program, robot: Robot, q, label=""):
+        self.prog, self.robot, self.q, self.label = prog, robot, q, label
         self.frames = [None] * robot.n
         self._V = None
         self._world = {}
@@ -30,7 +30,7 @@ class Sweeps:
     def frame(self, k) -> S.JointFrame:
         if self.frames[k] is None:
             b = self.robot.bodies[k]
-            self.prog.banner(f"body {k}: {b.name} (joint {b.joint}, {b.joint_type})")
+            self.prog.banner(f"{self.label}body {k}: {b.name} (joint {b.joint}, {b.joint_type})")
             self.frames[k] = S.JointFrame(self.prog, b, self.q[k])
         return self.frames[k]
 
@@ -270,33 +270,56 @@ def forward_dynamics(robot, variant="FD4"):
         nu = _filter(sw, art, Tp, [(S.ZERO3, S.ZERO3) for _ in range(n)])     # (4.20)
         qdd, _ = _smooth(sw, art, nu)                                        # (4.22)
     elif variant == "FD4":
-        V, a, b = sw.velocities(qd)                                          # (5.13)
-        a = list(a)
-        for k, body in enumerate(robot.bodies):
-            if body.parent < 0:   # ā = a + E*a_g (seed 000 end of §4.3)
-                a[k] = S.spatial_add(prog, a[k], sw.frame(k).phi_star(sw.base_acceleration()))
-        art = Articulated(sw)
-        # (5.16): z(k) starts at b(k); Pa enters before the ψ transfer
-        z = list(b)
-        nu = [None] * n
-        for k in reversed(range(n)):
-            fr = sw.frame(k)
-            zk = z[k]
-            eps = prog.let(tau[k] - fr.project(zk))
-            nu[k] = prog.let(eps * art.Dinv[k])
-            p = sw.parent(k)
-            if p >= 0:
-                Pa = S.inertia_times(prog, art.P[k], a[k])
-                zPa = S.spatial_add(prog, zk, Pa)
-                e2 = prog.let(eps - fr.project(Pa))             # T − H(z + Pa)
-                G = art.G[k]
-                zk = (S.add(prog, zPa[0], [g * e2 for g in G[0]]), S.add(prog, zPa[1], [g * e2 for g in G[1]]))
-                z[p] = S.spatial_add(prog, z[p], fr.phi(zk))
-        qdd, _ = _smooth(sw, art, nu, a)                                     # (5.17)
+        qdd = fd4(sw, qd, tau)[0]
     else:
         raise ValueError(f"unknown forward dynamics variant {variant!r}")
     prog.output("qdd", qdd, "joint accelerations")
     return prog
+
+
+def fd4(sw, qd, tau):
+    """FD4 (seed 001 (5.13)–(5.17)) recorded into ``sw.prog``.
+
+    Returns θ̈ (list), λ (per body; λ(k) = α(k) + φ*(base, k)a_g, the link
+    acceleration plus the fictitious gravity acceleration), V and the articulated
+    quantities, for callers that continue from it.
+    """
+    prog, robot = sw.prog, sw.robot
+    n = robot.n
+    V, a, b = sw.velocities(qd)                                          # (5.13)
+    a = list(a)
+    for k, body in enumerate(robot.bodies):
+        if body.parent < 0:   # ā = a + E*a_g (seed 000 end of §4.3)
+            a[k] = S.spatial_add(prog, a[k], sw.frame(k).phi_star(sw.base_acceleration()))
+    art = Articulated(sw)
+    # (5.16): z(k) starts at b(k); Pa enters before the ψ transfer
+    z = list(b)
+    nu = [None] * n
+    for k in reversed(range(n)):
+        fr = sw.frame(k)
+        zk = z[k]
+        eps = prog.let(tau[k] - fr.project(zk))
+        nu[k] = prog.let(eps * art.Dinv[k])
+        p = sw.parent(k)
+        if p >= 0:
+            Pa = S.inertia_times(prog, art.P[k], a[k])
+            zPa = S.spatial_add(prog, zk, Pa)
+            e2 = prog.let(eps - fr.project(Pa))             # T − H(z + Pa)
+            G = art.G[k]
+            zk = (S.add(prog, zPa[0], [g * e2 for g in G[0]]), S.add(prog, zPa[1], [g * e2 for g in G[1]]))
+            z[p] = S.spatial_add(prog, z[p], fr.phi(zk))
+    qdd, lam = _smooth(sw, art, nu, a)                                   # (5.17)
+    return qdd, lam, V, art
+
+
+def tip_force_response(sw, art, f):
+    """Δθ̈ = −(I − HψK)*D⁻¹HψB f(0) (seed 002 (18)) for tip forces ``f`` (6m, world axes)."""
+    n = sw.robot.n
+    z = [(S.ZERO3, S.ZERO3) for _ in range(n)]
+    for i, tip in enumerate(sw.robot.tips):
+        z[tip.body] = S.spatial_add(sw.prog, z[tip.body], sw.tip_force_in_body(tip, f[6 * i:6 * i + 6]))
+    nu = _filter(sw, art, [sp.Integer(0)] * n, z)
+    return _smooth(sw, art, nu)[0]
 
 
 def mass_matrix_inverse(robot):
@@ -324,12 +347,7 @@ def tip_force_acceleration(robot):
     q = prog.input("q", n, "joint positions")
     f = prog.input("f", 6 * len(robot.tips), "tip forces on the environment")
     sw = Sweeps(prog, robot, q)
-    art = Articulated(sw)
-    z = [(S.ZERO3, S.ZERO3) for _ in range(n)]
-    for i, tip in enumerate(robot.tips):
-        z[tip.body] = S.spatial_add(prog, z[tip.body], sw.tip_force_in_body(tip, f[6 * i:6 * i + 6]))
-    nu = _filter(sw, art, [sp.Integer(0)] * n, z)
-    prog.output("qdd", _smooth(sw, art, nu)[0], "joint accelerations")
+    prog.output("qdd", tip_force_response(sw, Articulated(sw), f), "joint accelerations")
     return prog
 
 

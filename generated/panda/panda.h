@@ -47,7 +47,6 @@
 #define SOAGEN_PANDA_H
 
 #define PANDA_NQ 7
-#define PANDA_NTIPS 1
 
 #ifdef __cplusplus
 extern "C" {

@@ -46,7 +46,6 @@
 #define SOAGEN_PUMA560_H
 
 #define PUMA560_NQ 6
-#define PUMA560_NTIPS 1
 
 #ifdef __cplusplus
 extern "C" {

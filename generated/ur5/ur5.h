@@ -46,7 +46,6 @@
 #define SOAGEN_UR5_H
 
 #define UR5_NQ 6
-#define UR5_NTIPS 1
 
 #ifdef __cplusplus
 extern "C" {
