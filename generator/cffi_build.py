@@ -15,8 +15,10 @@ import importlib.util
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 
@@ -53,18 +55,46 @@ def cache_key(robot, precision, name, functions=None):
     return h.hexdigest()[:24]
 
 
+def _compile_object(args):
+    source, obj, folder = args
+    cc = os.environ.get("CC", "cc")
+    cmd = [cc, *COMPILE_ARGS, "-fPIC", "-c", str(source), "-o", str(obj), "-I", str(folder)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode:
+        raise RuntimeError(f"compiling {source} failed:\n{res.stderr}")
+    return obj
+
+
 def compile_module(csource, folder, modname):
-    """Compile ``csource`` with cffi into ``folder``; returns the library path."""
+    """Compile ``csource`` with cffi into ``folder``; returns the library path.
+
+    Every generated function is its own translation unit, compiled in
+    parallel (``$SOAGEN_JOBS`` workers); cffi then links the objects with
+    its wrapper.
+    """
     import cffi
+
+    from .codegen import jobs
 
     folder = Path(folder)
     (folder / f"{csource.name}.h").write_text(csource.header)
     (folder / f"{csource.name}.c").write_text(csource.source)
+    units = []
+    for fname, text in csource.units:
+        path = folder / f"{csource.name}__{fname}.c"
+        path.write_text(text)
+        units.append((path, path.with_suffix(".o"), folder))
+    with ThreadPoolExecutor(jobs()) as pool:
+        objects = list(pool.map(_compile_object, units))
     ffi = cffi.FFI()
     ffi.cdef(csource.cdef)
-    ffi.set_source(modname, f'#include "{csource.name}.h"', sources=[str(folder / f"{csource.name}.c")],
-                   include_dirs=[str(folder)], extra_compile_args=COMPILE_ARGS, libraries=["m"])
-    return Path(ffi.compile(tmpdir=str(folder / "build"), verbose=False))
+    ffi.set_source(modname, f'#include "{csource.name}.h"', include_dirs=[str(folder)],
+                   extra_objects=[str(o) for o in objects], extra_compile_args=COMPILE_ARGS, libraries=["m"])
+    lib = Path(ffi.compile(tmpdir=str(folder / "build"), verbose=False))
+    for path, obj, _ in units:
+        path.unlink()
+        obj.unlink()
+    return lib
 
 
 def _load(path, modname):

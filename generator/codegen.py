@@ -1,9 +1,12 @@
 """Robot → programs → C text, with a timing per stage (the CLI prints it)."""
 from __future__ import annotations
 
+import os
 import re
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 
 from . import recursion
 from .emit import CSource, emit
@@ -15,7 +18,8 @@ class Generated:
 
     programs : list of Program   finished straight-line programs
     csource : CSource            header, source and cdef text
-    timings : dict               seconds per stage ("record", "cse", "emit")
+    timings : dict               seconds: "record" and "cse" summed over functions
+                                 (CPU time in the workers), "generate (wall)", "emit"
     """
 
     programs: list
@@ -29,40 +33,66 @@ def c_name(name):
     return out if out and not out[0].isdigit() else "r_" + out
 
 
-def target_programs(target, precision, functions=None):
-    """Programs of a robot, or the single program of a closed chain."""
-    from .closed_chain import ClosedChain, program
-    from .reference import PIVOT_RATIO
+def _one_program(job):
+    """Record and finish one program; runs in a worker process."""
+    target, name, precision = job
+    t0 = time.perf_counter()
+    if name is None:
+        from .closed_chain import program
+        from .reference import PIVOT_RATIO
 
-    if isinstance(target, ClosedChain):
-        return [program(target, PIVOT_RATIO[precision])]
-    return recursion.all_programs(target, precision, functions)
+        prog = program(target, PIVOT_RATIO[precision])
+    else:
+        prog = recursion.make_program(target, name, precision)
+    t1 = time.perf_counter()
+    prog.finish()
+    return prog, t1 - t0, time.perf_counter() - t1
+
+
+def jobs():
+    """Worker processes for generation: ``$SOAGEN_JOBS`` or the number of CPUs."""
+    return max(1, int(os.environ.get("SOAGEN_JOBS") or os.cpu_count() or 1))
 
 
 def generate(robot, name=None, precision="double", progress=None, functions=None):
     """Run the symbolic recursions, clean the programs and emit C.
 
+    Each C function is an independent program, recorded and finished in its
+    own worker process (``$SOAGEN_JOBS``, default one per CPU); the output
+    does not depend on the number of workers.
+
     Parameters
     ----------
-    robot : Robot
+    robot : Robot or ClosedChain
     name : str, optional   file stem / function prefix (default: robot name)
     precision : {"double", "float"}
     progress : callable, optional   called as ``progress(done, total, label)``
     functions : list of str, optional   generate only these C functions (default: all)
     """
+    from .closed_chain import ClosedChain
+
     name = c_name(name or robot.name)
-    timings = {}
+    names = [None] if isinstance(robot, ClosedChain) else recursion.function_names(robot, functions)
+    work = [(robot, fn, precision) for fn in names]
     t0 = time.perf_counter()
-    programs = target_programs(robot, precision, functions)
-    timings["record"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    for i, prog in enumerate(programs):
-        if progress:
-            progress(i, len(programs), prog.name)
-        prog.finish()
+    results = [None] * len(work)
     if progress:
-        progress(len(programs), len(programs), "done")
-    timings["cse"] = time.perf_counter() - t0
+        progress(0, len(work), "")
+    if jobs() > 1 and len(work) > 1:
+        with ProcessPoolExecutor(min(jobs(), len(work)), mp_context=get_context("fork")) as pool:
+            futures = {pool.submit(_one_program, job): i for i, job in enumerate(work)}
+            for done, fut in enumerate(as_completed(futures), start=1):
+                results[futures[fut]] = fut.result()
+                if progress:
+                    progress(done, len(work), results[futures[fut]][0].name)
+    else:
+        for i, job in enumerate(work):
+            results[i] = _one_program(job)
+            if progress:
+                progress(i + 1, len(work), results[i][0].name)
+    programs = [r[0] for r in results]
+    timings = {"record": sum(r[1] for r in results), "cse": sum(r[2] for r in results),
+               "generate (wall)": time.perf_counter() - t0}
     t0 = time.perf_counter()
     csource = emit(robot, programs, name, precision)
     timings["emit"] = time.perf_counter() - t0

@@ -29,6 +29,7 @@ class CSource:
     header: str
     source: str
     cdef: str
+    units: list = None   # [(function name, C text of a translation unit with only that function)]
 
 
 def _environment():
@@ -100,9 +101,11 @@ def emit(robot, programs, name, precision="double"):
                gravity=", ".join(repr(float(g)) for g in robot.gravity), functions=functions)
     env = _environment()
     header = env.get_template("robot.h.j2").render(**ctx)
-    source = env.get_template("robot.c.j2").render(**ctx)
+    template = env.get_template("robot.c.j2")
+    source = template.render(**ctx)
+    units = [(prog.name, template.render(**dict(ctx, functions=[f]))) for prog, f in zip(programs, functions)]
     cdef = "\n".join(f["prototype"] + ";" for f in functions)
-    return CSource(name, header, source, cdef)
+    return CSource(name, header, source, cdef, units)
 
 
 def template_text():

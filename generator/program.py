@@ -110,7 +110,8 @@ class Program:
 
     def let(self, expr):
         """Record ``expr`` as a statement unless it is a number, a symbol or
-        a negated symbol; reuse the symbol of an identical earlier statement."""
+        a negated symbol; reuse the symbol of an identical earlier statement.
+        (Looking up ``-expr`` too found almost nothing for a third of the time.)"""
         expr = sp.sympify(expr)
         if expr.is_Number:
             return const(expr)
@@ -123,9 +124,6 @@ class Program:
         hit = self._table.get(expr)
         if hit is not None:
             return hit
-        hit = self._table.get(-expr)
-        if hit is not None:
-            return -hit
         sym = sp.Symbol(f"t{self._count}")
         self._count += 1
         self._table[expr] = sym

@@ -442,16 +442,25 @@ def registry():
     }
 
 
-def all_programs(robot, precision="double", functions=None):
-    """The programs soagen generates for ``robot``, in header order: every
+def function_names(robot, functions=None):
+    """Names of the functions generated for ``robot`` in header order: every
     function (those needing tips only when there are tips), or ``functions``."""
-    from .reference import PIVOT_RATIO
-
     table = registry()
     if functions is not None:
         unknown = sorted(set(functions) - set(table))
         if unknown:
             raise ValueError(f"unknown functions {unknown}; choose from {', '.join(table)}")
-    ratio = PIVOT_RATIO[precision]
-    return [make(robot, ratio) for name, (tips, make) in table.items()
+    return [name for name, (tips, _) in table.items()
             if (functions is None or name in functions) and (robot.tips or not tips)]
+
+
+def make_program(robot, name, precision="double"):
+    """Record the program of one function (not yet finished)."""
+    from .reference import PIVOT_RATIO
+
+    return registry()[name][1](robot, PIVOT_RATIO[precision])
+
+
+def all_programs(robot, precision="double", functions=None):
+    """The recorded programs of :func:`function_names`."""
+    return [make_program(robot, name, precision) for name in function_names(robot, functions)]

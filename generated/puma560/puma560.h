@@ -30,17 +30,17 @@
  *   inverse_dynamics_tip_force        367 mul    255 add    0 div   0 sqrt  12 trig    310 statements
  *   gravity                            83 mul     50 add    0 div   0 sqrt  10 trig     93 statements
  *   bias_forces                       280 mul    193 add    0 div   0 sqrt  10 trig    253 statements
- *   mass_matrix                       299 mul    219 add    0 div   0 sqrt  10 trig    271 statements
- *   mass_matrix_inverse               757 mul    513 add    5 div   0 sqrt  10 trig    601 statements
- *   forward_dynamics                  624 mul    459 add    5 div   0 sqrt  10 trig    543 statements
- *   forward_dynamics_fd1              660 mul    460 add    5 div   0 sqrt  10 trig    590 statements
- *   tip_force_acceleration            456 mul    299 add    5 div   0 sqrt  12 trig    377 statements
- *   os_inertia_inverse                832 mul    553 add    5 div   0 sqrt  12 trig    546 statements
- *   os_inertia                        991 mul    643 add   11 div   0 sqrt  12 trig    633 statements
- *   os_coriolis                      1308 mul    893 add   11 div   0 sqrt  12 trig    899 statements
- *   os_gravity                       1027 mul    675 add   11 div   0 sqrt  12 trig    662 statements
- *   os_bias                          1318 mul    902 add   11 div   0 sqrt  12 trig    908 statements
- *   osc_torque                       1381 mul    947 add   11 div   0 sqrt  12 trig    952 statements
+ *   mass_matrix                       307 mul    225 add    0 div   0 sqrt  10 trig    287 statements
+ *   mass_matrix_inverse               761 mul    518 add    5 div   0 sqrt  10 trig    616 statements
+ *   forward_dynamics                  628 mul    464 add    5 div   0 sqrt  10 trig    558 statements
+ *   forward_dynamics_fd1              664 mul    465 add    5 div   0 sqrt  10 trig    605 statements
+ *   tip_force_acceleration            460 mul    304 add    5 div   0 sqrt  12 trig    392 statements
+ *   os_inertia_inverse                836 mul    558 add    5 div   0 sqrt  12 trig    561 statements
+ *   os_inertia                        995 mul    648 add   11 div   0 sqrt  12 trig    648 statements
+ *   os_coriolis                      1312 mul    898 add   11 div   0 sqrt  12 trig    914 statements
+ *   os_gravity                       1031 mul    680 add   11 div   0 sqrt  12 trig    677 statements
+ *   os_bias                          1322 mul    907 add   11 div   0 sqrt  12 trig    923 statements
+ *   osc_torque                       1385 mul    952 add   11 div   0 sqrt  12 trig    967 statements
  */
 #ifndef SOAGEN_PUMA560_H
 #define SOAGEN_PUMA560_H

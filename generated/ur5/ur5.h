@@ -23,24 +23,24 @@
  *   0 tool0 on body 5, offset [0.0, 0.0823, 0.0]
  *
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
- *   forward_kinematics                 78 mul     48 add    0 div   0 sqrt  12 trig     80 statements
- *   jacobian                           79 mul     57 add    0 div   0 sqrt  10 trig     95 statements
- *   jdot_qdot                         203 mul    121 add    0 div   0 sqrt  12 trig    174 statements
+ *   forward_kinematics                 78 mul     48 add    0 div   0 sqrt  12 trig     84 statements
+ *   jacobian                           79 mul     57 add    0 div   0 sqrt  10 trig     99 statements
+ *   jdot_qdot                         203 mul    121 add    0 div   0 sqrt  12 trig    178 statements
  *   inverse_dynamics                  288 mul    200 add    0 div   0 sqrt  10 trig    301 statements
- *   inverse_dynamics_tip_force        362 mul    246 add    0 div   0 sqrt  12 trig    351 statements
+ *   inverse_dynamics_tip_force        362 mul    246 add    0 div   0 sqrt  12 trig    355 statements
  *   gravity                            86 mul     53 add    0 div   0 sqrt  10 trig     87 statements
  *   bias_forces                       270 mul    180 add    0 div   0 sqrt  10 trig    282 statements
- *   mass_matrix                       380 mul    269 add    0 div   0 sqrt  10 trig    322 statements
- *   mass_matrix_inverse               897 mul    612 add    5 div   0 sqrt  10 trig    699 statements
- *   forward_dynamics                  718 mul    520 add    5 div   0 sqrt  10 trig    614 statements
- *   forward_dynamics_fd1              732 mul    502 add    5 div   0 sqrt  10 trig    677 statements
- *   tip_force_acceleration            550 mul    366 add    5 div   0 sqrt  12 trig    454 statements
- *   os_inertia_inverse                999 mul    688 add    5 div   0 sqrt  12 trig    696 statements
- *   os_inertia                       1158 mul    778 add   11 div   0 sqrt  12 trig    783 statements
- *   os_coriolis                      1528 mul   1067 add   11 div   0 sqrt  12 trig   1097 statements
- *   os_gravity                       1205 mul    822 add   11 div   0 sqrt  12 trig    830 statements
- *   os_bias                          1534 mul   1076 add   11 div   0 sqrt  12 trig   1107 statements
- *   osc_torque                       1611 mul   1133 add   11 div   0 sqrt  12 trig   1169 statements
+ *   mass_matrix                       381 mul    271 add    0 div   0 sqrt  10 trig    327 statements
+ *   mass_matrix_inverse               898 mul    614 add    5 div   0 sqrt  10 trig    704 statements
+ *   forward_dynamics                  719 mul    522 add    5 div   0 sqrt  10 trig    619 statements
+ *   forward_dynamics_fd1              733 mul    504 add    5 div   0 sqrt  10 trig    682 statements
+ *   tip_force_acceleration            551 mul    368 add    5 div   0 sqrt  12 trig    463 statements
+ *   os_inertia_inverse               1002 mul    690 add    5 div   0 sqrt  12 trig    705 statements
+ *   os_inertia                       1161 mul    780 add   11 div   0 sqrt  12 trig    792 statements
+ *   os_coriolis                      1531 mul   1069 add   11 div   0 sqrt  12 trig   1106 statements
+ *   os_gravity                       1208 mul    824 add   11 div   0 sqrt  12 trig    839 statements
+ *   os_bias                          1537 mul   1078 add   11 div   0 sqrt  12 trig   1116 statements
+ *   osc_torque                       1614 mul   1135 add   11 div   0 sqrt  12 trig   1178 statements
  */
 #ifndef SOAGEN_UR5_H
 #define SOAGEN_UR5_H
