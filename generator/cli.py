@@ -79,9 +79,13 @@ def cmd_generate(args):
     return 0
 
 
+ILL_CONDITIONED = 1e6
+
+
 def check_module(robot, mod, samples=100, seed=0):
     """Max relative error of each generated function against the numpy reference
-    on ``samples`` random states (functions the module lacks are skipped)."""
+    on ``samples`` random states (functions the module lacks are skipped; the
+    Λ(0)-based functions at states where cond(Ω(0)) < :data:`ILL_CONDITIONED`)."""
     from . import reference as ref
 
     rng = np.random.default_rng(seed)
@@ -122,12 +126,9 @@ def check_module(robot, mod, samples=100, seed=0):
                  lambda: ref.tip_force_acceleration(robot, q, f)),
                 ("os_inertia_inverse", lambda: mod.os_inertia_inverse(q), lambda: ref.os_inertia_inverse(robot, q)),
             ]
-            try:
-                ref.os_inertia(robot, q)
-                singular = False
-            except ref.SingularError:   # no Λ here (fewer than 6 joints to a tip, singular pose)
-                singular = True
-            if not singular:
+            # Λ(0) is compared where it exists and is well conditioned: near a singular
+            # pose both routes lose cond(Ω)·eps digits and agree only to that
+            if np.linalg.cond(ref.os_inertia_inverse(robot, q)) < ILL_CONDITIONED:
                 cases += [
                     ("os_inertia", lambda: mod.os_inertia(q), lambda: ref.os_inertia(robot, q)),
                     ("os_coriolis", lambda: mod.os_coriolis(q, qd), lambda: ref.os_coriolis(robot, q, qd)),

@@ -108,7 +108,25 @@ def emit(robot, programs, name, precision="double"):
     return CSource(name, header, source, cdef, units)
 
 
-def template_text():
-    """Concatenated template sources (part of the build cache key)."""
-    files = resources.files("soagen.templates")
-    return "".join(files.joinpath(t).read_text() for t in ("robot.h.j2", "robot.c.j2"))
+def driver(name, programs, inputs, precision="double"):
+    """C text of a ``main`` calling each program on the given inputs.
+
+    ``inputs`` maps a function name to a list of cases, each a list of 1-D
+    arrays (one per input argument); the driver prints every output element
+    of every case with 17 digits.
+    """
+    from . import __version__
+
+    printer = SoaCPrinter(precision)
+    ctype = printer.ctype
+    calls = []
+    for prog, (case, values) in ((p, c) for p in programs for c in enumerate(inputs[p.name])):
+        decls = [f"const {ctype} {a.name}[{a.size}] = {{{', '.join(printer.literal(x) for x in v)}}};"
+                 for a, v in zip(prog.inputs, values)]
+        decls += [f"{ctype} {a.name}[{a.size}] = {{0}};" for a in prog.outputs]
+        args = ", ".join(a.name for a in prog.inputs + prog.outputs)
+        call = f"{name}_{prog.name}({args})"
+        calls.append(dict(name=prog.name, case=case, declarations=decls,
+                          invocation=call if prog.returns_status else f"({call}, 0)",
+                          outputs=[dict(name=a.name, size=a.size) for a in prog.outputs]))
+    return _environment().get_template("driver.c.j2").render(version=__version__, name=name, calls=calls)

@@ -357,6 +357,7 @@ class RobotBuilder:
             if not any(c.parent == k for c in body_tuple) and b.mass == 0.0:
                 raise RobotError(f"{self.source}: link '{b.name}' (moved by joint '{b.joint}') is a "
                                  "massless leaf: its articulated inertia D(k) would be zero")
+        _check_articulated(self.source, body_tuple, self.gravity)
         tip_list = []
         for spec in tips:
             name, offset = (spec, (0.0, 0.0, 0.0)) if isinstance(spec, str) else spec
@@ -369,6 +370,24 @@ class RobotBuilder:
             off = off + rot @ _vector(offset, f"tip '{name}' offset")
             tip_list.append(Tip(name, body, _clean(rot), _clean(off)))
         return Robot(self.name, body_tuple, tuple(tip_list), self.gravity.copy())
+
+
+def _check_articulated(source, bodies, gravity):
+    """Reject a robot whose articulated inertia D(k) = H P H* vanishes (e.g. a
+    massless link whose subtree has no inertia about its joint axis): its mass
+    matrix is singular in every configuration.  Checked at two generic poses."""
+    from . import reference
+
+    robot = Robot("check", bodies, (), gravity)
+    for q in (np.full(len(bodies), 0.3), np.linspace(-1.1, 1.3, len(bodies))):
+        kin = reference.kinematics(robot, q)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            art = reference.articulated(robot, kin)
+        for k, b in enumerate(bodies):
+            scale = max(1.0, float(np.abs(art.P[k]).max()))
+            if not art.D[k] > 1e-12 * scale:
+                raise RobotError(f"{source}: joint '{b.joint}' (link '{b.name}'): the bodies it moves have "
+                                 "no inertia about its axis, D(k) = 0: the mass matrix is singular")
 
 
 def _parallel(d):

@@ -282,7 +282,9 @@ def ldl(prog, A, ratio):
         w = [prog.let(L[j][k] * d[k]) for k in range(j)]
         d[j] = prog.let(A[j][j] - sum(L[j][k] * w[k] for k in range(j)))
         prog.guard(d[j], ratio * A[j][j], f"pivot {j} of Omega(0)")
-        dinv[j] = prog.let(1 / d[j])
+        # a pivot that is exactly zero (a direction no joint moves) always fails the
+        # guard above; 0 keeps the unreachable code after it finite
+        dinv[j] = sp.Integer(0) if d[j] == 0 else prog.let(1 / d[j])
         for i in range(j + 1, N):
             L[i][j] = prog.let((A[i][j] - sum(L[i][k] * w[k] for k in range(j))) * dinv[j])
     return L, d, dinv

@@ -26,6 +26,9 @@ BAD_CASES = {
     "massless_leaf.urdf": "massless leaf",
     "duplicate_link.urdf": "duplicate link name",
     "mimic_joint.urdf": "mimic",
+    "zero_articulated_inertia.urdf": "D(k) = 0",
+    "duplicate_joint.urdf": "duplicate joint name",
+    "inf_mass.urdf": "mass must be finite",
 }
 
 

@@ -1,0 +1,32 @@
+"""Two processes building the same robot into one cache at once both get a
+working module, and the cache is sound afterwards."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+SCRIPT = """
+import numpy as np, soagen
+from soagen import robots, reference
+robot = robots.example("puma560")
+mod = soagen.build(robot, functions=["gravity", "mass_matrix"])
+q = np.linspace(-1, 1, robot.n)
+assert np.allclose(mod.gravity(q), reference.gravity(robot, q), rtol=1e-12, atol=1e-12)
+print(mod.path)
+"""
+
+
+def test_two_processes_build_the_same_robot(tmp_path):
+    env = dict(os.environ, SOAGEN_CACHE=str(tmp_path / "cache"), SOAGEN_JOBS="1")
+    procs = [subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+    paths = {out.strip() for out, _ in outs}
+    assert len(paths) == 1                                  # one cache entry, shared
+    entries = [e for e in os.listdir(tmp_path / "cache") if not e.endswith(".lock")]
+    assert len(entries) == 1, entries                       # no half-built leftovers
+    again = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and again.stdout.strip() in paths
