@@ -55,6 +55,7 @@ def prototype(prefix, prog, ctype):
 def function_lines(prog, printer):
     lines = []
     ctype = printer.ctype
+    printer.names = prog.names
     for item in prog.body:
         if isinstance(item, Banner):
             lines.append({"banner": item.text})
@@ -64,7 +65,7 @@ def function_lines(prog, printer):
                                                   + (f"  /* {item.text} */" if item.text else "")})
         else:
             sym, expr = item
-            lines.append({"banner": None, "code": f"const {ctype} {sym.name} = {printer.doprint(expr)};"})
+            lines.append({"banner": None, "code": f"const {ctype} {printer.doprint(sym)} = {printer.doprint(expr)};"})
     lines.append({"banner": "outputs"})
     for arg in prog.outputs:
         for i, e in enumerate(arg.symbols):
@@ -121,6 +122,7 @@ def driver(name, programs, inputs, precision="double"):
     ctype = printer.ctype
     calls = []
     for prog, (case, values) in ((p, c) for p in programs for c in enumerate(inputs[p.name])):
+        printer.names = prog.names
         decls = [f"const {ctype} {a.name}[{a.size}] = {{{', '.join(printer.literal(x) for x in v)}}};"
                  for a, v in zip(prog.inputs, values)]
         decls += [f"{ctype} {a.name}[{a.size}] = {{0}};" for a in prog.outputs]

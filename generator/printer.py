@@ -19,6 +19,7 @@ class SoaCPrinter(C99CodePrinter):
             raise ValueError(f"precision must be 'double' or 'float', got {precision!r}")
         super().__init__({"strict": False})
         self.precision = precision
+        self.names = {}   # Symbol -> printed name (a program's renumbering)
 
     @property
     def ctype(self):
@@ -63,4 +64,35 @@ class SoaCPrinter(C99CodePrinter):
         return f"{self._fn('cos')}({self._print(expr.args[0])})"
 
     def _print_Symbol(self, expr):
-        return expr.name
+        return self.names.get(expr, expr.name)
+
+    # Statements are sums of products of symbols and numbers; these two
+    # methods print them directly (in sympy's stored argument order, which is
+    # deterministic), positive terms first so that a sum starts with a unary
+    # minus only when every term is negative -- as :func:`soagen.program.count_ops`
+    # counts it.  sympy's generic versions sort terms and cost 5x more.
+    def _print_Add(self, expr):
+        pos = [t for t in expr.args if not t.could_extract_minus_sign()]
+        neg = [-t for t in expr.args if t.could_extract_minus_sign()]
+        parts = [self._print(t) for t in pos]
+        text = " + ".join(parts) if parts else "-" + self._factor(neg.pop(0))
+        for t in neg:
+            text += " - " + self._factor(t)
+        return text
+
+    def _factor(self, term):
+        return f"({self._print(term)})" if term.is_Add else self._print(term)
+
+    def _print_Mul(self, expr):
+        coeff, factors = expr.as_coeff_mul()
+        num = [f for f in factors if not (f.is_Pow and f.exp == -1)]
+        den = [f.base for f in factors if f.is_Pow and f.exp == -1]
+        sign = ""
+        if coeff == -1:
+            sign = "-"
+        items = [] if abs(coeff) == 1 else [self.literal(coeff)]
+        items += [self._factor(f) for f in num]
+        text = "*".join(items) if items else self.literal(1)
+        for d in den:
+            text += "/" + (f"({self._print(d)})" if not d.is_Atom else self._print(d))
+        return sign + text

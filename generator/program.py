@@ -84,6 +84,7 @@ class Program:
         self._table: dict = {}        # expr -> Symbol, hash-consing
         self._count = 0
         self.ops: dict | None = None
+        self.names: dict = {}         # Symbol -> printed name, set by finish()
 
     # -------------------------------------------------------------- recording
     def input(self, name, size, doc=""):
@@ -132,7 +133,8 @@ class Program:
 
     # -------------------------------------------------------------- finishing
     def finish(self, cse=True):
-        """CSE over the statement list, dead-code removal, renumbering, op counts."""
+        """CSE over the statement list (:func:`_cse`), dead-code removal,
+        renumbering, op counts."""
         statements = self.statements()
         if cse and statements:
             self.body = _cse(self.body, statements)
@@ -172,53 +174,71 @@ class Program:
         self.body = kept
 
     def _renumber(self):
-        mapping = {}
-        body = []
-        for item in self.body:
-            if isinstance(item, Banner):
-                body.append(item)
-                continue
-            if isinstance(item, Guard):
-                body.append(Guard(item.value.xreplace(mapping), item.bound.xreplace(mapping),
-                                  item.status, item.text))
-                continue
-            sym, expr = item
-            new = sp.Symbol(f"t{len(mapping)}")
-            mapping[sym] = new
-            body.append((new, expr.xreplace(mapping)))
-        self.body = body
-        for arg in self.outputs:
-            arg.symbols = [e.xreplace(mapping) for e in arg.symbols]
+        """Printed names ``t0, t1, …`` in statement order (applied by the printer:
+        rebuilding every expression with new symbols cost more than all the rest)."""
+        self.names = {}
+        for item in self.statements():
+            self.names[item[0]] = f"t{len(self.names)}"
+
+
+def _product_key(term):
+    """The product a term shares with others: ``(key, rest)`` with
+    ``term == rest * key``, or None.  Keys are two-symbol products ``a*b`` (any
+    coefficient stays outside) and positive ``c*a`` of a constant and one symbol."""
+    if not term.is_Mul:
+        return None
+    coeff, factors = term.as_coeff_mul()
+    if len(factors) == 2 and all(f.is_Symbol for f in factors):
+        return sp.Mul(*factors), coeff
+    if len(factors) == 1 and factors[0].is_Symbol and abs(coeff) != 1:
+        return abs(coeff) * factors[0], sp.sign(coeff)
+    return None
 
 
 def _cse(body, statements):
-    """Run ``sympy.cse`` over all statement right-hand sides at once
-    (``order='none'``: no canonical sorting, which is slow) and splice each
-    new temporary in just before its first use."""
-    exprs = [e for _, e in statements]
-    replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("c"),
-                                   order="none", optimizations=None)
-    if not replacements:
+    """Common-subexpression elimination over the statement list.
+
+    Hash-consing while recording already shares every repeated statement; what
+    is left are products repeated as terms of different statements (``t3*t8`` in
+    three sums, ``0.27*t5`` in two).  Each product found in two or more
+    statements gets its own statement, placed before its first use.  (This is
+    what ``sympy.cse`` finds here — all its replacements are two-factor
+    products — at a small fraction of its cost.)
+    """
+    counts = {}
+    for _, expr in statements:
+        for term in (expr.args if expr.is_Add else (expr,)):
+            hit = _product_key(term)
+            if hit is not None:
+                counts[hit[0]] = counts.get(hit[0], 0) + 1
+    shared = {key for key, c in counts.items() if c > 1}
+    if not shared:
         return body
-    pending = dict(replacements)
-    emitted = set()
+    names = {}
     out = []
-
-    def place(expr):
-        for s in sorted(expr.free_symbols & pending.keys(), key=lambda s: int(s.name[1:])):
-            if s not in emitted:
-                emitted.add(s)
-                place(pending[s])
-                out.append((s, pending[s]))
-
-    it = iter(reduced)
     for item in body:
         if not isinstance(item, tuple):   # banners and guards (their operands are atoms)
             out.append(item)
             continue
-        expr = next(it)
-        place(expr)
-        out.append((item[0], expr))
+        sym, expr = item
+        if expr in shared and expr not in names:   # the product is this statement: reuse its symbol
+            names[expr] = sym
+            out.append(item)
+            continue
+        terms = expr.args if expr.is_Add else (expr,)
+        new_terms, changed = [], False
+        for term in terms:
+            hit = _product_key(term)
+            if hit is not None and hit[0] in shared:
+                key, rest = hit
+                if key not in names:
+                    names[key] = sp.Symbol(f"c{len(names)}")
+                    out.append((names[key], key))
+                new_terms.append(rest * names[key])
+                changed = True
+            else:
+                new_terms.append(term)
+        out.append((sym, sp.Add(*new_terms) if changed else expr))
     return out
 
 

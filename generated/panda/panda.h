@@ -25,23 +25,23 @@
  *
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
  *   forward_kinematics                 92 mul     50 add    0 div   0 sqrt  14 trig     82 statements
- *   jacobian                          102 mul     67 add    0 div   0 sqrt  12 trig    102 statements
- *   jdot_qdot                         210 mul    121 add    0 div   0 sqrt  14 trig    179 statements
+ *   jacobian                          102 mul     67 add    0 div   0 sqrt  12 trig     99 statements
+ *   jdot_qdot                         211 mul    121 add    0 div   0 sqrt  14 trig    178 statements
  *   inverse_dynamics                  463 mul    359 add    0 div   0 sqrt  12 trig    336 statements
  *   inverse_dynamics_tip_force        545 mul    407 add    0 div   0 sqrt  14 trig    388 statements
  *   gravity                           120 mul     81 add    0 div   0 sqrt  12 trig    121 statements
- *   bias_forces                       453 mul    345 add    0 div   0 sqrt  12 trig    324 statements
- *   mass_matrix                       417 mul    329 add    0 div   0 sqrt  12 trig    405 statements
- *   mass_matrix_inverse              1178 mul    835 add    6 div   0 sqrt  12 trig    873 statements
- *   forward_dynamics                  915 mul    716 add    6 div   0 sqrt  12 trig    750 statements
- *   forward_dynamics_fd1              988 mul    746 add    6 div   0 sqrt  12 trig    792 statements
- *   tip_force_acceleration            618 mul    435 add    6 div   0 sqrt  14 trig    514 statements
- *   os_inertia_inverse               1118 mul    807 add    6 div   0 sqrt  14 trig    739 statements
- *   os_inertia                       1277 mul    897 add   12 div   0 sqrt  14 trig    826 statements
- *   os_coriolis                      1775 mul   1301 add   12 div   0 sqrt  14 trig   1189 statements
- *   os_gravity                       1360 mul    970 add   12 div   0 sqrt  14 trig    893 statements
- *   os_bias                          1808 mul   1328 add   12 div   0 sqrt  14 trig   1220 statements
- *   osc_torque                       1879 mul   1379 add   12 div   0 sqrt  14 trig   1276 statements
+ *   bias_forces                       454 mul    345 add    0 div   0 sqrt  12 trig    323 statements
+ *   mass_matrix                       440 mul    332 add    0 div   0 sqrt  12 trig    385 statements
+ *   mass_matrix_inverse              1185 mul    835 add    6 div   0 sqrt  12 trig    865 statements
+ *   forward_dynamics                  923 mul    716 add    6 div   0 sqrt  12 trig    742 statements
+ *   forward_dynamics_fd1              996 mul    746 add    6 div   0 sqrt  12 trig    783 statements
+ *   tip_force_acceleration            625 mul    435 add    6 div   0 sqrt  14 trig    506 statements
+ *   os_inertia_inverse               1131 mul    807 add    6 div   0 sqrt  14 trig    725 statements
+ *   os_inertia                       1307 mul    897 add   12 div   0 sqrt  14 trig    802 statements
+ *   os_coriolis                      1787 mul   1301 add   12 div   0 sqrt  14 trig   1176 statements
+ *   os_gravity                       1374 mul    970 add   12 div   0 sqrt  14 trig    879 statements
+ *   os_bias                          1821 mul   1328 add   12 div   0 sqrt  14 trig   1207 statements
+ *   osc_torque                       1893 mul   1379 add   12 div   0 sqrt  14 trig   1262 statements
  */
 #ifndef SOAGEN_PANDA_H
 #define SOAGEN_PANDA_H

@@ -24,23 +24,23 @@
  *
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
  *   forward_kinematics                 63 mul     32 add    0 div   0 sqrt  12 trig     53 statements
- *   jacobian                           53 mul     30 add    0 div   0 sqrt  10 trig     55 statements
+ *   jacobian                           53 mul     30 add    0 div   0 sqrt  10 trig     53 statements
  *   jdot_qdot                         161 mul     88 add    0 div   0 sqrt  12 trig    123 statements
  *   inverse_dynamics                  299 mul    215 add    0 div   0 sqrt  10 trig    268 statements
  *   inverse_dynamics_tip_force        367 mul    255 add    0 div   0 sqrt  12 trig    310 statements
  *   gravity                            83 mul     50 add    0 div   0 sqrt  10 trig     93 statements
  *   bias_forces                       280 mul    193 add    0 div   0 sqrt  10 trig    253 statements
- *   mass_matrix                       307 mul    225 add    0 div   0 sqrt  10 trig    287 statements
- *   mass_matrix_inverse               761 mul    518 add    5 div   0 sqrt  10 trig    616 statements
- *   forward_dynamics                  628 mul    464 add    5 div   0 sqrt  10 trig    558 statements
- *   forward_dynamics_fd1              664 mul    465 add    5 div   0 sqrt  10 trig    605 statements
- *   tip_force_acceleration            460 mul    304 add    5 div   0 sqrt  12 trig    392 statements
- *   os_inertia_inverse                836 mul    558 add    5 div   0 sqrt  12 trig    561 statements
- *   os_inertia                        995 mul    648 add   11 div   0 sqrt  12 trig    648 statements
- *   os_coriolis                      1312 mul    898 add   11 div   0 sqrt  12 trig    914 statements
- *   os_gravity                       1031 mul    680 add   11 div   0 sqrt  12 trig    677 statements
- *   os_bias                          1322 mul    907 add   11 div   0 sqrt  12 trig    923 statements
- *   osc_torque                       1385 mul    952 add   11 div   0 sqrt  12 trig    967 statements
+ *   mass_matrix                       317 mul    226 add    0 div   0 sqrt  10 trig    276 statements
+ *   mass_matrix_inverse               768 mul    518 add    5 div   0 sqrt  10 trig    609 statements
+ *   forward_dynamics                  635 mul    464 add    5 div   0 sqrt  10 trig    550 statements
+ *   forward_dynamics_fd1              671 mul    465 add    5 div   0 sqrt  10 trig    598 statements
+ *   tip_force_acceleration            467 mul    304 add    5 div   0 sqrt  12 trig    385 statements
+ *   os_inertia_inverse                845 mul    558 add    5 div   0 sqrt  12 trig    552 statements
+ *   os_inertia                       1021 mul    648 add   11 div   0 sqrt  12 trig    629 statements
+ *   os_coriolis                      1323 mul    898 add   11 div   0 sqrt  12 trig    903 statements
+ *   os_gravity                       1040 mul    680 add   11 div   0 sqrt  12 trig    667 statements
+ *   os_bias                          1333 mul    907 add   11 div   0 sqrt  12 trig    911 statements
+ *   osc_torque                       1396 mul    952 add   11 div   0 sqrt  12 trig    955 statements
  */
 #ifndef SOAGEN_PUMA560_H
 #define SOAGEN_PUMA560_H

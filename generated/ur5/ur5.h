@@ -23,24 +23,24 @@
  *   0 tool0 on body 5, offset [0.0, 0.0823, 0.0]
  *
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
- *   forward_kinematics                 78 mul     48 add    0 div   0 sqrt  12 trig     84 statements
- *   jacobian                           79 mul     57 add    0 div   0 sqrt  10 trig     99 statements
- *   jdot_qdot                         203 mul    121 add    0 div   0 sqrt  12 trig    178 statements
+ *   forward_kinematics                 80 mul     50 add    0 div   0 sqrt  12 trig     82 statements
+ *   jacobian                           81 mul     59 add    0 div   0 sqrt  10 trig     94 statements
+ *   jdot_qdot                         205 mul    123 add    0 div   0 sqrt  12 trig    176 statements
  *   inverse_dynamics                  288 mul    200 add    0 div   0 sqrt  10 trig    301 statements
- *   inverse_dynamics_tip_force        362 mul    246 add    0 div   0 sqrt  12 trig    355 statements
+ *   inverse_dynamics_tip_force        364 mul    248 add    0 div   0 sqrt  12 trig    353 statements
  *   gravity                            86 mul     53 add    0 div   0 sqrt  10 trig     87 statements
  *   bias_forces                       270 mul    180 add    0 div   0 sqrt  10 trig    282 statements
- *   mass_matrix                       381 mul    271 add    0 div   0 sqrt  10 trig    327 statements
- *   mass_matrix_inverse               898 mul    614 add    5 div   0 sqrt  10 trig    704 statements
- *   forward_dynamics                  719 mul    522 add    5 div   0 sqrt  10 trig    619 statements
- *   forward_dynamics_fd1              733 mul    504 add    5 div   0 sqrt  10 trig    682 statements
- *   tip_force_acceleration            551 mul    368 add    5 div   0 sqrt  12 trig    463 statements
- *   os_inertia_inverse               1002 mul    690 add    5 div   0 sqrt  12 trig    705 statements
- *   os_inertia                       1161 mul    780 add   11 div   0 sqrt  12 trig    792 statements
- *   os_coriolis                      1531 mul   1069 add   11 div   0 sqrt  12 trig   1106 statements
- *   os_gravity                       1208 mul    824 add   11 div   0 sqrt  12 trig    839 statements
- *   os_bias                          1537 mul   1078 add   11 div   0 sqrt  12 trig   1116 statements
- *   osc_torque                       1614 mul   1135 add   11 div   0 sqrt  12 trig   1178 statements
+ *   mass_matrix                       389 mul    271 add    0 div   0 sqrt  10 trig    318 statements
+ *   mass_matrix_inverse               903 mul    614 add    5 div   0 sqrt  10 trig    699 statements
+ *   forward_dynamics                  722 mul    522 add    5 div   0 sqrt  10 trig    615 statements
+ *   forward_dynamics_fd1              736 mul    504 add    5 div   0 sqrt  10 trig    679 statements
+ *   tip_force_acceleration            558 mul    370 add    5 div   0 sqrt  12 trig    456 statements
+ *   os_inertia_inverse               1017 mul    692 add    5 div   0 sqrt  12 trig    690 statements
+ *   os_inertia                       1193 mul    782 add   11 div   0 sqrt  12 trig    767 statements
+ *   os_coriolis                      1546 mul   1071 add   11 div   0 sqrt  12 trig   1091 statements
+ *   os_gravity                       1223 mul    826 add   11 div   0 sqrt  12 trig    823 statements
+ *   os_bias                          1552 mul   1080 add   11 div   0 sqrt  12 trig   1100 statements
+ *   osc_torque                       1629 mul   1137 add   11 div   0 sqrt  12 trig   1162 statements
  */
 #ifndef SOAGEN_UR5_H
 #define SOAGEN_UR5_H
