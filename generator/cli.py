@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from . import opcount
 from .model import RobotError
 
 
@@ -42,6 +43,36 @@ def _progress(done, total, label):
     sys.stderr.flush()
 
 
+def _print_counts(programs):
+    print(f"{'function':<30} {'mul':>6} {'add':>6} {'div':>4} {'sqrt':>4} {'trig':>5} {'statements':>11}")
+    for p in programs:
+        o = p.ops
+        print(f"{p.name:<30} {o['mul']:6d} {o['add']:6d} {o['div']:4d} {o['sqrt']:4d} {o['trig']:5d} "
+              f"{o['statements']:11d}")
+
+
+def cmd_opcount(args):
+    """Op counts per function, from the programs and re-counted in the emitted C."""
+    from .codegen import generate
+
+    robot = _robot(args)
+    gen = generate(robot, args.name or robot.name, args.precision, functions=args.function)
+    in_c = opcount.count_c(gen.csource.source)
+    for p in gen.programs:
+        c = in_c[f"{gen.csource.name}_{p.name}"]
+        if any(c[k] != p.ops[k] for k in c):
+            raise RuntimeError(f"{p.name}: program counts {p.ops} differ from the C text {c}")
+    _print_counts(gen.programs)
+    print("(counted from the straight-line programs; the emitted C text agrees)")
+    if args.json:
+        with open(args.json, "w") as fh:
+            fh.write(opcount.as_json(robot, gen.programs))
+    if args.markdown:
+        with open(args.markdown, "w") as fh:
+            fh.write(opcount.table(robot.name, gen.programs))
+    return 0
+
+
 def cmd_generate(args):
     from .codegen import generate
 
@@ -59,7 +90,9 @@ def cmd_generate(args):
     os.chmod(work, 0o755)
     try:
         for fname, text in ((f"{gen.csource.name}.h", gen.csource.header),
-                            (f"{gen.csource.name}.c", gen.csource.source)):
+                            (f"{gen.csource.name}.c", gen.csource.source),
+                            ("opcounts.md", opcount.table(robot.name, gen.programs)),
+                            ("opcounts.json", opcount.as_json(robot, gen.programs))):
             with open(os.path.join(work, fname), "w") as fh:
                 fh.write(text)
         if os.path.isdir(out):
@@ -68,10 +101,7 @@ def cmd_generate(args):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     total = time.perf_counter() - t0
-    print("function                          mul    add  div  trig  statements")
-    for p in gen.programs:
-        o = p.ops
-        print(f"{p.name:<30} {o['mul']:6d} {o['add']:6d} {o['div']:4d} {o['trig']:5d} {o['statements']:11d}")
+    _print_counts(gen.programs)
     t = gen.timings
     print(f"time: load {t_load:.2f} s, record {t['record']:.2f} s + cse {t['cse']:.2f} s "
           f"(summed over functions; {t['generate (wall)']:.2f} s wall), emit {t['emit']:.2f} s, "
@@ -167,8 +197,9 @@ def cmd_check(args):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="soagen", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, helptext in (("generate", "write <name>.h/.c for a robot"),
-                           ("check", "build the module and compare it with the numpy reference")):
+    for name, helptext in (("generate", "write <name>.h/.c and op counts for a robot"),
+                           ("check", "build the module and compare it with the numpy reference"),
+                           ("opcount", "print the operation counts of every generated function")):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("urdf", nargs="?", help="URDF file")
         p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
@@ -179,15 +210,19 @@ def main(argv=None):
         p.add_argument("--quiet", action="store_true", help="no progress bar")
         p.add_argument("--function", action="append", metavar="NAME",
                        help="generate only this C function (repeatable; default: all)")
-        if name == "generate":
+        if name in ("generate", "opcount"):
             p.add_argument("--name", help="file stem and C prefix (default: robot name)")
+        if name == "generate":
             p.add_argument("--out", required=True, help="output folder")
+        elif name == "opcount":
+            p.add_argument("--json", help="also write the counts as JSON")
+            p.add_argument("--markdown", help="also write the counts as a markdown table")
         else:
             p.add_argument("--samples", type=int, default=100)
             p.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
-        return {"generate": cmd_generate, "check": cmd_check}[args.command](args)
+        return {"generate": cmd_generate, "check": cmd_check, "opcount": cmd_opcount}[args.command](args)
     except (RobotError, ValueError) as exc:
         print(f"soagen: error: {exc}", file=sys.stderr)
         return 2

@@ -259,7 +259,7 @@ def count_ops(expr, counts=None):
         return counts
     if expr.is_Add:
         counts["add"] += len(expr.args) - 1
-        if all(_negative(a) for a in expr.args):
+        if all(_negative(a) for a in expr.args) and not _leads_with_literal(-expr.args[0]):
             counts["neg"] += 1
         for a in expr.args:
             count_ops(-a if _negative(a) else a, counts)
@@ -267,8 +267,8 @@ def count_ops(expr, counts=None):
         coeff, factors = expr.as_coeff_mul()
         num = [f for f in factors if not (f.is_Pow and f.exp.is_negative)]
         den = [f for f in factors if f.is_Pow and f.exp.is_negative]
-        if coeff == -1:
-            counts["neg"] += 1
+        if coeff == -1 and not any(f.is_Number for f in factors):
+            counts["neg"] += 1   # -x*y; a minus on a literal (-0.5*x) costs nothing
         n_num = len(num) + (0 if abs(coeff) == 1 else 1)
         counts["mul"] += max(n_num - 1, 0)
         counts["div"] += len(den)
@@ -296,6 +296,12 @@ def count_ops(expr, counts=None):
 
 def _negative(term):
     return term.could_extract_minus_sign()
+
+
+def _leads_with_literal(term):
+    """True when the printed term starts with a number (``0.5*x``)."""
+    return term.is_Number or (term.is_Mul and any(f.is_Number for f in term.as_coeff_mul()[1])) or (
+        term.is_Mul and abs(term.as_coeff_mul()[0]) != 1)
 
 
 def count_program(prog):

@@ -70,7 +70,7 @@ def test_generate_writes_header_and_source(tmp_path):
     out = tmp_path / "one"
     res = soagen("generate", str(BAD / "good_one_joint.urdf"), "--tip", "l1", "--name", "one", "--out", str(out))
     assert res.returncode == 0, res.stderr
-    assert sorted(os.listdir(out)) == ["one.c", "one.h"]
+    assert sorted(os.listdir(out)) == ["one.c", "one.h", "opcounts.json", "opcounts.md"]
     assert "one_inverse_dynamics" in (out / "one.h").read_text()
     assert "time: load" in res.stdout and "inverse_dynamics" in res.stdout
 
@@ -79,3 +79,11 @@ def test_check_example_passes():
     res = soagen("check", "--example", "puma560", "--samples", "20", "--quiet")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "PASS" in res.stdout and "FAIL" not in res.stdout
+
+
+def test_opcount_command(tmp_path):
+    res = soagen("opcount", "--example", "puma560", "--function", "inverse_dynamics",
+                 "--json", str(tmp_path / "o.json"))
+    assert res.returncode == 0, res.stderr
+    assert "inverse_dynamics" in res.stdout and "the emitted C text agrees" in res.stdout
+    assert '"inverse_dynamics"' in (tmp_path / "o.json").read_text()

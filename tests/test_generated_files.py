@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import ROOT
-from soagen import robots
+from soagen import opcount, robots
 from soagen.codegen import generate
 
 
@@ -15,3 +15,9 @@ def test_generated_folder_is_fresh(name):
     folder = ROOT / "generated" / name
     assert (folder / f"{name}.h").read_text() == gen.csource.header, "stale: run `make generated`"
     assert (folder / f"{name}.c").read_text() == gen.csource.source, "stale: run `make generated`"
+    assert (folder / "opcounts.md").read_text() == opcount.table(name, gen.programs)
+    assert (folder / "opcounts.json").read_text() == opcount.as_json(gen_robot(name), gen.programs)
+
+
+def gen_robot(name):
+    return robots.example(name)
