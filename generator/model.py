@@ -24,6 +24,9 @@ from .spatial import axis_angle, rpy_matrix, skew
 REVOLUTE = "revolute"
 PRISMATIC = "prismatic"
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+# rotation and axis entries this close to 0 or ±1 are made exact: URDFs write π/2 as
+# 1.57079632679 (cos = 4.9e-12), and every such crumb costs multiplications
+ANGLE_SNAP = 1e-10
 
 
 class RobotError(ValueError):
@@ -351,7 +354,8 @@ class RobotBuilder:
         visit(root)
         if not bodies:
             raise RobotError(f"{self.source}: no movable joint")
-        body_tuple = tuple(Body(**{k: (_clean(v) if isinstance(v, np.ndarray) else v)
+        body_tuple = tuple(Body(**{k: (_clean(v, ANGLE_SNAP if k in ("rotation", "axis") else 1e-14)
+                                      if isinstance(v, np.ndarray) else v)
                                    for k, v in b.items()}) for b in bodies)
         for k, b in enumerate(body_tuple):
             if not any(c.parent == k for c in body_tuple) and b.mass == 0.0:
@@ -368,7 +372,7 @@ class RobotBuilder:
             if body < 0:
                 raise RobotError(f"{self.source}: tip link '{name}' does not move (it is fixed to the base)")
             off = off + rot @ _vector(offset, f"tip '{name}' offset")
-            tip_list.append(Tip(name, body, _clean(rot), _clean(off)))
+            tip_list.append(Tip(name, body, _clean(rot, ANGLE_SNAP), _clean(off)))
         return Robot(self.name, body_tuple, tuple(tip_list), self.gravity.copy())
 
 

@@ -23,24 +23,24 @@
  *   0 tool0 on body 5, offset [0.0, 0.0823, 0.0]
  *
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
- *   forward_kinematics                 80 mul     50 add    0 div   0 sqrt  12 trig     82 statements
- *   jacobian                           81 mul     59 add    0 div   0 sqrt  10 trig     94 statements
- *   jdot_qdot                         205 mul    123 add    0 div   0 sqrt  12 trig    176 statements
- *   inverse_dynamics                  288 mul    200 add    0 div   0 sqrt  10 trig    301 statements
- *   inverse_dynamics_tip_force        364 mul    248 add    0 div   0 sqrt  12 trig    353 statements
- *   gravity                            86 mul     53 add    0 div   0 sqrt  10 trig     87 statements
- *   bias_forces                       270 mul    180 add    0 div   0 sqrt  10 trig    282 statements
- *   mass_matrix                       389 mul    271 add    0 div   0 sqrt  10 trig    318 statements
- *   mass_matrix_inverse               903 mul    614 add    5 div   0 sqrt  10 trig    699 statements
- *   forward_dynamics                  722 mul    522 add    5 div   0 sqrt  10 trig    615 statements
- *   forward_dynamics_fd1              736 mul    504 add    5 div   0 sqrt  10 trig    679 statements
- *   tip_force_acceleration            558 mul    370 add    5 div   0 sqrt  12 trig    456 statements
- *   os_inertia_inverse               1017 mul    692 add    5 div   0 sqrt  12 trig    690 statements
- *   os_inertia                       1193 mul    782 add   11 div   0 sqrt  12 trig    767 statements
- *   os_coriolis                      1546 mul   1071 add   11 div   0 sqrt  12 trig   1091 statements
- *   os_gravity                       1223 mul    826 add   11 div   0 sqrt  12 trig    823 statements
- *   os_bias                          1552 mul   1080 add   11 div   0 sqrt  12 trig   1100 statements
- *   osc_torque                       1629 mul   1137 add   11 div   0 sqrt  12 trig   1162 statements
+ *   forward_kinematics                 68 mul     38 add    0 div   0 sqrt  12 trig     70 statements
+ *   jacobian                           75 mul     53 add    0 div   0 sqrt  10 trig     88 statements
+ *   jdot_qdot                         188 mul    107 add    0 div   0 sqrt  12 trig    161 statements
+ *   inverse_dynamics                  263 mul    178 add    0 div   0 sqrt  10 trig    281 statements
+ *   inverse_dynamics_tip_force        333 mul    220 add    0 div   0 sqrt  12 trig    327 statements
+ *   gravity                            72 mul     41 add    0 div   0 sqrt  10 trig     77 statements
+ *   bias_forces                       247 mul    160 add    0 div   0 sqrt  10 trig    265 statements
+ *   mass_matrix                       300 mul    199 add    0 div   0 sqrt  10 trig    246 statements
+ *   mass_matrix_inverse               744 mul    486 add    5 div   0 sqrt  10 trig    583 statements
+ *   forward_dynamics                  640 mul    450 add    5 div   0 sqrt  10 trig    545 statements
+ *   forward_dynamics_fd1              636 mul    420 add    5 div   0 sqrt  10 trig    600 statements
+ *   tip_force_acceleration            475 mul    300 add    5 div   0 sqrt  12 trig    388 statements
+ *   os_inertia_inverse                893 mul    586 add    5 div   0 sqrt  12 trig    589 statements
+ *   os_inertia                       1069 mul    676 add   11 div   0 sqrt  12 trig    666 statements
+ *   os_coriolis                      1395 mul    943 add   11 div   0 sqrt  12 trig    971 statements
+ *   os_gravity                       1091 mul    710 add   11 div   0 sqrt  12 trig    713 statements
+ *   os_bias                          1403 mul    950 add   11 div   0 sqrt  12 trig    977 statements
+ *   osc_torque                       1470 mul    999 add   11 div   0 sqrt  12 trig   1031 statements
  */
 #ifndef SOAGEN_UR5_H
 #define SOAGEN_UR5_H
