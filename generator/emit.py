@@ -52,6 +52,18 @@ def prototype(prefix, prog, ctype):
     return f"{ret} {prefix}_{prog.name}({', '.join(args)})"
 
 
+def batch_prototype(prefix, prog, ctype):
+    args = ["long count"] + [f"const {ctype} *{a.name}" for a in prog.inputs]
+    args += [f"{ctype} *{a.name}" for a in prog.outputs]
+    return f"long {prefix}_{prog.name}_batch({', '.join(args)})"
+
+
+def batch_call(prefix, prog):
+    """The per-row call inside the batch loop (row ``i``)."""
+    args = [f"{a.name} + {a.size}*i" for a in prog.inputs + prog.outputs]
+    return f"{prefix}_{prog.name}({', '.join(args)})"
+
+
 def function_lines(prog, printer):
     lines = []
     ctype = printer.ctype
@@ -85,7 +97,9 @@ def emit(robot, programs, name, precision="double"):
     for prog in programs:
         functions.append(dict(
             doc=prog.doc + (" Returns 0, or 1 (outputs untouched) when Omega(0) is singular."
-                            if prog.returns_status else ""), opline=opline(prog), prototype=prototype(name, prog, ctype),
+                            if prog.returns_status else ""), opline=opline(prog),
+            batch_prototype=batch_prototype(name, prog, ctype), batch_call=batch_call(name, prog),
+            returns_status=prog.returns_status, prototype=prototype(name, prog, ctype),
             argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
             lines=function_lines(prog, printer)))
     joints, tips = [], []
@@ -105,7 +119,7 @@ def emit(robot, programs, name, precision="double"):
     template = env.get_template("robot.c.j2")
     source = template.render(**ctx)
     units = [(prog.name, template.render(**dict(ctx, functions=[f]))) for prog, f in zip(programs, functions)]
-    cdef = "\n".join(f["prototype"] + ";" for f in functions)
+    cdef = "\n".join(f"{f['prototype']};\n{f['batch_prototype']};" for f in functions)
     return CSource(name, header, source, cdef, units)
 
 

@@ -14,6 +14,9 @@ from .reference import SingularError
 class Module:
     """Generated dynamics of one robot.
 
+    Every function also takes a batch: inputs of shape (N, size) are evaluated
+    row by row in one C call (``<function>_batch``), outputs get a leading N.
+
     Attributes
     ----------
     robot : Robot
@@ -59,6 +62,8 @@ class Module:
             raise NotImplementedError(f"{fname} was not generated for this module "
                                       "(build with functions=None for all of them)")
         ins, outs = sig[:len(inputs)], sig[len(inputs):]
+        if np.ndim(inputs[0]) == 2:
+            return self._call_batch(fname, ins, outs, inputs)
         args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
         results = [np.empty(size, dtype=self._dtype) for _, size in outs]
         fb = self._ffi.from_buffer
@@ -69,6 +74,34 @@ class Module:
                                 "(a singular or redundant-axis configuration): Lambda(0) does not exist")
         return results[0] if len(results) == 1 else results
 
+    def _batch_arg(self, value, rows, size, what):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"{what} must be a real numeric array, got dtype {arr.dtype}")
+        if arr.shape != (rows, size):
+            raise ValueError(f"{what} must have shape ({rows}, {size}), got {arr.shape}")
+        arr = np.ascontiguousarray(arr, dtype=self._dtype)
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{what} contains NaN or inf")
+        return arr
+
+    def _call_batch(self, fname, ins, outs, inputs):
+        """N rows in one C call (``<fname>_batch``); inputs (N, size), outputs (N, size)."""
+        rows = np.shape(inputs[0])[0]
+        args = [self._batch_arg(v, rows, size, name) for v, (name, size) in zip(inputs, ins)]
+        results = [np.empty((rows, size), dtype=self._dtype) for _, size in outs]
+        fb = self._ffi.from_buffer
+        failed = getattr(self._lib.lib, f"{self.name}_{fname}_batch")(
+            rows, *[fb(self._ctype, a) for a in args], *[fb(self._ctype, r) for r in results])
+        if failed:
+            raise SingularError(f"{fname}: Omega(0) is not positive definite in {failed} of {rows} rows")
+        return results[0] if len(results) == 1 else results
+
+    @staticmethod
+    def _shape(flat, shape):
+        """(size,) -> shape, or (N, size) -> (N, *shape) for a batch."""
+        return flat.reshape(shape if flat.ndim == 1 else (flat.shape[0], *shape))
+
     def _need_tips(self, what):
         if not self.m:
             raise ValueError(f"{what} needs tips: load the robot with tips=[...]")
@@ -77,12 +110,12 @@ class Module:
     def forward_kinematics(self, q):
         """World pose of each tip; -> (m, 4, 4)."""
         self._need_tips("forward_kinematics")
-        return self._call("forward_kinematics", q).reshape(self.m, 4, 4)
+        return self._shape(self._call("forward_kinematics", q), (self.m, 4, 4))
 
     def jacobian(self, q):
         """Tip Jacobians J = B*φ*H*, rows [angular; linear] per tip; -> (6m, n)."""
         self._need_tips("jacobian")
-        return self._call("jacobian", q).reshape(6 * self.m, self.n)
+        return self._shape(self._call("jacobian", q), (6 * self.m, self.n))
 
     def jdot_qdot(self, q, qd):
         """J̇q̇, tip classical accelerations at q̈ = 0 without gravity; -> (6m,)."""
@@ -106,11 +139,11 @@ class Module:
 
     def mass_matrix(self, q):
         """M(q); -> (n, n)."""
-        return self._call("mass_matrix", q).reshape(self.n, self.n)
+        return self._shape(self._call("mass_matrix", q), (self.n, self.n))
 
     def mass_matrix_inverse(self, q):
         """M(q)⁻¹ by the innovations factorization; -> (n, n)."""
-        return self._call("mass_matrix_inverse", q).reshape(self.n, self.n)
+        return self._shape(self._call("mass_matrix_inverse", q), (self.n, self.n))
 
     def forward_dynamics(self, q, qd, tau, f_tip=None, variant="FD4"):
         """q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by FD4 (default) or FD1; -> (n,).
@@ -134,12 +167,12 @@ class Module:
     def os_inertia_inverse(self, q):
         """Ω(0) = Λ(0)⁻¹ = J M⁻¹ Jᵀ by the O(n) recursion (seed 000 (58)–(61)); -> (6m, 6m)."""
         self._need_tips("os_inertia_inverse")
-        return self._call("os_inertia_inverse", q).reshape(6 * self.m, 6 * self.m)
+        return self._shape(self._call("os_inertia_inverse", q), (6 * self.m, 6 * self.m))
 
     def os_inertia(self, q):
         """Λ(0); raises :class:`SingularError` where Ω(0) is singular; -> (6m, 6m)."""
         self._need_tips("os_inertia")
-        return self._call("os_inertia", q).reshape(6 * self.m, 6 * self.m)
+        return self._shape(self._call("os_inertia", q), (6 * self.m, 6 * self.m))
 
     def os_coriolis(self, q, qd):
         """c(0) = Λ(J M⁻¹ C − J̇q̇) (seed 000 (65)–(68)); -> (6m,)."""

@@ -64,3 +64,24 @@ def test_wrapper_rejects_bad_arguments():
     # non-contiguous and integer input are converted, not misread
     qq = np.zeros(2 * robot.n)[::2]
     assert np.array_equal(mod.gravity(qq), mod.gravity(np.zeros(robot.n, dtype=int)))
+
+
+def test_batch_calls_equal_row_calls():
+    """Inputs with a leading N go through one C call per function (<name>_batch)."""
+    import soagen
+
+    robot, mod = built("ur5", CASES["ur5"])
+    rng = np.random.default_rng(5)
+    states = [robot.random_state(rng) for _ in range(7)]
+    Q, QD, QDD, TAU = (np.array([s[i] for s in states]) for i in range(4))
+    for name, args in (("inverse_dynamics", (Q, QD, QDD)), ("mass_matrix", (Q,)), ("jacobian", (Q,)),
+                       ("forward_dynamics", (Q, QD, TAU)), ("os_inertia", (Q,)),
+                       ("forward_kinematics", (Q,))):
+        batch = getattr(mod, name)(*args)
+        rows = np.array([getattr(mod, name)(*(a[i] for a in args)) for i in range(len(Q))])
+        assert batch.shape == rows.shape and np.array_equal(batch, rows), name
+    with pytest.raises(ValueError, match=r"\(7, 6\)"):
+        mod.inverse_dynamics(Q, QD[:3], QDD)
+    Q[2] = [0.3, -1.0, 0.0, 0.4, 0.9, 0.2]          # elbow stretched: Λ does not exist
+    with pytest.raises(soagen.SingularError, match="1 of 7 rows"):
+        mod.os_inertia(Q)

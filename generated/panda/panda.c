@@ -126,6 +126,15 @@ void panda_forward_kinematics(const double q[7], double T[16])
     T[15] = 1.0;
 }
 
+long panda_forward_kinematics_batch(long count, const double *q, double *T)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_forward_kinematics(q + 7*i, T + 16*i);
+    }
+    return failed;
+}
+
 /*
  * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n
  * jacobian                          102 mul     67 add    0 div   0 sqrt  12 trig     99 statements
@@ -289,6 +298,15 @@ void panda_jacobian(const double q[7], double J[42])
     J[39] = t82;
     J[40] = t79;
     J[41] = t73;
+}
+
+long panda_jacobian_batch(long count, const double *q, double *J)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_jacobian(q + 7*i, J + 42*i);
+    }
+    return failed;
 }
 
 /*
@@ -500,6 +518,15 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
     a0[3] = t175;
     a0[4] = t176;
     a0[5] = t177;
+}
+
+long panda_jdot_qdot_batch(long count, const double *q, const double *qd, double *a0)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_jdot_qdot(q + 7*i, qd + 7*i, a0 + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -869,6 +896,15 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     tau[4] = t290;
     tau[5] = t280;
     tau[6] = t266;
+}
+
+long panda_inverse_dynamics_batch(long count, const double *q, const double *qd, const double *qdd, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_inverse_dynamics(q + 7*i, qd + 7*i, qdd + 7*i, tau + 7*i);
+    }
+    return failed;
 }
 
 /*
@@ -1295,6 +1331,15 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     tau[6] = t318;
 }
 
+long panda_inverse_dynamics_tip_force_batch(long count, const double *q, const double *qd, const double *qdd, const double *f, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_inverse_dynamics_tip_force(q + 7*i, qd + 7*i, qdd + 7*i, f + 6*i, tau + 7*i);
+    }
+    return failed;
+}
+
 /*
  * gravity torques G(q)
  * gravity                           120 mul     81 add    0 div   0 sqrt  12 trig    121 statements
@@ -1445,6 +1490,15 @@ void panda_gravity(const double q[7], double tau[7])
     tau[4] = t76;
     tau[5] = t66;
     tau[6] = t52;
+}
+
+long panda_gravity_batch(long count, const double *q, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_gravity(q + 7*i, tau + 7*i);
+    }
+    return failed;
 }
 
 /*
@@ -1800,6 +1854,15 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     tau[4] = t278;
     tau[5] = t268;
     tau[6] = t254;
+}
+
+long panda_bias_forces_batch(long count, const double *q, const double *qd, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_bias_forces(q + 7*i, qd + 7*i, tau + 7*i);
+    }
+    return failed;
 }
 
 /*
@@ -2260,6 +2323,15 @@ void panda_mass_matrix(const double q[7], double M[49])
     M[46] = t357;
     M[47] = t7;
     M[48] = 0.006684151967360946;
+}
+
+long panda_mass_matrix_batch(long count, const double *q, double *M)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_mass_matrix(q + 7*i, M + 49*i);
+    }
+    return failed;
 }
 
 /*
@@ -3216,6 +3288,15 @@ void panda_mass_matrix_inverse(const double q[7], double Minv[49])
     Minv[48] = t864;
 }
 
+long panda_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_mass_matrix_inverse(q + 7*i, Minv + 49*i);
+    }
+    return failed;
+}
+
 /*
  * joint accelerations from torques, algorithm FD4 (seed 001)
  * forward_dynamics                  923 mul    716 add    6 div   0 sqrt  12 trig    742 statements
@@ -3989,6 +4070,15 @@ void panda_forward_dynamics(const double q[7], const double qd[7], const double 
     qdd[4] = t721;
     qdd[5] = t729;
     qdd[6] = t741;
+}
+
+long panda_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_forward_dynamics(q + 7*i, qd + 7*i, tau + 7*i, qdd + 7*i);
+    }
+    return failed;
 }
 
 /*
@@ -4807,6 +4897,15 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     qdd[6] = t782;
 }
 
+long panda_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_forward_dynamics_fd1(q + 7*i, qd + 7*i, tau + 7*i, qdd + 7*i);
+    }
+    return failed;
+}
+
 /*
  * joint accelerations caused by tip forces alone
  * tip_force_acceleration            625 mul    435 add    6 div   0 sqrt  14 trig    506 statements
@@ -5345,6 +5444,15 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     qdd[4] = t491;
     qdd[5] = t497;
     qdd[6] = t505;
+}
+
+long panda_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_tip_force_acceleration(q + 7*i, f + 6*i, qdd + 7*i);
+    }
+    return failed;
 }
 
 /*
@@ -6134,6 +6242,15 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     Omega[33] = t721;
     Omega[34] = t723;
     Omega[35] = t724;
+}
+
+long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        panda_os_inertia_inverse(q + 7*i, Omega + 36*i);
+    }
+    return failed;
 }
 
 /*
@@ -7007,6 +7124,15 @@ int panda_os_inertia(const double q[7], double Lambda[36])
     Lambda[34] = t801;
     Lambda[35] = t771;
     return 0;
+}
+
+long panda_os_inertia_batch(long count, const double *q, double *Lambda)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (panda_os_inertia(q + 7*i, Lambda + 36*i) != 0);
+    }
+    return failed;
 }
 
 /*
@@ -8227,6 +8353,15 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     return 0;
 }
 
+long panda_os_coriolis_batch(long count, const double *q, const double *qd, double *c)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (panda_os_coriolis(q + 7*i, qd + 7*i, c + 6*i) != 0);
+    }
+    return failed;
+}
+
 /*
  * operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_gravity                       1374 mul    970 add   12 div   0 sqrt  14 trig    879 statements
@@ -9145,6 +9280,15 @@ int panda_os_gravity(const double q[7], double g[6])
     g[4] = t874;
     g[5] = t873;
     return 0;
+}
+
+long panda_os_gravity_batch(long count, const double *q, double *g)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (panda_os_gravity(q + 7*i, g + 6*i) != 0);
+    }
+    return failed;
 }
 
 /*
@@ -10394,6 +10538,15 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     cg[4] = t1202;
     cg[5] = t1201;
     return 0;
+}
+
+long panda_os_bias_batch(long count, const double *q, const double *qd, double *cg)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (panda_os_bias(q + 7*i, qd + 7*i, cg + 6*i) != 0);
+    }
+    return failed;
 }
 
 /*
@@ -11700,4 +11853,13 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     tau[5] = t1230;
     tau[6] = t1218;
     return 0;
+}
+
+long panda_osc_torque_batch(long count, const double *q, const double *qd, const double *u, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (panda_osc_torque(q + 7*i, qd + 7*i, u + 6*i, tau + 7*i) != 0);
+    }
+    return failed;
 }

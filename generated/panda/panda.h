@@ -54,57 +54,93 @@ extern "C" {
 
 /* world pose of each tip, row-major 4x4 */
 void panda_forward_kinematics(const double q[7], double T[16]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_forward_kinematics_batch(long count, const double *q, double *T);
 
 /* tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n */
 void panda_jacobian(const double q[7], double J[42]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_jacobian_batch(long count, const double *q, double *J);
 
 /* tip bias accelerations Jdot qd, [angular; linear], world axes */
 void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_jdot_qdot_batch(long count, const double *q, const double *qd, double *a0);
 
 /* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) */
 void panda_inverse_dynamics(const double q[7], const double qd[7], const double qdd[7], double tau[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_inverse_dynamics_batch(long count, const double *q, const double *qd, const double *qdd, double *tau);
 
 /* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) */
 void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], const double qdd[7], const double f[6], double tau[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_inverse_dynamics_tip_force_batch(long count, const double *q, const double *qd, const double *qdd, const double *f, double *tau);
 
 /* gravity torques G(q) */
 void panda_gravity(const double q[7], double tau[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_gravity_batch(long count, const double *q, double *tau);
 
 /* bias torques C(q, qd) + G(q) */
 void panda_bias_forces(const double q[7], const double qd[7], double tau[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_bias_forces_batch(long count, const double *q, const double *qd, double *tau);
 
 /* joint-space mass matrix M(q), row-major n x n */
 void panda_mass_matrix(const double q[7], double M[49]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_mass_matrix_batch(long count, const double *q, double *M);
 
 /* inverse mass matrix, row-major n x n */
 void panda_mass_matrix_inverse(const double q[7], double Minv[49]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
 
 /* joint accelerations from torques, algorithm FD4 (seed 001) */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
 /* joint accelerations from torques, algorithm FD1 (seed 001) */
 void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
 /* joint accelerations caused by tip forces alone */
 void panda_tip_force_acceleration(const double q[7], const double f[6], double qdd[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd);
 
 /* operational space inverse inertia Omega(0), 6m x 6m */
 void panda_os_inertia_inverse(const double q[7], double Omega[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 
 /* operational space inertia Lambda(0), 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_inertia(const double q[7], double Lambda[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_os_inertia_batch(long count, const double *q, double *Lambda);
 
 /* operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_coriolis(const double q[7], const double qd[7], double c[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_os_coriolis_batch(long count, const double *q, const double *qd, double *c);
 
 /* operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_gravity(const double q[7], double g[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_os_gravity_batch(long count, const double *q, double *g);
 
 /* operational space bias force c(0) + g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_bias(const double q[7], const double qd[7], double cg[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_os_bias_batch(long count, const double *q, const double *qd, double *cg);
 
 /* operational space control torques J^T (Lambda u + c + g) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_osc_torque(const double q[7], const double qd[7], const double u[6], double tau[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_osc_torque_batch(long count, const double *q, const double *qd, const double *u, double *tau);
 
 #ifdef __cplusplus
 }

@@ -95,6 +95,15 @@ void puma560_forward_kinematics(const double q[6], double T[16])
     T[15] = 1.0;
 }
 
+long puma560_forward_kinematics_batch(long count, const double *q, double *T)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_forward_kinematics(q + 6*i, T + 16*i);
+    }
+    return failed;
+}
+
 /*
  * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n
  * jacobian                           53 mul     30 add    0 div   0 sqrt  10 trig     53 statements
@@ -204,6 +213,15 @@ void puma560_jacobian(const double q[6], double J[36])
     J[33] = 0.0;
     J[34] = 0.0;
     J[35] = 0.0;
+}
+
+long puma560_jacobian_batch(long count, const double *q, double *J)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_jacobian(q + 6*i, J + 36*i);
+    }
+    return failed;
 }
 
 /*
@@ -358,6 +376,15 @@ void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     a0[3] = t120;
     a0[4] = t121;
     a0[5] = t122;
+}
+
+long puma560_jdot_qdot_batch(long count, const double *q, const double *qd, double *a0)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_jdot_qdot(q + 6*i, qd + 6*i, a0 + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -656,6 +683,15 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     tau[3] = t228;
     tau[4] = t218;
     tau[5] = t208;
+}
+
+long puma560_inverse_dynamics_batch(long count, const double *q, const double *qd, const double *qdd, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_inverse_dynamics(q + 6*i, qd + 6*i, qdd + 6*i, tau + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -1001,6 +1037,15 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
     tau[5] = t250;
 }
 
+long puma560_inverse_dynamics_tip_force_batch(long count, const double *q, const double *qd, const double *qdd, const double *f, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_inverse_dynamics_tip_force(q + 6*i, qd + 6*i, qdd + 6*i, f + 6*i, tau + 6*i);
+    }
+    return failed;
+}
+
 /*
  * gravity torques G(q)
  * gravity                            83 mul     50 add    0 div   0 sqrt  10 trig     93 statements
@@ -1120,6 +1165,15 @@ void puma560_gravity(const double q[6], double tau[6])
     tau[3] = -t53;
     tau[4] = t46;
     tau[5] = 0.0;
+}
+
+long puma560_gravity_batch(long count, const double *q, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_gravity(q + 6*i, tau + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -1402,6 +1456,15 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
     tau[3] = t214;
     tau[4] = t204;
     tau[5] = t194;
+}
+
+long puma560_bias_forces_batch(long count, const double *q, const double *qd, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_bias_forces(q + 6*i, qd + 6*i, tau + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -1738,6 +1801,15 @@ void puma560_mass_matrix(const double q[6], double M[36])
     M[33] = -t270;
     M[34] = 0.0;
     M[35] = 4e-05;
+}
+
+long puma560_mass_matrix_batch(long count, const double *q, double *M)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_mass_matrix(q + 6*i, M + 36*i);
+    }
+    return failed;
 }
 
 /*
@@ -2421,6 +2493,15 @@ void puma560_mass_matrix_inverse(const double q[6], double Minv[36])
     Minv[35] = t608;
 }
 
+long puma560_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_mass_matrix_inverse(q + 6*i, Minv + 36*i);
+    }
+    return failed;
+}
+
 /*
  * joint accelerations from torques, algorithm FD4 (seed 001)
  * forward_dynamics                  635 mul    464 add    5 div   0 sqrt  10 trig    550 statements
@@ -2999,6 +3080,15 @@ void puma560_forward_dynamics(const double q[6], const double qd[6], const doubl
     qdd[3] = t541;
     qdd[4] = t548;
     qdd[5] = t549;
+}
+
+long puma560_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_forward_dynamics(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -3629,6 +3719,15 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     qdd[5] = t597;
 }
 
+long puma560_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_forward_dynamics_fd1(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
+    }
+    return failed;
+}
+
 /*
  * joint accelerations caused by tip forces alone
  * tip_force_acceleration            467 mul    304 add    5 div   0 sqrt  12 trig    385 statements
@@ -4043,6 +4142,15 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     qdd[3] = t378;
     qdd[4] = t383;
     qdd[5] = t384;
+}
+
+long puma560_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_tip_force_acceleration(q + 6*i, f + 6*i, qdd + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -4657,6 +4765,15 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     Omega[33] = t548;
     Omega[34] = t550;
     Omega[35] = t551;
+}
+
+long puma560_os_inertia_inverse_batch(long count, const double *q, double *Omega)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_os_inertia_inverse(q + 6*i, Omega + 36*i);
+    }
+    return failed;
 }
 
 /*
@@ -5355,6 +5472,15 @@ int puma560_os_inertia(const double q[6], double Lambda[36])
     Lambda[34] = t628;
     Lambda[35] = t598;
     return 0;
+}
+
+long puma560_os_inertia_batch(long count, const double *q, double *Lambda)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (puma560_os_inertia(q + 6*i, Lambda + 36*i) != 0);
+    }
+    return failed;
 }
 
 /*
@@ -6300,6 +6426,15 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     return 0;
 }
 
+long puma560_os_coriolis_batch(long count, const double *q, const double *qd, double *c)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (puma560_os_coriolis(q + 6*i, qd + 6*i, c + 6*i) != 0);
+    }
+    return failed;
+}
+
 /*
  * operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_gravity                       1040 mul    680 add   11 div   0 sqrt  12 trig    667 statements
@@ -7004,6 +7139,15 @@ int puma560_os_gravity(const double q[6], double g[6])
     g[4] = t662;
     g[5] = t661;
     return 0;
+}
+
+long puma560_os_gravity_batch(long count, const double *q, double *g)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (puma560_os_gravity(q + 6*i, g + 6*i) != 0);
+    }
+    return failed;
 }
 
 /*
@@ -7955,6 +8099,15 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     cg[4] = t906;
     cg[5] = t905;
     return 0;
+}
+
+long puma560_os_bias_batch(long count, const double *q, const double *qd, double *cg)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (puma560_os_bias(q + 6*i, qd + 6*i, cg + 6*i) != 0);
+    }
+    return failed;
 }
 
 /*
@@ -8951,4 +9104,13 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     tau[4] = t926;
     tau[5] = t922;
     return 0;
+}
+
+long puma560_osc_torque_batch(long count, const double *q, const double *qd, const double *u, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (puma560_osc_torque(q + 6*i, qd + 6*i, u + 6*i, tau + 6*i) != 0);
+    }
+    return failed;
 }

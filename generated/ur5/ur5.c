@@ -112,6 +112,15 @@ void ur5_forward_kinematics(const double q[6], double T[16])
     T[15] = 1.0;
 }
 
+long ur5_forward_kinematics_batch(long count, const double *q, double *T)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_forward_kinematics(q + 6*i, T + 16*i);
+    }
+    return failed;
+}
+
 /*
  * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n
  * jacobian                           75 mul     53 add    0 div   0 sqrt  10 trig     88 statements
@@ -256,6 +265,15 @@ void ur5_jacobian(const double q[6], double J[36])
     J[33] = t75;
     J[34] = t70;
     J[35] = t64;
+}
+
+long ur5_jacobian_batch(long count, const double *q, double *J)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_jacobian(q + 6*i, J + 36*i);
+    }
+    return failed;
 }
 
 /*
@@ -448,6 +466,15 @@ void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     a0[3] = t158;
     a0[4] = t159;
     a0[5] = t160;
+}
+
+long ur5_jdot_qdot_batch(long count, const double *q, const double *qd, double *a0)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_jdot_qdot(q + 6*i, qd + 6*i, a0 + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -759,6 +786,15 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
     tau[3] = t242;
     tau[4] = t229;
     tau[5] = t217;
+}
+
+long ur5_inverse_dynamics_batch(long count, const double *q, const double *qd, const double *qdd, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_inverse_dynamics(q + 6*i, qd + 6*i, qdd + 6*i, tau + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -1121,6 +1157,15 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     tau[5] = t260;
 }
 
+long ur5_inverse_dynamics_tip_force_batch(long count, const double *q, const double *qd, const double *qdd, const double *f, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_inverse_dynamics_tip_force(q + 6*i, qd + 6*i, qdd + 6*i, f + 6*i, tau + 6*i);
+    }
+    return failed;
+}
+
 /*
  * gravity torques G(q)
  * gravity                            72 mul     41 add    0 div   0 sqrt  10 trig     77 statements
@@ -1224,6 +1269,15 @@ void ur5_gravity(const double q[6], double tau[6])
     tau[3] = t43;
     tau[4] = 0.0;
     tau[5] = 0.0;
+}
+
+long ur5_gravity_batch(long count, const double *q, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_gravity(q + 6*i, tau + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -1518,6 +1572,15 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
     tau[3] = t227;
     tau[4] = t214;
     tau[5] = t202;
+}
+
+long ur5_bias_forces_batch(long count, const double *q, const double *qd, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_bias_forces(q + 6*i, qd + 6*i, tau + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -1824,6 +1887,15 @@ void ur5_mass_matrix(const double q[6], double M[36])
     M[33] = t240;
     M[34] = 0.0;
     M[35] = 0.0171364731454;
+}
+
+long ur5_mass_matrix_batch(long count, const double *q, double *M)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_mass_matrix(q + 6*i, M + 36*i);
+    }
+    return failed;
 }
 
 /*
@@ -2481,6 +2553,15 @@ void ur5_mass_matrix_inverse(const double q[6], double Minv[36])
     Minv[35] = t582;
 }
 
+long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_mass_matrix_inverse(q + 6*i, Minv + 36*i);
+    }
+    return failed;
+}
+
 /*
  * joint accelerations from torques, algorithm FD4 (seed 001)
  * forward_dynamics                  640 mul    450 add    5 div   0 sqrt  10 trig    545 statements
@@ -3054,6 +3135,15 @@ void ur5_forward_dynamics(const double q[6], const double qd[6], const double ta
     qdd[3] = t537;
     qdd[4] = t543;
     qdd[5] = t544;
+}
+
+long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_forward_dynamics(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -3686,6 +3776,15 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     qdd[5] = t599;
 }
 
+long ur5_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_forward_dynamics_fd1(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
+    }
+    return failed;
+}
+
 /*
  * joint accelerations caused by tip forces alone
  * tip_force_acceleration            475 mul    300 add    5 div   0 sqrt  12 trig    388 statements
@@ -4103,6 +4202,15 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     qdd[3] = t382;
     qdd[4] = t386;
     qdd[5] = t387;
+}
+
+long ur5_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_tip_force_acceleration(q + 6*i, f + 6*i, qdd + 6*i);
+    }
+    return failed;
 }
 
 /*
@@ -4754,6 +4862,15 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     Omega[33] = t585;
     Omega[34] = t587;
     Omega[35] = t588;
+}
+
+long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_os_inertia_inverse(q + 6*i, Omega + 36*i);
+    }
+    return failed;
 }
 
 /*
@@ -5489,6 +5606,15 @@ int ur5_os_inertia(const double q[6], double Lambda[36])
     Lambda[34] = t665;
     Lambda[35] = t635;
     return 0;
+}
+
+long ur5_os_inertia_batch(long count, const double *q, double *Lambda)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (ur5_os_inertia(q + 6*i, Lambda + 36*i) != 0);
+    }
+    return failed;
 }
 
 /*
@@ -6502,6 +6628,15 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     return 0;
 }
 
+long ur5_os_coriolis_batch(long count, const double *q, const double *qd, double *c)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (ur5_os_coriolis(q + 6*i, qd + 6*i, c + 6*i) != 0);
+    }
+    return failed;
+}
+
 /*
  * operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_gravity                       1091 mul    710 add   11 div   0 sqrt  12 trig    713 statements
@@ -7252,6 +7387,15 @@ int ur5_os_gravity(const double q[6], double g[6])
     g[4] = t708;
     g[5] = t707;
     return 0;
+}
+
+long ur5_os_gravity_batch(long count, const double *q, double *g)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (ur5_os_gravity(q + 6*i, g + 6*i) != 0);
+    }
+    return failed;
 }
 
 /*
@@ -8269,6 +8413,15 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     cg[4] = t972;
     cg[5] = t971;
     return 0;
+}
+
+long ur5_os_bias_batch(long count, const double *q, const double *qd, double *cg)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (ur5_os_bias(q + 6*i, qd + 6*i, cg + 6*i) != 0);
+    }
+    return failed;
 }
 
 /*
@@ -9341,4 +9494,13 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     tau[4] = t996;
     tau[5] = t987;
     return 0;
+}
+
+long ur5_osc_torque_batch(long count, const double *q, const double *qd, const double *u, double *tau)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (ur5_osc_torque(q + 6*i, qd + 6*i, u + 6*i, tau + 6*i) != 0);
+    }
+    return failed;
 }

@@ -53,57 +53,93 @@ extern "C" {
 
 /* world pose of each tip, row-major 4x4 */
 void ur5_forward_kinematics(const double q[6], double T[16]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_forward_kinematics_batch(long count, const double *q, double *T);
 
 /* tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n */
 void ur5_jacobian(const double q[6], double J[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_jacobian_batch(long count, const double *q, double *J);
 
 /* tip bias accelerations Jdot qd, [angular; linear], world axes */
 void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_jdot_qdot_batch(long count, const double *q, const double *qd, double *a0);
 
 /* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) */
 void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_inverse_dynamics_batch(long count, const double *q, const double *qd, const double *qdd, double *tau);
 
 /* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) */
 void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_inverse_dynamics_tip_force_batch(long count, const double *q, const double *qd, const double *qdd, const double *f, double *tau);
 
 /* gravity torques G(q) */
 void ur5_gravity(const double q[6], double tau[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_gravity_batch(long count, const double *q, double *tau);
 
 /* bias torques C(q, qd) + G(q) */
 void ur5_bias_forces(const double q[6], const double qd[6], double tau[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_bias_forces_batch(long count, const double *q, const double *qd, double *tau);
 
 /* joint-space mass matrix M(q), row-major n x n */
 void ur5_mass_matrix(const double q[6], double M[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_mass_matrix_batch(long count, const double *q, double *M);
 
 /* inverse mass matrix, row-major n x n */
 void ur5_mass_matrix_inverse(const double q[6], double Minv[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
 
 /* joint accelerations from torques, algorithm FD4 (seed 001) */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
 /* joint accelerations from torques, algorithm FD1 (seed 001) */
 void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
 /* joint accelerations caused by tip forces alone */
 void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd);
 
 /* operational space inverse inertia Omega(0), 6m x 6m */
 void ur5_os_inertia_inverse(const double q[6], double Omega[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 
 /* operational space inertia Lambda(0), 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_inertia(const double q[6], double Lambda[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_os_inertia_batch(long count, const double *q, double *Lambda);
 
 /* operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_coriolis(const double q[6], const double qd[6], double c[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_os_coriolis_batch(long count, const double *q, const double *qd, double *c);
 
 /* operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_gravity(const double q[6], double g[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_os_gravity_batch(long count, const double *q, double *g);
 
 /* operational space bias force c(0) + g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_bias(const double q[6], const double qd[6], double cg[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_os_bias_batch(long count, const double *q, const double *qd, double *cg);
 
 /* operational space control torques J^T (Lambda u + c + g) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_osc_torque_batch(long count, const double *q, const double *qd, const double *u, double *tau);
 
 #ifdef __cplusplus
 }
