@@ -4,4 +4,8 @@ EXAMPLES := puma560 panda ur5
 generated:
 	for r in $(EXAMPLES); do soagen generate --example $$r --out generated/$$r --quiet || exit 1; done
 
-.PHONY: generated
+# Flash and stack per function on Cortex-M (needs gcc-arm-none-eabi); tests check these files are current.
+footprint:
+	for r in puma560 panda; do soagen footprint --example $$r --markdown generated/$$r/footprint.md > /dev/null || exit 1; done
+
+.PHONY: generated footprint

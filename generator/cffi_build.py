@@ -46,10 +46,11 @@ def generator_digest():
     return h.hexdigest()
 
 
-def cache_key(robot, precision, name, functions=None):
+def cache_key(robot, precision, name, functions=None, trig_inputs=False):
     h = hashlib.sha256()
     chosen = "all" if functions is None else ",".join(sorted(functions))
-    for part in (robot.fingerprint(), precision, name, chosen, generator_digest(), " ".join(COMPILE_ARGS)):
+    for part in (robot.fingerprint(), precision, name, chosen, str(trig_inputs), generator_digest(),
+                 " ".join(COMPILE_ARGS)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]
@@ -105,7 +106,8 @@ def _load(path, modname):
     return mod
 
 
-def build(robot, precision="double", name=None, cache_dir=None, progress=None, functions=None):
+def build(robot, precision="double", name=None, cache_dir=None, progress=None, functions=None,
+          trig_inputs=False):
     """Generate, compile (once per content hash) and load the module for ``robot``.
 
     Parameters
@@ -116,6 +118,7 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
     cache_dir : path, optional  default ``$SOAGEN_CACHE`` or ``~/.cache/soagen``
     progress : callable, optional
     functions : list of str, optional   only these C functions (default: all)
+    trig_inputs : bool   C functions take cos/sin of q as inputs (the wrappers compute them)
 
     Returns
     -------
@@ -126,7 +129,7 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
     from .module import module_class
 
     name = c_name(name or robot.name)
-    key = cache_key(robot, precision, name, functions)
+    key = cache_key(robot, precision, name, functions, trig_inputs)
     root = Path(cache_dir) if cache_dir else cache_root()
     root.mkdir(parents=True, exist_ok=True)
     final = root / key
@@ -135,7 +138,7 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
     with open(root / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (final / "meta.json").exists():
-            gen = generate(robot, name, precision, progress, functions)
+            gen = generate(robot, name, precision, progress, functions, trig_inputs)
             timings.update(gen.timings)
             work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
             t0 = time.perf_counter()

@@ -73,6 +73,31 @@ def cmd_opcount(args):
     return 0
 
 
+def cmd_footprint(args):
+    """Flash and stack per function on Cortex-M targets (float), as a markdown table."""
+    from . import mcu
+    from .codegen import generate
+
+    robot = _robot(args)
+    gen = generate(robot, args.name or robot.name, "float", functions=args.function)
+    runs = [("cortex-m4f", "-Os"), ("cortex-m4f", "-O2"), ("cortex-m0", "-Os")]
+    with tempfile.TemporaryDirectory() as tmp:
+        mcu.write_harness(gen, {p.name: [] for p in gen.programs}, tmp)
+        sizes = {run: mcu.footprint(tmp, gen.csource.name, mcu.TARGETS[run[0]], run[1]) for run in runs}
+    head = " | ".join(f"{t} {o} flash / stack (B)" for t, o in runs)
+    lines = [f"# Footprint: {robot.name} (float, arm-none-eabi-gcc, .text bytes / -fstack-usage bytes)", "",
+             f"| function | {head} |", "|---|" + "---|" * len(runs)]
+    for p in gen.programs:
+        cells = " | ".join(f"{sizes[r][p.name][0]} / {sizes[r][p.name][1]}" for r in runs)
+        lines.append(f"| {p.name} | {cells} |")
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    if args.markdown:
+        with open(args.markdown, "w") as fh:
+            fh.write(text)
+    return 0
+
+
 def cmd_generate(args):
     from .codegen import generate
 
@@ -82,7 +107,7 @@ def cmd_generate(args):
     name = args.name or robot.name
     print(f"soagen: {robot.name}: {robot.n} joints, {len(robot.tips)} tips -> {args.out}", file=sys.stderr)
     gen = generate(robot, name, args.precision, progress=None if args.quiet else _progress,
-                   functions=args.function)
+                   functions=args.function, trig_inputs=args.trig_inputs)
     out = os.path.abspath(args.out)
     parent = os.path.dirname(out) or "."
     os.makedirs(parent, exist_ok=True)
@@ -199,7 +224,8 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     for name, helptext in (("generate", "write <name>.h/.c and op counts for a robot"),
                            ("check", "build the module and compare it with the numpy reference"),
-                           ("opcount", "print the operation counts of every generated function")):
+                           ("opcount", "print the operation counts of every generated function"),
+                           ("footprint", "flash and stack per function on Cortex-M (needs arm-none-eabi-gcc)")):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("urdf", nargs="?", help="URDF file")
         p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
@@ -210,19 +236,24 @@ def main(argv=None):
         p.add_argument("--quiet", action="store_true", help="no progress bar")
         p.add_argument("--function", action="append", metavar="NAME",
                        help="generate only this C function (repeatable; default: all)")
-        if name in ("generate", "opcount"):
+        if name in ("generate", "opcount", "footprint"):
             p.add_argument("--name", help="file stem and C prefix (default: robot name)")
         if name == "generate":
             p.add_argument("--out", required=True, help="output folder")
+            p.add_argument("--trig-inputs", action="store_true",
+                           help="functions take cos/sin of q as inputs cq, sq (targets with their own trig)")
         elif name == "opcount":
             p.add_argument("--json", help="also write the counts as JSON")
             p.add_argument("--markdown", help="also write the counts as a markdown table")
+        elif name == "footprint":
+            p.add_argument("--markdown", help="also write the table to this file")
         else:
             p.add_argument("--samples", type=int, default=100)
             p.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
-        return {"generate": cmd_generate, "check": cmd_check, "opcount": cmd_opcount}[args.command](args)
+        return {"generate": cmd_generate, "check": cmd_check, "opcount": cmd_opcount,
+                "footprint": cmd_footprint}[args.command](args)
     except (RobotError, ValueError) as exc:
         print(f"soagen: error: {exc}", file=sys.stderr)
         return 2

@@ -35,7 +35,7 @@ def c_name(name):
 
 def _one_program(job):
     """Record and finish one program; runs in a worker process."""
-    target, name, precision = job
+    target, name, precision, trig_inputs = job
     t0 = time.perf_counter()
     if name is None:
         from .closed_chain import program
@@ -43,7 +43,7 @@ def _one_program(job):
 
         prog = program(target, PIVOT_RATIO[precision])
     else:
-        prog = recursion.make_program(target, name, precision)
+        prog = recursion.make_program(target, name, precision, trig_inputs)
     t1 = time.perf_counter()
     prog.finish()
     return prog, t1 - t0, time.perf_counter() - t1
@@ -54,7 +54,7 @@ def jobs():
     return max(1, int(os.environ.get("SOAGEN_JOBS") or os.cpu_count() or 1))
 
 
-def generate(robot, name=None, precision="double", progress=None, functions=None):
+def generate(robot, name=None, precision="double", progress=None, functions=None, trig_inputs=False):
     """Run the symbolic recursions, clean the programs and emit C.
 
     Each C function is an independent program, recorded and finished in its
@@ -68,12 +68,14 @@ def generate(robot, name=None, precision="double", progress=None, functions=None
     precision : {"double", "float"}
     progress : callable, optional   called as ``progress(done, total, label)``
     functions : list of str, optional   generate only these C functions (default: all)
+    trig_inputs : bool   take cos/sin of the joint angles as inputs ``cq``, ``sq``
+        (after the other inputs) instead of calling cos/sin, for targets with their own trig
     """
     from .closed_chain import ClosedChain
 
     name = c_name(name or robot.name)
     names = [None] if isinstance(robot, ClosedChain) else recursion.function_names(robot, functions)
-    work = [(robot, fn, precision) for fn in names]
+    work = [(robot, fn, precision, trig_inputs) for fn in names]
     t0 = time.perf_counter()
     results = [None] * len(work)
     if progress:

@@ -68,6 +68,8 @@ def function_lines(prog, printer):
     lines = []
     ctype = printer.ctype
     printer.names = prog.names
+    for name in prog.unused_inputs():
+        lines.append({"banner": None, "code": f"(void){name};"})
     for item in prog.body:
         if isinstance(item, Banner):
             lines.append({"banner": item.text})
@@ -123,7 +125,7 @@ def emit(robot, programs, name, precision="double"):
     return CSource(name, header, source, cdef, units)
 
 
-def driver(name, programs, inputs, precision="double"):
+def driver(name, programs, inputs, precision="double", template="driver.c.j2"):
     """C text of a ``main`` calling each program on the given inputs.
 
     ``inputs`` maps a function name to a list of cases, each a list of 1-D
@@ -145,4 +147,10 @@ def driver(name, programs, inputs, precision="double"):
         calls.append(dict(name=prog.name, case=case, declarations=decls,
                           invocation=call if prog.returns_status else f"({call}, 0)",
                           outputs=[dict(name=a.name, size=a.size) for a in prog.outputs]))
-    return _environment().get_template("driver.c.j2").render(version=__version__, name=name, calls=calls)
+    return _environment().get_template(template).render(version=__version__, name=name, calls=calls,
+                                                        ctype=ctype)
+
+
+def render_plain(template):
+    """A template that takes no data (MCU start-up code, linker script)."""
+    return _environment().get_template(template).render()

@@ -61,6 +61,10 @@ class Module:
         if sig is None:
             raise NotImplementedError(f"{fname} was not generated for this module "
                                       "(build with functions=None for all of them)")
+        names = [a for a, _ in sig]
+        if "cq" in names:    # built with trig_inputs: cos/sin of q follow the other inputs
+            q = np.asarray(inputs[0], dtype=float)
+            inputs = (*inputs, np.cos(q), np.sin(q))
         ins, outs = sig[:len(inputs)], sig[len(inputs):]
         if np.ndim(inputs[0]) == 2:
             return self._call_batch(fname, ins, outs, inputs)

@@ -9,12 +9,16 @@ statement per component, so no expression tree grows across links.
 """
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass, field
 
 import sympy as sp
 
 # numbers within this distance of an integer are that integer (cos(π/2) = 6e-17 → 0)
 SNAP = 1e-13
+# programs created while this is True read cos/sin of joint angles from inputs
+# (set for one recording by soagen.recursion.make_program)
+TRIG_INPUTS = contextvars.ContextVar("soagen_trig_inputs", default=False)
 
 
 def const(x):
@@ -78,6 +82,7 @@ class Program:
     def __init__(self, name, doc=""):
         self.name = name
         self.doc = doc
+        self.trig_inputs = TRIG_INPUTS.get()
         self.inputs: list[Argument] = []
         self.outputs: list[Argument] = []
         self.body: list = []          # Banner or (Symbol, expr)
@@ -96,6 +101,35 @@ class Program:
     def output(self, name, exprs, doc=""):
         """Declare an output array filled with ``exprs`` (numbers or symbols)."""
         self.outputs.append(Argument(name, len(exprs), [self.let(e) for e in exprs], doc))
+
+    def trig(self, q):
+        """(cos q, sin q) of a joint coordinate symbol ``q[k]``: computed once, or,
+        with ``trig_inputs``, read from the inputs ``cq[k]``, ``sq[k]`` (declared
+        on first use, after the other inputs) for targets with their own trig."""
+        if not self.trig_inputs:
+            return self.let(sp.cos(q)), self.let(sp.sin(q))
+        base, index = q.name.split("[")
+        size = next(a.size for a in self.inputs if a.name == base)
+        names = {a.name: a for a in self.inputs}
+        if "c" + base not in names:
+            self.input("c" + base, size, f"cos of {base}, used for revolute joints")
+            self.input("s" + base, size, f"sin of {base}, used for revolute joints")
+            names = {a.name: a for a in self.inputs}
+        k = int(index[:-1])
+        return names["c" + base].symbols[k], names["s" + base].symbols[k]
+
+    def unused_inputs(self):
+        """Inputs no statement, guard or output reads (the C marks them ``(void)``)."""
+        used = set()
+        for item in self.body:
+            if isinstance(item, tuple):
+                used |= item[1].free_symbols
+            elif isinstance(item, Guard):
+                used |= item.value.free_symbols | item.bound.free_symbols
+        for arg in self.outputs:
+            for e in arg.symbols:
+                used |= e.free_symbols
+        return [a.name for a in self.inputs if not used & set(a.symbols)]
 
     def banner(self, text):
         self.body.append(Banner(text))

@@ -454,11 +454,17 @@ def function_names(robot, functions=None):
             if (functions is None or name in functions) and (robot.tips or not tips)]
 
 
-def make_program(robot, name, precision="double"):
-    """Record the program of one function (not yet finished)."""
+def make_program(robot, name, precision="double", trig_inputs=False):
+    """Record the program of one function (not yet finished); with
+    ``trig_inputs`` the cos/sin of revolute joint angles are inputs ``cq``, ``sq``."""
+    from .program import TRIG_INPUTS
     from .reference import PIVOT_RATIO
 
-    return registry()[name][1](robot, PIVOT_RATIO[precision])
+    token = TRIG_INPUTS.set(trig_inputs)
+    try:
+        return registry()[name][1](robot, PIVOT_RATIO[precision])
+    finally:
+        TRIG_INPUTS.reset(token)
 
 
 def all_programs(robot, precision="double", functions=None):

@@ -144,7 +144,7 @@ class JointFrame:
         self.axis = const_vector(body.axis)
         t0 = const_vector(body.translation)
         if body.joint_type == REVOLUTE:
-            c, s = prog.let(sp.cos(q)), prog.let(sp.sin(q))
+            c, s = prog.trig(q)
             self.Rq = _axis_rotation(prog, body.axis, c, s)
             self.ell = t0                                   # ℓ(p, k), parent axes
             self.H = (self.axis, ZERO3)                     # H*(k) = [h; 0]
