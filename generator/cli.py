@@ -120,9 +120,11 @@ def cmd_generate(args):
                             ("opcounts.json", opcount.as_json(robot, gen.programs))):
             with open(os.path.join(work, fname), "w") as fh:
                 fh.write(text)
-        if os.path.isdir(out):
-            shutil.rmtree(out)
-        os.replace(work, out)
+        if os.path.isdir(out):   # replace our files one by one, keep others (footprint.md)
+            for fname in sorted(os.listdir(work)):
+                os.replace(os.path.join(work, fname), os.path.join(out, fname))
+        else:
+            os.replace(work, out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     total = time.perf_counter() - t0
