@@ -80,7 +80,7 @@ def cmd_footprint(args):
 
     robot = _robot(args)
     gen = generate(robot, args.name or robot.name, "float", functions=args.function)
-    runs = [("cortex-m4f", "-Os"), ("cortex-m4f", "-O2"), ("cortex-m0", "-Os")]
+    runs = [("cortex-m4f", "-Os"), ("cortex-m4f", "-O2"), ("cortex-m0", "-Os"), ("cortex-m0", "-O2")]
     with tempfile.TemporaryDirectory() as tmp:
         mcu.write_harness(gen, {p.name: [] for p in gen.programs}, tmp)
         sizes = {run: mcu.footprint(tmp, gen.csource.name, mcu.TARGETS[run[0]], run[1]) for run in runs}

@@ -22,7 +22,7 @@ from soagen.codegen import generate
 U = 2.0 ** -24
 CASES = {"panda": lambda: robots.example("panda"), "puma560": lambda: robots.example("puma560")}
 SOLVES_M = ("forward_dynamics", "forward_dynamics_fd1", "mass_matrix_inverse", "tip_force_acceleration")
-RUNS = [("cortex-m4f", "-Os"), ("cortex-m4f", "-O2"), ("cortex-m0", "-Os")]
+RUNS = [("cortex-m4f", "-Os"), ("cortex-m4f", "-O2"), ("cortex-m0", "-Os"), ("cortex-m0", "-O2")]
 _harness = {}
 
 
