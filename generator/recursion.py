@@ -43,6 +43,8 @@ class Sweeps:
         (2.19), (2.32)) and b(k) (seed 000 (47)), body axes."""
         prog = self.prog
         V, a, b = [], [], []
+        # a(k) split for accelerate(): centripetal part in parent axes, joint part in body axes
+        self.centripetal, self.a_joint = [], []
         for k, body in enumerate(self.robot.bodies):
             fr = self.frame(k)
             p = self.parent(k)
@@ -50,21 +52,36 @@ class Sweeps:
             if p < 0:
                 V.append((S.vec(prog, hq[0]), S.vec(prog, hq[1])))
                 a.append((S.ZERO3, S.ZERO3))
+                self.centripetal.append(S.ZERO3)
+                self.a_joint.append((S.ZERO3, S.ZERO3))
             else:
                 wp, vp = V[p]
                 wpb, vpb = fr.phi_star(V[p])
                 V.append((S.add(prog, wpb, hq[0]), S.add(prog, vpb, hq[1])))
-                lin = fr.down(S.cross(prog, wp, S.cross(prog, wp, fr.ell)))
+                self.centripetal.append(S.cross(prog, wp, S.cross(prog, wp, fr.ell)))
+                lin = fr.down(self.centripetal[k])
                 if fr.revolute:
-                    a.append((S.cross(prog, wpb, hq[0]), lin))
+                    self.a_joint.append((S.cross(prog, wpb, hq[0]), S.ZERO3))
                 else:
-                    a.append((S.ZERO3, S.add(prog, lin, S.scale(prog, 2, S.cross(prog, wpb, hq[1])))))
+                    self.a_joint.append((S.ZERO3, S.scale(prog, 2, S.cross(prog, wpb, hq[1]))))
+                a.append((self.a_joint[k][0], S.add(prog, lin, self.a_joint[k][1])))
             w = V[k][0]
             M = S.spatial_inertia(body)
             Iw = [prog.let(sum(M[0][i][j] * w[j] for j in range(3))) for i in range(3)]
             mc = [const(body.mass * c) for c in body.com]
             b.append((S.cross(prog, w, Iw), S.cross(prog, w, S.cross(prog, w, mc))))
         return V, a, b
+
+    def accelerate(self, k, alpha_parent, qdd_k=0):
+        """α(k) = φ*(p,k)α(p) + H*(k)θ̈(k) + a(k) (seed 001 (2.26)) after
+        :meth:`velocities`, with the centripetal part of a(k) added in parent
+        axes before the rotation: one rotation per body instead of two."""
+        prog, fr = self.prog, self.frame(k)
+        w, v = alpha_parent
+        lin = S.add(prog, v, S.cross(prog, w, fr.ell), self.centripetal[k])
+        hq = fr.along(qdd_k)
+        aj = self.a_joint[k]
+        return S.add(prog, fr.down(w), hq[0], aj[0]), S.add(prog, fr.down(lin), hq[1], aj[1])
 
     def base_acceleration(self):
         """α(n+1) = [0; −g]: gravity as a base acceleration (seed 001 (3.21))."""
@@ -124,9 +141,7 @@ def inverse_dynamics(robot, with_gravity=True, with_qdd=True, with_qd=True, tip_
             ap = sw.base_acceleration() if with_gravity else (S.ZERO3, S.ZERO3)
         else:
             ap = alpha[p]
-        w, v = fr.phi_star(ap)
-        hq = fr.along(qdd[k])
-        alpha.append((S.add(prog, w, hq[0], a[k][0]), S.add(prog, v, hq[1], a[k][1])))   # (2.26)
+        alpha.append(sw.accelerate(k, ap, qdd[k]))                                    # (2.26)
         Ma = S.inertia_times(prog, S.spatial_inertia(body), alpha[k])
         f.append(S.spatial_add(prog, Ma, b[k]))                                       # (2.29)
     if tip_force:
@@ -261,8 +276,7 @@ def forward_dynamics(robot, variant="FD4"):
         for k, body in enumerate(robot.bodies):
             fr = sw.frame(k)
             ap = sw.base_acceleration() if body.parent < 0 else alpha[body.parent]
-            w, v = fr.phi_star(ap)
-            alpha.append((S.add(prog, w, a[k][0]), S.add(prog, v, a[k][1])))
+            alpha.append(sw.accelerate(k, ap))
             f.append(S.spatial_add(prog, S.inertia_times(prog, S.spatial_inertia(body), alpha[k]), b[k]))
         _forces_up(sw, f)
         Tp = [prog.let(tau[k] - sw.frame(k).project(f[k])) for k in range(n)]
@@ -403,7 +417,7 @@ def jdot_qdot(robot):
     alpha = []
     for k, body in enumerate(robot.bodies):
         ap = (S.ZERO3, S.ZERO3) if body.parent < 0 else alpha[body.parent]
-        alpha.append(S.spatial_add(prog, sw.frame(k).phi_star(ap), a[k]))
+        alpha.append(sw.accelerate(k, ap))
     out = []
     for tip in robot.tips:
         R, _ = sw.world(tip.body)

@@ -26,15 +26,15 @@
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
  *   forward_kinematics                 92 mul     50 add    0 div   0 sqrt  14 trig     82 statements
  *   jacobian                          102 mul     67 add    0 div   0 sqrt  12 trig     99 statements
- *   jdot_qdot                         211 mul    121 add    0 div   0 sqrt  14 trig    178 statements
- *   inverse_dynamics                  463 mul    359 add    0 div   0 sqrt  12 trig    336 statements
- *   inverse_dynamics_tip_force        545 mul    407 add    0 div   0 sqrt  14 trig    388 statements
+ *   jdot_qdot                         197 mul    114 add    0 div   0 sqrt  14 trig    164 statements
+ *   inverse_dynamics                  447 mul    351 add    0 div   0 sqrt  12 trig    320 statements
+ *   inverse_dynamics_tip_force        529 mul    399 add    0 div   0 sqrt  14 trig    372 statements
  *   gravity                           120 mul     81 add    0 div   0 sqrt  12 trig    121 statements
- *   bias_forces                       454 mul    345 add    0 div   0 sqrt  12 trig    323 statements
+ *   bias_forces                       438 mul    337 add    0 div   0 sqrt  12 trig    308 statements
  *   mass_matrix                       440 mul    332 add    0 div   0 sqrt  12 trig    385 statements
  *   mass_matrix_inverse              1185 mul    835 add    6 div   0 sqrt  12 trig    865 statements
  *   forward_dynamics                  923 mul    716 add    6 div   0 sqrt  12 trig    742 statements
- *   forward_dynamics_fd1              996 mul    746 add    6 div   0 sqrt  12 trig    783 statements
+ *   forward_dynamics_fd1              980 mul    738 add    6 div   0 sqrt  12 trig    768 statements
  *   tip_force_acceleration            625 mul    435 add    6 div   0 sqrt  14 trig    506 statements
  *   os_inertia_inverse               1131 mul    807 add    6 div   0 sqrt  14 trig    725 statements
  *   os_inertia                       1307 mul    897 add   12 div   0 sqrt  14 trig    802 statements

@@ -25,15 +25,15 @@
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
  *   forward_kinematics                 63 mul     32 add    0 div   0 sqrt  12 trig     53 statements
  *   jacobian                           53 mul     30 add    0 div   0 sqrt  10 trig     53 statements
- *   jdot_qdot                         161 mul     88 add    0 div   0 sqrt  12 trig    123 statements
- *   inverse_dynamics                  299 mul    215 add    0 div   0 sqrt  10 trig    268 statements
- *   inverse_dynamics_tip_force        367 mul    255 add    0 div   0 sqrt  12 trig    310 statements
+ *   jdot_qdot                         153 mul     84 add    0 div   0 sqrt  12 trig    117 statements
+ *   inverse_dynamics                  291 mul    211 add    0 div   0 sqrt  10 trig    258 statements
+ *   inverse_dynamics_tip_force        359 mul    251 add    0 div   0 sqrt  12 trig    300 statements
  *   gravity                            83 mul     50 add    0 div   0 sqrt  10 trig     93 statements
- *   bias_forces                       280 mul    193 add    0 div   0 sqrt  10 trig    253 statements
+ *   bias_forces                       272 mul    189 add    0 div   0 sqrt  10 trig    245 statements
  *   mass_matrix                       317 mul    226 add    0 div   0 sqrt  10 trig    276 statements
  *   mass_matrix_inverse               768 mul    518 add    5 div   0 sqrt  10 trig    609 statements
  *   forward_dynamics                  635 mul    464 add    5 div   0 sqrt  10 trig    550 statements
- *   forward_dynamics_fd1              671 mul    465 add    5 div   0 sqrt  10 trig    598 statements
+ *   forward_dynamics_fd1              663 mul    461 add    5 div   0 sqrt  10 trig    590 statements
  *   tip_force_acceleration            467 mul    304 add    5 div   0 sqrt  12 trig    385 statements
  *   os_inertia_inverse                845 mul    558 add    5 div   0 sqrt  12 trig    552 statements
  *   os_inertia                       1021 mul    648 add   11 div   0 sqrt  12 trig    629 statements

@@ -25,15 +25,15 @@
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
  *   forward_kinematics                 68 mul     38 add    0 div   0 sqrt  12 trig     70 statements
  *   jacobian                           75 mul     53 add    0 div   0 sqrt  10 trig     88 statements
- *   jdot_qdot                         188 mul    107 add    0 div   0 sqrt  12 trig    161 statements
- *   inverse_dynamics                  263 mul    178 add    0 div   0 sqrt  10 trig    281 statements
- *   inverse_dynamics_tip_force        333 mul    220 add    0 div   0 sqrt  12 trig    327 statements
+ *   jdot_qdot                         172 mul     99 add    0 div   0 sqrt  12 trig    147 statements
+ *   inverse_dynamics                  247 mul    170 add    0 div   0 sqrt  10 trig    264 statements
+ *   inverse_dynamics_tip_force        317 mul    212 add    0 div   0 sqrt  12 trig    310 statements
  *   gravity                            72 mul     41 add    0 div   0 sqrt  10 trig     77 statements
- *   bias_forces                       247 mul    160 add    0 div   0 sqrt  10 trig    265 statements
+ *   bias_forces                       231 mul    152 add    0 div   0 sqrt  10 trig    249 statements
  *   mass_matrix                       300 mul    199 add    0 div   0 sqrt  10 trig    246 statements
  *   mass_matrix_inverse               744 mul    486 add    5 div   0 sqrt  10 trig    583 statements
  *   forward_dynamics                  640 mul    450 add    5 div   0 sqrt  10 trig    545 statements
- *   forward_dynamics_fd1              636 mul    420 add    5 div   0 sqrt  10 trig    600 statements
+ *   forward_dynamics_fd1              620 mul    412 add    5 div   0 sqrt  10 trig    584 statements
  *   tip_force_acceleration            475 mul    300 add    5 div   0 sqrt  12 trig    388 statements
  *   os_inertia_inverse                893 mul    586 add    5 div   0 sqrt  12 trig    589 statements
  *   os_inertia                       1069 mul    676 add   11 div   0 sqrt  12 trig    666 statements
