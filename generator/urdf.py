@@ -20,6 +20,8 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None):
         offset in the link frame.
     lock : dict, optional
         ``{joint: value}`` joints to hold fixed (e.g. gripper fingers).
+        A ``<mimic>`` joint is an independent joint, as in Pinocchio's default
+        model; lock it to remove it.
     gravity : (3,) array_like
         World-frame gravitational acceleration, default 9.81 m/s² along −z.
     name : str, optional
@@ -63,9 +65,6 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None):
         builder.add_link(link.name, mass=float(inertial.mass), com=origin[:3, 3],
                          inertia=rot @ inertia @ rot.T)
     for joint in model.joints:
-        if joint.mimic is not None and (lock is None or joint.name not in lock):
-            raise RobotError(f"{src}: joint '{joint.name}' mimics '{joint.mimic.joint}': mimic joints "
-                             "are not supported; lock it with lock={'%s': value}" % joint.name)
         origin = np.eye(4) if joint.origin is None else np.asarray(joint.origin, float)
         limits = None
         if joint.type in ("revolute", "prismatic") and joint.limit is not None:

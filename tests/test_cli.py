@@ -25,7 +25,6 @@ BAD_CASES = {
     "two_roots.urdf": "several root links",
     "massless_leaf.urdf": "massless leaf",
     "duplicate_link.urdf": "duplicate link name",
-    "mimic_joint.urdf": "mimic",
     "zero_articulated_inertia.urdf": "D(k) = 0",
     "duplicate_joint.urdf": "duplicate joint name",
     "inf_mass.urdf": "mass must be finite",
@@ -87,3 +86,24 @@ def test_opcount_command(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "inverse_dynamics" in res.stdout and "the emitted C text agrees" in res.stdout
     assert '"inverse_dynamics"' in (tmp_path / "o.json").read_text()
+
+
+def test_mimic_joint_is_an_independent_joint_as_in_pinocchio():
+    import soagen
+    from pin_oracle import PinOracle
+
+    path = BAD.parent / "mimic_joint.urdf"
+    robot = soagen.load_urdf(path, tips=["l2"])
+    assert [b.joint for b in robot.bodies] == PinOracle(str(path)).joint_names == ["j1", "j2"]
+    assert soagen.load_urdf(path, tips=["l2"], lock={"j2": 0.2}).n == 1
+
+
+def test_full_panda_urdf_from_the_issue(tmp_path):
+    """`soagen generate panda.urdf --tip panda_hand` works on the unmodified URDF (9 joints)."""
+    from soagen import robots
+
+    out = tmp_path / "panda9"
+    res = soagen("generate", robots.urdf_path("panda"), "--tip", "panda_hand", "--name", "panda9",
+                 "--out", str(out), "--function", "inverse_dynamics", "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert "PANDA9_NQ 9" in (out / "panda9.h").read_text()
