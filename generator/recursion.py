@@ -135,7 +135,6 @@ def inverse_dynamics(robot, with_gravity=True, with_qdd=True, with_qd=True, tip_
     V, a, b = sw.velocities(qd)
     alpha, f = [], []
     for k, body in enumerate(robot.bodies):
-        fr = sw.frame(k)
         p = body.parent
         if p < 0:
             ap = sw.base_acceleration() if with_gravity else (S.ZERO3, S.ZERO3)
@@ -274,7 +273,6 @@ def forward_dynamics(robot, variant="FD4"):
         V, a, b = sw.velocities(qd)
         f, alpha = [], []
         for k, body in enumerate(robot.bodies):
-            fr = sw.frame(k)
             ap = sw.base_acceleration() if body.parent < 0 else alpha[body.parent]
             alpha.append(sw.accelerate(k, ap))
             f.append(S.spatial_add(prog, S.inertia_times(prog, S.spatial_inertia(body), alpha[k]), b[k]))

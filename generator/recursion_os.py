@@ -5,7 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import symbolic as S
-from .program import Program, const
+from .program import Program
 from .recursion import Articulated, Sweeps, _forces_up
 
 ZERO6 = (S.ZERO3, S.ZERO3)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .model import PRISMATIC, Robot
-from .spatial import phi, skew, spatial_inertia
+from .spatial import phi, spatial_inertia
 
 
 @dataclass
@@ -139,13 +139,13 @@ def _tip_forces(robot, kin, f_tip):
     return out
 
 
-def _causal(robot, kin, y, transform=None):
+def _causal(robot, kin, y):
     """Tip-to-base sweep z = φ y (seed 000, text after (36)); lists of (6,)."""
     z = [v.copy() for v in y]
     for k in reversed(range(robot.n)):
         p = robot.bodies[k].parent
         if p >= 0:
-            z[p] += (kin.phi[k] if transform is None else transform[k]) @ z[k]
+            z[p] += kin.phi[k] @ z[k]
     return z
 
 

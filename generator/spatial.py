@@ -60,12 +60,3 @@ def spatial_inertia(mass, com, inertia_com):
     out[3:, 3:] = mass * np.eye(3)
     return out
 
-
-def cross_motion(v):
-    """Spatial cross product for motion vectors, ``v ×``; (6,) -> (6, 6)."""
-    w, u = skew(v[:3]), skew(v[3:])
-    out = np.zeros((6, 6))
-    out[:3, :3] = w
-    out[3:, :3] = u
-    out[3:, 3:] = w
-    return out

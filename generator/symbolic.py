@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .model import PRISMATIC, REVOLUTE
+from .model import REVOLUTE
 from .program import const
 
 ZERO3 = [sp.Integer(0)] * 3
