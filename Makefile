@@ -2,7 +2,7 @@
 EXAMPLES := puma560 panda ur5
 
 generated:
-	for r in $(EXAMPLES); do soagen generate --example $$r --out generated/$$r --quiet || exit 1; done
+	for r in $(EXAMPLES); do soagen generate --example $$r --variants --out generated/$$r --quiet || exit 1; done
 
 # Flash and stack per function on Cortex-M (needs gcc-arm-none-eabi); tests check these files are current.
 footprint:

@@ -46,9 +46,9 @@ def generator_digest():
     return h.hexdigest()
 
 
-def cache_key(robot, precision, name, functions=None, trig_inputs=False):
+def cache_key(robot, precision, name, functions, trig_inputs=False):
     h = hashlib.sha256()
-    chosen = "all" if functions is None else ",".join(sorted(functions))
+    chosen = ",".join(sorted(functions))
     for part in (robot.fingerprint(), precision, name, chosen, str(trig_inputs), generator_digest(),
                  " ".join(COMPILE_ARGS)):
         h.update(part.encode())
@@ -107,7 +107,7 @@ def _load(path, modname):
 
 
 def build(robot, precision="double", name=None, cache_dir=None, progress=None, functions=None,
-          trig_inputs=False):
+          trig_inputs=False, variants=()):
     """Generate, compile (once per content hash) and load the module for ``robot``.
 
     Parameters
@@ -119,6 +119,8 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
     progress : callable, optional
     functions : list of str, optional   only these C functions (default: all)
     trig_inputs : bool   C functions take cos/sin of q as inputs (the wrappers compute them)
+    variants : iterable of str or None   also the algorithm variants of these
+        families (``"mass_matrix"``, ``"forward_dynamics"``, ...; None: all)
 
     Returns
     -------
@@ -128,8 +130,13 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
     """
     from .module import module_class
 
+    from .closed_chain import ClosedChain
+    from .recursion import function_names
+
     name = c_name(name or robot.name)
-    key = cache_key(robot, precision, name, functions, trig_inputs)
+    if not isinstance(robot, ClosedChain):
+        functions = function_names(robot, functions, variants)
+    key = cache_key(robot, precision, name, functions or ["closed_chain"], trig_inputs)
     root = Path(cache_dir) if cache_dir else cache_root()
     root.mkdir(parents=True, exist_ok=True)
     final = root / key

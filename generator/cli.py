@@ -32,6 +32,11 @@ def _robot(args):
     return load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity)
 
 
+def _variants(args):
+    """``--variants`` alone: every family; with names: those; absent: none."""
+    return () if args.variants is None else (args.variants or None)
+
+
 def _progress(done, total, label):
     if not sys.stderr.isatty():
         return
@@ -51,12 +56,32 @@ def _print_counts(programs):
               f"{o['statements']:11d}")
 
 
+def cmd_scaling(args):
+    """Op counts against n on the generated robot families, per variant."""
+    from . import scaling
+
+    sizes = scaling.parse_range(args.scaling)
+    result = scaling.run(sizes, progress=lambda fam, n: print(f"  {fam} n={n}", file=sys.stderr))
+    text = scaling.markdown(result)
+    print(text, end="")
+    for path, content in ((args.markdown, text), (args.json, scaling.as_json(result))):
+        if path:
+            with open(path, "w") as fh:
+                fh.write(content)
+    if args.plot:
+        scaling.plot(result, args.plot)
+    return 0
+
+
 def cmd_opcount(args):
     """Op counts per function, from the programs and re-counted in the emitted C."""
     from .codegen import generate
 
+    if args.scaling:
+        return cmd_scaling(args)
     robot = _robot(args)
-    gen = generate(robot, args.name or robot.name, args.precision, functions=args.function)
+    gen = generate(robot, args.name or robot.name, args.precision, functions=args.function,
+                   variants=_variants(args))
     in_c = opcount.count_c(gen.csource.source)
     for p in gen.programs:
         c = in_c[f"{gen.csource.name}_{p.name}"]
@@ -79,7 +104,8 @@ def cmd_footprint(args):
     from .codegen import generate
 
     robot = _robot(args)
-    gen = generate(robot, args.name or robot.name, "float", functions=args.function)
+    gen = generate(robot, args.name or robot.name, "float", functions=args.function,
+                   variants=_variants(args))
     runs = [("cortex-m4f", "-Os"), ("cortex-m4f", "-O2"), ("cortex-m0", "-Os"), ("cortex-m0", "-O2")]
     with tempfile.TemporaryDirectory() as tmp:
         mcu.write_harness(gen, {p.name: [] for p in gen.programs}, tmp)
@@ -107,7 +133,7 @@ def cmd_generate(args):
     name = args.name or robot.name
     print(f"soagen: {robot.name}: {robot.n} joints, {len(robot.tips)} tips -> {args.out}", file=sys.stderr)
     gen = generate(robot, name, args.precision, progress=None if args.quiet else _progress,
-                   functions=args.function, trig_inputs=args.trig_inputs)
+                   functions=args.function, trig_inputs=args.trig_inputs, variants=_variants(args))
     out = os.path.abspath(args.out)
     parent = os.path.dirname(out) or "."
     os.makedirs(parent, exist_ok=True)
@@ -171,6 +197,14 @@ def check_module(robot, mod, samples=100, seed=0):
              lambda: ref.forward_dynamics(robot, q, qd, tau, variant="FD4")),
             ("forward_dynamics (FD1)", lambda: mod.forward_dynamics(q, qd, tau, variant="FD1"),
              lambda: ref.forward_dynamics(robot, q, qd, tau, variant="FD1")),
+            # variants: another algorithm, the same quantity as the reference's
+            ("mass_matrix_ne", lambda: mod.mass_matrix(q, "newton_euler"), lambda: ref.mass_matrix(robot, q)),
+            ("mass_matrix_inverse_cholesky", lambda: mod.mass_matrix_inverse(q, "cholesky"),
+             lambda: ref.mass_matrix_inverse(robot, q)),
+            ("forward_dynamics_fd3", lambda: mod.forward_dynamics(q, qd, tau, variant="FD3"),
+             lambda: ref.forward_dynamics(robot, q, qd, tau)),
+            ("forward_dynamics_crba", lambda: mod.forward_dynamics(q, qd, tau, variant="CRBA"),
+             lambda: ref.forward_dynamics(robot, q, qd, tau)),
         ]
         if m:
             cases += [
@@ -182,12 +216,16 @@ def check_module(robot, mod, samples=100, seed=0):
                 ("tip_force_acceleration", lambda: mod.tip_force_acceleration(q, f),
                  lambda: ref.tip_force_acceleration(robot, q, f)),
                 ("os_inertia_inverse", lambda: mod.os_inertia_inverse(q), lambda: ref.os_inertia_inverse(robot, q)),
+                ("forward_dynamics_fd2", lambda: np.concatenate(mod.call("forward_dynamics_fd2", q, qd, tau)),
+                 lambda: np.concatenate([qdd_ref := ref.forward_dynamics(robot, q, qd, tau),
+                                         ref.jacobian(robot, q) @ qdd_ref + ref.jdot_qdot(robot, q, qd)])),
             ]
             # Λ(0) is compared where it exists and is well conditioned: near a singular
             # pose both routes lose cond(Ω)·eps digits and agree only to that
             if np.linalg.cond(ref.os_inertia_inverse(robot, q)) < ILL_CONDITIONED:
                 cases += [
                     ("os_inertia", lambda: mod.os_inertia(q), lambda: ref.os_inertia(robot, q)),
+                    ("os_inertia_explicit", lambda: mod.os_inertia(q, "explicit"), lambda: ref.os_inertia(robot, q)),
                     ("os_coriolis", lambda: mod.os_coriolis(q, qd), lambda: ref.os_coriolis(robot, q, qd)),
                     ("os_gravity", lambda: mod.os_gravity(q), lambda: ref.os_gravity(robot, q)),
                     ("os_bias", lambda: mod.os_bias(q, qd), lambda: ref.os_bias(robot, q, qd)),
@@ -206,7 +244,7 @@ def cmd_check(args):
           file=sys.stderr)
     t0 = time.perf_counter()
     mod = build(robot, precision=args.precision, progress=None if args.quiet else _progress,
-                functions=args.function)
+                functions=args.function, variants=_variants(args))
     t = mod.timings
     stages = ", ".join(f"{k} {v:.2f} s" for k, v in t.items())
     print(f"build: {time.perf_counter() - t0:.2f} s ({stages})")
@@ -238,6 +276,9 @@ def main(argv=None):
         p.add_argument("--quiet", action="store_true", help="no progress bar")
         p.add_argument("--function", action="append", metavar="NAME",
                        help="generate only this C function (repeatable; default: all)")
+        p.add_argument("--variants", nargs="*", metavar="FAMILY",
+                       help="also generate the algorithm variants of these families (none named: all of "
+                            "mass_matrix, mass_matrix_inverse, forward_dynamics, os_inertia)")
         if name in ("generate", "opcount", "footprint"):
             p.add_argument("--name", help="file stem and C prefix (default: robot name)")
         if name == "generate":
@@ -247,6 +288,10 @@ def main(argv=None):
         elif name == "opcount":
             p.add_argument("--json", help="also write the counts as JSON")
             p.add_argument("--markdown", help="also write the counts as a markdown table")
+            p.add_argument("--scaling", metavar="LO..HI",
+                           help="instead: the scaling study on generated chains and two-armed trees "
+                                "(e.g. 2..48, or 4,8,16), every variant")
+            p.add_argument("--plot", help="with --scaling: write the log-log plot (PNG) here")
         elif name == "footprint":
             p.add_argument("--markdown", help="also write the table to this file")
         else:

@@ -54,7 +54,8 @@ def jobs():
     return max(1, int(os.environ.get("SOAGEN_JOBS") or os.cpu_count() or 1))
 
 
-def generate(robot, name=None, precision="double", progress=None, functions=None, trig_inputs=False):
+def generate(robot, name=None, precision="double", progress=None, functions=None, trig_inputs=False,
+             variants=()):
     """Run the symbolic recursions, clean the programs and emit C.
 
     Each C function is an independent program, recorded and finished in its
@@ -70,11 +71,13 @@ def generate(robot, name=None, precision="double", progress=None, functions=None
     functions : list of str, optional   generate only these C functions (default: all)
     trig_inputs : bool   take cos/sin of the joint angles as inputs ``cq``, ``sq``
         (after the other inputs) instead of calling cos/sin, for targets with their own trig
+    variants : iterable of str or None   also the algorithm variants of these families
+        (:data:`soagen.recursion.VARIANTS`; None: every family)
     """
     from .closed_chain import ClosedChain
 
     name = c_name(name or robot.name)
-    names = [None] if isinstance(robot, ClosedChain) else recursion.function_names(robot, functions)
+    names = [None] if isinstance(robot, ClosedChain) else recursion.function_names(robot, functions, variants)
     work = [(robot, fn, precision, trig_inputs) for fn in names]
     t0 = time.perf_counter()
     results = [None] * len(work)

@@ -141,23 +141,42 @@ class Module:
         """C(q, q̇) + G(q); -> (n,)."""
         return self._call("bias_forces", q, qd)
 
-    def mass_matrix(self, q):
-        """M(q); -> (n, n)."""
-        return self._shape(self._call("mass_matrix", q), (self.n, self.n))
+    def call(self, fname, *inputs):
+        """Any generated C function by name (``module.ops`` lists them), e.g.
+        ``call("forward_dynamics_fd2", q, qd, tau)`` -> ``(qdd, a0)``; outputs
+        are flat arrays, one per C output argument."""
+        return self._call(fname, *inputs)
 
-    def mass_matrix_inverse(self, q):
-        """M(q)⁻¹ by the innovations factorization; -> (n, n)."""
-        return self._shape(self._call("mass_matrix_inverse", q), (self.n, self.n))
+    @staticmethod
+    def _variant(table, variant):
+        if variant not in table:
+            raise ValueError(f"variant must be one of {', '.join(map(repr, table))}, got {variant!r}")
+        return table[variant]
+
+    def mass_matrix(self, q, variant="composite"):
+        """M(q) by composite inertias (default) or ``"newton_euler"`` (n passes); -> (n, n)."""
+        fname = self._variant({"composite": "mass_matrix", "newton_euler": "mass_matrix_ne"}, variant)
+        return self._shape(self._call(fname, q), (self.n, self.n))
+
+    def mass_matrix_inverse(self, q, variant="innovations"):
+        """M(q)⁻¹ by the innovations factorization (default) or ``"cholesky"``
+        (composite-body M and LDLᵀ); -> (n, n)."""
+        fname = self._variant({"innovations": "mass_matrix_inverse",
+                               "cholesky": "mass_matrix_inverse_cholesky"}, variant)
+        return self._shape(self._call(fname, q), (self.n, self.n))
 
     def forward_dynamics(self, q, qd, tau, f_tip=None, variant="FD4"):
-        """q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by FD4 (default) or FD1; -> (n,).
+        """q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by FD4 (default), FD1, FD2, FD3 or CRBA; -> (n,).
 
         A tip force adds :meth:`tip_force_acceleration` (the dynamics are linear in f).
+        FD2 also yields the tip accelerations: ``call("forward_dynamics_fd2", ...)``.
         """
-        fname = {"FD4": "forward_dynamics", "FD1": "forward_dynamics_fd1"}.get(variant)
-        if fname is None:
-            raise ValueError(f"variant must be 'FD1' or 'FD4', got {variant!r}")
+        fname = self._variant({"FD4": "forward_dynamics", "FD1": "forward_dynamics_fd1",
+                               "FD2": "forward_dynamics_fd2", "FD3": "forward_dynamics_fd3",
+                               "CRBA": "forward_dynamics_crba"}, variant)
         qdd = self._call(fname, q, qd, tau)
+        if variant == "FD2":
+            qdd = qdd[0]
         if f_tip is not None:
             qdd = qdd + self.tip_force_acceleration(q, f_tip)
         return qdd
@@ -173,10 +192,12 @@ class Module:
         self._need_tips("os_inertia_inverse")
         return self._shape(self._call("os_inertia_inverse", q), (6 * self.m, 6 * self.m))
 
-    def os_inertia(self, q):
-        """Λ(0); raises :class:`SingularError` where Ω(0) is singular; -> (6m, 6m)."""
+    def os_inertia(self, q, variant="recursive"):
+        """Λ(0) by the O(n) recursion (default) or ``"explicit"`` (J M⁻¹ Jᵀ)⁻¹;
+        raises :class:`SingularError` where Ω(0) is singular; -> (6m, 6m)."""
         self._need_tips("os_inertia")
-        return self._shape(self._call("os_inertia", q), (6 * self.m, 6 * self.m))
+        fname = self._variant({"recursive": "os_inertia", "explicit": "os_inertia_explicit"}, variant)
+        return self._shape(self._call(fname, q), (6 * self.m, 6 * self.m))
 
     def os_coriolis(self, q, qd):
         """c(0) = Λ(J M⁻¹ C − J̇q̇) (seed 000 (65)–(68)); -> (6m,)."""

@@ -7,6 +7,7 @@ Tree form: the paper's ``k+1`` is ``parent[k]``, its ``k-1`` the children.
 """
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
 from . import symbolic as S
@@ -41,35 +42,53 @@ class Sweeps:
     def velocities(self, qd):
         """V(k) = φ*(p,k)V(p) + H*(k)θ̇(k) (seed 000 (41)); also a(k) (seed 001
         (2.19), (2.32)) and b(k) (seed 000 (47)), body axes."""
-        prog = self.prog
-        V, a, b = [], [], []
-        # a(k) split for accelerate(): centripetal part in parent axes, joint part in body axes
-        self.centripetal, self.a_joint = [], []
-        for k, body in enumerate(self.robot.bodies):
+        prog, robot = self.prog, self.robot
+        n = robot.n
+        V, hqs = [], []
+        for k in range(n):
             fr = self.frame(k)
             p = self.parent(k)
             hq = fr.along(qd[k])
+            hqs.append(hq)
             if p < 0:
                 V.append((S.vec(prog, hq[0]), S.vec(prog, hq[1])))
-                a.append((S.ZERO3, S.ZERO3))
-                self.centripetal.append(S.ZERO3)
-                self.a_joint.append((S.ZERO3, S.ZERO3))
             else:
-                wp, vp = V[p]
                 wpb, vpb = fr.phi_star(V[p])
                 V.append((S.add(prog, wpb, hq[0]), S.add(prog, vpb, hq[1])))
-                self.centripetal.append(S.cross(prog, wp, S.cross(prog, wp, fr.ell)))
-                lin = fr.down(self.centripetal[k])
-                if fr.revolute:
-                    self.a_joint.append((S.cross(prog, wpb, hq[0]), S.ZERO3))
-                else:
-                    self.a_joint.append((S.ZERO3, S.scale(prog, 2, S.cross(prog, wpb, hq[1]))))
-                a.append((self.a_joint[k][0], S.add(prog, lin, self.a_joint[k][1])))
-            w = V[k][0]
-            M = S.spatial_inertia(body)
-            Iw = [prog.let(sum(M[0][i][j] * w[j] for j in range(3))) for i in range(3)]
-            mc = [const(body.mass * c) for c in body.com]
-            b.append((S.cross(prog, w, Iw), S.cross(prog, w, S.cross(prog, w, mc))))
+        # terms quadratic in ω(k): gyroscopic ω × I_oω and ω × (ω × m p) of body k, and
+        # the centripetal ω × (ω × ℓ) of each child's origin (a(child), in k's axes)
+        b, self.centripetal = [None] * n, [S.ZERO3] * n
+        children = [[c for c in range(n) if self.parent(c) == k] for k in range(n)]
+        for k, body in enumerate(robot.bodies):
+            fixed_ell = [c for c in children[k] if self.frame(c).revolute]
+            terms = [("gyroscopic", S.origin_inertia(body)),
+                     ("centripetal", body.mass * np.asarray(body.com, float))]
+            terms += [("centripetal", self.robot.bodies[c].translation) for c in fixed_ell]
+            values = S.QuadraticTerms(prog, V[k][0]).evaluate(terms)
+            b[k] = (values[0], values[1])                                  # seed 000 (47)
+            for c, v in zip(fixed_ell, values[2:]):
+                self.centripetal[c] = v
+            for c in children[k]:
+                if c not in fixed_ell:     # prismatic: ℓ depends on q
+                    wp = V[k][0]
+                    self.centripetal[c] = S.cross(prog, wp, S.cross(prog, wp, self.frame(c).ell))
+        # a(k) split for accelerate(): centripetal part in parent axes, joint part in body axes
+        a, self.a_joint = [], []
+        for k in range(n):
+            fr = self.frame(k)
+            p = self.parent(k)
+            hq = hqs[k]
+            if p < 0:
+                a.append((S.ZERO3, S.ZERO3))
+                self.a_joint.append((S.ZERO3, S.ZERO3))
+                continue
+            wpb = fr.down(V[p][0])
+            lin = fr.down(self.centripetal[k])
+            if fr.revolute:
+                self.a_joint.append((S.cross(prog, wpb, hq[0]), S.ZERO3))
+            else:
+                self.a_joint.append((S.ZERO3, S.scale(prog, 2, S.cross(prog, wpb, hq[1]))))
+            a.append((self.a_joint[k][0], S.add(prog, lin, self.a_joint[k][1])))
         return V, a, b
 
     def accelerate(self, k, alpha_parent, qdd_k=0):
@@ -120,6 +139,23 @@ def _forces_up(sw, f):
             f[p] = S.spatial_add(sw.prog, f[p], sw.frame(k).phi(f[k]))
 
 
+def _newton_euler(sw, qd, qdd, with_gravity=True):
+    """Newton–Euler before the force sum: V, α(k) base-to-tip (seed 001 (2.26))
+    and f(k) = M(k)α(k) + b(k) (2.29); returns (V, α, f), body axes."""
+    prog = sw.prog
+    V, a, b = sw.velocities(qd)
+    alpha, f = [], []
+    for k, body in enumerate(sw.robot.bodies):
+        p = body.parent
+        if p < 0:
+            ap = sw.base_acceleration() if with_gravity else (S.ZERO3, S.ZERO3)
+        else:
+            ap = alpha[p]
+        alpha.append(sw.accelerate(k, ap, qdd[k]))                                    # (2.26)
+        f.append(S.spatial_add(prog, S.inertia_times(prog, S.spatial_inertia(body), alpha[k]), b[k]))
+    return V, alpha, f
+
+
 def inverse_dynamics(robot, with_gravity=True, with_qdd=True, with_qd=True, tip_force=False,
                      name="inverse_dynamics"):
     """Recursive Newton–Euler T = Mθ̈ + C + G + J*f(0) (seed 001 (2.24)–(2.30), (3.21))."""
@@ -132,17 +168,7 @@ def inverse_dynamics(robot, with_gravity=True, with_qdd=True, with_qd=True, tip_
     qdd = prog.input("qdd", n, "joint accelerations") if with_qdd else [sp.Integer(0)] * n
     ftip = prog.input("f", 6 * len(robot.tips), "tip forces on the environment") if tip_force else None
     sw = Sweeps(prog, robot, q)
-    V, a, b = sw.velocities(qd)
-    alpha, f = [], []
-    for k, body in enumerate(robot.bodies):
-        p = body.parent
-        if p < 0:
-            ap = sw.base_acceleration() if with_gravity else (S.ZERO3, S.ZERO3)
-        else:
-            ap = alpha[p]
-        alpha.append(sw.accelerate(k, ap, qdd[k]))                                    # (2.26)
-        Ma = S.inertia_times(prog, S.spatial_inertia(body), alpha[k])
-        f.append(S.spatial_add(prog, Ma, b[k]))                                       # (2.29)
+    _, _, f = _newton_euler(sw, qd, qdd, with_gravity)
     if tip_force:
         for i, tip in enumerate(robot.tips):
             f[tip.body] = S.spatial_add(prog, f[tip.body], sw.tip_force_in_body(tip, ftip[6 * i:6 * i + 6]))
@@ -151,12 +177,10 @@ def inverse_dynamics(robot, with_gravity=True, with_qdd=True, with_qd=True, tip_
     return prog
 
 
-def mass_matrix(robot):
-    """M = HφMφ*H* (seed 001 (3.20)) by composite inertias R(k) (tip-to-base)."""
-    prog = Program("mass_matrix", "joint-space mass matrix M(q), row-major n x n")
-    n = robot.n
-    q = prog.input("q", n, "joint positions")
-    sw = Sweeps(prog, robot, q)
+def _composite_mass_matrix(sw):
+    """M = HφMφ*H* (seed 001 (3.20)) by composite inertias R(k) (tip-to-base);
+    nested n×n list."""
+    prog, robot, n = sw.prog, sw.robot, sw.robot.n
     R = [S.spatial_inertia(b) for b in robot.bodies]
     for k in reversed(range(n)):
         p = sw.parent(k)
@@ -172,7 +196,51 @@ def mass_matrix(robot):
             X = sw.frame(i).phi(X)                     # φ(p(i), k) R(k) H*(k)
             i = sw.parent(i)
             M[i][k] = M[k][i] = sw.frame(i).project(X)
+    return M
+
+
+def mass_matrix(robot):
+    """M = HφMφ*H* (seed 001 (3.20)) by composite inertias R(k) (tip-to-base)."""
+    prog = Program("mass_matrix", "joint-space mass matrix M(q), row-major n x n")
+    n = robot.n
+    sw = Sweeps(prog, robot, prog.input("q", n, "joint positions"))
+    M = _composite_mass_matrix(sw)
     prog.output("M", [M[i][j] for i in range(n) for j in range(n)], "mass matrix, row-major")
+    return prog
+
+
+def mass_matrix_ne(robot):
+    """M = HφMφ*H* (seed 001 (3.20)) column by column: column j is Newton–Euler
+    (2.24)–(2.30) with θ̈ = e_j, θ̇ = 0 and no gravity (Walker–Orin method 1)."""
+    prog = Program("mass_matrix_ne", "joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n")
+    n = robot.n
+    sw = Sweeps(prog, robot, prog.input("q", n, "joint positions"))
+    zero = [sp.Integer(0)] * n
+    cols = []
+    for j in range(n):
+        prog.banner(f"column {j}")
+        _, _, f = _newton_euler(sw, zero, [sp.Integer(1 if i == j else 0) for i in range(n)], False)
+        _forces_up(sw, f)
+        cols.append([sw.frame(k).project(f[k]) for k in range(n)])
+    prog.output("M", [cols[j][i] for i in range(n) for j in range(n)], "mass matrix, row-major")
+    return prog
+
+
+def _mass_matrix_ldl(sw):
+    """M = Lᵀ D L (Featherstone's LTDL: LDLᵀ of the reversed M, no fill-in on
+    trees); returns the factors of the reversed matrix."""
+    L, _, dinv = S.ldl(sw.prog, S.reverse(_composite_mass_matrix(sw)), None)
+    return L, dinv
+
+
+def mass_matrix_inverse_cholesky(robot):
+    """M⁻¹ from the composite-body M (seed 001 (3.20)) and its unrolled LTDL factorization."""
+    prog = Program("mass_matrix_inverse_cholesky", "inverse mass matrix by composite-body M and LDL^T, "
+                   "row-major n x n")
+    n = robot.n
+    sw = Sweeps(prog, robot, prog.input("q", n, "joint positions"))
+    Minv = S.reverse(S.ldl_inverse(prog, *_mass_matrix_ldl(sw)))
+    prog.output("Minv", [Minv[i][j] for i in range(n) for j in range(n)], "inverse mass matrix, row-major")
     return prog
 
 
@@ -260,33 +328,74 @@ def _filter(sw, art, T, z):
     return nu
 
 
+FD_DOCS = {"FD1": "algorithm FD1 (seed 001 (4.17)-(4.22))",
+           "FD2": "algorithm FD2 (seed 001 (5.5)-(5.7)), with the tip accelerations",
+           "FD3": "algorithm FD3 (seed 001 (5.8)-(5.10))",
+           "FD4": "algorithm FD4 (seed 001 (5.13)-(5.17))",
+           "CRBA": "composite-body M, Newton-Euler bias and an unrolled LDL^T solve"}
+
+
 def forward_dynamics(robot, variant="FD4"):
-    """θ̈ = M⁻¹(T − C − G): FD4 (seed 001 (5.13)–(5.17)) or FD1 ((4.17)–(4.22))."""
+    """θ̈ = M⁻¹(T − C − G) by one of the :data:`FD_DOCS` algorithms.
+
+    FD1 (seed 001 (4.17)–(4.22)): T' = T − Hφ[Mφ*a + b] by Newton–Euler, then
+    the filter (4.20) and smoother (4.22).  FD2 ((5.5)–(5.7)): FD1 whose
+    smoother also yields α = λ + φ*a and the tip accelerations α(0) (4.22b),
+    (4.23).  FD3 ((5.8)–(5.10)): ζ = φ*a, ε = T − Hψ[SLT + Mζ + b],
+    θ̈ = (I − HΨL)*D⁻¹ε: three sweeps.  FD4 ((5.13)–(5.17)).  CRBA: M by
+    composite inertias (3.20), C + G by Newton–Euler, M θ̈ = T − C − G by LTDL.
+    """
+    if variant not in FD_DOCS:
+        raise ValueError(f"unknown forward dynamics variant {variant!r}")
     name = "forward_dynamics" if variant == "FD4" else f"forward_dynamics_{variant.lower()}"
-    prog = Program(name, f"joint accelerations from torques, algorithm {variant} (seed 001)")
+    prog = Program(name, f"joint accelerations from torques, {FD_DOCS[variant]}")
     n = robot.n
     q, qd = prog.input("q", n, "joint positions"), prog.input("qd", n, "joint velocities")
     tau = prog.input("tau", n, "joint torques")
     sw = Sweeps(prog, robot, q)
-    if variant == "FD1":
-        # T' = T − Hφ[Mφ*a + b] (4.17): Newton–Euler at θ̈ = 0 recorded into this program
-        V, a, b = sw.velocities(qd)
-        f, alpha = [], []
-        for k, body in enumerate(robot.bodies):
-            ap = sw.base_acceleration() if body.parent < 0 else alpha[body.parent]
-            alpha.append(sw.accelerate(k, ap))
-            f.append(S.spatial_add(prog, S.inertia_times(prog, S.spatial_inertia(body), alpha[k]), b[k]))
+    zero = [sp.Integer(0)] * n
+    if variant in ("FD1", "FD2"):
+        V, zeta, f = _newton_euler(sw, qd, zero)                             # Mφ*a + b, φ*a (ζ)
         _forces_up(sw, f)
-        Tp = [prog.let(tau[k] - sw.frame(k).project(f[k])) for k in range(n)]
+        Tp = [prog.let(tau[k] - sw.frame(k).project(f[k])) for k in range(n)]   # (4.17), (5.5)
         art = Articulated(sw)
         nu = _filter(sw, art, Tp, [(S.ZERO3, S.ZERO3) for _ in range(n)])     # (4.20)
-        qdd, _ = _smooth(sw, art, nu)                                        # (4.22)
+        qdd, lam = _smooth(sw, art, nu)                                      # (4.22), (4.22b)
+    elif variant == "FD3":
+        _, _, z = _newton_euler(sw, qd, zero)                                # Mζ + b, ζ = φ*a (5.8)
+        art = Articulated(sw)
+        nu = _filter(sw, art, tau, z)                                        # (5.9)
+        qdd, _ = _smooth(sw, art, nu)                                        # (5.10)
     elif variant == "FD4":
         qdd = fd4(sw, qd, tau)[0]
     else:
-        raise ValueError(f"unknown forward dynamics variant {variant!r}")
+        _, _, f = _newton_euler(sw, qd, zero)
+        _forces_up(sw, f)
+        rhs = [prog.let(tau[k] - sw.frame(k).project(f[k])) for k in range(n)]
+        L, dinv = _mass_matrix_ldl(sw)
+        qdd = S.ldl_solve(prog, L, dinv, rhs[::-1])[::-1]
     prog.output("qdd", qdd, "joint accelerations")
+    if variant == "FD2":     # α(k) = λ(k) + ζ(k) (4.22b); ζ holds the fictitious gravity acceleration
+        alpha = [S.spatial_add(prog, lam[k], zeta[k]) for k in range(n)]
+        prog.output("a0", _tip_accelerations(sw, V, alpha, gravity=True),
+                    "tip accelerations J qdd + Jdot qd, [angular; linear], world axes")
     return prog
+
+
+def _tip_accelerations(sw, V, alpha, gravity=False):
+    """α(0) = φ*(1,0)α(1) + a(0) (seed 001 (4.23)) per tip, as the classical
+    acceleration of the tip point in world axes; ``gravity``: α holds the base
+    acceleration −a_g, removed here."""
+    prog, out = sw.prog, []
+    for tip in sw.robot.tips:
+        R, _ = sw.world(tip.body)
+        w, wd, vd = V[tip.body][0], alpha[tip.body][0], alpha[tip.body][1]
+        off = S.const_vector(tip.offset)
+        lin = S.matvec(prog, R, S.add(prog, vd, S.cross(prog, wd, off), S.cross(prog, w, S.cross(prog, w, off))))
+        if gravity:
+            lin = S.sub(prog, lin, sw.base_acceleration()[1])
+        out += S.matvec(prog, R, wd) + lin
+    return out
 
 
 def fd4(sw, qd, tau):
@@ -380,19 +489,17 @@ def forward_kinematics(robot):
     return prog
 
 
-def jacobian(robot):
-    """J = B*φ*H* (seed 002 (1)): column k of a tip is φ*(k, 0)H*(k), i.e.
-    [z; z × (p_tip − p_k)] (revolute) or [0; z] (prismatic), z = world axis."""
-    prog = Program("jacobian", "tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n")
-    n = robot.n
-    q = prog.input("q", n, "joint positions")
-    sw = Sweeps(prog, robot, q)
+def jacobian_rows(sw):
+    """J = B*φ*H* (seed 002 (1)) as 6m rows of n scalars: column k of a tip is
+    φ*(k, 0)H*(k), i.e. [z; z × (p_tip − p_k)] (revolute) or [0; z] (prismatic),
+    z = world axis."""
+    prog, n = sw.prog, sw.robot.n
     rows = []
-    for tip in robot.tips:
+    for tip in sw.robot.tips:
         R, p = sw.world(tip.body)
         pt = S.add(prog, p, S.matvec(prog, R, S.const_vector(tip.offset)))
         cols = [[sp.Integer(0)] * 6 for _ in range(n)]
-        for k in robot.ancestors(tip.body):
+        for k in sw.robot.ancestors(tip.body):
             Rk, pk = sw.world(k)
             fr = sw.frame(k)
             z = S.matvec(prog, Rk, fr.axis)
@@ -401,7 +508,14 @@ def jacobian(robot):
             else:
                 cols[k] = list(S.ZERO3) + z
         rows += [[cols[k][r] for k in range(n)] for r in range(6)]
-    prog.output("J", [x for row in rows for x in row], "Jacobian, row-major")
+    return rows
+
+
+def jacobian(robot):
+    """J = B*φ*H* (seed 002 (1)), tips stacked: see :func:`jacobian_rows`."""
+    prog = Program("jacobian", "tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n")
+    sw = Sweeps(prog, robot, prog.input("q", robot.n, "joint positions"))
+    prog.output("J", [x for row in jacobian_rows(sw) for x in row], "Jacobian, row-major")
     return prog
 
 
@@ -411,20 +525,24 @@ def jdot_qdot(robot):
     n = robot.n
     q, qd = prog.input("q", n, "joint positions"), prog.input("qd", n, "joint velocities")
     sw = Sweeps(prog, robot, q)
-    V, a, _ = sw.velocities(qd)
+    V, _, _ = sw.velocities(qd)
     alpha = []
     for k, body in enumerate(robot.bodies):
         ap = (S.ZERO3, S.ZERO3) if body.parent < 0 else alpha[body.parent]
         alpha.append(sw.accelerate(k, ap))
-    out = []
-    for tip in robot.tips:
-        R, _ = sw.world(tip.body)
-        w, wd, vd = V[tip.body][0], alpha[tip.body][0], alpha[tip.body][1]
-        off = S.const_vector(tip.offset)
-        lin = S.add(prog, vd, S.cross(prog, wd, off), S.cross(prog, w, S.cross(prog, w, off)))
-        out += S.matvec(prog, R, wd) + S.matvec(prog, R, lin)
-    prog.output("a0", out, "tip accelerations")
+    prog.output("a0", _tip_accelerations(sw, V, alpha), "tip accelerations")
     return prog
+
+
+# Algorithm variants (``--variants``): family -> the functions computing the same
+# quantity another way, generated beside the default ones.  (FD1 beside FD4, and
+# c(0), g(0) beside the c+g shortcut os_bias, are always generated.)
+VARIANTS = {
+    "mass_matrix": ("mass_matrix_ne",),
+    "mass_matrix_inverse": ("mass_matrix_inverse_cholesky",),
+    "forward_dynamics": ("forward_dynamics_fd2", "forward_dynamics_fd3", "forward_dynamics_crba"),
+    "os_inertia": ("os_inertia_explicit",),
+}
 
 
 def registry():
@@ -441,12 +559,18 @@ def registry():
         "gravity": (False, lambda r, _: inverse_dynamics(r, with_qdd=False, with_qd=False, name="gravity")),
         "bias_forces": (False, lambda r, _: inverse_dynamics(r, with_qdd=False, name="bias_forces")),
         "mass_matrix": (False, lambda r, _: mass_matrix(r)),
+        "mass_matrix_ne": (False, lambda r, _: mass_matrix_ne(r)),
         "mass_matrix_inverse": (False, lambda r, _: mass_matrix_inverse(r)),
+        "mass_matrix_inverse_cholesky": (False, lambda r, _: mass_matrix_inverse_cholesky(r)),
         "forward_dynamics": (False, lambda r, _: forward_dynamics(r, "FD4")),
         "forward_dynamics_fd1": (False, lambda r, _: forward_dynamics(r, "FD1")),
+        "forward_dynamics_fd2": (True, lambda r, _: forward_dynamics(r, "FD2")),
+        "forward_dynamics_fd3": (False, lambda r, _: forward_dynamics(r, "FD3")),
+        "forward_dynamics_crba": (False, lambda r, _: forward_dynamics(r, "CRBA")),
         "tip_force_acceleration": (True, lambda r, _: tip_force_acceleration(r)),
         "os_inertia_inverse": (True, lambda r, _: os_.os_inertia_inverse(r)),
         "os_inertia": (True, os_.os_inertia),
+        "os_inertia_explicit": (True, os_.os_inertia_explicit),
         "os_coriolis": (True, os_.os_coriolis),
         "os_gravity": (True, os_.os_gravity),
         "os_bias": (True, os_.os_bias),
@@ -454,16 +578,30 @@ def registry():
     }
 
 
-def function_names(robot, functions=None):
-    """Names of the functions generated for ``robot`` in header order: every
-    function (those needing tips only when there are tips), or ``functions``."""
+def variant_names(families=None):
+    """The variant functions of ``families`` (keys of :data:`VARIANTS`; None: all)."""
+    if families is not None:
+        unknown = sorted(set(families) - set(VARIANTS))
+        if unknown:
+            raise ValueError(f"unknown variant families {unknown}; choose from {', '.join(VARIANTS)}")
+    return {f for fam, names in VARIANTS.items() if families is None or fam in families for f in names}
+
+
+def function_names(robot, functions=None, variants=()):
+    """Names of the functions generated for ``robot`` in header order: the
+    default ones (those needing tips only when there are tips) plus the
+    variants of the families in ``variants`` (None: every family), or exactly
+    ``functions``."""
     table = registry()
     if functions is not None:
         unknown = sorted(set(functions) - set(table))
         if unknown:
             raise ValueError(f"unknown functions {unknown}; choose from {', '.join(table)}")
-    return [name for name, (tips, _) in table.items()
-            if (functions is None or name in functions) and (robot.tips or not tips)]
+        chosen = set(functions)
+    else:
+        extra = variant_names(variants) if variants != () else set()
+        chosen = (set(table) - variant_names()) | extra
+    return [name for name, (tips, _) in table.items() if name in chosen and (robot.tips or not tips)]
 
 
 def make_program(robot, name, precision="double", trig_inputs=False):
@@ -479,6 +617,6 @@ def make_program(robot, name, precision="double", trig_inputs=False):
         TRIG_INPUTS.reset(token)
 
 
-def all_programs(robot, precision="double", functions=None):
+def all_programs(robot, precision="double", functions=None, variants=()):
     """The recorded programs of :func:`function_names`."""
-    return [make_program(robot, name, precision) for name in function_names(robot, functions)]
+    return [make_program(robot, name, precision) for name in function_names(robot, functions, variants)]

@@ -6,7 +6,7 @@ import sympy as sp
 
 from . import symbolic as S
 from .program import Program
-from .recursion import Articulated, Sweeps, _forces_up
+from .recursion import Articulated, Sweeps, _forces_up, _mass_matrix_ldl, jacobian_rows
 
 ZERO6 = (S.ZERO3, S.ZERO3)
 
@@ -145,6 +145,11 @@ def _os_rhs(sw, art, qd, gravity):
     return r
 
 
+def _setup_plain(name, doc, robot):
+    prog = Program(name, doc)
+    return prog, Sweeps(prog, robot, prog.input("q", robot.n, "joint positions"))
+
+
 def _setup(name, doc, robot, with_qd=False, with_u=False):
     prog = Program(name, doc)
     q = prog.input("q", robot.n, "joint positions")
@@ -168,6 +173,33 @@ def os_inertia(robot, ratio):
     prog, sw, art, _, _ = _setup("os_inertia", "operational space inertia Lambda(0), 6m x 6m", robot)
     L, d, dinv = S.ldl(prog, omega_tips(sw, art), ratio)
     Lam = S.ldl_inverse(prog, L, dinv)
+    prog.output("Lambda", [x for row in Lam for x in row], "Lambda(0), row-major")
+    return prog
+
+
+def os_inertia_explicit(robot, ratio):
+    """Λ(0) = (J M⁻¹ J*)⁻¹ the usual way, O(n³): J (seed 002 (1)), M by composite
+    inertias (seed 001 (3.20)) factored as PMP = LDLᵀ (P the reversal, so
+    M = Lᵀ D L on trees without fill-in), Y = L⁻¹PJ*, Ω(0) = Y*D⁻¹Y, then
+    the guarded LDLᵀ inverse of Ω(0)."""
+    prog, sw = _setup_plain("os_inertia_explicit", "operational space inertia Lambda(0) = (J M^-1 J^T)^-1, "
+                            "6m x 6m", robot)
+    rows = jacobian_rows(sw)                                   # J, 6m × n
+    L, dinv = _mass_matrix_ldl(sw)                             # reversed M = L D Lᵀ
+    n, N = robot.n, len(rows)
+    Y = []
+    for r in range(N):                                         # L y = P J*[:, r]
+        y, rhs = [], rows[r][::-1]
+        for i in range(n):
+            y.append(prog.let(rhs[i] - sum(L[i][k] * y[k] for k in range(i))))
+        Y.append(y)
+    Z = [[prog.let(Y[r][k] * dinv[k]) for k in range(n)] for r in range(N)]   # D⁻¹Y
+    Om = [[None] * N for _ in range(N)]
+    for r in range(N):
+        for c in range(r, N):
+            Om[r][c] = Om[c][r] = prog.let(sum(Z[r][k] * Y[c][k] for k in range(n)))
+    L2, _, dinv2 = S.ldl(prog, Om, ratio)
+    Lam = S.ldl_inverse(prog, L2, dinv2)
     prog.output("Lambda", [x for row in Lam for x in row], "Lambda(0), row-major")
     return prog
 

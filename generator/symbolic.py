@@ -99,13 +99,19 @@ def const_vector(v):
     return [const(x) for x in np.asarray(v)]
 
 
+def origin_inertia(body):
+    """Rotational inertia about the body frame's origin, body axes; (3, 3) numbers."""
+    m, c = body.mass, body.com
+    cx = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+    I_o = body.inertia - m * cx @ cx
+    return 0.5 * (I_o + I_o.T)
+
+
 def spatial_inertia(body):
     """Constant M(k) = [[I_o, m p̃], [−m p̃, m I]] (seed 001 (2.15)) as (A, B, C)."""
     m, c = body.mass, body.com
     cx = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
-    I_o = body.inertia - m * cx @ cx
-    I_o = 0.5 * (I_o + I_o.T)
-    A = const_matrix(I_o)
+    A = const_matrix(origin_inertia(body))
     return (sym_from_upper(lambda i, j: A[i][j]), const_matrix(m * cx),
             sym_from_upper(lambda i, j: const(m) if i == j else sp.Integer(0)))
 
@@ -272,16 +278,18 @@ def motion_to_tip(prog, R, offset, v):
 
 
 # ----------------------------------------------------- unrolled LDLᵀ of Ω(0)
-def ldl(prog, A, ratio):
+def ldl(prog, A, ratio, what="Omega(0)"):
     """Unit-lower L and pivots d (with 1/d) of a symmetric N×N list A, guarding
-    every pivot: d_j > ratio · A_jj, else the function returns status 1."""
+    every pivot: d_j > ratio · A_jj, else the function returns status 1
+    (``ratio=None``: no guard, for a matrix known to be positive definite)."""
     N = len(A)
     L = [[sp.Integer(1) if i == j else sp.Integer(0) for j in range(N)] for i in range(N)]
     d, dinv = [None] * N, [None] * N
     for j in range(N):
         w = [prog.let(L[j][k] * d[k]) for k in range(j)]
         d[j] = prog.let(A[j][j] - sum(L[j][k] * w[k] for k in range(j)))
-        prog.guard(d[j], ratio * A[j][j], f"pivot {j} of Omega(0)")
+        if ratio is not None:
+            prog.guard(d[j], ratio * A[j][j], f"pivot {j} of {what}")
         # a pivot that is exactly zero (a direction no joint moves) always fails the
         # guard above; 0 keeps the unreachable code after it finite
         dinv[j] = sp.Integer(0) if d[j] == 0 else prog.let(1 / d[j])
@@ -304,6 +312,16 @@ def ldl_inverse(prog, L, dinv):
     return out
 
 
+def reverse(A):
+    """P A P for the exchange matrix P (rows and columns in reverse order).
+
+    An LDLᵀ of the reversed mass matrix of a tree is Featherstone's LTDL
+    factorization M = Lᵀ D L: eliminating from the leaves creates no fill-in
+    (the zeros between branches stay zero and sympy drops them).
+    """
+    return [row[::-1] for row in A[::-1]]
+
+
 def ldl_solve(prog, L, dinv, r):
     """x with A x = r from the factors."""
     N = len(L)
@@ -315,3 +333,119 @@ def ldl_solve(prog, L, dinv, r):
     for i in reversed(range(N)):
         x[i] = prog.let(z[i] - sum(L[k][i] * x[k] for k in range(i + 1, N)))
     return x
+
+
+# ------------------------------------------- quadratic terms in an angular velocity
+_EPS = np.zeros((3, 3, 3))
+for _i, _j, _k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+    _EPS[_i, _j, _k], _EPS[_i, _k, _j] = 1.0, -1.0
+
+
+def gyroscopic_coefficients(X):
+    """ω × (X ω) for a constant symmetric 3×3 X as coefficients of ω_a ω_b:
+    a list of 3 dicts ``{(a, b): c}`` with a ≤ b."""
+    C = np.einsum("iac,cb->iab", _EPS, np.asarray(X, float))
+    return [_monomials(C[i]) for i in range(3)]
+
+
+def centripetal_coefficients(x):
+    """ω × (ω × x) = ω(ω·x) − x|ω|² for a constant 3-vector x, as in
+    :func:`gyroscopic_coefficients`."""
+    x = np.asarray(x, float)
+    C = np.einsum("ia,b->iab", np.eye(3), x) - np.einsum("i,ab->iab", x, np.eye(3))
+    return [_monomials(C[i]) for i in range(3)]
+
+
+def _monomials(C):
+    out = {}
+    for a in range(3):
+        for b in range(a, 3):
+            c = C[a, b] + (C[b, a] if a != b else 0.0)
+            if c != 0.0:
+                out[(a, b)] = c
+    return out
+
+
+class QuadraticTerms:
+    """Terms quadratic in one angular velocity ω (gyroscopic ω × Iω, centripetal
+    ω × (ω × x)), each evaluated either directly (cross products) or from the
+    products ω_a ω_b shared by all of them, whichever costs fewer multiplications
+    once the products are paid for (seed 001 (2.19), (2.32); the shared-product
+    form is the classical customization of Newton–Euler for a fixed robot)."""
+
+    def __init__(self, prog, w):
+        self.prog, self.w = prog, w
+        self.live = [x != 0 for x in w]
+
+    def _direct_cost(self, kind, X):
+        X = np.asarray(X, float)
+        live = self.live
+        if kind == "gyroscopic":
+            v = [any(X[i, j] != 0 and live[j] for j in range(3)) for i in range(3)]
+            cost = sum(X[i, j] != 0 and abs(X[i, j]) != 1 and live[j] for i in range(3) for j in range(3))
+        else:
+            v = [(live[(i + 1) % 3] and X[(i + 2) % 3] != 0) or (live[(i + 2) % 3] and X[(i + 1) % 3] != 0)
+                 for i in range(3)]
+            cost = sum((live[(i + 1) % 3] and X[(i + 2) % 3] != 0 and abs(X[(i + 2) % 3]) != 1)
+                       + (live[(i + 2) % 3] and X[(i + 1) % 3] != 0 and abs(X[(i + 1) % 3]) != 1)
+                       for i in range(3))
+        cost += sum((live[(i + 1) % 3] and v[(i + 2) % 3]) + (live[(i + 2) % 3] and v[(i + 1) % 3])
+                    for i in range(3))
+        return cost
+
+    def _coefficients(self, kind, X):
+        coeffs = gyroscopic_coefficients(X) if kind == "gyroscopic" else centripetal_coefficients(X)
+        return [{ab: c for ab, c in comp.items() if self.live[ab[0]] and self.live[ab[1]]} for comp in coeffs]
+
+    @staticmethod
+    def _groups(comp):
+        groups = {}
+        for ab, c in sorted(comp.items()):
+            groups.setdefault(abs(c), []).append((1 if c > 0 else -1, ab))
+        return groups
+
+    def _form_cost(self, coeffs):
+        """(multiplications by coefficients, set of products used)."""
+        muls, used = 0, set()
+        for comp in coeffs:
+            groups = self._groups(comp)
+            muls += sum(1 for mag in groups if mag != 1.0)
+            used |= set(comp)
+        return muls, used
+
+    def evaluate(self, terms):
+        """Record ``terms`` = [(kind, X)] ("gyroscopic" with a symmetric 3×3,
+        "centripetal" with a 3-vector); returns one 3-vector per term."""
+        direct = [self._direct_cost(kind, X) for kind, X in terms]
+        coeffs = [self._coefficients(kind, X) for kind, X in terms]
+        forms = [self._form_cost(c) for c in coeffs]
+        # pay the shared products only if the terms that then choose them save more
+        chosen = [f[0] < d for f, d in zip(forms, direct)]
+        used = set().union(*[f[1] for f, ch in zip(forms, chosen) if ch]) if any(chosen) else set()
+        saved = sum(d - f[0] for f, d, ch in zip(forms, direct, chosen) if ch)
+        if saved <= len(used):
+            chosen = [False] * len(terms)
+        out = []
+        for (kind, X), c, use in zip(terms, coeffs, chosen):
+            if not use:
+                out.append(self._direct(kind, X))
+            else:
+                out.append([self._from_products(comp) for comp in c])
+        return out
+
+    def _direct(self, kind, X):
+        prog, w = self.prog, self.w
+        if kind == "gyroscopic":
+            C = const_matrix(X)
+            return cross(prog, w, [prog.let(sum(C[i][j] * w[j] for j in range(3))) for i in range(3)])
+        return cross(prog, w, cross(prog, w, const_vector(X)))
+
+    def _from_products(self, comp):
+        prog, w = self.prog, self.w
+        total = sp.Integer(0)
+        for mag, items in sorted(self._groups(comp).items()):
+            s = sum(sign * prog.let(w[a] * w[b]) for sign, (a, b) in items)
+            if mag != 1.0 and len(items) > 1:
+                s = prog.let(s)
+            total += s if mag == 1.0 else const(mag) * s
+        return prog.let(total)

@@ -32,12 +32,18 @@
  *   gravity                           120 mul     81 add    0 div   0 sqrt  12 trig    121 statements
  *   bias_forces                       438 mul    337 add    0 div   0 sqrt  12 trig    308 statements
  *   mass_matrix                       440 mul    332 add    0 div   0 sqrt  12 trig    385 statements
+ *   mass_matrix_ne                    903 mul    686 add    0 div   0 sqrt  12 trig    612 statements
  *   mass_matrix_inverse              1185 mul    835 add    6 div   0 sqrt  12 trig    865 statements
+ *   mass_matrix_inverse_cholesky      706 mul    479 add    6 div   0 sqrt  12 trig    481 statements
  *   forward_dynamics                  923 mul    716 add    6 div   0 sqrt  12 trig    742 statements
  *   forward_dynamics_fd1              980 mul    738 add    6 div   0 sqrt  12 trig    768 statements
+ *   forward_dynamics_fd2             1069 mul    793 add    6 div   0 sqrt  14 trig    830 statements
+ *   forward_dynamics_fd3              929 mul    708 add    6 div   0 sqrt  12 trig    726 statements
+ *   forward_dynamics_crba            1025 mul    774 add    6 div   0 sqrt  12 trig    761 statements
  *   tip_force_acceleration            625 mul    435 add    6 div   0 sqrt  14 trig    506 statements
  *   os_inertia_inverse               1131 mul    807 add    6 div   0 sqrt  14 trig    725 statements
  *   os_inertia                       1307 mul    897 add   12 div   0 sqrt  14 trig    802 statements
+ *   os_inertia_explicit              1131 mul    793 add   12 div   0 sqrt  14 trig    704 statements
  *   os_coriolis                      1787 mul   1301 add   12 div   0 sqrt  14 trig   1176 statements
  *   os_gravity                       1374 mul    970 add   12 div   0 sqrt  14 trig    879 statements
  *   os_bias                          1821 mul   1328 add   12 div   0 sqrt  14 trig   1207 statements
@@ -92,20 +98,45 @@ void panda_mass_matrix(const double q[7], double M[49]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_mass_matrix_batch(long count, const double *q, double *M);
 
+/* joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n */
+void panda_mass_matrix_ne(const double q[7], double M[49]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_mass_matrix_ne_batch(long count, const double *q, double *M);
+
 /* inverse mass matrix, row-major n x n */
 void panda_mass_matrix_inverse(const double q[7], double Minv[49]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques, algorithm FD4 (seed 001) */
+/* inverse mass matrix by composite-body M and LDL^T, row-major n x n */
+void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
+
+/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, algorithm FD1 (seed 001) */
+/* joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22)) */
 void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
+
+/* joint accelerations from torques, algorithm FD2 (seed 001 (5.5)-(5.7)), with the tip accelerations */
+void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const double tau[7], double qdd[7], double a0[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_forward_dynamics_fd2_batch(long count, const double *q, const double *qd, const double *tau, double *qdd, double *a0);
+
+/* joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)) */
+void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_forward_dynamics_fd3_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
+
+/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve */
+void panda_forward_dynamics_crba(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_forward_dynamics_crba_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
 /* joint accelerations caused by tip forces alone */
 void panda_tip_force_acceleration(const double q[7], const double f[6], double qdd[7]);
@@ -121,6 +152,11 @@ long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 int panda_os_inertia(const double q[7], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_os_inertia_batch(long count, const double *q, double *Lambda);
+
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int panda_os_inertia_explicit(const double q[7], double Lambda[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_os_inertia_explicit_batch(long count, const double *q, double *Lambda);
 
 /* operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_coriolis(const double q[7], const double qd[7], double c[6]);

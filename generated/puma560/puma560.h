@@ -26,21 +26,27 @@
  *   forward_kinematics                 63 mul     32 add    0 div   0 sqrt  12 trig     53 statements
  *   jacobian                           53 mul     30 add    0 div   0 sqrt  10 trig     53 statements
  *   jdot_qdot                         153 mul     84 add    0 div   0 sqrt  12 trig    117 statements
- *   inverse_dynamics                  291 mul    211 add    0 div   0 sqrt  10 trig    258 statements
- *   inverse_dynamics_tip_force        359 mul    251 add    0 div   0 sqrt  12 trig    300 statements
+ *   inverse_dynamics                  274 mul    199 add    0 div   0 sqrt  10 trig    251 statements
+ *   inverse_dynamics_tip_force        342 mul    239 add    0 div   0 sqrt  12 trig    293 statements
  *   gravity                            83 mul     50 add    0 div   0 sqrt  10 trig     93 statements
- *   bias_forces                       272 mul    189 add    0 div   0 sqrt  10 trig    245 statements
+ *   bias_forces                       255 mul    177 add    0 div   0 sqrt  10 trig    238 statements
  *   mass_matrix                       317 mul    226 add    0 div   0 sqrt  10 trig    276 statements
+ *   mass_matrix_ne                    408 mul    267 add    0 div   0 sqrt  10 trig    362 statements
  *   mass_matrix_inverse               768 mul    518 add    5 div   0 sqrt  10 trig    609 statements
- *   forward_dynamics                  635 mul    464 add    5 div   0 sqrt  10 trig    550 statements
- *   forward_dynamics_fd1              663 mul    461 add    5 div   0 sqrt  10 trig    590 statements
+ *   mass_matrix_inverse_cholesky      470 mul    305 add    5 div   0 sqrt  10 trig    341 statements
+ *   forward_dynamics                  618 mul    451 add    5 div   0 sqrt  10 trig    542 statements
+ *   forward_dynamics_fd1              646 mul    449 add    5 div   0 sqrt  10 trig    583 statements
+ *   forward_dynamics_fd2              724 mul    497 add    5 div   0 sqrt  12 trig    633 statements
+ *   forward_dynamics_fd3              611 mul    429 add    5 div   0 sqrt  10 trig    552 statements
+ *   forward_dynamics_crba             660 mul    467 add    5 div   0 sqrt  10 trig    562 statements
  *   tip_force_acceleration            467 mul    304 add    5 div   0 sqrt  12 trig    385 statements
  *   os_inertia_inverse                845 mul    558 add    5 div   0 sqrt  12 trig    552 statements
  *   os_inertia                       1021 mul    648 add   11 div   0 sqrt  12 trig    629 statements
- *   os_coriolis                      1323 mul    898 add   11 div   0 sqrt  12 trig    903 statements
+ *   os_inertia_explicit               757 mul    482 add   11 div   0 sqrt  12 trig    503 statements
+ *   os_coriolis                      1302 mul    884 add   11 div   0 sqrt  12 trig    896 statements
  *   os_gravity                       1040 mul    680 add   11 div   0 sqrt  12 trig    667 statements
- *   os_bias                          1333 mul    907 add   11 div   0 sqrt  12 trig    911 statements
- *   osc_torque                       1396 mul    952 add   11 div   0 sqrt  12 trig    955 statements
+ *   os_bias                          1312 mul    893 add   11 div   0 sqrt  12 trig    904 statements
+ *   osc_torque                       1375 mul    938 add   11 div   0 sqrt  12 trig    948 statements
  */
 #ifndef SOAGEN_PUMA560_H
 #define SOAGEN_PUMA560_H
@@ -91,20 +97,45 @@ void puma560_mass_matrix(const double q[6], double M[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_mass_matrix_batch(long count, const double *q, double *M);
 
+/* joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n */
+void puma560_mass_matrix_ne(const double q[6], double M[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long puma560_mass_matrix_ne_batch(long count, const double *q, double *M);
+
 /* inverse mass matrix, row-major n x n */
 void puma560_mass_matrix_inverse(const double q[6], double Minv[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques, algorithm FD4 (seed 001) */
+/* inverse mass matrix by composite-body M and LDL^T, row-major n x n */
+void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long puma560_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
+
+/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, algorithm FD1 (seed 001) */
+/* joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22)) */
 void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
+
+/* joint accelerations from torques, algorithm FD2 (seed 001 (5.5)-(5.7)), with the tip accelerations */
+void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[6], double a0[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long puma560_forward_dynamics_fd2_batch(long count, const double *q, const double *qd, const double *tau, double *qdd, double *a0);
+
+/* joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)) */
+void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long puma560_forward_dynamics_fd3_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
+
+/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve */
+void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long puma560_forward_dynamics_crba_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
 /* joint accelerations caused by tip forces alone */
 void puma560_tip_force_acceleration(const double q[6], const double f[6], double qdd[6]);
@@ -120,6 +151,11 @@ long puma560_os_inertia_inverse_batch(long count, const double *q, double *Omega
 int puma560_os_inertia(const double q[6], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_os_inertia_batch(long count, const double *q, double *Lambda);
+
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int puma560_os_inertia_explicit(const double q[6], double Lambda[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long puma560_os_inertia_explicit_batch(long count, const double *q, double *Lambda);
 
 /* operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int puma560_os_coriolis(const double q[6], const double qd[6], double c[6]);

@@ -25,22 +25,28 @@
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
  *   forward_kinematics                 68 mul     38 add    0 div   0 sqrt  12 trig     70 statements
  *   jacobian                           75 mul     53 add    0 div   0 sqrt  10 trig     88 statements
- *   jdot_qdot                         172 mul     99 add    0 div   0 sqrt  12 trig    147 statements
- *   inverse_dynamics                  247 mul    170 add    0 div   0 sqrt  10 trig    264 statements
- *   inverse_dynamics_tip_force        317 mul    212 add    0 div   0 sqrt  12 trig    310 statements
+ *   jdot_qdot                         175 mul     99 add    0 div   0 sqrt  12 trig    157 statements
+ *   inverse_dynamics                  215 mul    149 add    0 div   0 sqrt  10 trig    252 statements
+ *   inverse_dynamics_tip_force        285 mul    191 add    0 div   0 sqrt  12 trig    298 statements
  *   gravity                            72 mul     41 add    0 div   0 sqrt  10 trig     77 statements
- *   bias_forces                       231 mul    152 add    0 div   0 sqrt  10 trig    249 statements
+ *   bias_forces                       199 mul    131 add    0 div   0 sqrt  10 trig    237 statements
  *   mass_matrix                       300 mul    199 add    0 div   0 sqrt  10 trig    246 statements
+ *   mass_matrix_ne                    327 mul    208 add    0 div   0 sqrt  10 trig    335 statements
  *   mass_matrix_inverse               744 mul    486 add    5 div   0 sqrt  10 trig    583 statements
- *   forward_dynamics                  640 mul    450 add    5 div   0 sqrt  10 trig    545 statements
- *   forward_dynamics_fd1              620 mul    412 add    5 div   0 sqrt  10 trig    584 statements
+ *   mass_matrix_inverse_cholesky      444 mul    278 add    5 div   0 sqrt  10 trig    306 statements
+ *   forward_dynamics                  608 mul    429 add    5 div   0 sqrt  10 trig    533 statements
+ *   forward_dynamics_fd1              588 mul    391 add    5 div   0 sqrt  10 trig    572 statements
+ *   forward_dynamics_fd2              680 mul    450 add    5 div   0 sqrt  12 trig    641 statements
+ *   forward_dynamics_fd3              557 mul    374 add    5 div   0 sqrt  10 trig    545 statements
+ *   forward_dynamics_crba             575 mul    394 add    5 div   0 sqrt  10 trig    527 statements
  *   tip_force_acceleration            475 mul    300 add    5 div   0 sqrt  12 trig    388 statements
  *   os_inertia_inverse                893 mul    586 add    5 div   0 sqrt  12 trig    589 statements
  *   os_inertia                       1069 mul    676 add   11 div   0 sqrt  12 trig    666 statements
- *   os_coriolis                      1395 mul    943 add   11 div   0 sqrt  12 trig    971 statements
+ *   os_inertia_explicit               819 mul    555 add   11 div   0 sqrt  12 trig    527 statements
+ *   os_coriolis                      1363 mul    922 add   11 div   0 sqrt  12 trig    959 statements
  *   os_gravity                       1091 mul    710 add   11 div   0 sqrt  12 trig    713 statements
- *   os_bias                          1403 mul    950 add   11 div   0 sqrt  12 trig    977 statements
- *   osc_torque                       1470 mul    999 add   11 div   0 sqrt  12 trig   1031 statements
+ *   os_bias                          1371 mul    929 add   11 div   0 sqrt  12 trig    965 statements
+ *   osc_torque                       1438 mul    978 add   11 div   0 sqrt  12 trig   1019 statements
  */
 #ifndef SOAGEN_UR5_H
 #define SOAGEN_UR5_H
@@ -91,20 +97,45 @@ void ur5_mass_matrix(const double q[6], double M[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_mass_matrix_batch(long count, const double *q, double *M);
 
+/* joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n */
+void ur5_mass_matrix_ne(const double q[6], double M[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_mass_matrix_ne_batch(long count, const double *q, double *M);
+
 /* inverse mass matrix, row-major n x n */
 void ur5_mass_matrix_inverse(const double q[6], double Minv[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques, algorithm FD4 (seed 001) */
+/* inverse mass matrix by composite-body M and LDL^T, row-major n x n */
+void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
+
+/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, algorithm FD1 (seed 001) */
+/* joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22)) */
 void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
+
+/* joint accelerations from torques, algorithm FD2 (seed 001 (5.5)-(5.7)), with the tip accelerations */
+void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[6], double a0[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_forward_dynamics_fd2_batch(long count, const double *q, const double *qd, const double *tau, double *qdd, double *a0);
+
+/* joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)) */
+void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_forward_dynamics_fd3_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
+
+/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve */
+void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_forward_dynamics_crba_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
 /* joint accelerations caused by tip forces alone */
 void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd[6]);
@@ -120,6 +151,11 @@ long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 int ur5_os_inertia(const double q[6], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_os_inertia_batch(long count, const double *q, double *Lambda);
+
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int ur5_os_inertia_explicit(const double q[6], double Lambda[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_os_inertia_explicit_batch(long count, const double *q, double *Lambda);
 
 /* operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_coriolis(const double q[6], const double qd[6], double c[6]);

@@ -1,0 +1,187 @@
+"""Scaling study: operation counts against the number of joints, per algorithm variant.
+
+The robot families are made here, deterministically, so the study regenerates
+byte for byte: arm-like chains (joint axes cycling z, y, y, x, offsets along
+the link, general inertias with products of inertia) and two-armed trees
+(a trunk carrying two equal arms, one tip at each hand).  Counts come from
+the finished straight-line programs, like every other count soagen reports.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from .model import RobotBuilder
+
+# (family label, function) pairs compared in the study; the quantity computed
+# is the same within a group
+STUDY = {
+    "inverse dynamics": ("inverse_dynamics",),
+    "mass matrix": ("mass_matrix", "mass_matrix_ne"),
+    "mass matrix inverse": ("mass_matrix_inverse", "mass_matrix_inverse_cholesky"),
+    "forward dynamics": ("forward_dynamics", "forward_dynamics_fd1", "forward_dynamics_fd3",
+                         "forward_dynamics_crba"),
+    "operational space inertia": ("os_inertia", "os_inertia_explicit"),
+}
+FUNCTIONS = tuple(f for group in STUDY.values() for f in group)
+_AXES = ((0, 0, 1), (0, 1, 0), (0, 1, 0), (1, 0, 0))
+
+
+def _link(builder, rng, name):
+    """A link of about 1–3 kg with a general (non-diagonal) inertia about its centre of mass."""
+    mass = float(np.round(rng.uniform(1.0, 3.0), 3))
+    com = np.round(rng.uniform(-0.05, 0.05, 3) + (0.0, 0.0, 0.12), 3)
+    a, b, c = rng.uniform(0.05, 0.3, 3)                     # a box, turned by a random rotation
+    box = mass / 12 * np.array([b * b + c * c, a * a + c * c, a * a + b * b])
+    Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    inertia = np.round(Q @ np.diag(box) @ Q.T, 6)
+    builder.add_link(name, mass=mass, com=tuple(com), inertia=inertia)
+
+
+def _arm(builder, rng, parent, prefix, joints, start=0):
+    for i in range(joints):
+        child = f"{prefix}{i + 1}"
+        _link(builder, rng, child)
+        builder.add_joint(f"{prefix}j{i + 1}", "revolute", parent, child,
+                          xyz=(0.02, 0.0, 0.25), axis=_AXES[(start + i) % len(_AXES)],
+                          limits=(-math.pi, math.pi))
+        parent = child
+    return parent
+
+
+def chain(n, seed=0):
+    """An n-joint arm-like chain with one tip at its last link."""
+    rng = np.random.default_rng(seed)
+    b = RobotBuilder(f"chain{n}")
+    b.add_link("base")
+    end = _arm(b, rng, "base", "l", n)
+    return b.build(tips=[end])
+
+
+def two_arm_tree(n, seed=0):
+    """An n-joint tree: a trunk of n − 2⌊n/3⌋ joints carrying two arms of ⌊n/3⌋
+    joints, one tip per hand (n ≥ 3)."""
+    arm = n // 3
+    rng = np.random.default_rng(seed)
+    b = RobotBuilder(f"tree{n}")
+    b.add_link("base")
+    top = _arm(b, rng, "base", "t", n - 2 * arm)
+    ends = [_arm(b, rng, top, side, arm, start=1) for side in ("a", "b")]
+    return b.build(tips=ends)
+
+
+FAMILIES = {"chain": (chain, 2), "tree": (two_arm_tree, 3)}
+
+
+def parse_range(text):
+    """``"2..48"`` -> [2, 3, 4, 6, 8, 12, 16, 24, 32, 48] (about four sizes per octave);
+    ``"4,8,12"`` -> [4, 8, 12]."""
+    if ".." in text:
+        lo, hi = (int(x) for x in text.split(".."))
+        sizes = sorted({int(round(lo * 2 ** (i / 2))) for i in range(64)
+                        if lo * 2 ** (i / 2) <= hi + 1e-9} | {hi})
+        return [s for s in sizes if lo <= s <= hi]
+    return sorted({int(x) for x in text.split(",")})
+
+
+def run(sizes, families=("chain", "tree"), progress=None):
+    """Op counts per family, function and size: ``{family: {function: {n: counts}}}``."""
+    from .codegen import generate
+
+    out = {}
+    for fam in families:
+        make, smallest = FAMILIES[fam]
+        out[fam] = {f: {} for f in FUNCTIONS}
+        for n in sizes:
+            if n < smallest:
+                continue
+            if progress:
+                progress(fam, n)
+            gen = generate(make(n), functions=list(FUNCTIONS))
+            for p in gen.programs:
+                out[fam][p.name][n] = {k: p.ops[k] for k in ("mul", "add", "div", "statements")}
+    return out
+
+
+def slope(points):
+    """Least-squares slope of log(mul + add) against log n over the upper half
+    of the sizes (the asymptotic exponent); ``points`` is ``{n: counts}``."""
+    ns = sorted(points)[len(points) // 2:]
+    if len(ns) < 2:
+        return float("nan")
+    x = np.log(ns)
+    y = np.log([points[n]["mul"] + points[n]["add"] for n in ns])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def crossover(points_a, points_b):
+    """Smallest n from which ``a`` costs fewer operations (mul + add) than ``b``
+    at every larger size studied, or None."""
+    ns = sorted(set(points_a) & set(points_b))
+    cost = {n: (points_a[n]["mul"] + points_a[n]["add"], points_b[n]["mul"] + points_b[n]["add"]) for n in ns}
+    for i, n in enumerate(ns):
+        if all(cost[m][0] < cost[m][1] for m in ns[i:]):
+            return n
+    return None
+
+
+def as_json(result):
+    return json.dumps({fam: {f: {str(n): c for n, c in sorted(pts.items())} for f, pts in funcs.items()}
+                       for fam, funcs in result.items()}, indent=1, sort_keys=True) + "\n"
+
+
+def markdown(result):
+    """Tables of mul + add per size with the fitted exponent, and the Λ crossover."""
+    lines = ["# Scaling study: operation counts against joints", "",
+             "Generated by `soagen opcount --scaling 2..48 --plot docs/scaling.png "
+             "--markdown docs/scaling.md --json docs/scaling.json`.",
+             "Cells are multiplications + additions of the generated straight-line program",
+             "(divisions, square roots and sin/cos excluded); the exponent is the least-squares",
+             "slope of log(ops) against log(n) over the upper half of the sizes.", ""]
+    for fam, funcs in result.items():
+        ns = sorted({n for pts in funcs.values() for n in pts})
+        title = {"chain": "Chains (one tip)", "tree": "Two-armed trees (two tips, Λ is 12 × 12)"}[fam]
+        lines += [f"## {title}", "", "| function | " + " | ".join(f"n={n}" for n in ns) + " | exponent |",
+                  "|---|" + "---:|" * (len(ns) + 1)]
+        for f, pts in funcs.items():
+            cells = " | ".join(str(pts[n]["mul"] + pts[n]["add"]) if n in pts else "" for n in ns)
+            lines.append(f"| {f} | {cells} | {slope(pts):.2f} |")
+        x = crossover(funcs["os_inertia"], funcs["os_inertia_explicit"])
+        lines += ["", f"Recursive Λ(0) (`os_inertia`) costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ "
+                      f"(`os_inertia_explicit`) from n = {x} on." if x else
+                  "Recursive Λ(0) never costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ in this range.", ""]
+    return "\n".join(lines)
+
+
+def plot(result, path):
+    """Log-log plot of mul + add against n, one panel per family (needs matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fams = list(result)
+    fig, axes = plt.subplots(1, len(fams), figsize=(6.5 * len(fams), 5.2), squeeze=False)
+    styles = ["-", "--", ":", "-."]
+    for ax, fam in zip(axes[0], fams):
+        for ci, (group, names) in enumerate(STUDY.items()):
+            for si, f in enumerate(names):
+                pts = result[fam][f]
+                ns = sorted(pts)
+                ax.loglog(ns, [pts[n]["mul"] + pts[n]["add"] for n in ns], styles[si % 4], marker="o",
+                          markersize=3, color=f"C{ci}", label=f"{f} ({slope(pts):.2f})")
+        x = crossover(result[fam]["os_inertia"], result[fam]["os_inertia_explicit"])
+        if x:
+            ax.axvline(x, color="0.6", linewidth=0.8)
+            ax.annotate(f"recursive Λ wins from n={x}", (x, ax.get_ylim()[0]), xytext=(4, 8),
+                        textcoords="offset points", fontsize=8, color="0.3")
+        ax.set_title({"chain": "chains, one tip", "tree": "two-armed trees, two tips"}[fam])
+        ax.set_xlabel("joints n")
+        ax.set_ylabel("multiplications + additions")
+        ax.grid(True, which="both", linewidth=0.3)
+        ax.legend(fontsize=7, title="function (fitted exponent)", title_fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
