@@ -91,13 +91,17 @@ class Sweeps:
             a.append((self.a_joint[k][0], S.add(prog, lin, self.a_joint[k][1])))
         return V, a, b
 
-    def accelerate(self, k, alpha_parent, qdd_k=0):
+    def accelerate(self, k, alpha_parent, qdd_k=0, U_parent=None):
         """α(k) = φ*(p,k)α(p) + H*(k)θ̈(k) + a(k) (seed 001 (2.26)) after
         :meth:`velocities`, with the centripetal part of a(k) added in parent
-        axes before the rotation: one rotation per body instead of two."""
+        axes before the rotation: one rotation per body instead of two.  With
+        ``U_parent`` = [ω̇]× + [ω]×² of the parent, ω̇ × ℓ + ω × (ω × ℓ) = U ℓ."""
         prog, fr = self.prog, self.frame(k)
         w, v = alpha_parent
-        lin = S.add(prog, v, S.cross(prog, w, fr.ell), self.centripetal[k])
+        if U_parent is not None and fr.revolute:
+            lin = S.add(prog, v, S.matvec(prog, U_parent, fr.ell))
+        else:
+            lin = S.add(prog, v, S.cross(prog, w, fr.ell), self.centripetal[k])
         hq = fr.along(qdd_k)
         aj = self.a_joint[k]
         return S.add(prog, fr.down(w), hq[0], aj[0]), S.add(prog, fr.down(lin), hq[1], aj[1])
@@ -144,15 +148,22 @@ def _newton_euler(sw, qd, qdd, with_gravity=True):
     and f(k) = M(k)α(k) + b(k) (2.29); returns (V, α, f), body axes."""
     prog = sw.prog
     V, a, b = sw.velocities(qd)
-    alpha, f = [], []
+    alpha, f, U = [], [], []
     for k, body in enumerate(sw.robot.bodies):
         p = body.parent
         if p < 0:
             ap = sw.base_acceleration() if with_gravity else (S.ZERO3, S.ZERO3)
         else:
             ap = alpha[p]
-        alpha.append(sw.accelerate(k, ap, qdd[k]))                                    # (2.26)
-        f.append(S.spatial_add(prog, S.inertia_times(prog, S.spatial_inertia(body), alpha[k]), b[k]))
+        alpha.append(sw.accelerate(k, ap, qdd[k], None if p < 0 else U[p]))            # (2.26)
+        U.append(S.transport_matrix(prog, V[k][0], alpha[k][0]))
+        M = S.spatial_inertia(body)
+        top = [prog.let(sum(M[0][i][j] * alpha[k][0][j] + M[1][i][j] * alpha[k][1][j] for j in range(3)) + b[k][0][i])
+               for i in range(3)]
+        mc = S.const_vector(body.mass * np.asarray(body.com, float))
+        Umc = S.matvec(prog, U[k], mc)          # ω̇ × mc + ω × (ω × mc)
+        bot = [prog.let(M[2][i][i] * alpha[k][1][i] + Umc[i]) for i in range(3)]
+        f.append((top, bot))
     return V, alpha, f
 
 

@@ -449,3 +449,20 @@ class QuadraticTerms:
                 s = prog.let(s)
             total += s if mag == 1.0 else const(mag) * s
         return prog.let(total)
+
+
+def transport_matrix(prog, w, wd):
+    """U = [ω̇]× + [ω]×[ω]× (3×3, entries sums of the products ω_a ω_b and ω̇):
+    U x = ω̇ × x + ω × (ω × x) for any constant x, 3 multiplications per
+    non-zero entry of x (the classical customized Newton–Euler form)."""
+    p = [[prog.let(w[a] * w[b]) for b in range(3)] for a in range(3)]
+    for a in range(3):
+        for b in range(a):
+            p[a][b] = p[b][a]
+    U = [[None] * 3 for _ in range(3)]
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        U[i][i] = -(p[j][j] + p[k][k])
+        U[i][j] = p[i][j] - wd[k]
+        U[j][i] = p[i][j] + wd[k]
+    return [[prog.let(x) for x in row] for row in U]

@@ -27,19 +27,19 @@
  *   forward_kinematics                 92 mul     50 add    0 div   0 sqrt  14 trig     82 statements
  *   jacobian                          102 mul     67 add    0 div   0 sqrt  12 trig     99 statements
  *   jdot_qdot                         197 mul    114 add    0 div   0 sqrt  14 trig    164 statements
- *   inverse_dynamics                  447 mul    351 add    0 div   0 sqrt  12 trig    320 statements
- *   inverse_dynamics_tip_force        529 mul    399 add    0 div   0 sqrt  14 trig    372 statements
+ *   inverse_dynamics                  413 mul    354 add    0 div   0 sqrt  12 trig    334 statements
+ *   inverse_dynamics_tip_force        495 mul    402 add    0 div   0 sqrt  14 trig    386 statements
  *   gravity                           120 mul     81 add    0 div   0 sqrt  12 trig    121 statements
- *   bias_forces                       438 mul    337 add    0 div   0 sqrt  12 trig    308 statements
+ *   bias_forces                       406 mul    339 add    0 div   0 sqrt  12 trig    322 statements
  *   mass_matrix                       440 mul    332 add    0 div   0 sqrt  12 trig    385 statements
- *   mass_matrix_ne                    903 mul    686 add    0 div   0 sqrt  12 trig    612 statements
+ *   mass_matrix_ne                    903 mul    686 add    0 div   0 sqrt  12 trig    661 statements
  *   mass_matrix_inverse              1185 mul    835 add    6 div   0 sqrt  12 trig    865 statements
  *   mass_matrix_inverse_cholesky      706 mul    479 add    6 div   0 sqrt  12 trig    481 statements
  *   forward_dynamics                  923 mul    716 add    6 div   0 sqrt  12 trig    742 statements
- *   forward_dynamics_fd1              980 mul    738 add    6 div   0 sqrt  12 trig    768 statements
- *   forward_dynamics_fd2             1069 mul    793 add    6 div   0 sqrt  14 trig    830 statements
- *   forward_dynamics_fd3              929 mul    708 add    6 div   0 sqrt  12 trig    726 statements
- *   forward_dynamics_crba            1025 mul    774 add    6 div   0 sqrt  12 trig    761 statements
+ *   forward_dynamics_fd1              948 mul    740 add    6 div   0 sqrt  12 trig    782 statements
+ *   forward_dynamics_fd2             1037 mul    795 add    6 div   0 sqrt  14 trig    844 statements
+ *   forward_dynamics_fd3              897 mul    710 add    6 div   0 sqrt  12 trig    740 statements
+ *   forward_dynamics_crba             993 mul    776 add    6 div   0 sqrt  12 trig    775 statements
  *   tip_force_acceleration            625 mul    435 add    6 div   0 sqrt  14 trig    506 statements
  *   os_inertia_inverse               1131 mul    807 add    6 div   0 sqrt  14 trig    725 statements
  *   os_inertia                       1307 mul    897 add   12 div   0 sqrt  14 trig    802 statements

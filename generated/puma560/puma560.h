@@ -26,19 +26,19 @@
  *   forward_kinematics                 63 mul     32 add    0 div   0 sqrt  12 trig     53 statements
  *   jacobian                           53 mul     30 add    0 div   0 sqrt  10 trig     53 statements
  *   jdot_qdot                         153 mul     84 add    0 div   0 sqrt  12 trig    117 statements
- *   inverse_dynamics                  274 mul    199 add    0 div   0 sqrt  10 trig    251 statements
- *   inverse_dynamics_tip_force        342 mul    239 add    0 div   0 sqrt  12 trig    293 statements
+ *   inverse_dynamics                  248 mul    196 add    0 div   0 sqrt  10 trig    243 statements
+ *   inverse_dynamics_tip_force        316 mul    236 add    0 div   0 sqrt  12 trig    285 statements
  *   gravity                            83 mul     50 add    0 div   0 sqrt  10 trig     93 statements
- *   bias_forces                       255 mul    177 add    0 div   0 sqrt  10 trig    238 statements
+ *   bias_forces                       233 mul    173 add    0 div   0 sqrt  10 trig    227 statements
  *   mass_matrix                       317 mul    226 add    0 div   0 sqrt  10 trig    276 statements
- *   mass_matrix_ne                    408 mul    267 add    0 div   0 sqrt  10 trig    362 statements
+ *   mass_matrix_ne                    404 mul    267 add    0 div   0 sqrt  10 trig    375 statements
  *   mass_matrix_inverse               768 mul    518 add    5 div   0 sqrt  10 trig    609 statements
  *   mass_matrix_inverse_cholesky      470 mul    305 add    5 div   0 sqrt  10 trig    341 statements
  *   forward_dynamics                  618 mul    451 add    5 div   0 sqrt  10 trig    542 statements
- *   forward_dynamics_fd1              646 mul    449 add    5 div   0 sqrt  10 trig    583 statements
- *   forward_dynamics_fd2              724 mul    497 add    5 div   0 sqrt  12 trig    633 statements
- *   forward_dynamics_fd3              611 mul    429 add    5 div   0 sqrt  10 trig    552 statements
- *   forward_dynamics_crba             660 mul    467 add    5 div   0 sqrt  10 trig    562 statements
+ *   forward_dynamics_fd1              624 mul    445 add    5 div   0 sqrt  10 trig    572 statements
+ *   forward_dynamics_fd2              702 mul    493 add    5 div   0 sqrt  12 trig    622 statements
+ *   forward_dynamics_fd3              589 mul    425 add    5 div   0 sqrt  10 trig    541 statements
+ *   forward_dynamics_crba             638 mul    463 add    5 div   0 sqrt  10 trig    551 statements
  *   tip_force_acceleration            467 mul    304 add    5 div   0 sqrt  12 trig    385 statements
  *   os_inertia_inverse                845 mul    558 add    5 div   0 sqrt  12 trig    552 statements
  *   os_inertia                       1021 mul    648 add   11 div   0 sqrt  12 trig    629 statements

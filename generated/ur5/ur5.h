@@ -26,19 +26,19 @@
  *   forward_kinematics                 68 mul     38 add    0 div   0 sqrt  12 trig     70 statements
  *   jacobian                           75 mul     53 add    0 div   0 sqrt  10 trig     88 statements
  *   jdot_qdot                         175 mul     99 add    0 div   0 sqrt  12 trig    157 statements
- *   inverse_dynamics                  215 mul    149 add    0 div   0 sqrt  10 trig    252 statements
- *   inverse_dynamics_tip_force        285 mul    191 add    0 div   0 sqrt  12 trig    298 statements
+ *   inverse_dynamics                  199 mul    146 add    0 div   0 sqrt  10 trig    237 statements
+ *   inverse_dynamics_tip_force        269 mul    188 add    0 div   0 sqrt  12 trig    283 statements
  *   gravity                            72 mul     41 add    0 div   0 sqrt  10 trig     77 statements
- *   bias_forces                       199 mul    131 add    0 div   0 sqrt  10 trig    237 statements
+ *   bias_forces                       186 mul    128 add    0 div   0 sqrt  10 trig    221 statements
  *   mass_matrix                       300 mul    199 add    0 div   0 sqrt  10 trig    246 statements
- *   mass_matrix_ne                    327 mul    208 add    0 div   0 sqrt  10 trig    335 statements
+ *   mass_matrix_ne                    327 mul    208 add    0 div   0 sqrt  10 trig    336 statements
  *   mass_matrix_inverse               744 mul    486 add    5 div   0 sqrt  10 trig    583 statements
  *   mass_matrix_inverse_cholesky      444 mul    278 add    5 div   0 sqrt  10 trig    306 statements
  *   forward_dynamics                  608 mul    429 add    5 div   0 sqrt  10 trig    533 statements
- *   forward_dynamics_fd1              588 mul    391 add    5 div   0 sqrt  10 trig    572 statements
- *   forward_dynamics_fd2              680 mul    450 add    5 div   0 sqrt  12 trig    641 statements
- *   forward_dynamics_fd3              557 mul    374 add    5 div   0 sqrt  10 trig    545 statements
- *   forward_dynamics_crba             575 mul    394 add    5 div   0 sqrt  10 trig    527 statements
+ *   forward_dynamics_fd1              575 mul    388 add    5 div   0 sqrt  10 trig    556 statements
+ *   forward_dynamics_fd2              667 mul    447 add    5 div   0 sqrt  12 trig    625 statements
+ *   forward_dynamics_fd3              544 mul    371 add    5 div   0 sqrt  10 trig    529 statements
+ *   forward_dynamics_crba             562 mul    391 add    5 div   0 sqrt  10 trig    511 statements
  *   tip_force_acceleration            475 mul    300 add    5 div   0 sqrt  12 trig    388 statements
  *   os_inertia_inverse                893 mul    586 add    5 div   0 sqrt  12 trig    589 statements
  *   os_inertia                       1069 mul    676 add   11 div   0 sqrt  12 trig    666 statements
