@@ -8,4 +8,12 @@ generated:
 footprint:
 	for r in puma560 panda; do soagen footprint --example $$r --markdown generated/$$r/footprint.md > /dev/null || exit 1; done
 
-.PHONY: generated footprint
+# Op counts against n for every variant (a few minutes) and the PUMA literature page
+# (CasADi counts are re-measured by `python benchmarks/casadi_opcounts.py`, which builds its venv).
+scaling:
+	soagen opcount --scaling 2..48 --plot docs/scaling.png --markdown docs/scaling.md --json docs/scaling.json > /dev/null
+
+literature:
+	python benchmarks/casadi_opcounts.py --table > /dev/null
+
+.PHONY: generated footprint scaling literature

@@ -191,6 +191,7 @@ def check_module(robot, mod, samples=100, seed=0):
              lambda: ref.inverse_dynamics(robot, q, qd, qdd)),
             ("gravity", lambda: mod.gravity(q), lambda: ref.gravity(robot, q)),
             ("bias_forces", lambda: mod.bias_forces(q, qd), lambda: ref.bias_forces(robot, q, qd)),
+            ("coriolis", lambda: mod.coriolis(q, qd), lambda: ref.coriolis(robot, q, qd)),
             ("mass_matrix", lambda: mod.mass_matrix(q), lambda: ref.mass_matrix(robot, q)),
             ("mass_matrix_inverse", lambda: mod.mass_matrix_inverse(q), lambda: ref.mass_matrix_inverse(robot, q)),
             ("forward_dynamics (FD4)", lambda: mod.forward_dynamics(q, qd, tau),

@@ -153,6 +153,10 @@ class Module:
             raise ValueError(f"variant must be one of {', '.join(map(repr, table))}, got {variant!r}")
         return table[variant]
 
+    def coriolis(self, q, qd):
+        """C(q, q̇) alone (no gravity); -> (n,)."""
+        return self._call("coriolis", q, qd)
+
     def mass_matrix(self, q, variant="composite"):
         """M(q) by composite inertias (default) or ``"newton_euler"`` (n passes); -> (n, n)."""
         fname = self._variant({"composite": "mass_matrix", "newton_euler": "mass_matrix_ne"}, variant)

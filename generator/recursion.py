@@ -171,7 +171,8 @@ def inverse_dynamics(robot, with_gravity=True, with_qdd=True, with_qd=True, tip_
                      name="inverse_dynamics"):
     """Recursive Newton–Euler T = Mθ̈ + C + G + J*f(0) (seed 001 (2.24)–(2.30), (3.21))."""
     docs = {"inverse_dynamics": "joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f)",
-            "gravity": "gravity torques G(q)", "bias_forces": "bias torques C(q, qd) + G(q)"}
+            "gravity": "gravity torques G(q)", "bias_forces": "bias torques C(q, qd) + G(q)",
+            "coriolis": "Coriolis and centrifugal torques C(q, qd), no gravity"}
     prog = Program(name, docs.get(name.replace("_tip_force", ""), name))
     n = robot.n
     q = prog.input("q", n, "joint positions")
@@ -569,6 +570,7 @@ def registry():
             r, tip_force=True, name="inverse_dynamics_tip_force")),
         "gravity": (False, lambda r, _: inverse_dynamics(r, with_qdd=False, with_qd=False, name="gravity")),
         "bias_forces": (False, lambda r, _: inverse_dynamics(r, with_qdd=False, name="bias_forces")),
+        "coriolis": (False, lambda r, _: inverse_dynamics(r, with_gravity=False, with_qdd=False, name="coriolis")),
         "mass_matrix": (False, lambda r, _: mass_matrix(r)),
         "mass_matrix_ne": (False, lambda r, _: mass_matrix_ne(r)),
         "mass_matrix_inverse": (False, lambda r, _: mass_matrix_inverse(r)),

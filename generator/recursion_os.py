@@ -38,7 +38,7 @@ def omega_bodies(sw, art):
             X = [[sp.Integer(0)] * 6 for _ in range(6)]
         else:
             Y = S.congruence_motion(prog, S.blocks_from_full(Om[p]), fr.ell,
-                                    [S.transpose(fr.R0), S.transpose(fr.Rq)])   # φ*Ω(p)φ
+                                    [S.transpose(fr.R0), fr.Rq_congruence_T])   # φ*Ω(p)φ
             X = S.project_sym(prog, S.full_from_blocks(*Y), h, _flat(art.G[k]))  # (I−H*G*)…(I−GH)
         out = [[None] * 6 for _ in range(6)]
         for i in range(6):

@@ -176,6 +176,15 @@ def bias_forces(robot, q, qd):
     return inverse_dynamics(robot, q, qd, np.zeros(robot.n))
 
 
+def coriolis(robot, q, qd):
+    """Coriolis and centrifugal torques C(q, θ̇) alone: Hφ(Mφ*a + b) with no
+    gravity (seed 000 (45) without E*a_g); -> (n,)"""
+    import dataclasses
+
+    still = dataclasses.replace(robot, gravity=np.zeros(3))
+    return inverse_dynamics(still, q, qd, np.zeros(robot.n))
+
+
 def composite_inertias(robot, kin):
     """R(k) = M(k) + Σ_c φ(k,c) R(c) φ*(k,c): the tip-to-base sweep of φMφ*; list of (6, 6)."""
     R = [m.copy() for m in kin.M]

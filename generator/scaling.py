@@ -76,13 +76,12 @@ FAMILIES = {"chain": (chain, 2), "tree": (two_arm_tree, 3)}
 
 
 def parse_range(text):
-    """``"2..48"`` -> [2, 3, 4, 6, 8, 12, 16, 24, 32, 48] (about four sizes per octave);
-    ``"4,8,12"`` -> [4, 8, 12]."""
+    """``"2..48"`` -> [2, 3, 4, 6, 8, 12, 16, 24, 32, 48] (the sizes 2^k and 3·2^k
+    in the range, two per octave, plus both ends); ``"4,8,12"`` -> [4, 8, 12]."""
     if ".." in text:
         lo, hi = (int(x) for x in text.split(".."))
-        sizes = sorted({int(round(lo * 2 ** (i / 2))) for i in range(64)
-                        if lo * 2 ** (i / 2) <= hi + 1e-9} | {hi})
-        return [s for s in sizes if lo <= s <= hi]
+        sizes = {m * 2 ** k for m in (1, 3) for k in range(12)} | {lo, hi}
+        return sorted(s for s in sizes if lo <= s <= hi)
     return sorted({int(x) for x in text.split(",")})
 
 
@@ -130,6 +129,12 @@ def crossover(points_a, points_b):
 def as_json(result):
     return json.dumps({fam: {f: {str(n): c for n, c in sorted(pts.items())} for f, pts in funcs.items()}
                        for fam, funcs in result.items()}, indent=1, sort_keys=True) + "\n"
+
+
+def from_json(text):
+    """The inverse of :func:`as_json`."""
+    return {fam: {f: {int(n): c for n, c in pts.items()} for f, pts in funcs.items()}
+            for fam, funcs in json.loads(text).items()}
 
 
 def markdown(result):

@@ -87,6 +87,78 @@ def rotate_gen(prog, R, B):
     return matmul(prog, matmul(prog, R, B), transpose(R))
 
 
+class AxisRotation:
+    """A joint rotation about coordinate axis i by θ (R[j][j] = R[k][k] = c,
+    R[k][j] = σ = ±sin θ, R[j][k] = −σ): congruences R X Rᵀ by the double-angle
+    form, 4 multiplications for the 2×2 block plus 4 per rotated 2-vector,
+    with t = σ² and cσ shared by every congruence of the joint."""
+
+    def __init__(self, prog, i, c, sigma, shared=None):
+        self.prog, self.i, self.c, self.sigma = prog, i, c, sigma
+        self.j, self.k = (i + 1) % 3, (i + 2) % 3
+        self._shared = shared if shared is not None else {}
+
+    def transposed(self):
+        """Rᵀ: the rotation by −θ (same t, cσ negated)."""
+        return AxisRotation(self.prog, self.i, self.c, -self.sigma, self._shared)
+
+    def _t(self):
+        if "t" not in self._shared:
+            self._shared["t"] = self.prog.let(self.sigma * self.sigma)
+        return self._shared["t"]
+
+    def _cs(self):
+        key = ("cs", self.sigma)
+        if key not in self._shared:
+            self._shared[key] = self.prog.let(self.c * self.sigma)
+        return self._shared[key]
+
+    def _pair(self, x, y):
+        """(c x − σ y, σ x + c y): a 2-vector in the rotated plane."""
+        let, c, s = self.prog.let, self.c, self.sigma
+        return let(c * x - s * y), let(s * x + c * y)
+
+    def sym(self, S):
+        """R S Rᵀ for symmetric S."""
+        let, i, j, k = self.prog.let, self.i, self.j, self.k
+        a, b, d = S[j][j], S[j][k], S[k][k]
+        e = let(a - d)
+        w, z = let(self._t() * e), let(2 * self._cs() * b)
+        out = [[None] * 3 for _ in range(3)]
+        out[i][i] = S[i][i]
+        out[j][j] = let(a - w - z)
+        out[k][k] = let(d + w + z)
+        out[j][k] = out[k][j] = let(self._cs() * e + b - 2 * self._t() * b)
+        out[i][j], out[i][k] = self._pair(S[i][j], S[i][k])
+        out[j][i], out[k][i] = out[i][j], out[i][k]
+        return out
+
+    def gen(self, B):
+        """R B Rᵀ for a general 3×3 B."""
+        let, i, j, k = self.prog.let, self.i, self.j, self.k
+        a, b, e, d = B[j][j], B[j][k], B[k][j], B[k][k]
+        amd, bpe = let(a - d), let(b + e)
+        w, z = let(self._t() * amd), let(self._cs() * bpe)
+        u, v = let(self._cs() * amd), let(self._t() * bpe)
+        out = [[None] * 3 for _ in range(3)]
+        out[i][i] = B[i][i]
+        out[j][j] = let(a - w - z)
+        out[k][k] = let(d + w + z)
+        out[j][k] = let(u + b - v)
+        out[k][j] = let(u + e - v)
+        out[i][j], out[i][k] = self._pair(B[i][j], B[i][k])
+        out[j][i], out[k][i] = self._pair(B[j][i], B[k][i])
+        return out
+
+
+def rotate_blocks(prog, R, A, B, C):
+    """R applied by congruence to the blocks of a symmetric 6×6 (A, B, C); ``R``
+    a 3×3 list or an :class:`AxisRotation`."""
+    if isinstance(R, AxisRotation):
+        return R.sym(A), R.gen(B), R.sym(C)
+    return rotate_sym(prog, R, A), rotate_gen(prog, R, B), rotate_sym(prog, R, C)
+
+
 def skew(v):
     return [[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]]
 
@@ -149,15 +221,28 @@ class JointFrame:
         self.R0 = const_matrix(body.rotation)
         self.axis = const_vector(body.axis)
         t0 = const_vector(body.translation)
+        self.Rq_congruence = None
         if body.joint_type == REVOLUTE:
             c, s = prog.trig(q)
             self.Rq = _axis_rotation(prog, body.axis, c, s)
+            hot = [i for i in range(3) if self.Rq[i][i] == 1]
+            if len(hot) == 1:               # about a coordinate axis: double-angle congruences
+                i = hot[0]
+                self.Rq_congruence = AxisRotation(prog, i, c, self.Rq[(i + 2) % 3][(i + 1) % 3])
             self.ell = t0                                   # ℓ(p, k), parent axes
             self.H = (self.axis, ZERO3)                     # H*(k) = [h; 0]
         else:
             self.Rq = const_matrix(np.eye(3))
             self.ell = add(prog, t0, [x * q for x in matvec(prog, self.R0, self.axis)])
             self.H = (ZERO3, self.axis)                     # H*(k) = [0; h]
+        if self.Rq_congruence is None:
+            self.Rq_congruence = self.Rq
+
+    @property
+    def Rq_congruence_T(self):
+        """Rqᵀ for congruences (an :class:`AxisRotation` when Rq is one)."""
+        R = self.Rq_congruence
+        return R.transposed() if isinstance(R, AxisRotation) else transpose(R)
 
     @property
     def revolute(self):
@@ -190,8 +275,8 @@ class JointFrame:
         """φ(p, k) P φ*(p, k) for a symmetric spatial inertia P in body axes."""
         prog = self.prog
         A, B, C = P
-        for R in (self.Rq, self.R0):
-            A, B, C = rotate_sym(prog, R, A), rotate_gen(prog, R, B), rotate_sym(prog, R, C)
+        for R in (self.Rq_congruence, self.R0):
+            A, B, C = rotate_blocks(prog, R, A, B, C)
         L = skew(self.ell)
         B2 = [[prog.let(B[i][j] + sum(L[i][m] * C[m][j] for m in range(3))) for j in range(3)]
               for i in range(3)]
@@ -256,7 +341,7 @@ def congruence_motion(prog, X, ell, rotations):
     """φ* X φ for symmetric X: shift by ℓ, then R X Rᵀ for each R in ``rotations``."""
     A, B, C = shift_motion_sym(prog, X, ell)
     for R in rotations:
-        A, B, C = rotate_sym(prog, R, A), rotate_gen(prog, R, B), rotate_sym(prog, R, C)
+        A, B, C = rotate_blocks(prog, R, A, B, C)
     return A, B, C
 
 

@@ -75,3 +75,36 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None):
                           xyz=origin[:3, 3], rotation=origin[:3, :3],
                           axis=(1.0, 0.0, 0.0) if joint.axis is None else joint.axis, limits=limits)
     return builder.build(tips=tips, lock=lock)
+
+
+def _rpy(R):
+    """URDF roll-pitch-yaw of a rotation matrix (R = Rz(yaw) Ry(pitch) Rx(roll))."""
+    R = np.asarray(R, float)
+    pitch = float(np.arcsin(np.clip(-R[2, 0], -1.0, 1.0)))
+    if abs(R[2, 0]) < 1.0 - 1e-12:
+        return float(np.arctan2(R[2, 1], R[2, 2])), pitch, float(np.arctan2(R[1, 0], R[0, 0]))
+    return 0.0, pitch, float(np.arctan2(-R[0, 1], R[1, 1]))
+
+
+def to_urdf(robot):
+    """URDF text of a :class:`Robot` (fixed base ``base``; tips are not part of URDF),
+    for handing a robot made in Python (a DH table, the builder) to other tools."""
+    def f(values):
+        return " ".join(repr(float(v)) for v in values)
+
+    lines = [f'<robot name="{robot.name}">', '  <link name="base"/>']
+    for b in robot.bodies:
+        I = b.inertia
+        lines += [f'  <link name="{b.name}">', "    <inertial>",
+                  f'      <origin xyz="{f(b.com)}" rpy="0 0 0"/>', f'      <mass value="{float(b.mass)!r}"/>',
+                  f'      <inertia ixx="{float(I[0, 0])!r}" ixy="{float(I[0, 1])!r}" ixz="{float(I[0, 2])!r}" iyy="{float(I[1, 1])!r}" '
+                  f'iyz="{float(I[1, 2])!r}" izz="{float(I[2, 2])!r}"/>', "    </inertial>", "  </link>"]
+    for b in robot.bodies:
+        parent = "base" if b.parent < 0 else robot.bodies[b.parent].name
+        lo, hi = (float(x) for x in (b.limits if b.limits else (-1e4, 1e4)))
+        lines += [f'  <joint name="{b.joint}" type="{b.joint_type}">', f'    <parent link="{parent}"/>',
+                  f'    <child link="{b.name}"/>', f'    <origin xyz="{f(b.translation)}" rpy="{f(_rpy(b.rotation))}"/>',
+                  f'    <axis xyz="{f(b.axis)}"/>',
+                  f'    <limit lower="{lo!r}" upper="{hi!r}" effort="1000" velocity="100"/>', "  </joint>"]
+    lines.append("</robot>")
+    return "\n".join(lines) + "\n"

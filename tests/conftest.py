@@ -28,11 +28,12 @@ def soagen_cache(tmp_path_factory):
 _modules = {}
 
 
-def built(key, make_robot, precision="double", functions=None):
+def built(key, make_robot, precision="double", functions=None, variants=()):
     """Build (once per session) the module of the robot made by ``make_robot()``."""
     import soagen
 
     if (key, precision) not in _modules:
         robot = make_robot()
-        _modules[key, precision] = (robot, soagen.build(robot, precision=precision, functions=functions))
+        _modules[key, precision] = (robot, soagen.build(robot, precision=precision, functions=functions,
+                                                        variants=variants))
     return _modules[key, precision]

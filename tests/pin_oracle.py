@@ -201,6 +201,11 @@ class PinOracle:
         """Bias torques ``C(q, qd) qd + G(q) = rnea(q, qd, 0)``."""
         return self.rnea(q, qd, np.zeros(self.nq_ours))
 
+    def coriolis(self, q, qd) -> np.ndarray:
+        """Coriolis/centrifugal torques ``C(q, qd) qd`` (Pinocchio's computeCoriolisMatrix times qd)."""
+        C = pinocchio.computeCoriolisMatrix(self.model, self.data, self.to_pin_q(q), np.asarray(qd, float))
+        return C @ np.asarray(qd, float)
+
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia matrix (CRBA, full symmetric)."""
         m = pinocchio.crba(self.model, self.data, self.to_pin_q(q))

@@ -28,8 +28,8 @@ CASES = {
 def test_generated_matches_reference(case):
     robot, mod = built(case, CASES[case])
     errors = check_module(robot, mod, samples=100, seed=7)
-    # 7 joint-space functions, 6 more with tips, 5 more where Λ(0) exists (6 joints per tip)
-    expected = 18 if case in ("puma560", "panda", "ur5") else (13, 18) if robot.tips else 7
+    # 8 joint-space functions, 6 more with tips, 5 more where Λ(0) exists (6 joints per tip)
+    expected = 19 if case in ("puma560", "panda", "ur5") else (14, 19) if robot.tips else 8
     assert len(errors) in np.atleast_1d(expected)
     bad = {k: v for k, v in errors.items() if not v <= 1e-10}
     assert not bad, bad

@@ -14,7 +14,7 @@ from soagen.program import count_ops
                                             ("tree", "double")])
 def test_program_counts_equal_the_c_text(case, precision):
     robot = random_robot(14, 6, tree=True, tips=2) if case == "tree" else robots.example(case)
-    gen = generate(robot, case, precision)
+    gen = generate(robot, case, precision, variants=None)
     in_c = count_c(gen.csource.source)
     assert len(in_c) == len(gen.programs)
     for p in gen.programs:

@@ -147,6 +147,14 @@ def test_bias_forces(loaded):
         assert_close(ref.bias_forces(robot, q, qd), oracle.bias(q, qd), what="bias")
 
 
+def test_coriolis(loaded):
+    """C(q, θ̇) without gravity against Pinocchio's Coriolis matrix C(q, θ̇) times θ̇
+    (another algorithm than rnea)."""
+    _, robot, oracle, states = loaded
+    for q, qd, *_ in states:
+        assert_close(ref.coriolis(robot, q, qd), oracle.coriolis(q, qd), what="coriolis")
+
+
 def test_mass_matrix(loaded):
     _, robot, oracle, states = loaded
     for q, *_ in states:

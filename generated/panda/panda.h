@@ -31,23 +31,24 @@
  *   inverse_dynamics_tip_force        495 mul    402 add    0 div   0 sqrt  14 trig    386 statements
  *   gravity                           120 mul     81 add    0 div   0 sqrt  12 trig    121 statements
  *   bias_forces                       406 mul    339 add    0 div   0 sqrt  12 trig    322 statements
- *   mass_matrix                       440 mul    332 add    0 div   0 sqrt  12 trig    385 statements
+ *   coriolis                          400 mul    333 add    0 div   0 sqrt  12 trig    318 statements
+ *   mass_matrix                       269 mul    268 add    0 div   0 sqrt  12 trig    302 statements
  *   mass_matrix_ne                    903 mul    686 add    0 div   0 sqrt  12 trig    661 statements
- *   mass_matrix_inverse              1185 mul    835 add    6 div   0 sqrt  12 trig    865 statements
- *   mass_matrix_inverse_cholesky      706 mul    479 add    6 div   0 sqrt  12 trig    481 statements
- *   forward_dynamics                  923 mul    716 add    6 div   0 sqrt  12 trig    742 statements
- *   forward_dynamics_fd1              948 mul    740 add    6 div   0 sqrt  12 trig    782 statements
- *   forward_dynamics_fd2             1037 mul    795 add    6 div   0 sqrt  14 trig    844 statements
- *   forward_dynamics_fd3              897 mul    710 add    6 div   0 sqrt  12 trig    740 statements
- *   forward_dynamics_crba             993 mul    776 add    6 div   0 sqrt  12 trig    775 statements
- *   tip_force_acceleration            625 mul    435 add    6 div   0 sqrt  14 trig    506 statements
- *   os_inertia_inverse               1131 mul    807 add    6 div   0 sqrt  14 trig    725 statements
- *   os_inertia                       1307 mul    897 add   12 div   0 sqrt  14 trig    802 statements
- *   os_inertia_explicit              1131 mul    793 add   12 div   0 sqrt  14 trig    704 statements
- *   os_coriolis                      1787 mul   1301 add   12 div   0 sqrt  14 trig   1176 statements
- *   os_gravity                       1374 mul    970 add   12 div   0 sqrt  14 trig    879 statements
- *   os_bias                          1821 mul   1328 add   12 div   0 sqrt  14 trig   1207 statements
- *   osc_torque                       1893 mul   1379 add   12 div   0 sqrt  14 trig   1262 statements
+ *   mass_matrix_inverse              1066 mul    841 add    6 div   0 sqrt  12 trig    856 statements
+ *   mass_matrix_inverse_cholesky      535 mul    415 add    6 div   0 sqrt  12 trig    398 statements
+ *   forward_dynamics                  800 mul    723 add    6 div   0 sqrt  12 trig    735 statements
+ *   forward_dynamics_fd1              829 mul    746 add    6 div   0 sqrt  12 trig    773 statements
+ *   forward_dynamics_fd2              918 mul    801 add    6 div   0 sqrt  14 trig    835 statements
+ *   forward_dynamics_fd3              778 mul    716 add    6 div   0 sqrt  12 trig    731 statements
+ *   forward_dynamics_crba             822 mul    712 add    6 div   0 sqrt  12 trig    692 statements
+ *   tip_force_acceleration            506 mul    441 add    6 div   0 sqrt  14 trig    497 statements
+ *   os_inertia_inverse                889 mul    824 add    6 div   0 sqrt  14 trig    700 statements
+ *   os_inertia                       1065 mul    914 add   12 div   0 sqrt  14 trig    777 statements
+ *   os_inertia_explicit               960 mul    729 add   12 div   0 sqrt  14 trig    621 statements
+ *   os_coriolis                      1545 mul   1318 add   12 div   0 sqrt  14 trig   1151 statements
+ *   os_gravity                       1128 mul    988 add   12 div   0 sqrt  14 trig    856 statements
+ *   os_bias                          1575 mul   1346 add   12 div   0 sqrt  14 trig   1184 statements
+ *   osc_torque                       1647 mul   1397 add   12 div   0 sqrt  14 trig   1239 statements
  */
 #ifndef SOAGEN_PANDA_H
 #define SOAGEN_PANDA_H
@@ -92,6 +93,11 @@ long panda_gravity_batch(long count, const double *q, double *tau);
 void panda_bias_forces(const double q[7], const double qd[7], double tau[7]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_bias_forces_batch(long count, const double *q, const double *qd, double *tau);
+
+/* Coriolis and centrifugal torques C(q, qd), no gravity */
+void panda_coriolis(const double q[7], const double qd[7], double tau[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_coriolis_batch(long count, const double *q, const double *qd, double *tau);
 
 /* joint-space mass matrix M(q), row-major n x n */
 void panda_mass_matrix(const double q[7], double M[49]);

@@ -30,23 +30,24 @@
  *   inverse_dynamics_tip_force        316 mul    236 add    0 div   0 sqrt  12 trig    285 statements
  *   gravity                            83 mul     50 add    0 div   0 sqrt  10 trig     93 statements
  *   bias_forces                       233 mul    173 add    0 div   0 sqrt  10 trig    227 statements
- *   mass_matrix                       317 mul    226 add    0 div   0 sqrt  10 trig    276 statements
+ *   coriolis                          225 mul    165 add    0 div   0 sqrt  10 trig    221 statements
+ *   mass_matrix                       150 mul    139 add    0 div   0 sqrt   8 trig    179 statements
  *   mass_matrix_ne                    404 mul    267 add    0 div   0 sqrt  10 trig    375 statements
- *   mass_matrix_inverse               768 mul    518 add    5 div   0 sqrt  10 trig    609 statements
- *   mass_matrix_inverse_cholesky      470 mul    305 add    5 div   0 sqrt  10 trig    341 statements
- *   forward_dynamics                  618 mul    451 add    5 div   0 sqrt  10 trig    542 statements
- *   forward_dynamics_fd1              624 mul    445 add    5 div   0 sqrt  10 trig    572 statements
- *   forward_dynamics_fd2              702 mul    493 add    5 div   0 sqrt  12 trig    622 statements
- *   forward_dynamics_fd3              589 mul    425 add    5 div   0 sqrt  10 trig    541 statements
- *   forward_dynamics_crba             638 mul    463 add    5 div   0 sqrt  10 trig    551 statements
- *   tip_force_acceleration            467 mul    304 add    5 div   0 sqrt  12 trig    385 statements
- *   os_inertia_inverse                845 mul    558 add    5 div   0 sqrt  12 trig    552 statements
- *   os_inertia                       1021 mul    648 add   11 div   0 sqrt  12 trig    629 statements
- *   os_inertia_explicit               757 mul    482 add   11 div   0 sqrt  12 trig    503 statements
- *   os_coriolis                      1302 mul    884 add   11 div   0 sqrt  12 trig    896 statements
- *   os_gravity                       1040 mul    680 add   11 div   0 sqrt  12 trig    667 statements
- *   os_bias                          1312 mul    893 add   11 div   0 sqrt  12 trig    904 statements
- *   osc_torque                       1375 mul    938 add   11 div   0 sqrt  12 trig    948 statements
+ *   mass_matrix_inverse               574 mul    429 add    4 div   0 sqrt   8 trig    519 statements
+ *   mass_matrix_inverse_cholesky      289 mul    208 add    4 div   0 sqrt   8 trig    240 statements
+ *   forward_dynamics                  463 mul    388 add    4 div   0 sqrt  10 trig    462 statements
+ *   forward_dynamics_fd1              480 mul    395 add    4 div   0 sqrt  10 trig    497 statements
+ *   forward_dynamics_fd2              560 mul    444 add    4 div   0 sqrt  12 trig    548 statements
+ *   forward_dynamics_fd3              447 mul    376 add    4 div   0 sqrt  10 trig    467 statements
+ *   forward_dynamics_crba             463 mul    370 add    4 div   0 sqrt  10 trig    453 statements
+ *   tip_force_acceleration            323 mul    252 add    4 div   0 sqrt  12 trig    310 statements
+ *   os_inertia_inverse                590 mul    503 add    4 div   0 sqrt  12 trig    471 statements
+ *   os_inertia                        766 mul    593 add   10 div   0 sqrt  12 trig    548 statements
+ *   os_inertia_explicit               581 mul    388 add   10 div   0 sqrt  10 trig    403 statements
+ *   os_coriolis                      1025 mul    807 add   10 div   0 sqrt  12 trig    805 statements
+ *   os_gravity                        779 mul    621 add   10 div   0 sqrt  12 trig    586 statements
+ *   os_bias                          1034 mul    816 add   10 div   0 sqrt  12 trig    813 statements
+ *   osc_torque                       1097 mul    861 add   10 div   0 sqrt  12 trig    857 statements
  */
 #ifndef SOAGEN_PUMA560_H
 #define SOAGEN_PUMA560_H
@@ -91,6 +92,11 @@ long puma560_gravity_batch(long count, const double *q, double *tau);
 void puma560_bias_forces(const double q[6], const double qd[6], double tau[6]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_bias_forces_batch(long count, const double *q, const double *qd, double *tau);
+
+/* Coriolis and centrifugal torques C(q, qd), no gravity */
+void puma560_coriolis(const double q[6], const double qd[6], double tau[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long puma560_coriolis_batch(long count, const double *q, const double *qd, double *tau);
 
 /* joint-space mass matrix M(q), row-major n x n */
 void puma560_mass_matrix(const double q[6], double M[36]);

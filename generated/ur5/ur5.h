@@ -30,23 +30,24 @@
  *   inverse_dynamics_tip_force        269 mul    188 add    0 div   0 sqrt  12 trig    283 statements
  *   gravity                            72 mul     41 add    0 div   0 sqrt  10 trig     77 statements
  *   bias_forces                       186 mul    128 add    0 div   0 sqrt  10 trig    221 statements
- *   mass_matrix                       300 mul    199 add    0 div   0 sqrt  10 trig    246 statements
+ *   coriolis                          181 mul    123 add    0 div   0 sqrt  10 trig    214 statements
+ *   mass_matrix                       108 mul     98 add    0 div   0 sqrt  10 trig    140 statements
  *   mass_matrix_ne                    327 mul    208 add    0 div   0 sqrt  10 trig    336 statements
- *   mass_matrix_inverse               744 mul    486 add    5 div   0 sqrt  10 trig    583 statements
- *   mass_matrix_inverse_cholesky      444 mul    278 add    5 div   0 sqrt  10 trig    306 statements
- *   forward_dynamics                  608 mul    429 add    5 div   0 sqrt  10 trig    533 statements
- *   forward_dynamics_fd1              575 mul    388 add    5 div   0 sqrt  10 trig    556 statements
- *   forward_dynamics_fd2              667 mul    447 add    5 div   0 sqrt  12 trig    625 statements
- *   forward_dynamics_fd3              544 mul    371 add    5 div   0 sqrt  10 trig    529 statements
- *   forward_dynamics_crba             562 mul    391 add    5 div   0 sqrt  10 trig    511 statements
- *   tip_force_acceleration            475 mul    300 add    5 div   0 sqrt  12 trig    388 statements
- *   os_inertia_inverse                893 mul    586 add    5 div   0 sqrt  12 trig    589 statements
- *   os_inertia                       1069 mul    676 add   11 div   0 sqrt  12 trig    666 statements
- *   os_inertia_explicit               819 mul    555 add   11 div   0 sqrt  12 trig    527 statements
- *   os_coriolis                      1363 mul    922 add   11 div   0 sqrt  12 trig    959 statements
- *   os_gravity                       1091 mul    710 add   11 div   0 sqrt  12 trig    713 statements
- *   os_bias                          1371 mul    929 add   11 div   0 sqrt  12 trig    965 statements
- *   osc_torque                       1438 mul    978 add   11 div   0 sqrt  12 trig   1019 statements
+ *   mass_matrix_inverse               525 mul    384 add    5 div   0 sqrt  10 trig    468 statements
+ *   mass_matrix_inverse_cholesky      252 mul    177 add    5 div   0 sqrt  10 trig    200 statements
+ *   forward_dynamics                  412 mul    334 add    5 div   0 sqrt  10 trig    445 statements
+ *   forward_dynamics_fd1              404 mul    322 add    5 div   0 sqrt  10 trig    469 statements
+ *   forward_dynamics_fd2              500 mul    383 add    5 div   0 sqrt  12 trig    542 statements
+ *   forward_dynamics_fd3              377 mul    307 add    5 div   0 sqrt  10 trig    444 statements
+ *   forward_dynamics_crba             370 mul    290 add    5 div   0 sqrt  10 trig    405 statements
+ *   tip_force_acceleration            308 mul    236 add    5 div   0 sqrt  12 trig    303 statements
+ *   os_inertia_inverse                609 mul    520 add    5 div   0 sqrt  12 trig    493 statements
+ *   os_inertia                        785 mul    610 add   11 div   0 sqrt  12 trig    570 statements
+ *   os_inertia_explicit               627 mul    454 add   11 div   0 sqrt  12 trig    421 statements
+ *   os_coriolis                      1045 mul    822 add   11 div   0 sqrt  12 trig    860 statements
+ *   os_gravity                        805 mul    643 add   11 div   0 sqrt  12 trig    619 statements
+ *   os_bias                          1054 mul    831 add   11 div   0 sqrt  12 trig    868 statements
+ *   osc_torque                       1121 mul    880 add   11 div   0 sqrt  12 trig    922 statements
  */
 #ifndef SOAGEN_UR5_H
 #define SOAGEN_UR5_H
@@ -91,6 +92,11 @@ long ur5_gravity_batch(long count, const double *q, double *tau);
 void ur5_bias_forces(const double q[6], const double qd[6], double tau[6]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_bias_forces_batch(long count, const double *q, const double *qd, double *tau);
+
+/* Coriolis and centrifugal torques C(q, qd), no gravity */
+void ur5_coriolis(const double q[6], const double qd[6], double tau[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_coriolis_batch(long count, const double *q, const double *qd, double *tau);
 
 /* joint-space mass matrix M(q), row-major n x n */
 void ur5_mass_matrix(const double q[6], double M[36]);

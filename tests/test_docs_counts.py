@@ -1,0 +1,55 @@
+"""The committed count pages (docs/opcounts.md, docs/scaling.*) are what the
+generator produces now: they fail when stale."""
+from __future__ import annotations
+
+import json
+
+from conftest import ROOT
+
+from soagen import opcount, scaling
+
+DOCS = ROOT / "docs"
+
+
+def test_literature_page_is_fresh():
+    ours = json.loads((ROOT / "generated" / "puma560" / "opcounts.json").read_text())["functions"]
+    casadi = json.loads((DOCS / "casadi_opcounts.json").read_text())
+    assert (DOCS / "opcounts.md").read_text() == opcount.literature_markdown(ours, casadi), \
+        "stale: run `python benchmarks/casadi_opcounts.py --table`"
+
+
+def test_scaling_data_regenerates_for_small_sizes():
+    """The study's smallest robots regenerate to the committed counts (the whole
+    study takes minutes: `make scaling`)."""
+    stored = scaling.from_json((DOCS / "scaling.json").read_text())
+    fresh = scaling.run([2, 3, 4])
+    for fam, funcs in fresh.items():
+        for f, pts in funcs.items():
+            for n, counts in pts.items():
+                assert stored[fam][f][n] == counts, (fam, f, n)
+
+
+def test_scaling_page_matches_its_data():
+    stored = scaling.from_json((DOCS / "scaling.json").read_text())
+    assert (DOCS / "scaling.md").read_text() == scaling.markdown(stored)
+    # the O(n) recursion overtakes (J M⁻¹ Jᵀ)⁻¹, as seed 003 claims
+    for fam in ("chain", "tree"):
+        assert scaling.crossover(stored[fam]["os_inertia"], stored[fam]["os_inertia_explicit"]) is not None
+        assert scaling.slope(stored[fam]["os_inertia"]) < 1.3 < 2.5 < scaling.slope(stored[fam]["os_inertia_explicit"])
+
+
+def test_scaling_plot_is_deterministic(tmp_path):
+    stored = scaling.from_json((DOCS / "scaling.json").read_text())
+    a, b = tmp_path / "a.png", tmp_path / "b.png"
+    scaling.plot(stored, a)
+    scaling.plot(stored, b)
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_scaling_helpers():
+    assert scaling.parse_range("2..48") == [2, 3, 4, 6, 8, 12, 16, 24, 32, 48]
+    assert scaling.parse_range("4,8,4") == [4, 8]
+    pts = {n: {"mul": n ** 3, "add": 0} for n in (2, 4, 8, 16)}
+    assert abs(scaling.slope(pts) - 3.0) < 1e-9
+    lin = {n: {"mul": 100 * n, "add": 0} for n in (2, 4, 8, 16)}
+    assert scaling.crossover(lin, pts) == 16 and scaling.crossover(pts, lin) is None
