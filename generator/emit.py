@@ -10,6 +10,7 @@ from importlib import resources
 
 import jinja2
 
+from . import fasttrig
 from .printer import SoaCPrinter
 from .program import Banner, Guard
 
@@ -115,7 +116,9 @@ def emit(robot, programs, name, precision="double"):
                macro=name.upper(), ctype=ctype,
                sizes=[(f"{name.upper()}_{('N' + label.upper()) if label else 'NQ'}", part.n)
                       for label, part in getattr(robot, "parts", [("", robot)])], joints=joints, tips=tips,
-               gravity=", ".join(repr(float(g)) for g in robot.gravity), functions=functions)
+               gravity=", ".join(repr(float(g)) for g in robot.gravity), functions=functions,
+               helpers=fasttrig.c_helpers() if precision == "double" and any(p.ops["trig"] for p in programs)
+               else "")
     env = _environment()
     header = env.get_template("robot.h.j2").render(**ctx)
     template = env.get_template("robot.c.j2")

@@ -85,7 +85,9 @@ class Module:
         if arr.shape != (rows, size):
             raise ValueError(f"{what} must have shape ({rows}, {size}), got {arr.shape}")
         arr = np.ascontiguousarray(arr, dtype=self._dtype)
-        if not np.all(np.isfinite(arr)):
+        # one pass without a temporary: the sum is finite unless some entry is
+        # NaN/inf (or the finite entries overflow, then the exact test decides)
+        if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
             raise ValueError(f"{what} contains NaN or inf")
         return arr
 

@@ -28,7 +28,7 @@ def count_line(line):
     for i, m in enumerate(tokens):
         kind = m.lastgroup
         tok = m.group(kind)
-        if kind == "name" and tok in ("sin", "cos", "sinf", "cosf"):
+        if kind == "name" and tok in ("sin", "cos", "sinf", "cosf", "soagen_sin", "soagen_cos"):
             counts["trig"] += 1
         elif kind == "name" and tok in ("sqrt", "sqrtf"):
             counts["sqrt"] += 1

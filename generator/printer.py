@@ -57,11 +57,16 @@ class SoaCPrinter(C99CodePrinter):
     def _fn(self, name):
         return name + ("f" if self.precision == "float" else "")
 
+    def _trig(self, name, expr):
+        """libm's sinf/cosf in float; soagen's inline double versions (:mod:`soagen.fasttrig`)."""
+        fn = f"{name}f" if self.precision == "float" else f"soagen_{name}"
+        return f"{fn}({self._print(expr.args[0])})"
+
     def _print_sin(self, expr):
-        return f"{self._fn('sin')}({self._print(expr.args[0])})"
+        return self._trig("sin", expr)
 
     def _print_cos(self, expr):
-        return f"{self._fn('cos')}({self._print(expr.args[0])})"
+        return self._trig("cos", expr)
 
     def _print_Symbol(self, expr):
         return self.names.get(expr, expr.name)

@@ -2,6 +2,32 @@
 #include <math.h>
 #include "panda.h"
 
+/* sin/cos of joint angles: reduction by k*pi/2 (pi/2 in three parts), polynomials on
+ * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig). */
+static inline double soagen_sin(double x)
+{
+    if (!(fabs(x) < 100000.0)) return sin(x);
+    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
+    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
+    const double z = r*r;
+    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
+                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
+    const long q = (long)k;
+    return (double)(1 - (q & 2))*sc[q & 1];
+}
+
+static inline double soagen_cos(double x)
+{
+    if (!(fabs(x) < 100000.0)) return cos(x);
+    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
+    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
+    const double z = r*r;
+    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
+                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
+    const long q = (long)k;
+    return (double)(1 - ((q + 1) & 2))*sc[(q + 1) & 1];
+}
+
 /*
  * world pose of each tip, row-major 4x4
  * forward_kinematics                 92 mul     50 add    0 div   0 sqrt  14 trig     82 statements
@@ -12,32 +38,32 @@ void panda_forward_kinematics(const double q[7], double T[16])
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t2 = cos(q[5]);
-    const double t3 = sin(q[5]);
+    const double t2 = soagen_cos(q[5]);
+    const double t3 = soagen_sin(q[5]);
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t4 = cos(q[4]);
-    const double t5 = sin(q[4]);
+    const double t4 = soagen_cos(q[4]);
+    const double t5 = soagen_sin(q[4]);
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t6 = cos(q[3]);
-    const double t7 = sin(q[3]);
+    const double t6 = soagen_cos(q[3]);
+    const double t7 = soagen_sin(q[3]);
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t8 = cos(q[2]);
-    const double t9 = sin(q[2]);
+    const double t8 = soagen_cos(q[2]);
+    const double t9 = soagen_sin(q[2]);
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t10 = cos(q[1]);
-    const double t11 = sin(q[1]);
+    const double t10 = soagen_cos(q[1]);
+    const double t11 = soagen_sin(q[1]);
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t12 = cos(q[0]);
-    const double t13 = sin(q[0]);
+    const double t12 = soagen_cos(q[0]);
+    const double t13 = soagen_sin(q[0]);
     const double t14 = t10*t12;
     const double t15 = -t11*t12;
     const double t16 = t10*t13;
@@ -145,28 +171,28 @@ void panda_jacobian(const double q[7], double J[42])
 {
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t2 = cos(q[4]);
-    const double t3 = sin(q[4]);
+    const double t2 = soagen_cos(q[4]);
+    const double t3 = soagen_sin(q[4]);
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t4 = cos(q[3]);
-    const double t5 = sin(q[3]);
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t8 = cos(q[1]);
-    const double t9 = sin(q[1]);
+    const double t8 = soagen_cos(q[1]);
+    const double t9 = soagen_sin(q[1]);
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t10 = cos(q[0]);
-    const double t11 = sin(q[0]);
+    const double t10 = soagen_cos(q[0]);
+    const double t11 = soagen_sin(q[0]);
     const double t12 = t8*t10;
     const double t13 = -t9*t10;
     const double t14 = t8*t11;
@@ -320,18 +346,18 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
 {
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t0 = cos(q[0]);
-    const double t1 = sin(q[0]);
+    const double t0 = soagen_cos(q[0]);
+    const double t1 = soagen_sin(q[0]);
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t2 = cos(q[1]);
-    const double t3 = sin(q[1]);
+    const double t2 = soagen_cos(q[1]);
+    const double t3 = soagen_sin(q[1]);
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
     const double t8 = qd[1]*t7 + t4*t6;
     const double t9 = qd[1]*t6 - t4*t7;
     const double t10 = 0.316*qd[1];
@@ -339,8 +365,8 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
     const double t12 = qd[2] - t5;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t13 = cos(q[3]);
-    const double t14 = sin(q[3]);
+    const double t13 = soagen_cos(q[3]);
+    const double t14 = soagen_sin(q[3]);
     const double t15 = t12*t14 + t13*t8;
     const double t16 = t12*t13 - t14*t8;
     const double t17 = 0.0825*t12;
@@ -348,8 +374,8 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
     const double t19 = qd[3] - t9;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t20 = cos(q[4]);
-    const double t21 = sin(q[4]);
+    const double t20 = soagen_cos(q[4]);
+    const double t21 = soagen_sin(q[4]);
     const double t22 = t15*t20 - t19*t21;
     const double t23 = -t15*t21 - t19*t20;
     const double t24 = -0.384*t19;
@@ -358,15 +384,15 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
     const double t27 = qd[4] + t16;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t28 = cos(q[5]);
-    const double t29 = sin(q[5]);
+    const double t28 = soagen_cos(q[5]);
+    const double t29 = soagen_sin(q[5]);
     const double t30 = t22*t28 + t27*t29;
     const double t31 = t27*t28 - t22*t29;
     const double t32 = qd[5] - t23;
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t33 = cos(q[6]);
-    const double t34 = sin(q[6]);
+    const double t33 = soagen_cos(q[6]);
+    const double t34 = soagen_sin(q[6]);
     const double t35 = t30*t33 + t32*t34;
     const double t36 = t32*t33 - t30*t34;
     const double t37 = 0.088*t32;
@@ -527,42 +553,42 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
 {
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = qd[1]*t5 + t2*t4;
     const double t7 = qd[1]*t4 - t2*t5;
     const double t8 = qd[2] - t3;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t8*t10 + t9*t6;
     const double t12 = t8*t9 - t10*t6;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = cos(q[6]);
-    const double t25 = sin(q[6]);
+    const double t24 = soagen_cos(q[6]);
+    const double t25 = soagen_sin(q[6]);
     const double t26 = t21*t24 + t23*t25;
     const double t27 = t23*t24 - t21*t25;
     const double t28 = qd[6] - t22;
@@ -904,46 +930,46 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
 {
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t0 = cos(q[0]);
-    const double t1 = sin(q[0]);
+    const double t0 = soagen_cos(q[0]);
+    const double t1 = soagen_sin(q[0]);
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t2 = cos(q[1]);
-    const double t3 = sin(q[1]);
+    const double t2 = soagen_cos(q[1]);
+    const double t3 = soagen_sin(q[1]);
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
     const double t8 = qd[1]*t7 + t4*t6;
     const double t9 = qd[1]*t6 - t4*t7;
     const double t10 = qd[2] - t5;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t11 = cos(q[3]);
-    const double t12 = sin(q[3]);
+    const double t11 = soagen_cos(q[3]);
+    const double t12 = soagen_sin(q[3]);
     const double t13 = t10*t12 + t11*t8;
     const double t14 = t10*t11 - t12*t8;
     const double t15 = qd[3] - t9;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t16 = cos(q[4]);
-    const double t17 = sin(q[4]);
+    const double t16 = soagen_cos(q[4]);
+    const double t17 = soagen_sin(q[4]);
     const double t18 = t13*t16 - t15*t17;
     const double t19 = -t13*t17 - t15*t16;
     const double t20 = qd[4] + t14;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t21 = cos(q[5]);
-    const double t22 = sin(q[5]);
+    const double t21 = soagen_cos(q[5]);
+    const double t22 = soagen_sin(q[5]);
     const double t23 = t18*t21 + t20*t22;
     const double t24 = t20*t21 - t18*t22;
     const double t25 = qd[5] - t19;
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t26 = cos(q[6]);
-    const double t27 = sin(q[6]);
+    const double t26 = soagen_cos(q[6]);
+    const double t27 = soagen_sin(q[6]);
     const double t28 = t23*t26 + t25*t27;
     const double t29 = t25*t26 - t23*t27;
     const double t30 = qd[6] - t24;
@@ -1332,28 +1358,28 @@ void panda_gravity(const double q[7], double tau[7])
 {
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t2 = cos(q[2]);
-    const double t3 = sin(q[2]);
+    const double t2 = soagen_cos(q[2]);
+    const double t3 = soagen_sin(q[2]);
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t4 = cos(q[3]);
-    const double t5 = sin(q[3]);
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t6 = cos(q[4]);
-    const double t7 = sin(q[4]);
+    const double t6 = soagen_cos(q[4]);
+    const double t7 = soagen_sin(q[4]);
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t8 = cos(q[5]);
-    const double t9 = sin(q[5]);
+    const double t8 = soagen_cos(q[5]);
+    const double t9 = soagen_sin(q[5]);
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t10 = cos(q[6]);
-    const double t11 = sin(q[6]);
+    const double t10 = soagen_cos(q[6]);
+    const double t11 = soagen_sin(q[6]);
     const double t12 = -9.81*t1;
     const double t13 = -9.81*t0;
     const double t14 = -0.0022610063699999997*t13;
@@ -1494,42 +1520,42 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
 {
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = qd[1]*t5 + t2*t4;
     const double t7 = qd[1]*t4 - t2*t5;
     const double t8 = qd[2] - t3;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t8*t10 + t9*t6;
     const double t12 = t8*t9 - t10*t6;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = cos(q[6]);
-    const double t25 = sin(q[6]);
+    const double t24 = soagen_cos(q[6]);
+    const double t25 = soagen_sin(q[6]);
     const double t26 = t21*t24 + t23*t25;
     const double t27 = t23*t24 - t21*t25;
     const double t28 = qd[6] - t22;
@@ -1857,42 +1883,42 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
 {
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = qd[1]*t5 + t2*t4;
     const double t7 = qd[1]*t4 - t2*t5;
     const double t8 = qd[2] - t3;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t8*t10 + t9*t6;
     const double t12 = t8*t9 - t10*t6;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = cos(q[6]);
-    const double t25 = sin(q[6]);
+    const double t24 = soagen_cos(q[6]);
+    const double t25 = soagen_sin(q[6]);
     const double t26 = t21*t24 + t23*t25;
     const double t27 = t23*t24 - t21*t25;
     const double t28 = qd[6] - t22;
@@ -2215,8 +2241,8 @@ void panda_mass_matrix(const double q[7], double M[49])
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
     const double t3 = 0.0024209437785212354*t2;
     const double t4 = t0*t1;
@@ -2248,8 +2274,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t30 = 0.10024161669500001 + t16;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t31 = cos(q[5]);
-    const double t32 = sin(q[5]);
+    const double t31 = soagen_cos(q[5]);
+    const double t32 = soagen_sin(q[5]);
     const double t33 = t21 - t24;
     const double t34 = t32*t32;
     const double t35 = t33*t34;
@@ -2283,8 +2309,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t63 = -0.014653732538 - t51;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t64 = cos(q[4]);
-    const double t65 = sin(q[4]);
+    const double t64 = soagen_cos(q[4]);
+    const double t65 = soagen_sin(q[4]);
     const double t66 = t52 - t55;
     const double t67 = t65*t65;
     const double t68 = t66*t67;
@@ -2332,8 +2358,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t110 = t92 - 0.19076837715;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t111 = cos(q[3]);
-    const double t112 = sin(q[3]);
+    const double t111 = soagen_cos(q[3]);
+    const double t112 = soagen_sin(q[3]);
     const double t113 = t99 - t102;
     const double t114 = t112*t112;
     const double t115 = t113*t114;
@@ -2377,8 +2403,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t153 = 0.088844724872 + t138;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t154 = cos(q[2]);
-    const double t155 = sin(q[2]);
+    const double t154 = soagen_cos(q[2]);
+    const double t155 = soagen_sin(q[2]);
     const double t156 = t144 - t147;
     const double t157 = t155*t155;
     const double t158 = t156*t157;
@@ -2416,8 +2442,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t190 = 0.026534991901690206 + t184;
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t191 = cos(q[1]);
-    const double t192 = sin(q[1]);
+    const double t191 = soagen_cos(q[1]);
+    const double t192 = soagen_sin(q[1]);
     const double t193 = t185 - t188;
     const double t194 = t192*t192;
     const double t195 = t193*t194;
@@ -2601,28 +2627,28 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
 {
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t2 = cos(q[2]);
-    const double t3 = sin(q[2]);
+    const double t2 = soagen_cos(q[2]);
+    const double t3 = soagen_sin(q[2]);
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t4 = cos(q[3]);
-    const double t5 = sin(q[3]);
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t6 = cos(q[4]);
-    const double t7 = sin(q[4]);
+    const double t6 = soagen_cos(q[4]);
+    const double t7 = soagen_sin(q[4]);
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t8 = cos(q[5]);
-    const double t9 = sin(q[5]);
+    const double t8 = soagen_cos(q[5]);
+    const double t9 = soagen_sin(q[5]);
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t10 = cos(q[6]);
-    const double t11 = sin(q[6]);
+    const double t10 = soagen_cos(q[6]);
+    const double t11 = soagen_sin(q[6]);
     const double t12 = 0.00398335888393552*t0 - 0.00850351162402155*t1;
     const double t13 = 0.00398335888393552*t1 - 0.028124284712194955*t0;
     const double t14 = -0.01026110182100817*t1 - 0.0007689361029464*t0;
@@ -3356,8 +3382,8 @@ void panda_mass_matrix_inverse(const double q[7], double Minv[49])
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
     const double t3 = 0.0025173745720875017*t2;
     const double t4 = t0*t1;
@@ -3404,8 +3430,8 @@ void panda_mass_matrix_inverse(const double q[7], double Minv[49])
     const double t45 = 1.666555 + t22;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t46 = cos(q[5]);
-    const double t47 = sin(q[5]);
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
     const double t48 = 1.0/t37;
     const double t49 = t34*t48;
     const double t50 = t36*t48;
@@ -3468,8 +3494,8 @@ void panda_mass_matrix_inverse(const double q[7], double Minv[49])
     const double t107 = 1.225946 + t94;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t108 = cos(q[4]);
-    const double t109 = sin(q[4]);
+    const double t108 = soagen_cos(q[4]);
+    const double t109 = soagen_sin(q[4]);
     const double t110 = 1.0/t100;
     const double t111 = t110*t99;
     const double t112 = 0.0021640520520981297*t110;
@@ -3552,8 +3578,8 @@ void panda_mass_matrix_inverse(const double q[7], double Minv[49])
     const double t189 = 3.587895 + t156;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t190 = cos(q[3]);
-    const double t191 = sin(q[3]);
+    const double t190 = soagen_cos(q[3]);
+    const double t191 = soagen_sin(q[3]);
     const double t192 = 1.0/t180;
     const double t193 = t177*t192;
     const double t194 = t179*t192;
@@ -3629,8 +3655,8 @@ void panda_mass_matrix_inverse(const double q[7], double Minv[49])
     const double t264 = 3.228604 + t213;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t265 = cos(q[2]);
-    const double t266 = sin(q[2]);
+    const double t265 = soagen_cos(q[2]);
+    const double t266 = soagen_sin(q[2]);
     const double t267 = 1.0/t258;
     const double t268 = t255*t267;
     const double t269 = t257*t267;
@@ -3682,8 +3708,8 @@ void panda_mass_matrix_inverse(const double q[7], double Minv[49])
     const double t315 = 0.026534991901690206 + t312;
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t316 = cos(q[1]);
-    const double t317 = sin(q[1]);
+    const double t316 = soagen_cos(q[1]);
+    const double t317 = soagen_sin(q[1]);
     const double t318 = 1.0/t315;
     const double t319 = t314*t318;
     const double t320 = 0.0007689361029464*t318;
@@ -4310,8 +4336,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
     const double t3 = 0.0024209437785212354*t2;
     const double t4 = t0*t1;
@@ -4343,8 +4369,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t30 = 0.10024161669500001 + t16;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t31 = cos(q[5]);
-    const double t32 = sin(q[5]);
+    const double t31 = soagen_cos(q[5]);
+    const double t32 = soagen_sin(q[5]);
     const double t33 = t21 - t24;
     const double t34 = t32*t32;
     const double t35 = t33*t34;
@@ -4378,8 +4404,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t63 = -0.014653732538 - t51;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t64 = cos(q[4]);
-    const double t65 = sin(q[4]);
+    const double t64 = soagen_cos(q[4]);
+    const double t65 = soagen_sin(q[4]);
     const double t66 = t52 - t55;
     const double t67 = t65*t65;
     const double t68 = t66*t67;
@@ -4427,8 +4453,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t110 = t92 - 0.19076837715;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t111 = cos(q[3]);
-    const double t112 = sin(q[3]);
+    const double t111 = soagen_cos(q[3]);
+    const double t112 = soagen_sin(q[3]);
     const double t113 = t99 - t102;
     const double t114 = t112*t112;
     const double t115 = t113*t114;
@@ -4472,8 +4498,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t153 = 0.088844724872 + t138;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t154 = cos(q[2]);
-    const double t155 = sin(q[2]);
+    const double t154 = soagen_cos(q[2]);
+    const double t155 = soagen_sin(q[2]);
     const double t156 = t144 - t147;
     const double t157 = t155*t155;
     const double t158 = t156*t157;
@@ -4511,8 +4537,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t190 = 0.026534991901690206 + t184;
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t191 = cos(q[1]);
-    const double t192 = sin(q[1]);
+    const double t191 = soagen_cos(q[1]);
+    const double t192 = soagen_sin(q[1]);
     const double t193 = t185 - t188;
     const double t194 = t192*t192;
     const double t195 = t193*t194;
@@ -4794,14 +4820,14 @@ void panda_forward_dynamics(const double q[7], const double qd[7], const double 
 {
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = qd[1]*t5 + t2*t4;
     const double t7 = qd[1]*t4 - t2*t5;
     const double t8 = 0.316*qd[1];
@@ -4809,8 +4835,8 @@ void panda_forward_dynamics(const double q[7], const double qd[7], const double 
     const double t10 = qd[2] - t3;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t11 = cos(q[3]);
-    const double t12 = sin(q[3]);
+    const double t11 = soagen_cos(q[3]);
+    const double t12 = soagen_sin(q[3]);
     const double t13 = t10*t12 + t11*t6;
     const double t14 = t10*t11 - t12*t6;
     const double t15 = 0.0825*t10;
@@ -4818,8 +4844,8 @@ void panda_forward_dynamics(const double q[7], const double qd[7], const double 
     const double t17 = qd[3] - t7;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t18 = cos(q[4]);
-    const double t19 = sin(q[4]);
+    const double t18 = soagen_cos(q[4]);
+    const double t19 = soagen_sin(q[4]);
     const double t20 = t13*t18 - t17*t19;
     const double t21 = -t13*t19 - t17*t18;
     const double t22 = -0.384*t17;
@@ -4828,15 +4854,15 @@ void panda_forward_dynamics(const double q[7], const double qd[7], const double 
     const double t25 = qd[4] + t14;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t26 = cos(q[5]);
-    const double t27 = sin(q[5]);
+    const double t26 = soagen_cos(q[5]);
+    const double t27 = soagen_sin(q[5]);
     const double t28 = t20*t26 + t25*t27;
     const double t29 = t25*t26 - t20*t27;
     const double t30 = qd[5] - t21;
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t31 = cos(q[6]);
-    const double t32 = sin(q[6]);
+    const double t31 = soagen_cos(q[6]);
+    const double t32 = soagen_sin(q[6]);
     const double t33 = t28*t31 + t30*t32;
     const double t34 = t30*t31 - t28*t32;
     const double t35 = 0.088*t30;
@@ -5571,42 +5597,42 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
 {
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = qd[1]*t5 + t2*t4;
     const double t7 = qd[1]*t4 - t2*t5;
     const double t8 = qd[2] - t3;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t8*t10 + t9*t6;
     const double t12 = t8*t9 - t10*t6;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = cos(q[6]);
-    const double t25 = sin(q[6]);
+    const double t24 = soagen_cos(q[6]);
+    const double t25 = soagen_sin(q[6]);
     const double t26 = t21*t24 + t23*t25;
     const double t27 = t23*t24 - t21*t25;
     const double t28 = qd[6] - t22;
@@ -6387,46 +6413,46 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
 {
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t0 = cos(q[0]);
-    const double t1 = sin(q[0]);
+    const double t0 = soagen_cos(q[0]);
+    const double t1 = soagen_sin(q[0]);
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t2 = cos(q[1]);
-    const double t3 = sin(q[1]);
+    const double t2 = soagen_cos(q[1]);
+    const double t3 = soagen_sin(q[1]);
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
     const double t8 = qd[1]*t7 + t4*t6;
     const double t9 = qd[1]*t6 - t4*t7;
     const double t10 = qd[2] - t5;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t11 = cos(q[3]);
-    const double t12 = sin(q[3]);
+    const double t11 = soagen_cos(q[3]);
+    const double t12 = soagen_sin(q[3]);
     const double t13 = t10*t12 + t11*t8;
     const double t14 = t10*t11 - t12*t8;
     const double t15 = qd[3] - t9;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t16 = cos(q[4]);
-    const double t17 = sin(q[4]);
+    const double t16 = soagen_cos(q[4]);
+    const double t17 = soagen_sin(q[4]);
     const double t18 = t13*t16 - t15*t17;
     const double t19 = -t13*t17 - t15*t16;
     const double t20 = qd[4] + t14;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t21 = cos(q[5]);
-    const double t22 = sin(q[5]);
+    const double t21 = soagen_cos(q[5]);
+    const double t22 = soagen_sin(q[5]);
     const double t23 = t18*t21 + t20*t22;
     const double t24 = t20*t21 - t18*t22;
     const double t25 = qd[5] - t19;
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t26 = cos(q[6]);
-    const double t27 = sin(q[6]);
+    const double t26 = soagen_cos(q[6]);
+    const double t27 = soagen_sin(q[6]);
     const double t28 = t23*t26 + t25*t27;
     const double t29 = t25*t26 - t23*t27;
     const double t30 = qd[6] - t24;
@@ -7272,42 +7298,42 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
 {
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = qd[1]*t5 + t2*t4;
     const double t7 = qd[1]*t4 - t2*t5;
     const double t8 = qd[2] - t3;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t8*t10 + t9*t6;
     const double t12 = t8*t9 - t10*t6;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = cos(q[6]);
-    const double t25 = sin(q[6]);
+    const double t24 = soagen_cos(q[6]);
+    const double t25 = soagen_sin(q[6]);
     const double t26 = t21*t24 + t23*t25;
     const double t27 = t23*t24 - t21*t25;
     const double t28 = qd[6] - t22;
@@ -8045,42 +8071,42 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
 {
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = qd[1]*t5 + t2*t4;
     const double t7 = qd[1]*t4 - t2*t5;
     const double t8 = qd[2] - t3;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t8*t10 + t9*t6;
     const double t12 = t8*t9 - t10*t6;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = cos(q[6]);
-    const double t25 = sin(q[6]);
+    const double t24 = soagen_cos(q[6]);
+    const double t25 = soagen_sin(q[6]);
     const double t26 = t21*t24 + t23*t25;
     const double t27 = t23*t24 - t21*t25;
     const double t28 = qd[6] - t22;
@@ -8778,8 +8804,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
     const double t3 = 0.0025173745720875017*t2;
     const double t4 = t0*t1;
@@ -8826,8 +8852,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t45 = 1.666555 + t22;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t46 = cos(q[5]);
-    const double t47 = sin(q[5]);
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
     const double t48 = 1.0/t37;
     const double t49 = t34*t48;
     const double t50 = t36*t48;
@@ -8890,8 +8916,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t107 = 1.225946 + t94;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t108 = cos(q[4]);
-    const double t109 = sin(q[4]);
+    const double t108 = soagen_cos(q[4]);
+    const double t109 = soagen_sin(q[4]);
     const double t110 = 1.0/t100;
     const double t111 = t110*t99;
     const double t112 = 0.0021640520520981297*t110;
@@ -8974,8 +9000,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t189 = 3.587895 + t156;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t190 = cos(q[3]);
-    const double t191 = sin(q[3]);
+    const double t190 = soagen_cos(q[3]);
+    const double t191 = soagen_sin(q[3]);
     const double t192 = 1.0/t180;
     const double t193 = t177*t192;
     const double t194 = t179*t192;
@@ -9051,8 +9077,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t264 = 3.228604 + t213;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t265 = cos(q[2]);
-    const double t266 = sin(q[2]);
+    const double t265 = soagen_cos(q[2]);
+    const double t266 = soagen_sin(q[2]);
     const double t267 = 1.0/t258;
     const double t268 = t255*t267;
     const double t269 = t257*t267;
@@ -9104,8 +9130,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t315 = 0.026534991901690206 + t312;
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t316 = cos(q[1]);
-    const double t317 = sin(q[1]);
+    const double t316 = soagen_cos(q[1]);
+    const double t317 = soagen_sin(q[1]);
     const double t318 = 1.0/t315;
     const double t319 = t314*t318;
     const double t320 = 0.0007689361029464*t318;
@@ -9121,8 +9147,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t330 = 0.009213163777211224 + t329;
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t331 = cos(q[0]);
-    const double t332 = sin(q[0]);
+    const double t331 = soagen_cos(q[0]);
+    const double t332 = soagen_sin(q[0]);
     const double t333 = 1.0/t330;
     const double t334 = t316*t331;
     const double t335 = -t317*t331;
@@ -9317,8 +9343,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
     const double t3 = 0.0025173745720875017*t2;
     const double t4 = t0*t1;
@@ -9365,8 +9391,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t45 = 1.666555 + t22;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t46 = cos(q[5]);
-    const double t47 = sin(q[5]);
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
     const double t48 = 1.0/t37;
     const double t49 = t34*t48;
     const double t50 = t36*t48;
@@ -9429,8 +9455,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t107 = 1.225946 + t94;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t108 = cos(q[4]);
-    const double t109 = sin(q[4]);
+    const double t108 = soagen_cos(q[4]);
+    const double t109 = soagen_sin(q[4]);
     const double t110 = 1.0/t100;
     const double t111 = t110*t99;
     const double t112 = 0.0021640520520981297*t110;
@@ -9513,8 +9539,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t189 = 3.587895 + t156;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t190 = cos(q[3]);
-    const double t191 = sin(q[3]);
+    const double t190 = soagen_cos(q[3]);
+    const double t191 = soagen_sin(q[3]);
     const double t192 = 1.0/t180;
     const double t193 = t177*t192;
     const double t194 = t179*t192;
@@ -9590,8 +9616,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t264 = 3.228604 + t213;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t265 = cos(q[2]);
-    const double t266 = sin(q[2]);
+    const double t265 = soagen_cos(q[2]);
+    const double t266 = soagen_sin(q[2]);
     const double t267 = 1.0/t258;
     const double t268 = t255*t267;
     const double t269 = t257*t267;
@@ -9643,8 +9669,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t315 = 0.026534991901690206 + t312;
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t316 = cos(q[1]);
-    const double t317 = sin(q[1]);
+    const double t316 = soagen_cos(q[1]);
+    const double t317 = soagen_sin(q[1]);
     const double t318 = 1.0/t315;
     const double t319 = t314*t318;
     const double t320 = 0.0007689361029464*t318;
@@ -9660,8 +9686,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t330 = 0.009213163777211224 + t329;
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t331 = cos(q[0]);
-    const double t332 = sin(q[0]);
+    const double t331 = soagen_cos(q[0]);
+    const double t332 = soagen_sin(q[0]);
     const double t333 = 1.0/t330;
     const double t334 = -t325*t333;
     const double t335 = -t327;
@@ -10090,8 +10116,8 @@ int panda_os_inertia(const double q[7], double Lambda[36])
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
     const double t3 = 0.0025173745720875017*t2;
     const double t4 = t0*t1;
@@ -10138,8 +10164,8 @@ int panda_os_inertia(const double q[7], double Lambda[36])
     const double t45 = 1.666555 + t22;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t46 = cos(q[5]);
-    const double t47 = sin(q[5]);
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
     const double t48 = 1.0/t37;
     const double t49 = t34*t48;
     const double t50 = t36*t48;
@@ -10202,8 +10228,8 @@ int panda_os_inertia(const double q[7], double Lambda[36])
     const double t107 = 1.225946 + t94;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t108 = cos(q[4]);
-    const double t109 = sin(q[4]);
+    const double t108 = soagen_cos(q[4]);
+    const double t109 = soagen_sin(q[4]);
     const double t110 = 1.0/t100;
     const double t111 = t110*t99;
     const double t112 = 0.0021640520520981297*t110;
@@ -10286,8 +10312,8 @@ int panda_os_inertia(const double q[7], double Lambda[36])
     const double t189 = 3.587895 + t156;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t190 = cos(q[3]);
-    const double t191 = sin(q[3]);
+    const double t190 = soagen_cos(q[3]);
+    const double t191 = soagen_sin(q[3]);
     const double t192 = 1.0/t180;
     const double t193 = t177*t192;
     const double t194 = t179*t192;
@@ -10363,8 +10389,8 @@ int panda_os_inertia(const double q[7], double Lambda[36])
     const double t264 = 3.228604 + t213;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t265 = cos(q[2]);
-    const double t266 = sin(q[2]);
+    const double t265 = soagen_cos(q[2]);
+    const double t266 = soagen_sin(q[2]);
     const double t267 = 1.0/t258;
     const double t268 = t255*t267;
     const double t269 = t257*t267;
@@ -10416,8 +10442,8 @@ int panda_os_inertia(const double q[7], double Lambda[36])
     const double t315 = 0.026534991901690206 + t312;
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t316 = cos(q[1]);
-    const double t317 = sin(q[1]);
+    const double t316 = soagen_cos(q[1]);
+    const double t317 = soagen_sin(q[1]);
     const double t318 = 1.0/t315;
     const double t319 = t314*t318;
     const double t320 = 0.0007689361029464*t318;
@@ -10433,8 +10459,8 @@ int panda_os_inertia(const double q[7], double Lambda[36])
     const double t330 = 0.009213163777211224 + t329;
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t331 = cos(q[0]);
-    const double t332 = sin(q[0]);
+    const double t331 = soagen_cos(q[0]);
+    const double t332 = soagen_sin(q[0]);
     const double t333 = 1.0/t330;
     const double t334 = -t325*t333;
     const double t335 = -t327;
@@ -10947,32 +10973,32 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t2 = cos(q[5]);
-    const double t3 = sin(q[5]);
+    const double t2 = soagen_cos(q[5]);
+    const double t3 = soagen_sin(q[5]);
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t4 = cos(q[4]);
-    const double t5 = sin(q[4]);
+    const double t4 = soagen_cos(q[4]);
+    const double t5 = soagen_sin(q[4]);
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t6 = cos(q[3]);
-    const double t7 = sin(q[3]);
+    const double t6 = soagen_cos(q[3]);
+    const double t7 = soagen_sin(q[3]);
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t8 = cos(q[2]);
-    const double t9 = sin(q[2]);
+    const double t8 = soagen_cos(q[2]);
+    const double t9 = soagen_sin(q[2]);
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t10 = cos(q[1]);
-    const double t11 = sin(q[1]);
+    const double t10 = soagen_cos(q[1]);
+    const double t11 = soagen_sin(q[1]);
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t12 = cos(q[0]);
-    const double t13 = sin(q[0]);
+    const double t12 = soagen_cos(q[0]);
+    const double t13 = soagen_sin(q[0]);
     const double t14 = t10*t12;
     const double t15 = -t11*t12;
     const double t16 = t10*t13;
@@ -11647,8 +11673,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
     const double t3 = 0.0025173745720875017*t2;
     const double t4 = t0*t1;
@@ -11695,8 +11721,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t45 = 1.666555 + t22;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t46 = cos(q[5]);
-    const double t47 = sin(q[5]);
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
     const double t48 = 1.0/t37;
     const double t49 = t34*t48;
     const double t50 = t36*t48;
@@ -11759,8 +11785,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t107 = 1.225946 + t94;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t108 = cos(q[4]);
-    const double t109 = sin(q[4]);
+    const double t108 = soagen_cos(q[4]);
+    const double t109 = soagen_sin(q[4]);
     const double t110 = 1.0/t100;
     const double t111 = t110*t99;
     const double t112 = 0.0021640520520981297*t110;
@@ -11843,8 +11869,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t189 = 3.587895 + t156;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t190 = cos(q[3]);
-    const double t191 = sin(q[3]);
+    const double t190 = soagen_cos(q[3]);
+    const double t191 = soagen_sin(q[3]);
     const double t192 = 1.0/t180;
     const double t193 = t177*t192;
     const double t194 = t179*t192;
@@ -11922,8 +11948,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t266 = 3.228604 + t213;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t267 = cos(q[2]);
-    const double t268 = sin(q[2]);
+    const double t267 = soagen_cos(q[2]);
+    const double t268 = soagen_sin(q[2]);
     const double t269 = 1.0/t258;
     const double t270 = t255*t269;
     const double t271 = t257*t269;
@@ -11975,8 +12001,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t317 = 0.026534991901690206 + t314;
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t318 = cos(q[1]);
-    const double t319 = sin(q[1]);
+    const double t318 = soagen_cos(q[1]);
+    const double t319 = soagen_sin(q[1]);
     const double t320 = 1.0/t317;
     const double t321 = t316*t320;
     const double t322 = 0.0007689361029464*t320;
@@ -11992,8 +12018,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t332 = 0.009213163777211224 + t331;
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t333 = cos(q[0]);
-    const double t334 = sin(q[0]);
+    const double t333 = soagen_cos(q[0]);
+    const double t334 = soagen_sin(q[0]);
     const double t335 = 1.0/t332;
     const double t336 = -qd[0]*t319;
     const double t337 = -qd[0]*t318;
@@ -12848,8 +12874,8 @@ int panda_os_gravity(const double q[7], double g[6])
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
     const double t3 = 0.0025173745720875017*t2;
     const double t4 = t0*t1;
@@ -12896,8 +12922,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t45 = 1.666555 + t22;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t46 = cos(q[5]);
-    const double t47 = sin(q[5]);
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
     const double t48 = 1.0/t37;
     const double t49 = t34*t48;
     const double t50 = t36*t48;
@@ -12960,8 +12986,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t107 = 1.225946 + t94;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t108 = cos(q[4]);
-    const double t109 = sin(q[4]);
+    const double t108 = soagen_cos(q[4]);
+    const double t109 = soagen_sin(q[4]);
     const double t110 = 1.0/t100;
     const double t111 = t110*t99;
     const double t112 = 0.0021640520520981297*t110;
@@ -13044,8 +13070,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t189 = 3.587895 + t156;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t190 = cos(q[3]);
-    const double t191 = sin(q[3]);
+    const double t190 = soagen_cos(q[3]);
+    const double t191 = soagen_sin(q[3]);
     const double t192 = 1.0/t180;
     const double t193 = t177*t192;
     const double t194 = t179*t192;
@@ -13123,8 +13149,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t266 = 3.228604 + t213;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t267 = cos(q[2]);
-    const double t268 = sin(q[2]);
+    const double t267 = soagen_cos(q[2]);
+    const double t268 = soagen_sin(q[2]);
     const double t269 = 1.0/t258;
     const double t270 = t255*t269;
     const double t271 = t257*t269;
@@ -13191,8 +13217,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t332 = t322 - 0.002031994566;
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t333 = cos(q[1]);
-    const double t334 = sin(q[1]);
+    const double t333 = soagen_cos(q[1]);
+    const double t334 = soagen_sin(q[1]);
     const double t335 = 1.0/t329;
     const double t336 = t328*t335;
     const double t337 = 0.0007689361029464*t335;
@@ -13219,8 +13245,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t358 = 0.009213163777211224 + t352;
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t359 = cos(q[0]);
-    const double t360 = sin(q[0]);
+    const double t359 = soagen_cos(q[0]);
+    const double t360 = soagen_sin(q[0]);
     const double t361 = 1.0/t358;
     const double t362 = 9.81*t357;
     const double t363 = t361*t362;
@@ -13755,8 +13781,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
     const double t3 = 0.0025173745720875017*t2;
     const double t4 = t0*t1;
@@ -13803,8 +13829,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t45 = 1.666555 + t22;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t46 = cos(q[5]);
-    const double t47 = sin(q[5]);
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
     const double t48 = 1.0/t37;
     const double t49 = t34*t48;
     const double t50 = t36*t48;
@@ -13867,8 +13893,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t107 = 1.225946 + t94;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t108 = cos(q[4]);
-    const double t109 = sin(q[4]);
+    const double t108 = soagen_cos(q[4]);
+    const double t109 = soagen_sin(q[4]);
     const double t110 = 1.0/t100;
     const double t111 = t110*t99;
     const double t112 = 0.0021640520520981297*t110;
@@ -13951,8 +13977,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t189 = 3.587895 + t156;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t190 = cos(q[3]);
-    const double t191 = sin(q[3]);
+    const double t190 = soagen_cos(q[3]);
+    const double t191 = soagen_sin(q[3]);
     const double t192 = 1.0/t180;
     const double t193 = t177*t192;
     const double t194 = t179*t192;
@@ -14030,8 +14056,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t266 = 3.228604 + t213;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t267 = cos(q[2]);
-    const double t268 = sin(q[2]);
+    const double t267 = soagen_cos(q[2]);
+    const double t268 = soagen_sin(q[2]);
     const double t269 = 1.0/t258;
     const double t270 = t255*t269;
     const double t271 = t257*t269;
@@ -14098,8 +14124,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t332 = t322 - 0.002031994566;
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t333 = cos(q[1]);
-    const double t334 = sin(q[1]);
+    const double t333 = soagen_cos(q[1]);
+    const double t334 = soagen_sin(q[1]);
     const double t335 = 1.0/t329;
     const double t336 = t328*t335;
     const double t337 = 0.0007689361029464*t335;
@@ -14126,8 +14152,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t358 = 0.009213163777211224 + t352;
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t359 = cos(q[0]);
-    const double t360 = sin(q[0]);
+    const double t359 = soagen_cos(q[0]);
+    const double t360 = soagen_sin(q[0]);
     const double t361 = 1.0/t358;
     const double t362 = -qd[0]*t334;
     const double t363 = -qd[0]*t333;
@@ -14991,8 +15017,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
 {
 
     /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = cos(q[6]);
-    const double t1 = sin(q[6]);
+    const double t0 = soagen_cos(q[6]);
+    const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
     const double t3 = 0.0025173745720875017*t2;
     const double t4 = t0*t1;
@@ -15039,8 +15065,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t45 = 1.666555 + t22;
 
     /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t46 = cos(q[5]);
-    const double t47 = sin(q[5]);
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
     const double t48 = 1.0/t37;
     const double t49 = t34*t48;
     const double t50 = t36*t48;
@@ -15103,8 +15129,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t107 = 1.225946 + t94;
 
     /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t108 = cos(q[4]);
-    const double t109 = sin(q[4]);
+    const double t108 = soagen_cos(q[4]);
+    const double t109 = soagen_sin(q[4]);
     const double t110 = 1.0/t100;
     const double t111 = t110*t99;
     const double t112 = 0.0021640520520981297*t110;
@@ -15187,8 +15213,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t189 = 3.587895 + t156;
 
     /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t190 = cos(q[3]);
-    const double t191 = sin(q[3]);
+    const double t190 = soagen_cos(q[3]);
+    const double t191 = soagen_sin(q[3]);
     const double t192 = 1.0/t180;
     const double t193 = t177*t192;
     const double t194 = t179*t192;
@@ -15266,8 +15292,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t266 = 3.228604 + t213;
 
     /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t267 = cos(q[2]);
-    const double t268 = sin(q[2]);
+    const double t267 = soagen_cos(q[2]);
+    const double t268 = soagen_sin(q[2]);
     const double t269 = 1.0/t258;
     const double t270 = t255*t269;
     const double t271 = t257*t269;
@@ -15334,8 +15360,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t332 = t322 - 0.002031994566;
 
     /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t333 = cos(q[1]);
-    const double t334 = sin(q[1]);
+    const double t333 = soagen_cos(q[1]);
+    const double t334 = soagen_sin(q[1]);
     const double t335 = 1.0/t329;
     const double t336 = t328*t335;
     const double t337 = 0.0007689361029464*t335;
@@ -15362,8 +15388,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t358 = 0.009213163777211224 + t352;
 
     /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t359 = cos(q[0]);
-    const double t360 = sin(q[0]);
+    const double t359 = soagen_cos(q[0]);
+    const double t360 = soagen_sin(q[0]);
     const double t361 = 1.0/t358;
     const double t362 = -qd[0]*t334;
     const double t363 = -qd[0]*t333;

@@ -2,6 +2,32 @@
 #include <math.h>
 #include "puma560.h"
 
+/* sin/cos of joint angles: reduction by k*pi/2 (pi/2 in three parts), polynomials on
+ * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig). */
+static inline double soagen_sin(double x)
+{
+    if (!(fabs(x) < 100000.0)) return sin(x);
+    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
+    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
+    const double z = r*r;
+    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
+                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
+    const long q = (long)k;
+    return (double)(1 - (q & 2))*sc[q & 1];
+}
+
+static inline double soagen_cos(double x)
+{
+    if (!(fabs(x) < 100000.0)) return cos(x);
+    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
+    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
+    const double z = r*r;
+    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
+                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
+    const long q = (long)k;
+    return (double)(1 - ((q + 1) & 2))*sc[(q + 1) & 1];
+}
+
 /*
  * world pose of each tip, row-major 4x4
  * forward_kinematics                 63 mul     32 add    0 div   0 sqrt  12 trig     53 statements
@@ -12,28 +38,28 @@ void puma560_forward_kinematics(const double q[6], double T[16])
 {
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t2 = cos(q[4]);
-    const double t3 = sin(q[4]);
+    const double t2 = soagen_cos(q[4]);
+    const double t3 = soagen_sin(q[4]);
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t4 = cos(q[3]);
-    const double t5 = sin(q[3]);
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t8 = cos(q[1]);
-    const double t9 = sin(q[1]);
+    const double t8 = soagen_cos(q[1]);
+    const double t9 = soagen_sin(q[1]);
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t10 = cos(q[0]);
-    const double t11 = sin(q[0]);
+    const double t10 = soagen_cos(q[0]);
+    const double t11 = soagen_sin(q[0]);
     const double t12 = t10*t8;
     const double t13 = -t10*t9;
     const double t14 = t11*t8;
@@ -114,24 +140,24 @@ void puma560_jacobian(const double q[6], double J[36])
 {
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t0 = cos(q[4]);
-    const double t1 = sin(q[4]);
+    const double t0 = soagen_cos(q[4]);
+    const double t1 = soagen_sin(q[4]);
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t2 = cos(q[3]);
-    const double t3 = sin(q[3]);
+    const double t2 = soagen_cos(q[3]);
+    const double t3 = soagen_sin(q[3]);
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t6 = cos(q[1]);
-    const double t7 = sin(q[1]);
+    const double t6 = soagen_cos(q[1]);
+    const double t7 = soagen_sin(q[1]);
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t8 = cos(q[0]);
-    const double t9 = sin(q[0]);
+    const double t8 = soagen_cos(q[0]);
+    const double t9 = soagen_sin(q[0]);
     const double t10 = t8*t6;
     const double t11 = -t8*t7;
     const double t12 = t9*t6;
@@ -235,18 +261,18 @@ void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
 {
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t0 = cos(q[0]);
-    const double t1 = sin(q[0]);
+    const double t0 = soagen_cos(q[0]);
+    const double t1 = soagen_sin(q[0]);
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t2 = cos(q[1]);
-    const double t3 = sin(q[1]);
+    const double t2 = soagen_cos(q[1]);
+    const double t3 = soagen_sin(q[1]);
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
     const double t8 = t7*t5 + t4*t6;
     const double t9 = t5*t6 - t7*t4;
     const double t10 = -0.0934*t5;
@@ -255,8 +281,8 @@ void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t13 = qd[1] + qd[2];
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t14 = cos(q[3]);
-    const double t15 = sin(q[3]);
+    const double t14 = soagen_cos(q[3]);
+    const double t15 = soagen_sin(q[3]);
     const double t16 = t8*t14 + t13*t15;
     const double t17 = t13*t14 - t8*t15;
     const double t18 = 0.4331*t13;
@@ -265,15 +291,15 @@ void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t21 = qd[3] - t9;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t22 = cos(q[4]);
-    const double t23 = sin(q[4]);
+    const double t22 = soagen_cos(q[4]);
+    const double t23 = soagen_sin(q[4]);
     const double t24 = t16*t22 - t21*t23;
     const double t25 = -t16*t23 - t21*t22;
     const double t26 = qd[4] + t17;
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t27 = cos(q[5]);
-    const double t28 = sin(q[5]);
+    const double t27 = soagen_cos(q[5]);
+    const double t28 = soagen_sin(q[5]);
     const double t29 = t24*t27 + t26*t28;
     const double t30 = t26*t27 - t24*t28;
     const double t31 = qd[0]*qd[0];
@@ -393,35 +419,35 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
 {
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t5*t3 + t2*t4;
     const double t7 = t3*t4 - t5*t2;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t6*t9 + t8*t10;
     const double t12 = t8*t9 - t6*t10;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
@@ -676,39 +702,39 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
 {
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t0 = cos(q[0]);
-    const double t1 = sin(q[0]);
+    const double t0 = soagen_cos(q[0]);
+    const double t1 = soagen_sin(q[0]);
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t2 = cos(q[1]);
-    const double t3 = sin(q[1]);
+    const double t2 = soagen_cos(q[1]);
+    const double t3 = soagen_sin(q[1]);
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
     const double t8 = t7*t5 + t4*t6;
     const double t9 = t5*t6 - t7*t4;
     const double t10 = qd[1] + qd[2];
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t11 = cos(q[3]);
-    const double t12 = sin(q[3]);
+    const double t11 = soagen_cos(q[3]);
+    const double t12 = soagen_sin(q[3]);
     const double t13 = t8*t11 + t10*t12;
     const double t14 = t10*t11 - t8*t12;
     const double t15 = qd[3] - t9;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t16 = cos(q[4]);
-    const double t17 = sin(q[4]);
+    const double t16 = soagen_cos(q[4]);
+    const double t17 = soagen_sin(q[4]);
     const double t18 = t13*t16 - t15*t17;
     const double t19 = -t13*t17 - t15*t16;
     const double t20 = qd[4] + t14;
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t21 = cos(q[5]);
-    const double t22 = sin(q[5]);
+    const double t21 = soagen_cos(q[5]);
+    const double t22 = soagen_sin(q[5]);
     const double t23 = t18*t21 + t20*t22;
     const double t24 = t20*t21 - t18*t22;
     const double t25 = qd[5] - t19;
@@ -1000,24 +1026,24 @@ void puma560_gravity(const double q[6], double tau[6])
 {
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t2 = cos(q[2]);
-    const double t3 = sin(q[2]);
+    const double t2 = soagen_cos(q[2]);
+    const double t3 = soagen_sin(q[2]);
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t4 = cos(q[3]);
-    const double t5 = sin(q[3]);
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t6 = cos(q[4]);
-    const double t7 = sin(q[4]);
+    const double t6 = soagen_cos(q[4]);
+    const double t7 = soagen_sin(q[4]);
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t8 = cos(q[5]);
-    const double t9 = sin(q[5]);
+    const double t8 = soagen_cos(q[5]);
+    const double t9 = soagen_sin(q[5]);
     const double t10 = -9.81*t1;
     const double t11 = -9.81*t0;
     const double t12 = 0.2784*t11;
@@ -1131,35 +1157,35 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
 {
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t5*t3 + t2*t4;
     const double t7 = t3*t4 - t5*t2;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t6*t9 + t8*t10;
     const double t12 = t8*t9 - t6*t10;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
@@ -1396,35 +1422,35 @@ void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
 {
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t5*t3 + t2*t4;
     const double t7 = t3*t4 - t5*t2;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t6*t9 + t8*t10;
     const double t12 = t8*t9 - t6*t10;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
@@ -1654,8 +1680,8 @@ void puma560_mass_matrix(const double q[6], double M[36])
 {
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t0 = cos(q[4]);
-    const double t1 = sin(q[4]);
+    const double t0 = soagen_cos(q[4]);
+    const double t1 = soagen_sin(q[4]);
     const double t2 = t1*t1;
     const double t3 = 0.00020216*t2;
     const double t4 = t0*t1;
@@ -1672,8 +1698,8 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t15 = t8 - 0.015579999999999998;
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t16 = cos(q[3]);
-    const double t17 = sin(q[3]);
+    const double t16 = soagen_cos(q[3]);
+    const double t17 = soagen_sin(q[3]);
     const double t18 = t12 - 0.00273818;
     const double t19 = t17*t17;
     const double t20 = t18*t19;
@@ -1712,8 +1738,8 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t53 = 0.336 + t38;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t54 = cos(q[2]);
-    const double t55 = sin(q[2]);
+    const double t54 = soagen_cos(q[2]);
+    const double t55 = soagen_sin(q[2]);
     const double t56 = t46 - t47;
     const double t57 = t55*t55;
     const double t58 = t56*t57;
@@ -1759,8 +1785,8 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t98 = 1.1832 + t82;
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t99 = cos(q[1]);
-    const double t100 = sin(q[1]);
+    const double t99 = soagen_cos(q[1]);
+    const double t100 = soagen_sin(q[1]);
     const double t101 = t89 - t92;
     const double t102 = t100*t100;
     const double t103 = t101*t102;
@@ -1900,24 +1926,24 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
 {
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t2 = cos(q[2]);
-    const double t3 = sin(q[2]);
+    const double t2 = soagen_cos(q[2]);
+    const double t3 = soagen_sin(q[2]);
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t4 = cos(q[3]);
-    const double t5 = sin(q[3]);
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t6 = cos(q[4]);
-    const double t7 = sin(q[4]);
+    const double t6 = soagen_cos(q[4]);
+    const double t7 = soagen_sin(q[4]);
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t8 = cos(q[5]);
-    const double t9 = sin(q[5]);
+    const double t8 = soagen_cos(q[5]);
+    const double t9 = soagen_sin(q[5]);
     const double t10 = -0.2435*t0;
     const double t11 = 0.2435*t1;
     const double t12 = 0.0070992*t0 + 0.2784*t11 - 0.1350808*t1;
@@ -2352,8 +2378,8 @@ void puma560_mass_matrix_inverse(const double q[6], double Minv[36])
 {
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t0 = cos(q[4]);
-    const double t1 = sin(q[4]);
+    const double t0 = soagen_cos(q[4]);
+    const double t1 = soagen_sin(q[4]);
     const double t2 = t1*t1;
     const double t3 = 0.00024216*t2;
     const double t4 = t0*t1;
@@ -2373,8 +2399,8 @@ void puma560_mass_matrix_inverse(const double q[6], double Minv[36])
     const double t18 = 0.82 + t12;
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t19 = cos(q[3]);
-    const double t20 = sin(q[3]);
+    const double t19 = soagen_cos(q[3]);
+    const double t20 = soagen_sin(q[3]);
     const double t21 = 1.0/t15;
     const double t22 = -t7*t21;
     const double t23 = t15*t21;
@@ -2429,8 +2455,8 @@ void puma560_mass_matrix_inverse(const double q[6], double Minv[36])
     const double t72 = 4.8 + t43;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t73 = cos(q[2]);
-    const double t74 = sin(q[2]);
+    const double t73 = soagen_cos(q[2]);
+    const double t74 = soagen_sin(q[2]);
     const double t75 = 1.0/t65;
     const double t76 = t58*t75;
     const double t77 = t64*t75;
@@ -2509,8 +2535,8 @@ void puma560_mass_matrix_inverse(const double q[6], double Minv[36])
     const double t150 = 17.4 + t121;
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t151 = cos(q[1]);
-    const double t152 = sin(q[1]);
+    const double t151 = soagen_cos(q[1]);
+    const double t152 = soagen_sin(q[1]);
     const double t153 = 1.0/t144;
     const double t154 = t141*t153;
     const double t155 = t143*t153;
@@ -2950,8 +2976,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
 {
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t0 = cos(q[4]);
-    const double t1 = sin(q[4]);
+    const double t0 = soagen_cos(q[4]);
+    const double t1 = soagen_sin(q[4]);
     const double t2 = t1*t1;
     const double t3 = 0.00020216*t2;
     const double t4 = t0*t1;
@@ -2968,8 +2994,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t15 = t8 - 0.015579999999999998;
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t16 = cos(q[3]);
-    const double t17 = sin(q[3]);
+    const double t16 = soagen_cos(q[3]);
+    const double t17 = soagen_sin(q[3]);
     const double t18 = t12 - 0.00273818;
     const double t19 = t17*t17;
     const double t20 = t18*t19;
@@ -3008,8 +3034,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t53 = 0.336 + t38;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t54 = cos(q[2]);
-    const double t55 = sin(q[2]);
+    const double t54 = soagen_cos(q[2]);
+    const double t55 = soagen_sin(q[2]);
     const double t56 = t46 - t47;
     const double t57 = t55*t55;
     const double t58 = t56*t57;
@@ -3055,8 +3081,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t98 = 1.1832 + t82;
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t99 = cos(q[1]);
-    const double t100 = sin(q[1]);
+    const double t99 = soagen_cos(q[1]);
+    const double t100 = soagen_sin(q[1]);
     const double t101 = t89 - t92;
     const double t102 = t100*t100;
     const double t103 = t101*t102;
@@ -3259,14 +3285,14 @@ void puma560_forward_dynamics(const double q[6], const double qd[6], const doubl
 {
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t5*t3 + t2*t4;
     const double t7 = t3*t4 - t5*t2;
     const double t8 = -0.0934*t3;
@@ -3275,8 +3301,8 @@ void puma560_forward_dynamics(const double q[6], const double qd[6], const doubl
     const double t11 = qd[1] + qd[2];
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t12 = cos(q[3]);
-    const double t13 = sin(q[3]);
+    const double t12 = soagen_cos(q[3]);
+    const double t13 = soagen_sin(q[3]);
     const double t14 = t6*t12 + t11*t13;
     const double t15 = t11*t12 - t6*t13;
     const double t16 = 0.4331*t11;
@@ -3285,15 +3311,15 @@ void puma560_forward_dynamics(const double q[6], const double qd[6], const doubl
     const double t19 = qd[3] - t7;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t20 = cos(q[4]);
-    const double t21 = sin(q[4]);
+    const double t20 = soagen_cos(q[4]);
+    const double t21 = soagen_sin(q[4]);
     const double t22 = t14*t20 - t19*t21;
     const double t23 = -t14*t21 - t19*t20;
     const double t24 = qd[4] + t15;
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t25 = cos(q[5]);
-    const double t26 = sin(q[5]);
+    const double t25 = soagen_cos(q[5]);
+    const double t26 = soagen_sin(q[5]);
     const double t27 = t22*t25 + t24*t26;
     const double t28 = t24*t25 - t22*t26;
     const double t29 = qd[5] - t23;
@@ -3760,35 +3786,35 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
 {
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t5*t3 + t2*t4;
     const double t7 = t3*t4 - t5*t2;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t6*t9 + t8*t10;
     const double t12 = t8*t9 - t6*t10;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
@@ -4297,39 +4323,39 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
 {
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t0 = cos(q[0]);
-    const double t1 = sin(q[0]);
+    const double t0 = soagen_cos(q[0]);
+    const double t1 = soagen_sin(q[0]);
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t2 = cos(q[1]);
-    const double t3 = sin(q[1]);
+    const double t2 = soagen_cos(q[1]);
+    const double t3 = soagen_sin(q[1]);
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
     const double t8 = t7*t5 + t4*t6;
     const double t9 = t5*t6 - t7*t4;
     const double t10 = qd[1] + qd[2];
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t11 = cos(q[3]);
-    const double t12 = sin(q[3]);
+    const double t11 = soagen_cos(q[3]);
+    const double t12 = soagen_sin(q[3]);
     const double t13 = t8*t11 + t10*t12;
     const double t14 = t10*t11 - t8*t12;
     const double t15 = qd[3] - t9;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t16 = cos(q[4]);
-    const double t17 = sin(q[4]);
+    const double t16 = soagen_cos(q[4]);
+    const double t17 = soagen_sin(q[4]);
     const double t18 = t13*t16 - t15*t17;
     const double t19 = -t13*t17 - t15*t16;
     const double t20 = qd[4] + t14;
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t21 = cos(q[5]);
-    const double t22 = sin(q[5]);
+    const double t21 = soagen_cos(q[5]);
+    const double t22 = soagen_sin(q[5]);
     const double t23 = t18*t21 + t20*t22;
     const double t24 = t20*t21 - t18*t22;
     const double t25 = qd[5] - t19;
@@ -4892,35 +4918,35 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
 {
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t5*t3 + t2*t4;
     const double t7 = t3*t4 - t5*t2;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t6*t9 + t8*t10;
     const double t12 = t8*t9 - t6*t10;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
@@ -5398,35 +5424,35 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
 {
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t5*t3 + t2*t4;
     const double t7 = t3*t4 - t5*t2;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = t6*t9 + t8*t10;
     const double t12 = t8*t9 - t6*t10;
     const double t13 = qd[3] - t7;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 - t13*t15;
     const double t17 = -t11*t15 - t13*t14;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[5] - t17;
@@ -5889,12 +5915,12 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
 {
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t2 = cos(q[4]);
-    const double t3 = sin(q[4]);
+    const double t2 = soagen_cos(q[4]);
+    const double t3 = soagen_sin(q[4]);
     const double t4 = t3*t3;
     const double t5 = 0.00024216*t4;
     const double t6 = t2*t3;
@@ -5914,8 +5940,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t20 = 0.82 + t14;
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t21 = cos(q[3]);
-    const double t22 = sin(q[3]);
+    const double t21 = soagen_cos(q[3]);
+    const double t22 = soagen_sin(q[3]);
     const double t23 = 1.0/t17;
     const double t24 = -t9*t23;
     const double t25 = t17*t23;
@@ -5970,8 +5996,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t74 = 4.8 + t45;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t75 = cos(q[2]);
-    const double t76 = sin(q[2]);
+    const double t75 = soagen_cos(q[2]);
+    const double t76 = soagen_sin(q[2]);
     const double t77 = 1.0/t67;
     const double t78 = t60*t77;
     const double t79 = t66*t77;
@@ -6050,8 +6076,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t152 = 17.4 + t123;
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t153 = cos(q[1]);
-    const double t154 = sin(q[1]);
+    const double t153 = soagen_cos(q[1]);
+    const double t154 = soagen_sin(q[1]);
     const double t155 = 1.0/t146;
     const double t156 = t143*t155;
     const double t157 = t145*t155;
@@ -6087,8 +6113,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t187 = 0.35 + t186;
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t188 = cos(q[0]);
-    const double t189 = sin(q[0]);
+    const double t188 = soagen_cos(q[0]);
+    const double t189 = soagen_sin(q[0]);
     const double t190 = 1.0/t187;
     const double t191 = t153*t188;
     const double t192 = -t154*t188;
@@ -6238,14 +6264,14 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
 {
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t4 = cos(q[4]);
-    const double t5 = sin(q[4]);
+    const double t4 = soagen_cos(q[4]);
+    const double t5 = soagen_sin(q[4]);
     const double t6 = t5*t5;
     const double t7 = 0.00024216*t6;
     const double t8 = t4*t5;
@@ -6265,8 +6291,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t22 = 0.82 + t16;
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t23 = cos(q[3]);
-    const double t24 = sin(q[3]);
+    const double t23 = soagen_cos(q[3]);
+    const double t24 = soagen_sin(q[3]);
     const double t25 = 1.0/t19;
     const double t26 = -t11*t25;
     const double t27 = t19*t25;
@@ -6321,8 +6347,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t76 = 4.8 + t47;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t77 = cos(q[2]);
-    const double t78 = sin(q[2]);
+    const double t77 = soagen_cos(q[2]);
+    const double t78 = soagen_sin(q[2]);
     const double t79 = 1.0/t69;
     const double t80 = t62*t79;
     const double t81 = t68*t79;
@@ -6401,8 +6427,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t154 = 17.4 + t125;
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t155 = cos(q[1]);
-    const double t156 = sin(q[1]);
+    const double t155 = soagen_cos(q[1]);
+    const double t156 = soagen_sin(q[1]);
     const double t157 = 1.0/t148;
     const double t158 = t145*t157;
     const double t159 = t147*t157;
@@ -6438,8 +6464,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t189 = 0.35 + t188;
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t190 = cos(q[0]);
-    const double t191 = sin(q[0]);
+    const double t190 = soagen_cos(q[0]);
+    const double t191 = soagen_sin(q[0]);
     const double t192 = 1.0/t189;
     const double t193 = -0.2435*t192;
     const double t194 = -0.2435*t193;
@@ -6780,14 +6806,14 @@ int puma560_os_inertia(const double q[6], double Lambda[36])
 {
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t4 = cos(q[4]);
-    const double t5 = sin(q[4]);
+    const double t4 = soagen_cos(q[4]);
+    const double t5 = soagen_sin(q[4]);
     const double t6 = t5*t5;
     const double t7 = 0.00024216*t6;
     const double t8 = t4*t5;
@@ -6807,8 +6833,8 @@ int puma560_os_inertia(const double q[6], double Lambda[36])
     const double t22 = 0.82 + t16;
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t23 = cos(q[3]);
-    const double t24 = sin(q[3]);
+    const double t23 = soagen_cos(q[3]);
+    const double t24 = soagen_sin(q[3]);
     const double t25 = 1.0/t19;
     const double t26 = -t11*t25;
     const double t27 = t19*t25;
@@ -6863,8 +6889,8 @@ int puma560_os_inertia(const double q[6], double Lambda[36])
     const double t76 = 4.8 + t47;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t77 = cos(q[2]);
-    const double t78 = sin(q[2]);
+    const double t77 = soagen_cos(q[2]);
+    const double t78 = soagen_sin(q[2]);
     const double t79 = 1.0/t69;
     const double t80 = t62*t79;
     const double t81 = t68*t79;
@@ -6943,8 +6969,8 @@ int puma560_os_inertia(const double q[6], double Lambda[36])
     const double t154 = 17.4 + t125;
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t155 = cos(q[1]);
-    const double t156 = sin(q[1]);
+    const double t155 = soagen_cos(q[1]);
+    const double t156 = soagen_sin(q[1]);
     const double t157 = 1.0/t148;
     const double t158 = t145*t157;
     const double t159 = t147*t157;
@@ -6980,8 +7006,8 @@ int puma560_os_inertia(const double q[6], double Lambda[36])
     const double t189 = 0.35 + t188;
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t190 = cos(q[0]);
-    const double t191 = sin(q[0]);
+    const double t190 = soagen_cos(q[0]);
+    const double t191 = soagen_sin(q[0]);
     const double t192 = 1.0/t189;
     const double t193 = -0.2435*t192;
     const double t194 = -0.2435*t193;
@@ -7406,24 +7432,24 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
 {
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t0 = cos(q[4]);
-    const double t1 = sin(q[4]);
+    const double t0 = soagen_cos(q[4]);
+    const double t1 = soagen_sin(q[4]);
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t2 = cos(q[3]);
-    const double t3 = sin(q[3]);
+    const double t2 = soagen_cos(q[3]);
+    const double t3 = soagen_sin(q[3]);
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t6 = cos(q[1]);
-    const double t7 = sin(q[1]);
+    const double t6 = soagen_cos(q[1]);
+    const double t7 = soagen_sin(q[1]);
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t8 = cos(q[0]);
-    const double t9 = sin(q[0]);
+    const double t8 = soagen_cos(q[0]);
+    const double t9 = soagen_sin(q[0]);
     const double t10 = t8*t6;
     const double t11 = -t8*t7;
     const double t12 = t9*t6;
@@ -7884,14 +7910,14 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
 {
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t4 = cos(q[4]);
-    const double t5 = sin(q[4]);
+    const double t4 = soagen_cos(q[4]);
+    const double t5 = soagen_sin(q[4]);
     const double t6 = t5*t5;
     const double t7 = 0.00024216*t6;
     const double t8 = t4*t5;
@@ -7911,8 +7937,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t22 = 0.82 + t16;
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t23 = cos(q[3]);
-    const double t24 = sin(q[3]);
+    const double t23 = soagen_cos(q[3]);
+    const double t24 = soagen_sin(q[3]);
     const double t25 = 1.0/t19;
     const double t26 = -t11*t25;
     const double t27 = t19*t25;
@@ -7967,8 +7993,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t76 = 4.8 + t47;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t77 = cos(q[2]);
-    const double t78 = sin(q[2]);
+    const double t77 = soagen_cos(q[2]);
+    const double t78 = soagen_sin(q[2]);
     const double t79 = 1.0/t69;
     const double t80 = t62*t79;
     const double t81 = t68*t79;
@@ -8050,8 +8076,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t157 = 17.4 + t125;
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t158 = cos(q[1]);
-    const double t159 = sin(q[1]);
+    const double t158 = soagen_cos(q[1]);
+    const double t159 = soagen_sin(q[1]);
     const double t160 = 1.0/t149;
     const double t161 = t146*t160;
     const double t162 = t148*t160;
@@ -8087,8 +8113,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t192 = 0.35 + t191;
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t193 = cos(q[0]);
-    const double t194 = sin(q[0]);
+    const double t193 = soagen_cos(q[0]);
+    const double t194 = soagen_sin(q[0]);
     const double t195 = 1.0/t192;
     const double t196 = -qd[0]*t159;
     const double t197 = -qd[0]*t158;
@@ -8737,14 +8763,14 @@ int puma560_os_gravity(const double q[6], double g[6])
 {
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t4 = cos(q[4]);
-    const double t5 = sin(q[4]);
+    const double t4 = soagen_cos(q[4]);
+    const double t5 = soagen_sin(q[4]);
     const double t6 = t5*t5;
     const double t7 = 0.00024216*t6;
     const double t8 = t4*t5;
@@ -8764,8 +8790,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t22 = 0.82 + t16;
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t23 = cos(q[3]);
-    const double t24 = sin(q[3]);
+    const double t23 = soagen_cos(q[3]);
+    const double t24 = soagen_sin(q[3]);
     const double t25 = 1.0/t19;
     const double t26 = -t11*t25;
     const double t27 = t19*t25;
@@ -8820,8 +8846,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t76 = 4.8 + t47;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t77 = cos(q[2]);
-    const double t78 = sin(q[2]);
+    const double t77 = soagen_cos(q[2]);
+    const double t78 = soagen_sin(q[2]);
     const double t79 = 1.0/t69;
     const double t80 = t62*t79;
     const double t81 = t68*t79;
@@ -8900,8 +8926,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t154 = 17.4 + t125;
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t155 = cos(q[1]);
-    const double t156 = sin(q[1]);
+    const double t155 = soagen_cos(q[1]);
+    const double t156 = soagen_sin(q[1]);
     const double t157 = 1.0/t148;
     const double t158 = t145*t157;
     const double t159 = t147*t157;
@@ -8942,8 +8968,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t194 = 0.35 + t193;
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t195 = cos(q[0]);
-    const double t196 = sin(q[0]);
+    const double t195 = soagen_cos(q[0]);
+    const double t196 = soagen_sin(q[0]);
     const double t197 = 1.0/t194;
     const double t198 = 9.81*t192;
     const double t199 = t197*t198;
@@ -9372,14 +9398,14 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
 {
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t4 = cos(q[4]);
-    const double t5 = sin(q[4]);
+    const double t4 = soagen_cos(q[4]);
+    const double t5 = soagen_sin(q[4]);
     const double t6 = t5*t5;
     const double t7 = 0.00024216*t6;
     const double t8 = t4*t5;
@@ -9399,8 +9425,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t22 = 0.82 + t16;
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t23 = cos(q[3]);
-    const double t24 = sin(q[3]);
+    const double t23 = soagen_cos(q[3]);
+    const double t24 = soagen_sin(q[3]);
     const double t25 = 1.0/t19;
     const double t26 = -t11*t25;
     const double t27 = t19*t25;
@@ -9455,8 +9481,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t76 = 4.8 + t47;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t77 = cos(q[2]);
-    const double t78 = sin(q[2]);
+    const double t77 = soagen_cos(q[2]);
+    const double t78 = soagen_sin(q[2]);
     const double t79 = 1.0/t69;
     const double t80 = t62*t79;
     const double t81 = t68*t79;
@@ -9538,8 +9564,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t157 = 17.4 + t125;
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t158 = cos(q[1]);
-    const double t159 = sin(q[1]);
+    const double t158 = soagen_cos(q[1]);
+    const double t159 = soagen_sin(q[1]);
     const double t160 = 1.0/t149;
     const double t161 = t146*t160;
     const double t162 = t148*t160;
@@ -9580,8 +9606,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t197 = 0.35 + t196;
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t198 = cos(q[0]);
-    const double t199 = sin(q[0]);
+    const double t198 = soagen_cos(q[0]);
+    const double t199 = soagen_sin(q[0]);
     const double t200 = 1.0/t197;
     const double t201 = -qd[0]*t159;
     const double t202 = -qd[0]*t158;
@@ -10235,14 +10261,14 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
 {
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t4 = cos(q[4]);
-    const double t5 = sin(q[4]);
+    const double t4 = soagen_cos(q[4]);
+    const double t5 = soagen_sin(q[4]);
     const double t6 = t5*t5;
     const double t7 = 0.00024216*t6;
     const double t8 = t4*t5;
@@ -10262,8 +10288,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t22 = 0.82 + t16;
 
     /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t23 = cos(q[3]);
-    const double t24 = sin(q[3]);
+    const double t23 = soagen_cos(q[3]);
+    const double t24 = soagen_sin(q[3]);
     const double t25 = 1.0/t19;
     const double t26 = -t11*t25;
     const double t27 = t19*t25;
@@ -10318,8 +10344,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t76 = 4.8 + t47;
 
     /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t77 = cos(q[2]);
-    const double t78 = sin(q[2]);
+    const double t77 = soagen_cos(q[2]);
+    const double t78 = soagen_sin(q[2]);
     const double t79 = 1.0/t69;
     const double t80 = t62*t79;
     const double t81 = t68*t79;
@@ -10401,8 +10427,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t157 = 17.4 + t125;
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t158 = cos(q[1]);
-    const double t159 = sin(q[1]);
+    const double t158 = soagen_cos(q[1]);
+    const double t159 = soagen_sin(q[1]);
     const double t160 = 1.0/t149;
     const double t161 = t146*t160;
     const double t162 = t148*t160;
@@ -10443,8 +10469,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t197 = 0.35 + t196;
 
     /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t198 = cos(q[0]);
-    const double t199 = sin(q[0]);
+    const double t198 = soagen_cos(q[0]);
+    const double t199 = soagen_sin(q[0]);
     const double t200 = 1.0/t197;
     const double t201 = -qd[0]*t159;
     const double t202 = -qd[0]*t158;

@@ -2,6 +2,32 @@
 #include <math.h>
 #include "ur5.h"
 
+/* sin/cos of joint angles: reduction by k*pi/2 (pi/2 in three parts), polynomials on
+ * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig). */
+static inline double soagen_sin(double x)
+{
+    if (!(fabs(x) < 100000.0)) return sin(x);
+    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
+    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
+    const double z = r*r;
+    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
+                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
+    const long q = (long)k;
+    return (double)(1 - (q & 2))*sc[q & 1];
+}
+
+static inline double soagen_cos(double x)
+{
+    if (!(fabs(x) < 100000.0)) return cos(x);
+    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
+    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
+    const double z = r*r;
+    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
+                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
+    const long q = (long)k;
+    return (double)(1 - ((q + 1) & 2))*sc[(q + 1) & 1];
+}
+
 /*
  * world pose of each tip, row-major 4x4
  * forward_kinematics                 68 mul     38 add    0 div   0 sqrt  12 trig     70 statements
@@ -12,28 +38,28 @@ void ur5_forward_kinematics(const double q[6], double T[16])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t2 = cos(q[4]);
-    const double t3 = sin(q[4]);
+    const double t2 = soagen_cos(q[4]);
+    const double t3 = soagen_sin(q[4]);
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t4 = cos(q[3]);
-    const double t5 = sin(q[3]);
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t8 = cos(q[1]);
-    const double t9 = sin(q[1]);
+    const double t8 = soagen_cos(q[1]);
+    const double t9 = soagen_sin(q[1]);
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t10 = cos(q[0]);
-    const double t11 = sin(q[0]);
+    const double t10 = soagen_cos(q[0]);
+    const double t11 = soagen_sin(q[0]);
     const double t12 = -t10*t9;
     const double t13 = t10*t8;
     const double t14 = -t11*t9;
@@ -131,24 +157,24 @@ void ur5_jacobian(const double q[6], double J[36])
 {
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t0 = cos(q[4]);
-    const double t1 = sin(q[4]);
+    const double t0 = soagen_cos(q[4]);
+    const double t1 = soagen_sin(q[4]);
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t2 = cos(q[3]);
-    const double t3 = sin(q[3]);
+    const double t2 = soagen_cos(q[3]);
+    const double t3 = soagen_sin(q[3]);
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t6 = cos(q[1]);
-    const double t7 = sin(q[1]);
+    const double t6 = soagen_cos(q[1]);
+    const double t7 = soagen_sin(q[1]);
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t8 = cos(q[0]);
-    const double t9 = sin(q[0]);
+    const double t8 = soagen_cos(q[0]);
+    const double t9 = soagen_sin(q[0]);
     const double t10 = -t8*t7;
     const double t11 = t8*t6;
     const double t12 = -t9*t7;
@@ -287,18 +313,18 @@ void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
 {
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t0 = cos(q[0]);
-    const double t1 = sin(q[0]);
+    const double t0 = soagen_cos(q[0]);
+    const double t1 = soagen_sin(q[0]);
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t2 = cos(q[1]);
-    const double t3 = sin(q[1]);
+    const double t2 = soagen_cos(q[1]);
+    const double t3 = soagen_sin(q[1]);
     const double t4 = -qd[0]*t2;
     const double t5 = -qd[0]*t3;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
     const double t8 = t4*t6 - t7*t5;
     const double t9 = t7*t4 + t5*t6;
     const double t10 = 0.1197*t5 + 0.425*qd[1];
@@ -307,22 +333,22 @@ void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t13 = qd[1] + qd[2];
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t14 = cos(q[3]);
-    const double t15 = sin(q[3]);
+    const double t14 = soagen_cos(q[3]);
+    const double t15 = soagen_sin(q[3]);
     const double t16 = -t8*t15 - t9*t14;
     const double t17 = t8*t14 - t9*t15;
     const double t18 = qd[3] + t13;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t19 = cos(q[4]);
-    const double t20 = sin(q[4]);
+    const double t19 = soagen_cos(q[4]);
+    const double t20 = soagen_sin(q[4]);
     const double t21 = t16*t19 + t18*t20;
     const double t22 = t18*t19 - t16*t20;
     const double t23 = qd[4] + t17;
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t24 = cos(q[5]);
-    const double t25 = sin(q[5]);
+    const double t24 = soagen_cos(q[5]);
+    const double t25 = soagen_sin(q[5]);
     const double t26 = t21*t24 - t23*t25;
     const double t27 = t21*t25 + t23*t24;
     const double t28 = qd[5] + t22;
@@ -485,35 +511,35 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
 {
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t0;
     const double t3 = -qd[0]*t1;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t2*t4 - t5*t3;
     const double t7 = t5*t2 + t3*t4;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = -t6*t10 - t7*t9;
     const double t12 = t6*t9 - t7*t10;
     const double t13 = qd[3] + t8;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 + t13*t15;
     const double t17 = t13*t14 - t11*t15;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 - t18*t20;
     const double t22 = t16*t20 + t18*t19;
     const double t23 = qd[5] + t17;
@@ -762,39 +788,39 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
 {
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t0 = cos(q[0]);
-    const double t1 = sin(q[0]);
+    const double t0 = soagen_cos(q[0]);
+    const double t1 = soagen_sin(q[0]);
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t2 = cos(q[1]);
-    const double t3 = sin(q[1]);
+    const double t2 = soagen_cos(q[1]);
+    const double t3 = soagen_sin(q[1]);
     const double t4 = -qd[0]*t2;
     const double t5 = -qd[0]*t3;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
     const double t8 = t4*t6 - t7*t5;
     const double t9 = t7*t4 + t5*t6;
     const double t10 = qd[1] + qd[2];
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t11 = cos(q[3]);
-    const double t12 = sin(q[3]);
+    const double t11 = soagen_cos(q[3]);
+    const double t12 = soagen_sin(q[3]);
     const double t13 = -t8*t12 - t9*t11;
     const double t14 = t8*t11 - t9*t12;
     const double t15 = qd[3] + t10;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t16 = cos(q[4]);
-    const double t17 = sin(q[4]);
+    const double t16 = soagen_cos(q[4]);
+    const double t17 = soagen_sin(q[4]);
     const double t18 = t13*t16 + t15*t17;
     const double t19 = t15*t16 - t13*t17;
     const double t20 = qd[4] + t14;
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t21 = cos(q[5]);
-    const double t22 = sin(q[5]);
+    const double t21 = soagen_cos(q[5]);
+    const double t22 = soagen_sin(q[5]);
     const double t23 = t18*t21 - t20*t22;
     const double t24 = t18*t22 + t20*t21;
     const double t25 = qd[5] + t19;
@@ -1084,24 +1110,24 @@ void ur5_gravity(const double q[6], double tau[6])
 {
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t2 = cos(q[2]);
-    const double t3 = sin(q[2]);
+    const double t2 = soagen_cos(q[2]);
+    const double t3 = soagen_sin(q[2]);
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t4 = cos(q[3]);
-    const double t5 = sin(q[3]);
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t6 = cos(q[4]);
-    const double t7 = sin(q[4]);
+    const double t6 = soagen_cos(q[4]);
+    const double t7 = soagen_sin(q[4]);
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t8 = cos(q[5]);
-    const double t9 = sin(q[5]);
+    const double t8 = soagen_cos(q[5]);
+    const double t9 = soagen_sin(q[5]);
     const double t10 = -9.81*t0;
     const double t11 = -9.81*t1;
     const double t12 = 2.3500400000000004*t10;
@@ -1199,35 +1225,35 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
 {
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t0;
     const double t3 = -qd[0]*t1;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t2*t4 - t5*t3;
     const double t7 = t5*t2 + t3*t4;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = -t6*t10 - t7*t9;
     const double t12 = t6*t9 - t7*t10;
     const double t13 = qd[3] + t8;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 + t13*t15;
     const double t17 = t13*t14 - t11*t15;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 - t18*t20;
     const double t22 = t16*t20 + t18*t19;
     const double t23 = qd[5] + t17;
@@ -1458,35 +1484,35 @@ void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
 {
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t0;
     const double t3 = -qd[0]*t1;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t2*t4 - t5*t3;
     const double t7 = t5*t2 + t3*t4;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = -t6*t10 - t7*t9;
     const double t12 = t6*t9 - t7*t10;
     const double t13 = qd[3] + t8;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 + t13*t15;
     const double t17 = t13*t14 - t11*t15;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 - t18*t20;
     const double t22 = t16*t20 + t18*t19;
     const double t23 = qd[5] + t17;
@@ -1709,8 +1735,8 @@ void ur5_mass_matrix(const double q[6], double M[36])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -1722,8 +1748,8 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t10 = 0.21942 + t5;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = cos(q[4]);
-    const double t12 = sin(q[4]);
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
     const double t13 = t9 - 0.12999255384415;
     const double t14 = t12*t12;
     const double t15 = t13*t14;
@@ -1741,8 +1767,8 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t27 = 0.21942 + t24;
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t28 = cos(q[3]);
-    const double t29 = sin(q[3]);
+    const double t28 = soagen_cos(q[3]);
+    const double t29 = soagen_sin(q[3]);
     const double t30 = t27 - t25;
     const double t31 = t29*t29;
     const double t32 = t30*t31;
@@ -1770,8 +1796,8 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t54 = 0.56875 + t45;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t55 = cos(q[2]);
-    const double t56 = sin(q[2]);
+    const double t55 = soagen_cos(q[2]);
+    const double t56 = soagen_sin(q[2]);
     const double t57 = t52 - t50;
     const double t58 = t56*t56;
     const double t59 = t57*t58;
@@ -1804,8 +1830,8 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t86 = 2.3500400000000004 + t76;
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t87 = cos(q[1]);
-    const double t88 = sin(q[1]);
+    const double t87 = soagen_cos(q[1]);
+    const double t88 = soagen_sin(q[1]);
     const double t89 = t85 - t83;
     const double t90 = t88*t88;
     const double t91 = t89*t90;
@@ -1918,24 +1944,24 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
 {
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t2 = cos(q[2]);
-    const double t3 = sin(q[2]);
+    const double t2 = soagen_cos(q[2]);
+    const double t3 = soagen_sin(q[2]);
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t4 = cos(q[3]);
-    const double t5 = sin(q[3]);
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t6 = cos(q[4]);
-    const double t7 = sin(q[4]);
+    const double t6 = soagen_cos(q[4]);
+    const double t7 = soagen_sin(q[4]);
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t8 = cos(q[5]);
-    const double t9 = sin(q[5]);
+    const double t8 = soagen_cos(q[5]);
+    const double t9 = soagen_sin(q[5]);
     const double t10 = 0.13585*t1;
     const double t11 = -0.13585*t0;
     const double t12 = -0.8849018759100001*t0;
@@ -2331,8 +2357,8 @@ void ur5_mass_matrix_inverse(const double q[6], double Minv[36])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -2344,8 +2370,8 @@ void ur5_mass_matrix_inverse(const double q[6], double Minv[36])
     const double t10 = 0.21942 + t5;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = cos(q[4]);
-    const double t12 = sin(q[4]);
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
     const double t14 = t13*t7;
     const double t15 = t10*t13;
@@ -2362,8 +2388,8 @@ void ur5_mass_matrix_inverse(const double q[6], double Minv[36])
     const double t26 = 0.111172755531 + t22;
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t27 = cos(q[3]);
-    const double t28 = sin(q[3]);
+    const double t27 = soagen_cos(q[3]);
+    const double t28 = soagen_sin(q[3]);
     const double t29 = 1.0/t26;
     const double t30 = t23*t29;
     const double t31 = t26*t29;
@@ -2416,8 +2442,8 @@ void ur5_mass_matrix_inverse(const double q[6], double Minv[36])
     const double t78 = 2.275 + t62;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t79 = cos(q[2]);
-    const double t80 = sin(q[2]);
+    const double t79 = soagen_cos(q[2]);
+    const double t80 = soagen_sin(q[2]);
     const double t81 = 1.0/t73;
     const double t82 = t68*t81;
     const double t83 = t73*t81;
@@ -2481,8 +2507,8 @@ void ur5_mass_matrix_inverse(const double q[6], double Minv[36])
     const double t141 = 8.393 + t120;
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t142 = cos(q[1]);
-    const double t143 = sin(q[1]);
+    const double t142 = soagen_cos(q[1]);
+    const double t143 = soagen_sin(q[1]);
     const double t144 = 1.0/t137;
     const double t145 = t131*t144;
     const double t146 = t134*t144;
@@ -2880,8 +2906,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -2893,8 +2919,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t10 = 0.21942 + t5;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = cos(q[4]);
-    const double t12 = sin(q[4]);
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
     const double t13 = t9 - 0.12999255384415;
     const double t14 = t12*t12;
     const double t15 = t13*t14;
@@ -2912,8 +2938,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t27 = 0.21942 + t24;
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t28 = cos(q[3]);
-    const double t29 = sin(q[3]);
+    const double t28 = soagen_cos(q[3]);
+    const double t29 = soagen_sin(q[3]);
     const double t30 = t27 - t25;
     const double t31 = t29*t29;
     const double t32 = t30*t31;
@@ -2941,8 +2967,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t54 = 0.56875 + t45;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t55 = cos(q[2]);
-    const double t56 = sin(q[2]);
+    const double t55 = soagen_cos(q[2]);
+    const double t56 = soagen_sin(q[2]);
     const double t57 = t52 - t50;
     const double t58 = t56*t56;
     const double t59 = t57*t58;
@@ -2975,8 +3001,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t86 = 2.3500400000000004 + t76;
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t87 = cos(q[1]);
-    const double t88 = sin(q[1]);
+    const double t87 = soagen_cos(q[1]);
+    const double t88 = soagen_sin(q[1]);
     const double t89 = t85 - t83;
     const double t90 = t88*t88;
     const double t91 = t89*t90;
@@ -3151,14 +3177,14 @@ void ur5_forward_dynamics(const double q[6], const double qd[6], const double ta
 {
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t0;
     const double t3 = -qd[0]*t1;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t2*t4 - t5*t3;
     const double t7 = t5*t2 + t3*t4;
     const double t8 = 0.1197*t3 + 0.425*qd[1];
@@ -3167,22 +3193,22 @@ void ur5_forward_dynamics(const double q[6], const double qd[6], const double ta
     const double t11 = qd[1] + qd[2];
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t12 = cos(q[3]);
-    const double t13 = sin(q[3]);
+    const double t12 = soagen_cos(q[3]);
+    const double t13 = soagen_sin(q[3]);
     const double t14 = -t6*t13 - t7*t12;
     const double t15 = t6*t12 - t7*t13;
     const double t16 = qd[3] + t11;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t17 = cos(q[4]);
-    const double t18 = sin(q[4]);
+    const double t17 = soagen_cos(q[4]);
+    const double t18 = soagen_sin(q[4]);
     const double t19 = t14*t17 + t16*t18;
     const double t20 = t16*t17 - t14*t18;
     const double t21 = qd[4] + t15;
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t22 = cos(q[5]);
-    const double t23 = sin(q[5]);
+    const double t22 = soagen_cos(q[5]);
+    const double t23 = soagen_sin(q[5]);
     const double t24 = t19*t22 - t21*t23;
     const double t25 = t19*t23 + t21*t22;
     const double t26 = qd[5] + t20;
@@ -3635,35 +3661,35 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
 {
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t0;
     const double t3 = -qd[0]*t1;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t2*t4 - t5*t3;
     const double t7 = t5*t2 + t3*t4;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = -t6*t10 - t7*t9;
     const double t12 = t6*t9 - t7*t10;
     const double t13 = qd[3] + t8;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 + t13*t15;
     const double t17 = t13*t14 - t11*t15;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 - t18*t20;
     const double t22 = t16*t20 + t18*t19;
     const double t23 = qd[5] + t17;
@@ -4144,39 +4170,39 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
 {
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t0 = cos(q[0]);
-    const double t1 = sin(q[0]);
+    const double t0 = soagen_cos(q[0]);
+    const double t1 = soagen_sin(q[0]);
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t2 = cos(q[1]);
-    const double t3 = sin(q[1]);
+    const double t2 = soagen_cos(q[1]);
+    const double t3 = soagen_sin(q[1]);
     const double t4 = -qd[0]*t2;
     const double t5 = -qd[0]*t3;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
     const double t8 = t4*t6 - t7*t5;
     const double t9 = t7*t4 + t5*t6;
     const double t10 = qd[1] + qd[2];
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t11 = cos(q[3]);
-    const double t12 = sin(q[3]);
+    const double t11 = soagen_cos(q[3]);
+    const double t12 = soagen_sin(q[3]);
     const double t13 = -t8*t12 - t9*t11;
     const double t14 = t8*t11 - t9*t12;
     const double t15 = qd[3] + t10;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t16 = cos(q[4]);
-    const double t17 = sin(q[4]);
+    const double t16 = soagen_cos(q[4]);
+    const double t17 = soagen_sin(q[4]);
     const double t18 = t13*t16 + t15*t17;
     const double t19 = t15*t16 - t13*t17;
     const double t20 = qd[4] + t14;
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t21 = cos(q[5]);
-    const double t22 = sin(q[5]);
+    const double t21 = soagen_cos(q[5]);
+    const double t22 = soagen_sin(q[5]);
     const double t23 = t18*t21 - t20*t22;
     const double t24 = t18*t22 + t20*t21;
     const double t25 = qd[5] + t19;
@@ -4733,35 +4759,35 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
 {
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t0;
     const double t3 = -qd[0]*t1;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t2*t4 - t5*t3;
     const double t7 = t5*t2 + t3*t4;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = -t6*t10 - t7*t9;
     const double t12 = t6*t9 - t7*t10;
     const double t13 = qd[3] + t8;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 + t13*t15;
     const double t17 = t13*t14 - t11*t15;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 - t18*t20;
     const double t22 = t16*t20 + t18*t19;
     const double t23 = qd[5] + t17;
@@ -5216,35 +5242,35 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
 {
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t0 = cos(q[1]);
-    const double t1 = sin(q[1]);
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
     const double t2 = -qd[0]*t0;
     const double t3 = -qd[0]*t1;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = cos(q[2]);
-    const double t5 = sin(q[2]);
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
     const double t6 = t2*t4 - t5*t3;
     const double t7 = t5*t2 + t3*t4;
     const double t8 = qd[1] + qd[2];
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = cos(q[3]);
-    const double t10 = sin(q[3]);
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
     const double t11 = -t6*t10 - t7*t9;
     const double t12 = t6*t9 - t7*t10;
     const double t13 = qd[3] + t8;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = cos(q[4]);
-    const double t15 = sin(q[4]);
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
     const double t16 = t11*t14 + t13*t15;
     const double t17 = t13*t14 - t11*t15;
     const double t18 = qd[4] + t12;
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = cos(q[5]);
-    const double t20 = sin(q[5]);
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
     const double t21 = t16*t19 - t18*t20;
     const double t22 = t16*t20 + t18*t19;
     const double t23 = qd[5] + t17;
@@ -5659,8 +5685,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -5672,8 +5698,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t10 = 0.21942 + t5;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = cos(q[4]);
-    const double t12 = sin(q[4]);
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
     const double t14 = t13*t7;
     const double t15 = t10*t13;
@@ -5690,8 +5716,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t26 = 0.111172755531 + t22;
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t27 = cos(q[3]);
-    const double t28 = sin(q[3]);
+    const double t27 = soagen_cos(q[3]);
+    const double t28 = soagen_sin(q[3]);
     const double t29 = 1.0/t26;
     const double t30 = t23*t29;
     const double t31 = t26*t29;
@@ -5744,8 +5770,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t78 = 2.275 + t62;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t79 = cos(q[2]);
-    const double t80 = sin(q[2]);
+    const double t79 = soagen_cos(q[2]);
+    const double t80 = soagen_sin(q[2]);
     const double t81 = 1.0/t73;
     const double t82 = t68*t81;
     const double t83 = t73*t81;
@@ -5809,8 +5835,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t141 = 8.393 + t120;
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t142 = cos(q[1]);
-    const double t143 = sin(q[1]);
+    const double t142 = soagen_cos(q[1]);
+    const double t143 = soagen_sin(q[1]);
     const double t144 = 1.0/t137;
     const double t145 = t131*t144;
     const double t146 = t134*t144;
@@ -5846,8 +5872,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t176 = 0.00666 + t175;
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t177 = cos(q[0]);
-    const double t178 = sin(q[0]);
+    const double t177 = soagen_cos(q[0]);
+    const double t178 = soagen_sin(q[0]);
     const double t179 = 1.0/t176;
     const double t180 = -t143*t177;
     const double t181 = t142*t177;
@@ -6001,8 +6027,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -6014,8 +6040,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t10 = 0.21942 + t5;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = cos(q[4]);
-    const double t12 = sin(q[4]);
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
     const double t14 = t13*t7;
     const double t15 = t10*t13;
@@ -6032,8 +6058,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t26 = 0.111172755531 + t22;
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t27 = cos(q[3]);
-    const double t28 = sin(q[3]);
+    const double t27 = soagen_cos(q[3]);
+    const double t28 = soagen_sin(q[3]);
     const double t29 = 1.0/t26;
     const double t30 = t23*t29;
     const double t31 = t26*t29;
@@ -6086,8 +6112,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t78 = 2.275 + t62;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t79 = cos(q[2]);
-    const double t80 = sin(q[2]);
+    const double t79 = soagen_cos(q[2]);
+    const double t80 = soagen_sin(q[2]);
     const double t81 = 1.0/t73;
     const double t82 = t68*t81;
     const double t83 = t73*t81;
@@ -6151,8 +6177,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t141 = 8.393 + t120;
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t142 = cos(q[1]);
-    const double t143 = sin(q[1]);
+    const double t142 = soagen_cos(q[1]);
+    const double t143 = soagen_sin(q[1]);
     const double t144 = 1.0/t137;
     const double t145 = t131*t144;
     const double t146 = t134*t144;
@@ -6188,8 +6214,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t176 = 0.00666 + t175;
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t177 = cos(q[0]);
-    const double t178 = sin(q[0]);
+    const double t177 = soagen_cos(q[0]);
+    const double t178 = soagen_sin(q[0]);
     const double t179 = 1.0/t176;
     const double t180 = -0.13585*t179;
     const double t181 = -0.13585*t180;
@@ -6565,8 +6591,8 @@ int ur5_os_inertia(const double q[6], double Lambda[36])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -6578,8 +6604,8 @@ int ur5_os_inertia(const double q[6], double Lambda[36])
     const double t10 = 0.21942 + t5;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = cos(q[4]);
-    const double t12 = sin(q[4]);
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
     const double t14 = t13*t7;
     const double t15 = t10*t13;
@@ -6596,8 +6622,8 @@ int ur5_os_inertia(const double q[6], double Lambda[36])
     const double t26 = 0.111172755531 + t22;
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t27 = cos(q[3]);
-    const double t28 = sin(q[3]);
+    const double t27 = soagen_cos(q[3]);
+    const double t28 = soagen_sin(q[3]);
     const double t29 = 1.0/t26;
     const double t30 = t23*t29;
     const double t31 = t26*t29;
@@ -6650,8 +6676,8 @@ int ur5_os_inertia(const double q[6], double Lambda[36])
     const double t78 = 2.275 + t62;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t79 = cos(q[2]);
-    const double t80 = sin(q[2]);
+    const double t79 = soagen_cos(q[2]);
+    const double t80 = soagen_sin(q[2]);
     const double t81 = 1.0/t73;
     const double t82 = t68*t81;
     const double t83 = t73*t81;
@@ -6715,8 +6741,8 @@ int ur5_os_inertia(const double q[6], double Lambda[36])
     const double t141 = 8.393 + t120;
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t142 = cos(q[1]);
-    const double t143 = sin(q[1]);
+    const double t142 = soagen_cos(q[1]);
+    const double t143 = soagen_sin(q[1]);
     const double t144 = 1.0/t137;
     const double t145 = t131*t144;
     const double t146 = t134*t144;
@@ -6752,8 +6778,8 @@ int ur5_os_inertia(const double q[6], double Lambda[36])
     const double t176 = 0.00666 + t175;
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t177 = cos(q[0]);
-    const double t178 = sin(q[0]);
+    const double t177 = soagen_cos(q[0]);
+    const double t178 = soagen_sin(q[0]);
     const double t179 = 1.0/t176;
     const double t180 = -0.13585*t179;
     const double t181 = -0.13585*t180;
@@ -7213,28 +7239,28 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t2 = cos(q[4]);
-    const double t3 = sin(q[4]);
+    const double t2 = soagen_cos(q[4]);
+    const double t3 = soagen_sin(q[4]);
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t4 = cos(q[3]);
-    const double t5 = sin(q[3]);
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t6 = cos(q[2]);
-    const double t7 = sin(q[2]);
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t8 = cos(q[1]);
-    const double t9 = sin(q[1]);
+    const double t8 = soagen_cos(q[1]);
+    const double t9 = soagen_sin(q[1]);
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t10 = cos(q[0]);
-    const double t11 = sin(q[0]);
+    const double t10 = soagen_cos(q[0]);
+    const double t11 = soagen_sin(q[0]);
     const double t12 = -t10*t9;
     const double t13 = t10*t8;
     const double t14 = -t11*t9;
@@ -7711,8 +7737,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -7724,8 +7750,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t10 = 0.21942 + t5;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = cos(q[4]);
-    const double t12 = sin(q[4]);
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
     const double t14 = t13*t7;
     const double t15 = t10*t13;
@@ -7742,8 +7768,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t26 = 0.111172755531 + t22;
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t27 = cos(q[3]);
-    const double t28 = sin(q[3]);
+    const double t27 = soagen_cos(q[3]);
+    const double t28 = soagen_sin(q[3]);
     const double t29 = 1.0/t26;
     const double t30 = t23*t29;
     const double t31 = t26*t29;
@@ -7796,8 +7822,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t78 = 2.275 + t62;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t79 = cos(q[2]);
-    const double t80 = sin(q[2]);
+    const double t79 = soagen_cos(q[2]);
+    const double t80 = soagen_sin(q[2]);
     const double t81 = 1.0/t73;
     const double t82 = t68*t81;
     const double t83 = t73*t81;
@@ -7862,8 +7888,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t142 = 8.393 + t120;
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t143 = cos(q[1]);
-    const double t144 = sin(q[1]);
+    const double t143 = soagen_cos(q[1]);
+    const double t144 = soagen_sin(q[1]);
     const double t145 = 1.0/t137;
     const double t146 = t131*t145;
     const double t147 = t134*t145;
@@ -7899,8 +7925,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t177 = 0.00666 + t176;
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t178 = cos(q[0]);
-    const double t179 = sin(q[0]);
+    const double t178 = soagen_cos(q[0]);
+    const double t179 = soagen_sin(q[0]);
     const double t180 = 1.0/t177;
     const double t181 = -qd[0]*t143;
     const double t182 = -qd[0]*t144;
@@ -8619,8 +8645,8 @@ int ur5_os_gravity(const double q[6], double g[6])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -8632,8 +8658,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t10 = 0.21942 + t5;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = cos(q[4]);
-    const double t12 = sin(q[4]);
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
     const double t14 = t13*t7;
     const double t15 = t10*t13;
@@ -8650,8 +8676,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t26 = 0.111172755531 + t22;
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t27 = cos(q[3]);
-    const double t28 = sin(q[3]);
+    const double t27 = soagen_cos(q[3]);
+    const double t28 = soagen_sin(q[3]);
     const double t29 = 1.0/t26;
     const double t30 = t23*t29;
     const double t31 = t26*t29;
@@ -8704,8 +8730,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t78 = 2.275 + t62;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t79 = cos(q[2]);
-    const double t80 = sin(q[2]);
+    const double t79 = soagen_cos(q[2]);
+    const double t80 = soagen_sin(q[2]);
     const double t81 = 1.0/t73;
     const double t82 = t68*t81;
     const double t83 = t73*t81;
@@ -8769,8 +8795,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t141 = 8.393 + t120;
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t142 = cos(q[1]);
-    const double t143 = sin(q[1]);
+    const double t142 = soagen_cos(q[1]);
+    const double t143 = soagen_sin(q[1]);
     const double t144 = 1.0/t137;
     const double t145 = t131*t144;
     const double t146 = t134*t144;
@@ -8811,8 +8837,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t181 = 0.00666 + t180;
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t182 = cos(q[0]);
-    const double t183 = sin(q[0]);
+    const double t182 = soagen_cos(q[0]);
+    const double t183 = soagen_sin(q[0]);
     const double t184 = 1.0/t181;
     const double t185 = 9.81*t179;
     const double t186 = t184*t185;
@@ -9287,8 +9313,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -9300,8 +9326,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t10 = 0.21942 + t5;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = cos(q[4]);
-    const double t12 = sin(q[4]);
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
     const double t14 = t13*t7;
     const double t15 = t10*t13;
@@ -9318,8 +9344,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t26 = 0.111172755531 + t22;
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t27 = cos(q[3]);
-    const double t28 = sin(q[3]);
+    const double t27 = soagen_cos(q[3]);
+    const double t28 = soagen_sin(q[3]);
     const double t29 = 1.0/t26;
     const double t30 = t23*t29;
     const double t31 = t26*t29;
@@ -9372,8 +9398,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t78 = 2.275 + t62;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t79 = cos(q[2]);
-    const double t80 = sin(q[2]);
+    const double t79 = soagen_cos(q[2]);
+    const double t80 = soagen_sin(q[2]);
     const double t81 = 1.0/t73;
     const double t82 = t68*t81;
     const double t83 = t73*t81;
@@ -9438,8 +9464,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t142 = 8.393 + t120;
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t143 = cos(q[1]);
-    const double t144 = sin(q[1]);
+    const double t143 = soagen_cos(q[1]);
+    const double t144 = soagen_sin(q[1]);
     const double t145 = 1.0/t137;
     const double t146 = t131*t145;
     const double t147 = t134*t145;
@@ -9480,8 +9506,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t182 = 0.00666 + t181;
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t183 = cos(q[0]);
-    const double t184 = sin(q[0]);
+    const double t183 = soagen_cos(q[0]);
+    const double t184 = soagen_sin(q[0]);
     const double t185 = 1.0/t182;
     const double t186 = -qd[0]*t143;
     const double t187 = -qd[0]*t144;
@@ -10205,8 +10231,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = cos(q[5]);
-    const double t1 = sin(q[5]);
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -10218,8 +10244,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t10 = 0.21942 + t5;
 
     /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = cos(q[4]);
-    const double t12 = sin(q[4]);
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
     const double t14 = t13*t7;
     const double t15 = t10*t13;
@@ -10236,8 +10262,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t26 = 0.111172755531 + t22;
 
     /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t27 = cos(q[3]);
-    const double t28 = sin(q[3]);
+    const double t27 = soagen_cos(q[3]);
+    const double t28 = soagen_sin(q[3]);
     const double t29 = 1.0/t26;
     const double t30 = t23*t29;
     const double t31 = t26*t29;
@@ -10290,8 +10316,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t78 = 2.275 + t62;
 
     /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t79 = cos(q[2]);
-    const double t80 = sin(q[2]);
+    const double t79 = soagen_cos(q[2]);
+    const double t80 = soagen_sin(q[2]);
     const double t81 = 1.0/t73;
     const double t82 = t68*t81;
     const double t83 = t73*t81;
@@ -10356,8 +10382,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t142 = 8.393 + t120;
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t143 = cos(q[1]);
-    const double t144 = sin(q[1]);
+    const double t143 = soagen_cos(q[1]);
+    const double t144 = soagen_sin(q[1]);
     const double t145 = 1.0/t137;
     const double t146 = t131*t145;
     const double t147 = t134*t145;
@@ -10398,8 +10424,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t182 = 0.00666 + t181;
 
     /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t183 = cos(q[0]);
-    const double t184 = sin(q[0]);
+    const double t183 = soagen_cos(q[0]);
+    const double t184 = soagen_sin(q[0]);
     const double t185 = 1.0/t182;
     const double t186 = -qd[0]*t143;
     const double t187 = -qd[0]*t144;
