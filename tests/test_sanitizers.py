@@ -62,4 +62,7 @@ def test_sanitized_build_runs_clean(case, tmp_path):
                 continue
             assert status == 0
             want = np.concatenate([np.ravel(w) for w in (want if isinstance(want, list) else [want])])
-            assert np.allclose(values, want, rtol=1e-12, atol=1e-12), prog.name
+            # the module is built with FMA contraction (-ffp-contract=fast), the sanitized
+            # driver without: Λ(0)-based outputs amplify that rounding by cond(Ω(0))
+            tol = 1e-8 if prog.returns_status else 1e-12
+            assert np.allclose(values, want, rtol=tol, atol=tol), prog.name
