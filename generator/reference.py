@@ -251,13 +251,21 @@ def articulated(robot, kin):
     for k in reversed(range(n)):
         h = kin.H[k]
         D[k] = h.T @ P[k] @ h
-        G[k] = np.linalg.solve(D[k], (P[k] @ h).T).T
+        G[k] = P[k] @ h @ _inverse(D[k])
         K[k] = kin.phi[k] @ G[k]
         psi[k] = kin.phi[k] @ (np.eye(6) - G[k] @ h.T)
         p = robot.bodies[k].parent
         if p >= 0:
             P[p] += psi[k] @ P[k] @ psi[k].T
     return Articulated(P, D, G, K, psi)
+
+
+def _inverse(D):
+    """D(k)⁻¹; NaN entries where D(k) is singular (the model check reports it)."""
+    try:
+        return np.linalg.inv(D)
+    except np.linalg.LinAlgError:
+        return np.full_like(D, np.nan)
 
 
 def _innovations_solve(robot, kin, art, T, z0=None):
