@@ -6,8 +6,9 @@
  * The functions to time come from "bench_calls.h", which run.py writes for
  * each backend (soagen's generated C, CasADi's generated C).  It defines
  *
- *   NQ, NTIP          joints and tips: a state row is q, qd, qdd, tau (NQ each),
- *                     then f and u (6 NTIP each), float64 little-endian
+ *   NQ, NV, NTIP      configuration size, velocity size and tips: a state row is
+ *                     q (NQ), qd, qdd, tau (NV each), then f and u (6 NTIP each),
+ *                     float64 little-endian (NV defaults to NQ)
  *   MAX_OUT           the largest output of any call, in doubles
  *   BENCH_LIST(X)     X(name, out_size, call) for each function; `call` is an
  *                     expression using Q, QD, QDD, TAU, F, U (inputs of the current
@@ -26,13 +27,16 @@
 
 #include "bench_calls.h"
 
-#define ROW (4 * NQ + 12 * NTIP)
+#ifndef NV
+#define NV NQ
+#endif
+#define ROW (NQ + 3 * NV + 12 * NTIP)
 #define Q (s)
 #define QD (s + NQ)
-#define QDD (s + 2 * NQ)
-#define TAU (s + 3 * NQ)
-#define F (s + 4 * NQ)
-#define U (s + 4 * NQ + 6 * NTIP)
+#define QDD (s + NQ + NV)
+#define TAU (s + NQ + 2 * NV)
+#define F (s + NQ + 3 * NV)
+#define U (s + NQ + 3 * NV + 6 * NTIP)
 #define OUT (out)
 
 static volatile double sink; /* keeps every result observable */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CasADi-generated C of rnea, crba and aba for a URDF robot (benchmark baseline).
 
-    python benchmarks/casadi_kin_dyn.py --urdf URDF [--lock JOINT=VALUE ...] --out DIR
+    python benchmarks/casadi_kin_dyn.py --urdf URDF [--lock JOINT=VALUE ...] [--floating-base] --out DIR
 
 The ``pin`` 4.x wheel has no ``pinocchio.casadi``.  ``cmeel-casadi-kin-dyn``
 bundles Pinocchio 2.6.20 templated on ``casadi::SX`` (and CasADi 3.6.3) and
@@ -17,6 +17,9 @@ Inside the venv:
   value of a revolute/continuous/prismatic joint is folded into the joint
   origin); every other ``continuous`` joint becomes ``revolute`` with huge limits
   so that Pinocchio gives it one configuration coordinate (nq == nv, q = angle);
+* with ``--floating-base`` the model gets casadi_kin_dyn's ``FREE_FLYER`` root
+  joint (``root_joint``, as soagen's ``load_urdf(floating_base=True)``); its
+  nq = nv + 1 is then refused (only 1-dof joints are supported, nq == nv);
 * ``CasadiKinDyn(urdf).rnea()/crba()/aba()`` give SX Functions
   ``rnea(q, v, a) -> tau``, ``crba(q) -> M`` (full symmetric nv x nv) and
   ``aba(q, v, tau) -> a`` (renamed from the ``"rnea"`` name it is built with);
@@ -92,6 +95,8 @@ def parse_args(argv):
     p.add_argument("--urdf", required=True, help="URDF file")
     p.add_argument("--lock", action="extend", nargs="+", default=[], metavar="JOINT=VALUE",
                    help="joint to hold fixed at VALUE (rad or m); repeatable")
+    p.add_argument("--floating-base", action="store_true",
+                   help="a free-flyer root joint (casadi_kin_dyn's JointType.FREE_FLYER, named root_joint)")
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--venv", default=str(DEFAULT_VENV), help="venv to create/use (cached)")
     p.add_argument("--python", default=os.environ.get("SOAGEN_CASADI_PYTHON", sys.executable),
@@ -191,6 +196,8 @@ def outer(args) -> int:
                "--urdf", str(urdf), "--out", str(out), "--venv", str(venv)]
         if args.lock:
             cmd += ["--lock", *args.lock]
+        if args.floating_base:
+            cmd.append("--floating-base")
         r = subprocess.run(cmd, env=env, stderr=subprocess.PIPE, text=True, check=False)
         if r.stderr:
             sys.stderr.write(r.stderr)
@@ -357,14 +364,17 @@ def inner(args) -> int:
         urdf_text, notes = rewrite_urdf(Path(args.urdf).read_text(), locks)
         (out / "model.urdf").write_text(urdf_text)
         try:
-            kd = ckd.CasadiKinDyn(urdf_text)
+            kd = (ckd.CasadiKinDyn(urdf_text, ckd.CasadiKinDyn.JointType.FREE_FLYER) if args.floating_base
+                  else ckd.CasadiKinDyn(urdf_text))
         except Exception as e:  # noqa: BLE001
             raise Failure(f"casadi_kin_dyn could not build a model from {args.urdf}: {e}") from None
         nq, nv = kd.nq(), kd.nv()
         names = [n for n in kd.joint_names() if n != "universe"]
         if nq != nv:
-            raise Failure(f"casadi_kin_dyn's model has nq={nq} != nv={nv} (a floating, planar or other "
-                          f"multi-coordinate joint remains in {args.urdf}); only 1-dof joints are supported")
+            what = ("the free-flyer root joint (--floating-base)" if args.floating_base else
+                    f"a floating, planar or other multi-coordinate joint remains in {args.urdf}")
+            raise Failure(f"casadi_kin_dyn's model has nq={nq} != nv={nv} ({what}); "
+                          f"only 1-dof joints are supported")
         if len(names) != nv:
             raise Failure(f"casadi_kin_dyn's model has {len(names)} joints {names} but nv={nv}")
         if nv == 0:

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Benchmark soagen's generated C against Pinocchio (C++) and CasADi-generated C.
 
-    python benchmarks/run.py --robot panda        # or ur5, or all
+    python benchmarks/run.py --robot panda        # or ur5, talos, or all
 
 One run, per robot:
 
 1. draws N seeded random states and writes them, float64 little-endian, to
-   ``benchmarks/.work/<robot>/states.bin`` (rows: q, qd, qdd, tau, f, u);
+   ``benchmarks/.work/<robot>/states.bin`` (rows: q (nq), qd, qdd, tau (nv each),
+   f, u (6 per tip each)), and the same states in Pinocchio's conventions
+   (normalized quaternions, free-flyer velocities [v; ω]) to ``states_pinocchio.bin``;
 2. generates soagen's C (timing the symbolic stage per function and
    ``gcc -O2 -c`` per file and per function), compiles it with
    ``bench_driver.c`` at ``-O3 -march=native`` and times every function;
 3. builds ``pinocchio_bench.cpp`` header-only against the ``pin`` wheel
-   (once, cached) and times the matching Pinocchio algorithms on the same states;
+   (once, cached) and times the matching Pinocchio algorithms on the same states
+   (outputs converted back with ``soagen.pinocchio_convention`` for the checks);
 4. runs the CasADi helper (``casadi_kin_dyn.py``) if present and times its
    generated ``rnea``/``crba``/``aba`` with the same C driver;
 5. times the Python module (``soagen.build``): single calls and one batch call;
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import hashlib
+import importlib.metadata
 import json
 import os
 import platform
@@ -43,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 import soagen
+from soagen import pinocchio_convention as pc
 from soagen import reference as ref
 from soagen import robots
 from soagen.codegen import c_name, generate
@@ -61,29 +66,58 @@ ILL_CONDITIONED = 1e6     # Λ-based outputs are compared only where cond(Ω) is
 BATCH_ROWS = 10000
 
 
+def erd_robots_dir():
+    """The ``robots`` folder of the installed example-robot-data wheel
+    (``<site-packages>/cmeel.prefix/share/example-robot-data/robots``, found through the
+    distribution's file list; ``$EXAMPLE_ROBOT_DATA_MODEL_DIR`` overrides), as tests/pin_oracle.py."""
+    env = os.environ.get("EXAMPLE_ROBOT_DATA_MODEL_DIR")
+    if env and Path(env).is_dir():
+        return Path(env)
+    marker = "share/example-robot-data/robots/"
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        raise SystemExit("example-robot-data is not installed (pip install example-robot-data)") from None
+    for f in dist.files or ():
+        path = str(f).replace("\\", "/")
+        if marker in path:
+            return Path(dist.locate_file(path[:path.index(marker) + len(marker)])).resolve()
+    raise SystemExit("example-robot-data: no robots folder in its file list")
+
+
 @dataclass
 class Spec:
-    """A benchmarked robot: bundled URDF, locked joints and tip (as ``soagen.robots.example``)."""
+    """A benchmarked robot: a bundled URDF (checked against ``soagen.robots.example``) or
+    one of example-robot-data (``erd``: path under its robots folder), locked joints, tips."""
 
     name: str
-    tip: str
+    tips: list
     lock: dict = field(default_factory=dict)
+    erd: str = None                 # example-robot-data URDF, relative to its robots folder
+    floating_base: bool = False     # a free-flyer root joint (soagen's root_joint)
+    variants: bool = True           # benchmark every algorithm variant too (else the default functions)
 
     @property
     def urdf(self):
-        return robots.urdf_path(self.name)
+        return erd_robots_dir() / self.erd if self.erd else robots.urdf_path(self.name)
 
     def robot(self):
-        """The soagen Robot, checked to be the bundled example (same numbers, same code)."""
-        robot = load_urdf(self.urdf, tips=[self.tip], lock=self.lock)
-        if robot.fingerprint() != robots.example(self.name).fingerprint():
+        """The soagen Robot; a bundled one is checked to be the example (same numbers, same code)."""
+        if self.erd and not Path(self.urdf).is_file():
+            raise SystemExit(f"{self.name}: no {self.urdf}")
+        robot = load_urdf(self.urdf, tips=list(self.tips), lock=self.lock, floating_base=self.floating_base)
+        if not self.erd and robot.fingerprint() != robots.example(self.name).fingerprint():
             raise SystemExit(f"{self.name}: locks/tip here differ from soagen.robots.example({self.name!r})")
         return robot
 
 
 SPECS = {
-    "panda": Spec("panda", "panda_hand", {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}),
-    "ur5": Spec("ur5", "tool0"),
+    "panda": Spec("panda", ["panda_hand"], {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}),
+    "ur5": Spec("ur5", ["tool0"]),
+    # the humanoid of the multi-dof issue: free-flyer root (nq = 39, nv = 38), both hands (Λ is 12 x 12);
+    # the default functions only (every algorithm variant would multiply the ~1 min generation)
+    "talos": Spec("talos", ["gripper_left_base_link", "gripper_right_base_link"],
+                  erd="talos_data/robots/talos_reduced.urdf", floating_base=True, variants=False),
 }
 
 
@@ -138,7 +172,7 @@ def read_outputs(path, timings, count):
 # --------------------------------------------------------------------------- states
 @dataclass
 class States:
-    """N random states: arrays (N, n) / (N, 6m) and the row-major file holding them."""
+    """N random states: q (N, nq), qd, qdd, tau (N, nv), f, u (N, 6m) and the row-major file holding them."""
 
     q: np.ndarray
     qd: np.ndarray
@@ -173,9 +207,27 @@ def write_states(states, path):
     return states
 
 
+def pinocchio_states(robot, states, path):
+    """The same states in Pinocchio's conventions (``soagen.pinocchio_convention``): quaternions
+    normalized, free-flyer velocity, acceleration and torque blocks swapped ([v; ω], [f; n]);
+    f and u unchanged (not used by the Pinocchio driver). Same row size, written to ``path``."""
+    def rows(fn, a):
+        return np.array([fn(robot, x) for x in a])
+    converted = States(rows(pc.q_to_pinocchio, states.q), rows(pc.v_to_pinocchio, states.qd),
+                       rows(pc.v_to_pinocchio, states.qdd), rows(pc.v_to_pinocchio, states.tau),
+                       states.f, states.u)
+    return write_states(converted, path)
+
+
 # --------------------------------------------------------------------------- reference
+_COND = {}
+
+
 def _cond_ok(robot, q):
-    return np.linalg.cond(ref.os_inertia_inverse(robot, q)) < ILL_CONDITIONED
+    key = (robot.fingerprint(), np.asarray(q, float).tobytes())
+    if key not in _COND:
+        _COND[key] = np.linalg.cond(ref.os_inertia_inverse(robot, q)) < ILL_CONDITIONED
+    return _COND[key]
 
 
 # soagen function -> reference value at state i; "needs_lambda": compared only where cond(Ω) is fine
@@ -245,14 +297,15 @@ def _generate_one(job):
     return gen.programs[0], gen.timings["record"] + gen.timings["cse"]
 
 
-def generate_soagen(robot, name, out):
-    """soagen's C for every function, one worker per function (as ``soagen generate``).
+def generate_soagen(robot, name, out, variants=True):
+    """soagen's C for every function (with ``variants``, every algorithm variant too),
+    one worker per function (as ``soagen generate``).
 
     Returns (csource, programs, {function: symbolic seconds}, wall seconds).
     """
     from soagen.recursion import function_names
 
-    names = function_names(robot, variants=None)     # every algorithm variant too
+    names = function_names(robot, variants=None if variants else ())
     t0 = time.perf_counter()
     with ProcessPoolExecutor(os.cpu_count() or 1, mp_context=get_context("fork")) as pool:
         done = list(pool.map(_generate_one, [(robot, name, fn) for fn in names]))
@@ -277,7 +330,7 @@ def compile_times(csource, out):
     return whole, per
 
 
-def soagen_calls_header(name, programs, m):
+def soagen_calls_header(name, programs, robot):
     """bench_calls.h for soagen: direct calls to ``<name>_<function>``."""
     inputs = {"q": "Q", "qd": "QD", "qdd": "QDD", "tau": "TAU", "f": "F", "u": "U"}
     entries, biggest = [], 1
@@ -289,8 +342,8 @@ def soagen_calls_header(name, programs, m):
             offset += a.size
         biggest = max(biggest, offset)
         entries.append(f"    X({p.name}, {offset}, {name}_{p.name}({', '.join(args)}))")
-    return "\n".join([f'#include "{name}.h"', f"#define NQ {programs[0].inputs[0].size}",
-                      f"#define NTIP {m}", f"#define MAX_OUT {biggest}",
+    return "\n".join([f'#include "{name}.h"', f"#define NQ {robot.nq}", f"#define NV {robot.nv}",
+                      f"#define NTIP {len(robot.tips)}", f"#define MAX_OUT {biggest}",
                       "#define BENCH_LIST(X) \\", " \\\n".join(entries), ""])
 
 
@@ -311,9 +364,9 @@ def bench_soagen(spec, robot, states, reps, work):
     """Generate, compile and time soagen's C; check its outputs (abort when wrong)."""
     name = c_name(robot.name)
     src = work / "soagen"
-    csource, programs, gen_s, gen_wall = generate_soagen(robot, name, src)
+    csource, programs, gen_s, gen_wall = generate_soagen(robot, name, src, spec.variants)
     cc_whole, cc_per = compile_times(csource, src)
-    (src / "bench_calls.h").write_text(soagen_calls_header(name, programs, len(robot.tips)))
+    (src / "bench_calls.h").write_text(soagen_calls_header(name, programs, robot))
     timings, outputs = run_c_driver(src, [src / f"{name}.c"], states, reps, [src])
     try:
         errors = check_outputs(robot, states, outputs, "soagen")
@@ -336,25 +389,32 @@ PIN_MAP = [
     ("gravity", "computeGeneralizedGravity", "vector"),
     ("bias_forces", "nonLinearEffects", "vector"),
     ("jacobian", "computeFrameJacobian", "jacobian"),
-    ("forward_kinematics", "forwardKinematics+updateFramePlacement", "vector"),
+    ("forward_kinematics", "forwardKinematics+updateFramePlacement", "pose"),
     ("os_inertia_inverse", "J*Minv*J^T", "six"),
+    ("os_inertia_inverse", "computeDelassusMatrix", "six"),
     ("os_inertia", "(J*Minv*J^T)^-1", "six"),
     ("os_inertia", "(J*Minv*J^T)^-1 reusing kinematics", "six"),
     ("os_inertia", "(J*M^-1*J^T)^-1 by crba+cholesky", "six"),
+    ("os_inertia", "computeDelassusMatrix + LLT inverse", "six"),
+    ("os_inertia", "crba + ConstraintCholeskyDecomposition", "six"),
 ]
 
 
-def from_pinocchio(kind, row, n):
-    """One raw Pinocchio output row in soagen's layout ([angular; linear], full matrices)."""
-    if kind == "upper":
-        a = row.reshape(n, n)
-        return np.triu(a) + np.triu(a, 1).T
-    if kind == "jacobian":
-        return row.reshape(6, n)[[3, 4, 5, 0, 1, 2]]
-    if kind == "six":
-        p = [3, 4, 5, 0, 1, 2]
-        return row.reshape(6, 6)[np.ix_(p, p)]
-    return row
+def from_pinocchio(kind, row, robot):
+    """One raw Pinocchio output row in soagen's layout and conventions ([angular; linear],
+    full matrices, free-flyer velocities [ω; v] by ``soagen.pinocchio_convention``)."""
+    nv, m = robot.nv, len(robot.tips)
+    if kind == "vector":                      # tau, qdd, g, nle (nv,)
+        return pc.v_from_pinocchio(robot, row)
+    if kind == "upper":                       # M, Minv: upper triangle of (nv, nv)
+        a = row.reshape(nv, nv)
+        return pc.matrix_from_pinocchio(robot, np.triu(a) + np.triu(a, 1).T)
+    if kind == "jacobian":                    # m stacked LOCAL_WORLD_ALIGNED (6, nv), rows [v; ω]
+        return pc.jacobian_from_pinocchio(robot, list(row.reshape(m, 6, nv)))
+    if kind == "six":                         # Ω, Λ (6m, 6m) in tip space: [v; ω] -> [ω; v] per tip
+        p = np.concatenate([[6 * k + 3, 6 * k + 4, 6 * k + 5, 6 * k, 6 * k + 1, 6 * k + 2] for k in range(m)])
+        return row.reshape(6 * m, 6 * m)[np.ix_(p, p)]
+    return row                                # "pose": m homogeneous 4x4 (convention independent)
 
 
 def pinocchio_prefix():
@@ -393,10 +453,12 @@ def build_pinocchio(prefix):
 
 
 def pinocchio_model(spec, robot, path):
-    """Parse the URDF with Pinocchio, lock the same joints at the same values, save as text."""
+    """Parse the URDF with Pinocchio (free-flyer root for a floating base), lock the same
+    joints at the same values, check sizes, joint order and gravity, save as text."""
     import pinocchio as pin
 
-    model = pin.buildModelFromUrdf(spec.urdf)
+    model = (pin.buildModelFromUrdf(str(spec.urdf), pin.JointModelFreeFlyer()) if spec.floating_base
+             else pin.buildModelFromUrdf(str(spec.urdf)))
     q_ref = pin.neutral(model)
     locked = []
     for joint, value in spec.lock.items():
@@ -407,13 +469,16 @@ def pinocchio_model(spec, robot, path):
         locked.append(jid)
     if locked:
         model = pin.buildReducedModel(model, locked, q_ref)
-    if model.nq != model.nv:
-        raise Unavailable(f"Pinocchio model has nq={model.nq} != nv={model.nv}")
+    if (model.nq, model.nv) != (robot.nq, robot.nv):
+        raise Unavailable(f"Pinocchio model has nq={model.nq}, nv={model.nv}; soagen nq={robot.nq}, nv={robot.nv}")
     names = list(model.names)[1:]
     if names != [b.joint for b in robot.bodies]:
         raise Unavailable(f"joint order differs: Pinocchio {names}, soagen {[b.joint for b in robot.bodies]}")
     if not np.allclose(model.gravity.linear, robot.gravity):
         raise Unavailable("gravity differs")
+    for tip in robot.tips:
+        if not model.existFrame(tip.name):
+            raise Unavailable(f"no frame {tip.name} in the Pinocchio model")
     model.saveToText(str(path))
     return path
 
@@ -425,15 +490,17 @@ def bench_pinocchio(spec, robot, states, reps, work):
     out = work / "pinocchio"
     out.mkdir(parents=True, exist_ok=True)
     model = pinocchio_model(spec, robot, out / "model.txt")
+    pin_states = pinocchio_states(robot, states, out / "states_pinocchio.bin")
+    tips = ",".join(t.name for t in robot.tips)
     try:
-        res = sh([exe, model, spec.tip, states.path, states.row, reps, CHECK_STATES, out / "outputs.bin"])
+        res = sh([exe, model, tips, pin_states.path, pin_states.row, reps, CHECK_STATES, out / "outputs.bin"])
     except RuntimeError as exc:
         raise Unavailable(f"pinocchio_bench failed: {exc}")
     timings = parse_timings(res.stdout)
     raw = read_outputs(out / "outputs.bin", timings, CHECK_STATES)
     errors = {}
     for fn, label, kind in PIN_MAP:
-        rows = np.array([from_pinocchio(kind, r, robot.n) for r in raw[label]])
+        rows = np.array([from_pinocchio(kind, r, robot) for r in raw[label]])
         try:
             errors[label] = check_outputs(robot, states, {fn: rows}, f"Pinocchio {label}")[fn]
         except ValueError as exc:
@@ -460,6 +527,8 @@ def casadi_generate(spec, out):
     cmd = [sys.executable, script, "--urdf", spec.urdf, "--out", out]
     for joint, value in spec.lock.items():
         cmd += ["--lock", f"{joint}={value}"]
+    if spec.floating_base:
+        cmd.append("--floating-base")
     print(f"  running {script.name} (creates its venv on first use) ...", flush=True)
     res = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=1800)
     if (out / "error.txt").exists() or res.returncode:
@@ -491,7 +560,7 @@ def casadi_calls_header(manifest, n, m):
                   f"    double *res[{max(1, info['sz_res'])}] = {{out}};",
                   f"    {fn}(arg, res, {fn}_iw, {fn}_w, 0);", "}"]
         entries.append(f"    X({fn}, {size}, call_{fn}({', '.join(args)}, OUT))")
-    lines += [f"#define NQ {n}", f"#define NTIP {m}", f"#define MAX_OUT {biggest}",
+    lines += [f"#define NQ {n}", f"#define NV {n}", f"#define NTIP {m}", f"#define MAX_OUT {biggest}",
               "#define BENCH_LIST(X) \\", " \\\n".join(entries), ""]
     return "\n".join(lines)
 
@@ -634,11 +703,21 @@ def python_table(sg, py):
     return lines
 
 
-def report(robot_name, robot, args, sg, pin, cas, py_build, py, why):
+def describe(robot):
+    """'7 joints, tip panda_hand' or, for a floating base / several tips, sizes and tips."""
+    tips = ", ".join(t.name for t in robot.tips)
+    if robot.nq == robot.nv and len(robot.tips) == 1:
+        return f"{robot.n} joints, tip {tips}"
+    base = "floating base, " if robot.bodies[0].joint_type == "floating" else ""
+    return f"{base}nq = {robot.nq}, nv = {robot.nv}, {len(robot.tips)} tips {tips}"
+
+
+def report(robot_name, spec, robot, args, sg, pin, cas, py_build, py, why):
     """Markdown section for one robot."""
     cmd = "python benchmarks/run.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     casadi_v = cas["version"] if cas else "n/a"
-    lines = [f"## {robot_name} ({robot.n} joints, tip {robot.tips[0].name})", "",
+    m = len(robot.tips)
+    lines = [f"## {robot_name} ({describe(robot)})", "",
              f"Command: `{cmd}`; N = {args.n} random states (seed {args.seed}), "
              f"{args.reps} timed passes, median pass reported, ns per call.", ""]
     lines += machine_info(casadi_v) + [""]
@@ -646,6 +725,13 @@ def report(robot_name, robot, args, sg, pin, cas, py_build, py, why):
     lines += ["Ratios are soagen ns / baseline ns (below 1: soagen is faster). ″ rows: other Pinocchio "
               "routes to the same quantity. generation s: soagen's symbolic stage for that function; "
               "gcc -O2 -c s: compiling its translation unit.", ""]
+    if robot.nq != robot.nv or m > 1:
+        lines += [f"Here q has nq = {robot.nq} entries (the free-flyer's position and unit quaternion "
+                  f"(x, y, z, w)), velocities, accelerations and torques nv = {robot.nv}; Λ is "
+                  f"{6 * m}×{6 * m} (the {m} tips stacked, coupling blocks included). "
+                  + ("soagen's default functions only (no algorithm variants). " if not spec.variants else "")
+                  + "Pinocchio's per-tip calls (computeFrameJacobian, updateFramePlacement, getFrameJacobian) "
+                  "are made once per tip and timed together.", ""]
     total_gen = sum(sg["gen"].values())
     unchecked = [fn for fn, err in sg["errors"].items() if err is None]
     lines += [f"- soagen generation (sympy stage, record + CSE, summed over functions): {total_gen:.1f} s; "
@@ -659,12 +745,21 @@ def report(robot_name, robot, args, sg, pin, cas, py_build, py, why):
                  if unchecked else "")]
     if pin:
         worst = max((v for v in pin["errors"].values() if v is not None), default=float("nan"))
-        lines.append(f"- Pinocchio {pin['version']}: URDF parsed and reduced (locked joints) by Pinocchio's "
-                     f"Python bindings, handed to `pinocchio_bench.cpp` as a text archive; crba (LOCAL "
-                     f"convention) and computeMinverse fill only the upper triangle (not symmetrised in the "
-                     f"timed call; the Λ routes do symmetrise Minv); computeFrameJacobian (LOCAL_WORLD_ALIGNED) "
-                     f"includes its kinematics pass; Λ = (J M⁻¹ Jᵀ)⁻¹ with Eigen LLT on 6×6; "
-                     f"worst error vs reference {worst:.1e}")
+        floating = robot.bodies[0].joint_type == "floating"
+        lines.append(f"- Pinocchio {pin['version']}: URDF parsed "
+                     + ("with a `JointModelFreeFlyer` root " if floating else "and reduced (locked joints) ")
+                     + "by Pinocchio's Python bindings, handed to `pinocchio_bench.cpp` as a text archive"
+                     + ("; states handed over in Pinocchio's conventions and its outputs converted back "
+                        "(`soagen.pinocchio_convention`: normalized quaternions, free-flyer [v; ω] ↔ soagen's "
+                        "[ω; v] in velocities, torques, M, M⁻¹ and Jacobian columns) before the checks"
+                        if floating else "")
+                     + f"; crba (LOCAL convention) and computeMinverse fill only the upper triangle (not "
+                     f"symmetrised in the timed call; the Λ routes do symmetrise Minv); computeFrameJacobian "
+                     f"(LOCAL_WORLD_ALIGNED) includes its kinematics pass; Λ = (J M⁻¹ Jᵀ)⁻¹ with Eigen LLT "
+                     f"on {6 * m}×{6 * m}; computeDelassusMatrix (Pinocchio's O(n) Delassus recursion) and "
+                     f"ConstraintCholeskyDecomposition (after crba, as in its constraintDynamics) with one "
+                     f"CONTACT_6D constraint per tip in the tip's LOCAL frame (Ω, Λ rotated to world-aligned "
+                     f"axes outside the timed loop for the check); worst error vs reference {worst:.1e}")
     else:
         lines.append(f"- Pinocchio: n/a — {why['pinocchio']}")
     if cas:
@@ -689,13 +784,16 @@ PREAMBLE = """# Benchmarks
 
 soagen's generated C against Pinocchio (C++) and CasADi-generated C (via casadi_kin_dyn) on the
 same random states, with every backend's outputs checked against `soagen.reference` first.
-Reproduce with `python benchmarks/run.py --robot all` (or `--robot panda` / `--robot ur5`, which
-rewrite only their own section below; `--help` for N, repetitions, seed).
+Reproduce with `python benchmarks/run.py --robot all` (or `--robot panda` / `--robot ur5` /
+`--robot talos`, which rewrite only their own section below; `--help` for N, repetitions, seed).
+talos is the humanoid of the multi-dof issue (example-robot-data's `talos_reduced.urdf` with a
+free-flyer root, both hands as tips).
 
-Needs gcc/g++; Pinocchio timings need the `pin` wheel plus `cmeel-eigen` (Eigen headers, which
-the wheel does not ship), CasADi timings the helper `benchmarks/casadi_kin_dyn.py`, which makes
-its own venv. Whatever is missing is reported as n/a with the reason. Numbers are ns per call,
-single-threaded, and depend on the machine listed in each section.
+Needs gcc/g++; talos needs the `example-robot-data` wheel; Pinocchio timings need the `pin` wheel
+plus `cmeel-eigen` (Eigen headers, which the wheel does not ship), CasADi timings the helper
+`benchmarks/casadi_kin_dyn.py`, which makes its own venv (it supports 1-dof joints only, so talos
+has no CasADi column). Whatever is missing is reported as n/a with the reason. Numbers are ns per
+call, single-threaded, and depend on the machine listed in each section.
 """
 
 
@@ -716,7 +814,7 @@ def run_robot(robot_name, args):
     robot = spec.robot()
     work = WORK / robot_name
     work.mkdir(parents=True, exist_ok=True)
-    print(f"== {robot_name}: {robot.n} joints, tip {spec.tip}, N={args.n}, reps={args.reps}", flush=True)
+    print(f"== {robot_name}: {describe(robot)}, N={args.n}, reps={args.reps}", flush=True)
     states = write_states(draw_states(robot, args.n, args.seed), work / "states.bin")
 
     sg = bench_soagen(spec, robot, states, args.reps, work)
@@ -735,7 +833,8 @@ def run_robot(robot_name, args):
             print(f"  {label}: n/a — {exc}", flush=True)
     big = draw_states(robot, BATCH_ROWS, args.seed + 1)
     py_build, py = bench_python(robot, sg["functions"], states, big)
-    section = report(robot_name, robot, args, sg, results["pinocchio"], results["casadi"], py_build, py, why)
+    section = report(robot_name, spec, robot, args, sg, results["pinocchio"], results["casadi"], py_build, py,
+                     why)
     print()
     print(section)
     if not args.no_doc:

@@ -29,7 +29,7 @@ def _robot(args):
     for item in args.lock or []:
         joint, _, value = item.partition("=")
         lock[joint] = float(value or 0.0)
-    return load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity)
+    return load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity, floating_base=args.floating_base)
 
 
 def _variants(args):
@@ -272,6 +272,8 @@ def main(argv=None):
         p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
         p.add_argument("--tip", action="append", help="operational point link (repeatable)")
         p.add_argument("--lock", action="append", metavar="JOINT=VALUE", help="hold a joint fixed")
+        p.add_argument("--floating-base", action="store_true",
+                       help="a 6-dof floating joint above the root link (humanoids, mobile bases)")
         p.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"))
         p.add_argument("--precision", choices=["double", "float"], default="double")
         p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -61,6 +61,9 @@ def closed_chain(robot_a, tip_a, robot_b, tip_b, placement=None, name=None):
     placement : (4, 4) array_like, optional   pose of robot_b's base in robot_a's base (world) frame
     name : str, optional
     """
+    for r in (robot_a, robot_b):
+        if r.multi_dof:
+            raise RobotError(f"{r.name}: closed chains take arms with 1-dof joints only")
     T = np.eye(4) if placement is None else np.asarray(placement, float)
     R, p = T[:3, :3], T[:3, 3]
     if T.shape != (4, 4) or not np.allclose(R.T @ R, np.eye(3), atol=1e-9):

@@ -106,10 +106,13 @@ def emit(robot, programs, name, precision="double"):
             argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
             lines=function_lines(prog, printer)))
     joints, tips = [], []
+    multi = getattr(robot, "multi_dof", False)
     for label, part in getattr(robot, "parts", [("", robot)]):
         prefix = f"arm {label}: " if label else ""
         joints += [f"{prefix}{k:2d} {b.joint} ({b.joint_type}, moves link {b.name}, parent "
-                   f"{'base' if b.parent < 0 else b.parent})" for k, b in enumerate(part.bodies)]
+                   f"{'base' if b.parent < 0 else b.parent})"
+                   + (f" q[{part.qslice(k).start}:{part.qslice(k).stop}] qd[{part.vslice(k).start}:"
+                      f"{part.vslice(k).stop}]" if multi else "") for k, b in enumerate(part.bodies)]
         tips += [f"{prefix}{i} {t.name} on body {t.body}, offset [{', '.join(repr(float(x)) for x in t.offset)}]"
                  for i, t in enumerate(part.tips)]
     ctx = dict(version=__version__, robot_name=robot.name, guard_name=name, guard=f"SOAGEN_{name.upper()}_H",
@@ -117,6 +120,14 @@ def emit(robot, programs, name, precision="double"):
                sizes=[(f"{name.upper()}_{('N' + label.upper()) if label else 'NQ'}", part.n)
                       for label, part in getattr(robot, "parts", [("", robot)])], joints=joints, tips=tips,
                gravity=", ".join(repr(float(g)) for g in robot.gravity), functions=functions,
+               conventions_extra=[
+                   f"- This robot has multi-dof joints: q has nq = {robot.nq} entries, qd, qdd, tau",
+                   f"  have nv = {robot.nv}; each joint's slices are listed below. Quaternions are",
+                   "  (x, y, z, w) and need not be unit (the rotation of q/|q| is used; not zero).",
+                   "  Spherical: qd = body-frame angular velocity. Floating: q = (position in the",
+                   "  parent frame, quaternion), qd = body-frame [omega; v], its tau the body wrench",
+                   "  [n; f]; qdd the derivative of qd (as Pinocchio, whose order is [v; omega])."]
+               if multi else [],
                helpers=fasttrig.c_helpers() if precision == "double" and any(p.ops["trig"] for p in programs)
                else "")
     env = _environment()

@@ -1,11 +1,17 @@
 """Robot model: the one data type every later stage reads.
 
-A :class:`Robot` is a fixed-base tree of rigid bodies, each moved by one
-revolute or prismatic joint.  Bodies are numbered ``0 … n-1`` in depth-first
-tree order, the child joints of a link taken in byte order of their names
-(exactly Pinocchio's order, which urdfdom inherits from a name-sorted map); ``q[k]`` is
-the coordinate of body ``k``'s joint.  Fixed joints never appear: the builder
-merges them, lumping their inertia into the moving parent body.
+A :class:`Robot` is a tree of rigid bodies, each moved by one joint:
+revolute or prismatic (1 coordinate), spherical (a quaternion, nq = 4, and the
+body-frame angular velocity, nv = 3) or floating (position and quaternion,
+nq = 7, and the body-frame spatial velocity ``[ω; v]``, nv = 6; a root only,
+which makes a floating-base robot).  Bodies are numbered ``0 … nb-1`` in
+depth-first tree order, the child joints of a link taken in byte order of
+their names (exactly Pinocchio's order, which urdfdom inherits from a
+name-sorted map); body ``k``'s coordinates are ``q[robot.qslice(k)]`` and its
+velocities ``v[robot.vslice(k)]``.  Quaternions are ``(x, y, z, w)``, scalar
+last (JPL, Pinocchio) and need not be unit: every consumer uses the rotation of
+``q/|q|``.  Fixed joints never appear: the builder merges them, lumping their
+inertia into the moving parent body.
 
 Frames: body ``k``'s frame is its URDF child-link frame.  The joint frame sits
 at ``translation`` with orientation ``rotation`` in the parent body's frame;
@@ -19,10 +25,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .spatial import axis_angle, rpy_matrix, skew
+from .spatial import axis_angle, quat_exp, quat_matrix, quat_multiply, rpy_matrix, se3_exp, skew
 
 REVOLUTE = "revolute"
 PRISMATIC = "prismatic"
+SPHERICAL = "spherical"
+FLOATING = "floating"
+#: (nq, nv) per joint type
+JOINT_SIZES = {REVOLUTE: (1, 1), PRISMATIC: (1, 1), SPHERICAL: (4, 3), FLOATING: (7, 6)}
+#: random positions of a floating base are drawn in this box (m)
+FLOATING_BOX = 1.0
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 # rotation and axis entries this close to 0 or ±1 are made exact: URDFs write π/2 as
 # 1.57079632679 (cos = 4.9e-12), and every such crumb costs multiplications
@@ -72,11 +84,38 @@ class Body:
     inertia: np.ndarray
     limits: tuple | None = None
 
+    @property
+    def nq(self):
+        """Configuration coordinates of the joint."""
+        return JOINT_SIZES[self.joint_type][0]
+
+    @property
+    def nv(self):
+        """Velocity coordinates (degrees of freedom) of the joint."""
+        return JOINT_SIZES[self.joint_type][1]
+
+    def motion_subspace(self):
+        """H*(k): joint velocities to the body's relative spatial velocity
+        ``[ω; v]`` in body axes; (6, nv)."""
+        if self.joint_type == REVOLUTE:
+            return np.concatenate([self.axis, np.zeros(3)])[:, None]
+        if self.joint_type == PRISMATIC:
+            return np.concatenate([np.zeros(3), self.axis])[:, None]
+        if self.joint_type == SPHERICAL:
+            return np.vstack([np.eye(3), np.zeros((3, 3))])
+        return np.eye(6)
+
     def joint_transform(self, q):
-        """Body frame in the parent frame at joint value ``q``: ``(R (3,3), p (3,))``."""
+        """Body frame in the parent frame at joint coordinates ``q`` (a number
+        for 1-dof joints, else (nq,)): ``(R (3,3), p (3,))``."""
         if self.joint_type == REVOLUTE:
             return self.rotation @ axis_angle(self.axis, q), self.translation.copy()
-        return self.rotation.copy(), self.translation + self.rotation @ self.axis * q
+        if self.joint_type == PRISMATIC:
+            return self.rotation.copy(), self.translation + self.rotation @ self.axis * q
+        if self.joint_type == SPHERICAL:
+            return self.rotation @ quat_matrix(q), self.translation.copy()
+        q = np.asarray(q, float)
+        return self.rotation @ quat_matrix(q[3:]), self.translation + self.rotation @ q[:3]
 
 
 @dataclass(frozen=True)
@@ -115,9 +154,44 @@ class Robot:
     gravity: np.ndarray = field(default_factory=lambda: np.array(DEFAULT_GRAVITY))
 
     @property
-    def n(self):
-        """Number of joints (= length of q)."""
+    def nb(self):
+        """Number of moving bodies (= joints)."""
         return len(self.bodies)
+
+    @property
+    def nv(self):
+        """Velocity coordinates: the length of qd, qdd, tau; M is nv × nv."""
+        return sum(b.nv for b in self.bodies)
+
+    @property
+    def n(self):
+        """Degrees of freedom, ``nv`` (= the number of joints when all have one)."""
+        return self.nv
+
+    @property
+    def nq(self):
+        """Configuration coordinates: the length of q."""
+        return sum(b.nq for b in self.bodies)
+
+    @property
+    def multi_dof(self):
+        """True when some joint is spherical or floating."""
+        return any(b.nv > 1 for b in self.bodies)
+
+    def qslice(self, k):
+        """Slice of body ``k``'s coordinates in q."""
+        start = sum(b.nq for b in self.bodies[:k])
+        return slice(start, start + self.bodies[k].nq)
+
+    def vslice(self, k):
+        """Slice of body ``k``'s velocities in qd, qdd, tau (rows/columns of M)."""
+        start = sum(b.nv for b in self.bodies[:k])
+        return slice(start, start + self.bodies[k].nv)
+
+    def joint_q(self, q, k):
+        """Body ``k``'s coordinates: a number for 1-dof joints, else (nq_k,)."""
+        s = self.qslice(k)
+        return q[s.start] if self.bodies[k].nq == 1 else np.asarray(q[s], float)
 
     @property
     def parents(self):
@@ -155,16 +229,75 @@ class Robot:
             h.update(repr((t.name, t.body, t.rotation.tolist(), t.offset.tolist())).encode())
         return h.hexdigest()
 
-    def random_state(self, rng):
-        """Random ``q, qd, qdd, tau`` (each (n,)); q inside finite limits."""
-        n = self.n
-        q = rng.uniform(-np.pi, np.pi, n)
+    def random_configuration(self, rng):
+        """Random q (nq,): 1-dof joints uniform within finite limits (else ±π,
+        prismatic ±0.5 m), unit quaternions uniform on SO(3), a floating base's
+        position in a ±1 m box."""
+        q = []
+        for b in self.bodies:
+            if b.nq == 1:
+                lo, hi = b.limits if b.limits is not None else ((-0.5, 0.5) if b.joint_type == PRISMATIC
+                                                                 else (-np.pi, np.pi))
+                q.append([rng.uniform(lo, hi)])
+                continue
+            if b.joint_type == FLOATING:
+                q.append(rng.uniform(-FLOATING_BOX, FLOATING_BOX, 3))
+            quat = rng.normal(size=4)
+            q.append(quat / np.linalg.norm(quat))
+        return np.concatenate(q)
+
+    def neutral_configuration(self):
+        """q (nq,) with zero joint values and identity quaternions ``(0, 0, 0, 1)``."""
+        return np.concatenate([np.zeros(1) if b.nq == 1 else
+                               np.array([*([0.0] * (b.nq - 1)), 1.0]) for b in self.bodies])
+
+    def integrate(self, q, v, dt):
+        """Configuration after moving with velocity ``v`` (nv,) for ``dt``; -> (nq,).
+
+        1-dof joints: q + v dt. Spherical: R ← R exp(ω dt) (body-frame ω).
+        Floating: (R, p) ← (R, p) · exp_SE3([ω; v] dt) (body-frame twist, as
+        Pinocchio's ``integrate``). Quaternions come out unit length.
+        """
+        q, v = np.asarray(q, float), np.asarray(v, float)
+        out = q.copy()
         for k, b in enumerate(self.bodies):
-            if b.limits is not None:
-                q[k] = rng.uniform(*b.limits)
-            elif b.joint_type == PRISMATIC:
-                q[k] = rng.uniform(-0.5, 0.5)
+            qs, vs = self.qslice(k), self.vslice(k)
+            if b.nq == 1:
+                out[qs] = q[qs] + v[vs] * dt
+                continue
+            quat = q[qs][-4:] / np.linalg.norm(q[qs][-4:])
+            if b.joint_type == SPHERICAL:
+                new = quat_multiply(quat, quat_exp(v[vs] * dt))
+                out[qs] = new / np.linalg.norm(new)
+                continue
+            dR, dp = se3_exp(v[vs] * dt)
+            R = quat_matrix(quat)
+            new = quat_multiply(quat, _quat_from_matrix(dR))
+            out[qs] = np.concatenate([q[qs][:3] + R @ dp, new / np.linalg.norm(new)])
+        return out
+
+    def random_state(self, rng):
+        """Random ``q`` (nq,) from :meth:`random_configuration` and ``qd, qdd, tau`` (nv,)."""
+        q = self.random_configuration(rng)
+        n = self.nv
         return q, rng.normal(size=n), rng.normal(size=n), rng.normal(size=n) * 10.0
+
+
+def _quat_from_matrix(R):
+    """Unit quaternion ``(x, y, z, w)`` of a rotation matrix (3, 3)."""
+    t = np.trace(R)
+    if t > 0:
+        s = 2.0 * np.sqrt(1.0 + t)
+        return np.array([(R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s, s / 4])
+    i = int(np.argmax(np.diag(R)))
+    j, k = (i + 1) % 3, (i + 2) % 3
+    s = 2.0 * np.sqrt(1.0 + R[i, i] - R[j, j] - R[k, k])
+    out = np.zeros(4)
+    out[i] = s / 4
+    out[j] = (R[j, i] + R[i, j]) / s
+    out[k] = (R[k, i] + R[i, k]) / s
+    out[3] = (R[k, j] - R[j, k]) / s
+    return out
 
 
 def _vector(value, what, size=3):
@@ -253,29 +386,36 @@ class RobotBuilder:
 
     def add_joint(self, name, kind, parent, child, xyz=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, 0.0),
                   axis=(1.0, 0.0, 0.0), limits=None, rotation=None):
-        """Add a joint (``revolute``, ``continuous``, ``prismatic`` or ``fixed``);
-        its frame is at ``xyz`` with orientation ``rpy`` (or ``rotation``) in the parent link."""
+        """Add a joint (``revolute``, ``continuous``, ``prismatic``, ``spherical``,
+        ``floating`` or ``fixed``); its frame is at ``xyz`` with orientation
+        ``rpy`` (or ``rotation``) in the parent link.  A floating joint must
+        connect the root link (it makes a floating base); ``axis`` is ignored
+        by spherical, floating and fixed joints."""
         what = f"{self.source}: joint '{name}'"
         if any(j.name == name for j in self._joints):
             raise RobotError(f"{self.source}: duplicate joint name '{name}'")
         if kind == "continuous":
             kind, limits = REVOLUTE, None
-        if kind not in (REVOLUTE, PRISMATIC, "fixed"):
-            raise RobotError(f"{what}: unsupported joint type '{kind}' "
-                             "(revolute, continuous, prismatic and fixed are supported)")
+        if kind not in (REVOLUTE, PRISMATIC, SPHERICAL, FLOATING, "fixed"):
+            raise RobotError(f"{what}: unsupported joint type '{kind}' (revolute, continuous, prismatic, "
+                             "spherical, floating and fixed are supported)")
         a = _vector(axis, f"{what} axis")
-        if np.linalg.norm(a) < 1e-9:
-            raise RobotError(f"{what}: joint axis has zero length")
+        if kind in (REVOLUTE, PRISMATIC):
+            if np.linalg.norm(a) < 1e-9:
+                raise RobotError(f"{what}: joint axis has zero length")
+            a = a / np.linalg.norm(a)
+        else:
+            a, limits = np.array([1.0, 0.0, 0.0]), None
         rot = rpy_matrix(_vector(rpy, f"{what} rpy")) if rotation is None else np.asarray(rotation, float)
         if rot.shape != (3, 3) or not np.all(np.isfinite(rot)) or not np.allclose(rot.T @ rot, np.eye(3), atol=1e-9):
             raise RobotError(f"{what}: origin (xyz, rpy) is not finite or not a rotation")
         if limits is not None and not all(np.isfinite(limits)):
             limits = None
         self._joints.append(_Joint(name, kind, parent, child, rot, _vector(xyz, f"{what} xyz"),
-                                   a / np.linalg.norm(a), tuple(map(float, limits)) if limits else None))
+                                   a, tuple(map(float, limits)) if limits else None))
 
     # ------------------------------------------------------------------ build
-    def build(self, tips=(), lock=None):
+    def build(self, tips=(), lock=None, floating_base=False):
         """Merge fixed joints and order the bodies depth-first.
 
         Parameters
@@ -284,12 +424,30 @@ class RobotBuilder:
             Link names, or ``(link, offset (3,))`` pairs for a point offset in
             the link frame.
         lock : dict, optional
-            ``{joint name: value}``: joints held fixed at that value.
+            ``{joint name: value}``: 1-dof joints held fixed at that value.
+        floating_base : bool
+            Put a floating joint ``root_joint`` above the root link (Pinocchio's
+            free-flyer): the root link becomes body 0 with its inertia.
         """
         lock = dict(lock or {})
         for name in lock:
-            if not any(j.name == name for j in self._joints):
+            joint = next((j for j in self._joints if j.name == name), None)
+            if joint is None:
                 raise RobotError(f"{self.source}: cannot lock unknown joint '{name}'")
+            if joint.kind in (SPHERICAL, FLOATING):
+                raise RobotError(f"{self.source}: cannot lock the {joint.kind} joint '{name}'")
+        if floating_base:
+            roots = [n for n in self._links if not any(j.child == n for j in self._joints)]
+            if len(roots) == 1 and not any(j.kind == FLOATING for j in self._joints):
+                world = "__world__"
+                self._links[world] = _Link(world)
+                self._joints.append(_Joint("root_joint", FLOATING, world, roots[0], np.eye(3), np.zeros(3),
+                                           np.array([1.0, 0.0, 0.0]), None))
+                try:
+                    return self.build(tips, lock)
+                finally:
+                    del self._links[world]
+                    self._joints.pop()
         for j in self._joints:
             for link in (j.parent, j.child):
                 if link not in self._links:
@@ -336,6 +494,9 @@ class RobotBuilder:
                 visited.add(j.child)
                 jr, jt = rot @ j.rotation, off + rot @ j.translation
                 child = self._links[j.child]
+                if j.kind == FLOATING and body >= 0:
+                    raise RobotError(f"{self.source}: floating joint '{j.name}' must connect the root link "
+                                     "(a floating base); inside the tree it is not supported")
                 if j.kind == "fixed" or j.name in lock:
                     if j.name in lock:
                         value = float(lock[j.name])
@@ -383,13 +544,14 @@ def _check_articulated(source, bodies, gravity):
     from . import reference
 
     robot = Robot("check", bodies, (), gravity)
-    for q in (np.full(len(bodies), 0.3), np.linspace(-1.1, 1.3, len(bodies))):
+    rng = np.random.default_rng(0)
+    for q in (robot.random_configuration(rng), robot.random_configuration(rng)):
         kin = reference.kinematics(robot, q)
         with np.errstate(divide="ignore", invalid="ignore"):
             art = reference.articulated(robot, kin)
         for k, b in enumerate(bodies):
             scale = max(1.0, float(np.abs(art.P[k]).max()))
-            if not art.D[k] > 1e-12 * scale:
+            if not np.linalg.eigvalsh(art.D[k]).min() > 1e-12 * scale:
                 raise RobotError(f"{source}: joint '{b.joint}' (link '{b.name}'): the bodies it moves have "
                                  "no inertia about its axis, D(k) = 0: the mass matrix is singular")
 

@@ -20,7 +20,8 @@ class Module:
     Attributes
     ----------
     robot : Robot
-    n : int                number of joints
+    n : int                degrees of freedom nv (the length of qd, qdd, tau)
+    nq : int               configuration size (the length of q; nq > n with quaternions)
     ops : dict             op counts per C function
     timings : dict         seconds per stage of the ``build`` call that made it
     path : Path            cache folder with the .c/.h and the library
@@ -40,6 +41,10 @@ class Module:
         self._dtype = dtype
         self._ctype = "float[]" if dtype == np.float32 else "double[]"
         self._sig = meta["signatures"]
+        # q entries of each quaternion (spherical and floating joints)
+        self._quats = [slice(robot.qslice(k).stop - 4, robot.qslice(k).stop)
+                       for k, b in enumerate(getattr(robot, "bodies", ())) if b.nq > 1]
+        self.nq = getattr(robot, "nq", None)
 
     def __repr__(self):
         return f"<soagen module {self.name}: n={self.n}, tips={self.m}, {self.precision}>"
@@ -54,7 +59,16 @@ class Module:
         arr = np.ascontiguousarray(arr, dtype=self._dtype)
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{what} contains NaN or inf")
+        if what == "q":
+            self._check_quaternions(arr[None, :])
         return arr
+
+    def _check_quaternions(self, Q):
+        """Quaternions may have any non-zero length (the rotation of q/|q| is
+        used); a zero (or denormal) one has no rotation and is rejected."""
+        for s in self._quats:
+            if np.any(np.einsum("ij,ij->i", Q[:, s], Q[:, s]) < 1e-200):
+                raise ValueError(f"q[{s.start}:{s.stop}] is a zero quaternion: it has no rotation")
 
     def _call(self, fname, *inputs):
         sig = self._sig.get(fname)
@@ -89,6 +103,8 @@ class Module:
         # NaN/inf (or the finite entries overflow, then the exact test decides)
         if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
             raise ValueError(f"{what} contains NaN or inf")
+        if what == "q":
+            self._check_quaternions(arr)
         return arr
 
     def _call_batch(self, fname, ins, outs, inputs):
@@ -142,6 +158,14 @@ class Module:
     def bias_forces(self, q, qd):
         """C(q, q̇) + G(q); -> (n,)."""
         return self._call("bias_forces", q, qd)
+
+    def integrate(self, q, v, dt):
+        """Configuration after velocity ``v`` for ``dt`` (:meth:`soagen.Robot.integrate`); -> (nq,)."""
+        return self.robot.integrate(q, v, dt)
+
+    def random_configuration(self, rng=None):
+        """A random q (nq,) with unit quaternions (:meth:`soagen.Robot.random_configuration`)."""
+        return self.robot.random_configuration(rng if rng is not None else np.random.default_rng())
 
     def call(self, fname, *inputs):
         """Any generated C function by name (``module.ops`` lists them), e.g.

@@ -24,31 +24,37 @@ class Sweeps:
 
     def __init__(self, prog: Program, robot: Robot, q, label=""):
         self.prog, self.robot, self.q, self.label = prog, robot, q, label
-        self.frames = [None] * robot.n
+        self.frames = [None] * robot.nb
         self._V = None
         self._world = {}
+        self.vslices = [robot.vslice(k) for k in range(robot.nb)]
 
     def frame(self, k) -> S.JointFrame:
         if self.frames[k] is None:
             b = self.robot.bodies[k]
             self.prog.banner(f"{self.label}body {k}: {b.name} (joint {b.joint}, {b.joint_type})")
-            self.frames[k] = S.JointFrame(self.prog, b, self.q[k])
+            qs = self.robot.qslice(k)
+            self.frames[k] = S.JointFrame(self.prog, b, self.q[qs.start] if b.nq == 1 else list(self.q[qs]))
         return self.frames[k]
 
     def parent(self, k):
         return self.robot.bodies[k].parent
+
+    def part(self, values, k):
+        """Body ``k``'s entries (nv_k) of a joint-space list (qd, qdd, tau)."""
+        return list(values[self.vslices[k]])
 
     # ------------------------------------------------------------ velocities
     def velocities(self, qd):
         """V(k) = φ*(p,k)V(p) + H*(k)θ̇(k) (seed 000 (41)); also a(k) (seed 001
         (2.19), (2.32)) and b(k) (seed 000 (47)), body axes."""
         prog, robot = self.prog, self.robot
-        n = robot.n
+        n = robot.nb
         V, hqs = [], []
         for k in range(n):
             fr = self.frame(k)
             p = self.parent(k)
-            hq = fr.along(qd[k])
+            hq = fr.along(self.part(qd, k))
             hqs.append(hq)
             if p < 0:
                 V.append((S.vec(prog, hq[0]), S.vec(prog, hq[1])))
@@ -60,7 +66,7 @@ class Sweeps:
         b, self.centripetal = [None] * n, [S.ZERO3] * n
         children = [[c for c in range(n) if self.parent(c) == k] for k in range(n)]
         for k, body in enumerate(robot.bodies):
-            fixed_ell = [c for c in children[k] if self.frame(c).revolute]
+            fixed_ell = [c for c in children[k] if self.frame(c).fixed_offset]
             terms = [("gyroscopic", S.origin_inertia(body)),
                      ("centripetal", body.mass * np.asarray(body.com, float))]
             terms += [("centripetal", self.robot.bodies[c].translation) for c in fixed_ell]
@@ -69,36 +75,37 @@ class Sweeps:
             for c, v in zip(fixed_ell, values[2:]):
                 self.centripetal[c] = v
             for c in children[k]:
-                if c not in fixed_ell:     # prismatic: ℓ depends on q
+                if c not in fixed_ell:     # prismatic, floating: ℓ depends on q
                     wp = V[k][0]
                     self.centripetal[c] = S.cross(prog, wp, S.cross(prog, wp, self.frame(c).ell))
-        # a(k) split for accelerate(): centripetal part in parent axes, joint part in body axes
+        # a(k) split for accelerate(): centripetal part in parent axes, joint part in body
+        # axes, a_joint = [ω_p × ω_r; 2 ω_p × v_r + ω_r × v_r] with [ω_r; v_r] = H*θ̇
+        # (reference.bias_terms; the zero parts of each joint type vanish as recorded)
         a, self.a_joint = [], []
         for k in range(n):
             fr = self.frame(k)
             p = self.parent(k)
-            hq = hqs[k]
+            wr, vr = hqs[k]
+            spin = S.cross(prog, wr, vr)          # a floating joint's ω_r × v_r
             if p < 0:
-                a.append((S.ZERO3, S.ZERO3))
-                self.a_joint.append((S.ZERO3, S.ZERO3))
+                self.a_joint.append((S.ZERO3, spin))
+                a.append(self.a_joint[k])
                 continue
             wpb = fr.down(V[p][0])
             lin = fr.down(self.centripetal[k])
-            if fr.revolute:
-                self.a_joint.append((S.cross(prog, wpb, hq[0]), S.ZERO3))
-            else:
-                self.a_joint.append((S.ZERO3, S.scale(prog, 2, S.cross(prog, wpb, hq[1]))))
+            self.a_joint.append((S.cross(prog, wpb, wr),
+                                 S.add(prog, S.scale(prog, 2, S.cross(prog, wpb, vr)), spin)))
             a.append((self.a_joint[k][0], S.add(prog, lin, self.a_joint[k][1])))
         return V, a, b
 
-    def accelerate(self, k, alpha_parent, qdd_k=0, U_parent=None):
+    def accelerate(self, k, alpha_parent, qdd_k=(0,), U_parent=None):
         """α(k) = φ*(p,k)α(p) + H*(k)θ̈(k) + a(k) (seed 001 (2.26)) after
         :meth:`velocities`, with the centripetal part of a(k) added in parent
         axes before the rotation: one rotation per body instead of two.  With
         ``U_parent`` = [ω̇]× + [ω]×² of the parent, ω̇ × ℓ + ω × (ω × ℓ) = U ℓ."""
         prog, fr = self.prog, self.frame(k)
         w, v = alpha_parent
-        if U_parent is not None and fr.revolute:
+        if U_parent is not None and fr.fixed_offset:
             lin = S.add(prog, v, S.matvec(prog, U_parent, fr.ell))
         else:
             lin = S.add(prog, v, S.cross(prog, w, fr.ell), self.centripetal[k])
@@ -137,10 +144,20 @@ class Sweeps:
 # ================================================================ algorithms
 def _forces_up(sw, f):
     """Tip-to-base sweep f(p) += φ(p, k) f(k) (seed 001 (2.29)) in place."""
-    for k in reversed(range(sw.robot.n)):
+    for k in reversed(range(sw.robot.nb)):
         p = sw.parent(k)
         if p >= 0:
             f[p] = S.spatial_add(sw.prog, f[p], sw.frame(k).phi(f[k]))
+
+
+def _joint_space(sw, per_body):
+    """Concatenate per-body lists (nv_k each) into one joint-space list (nv)."""
+    return [x for k in range(sw.robot.nb) for x in per_body[k]]
+
+
+def _project_all(sw, f):
+    """T = H f for per-body spatial forces; joint-space list (nv)."""
+    return _joint_space(sw, [sw.frame(k).project(f[k]) for k in range(sw.robot.nb)])
 
 
 def _newton_euler(sw, qd, qdd, with_gravity=True):
@@ -155,7 +172,7 @@ def _newton_euler(sw, qd, qdd, with_gravity=True):
             ap = sw.base_acceleration() if with_gravity else (S.ZERO3, S.ZERO3)
         else:
             ap = alpha[p]
-        alpha.append(sw.accelerate(k, ap, qdd[k], None if p < 0 else U[p]))            # (2.26)
+        alpha.append(sw.accelerate(k, ap, sw.part(qdd, k), None if p < 0 else U[p]))   # (2.26)
         U.append(S.transport_matrix(prog, V[k][0], alpha[k][0]))
         M = S.spatial_inertia(body)
         top = [prog.let(sum(M[0][i][j] * alpha[k][0][j] + M[1][i][j] * alpha[k][1][j] for j in range(3)) + b[k][0][i])
@@ -175,7 +192,7 @@ def inverse_dynamics(robot, with_gravity=True, with_qdd=True, with_qd=True, tip_
             "coriolis": "Coriolis and centrifugal torques C(q, qd), no gravity"}
     prog = Program(name, docs.get(name.replace("_tip_force", ""), name))
     n = robot.n
-    q = prog.input("q", n, "joint positions")
+    q = prog.input("q", robot.nq, "joint positions")
     qd = prog.input("qd", n, "joint velocities") if with_qd else [sp.Integer(0)] * n
     qdd = prog.input("qdd", n, "joint accelerations") if with_qdd else [sp.Integer(0)] * n
     ftip = prog.input("f", 6 * len(robot.tips), "tip forces on the environment") if tip_force else None
@@ -185,29 +202,36 @@ def inverse_dynamics(robot, with_gravity=True, with_qdd=True, with_qd=True, tip_
         for i, tip in enumerate(robot.tips):
             f[tip.body] = S.spatial_add(prog, f[tip.body], sw.tip_force_in_body(tip, ftip[6 * i:6 * i + 6]))
     _forces_up(sw, f)
-    prog.output("tau", [sw.frame(k).project(f[k]) for k in range(n)], "joint torques")  # (2.30)
+    prog.output("tau", _project_all(sw, f), "joint torques")  # (2.30)
     return prog
 
 
 def _composite_mass_matrix(sw):
     """M = HφMφ*H* (seed 001 (3.20)) by composite inertias R(k) (tip-to-base);
-    nested n×n list."""
-    prog, robot, n = sw.prog, sw.robot, sw.robot.n
+    nested nv×nv list (blocks nv_i × nv_k)."""
+    prog, robot = sw.prog, sw.robot
+    nb, nv = robot.nb, robot.nv
     R = [S.spatial_inertia(b) for b in robot.bodies]
-    for k in reversed(range(n)):
+    for k in reversed(range(nb)):
         p = sw.parent(k)
         if p >= 0:
             R[p] = S.inertia_add(prog, R[p], sw.frame(k).phi_inertia(R[k]))
-    M = [[sp.Integer(0)] * n for _ in range(n)]
-    for k in range(n):
+    M = [[sp.Integer(0)] * nv for _ in range(nv)]
+    for k in range(nb):
         fr = sw.frame(k)
-        X = S.inertia_times(prog, R[k], fr.H)          # R(k) H*(k)
-        M[k][k] = fr.project(X)
+        sk = sw.vslices[k]
+        X = [S.inertia_times(prog, R[k], h) for h in fr.Hcols]          # R(k) H*(k), column by column
+        for c, x in zip(range(sk.start, sk.stop), X):
+            for r, value in zip(range(sk.start, sk.stop), fr.project(x)):
+                M[r][c] = M[c][r] = value
         i = k
         while sw.parent(i) >= 0:
-            X = sw.frame(i).phi(X)                     # φ(p(i), k) R(k) H*(k)
+            X = [sw.frame(i).phi(x) for x in X]                          # φ(p(i), k) R(k) H*(k)
             i = sw.parent(i)
-            M[i][k] = M[k][i] = sw.frame(i).project(X)
+            si = sw.vslices[i]
+            for c, x in zip(range(sk.start, sk.stop), X):
+                for r, value in zip(range(si.start, si.stop), sw.frame(i).project(x)):
+                    M[r][c] = M[c][r] = value
     return M
 
 
@@ -215,7 +239,7 @@ def mass_matrix(robot):
     """M = HφMφ*H* (seed 001 (3.20)) by composite inertias R(k) (tip-to-base)."""
     prog = Program("mass_matrix", "joint-space mass matrix M(q), row-major n x n")
     n = robot.n
-    sw = Sweeps(prog, robot, prog.input("q", n, "joint positions"))
+    sw = Sweeps(prog, robot, prog.input("q", robot.nq, "joint positions"))
     M = _composite_mass_matrix(sw)
     prog.output("M", [M[i][j] for i in range(n) for j in range(n)], "mass matrix, row-major")
     return prog
@@ -226,14 +250,14 @@ def mass_matrix_ne(robot):
     (2.24)–(2.30) with θ̈ = e_j, θ̇ = 0 and no gravity (Walker–Orin method 1)."""
     prog = Program("mass_matrix_ne", "joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n")
     n = robot.n
-    sw = Sweeps(prog, robot, prog.input("q", n, "joint positions"))
+    sw = Sweeps(prog, robot, prog.input("q", robot.nq, "joint positions"))
     zero = [sp.Integer(0)] * n
     cols = []
     for j in range(n):
         prog.banner(f"column {j}")
         _, _, f = _newton_euler(sw, zero, [sp.Integer(1 if i == j else 0) for i in range(n)], False)
         _forces_up(sw, f)
-        cols.append([sw.frame(k).project(f[k]) for k in range(n)])
+        cols.append(_project_all(sw, f))
     prog.output("M", [cols[j][i] for i in range(n) for j in range(n)], "mass matrix, row-major")
     return prog
 
@@ -250,7 +274,7 @@ def mass_matrix_inverse_cholesky(robot):
     prog = Program("mass_matrix_inverse_cholesky", "inverse mass matrix by composite-body M and LDL^T, "
                    "row-major n x n")
     n = robot.n
-    sw = Sweeps(prog, robot, prog.input("q", n, "joint positions"))
+    sw = Sweeps(prog, robot, prog.input("q", robot.nq, "joint positions"))
     Minv = S.reverse(S.ldl_inverse(prog, *_mass_matrix_ldl(sw)))
     prog.output("Minv", [Minv[i][j] for i in range(n) for j in range(n)], "inverse mass matrix, row-major")
     return prog
@@ -259,83 +283,101 @@ def mass_matrix_inverse_cholesky(robot):
 class Articulated:
     """Riccati sweep (seed 000 (37)) recorded symbolically: P(k), D⁻¹(k), G(k).
 
-    P⁺(k) = [I − G(k)H(k)] P(k) gets its structural zeros set explicitly: the
-    row and column along a coordinate joint axis are exactly zero.
+    Per body: U(k) = P(k)H*(k) and G(k) = U(k)D⁻¹(k) as lists of nv_k spatial
+    columns, D⁻¹(k) as an nv_k × nv_k nested list (1/D for one dof, else the
+    inverse of an unrolled LDLᵀ of D(k)).  P⁺(k) = [I − G(k)H(k)] P(k) gets its
+    structural zeros set explicitly: the rows and columns along coordinate
+    joint axes are exactly zero.
     """
 
     def __init__(self, sw):
         prog, robot = sw.prog, sw.robot
-        n = robot.n
+        n = robot.nb
         self.P = [S.spatial_inertia(b) for b in robot.bodies]
         self.U, self.Dinv, self.G = [None] * n, [None] * n, [None] * n
         for k in reversed(range(n)):
             fr = sw.frame(k)
             P = self.P[k]
-            U = S.inertia_times(prog, P, fr.H)                            # P(k) H*(k)
-            D = fr.project(U)                                             # (30)
-            Dinv = prog.let(1 / D)
-            G = (S.scale(prog, Dinv, U[0]), S.scale(prog, Dinv, U[1]))    # (31)
+            U = [S.inertia_times(prog, P, h) for h in fr.Hcols]           # P(k) H*(k)
+            D = [fr.project(u) for u in U]                                # (30), D[j][i] = H_i U_j
+            if fr.nv == 1:
+                Dinv = [[prog.let(1 / D[0][0])]]
+            else:
+                L, _, dinv = S.ldl(prog, [[D[j][i] for j in range(fr.nv)] for i in range(fr.nv)], None)
+                Dinv = S.ldl_inverse(prog, L, dinv)
+            G = [(S.vec(prog, [sum(U[i][0][r] * Dinv[i][j] for i in range(fr.nv)) for r in range(3)]),
+                  S.vec(prog, [sum(U[i][1][r] * Dinv[i][j] for i in range(fr.nv)) for r in range(3)]))
+                 for j in range(fr.nv)]                                   # (31)
             self.U[k], self.Dinv[k], self.G[k] = U, Dinv, G
             p = robot.bodies[k].parent
             if p < 0:
                 continue
-            u = U[0] + U[1]
-            g = G[0] + G[1]
-            zero = _unit_index(fr.H)
+            us = [u[0] + u[1] for u in U]
+            gs = [g[0] + g[1] for g in G]
+            zero = fr.unit_indices()
 
-            def entry(blk_i, blk_j, i, j, Pm=P, u=u, g=g, zero=zero):
+            def entry(blk_i, blk_j, i, j, Pm=P, us=us, gs=gs, zero=zero):
                 r, c = 3 * blk_i + i, 3 * blk_j + j
-                if zero is not None and zero in (r, c):
+                if r in zero or c in zero:
                     return sp.Integer(0)
                 base = (Pm[0][i][j] if blk_i == 0 and blk_j == 0 else
                         Pm[1][i][j] if blk_i == 0 else Pm[2][i][j])
-                return prog.let(base - u[r] * g[c])
+                return prog.let(base - sum(u[r] * g[c] for u, g in zip(us, gs)))
 
             Pplus = (S.sym_from_upper(lambda i, j: entry(0, 0, i, j)),
                      [[entry(0, 1, i, j) for j in range(3)] for i in range(3)],
                      S.sym_from_upper(lambda i, j: entry(1, 1, i, j)))
             self.P[p] = S.inertia_add(prog, self.P[p], fr.phi_inertia(Pplus))  # (37)
 
+    def solve(self, prog, k, eps):
+        """ν = D⁻¹(k) ε for a joint-space list ε (nv_k)."""
+        Dinv = self.Dinv[k]
+        return [prog.let(sum(Dinv[i][j] * eps[j] for j in range(len(eps)))) for i in range(len(eps))]
 
-def _unit_index(H):
-    """Index 0..5 of H* when it is a ± unit vector, else None."""
-    flat = list(H[0]) + list(H[1])
-    nz = [i for i, x in enumerate(flat) if x != 0]
-    return nz[0] if len(nz) == 1 and abs(flat[nz[0]]) == 1 else None
+    def G_times(self, k, values):
+        """G(k) x for nv_k values: a spatial vector of (unrecorded) sums."""
+        G = self.G[k]
+        return ([sum(g[0][r] * x for g, x in zip(G, values)) for r in range(3)],
+                [sum(g[1][r] * x for g, x in zip(G, values)) for r in range(3)])
+
+    def G_star(self, k, y):
+        """G*(k) y for a spatial vector y: nv_k (unrecorded) sums."""
+        return [sum(g[0][r] * y[0][r] + g[1][r] * y[1][r] for r in range(3)) for g in self.G[k]]
 
 
 def _smooth(sw, art, nu, a=None):
     """Anticausal sweep of FD1/FD4 (seed 001 (4.22), (5.17)):
-    θ̈(k) = ν(k) − G*(k)[φ*(p,k)λ(p) + a(k)], λ(k) = φ*(p,k)λ(p) + a(k) + H*(k)θ̈(k)."""
+    θ̈(k) = ν(k) − G*(k)[φ*(p,k)λ(p) + a(k)], λ(k) = φ*(p,k)λ(p) + a(k) + H*(k)θ̈(k).
+    ``nu`` holds per-body lists; returns θ̈ (joint-space list) and λ."""
     prog = sw.prog
-    lam, qdd = [None] * sw.robot.n, [None] * sw.robot.n
-    for k in range(sw.robot.n):
+    lam, qdd = [None] * sw.robot.nb, [None] * sw.robot.nb
+    for k in range(sw.robot.nb):
         fr = sw.frame(k)
         p = sw.parent(k)
         y = (S.ZERO3, S.ZERO3) if p < 0 else fr.phi_star(lam[p])
         if a is not None:
             y = S.spatial_add(prog, y, a[k])
-        G = art.G[k]
-        qdd[k] = prog.let(nu[k] - sum(G[0][i] * y[0][i] + G[1][i] * y[1][i] for i in range(3)))
+        qdd[k] = [prog.let(v - g) for v, g in zip(nu[k], art.G_star(k, y))]
         h = fr.along(qdd[k])
         lam[k] = (S.add(prog, y[0], h[0]), S.add(prog, y[1], h[1]))
-    return qdd, lam
+    return _joint_space(sw, qdd), lam
 
 
 def _filter(sw, art, T, z):
     """Causal sweep (seed 001 (4.20), (5.16)): ε = T − Hz, ν = D⁻¹ε,
     z(p) += ψ(p,k)z(k) + K(p,k)T(k) = φ(p,k)[z(k) + G(k)ε(k)].  ``z`` is
-    updated in place (it holds the per-body injected forces on entry)."""
+    updated in place (it holds the per-body injected forces on entry); ``T`` is
+    a joint-space list; returns ν per body."""
     prog = sw.prog
-    nu = [None] * sw.robot.n
-    for k in reversed(range(sw.robot.n)):
+    nu = [None] * sw.robot.nb
+    for k in reversed(range(sw.robot.nb)):
         fr = sw.frame(k)
-        eps = prog.let(T[k] - fr.project(z[k]))
-        nu[k] = prog.let(eps * art.Dinv[k])
+        eps = [prog.let(t - h) for t, h in zip(sw.part(T, k), fr.project(z[k]))]
+        nu[k] = art.solve(prog, k, eps)
         p = sw.parent(k)
         if p >= 0:
-            G = art.G[k]
-            zk = (S.add(prog, z[k][0], [g * eps for g in G[0]]), S.add(prog, z[k][1], [g * eps for g in G[1]]))
+            Ge = art.G_times(k, eps)
+            zk = (S.add(prog, z[k][0], Ge[0]), S.add(prog, z[k][1], Ge[1]))
             z[p] = S.spatial_add(prog, z[p], fr.phi(zk))
     return nu
 
@@ -362,16 +404,16 @@ def forward_dynamics(robot, variant="FD4"):
     name = "forward_dynamics" if variant == "FD4" else f"forward_dynamics_{variant.lower()}"
     prog = Program(name, f"joint accelerations from torques, {FD_DOCS[variant]}")
     n = robot.n
-    q, qd = prog.input("q", n, "joint positions"), prog.input("qd", n, "joint velocities")
+    q, qd = prog.input("q", robot.nq, "joint positions"), prog.input("qd", n, "joint velocities")
     tau = prog.input("tau", n, "joint torques")
     sw = Sweeps(prog, robot, q)
     zero = [sp.Integer(0)] * n
     if variant in ("FD1", "FD2"):
         V, zeta, f = _newton_euler(sw, qd, zero)                             # Mφ*a + b, φ*a (ζ)
         _forces_up(sw, f)
-        Tp = [prog.let(tau[k] - sw.frame(k).project(f[k])) for k in range(n)]   # (4.17), (5.5)
+        Tp = [prog.let(t - h) for t, h in zip(tau, _project_all(sw, f))]      # (4.17), (5.5)
         art = Articulated(sw)
-        nu = _filter(sw, art, Tp, [(S.ZERO3, S.ZERO3) for _ in range(n)])     # (4.20)
+        nu = _filter(sw, art, Tp, [(S.ZERO3, S.ZERO3) for _ in range(robot.nb)])   # (4.20)
         qdd, lam = _smooth(sw, art, nu)                                      # (4.22), (4.22b)
     elif variant == "FD3":
         _, _, z = _newton_euler(sw, qd, zero)                                # Mζ + b, ζ = φ*a (5.8)
@@ -383,12 +425,12 @@ def forward_dynamics(robot, variant="FD4"):
     else:
         _, _, f = _newton_euler(sw, qd, zero)
         _forces_up(sw, f)
-        rhs = [prog.let(tau[k] - sw.frame(k).project(f[k])) for k in range(n)]
+        rhs = [prog.let(t - h) for t, h in zip(tau, _project_all(sw, f))]
         L, dinv = _mass_matrix_ldl(sw)
         qdd = S.ldl_solve(prog, L, dinv, rhs[::-1])[::-1]
     prog.output("qdd", qdd, "joint accelerations")
     if variant == "FD2":     # α(k) = λ(k) + ζ(k) (4.22b); ζ holds the fictitious gravity acceleration
-        alpha = [S.spatial_add(prog, lam[k], zeta[k]) for k in range(n)]
+        alpha = [S.spatial_add(prog, lam[k], zeta[k]) for k in range(robot.nb)]
         prog.output("a0", _tip_accelerations(sw, V, alpha, gravity=True),
                     "tip accelerations J qdd + Jdot qd, [angular; linear], world axes")
     return prog
@@ -418,7 +460,7 @@ def fd4(sw, qd, tau):
     quantities, for callers that continue from it.
     """
     prog, robot = sw.prog, sw.robot
-    n = robot.n
+    n = robot.nb
     V, a, b = sw.velocities(qd)                                          # (5.13)
     a = list(a)
     for k, body in enumerate(robot.bodies):
@@ -431,15 +473,15 @@ def fd4(sw, qd, tau):
     for k in reversed(range(n)):
         fr = sw.frame(k)
         zk = z[k]
-        eps = prog.let(tau[k] - fr.project(zk))
-        nu[k] = prog.let(eps * art.Dinv[k])
+        eps = [prog.let(t - h) for t, h in zip(sw.part(tau, k), fr.project(zk))]
+        nu[k] = art.solve(prog, k, eps)
         p = sw.parent(k)
         if p >= 0:
             Pa = S.inertia_times(prog, art.P[k], a[k])
             zPa = S.spatial_add(prog, zk, Pa)
-            e2 = prog.let(eps - fr.project(Pa))             # T − H(z + Pa)
-            G = art.G[k]
-            zk = (S.add(prog, zPa[0], [g * e2 for g in G[0]]), S.add(prog, zPa[1], [g * e2 for g in G[1]]))
+            e2 = [prog.let(e - h) for e, h in zip(eps, fr.project(Pa))]    # T − H(z + Pa)
+            Ge = art.G_times(k, e2)
+            zk = (S.add(prog, zPa[0], Ge[0]), S.add(prog, zPa[1], Ge[1]))
             z[p] = S.spatial_add(prog, z[p], fr.phi(zk))
     qdd, lam = _smooth(sw, art, nu, a)                                   # (5.17)
     return qdd, lam, V, art
@@ -447,11 +489,10 @@ def fd4(sw, qd, tau):
 
 def tip_force_response(sw, art, f):
     """Δθ̈ = −(I − HψK)*D⁻¹HψB f(0) (seed 002 (18)) for tip forces ``f`` (6m, world axes)."""
-    n = sw.robot.n
-    z = [(S.ZERO3, S.ZERO3) for _ in range(n)]
+    z = [(S.ZERO3, S.ZERO3) for _ in range(sw.robot.nb)]
     for i, tip in enumerate(sw.robot.tips):
         z[tip.body] = S.spatial_add(sw.prog, z[tip.body], sw.tip_force_in_body(tip, f[6 * i:6 * i + 6]))
-    nu = _filter(sw, art, [sp.Integer(0)] * n, z)
+    nu = _filter(sw, art, [sp.Integer(0)] * sw.robot.nv, z)
     return _smooth(sw, art, nu)[0]
 
 
@@ -460,14 +501,14 @@ def mass_matrix_inverse(robot):
     from the filter/smoother sweeps with T = e_j (zeros pruned: O(n²))."""
     prog = Program("mass_matrix_inverse", "inverse mass matrix, row-major n x n")
     n = robot.n
-    q = prog.input("q", n, "joint positions")
+    q = prog.input("q", robot.nq, "joint positions")
     sw = Sweeps(prog, robot, q)
     art = Articulated(sw)
     cols = []
     for j in range(n):
         prog.banner(f"column {j}")
         T = [sp.Integer(1 if i == j else 0) for i in range(n)]
-        nu = _filter(sw, art, T, [(S.ZERO3, S.ZERO3) for _ in range(n)])
+        nu = _filter(sw, art, T, [(S.ZERO3, S.ZERO3) for _ in range(robot.nb)])
         cols.append(_smooth(sw, art, nu)[0])
     prog.output("Minv", [cols[j][i] for i in range(n) for j in range(n)], "inverse mass matrix, row-major")
     return prog
@@ -477,7 +518,7 @@ def tip_force_acceleration(robot):
     """Δθ̈ = −(I − HψK)* D⁻¹ H ψ B f(0) (seed 002 (18))."""
     prog = Program("tip_force_acceleration", "joint accelerations caused by tip forces alone")
     n = robot.n
-    q = prog.input("q", n, "joint positions")
+    q = prog.input("q", robot.nq, "joint positions")
     f = prog.input("f", 6 * len(robot.tips), "tip forces on the environment")
     sw = Sweeps(prog, robot, q)
     prog.output("qdd", tip_force_response(sw, Articulated(sw), f), "joint accelerations")
@@ -487,7 +528,7 @@ def tip_force_acceleration(robot):
 def forward_kinematics(robot):
     """Tip poses from the world poses of the bodies, row-major 4×4 per tip."""
     prog = Program("forward_kinematics", "world pose of each tip, row-major 4x4")
-    q = prog.input("q", robot.n, "joint positions")
+    q = prog.input("q", robot.nq, "joint positions")
     sw = Sweeps(prog, robot, q)
     out = []
     for tip in robot.tips:
@@ -502,10 +543,11 @@ def forward_kinematics(robot):
 
 
 def jacobian_rows(sw):
-    """J = B*φ*H* (seed 002 (1)) as 6m rows of n scalars: column k of a tip is
-    φ*(k, 0)H*(k), i.e. [z; z × (p_tip − p_k)] (revolute) or [0; z] (prismatic),
-    z = world axis."""
-    prog, n = sw.prog, sw.robot.n
+    """J = B*φ*H* (seed 002 (1)) as 6m rows of nv scalars: the columns of body k
+    for a tip are φ*(k, 0)H*(k), i.e. [z; z × (p_tip − p_k)] for an angular
+    column (revolute, spherical, floating) and [0; z] for a linear one
+    (prismatic, floating), z the world direction of the column."""
+    prog, n = sw.prog, sw.robot.nv
     rows = []
     for tip in sw.robot.tips:
         R, p = sw.world(tip.body)
@@ -514,11 +556,13 @@ def jacobian_rows(sw):
         for k in sw.robot.ancestors(tip.body):
             Rk, pk = sw.world(k)
             fr = sw.frame(k)
-            z = S.matvec(prog, Rk, fr.axis)
-            if fr.revolute:
-                cols[k] = z + S.cross(prog, z, S.sub(prog, pt, pk))
-            else:
-                cols[k] = list(S.ZERO3) + z
+            arm = None
+            for c, (ha, hl) in zip(range(sw.vslices[k].start, sw.vslices[k].stop), fr.Hcols):
+                za, zl = S.matvec(prog, Rk, ha), S.matvec(prog, Rk, hl)     # world axes
+                if any(x != 0 for x in ha):
+                    arm = arm or S.sub(prog, pt, pk)
+                    zl = S.add(prog, zl, S.cross(prog, za, arm))
+                cols[c] = za + zl
         rows += [[cols[k][r] for k in range(n)] for r in range(6)]
     return rows
 
@@ -526,7 +570,7 @@ def jacobian_rows(sw):
 def jacobian(robot):
     """J = B*φ*H* (seed 002 (1)), tips stacked: see :func:`jacobian_rows`."""
     prog = Program("jacobian", "tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n")
-    sw = Sweeps(prog, robot, prog.input("q", robot.n, "joint positions"))
+    sw = Sweeps(prog, robot, prog.input("q", robot.nq, "joint positions"))
     prog.output("J", [x for row in jacobian_rows(sw) for x in row], "Jacobian, row-major")
     return prog
 
@@ -535,7 +579,7 @@ def jdot_qdot(robot):
     """J̇θ̇ = B*φ*a + a(0) (seed 000 (46)): tip classical accelerations at θ̈ = 0."""
     prog = Program("jdot_qdot", "tip bias accelerations Jdot qd, [angular; linear], world axes")
     n = robot.n
-    q, qd = prog.input("q", n, "joint positions"), prog.input("qd", n, "joint velocities")
+    q, qd = prog.input("q", robot.nq, "joint positions"), prog.input("qd", n, "joint velocities")
     sw = Sweeps(prog, robot, q)
     V, _, _ = sw.velocities(qd)
     alpha = []

@@ -6,7 +6,7 @@ import sympy as sp
 
 from . import symbolic as S
 from .program import Program
-from .recursion import Articulated, Sweeps, _forces_up, _mass_matrix_ldl, jacobian_rows
+from .recursion import Articulated, Sweeps, _forces_up, _mass_matrix_ldl, _project_all, jacobian_rows
 
 ZERO6 = (S.ZERO3, S.ZERO3)
 
@@ -19,8 +19,7 @@ def _psi_star(sw, art, k, v):
     """ψ*(p,k) v = (I − H*G*) φ*(p,k) v for a parent-axes motion vector v."""
     prog, fr = sw.prog, sw.frame(k)
     y = fr.phi_star(v)
-    G = art.G[k]
-    s = prog.let(sum(G[0][i] * y[0][i] + G[1][i] * y[1][i] for i in range(3)))
+    s = [prog.let(x) for x in art.G_star(k, y)]
     h = fr.along(s)
     return S.sub(prog, y[0], h[0]), S.sub(prog, y[1], h[1])
 
@@ -29,21 +28,23 @@ def omega_bodies(sw, art):
     """Ω(k) = ψ*(p,k)Ω(p)ψ(p,k) + H*(k)D⁻¹(k)H(k) (seed 000 (58)), base-to-tip;
     6×6 symmetric lists in body axes."""
     prog, robot = sw.prog, sw.robot
-    Om = [None] * robot.n
-    for k in range(robot.n):
+    Om = [None] * robot.nb
+    for k in range(robot.nb):
         fr = sw.frame(k)
         p = sw.parent(k)
-        h = _flat(fr.H)
+        hs = [_flat(h) for h in fr.Hcols]
         if p < 0:
             X = [[sp.Integer(0)] * 6 for _ in range(6)]
         else:
             Y = S.congruence_motion(prog, S.blocks_from_full(Om[p]), fr.ell,
                                     [S.transpose(fr.R0), fr.Rq_congruence_T])   # φ*Ω(p)φ
-            X = S.project_sym(prog, S.full_from_blocks(*Y), h, _flat(art.G[k]))  # (I−H*G*)…(I−GH)
+            X = S.project_sym(prog, S.full_from_blocks(*Y), hs, [_flat(g) for g in art.G[k]])  # (I−H*G*)…(I−GH)
+        Dinv = art.Dinv[k]
         out = [[None] * 6 for _ in range(6)]
         for i in range(6):
             for j in range(i, 6):
-                out[i][j] = out[j][i] = prog.let(X[i][j] + h[i] * h[j] * art.Dinv[k])
+                hdh = sum(ha[i] * Dinv[a][b] * hb[j] for a, ha in enumerate(hs) for b, hb in enumerate(hs))
+                out[i][j] = out[j][i] = prog.let(X[i][j] + hdh)
         Om[k] = out
     return Om
 
@@ -102,7 +103,7 @@ def _os_rhs(sw, art, qd, gravity):
     """r with Ω(0)x = r: η(0) − a(0) (seed 000 (65)–(68)), plus the gravity
     terms of (72)–(74) through ā = a + E*a_g when ``gravity``; list (6m,)."""
     prog, robot = sw.prog, sw.robot
-    n = robot.n
+    n = robot.nb
     if qd is not None:
         V, a, b = sw.velocities(qd)
         a, b = list(a), list(b)
@@ -118,14 +119,13 @@ def _os_rhs(sw, art, qd, gravity):
         p = sw.parent(k)
         if p >= 0:
             fr = sw.frame(k)
-            G = art.G[k]
-            s = fr.project(y[k])
-            yk = (S.sub(prog, y[k][0], [g * s for g in G[0]]), S.sub(prog, y[k][1], [g * s for g in G[1]]))
+            Gs = art.G_times(k, fr.project(y[k]))
+            yk = (S.sub(prog, y[k][0], Gs[0]), S.sub(prog, y[k][1], Gs[1]))
             y[p] = S.spatial_add(prog, y[p], fr.phi(yk))
     eta = [None] * n
     for k in range(n):                     # (67): η(k) = ψ*(p,k)η(p) + ξ(k)
         fr = sw.frame(k)
-        nu = prog.let(fr.project(y[k]) * art.Dinv[k])
+        nu = art.solve(prog, k, fr.project(y[k]))
         hv = fr.along(nu)
         xi = (S.sub(prog, hv[0], a[k][0]), S.sub(prog, hv[1], a[k][1]))
         p = sw.parent(k)
@@ -147,12 +147,12 @@ def _os_rhs(sw, art, qd, gravity):
 
 def _setup_plain(name, doc, robot):
     prog = Program(name, doc)
-    return prog, Sweeps(prog, robot, prog.input("q", robot.n, "joint positions"))
+    return prog, Sweeps(prog, robot, prog.input("q", robot.nq, "joint positions"))
 
 
 def _setup(name, doc, robot, with_qd=False, with_u=False):
     prog = Program(name, doc)
-    q = prog.input("q", robot.n, "joint positions")
+    q = prog.input("q", robot.nq, "joint positions")
     qd = prog.input("qd", robot.n, "joint velocities") if with_qd else None
     u = prog.input("u", 6 * len(robot.tips), "commanded tip accelerations") if with_u else None
     sw = Sweeps(prog, robot, q)
@@ -240,9 +240,9 @@ def osc_torque(robot, ratio):
     r = _os_rhs(sw, art, qd, True)
     L, d, dinv = S.ldl(prog, omega_tips(sw, art), ratio)
     F = S.ldl_solve(prog, L, dinv, [prog.let(u[i] + r[i]) for i in range(len(r))])
-    f = [ZERO6 for _ in range(robot.n)]
+    f = [ZERO6 for _ in range(robot.nb)]
     for i, tip in enumerate(robot.tips):
         f[tip.body] = S.spatial_add(prog, f[tip.body], sw.tip_force_in_body(tip, F[6 * i:6 * i + 6]))
     _forces_up(sw, f)                                                     # (39)
-    prog.output("tau", [sw.frame(k).project(f[k]) for k in range(robot.n)], "joint torques")
+    prog.output("tau", _project_all(sw, f), "joint torques")
     return prog

@@ -6,8 +6,10 @@ follows Rodriguez, Jain & Kreutz-Delgado (seeds 000, 001, 002): the paper's
 tip) are the children of ``k``; tips play the role of the paper's frame 0.
 
 Per-body quantities, all in body-``k`` coordinates at the body-frame origin:
-``φ(p, k)`` (6, 6) force transform to the parent, ``H(k)`` (6,) joint map
-(``H*(k)`` is the same vector as a column), ``M(k)`` (6, 6) spatial inertia.
+``φ(p, k)`` (6, 6) force transform to the parent, ``H*(k)`` (6, nv_k) joint map
+(stored as ``kin.H[k]``; ``H(k)`` is its transpose), ``M(k)`` (6, 6) spatial
+inertia.  Body ``k``'s joint velocities are ``qd[robot.vslice(k)]``; D(k) is an
+nv_k × nv_k block.
 Spatial vectors are ``[angular; linear]``; tip quantities are in world-aligned
 axes at the tip (frame 0 of each tip).
 """
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import PRISMATIC, Robot
+from .model import Robot
 from .spatial import phi, spatial_inertia
 
 
@@ -28,7 +30,7 @@ class Kinematics:
     Attributes
     ----------
     phi : list of (6, 6)   φ(p(k), k), force transform body k → parent (base for roots)
-    H : list of (6,)       joint map H(k) in body k
+    H : list of (6, nv_k)  joint map H*(k) in body k
     M : list of (6, 6)     spatial inertia M(k) about body-k origin
     rot, ell : lists       joint rotation (3, 3) / offset ℓ (3,) of body k in its parent
     R, p : lists           body orientation (3, 3) / position (3,) in the world
@@ -49,16 +51,11 @@ def kinematics(robot: Robot, q) -> Kinematics:
     """Build φ, H, M and world poses at ``q`` (seed 001 (2.14)–(2.16))."""
     phis, Hs, Ms, rots, ells, Rw, pw = [], [], [], [], [], [], []
     for k, b in enumerate(robot.bodies):
-        R, ell = b.joint_transform(q[k])
+        R, ell = b.joint_transform(robot.joint_q(q, k))
         phis.append(phi(R, ell))
         rots.append(R)
         ells.append(ell)
-        h = np.zeros(6)
-        if b.joint_type == PRISMATIC:
-            h[3:] = b.axis
-        else:
-            h[:3] = b.axis
-        Hs.append(h)
+        Hs.append(b.motion_subspace())
         Ms.append(spatial_inertia(b.mass, b.com, b.inertia))
         if b.parent < 0:
             Rw.append(R)
@@ -91,30 +88,32 @@ def bias_terms(robot, kin, qd):
     a(k) (seed 001 (2.19), (2.32)) and bias force b(k) (seed 000 (47)).
 
     a(k) is derived for link-local frames: with ω_p the parent's angular
-    velocity and ℓ the joint offset, both in body-k axes,
-    revolute ``a = [ω_p × h θ̇; ω_p × (ω_p × ℓ)]``, prismatic
-    ``a = [0; ω_p × (ω_p × ℓ) + 2 ω_p × h θ̇]`` (the Coriolis term of a
-    sliding joint; the seed's (2.32) lost its factor 2 in conversion).
+    velocity, ℓ the joint offset and [ω_r; v_r] = H*(k)θ̇(k) the joint's
+    relative velocity, all in body-k axes,
+    ``a = [ω_p × ω_r; ω_p × (ω_p × ℓ) + 2 ω_p × v_r + ω_r × v_r]``: revolute and
+    spherical joints have v_r = 0, prismatic ω_r = 0 (the Coriolis term of a
+    sliding joint; the seed's (2.32) lost its factor 2 in conversion), and a
+    floating base (ω_p = 0) keeps ω_r × v_r, because its generalized
+    acceleration is the derivative of the body-frame velocity (Pinocchio's).
 
     Returns
     -------
     V, a, b : lists of (6,), one per body
     a0 : list of (6,)   a(0) for each tip (world axes)
     """
+    qd = np.asarray(qd, float)
     V, a, b = [], [], []
     for k, body in enumerate(robot.bodies):
         p = body.parent
         Vp = np.zeros(6) if p < 0 else V[p]
-        Vk = kin.phi[k].T @ Vp + kin.H[k] * qd[k]
+        rel = kin.H[k] @ qd[robot.vslice(k)]
+        Vk = kin.phi[k].T @ Vp + rel
         R = kin.rot[k]
         ell = R.T @ kin.ell[k]
         wp = R.T @ Vp[:3]
-        ak = np.zeros(6)
-        ak[3:] = np.cross(wp, np.cross(wp, ell))
-        if body.joint_type == PRISMATIC:
-            ak[3:] += 2.0 * np.cross(wp, body.axis * qd[k])
-        else:
-            ak[:3] = np.cross(wp, body.axis * qd[k])
+        wr, vr = rel[:3], rel[3:]
+        ak = np.concatenate([np.cross(wp, wr),
+                             np.cross(wp, np.cross(wp, ell)) + 2.0 * np.cross(wp, vr) + np.cross(wr, vr)])
         w = Vk[:3]
         I_o = kin.M[k][:3, :3]
         bk = np.concatenate([np.cross(w, I_o @ w), body.mass * np.cross(w, np.cross(w, body.com))])
@@ -142,7 +141,7 @@ def _tip_forces(robot, kin, f_tip):
 def _causal(robot, kin, y):
     """Tip-to-base sweep z = φ y (seed 000, text after (36)); lists of (6,)."""
     z = [v.copy() for v in y]
-    for k in reversed(range(robot.n)):
+    for k in reversed(range(robot.nb)):
         p = robot.bodies[k].parent
         if p >= 0:
             z[p] += kin.phi[k] @ z[k]
@@ -156,13 +155,19 @@ def inverse_dynamics(robot, q, qd, qdd, f_tip=None):
     """
     kin = kinematics(robot, q)
     V, a, b, _ = bias_terms(robot, kin, qd)
+    qdd = np.asarray(qdd, float)
     alpha = []
     for k, body in enumerate(robot.bodies):   # anticausal: α = φ*α + H*θ̈ + a  (2.26)
         ap = _base_acceleration(robot) if body.parent < 0 else alpha[body.parent]
-        alpha.append(kin.phi[k].T @ ap + kin.H[k] * qdd[k] + a[k])
+        alpha.append(kin.phi[k].T @ ap + kin.H[k] @ qdd[robot.vslice(k)] + a[k])
     fb = _tip_forces(robot, kin, f_tip)
-    f = _causal(robot, kin, [kin.M[k] @ alpha[k] + b[k] + fb[k] for k in range(robot.n)])  # (2.29)
-    return np.array([kin.H[k] @ f[k] for k in range(robot.n)])  # (2.30)
+    f = _causal(robot, kin, [kin.M[k] @ alpha[k] + b[k] + fb[k] for k in range(robot.nb)])  # (2.29)
+    return _project(robot, kin, f)  # (2.30)
+
+
+def _project(robot, kin, f):
+    """T = H f: the joint-space components of per-body spatial forces; -> (nv,)"""
+    return np.concatenate([kin.H[k].T @ f[k] for k in range(robot.nb)])
 
 
 def gravity(robot, q):
@@ -188,7 +193,7 @@ def coriolis(robot, q, qd):
 def composite_inertias(robot, kin):
     """R(k) = M(k) + Σ_c φ(k,c) R(c) φ*(k,c): the tip-to-base sweep of φMφ*; list of (6, 6)."""
     R = [m.copy() for m in kin.M]
-    for k in reversed(range(robot.n)):
+    for k in reversed(range(robot.nb)):
         p = robot.bodies[k].parent
         if p >= 0:
             R[p] += kin.phi[k] @ R[k] @ kin.phi[k].T
@@ -203,16 +208,18 @@ def mass_matrix(robot, q):
     """
     kin = kinematics(robot, q)
     R = composite_inertias(robot, kin)
-    n = robot.n
-    out = np.zeros((n, n))
-    for k in range(n):
+    out = np.zeros((robot.nv, robot.nv))
+    for k in range(robot.nb):
         X = R[k] @ kin.H[k]
-        out[k, k] = kin.H[k] @ X
+        sk = robot.vslice(k)
+        out[sk, sk] = kin.H[k].T @ X
         i = k
         while robot.bodies[i].parent >= 0:
             X = kin.phi[i] @ X
             i = robot.bodies[i].parent
-            out[i, k] = out[k, i] = kin.H[i] @ X
+            si = robot.vslice(i)
+            out[si, sk] = kin.H[i].T @ X
+            out[sk, si] = out[si, sk].T
     return out
 
 
@@ -220,11 +227,11 @@ def mass_matrix(robot, q):
 class Articulated:
     """Riccati sweep results (seed 000 (37)), one entry per body.
 
-    P : (6, 6)  articulated body inertia P(k)
-    D : float   D(k) = H P H*
-    G : (6,)    G(k) = P H* D⁻¹
-    K : (6,)    K(p(k), k) = φ(p, k) G(k)
-    psi : (6, 6)  ψ(p(k), k) = φ(p, k) [I − G(k)H(k)]
+    P : (6, 6)          articulated body inertia P(k)
+    D : (nv_k, nv_k)    D(k) = H P H*
+    G : (6, nv_k)       G(k) = P H* D⁻¹
+    K : (6, nv_k)       K(p(k), k) = φ(p, k) G(k)
+    psi : (6, 6)        ψ(p(k), k) = φ(p, k) [I − G(k)H(k)]
     """
 
     P: list
@@ -238,19 +245,27 @@ def articulated(robot, kin):
     """Tip-to-base Riccati sweep (seed 000 (37); seed 001 (4.4)–(4.7)):
     P(k) = M(k) + Σ_c ψ(k,c) P(c) ψ*(k,c) — equivalently φ P⁺ φ* with
     P⁺(c) = [I − G(c)H(c)] P(c)."""
-    n = robot.n
+    n = robot.nb
     P = [m.copy() for m in kin.M]
-    D, G, K, psi = np.zeros(n), [None] * n, [None] * n, [None] * n
+    D, G, K, psi = [None] * n, [None] * n, [None] * n, [None] * n
     for k in reversed(range(n)):
         h = kin.H[k]
-        D[k] = h @ P[k] @ h
-        G[k] = P[k] @ h / D[k]
+        D[k] = h.T @ P[k] @ h
+        G[k] = P[k] @ h @ _inverse(D[k])
         K[k] = kin.phi[k] @ G[k]
-        psi[k] = kin.phi[k] @ (np.eye(6) - np.outer(G[k], h))
+        psi[k] = kin.phi[k] @ (np.eye(6) - G[k] @ h.T)
         p = robot.bodies[k].parent
         if p >= 0:
             P[p] += psi[k] @ P[k] @ psi[k].T
     return Articulated(P, D, G, K, psi)
+
+
+def _inverse(D):
+    """D(k)⁻¹; NaN entries where D(k) is singular (the model check reports it)."""
+    try:
+        return np.linalg.inv(D)
+    except np.linalg.LinAlgError:
+        return np.full_like(D, np.nan)
 
 
 def _innovations_solve(robot, kin, art, T, z0=None):
@@ -259,22 +274,24 @@ def _innovations_solve(robot, kin, art, T, z0=None):
     Causal filtering ẑ(k) = Σ_c [ψ(k,c) ẑ(c) + K(k,c) T(c)], ε = T − Hẑ, ν = D⁻¹ε;
     anticausal smoothing λ(k) = ψ*(p,k)λ(p) + H*ν(k), θ̈(k) = ν(k) − K*(p,k)λ(p).
     ``z0`` adds a force per body to ẑ before projection (used for H ψ B f(0)).
-    Returns θ̈ (n,) and λ (list of (6,)).
+    Returns θ̈ (nv,) and λ (list of (6,)).
     """
-    n = robot.n
+    n = robot.nb
+    T = np.asarray(T, float)
     z = [np.zeros(6) if z0 is None else z0[k].copy() for k in range(n)]
-    nu = np.zeros(n)
+    nu = [None] * n
     for k in reversed(range(n)):
-        nu[k] = (T[k] - kin.H[k] @ z[k]) / art.D[k]
+        sk = robot.vslice(k)
+        nu[k] = np.linalg.solve(art.D[k], T[sk] - kin.H[k].T @ z[k])
         p = robot.bodies[k].parent
         if p >= 0:
-            z[p] += art.psi[k] @ z[k] + art.K[k] * T[k]
-    lam, qdd = [None] * n, np.zeros(n)
+            z[p] += art.psi[k] @ z[k] + art.K[k] @ T[sk]
+    lam, qdd = [None] * n, np.zeros(robot.nv)
     for k in range(n):
         p = robot.bodies[k].parent
         lp = np.zeros(6) if p < 0 else lam[p]
-        qdd[k] = nu[k] - art.K[k] @ lp
-        lam[k] = art.psi[k].T @ lp + kin.H[k] * nu[k]
+        qdd[robot.vslice(k)] = nu[k] - art.K[k].T @ lp
+        lam[k] = art.psi[k].T @ lp + kin.H[k] @ nu[k]
     return qdd, lam
 
 
@@ -305,8 +322,9 @@ def forward_dynamics(robot, q, qd, tau, f_tip=None, variant="FD4"):
 
 
 def _fd4(robot, kin, art, qd, tau, f_tip):
-    """FD4 (seed 001 (5.16)–(5.17)); returns θ̈ (n,) and α (list of (6,))."""
-    n = robot.n
+    """FD4 (seed 001 (5.16)–(5.17)); returns θ̈ (nv,) and α (list of (6,))."""
+    n = robot.nb
+    tau = np.asarray(tau, float)
     _, a, b, _ = bias_terms(robot, kin, qd)
     a = [ak.copy() for ak in a]
     for k, body in enumerate(robot.bodies):
@@ -314,18 +332,20 @@ def _fd4(robot, kin, art, qd, tau, f_tip):
             a[k] += kin.phi[k].T @ _base_acceleration(robot)
     fb = _tip_forces(robot, kin, f_tip)
     z = [b[k] + fb[k] for k in range(n)]
-    nu = np.zeros(n)
+    nu = [None] * n
     for k in reversed(range(n)):  # (5.16)
-        nu[k] = (tau[k] - kin.H[k] @ z[k]) / art.D[k]
+        sk = robot.vslice(k)
+        nu[k] = np.linalg.solve(art.D[k], tau[sk] - kin.H[k].T @ z[k])
         p = robot.bodies[k].parent
         if p >= 0:
-            z[p] += art.psi[k] @ (z[k] + art.P[k] @ a[k]) + art.K[k] * tau[k]
-    lam, qdd = [None] * n, np.zeros(n)
+            z[p] += art.psi[k] @ (z[k] + art.P[k] @ a[k]) + art.K[k] @ tau[sk]
+    lam, qdd = [None] * n, np.zeros(robot.nv)
     for k in range(n):  # (5.17); λ(k) is the link acceleration α(k)
         p = robot.bodies[k].parent
         lp = np.zeros(6) if p < 0 else lam[p]
-        qdd[k] = nu[k] - art.K[k] @ lp - art.G[k] @ a[k]
-        lam[k] = art.psi[k].T @ lp + kin.H[k] * nu[k] + a[k] - kin.H[k] * (art.G[k] @ a[k])
+        ga = art.G[k].T @ a[k]
+        qdd[robot.vslice(k)] = nu[k] - art.K[k].T @ lp - ga
+        lam[k] = art.psi[k].T @ lp + kin.H[k] @ nu[k] + a[k] - kin.H[k] @ ga
     return qdd, lam
 
 
@@ -349,7 +369,7 @@ def jacobian(robot, q):
         for k in robot.ancestors(t.body):
             # φ*(k, 0): world-aligned frame at the tip seen from body k
             X = phi(kin.R[k].T, kin.R[k].T @ (tip_pos - kin.p[k]))
-            J[6 * i:6 * i + 6, k] = X.T @ kin.H[k]
+            J[6 * i:6 * i + 6, robot.vslice(k)] = X.T @ kin.H[k]
     return J
 
 
@@ -399,12 +419,12 @@ def _tip_blocks(robot, kin, art):
     """Ω(k) for every body (seed 000 (58)) and the tip-pair blocks
     Ω_ij = φ*(a,0)ψ*(c,a) Ω(c) ψ(c,b)φ(b,0), c the nearest common ancestor of
     the tip bodies a, b (seed 003 Table 1 in the JPL notation); -> (6m, 6m)."""
-    n = robot.n
+    n = robot.nb
     Om = [None] * n
     for k in range(n):  # base-to-tip (58)
         p = robot.bodies[k].parent
         h = kin.H[k]
-        Om[k] = np.outer(h, h) / art.D[k]
+        Om[k] = h @ np.linalg.solve(art.D[k], h.T)
         if p >= 0:
             Om[k] += art.psi[k].T @ Om[p] @ art.psi[k]
     m = len(robot.tips)
@@ -452,7 +472,7 @@ def _eta(robot, kin, art, a, b):
     (66) is missing from the seed's text; it follows from (65):
     Ω(0)c(0) = B*ψ*[H*D⁻¹Hψ(Pa + b) − a] − a(0).
     """
-    n = robot.n
+    n = robot.nb
     y = [art.P[k] @ a[k] + b[k] for k in range(n)]
     for k in reversed(range(n)):
         p = robot.bodies[k].parent
@@ -461,7 +481,7 @@ def _eta(robot, kin, art, a, b):
     eta = [None] * n
     for k in range(n):
         h = kin.H[k]
-        xi = h * (h @ y[k]) / art.D[k] - a[k]
+        xi = h @ np.linalg.solve(art.D[k], h.T @ y[k]) - a[k]
         p = robot.bodies[k].parent
         eta[k] = xi if p < 0 else art.psi[k].T @ eta[p] + xi
     return eta
@@ -483,7 +503,7 @@ def _os_rhs(robot, q, qd, coriolis=True, gravity=True):
     art = articulated(robot, kin)
     _, a, b, a0 = bias_terms(robot, kin, qd if coriolis else np.zeros(robot.n))
     if not coriolis:
-        a, b, a0 = [np.zeros(6)] * robot.n, [np.zeros(6)] * robot.n, [np.zeros(6)] * len(robot.tips)
+        a, b, a0 = [np.zeros(6)] * robot.nb, [np.zeros(6)] * robot.nb, [np.zeros(6)] * len(robot.tips)
     if gravity:
         a = _gravity_bar(robot, kin, a)
     eta = _eta(robot, kin, art, a, b)
@@ -523,4 +543,4 @@ def osc_torque(robot, q, qd, u):
     F = _os_solve(robot, kin, art, np.asarray(u, float) + r)
     fb = _tip_forces(robot, kin, F)
     f = _causal(robot, kin, fb)                       # (39)
-    return np.array([kin.H[k] @ f[k] for k in range(robot.n)])
+    return _project(robot, kin, f)

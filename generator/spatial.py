@@ -60,3 +60,52 @@ def spatial_inertia(mass, com, inertia_com):
     out[3:, 3:] = mass * np.eye(3)
     return out
 
+
+
+def quat_matrix(quat):
+    """Rotation of the quaternion ``(x, y, z, w)`` (scalar last, as JPL and
+    Pinocchio) after normalization: ``s = 2/|q|²``, exact for any non-zero
+    ``quat``; (4,) -> (3, 3)."""
+    x, y, z, w = np.asarray(quat, float)
+    s = 2.0 / (x * x + y * y + z * z + w * w)
+    return np.array([
+        [1 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y)],
+        [s * (x * y + w * z), 1 - s * (x * x + z * z), s * (y * z - w * x)],
+        [s * (x * z - w * y), s * (y * z + w * x), 1 - s * (x * x + y * y)],
+    ])
+
+
+def quat_multiply(a, b):
+    """Hamilton product ``a ⊗ b`` of quaternions ``(x, y, z, w)``; -> (4,)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array([aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw,
+                     aw * bw - ax * bx - ay * by - az * bz])
+
+
+def quat_exp(w):
+    """Unit quaternion ``(x, y, z, w)`` of the rotation vector ``w`` (3,)."""
+    angle = float(np.linalg.norm(w))
+    half = 0.5 * angle
+    # sin(θ/2)/θ with its series near 0
+    k = 0.5 - angle * angle / 48.0 if angle < 1e-6 else np.sin(half) / angle
+    return np.array([*(k * np.asarray(w, float)), np.cos(half)])
+
+
+def se3_exp(xi):
+    """Rigid motion ``(R, p)`` of the body twist ``xi = [ω; v]`` (6,) applied for
+    unit time: the exponential of SE(3) (as Pinocchio's ``exp6``)."""
+    w, v = np.asarray(xi[:3], float), np.asarray(xi[3:], float)
+    theta = float(np.linalg.norm(w))
+    W = skew(w)
+    if theta < 1e-8:
+        A, B = 1.0 - theta ** 2 / 6.0, 0.5 - theta ** 2 / 24.0
+        C = 1.0 / 6.0 - theta ** 2 / 120.0
+    else:
+        A, B = np.sin(theta) / theta, (1.0 - np.cos(theta)) / theta ** 2
+        C = (theta - np.sin(theta)) / theta ** 3
+    R = np.eye(3) + A * W + B * W @ W
+    V = np.eye(3) + B * W + C * W @ W
+    return R, V @ v

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .model import REVOLUTE
+from .model import PRISMATIC, REVOLUTE, SPHERICAL
 from .program import const
 
 ZERO3 = [sp.Integer(0)] * 3
@@ -211,8 +211,12 @@ def spatial_add(prog, *xs):
 class JointFrame:
     """Body k seen from its parent: ``R = R0 Rq(q)``, offset ℓ, joint map H.
 
-    ``R0`` (constant) and ``Rq`` (the joint rotation, sin/cos of q computed
-    once) are applied one after the other, which keeps the sparsity of both.
+    ``R0`` (constant) and ``Rq`` (the joint rotation: sin/cos of q computed once
+    for a revolute joint, the rotation of a quaternion for spherical and
+    floating joints) are applied one after the other, which keeps the sparsity
+    of both.  ``q`` is the joint's coordinate symbol, or the list of its
+    coordinates for a multi-dof joint.  ``Hcols`` holds the nv columns of H*(k)
+    as spatial vectors ``(angular, linear)``.
     """
 
     def __init__(self, prog, body, q):
@@ -222,7 +226,8 @@ class JointFrame:
         self.axis = const_vector(body.axis)
         t0 = const_vector(body.translation)
         self.Rq_congruence = None
-        if body.joint_type == REVOLUTE:
+        kind = body.joint_type
+        if kind == REVOLUTE:
             c, s = prog.trig(q)
             self.Rq = _axis_rotation(prog, body.axis, c, s)
             hot = [i for i in range(3) if self.Rq[i][i] == 1]
@@ -230,13 +235,26 @@ class JointFrame:
                 i = hot[0]
                 self.Rq_congruence = AxisRotation(prog, i, c, self.Rq[(i + 2) % 3][(i + 1) % 3])
             self.ell = t0                                   # ℓ(p, k), parent axes
-            self.H = (self.axis, ZERO3)                     # H*(k) = [h; 0]
-        else:
+            self.Hcols = [(self.axis, ZERO3)]               # H*(k) = [h; 0]
+        elif kind == PRISMATIC:
             self.Rq = const_matrix(np.eye(3))
             self.ell = add(prog, t0, [x * q for x in matvec(prog, self.R0, self.axis)])
-            self.H = (ZERO3, self.axis)                     # H*(k) = [0; h]
+            self.Hcols = [(ZERO3, self.axis)]               # H*(k) = [0; h]
+        else:                                               # spherical, floating: q ends with (x, y, z, w)
+            self.Rq = quaternion_rotation(prog, q[-4:])
+            unit = [[sp.Integer(int(i == j)) for j in range(3)] for i in range(3)]
+            self.Hcols = [(unit[i], ZERO3) for i in range(3)]   # H*(k) = [1; 0] (ω)
+            if kind == SPHERICAL:
+                self.ell = t0
+            else:                                           # floating: ℓ = t0 + R0 p, H* = 1 ([ω; v])
+                self.ell = add(prog, t0, matvec(prog, self.R0, q[:3]))
+                self.Hcols += [(ZERO3, unit[i]) for i in range(3)]
         if self.Rq_congruence is None:
             self.Rq_congruence = self.Rq
+
+    @property
+    def nv(self):
+        return len(self.Hcols)
 
     @property
     def Rq_congruence_T(self):
@@ -247,6 +265,11 @@ class JointFrame:
     @property
     def revolute(self):
         return self.body.joint_type == REVOLUTE
+
+    @property
+    def fixed_offset(self):
+        """ℓ is a constant (revolute and spherical joints)."""
+        return self.body.joint_type in (REVOLUTE, SPHERICAL)
 
     def down(self, x):
         """Parent axes → body axes: Rᵀ x = Rqᵀ (R0ᵀ x)."""
@@ -285,12 +308,39 @@ class JointFrame:
         return A2, B2, C
 
     def project(self, f):
-        """H(k) f: the joint-axis component of a spatial force."""
-        return self.prog.let(sum(self.H[0][i] * f[0][i] + self.H[1][i] * f[1][i] for i in range(3)))
+        """H(k) f: the joint-space components (nv scalars) of a spatial force."""
+        return [self.prog.let(sum(h[0][i] * f[0][i] + h[1][i] * f[1][i] for i in range(3)))
+                for h in self.Hcols]
 
     def along(self, s):
-        """H*(k) s: a spatial vector along the joint axis."""
-        return [x * s for x in self.H[0]], [x * s for x in self.H[1]]
+        """H*(k) s for joint-space values ``s`` (nv scalars): a spatial vector."""
+        return ([sum((h[0][i] * x for h, x in zip(self.Hcols, s)), sp.Integer(0)) for i in range(3)],
+                [sum((h[1][i] * x for h, x in zip(self.Hcols, s)), sp.Integer(0)) for i in range(3)])
+
+    def unit_indices(self):
+        """Indices 0..5 of the columns of H* that are ± unit vectors: the rows and
+        columns of P⁺(k) = [I − G H] P that are structurally zero."""
+        out = set()
+        for h in self.Hcols:
+            flat = list(h[0]) + list(h[1])
+            nz = [i for i, x in enumerate(flat) if x != 0]
+            if len(nz) == 1 and abs(flat[nz[0]]) == 1:
+                out.add(nz[0])
+        return out
+
+
+def quaternion_rotation(prog, quat):
+    """Rotation of the quaternion (x, y, z, w) after normalization, exact for any
+    non-zero quaternion: with s = 2/|q|², R = 1 + s w[v]× + s[v]×² (one division)."""
+    x, y, z, w = quat
+    s = prog.let(2 / (x * x + y * y + z * z + w * w))
+    sx, sy, sz = prog.let(s * x), prog.let(s * y), prog.let(s * z)
+    xx, yy, zz = prog.let(sx * x), prog.let(sy * y), prog.let(sz * z)
+    xy, xz, yz = prog.let(sx * y), prog.let(sx * z), prog.let(sy * z)
+    wx, wy, wz = prog.let(sx * w), prog.let(sy * w), prog.let(sz * w)
+    return [[prog.let(1 - yy - zz), prog.let(xy - wz), prog.let(xz + wy)],
+            [prog.let(xy + wz), prog.let(1 - xx - zz), prog.let(yz - wx)],
+            [prog.let(xz - wy), prog.let(yz + wx), prog.let(1 - xx - yy)]]
 
 
 def _axis_rotation(prog, axis, c, s):
@@ -345,14 +395,20 @@ def congruence_motion(prog, X, ell, rotations):
     return A, B, C
 
 
-def project_sym(prog, X, h, g):
-    """(I − h gᵀ) X (I − g hᵀ) for a symmetric 6×6 list X and 6-vectors h, g."""
-    w = [prog.let(sum(X[i][j] * g[j] for j in range(6))) for i in range(6)]
-    s = prog.let(sum(g[i] * w[i] for i in range(6)))
+def project_sym(prog, X, hs, gs):
+    """(I − Σ h_j g_jᵀ) X (I − Σ g_j h_jᵀ) for a symmetric 6×6 list X and the
+    6-vectors h_j (columns of H*) and g_j (columns of G)."""
+    w = [[prog.let(sum(X[i][c] * g[c] for c in range(6))) for i in range(6)] for g in gs]   # X g_j
+    s = [[prog.let(sum(gi[r] * wj[r] for r in range(6))) for wj in w] for gi in gs]       # g_iᵀ X g_j
     out = [[None] * 6 for _ in range(6)]
     for i in range(6):
         for j in range(i, 6):
-            out[i][j] = out[j][i] = prog.let(X[i][j] - h[i] * w[j] - w[i] * h[j] + s * h[i] * h[j])
+            val = X[i][j]
+            for a, h in enumerate(hs):
+                val = val - h[i] * w[a][j] - w[a][i] * h[j]
+                for b, h2 in enumerate(hs):
+                    val = val + s[a][b] * h[i] * h2[j]
+            out[i][j] = out[j][i] = prog.let(val)
     return out
 
 

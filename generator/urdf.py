@@ -8,7 +8,7 @@ import numpy as np
 from .model import RobotBuilder, RobotError
 
 
-def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None):
+def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, floating_base=False):
     """Read a URDF file into a :class:`Robot`.
 
     Parameters
@@ -26,6 +26,11 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None):
         World-frame gravitational acceleration, default 9.81 m/s² along −z.
     name : str, optional
         Robot name (default: the URDF's ``<robot name>``).
+    floating_base : bool
+        Put a floating joint ``root_joint`` (6 dof, Pinocchio's free-flyer)
+        above the root link, as a humanoid or a mobile base needs.  A URDF
+        ``floating`` joint on the root link does the same; ``planar`` joints
+        are not supported.
 
     Raises
     ------
@@ -74,7 +79,7 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None):
         builder.add_joint(joint.name, joint.type, joint.parent, joint.child,
                           xyz=origin[:3, 3], rotation=origin[:3, :3],
                           axis=(1.0, 0.0, 0.0) if joint.axis is None else joint.axis, limits=limits)
-    return builder.build(tips=tips, lock=lock)
+    return builder.build(tips=tips, lock=lock, floating_base=floating_base)
 
 
 def _rpy(R):

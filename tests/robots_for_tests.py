@@ -45,7 +45,8 @@ def _random_inertia(rng, mass):
     return 0.5 * (inertia + inertia.T)
 
 
-def random_spec(seed, n, tree=False, prismatic_fraction=0.3, tips=1, gravity=(0.0, 0.0, -9.81)):
+def random_spec(seed, n, tree=False, prismatic_fraction=0.3, tips=1, gravity=(0.0, 0.0, -9.81),
+                spherical_fraction=0.0, floating_base=False):
     """Draw a random robot description (plain dicts), reproducible from ``seed``.
 
     Links are ``base`` (massless, fixed) and ``l01 … l{n}``; joint ``jNN`` moves
@@ -53,6 +54,9 @@ def random_spec(seed, n, tree=False, prismatic_fraction=0.3, tips=1, gravity=(0.
     it to a uniformly chosen earlier link (``base`` included, so a tree may have
     several root bodies).  Tips sit on leaves (then on random links when more
     tips than leaves are asked for), each with a random offset.
+    ``spherical_fraction`` turns that share of the joints spherical (drawn from a
+    separate stream, so the other draws do not change); ``floating_base`` gives
+    ``base`` a mass and marks the robot for a floating joint above it.
     """
     rng = np.random.default_rng(seed)
     names = ["base"] + [f"l{i:02d}" for i in range(1, n + 1)]
@@ -68,6 +72,13 @@ def random_spec(seed, n, tree=False, prismatic_fraction=0.3, tips=1, gravity=(0.
         joints.append(dict(name=f"j{i:02d}", kind=kind, parent=parent, child=names[i],
                            xyz=rng.uniform(-0.3, 0.3, 3), rpy=rng.uniform(-np.pi, np.pi, 3),
                            axis=_random_axis(rng), limits=limits))
+    extra = np.random.default_rng(seed + 5000)
+    for j in joints:
+        if extra.random() < spherical_fraction:
+            j["kind"], j["limits"] = "spherical", None
+    if floating_base:
+        mass = float(extra.uniform(2.0, 8.0))
+        links[0] = dict(name="base", mass=mass, com=extra.uniform(-0.1, 0.1, 3), inertia=_random_inertia(extra, mass))
     parents = {j["parent"] for j in joints}
     leaves = [nm for nm in names[1:] if nm not in parents]
     tip_links = list(leaves[:tips])
@@ -75,7 +86,7 @@ def random_spec(seed, n, tree=False, prismatic_fraction=0.3, tips=1, gravity=(0.
         tip_links.append(names[int(rng.integers(1, n + 1))])
     tip_specs = [(nm, rng.uniform(-0.2, 0.2, 3)) for nm in tip_links]
     return dict(name=f"random_{'tree' if tree else 'chain'}_{n}_{seed}", links=links,
-                joints=joints, tips=tip_specs, gravity=np.asarray(gravity, float))
+                joints=joints, tips=tip_specs, gravity=np.asarray(gravity, float), floating_base=floating_base)
 
 
 def robot_from_spec(spec, tips=None):
@@ -86,12 +97,14 @@ def robot_from_spec(spec, tips=None):
     for j in spec["joints"]:
         b.add_joint(j["name"], j["kind"], j["parent"], j["child"], xyz=j["xyz"], rpy=j["rpy"],
                     axis=j["axis"], limits=j["limits"])
-    return b.build(tips=spec["tips"] if tips is None else tips)
+    return b.build(tips=spec["tips"] if tips is None else tips, floating_base=spec.get("floating_base", False))
 
 
-def random_robot(seed, n, tree=False, prismatic_fraction=0.3, tips=1, gravity=(0.0, 0.0, -9.81)):
+def random_robot(seed, n, tree=False, prismatic_fraction=0.3, tips=1, gravity=(0.0, 0.0, -9.81),
+                 spherical_fraction=0.0, floating_base=False):
     """Random :class:`soagen.Robot` with ``n`` joints (see :func:`random_spec`)."""
-    return robot_from_spec(random_spec(seed, n, tree, prismatic_fraction, tips, gravity))
+    return robot_from_spec(random_spec(seed, n, tree, prismatic_fraction, tips, gravity, spherical_fraction,
+                                       floating_base))
 
 
 def _f(x):

@@ -60,7 +60,7 @@ def assert_close(actual, expected, rtol=RTOL, what=""):
 def _path_product(robot, per_body):
     """Dense 6n×6n block operator with block (i, j) = per_body product along the
     path from j up to ancestor i (identity on the diagonal, zero elsewhere)."""
-    n = robot.n
+    n = robot.nb
     out = np.zeros((6 * n, 6 * n))
     blk = lambda i, j: out[6 * i:6 * i + 6, 6 * j:6 * j + 6]  # noqa: E731
     for j in range(n):
@@ -76,29 +76,31 @@ def dense_operators(robot, q):
     """Dense block operators at ``q`` from the reference's per-body quantities."""
     kin = ref.kinematics(robot, q)
     art = ref.articulated(robot, kin)
-    n, m = robot.n, len(robot.tips)
-    H = np.zeros((n, 6 * n))
+    n, nv, m = robot.nb, robot.nv, len(robot.tips)
+    H = np.zeros((nv, 6 * n))
     Mb = np.zeros((6 * n, 6 * n))
-    Gb = np.zeros((6 * n, n))
-    K = np.zeros((6 * n, n))
+    Gb = np.zeros((6 * n, nv))
+    K = np.zeros((6 * n, nv))
+    D = np.zeros((nv, nv))
     Ephi = np.zeros((6 * n, 6 * n))
     Epsi = np.zeros((6 * n, 6 * n))
     P = np.zeros((6 * n, 6 * n))
     for k, b in enumerate(robot.bodies):
-        s = slice(6 * k, 6 * k + 6)
-        H[k, s] = kin.H[k]
+        s, v = slice(6 * k, 6 * k + 6), robot.vslice(k)
+        H[v, s] = kin.H[k].T
         Mb[s, s] = kin.M[k]
-        Gb[s, k] = art.G[k]
+        Gb[s, v] = art.G[k]
+        D[v, v] = art.D[k]
         P[s, s] = art.P[k]
         if b.parent >= 0:
             sp = slice(6 * b.parent, 6 * b.parent + 6)
-            K[sp, k] = art.K[k]
+            K[sp, v] = art.K[k]
             Ephi[sp, s] = kin.phi[k]
             Epsi[sp, s] = art.psi[k]
     B = np.zeros((6 * n, 6 * m))
     for i, t in enumerate(robot.tips):
         B[6 * t.body:6 * t.body + 6, 6 * i:6 * i + 6] = kin.phi_tip[i]
-    return dict(kin=kin, art=art, H=H, M=Mb, G=Gb, K=K, D=np.diag(art.D), P=P, B=B,
+    return dict(kin=kin, art=art, H=H, M=Mb, G=Gb, K=K, D=D, P=P, B=B,
                 phi=_path_product(robot, kin.phi), psi=_path_product(robot, art.psi),
                 Ephi=Ephi, Epsi=Epsi)
 
@@ -120,14 +122,14 @@ def test_robot_shape(case):
     """The factory gives base-first numbering and tips on leaf bodies first."""
     robot, _ = case
     assert all(p < k for k, p in enumerate(robot.parents))
-    leaves = {k for k in range(robot.n) if not robot.children(k)}
+    leaves = {k for k in range(robot.nb) if not robot.children(k)}
     assert robot.tips[0].body in leaves
 
 
 def test_phi_is_inverse_of_shift(case):
     """φ = (I − E_φ)⁻¹, ψ = (I − E_ψ)⁻¹ and E_ψ = E_φ − KH (seed 000 (19), (35))."""
     robot, states = case
-    eye = np.eye(6 * robot.n)
+    eye = np.eye(6 * robot.nb)
     for *_, op in states:
         assert_close(np.linalg.inv(eye - op["Ephi"]), op["phi"], what="phi")
         assert_close(np.linalg.inv(eye - op["Epsi"]), op["psi"], what="psi")
@@ -138,7 +140,7 @@ def test_riccati_definitions(case):
     """D = HPH*, G = PH*D⁻¹, K = E_φ G, and the Riccati equation (seed 000 (37)):
     P = M + E_ψ P E_ψ* restricted to the block diagonal."""
     robot, states = case
-    n = robot.n
+    n = robot.nb
     for *_, op in states:
         H, P = op["H"], op["P"]
         assert_close(H @ P @ H.T, op["D"], what="D")
