@@ -74,7 +74,7 @@ def test_reference_matches_pinocchio_random(case):
     robot = RANDOM[case]()
     assert robot.multi_dof
     rng = np.random.default_rng(1)
-    states = [robot.random_state(rng) for _ in range(20)]
+    states = [robot.random_state(rng) for _ in range(100)]
     worst = _compare_with_pinocchio(robot, Oracle(robot), states)
     assert {"inverse_dynamics", "mass_matrix", "forward_dynamics"} <= set(worst)
     bad = {k: v for k, v in worst.items() if not v <= 1e-9}
