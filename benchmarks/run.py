@@ -39,9 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -50,8 +48,7 @@ import soagen
 from soagen import pinocchio_convention as pc
 from soagen import reference as ref
 from soagen import robots
-from soagen.codegen import c_name, generate
-from soagen.emit import emit
+from soagen.codegen import c_name, generate, jobs
 from soagen.urdf import load_urdf
 
 HERE = Path(__file__).resolve().parent
@@ -290,32 +287,19 @@ def check_outputs(robot, states, outputs, what, convert=lambda name, x: x):
 
 
 # --------------------------------------------------------------------------- soagen
-def _generate_one(job):
-    """Generate one function in a worker; -> (program, seconds of record + cse)."""
-    robot, name, fn = job
-    gen = generate(robot, name, functions=[fn])
-    return gen.programs[0], gen.timings["record"] + gen.timings["cse"]
-
-
 def generate_soagen(robot, name, out, variants=True):
     """soagen's C for every function (with ``variants``, every algorithm variant too),
-    one worker per function (as ``soagen generate``).
+    one worker per function (``soagen.codegen.generate``, as ``soagen generate``).
 
     Returns (csource, programs, {function: symbolic seconds}, wall seconds).
     """
-    from soagen.recursion import function_names
-
-    names = function_names(robot, variants=None if variants else ())
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(os.cpu_count() or 1, mp_context=get_context("fork")) as pool:
-        done = list(pool.map(_generate_one, [(robot, name, fn) for fn in names]))
-    programs = [p for p, _ in done]
-    csource = emit(robot, programs, name)
+    gen = generate(robot, name, variants=None if variants else ())
     wall = time.perf_counter() - t0
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{name}.h").write_text(csource.header)
-    (out / f"{name}.c").write_text(csource.source)
-    return csource, programs, {p.name: s for p, s in done}, wall
+    (out / f"{name}.h").write_text(gen.csource.header)
+    (out / f"{name}.c").write_text(gen.csource.source)
+    return gen.csource, gen.programs, {p.name: p.seconds for p in gen.programs}, wall
 
 
 def compile_times(csource, out):
@@ -735,7 +719,7 @@ def report(robot_name, spec, robot, args, sg, pin, cas, py_build, py, why):
     total_gen = sum(sg["gen"].values())
     unchecked = [fn for fn, err in sg["errors"].items() if err is None]
     lines += [f"- soagen generation (sympy stage, record + CSE, summed over functions): {total_gen:.1f} s; "
-              f"wall with {os.cpu_count()} workers incl. emit: {sg['gen_wall']:.1f} s",
+              f"wall with {jobs()} workers incl. emit: {sg['gen_wall']:.1f} s",
               f"- `gcc -O2 -c {c_name(robot.name)}.c` (whole file): {sg['cc_whole']:.2f} s; "
               f"per-function units: {sum(sg['cc_per'].values()):.2f} s summed (column above)",
               f"- timed builds: soagen and CasADi C with `gcc {' '.join(CFLAGS)}`, Pinocchio "

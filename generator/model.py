@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -178,15 +179,23 @@ class Robot:
         """True when some joint is spherical or floating."""
         return any(b.nv > 1 for b in self.bodies)
 
+    @cached_property
+    def _slices(self):
+        """(q slices, v slices) of every body, computed once."""
+        qs, vs, iq, iv = [], [], 0, 0
+        for b in self.bodies:
+            qs.append(slice(iq, iq + b.nq))
+            vs.append(slice(iv, iv + b.nv))
+            iq, iv = iq + b.nq, iv + b.nv
+        return tuple(qs), tuple(vs)
+
     def qslice(self, k):
         """Slice of body ``k``'s coordinates in q."""
-        start = sum(b.nq for b in self.bodies[:k])
-        return slice(start, start + self.bodies[k].nq)
+        return self._slices[0][k]
 
     def vslice(self, k):
         """Slice of body ``k``'s velocities in qd, qdd, tau (rows/columns of M)."""
-        start = sum(b.nv for b in self.bodies[:k])
-        return slice(start, start + self.bodies[k].nv)
+        return self._slices[1][k]
 
     def joint_q(self, q, k):
         """Body ``k``'s coordinates: a number for 1-dof joints, else (nq_k,)."""

@@ -90,6 +90,7 @@ class Program:
         self._count = 0
         self.ops: dict | None = None
         self.names: dict = {}         # Symbol -> printed name, set by finish()
+        self.seconds: float | None = None   # record + finish, set by codegen
 
     # -------------------------------------------------------------- recording
     def input(self, name, size, doc=""):

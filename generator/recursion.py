@@ -517,7 +517,6 @@ def mass_matrix_inverse(robot):
 def tip_force_acceleration(robot):
     """Δθ̈ = −(I − HψK)* D⁻¹ H ψ B f(0) (seed 002 (18))."""
     prog = Program("tip_force_acceleration", "joint accelerations caused by tip forces alone")
-    n = robot.n
     q = prog.input("q", robot.nq, "joint positions")
     f = prog.input("f", 6 * len(robot.tips), "tip forces on the environment")
     sw = Sweeps(prog, robot, q)

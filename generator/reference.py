@@ -229,13 +229,15 @@ class Articulated:
 
     P : (6, 6)          articulated body inertia P(k)
     D : (nv_k, nv_k)    D(k) = H P H*
+    Dinv : (nv_k, nv_k) D(k)⁻¹, computed once (NaN where D(k) is singular)
     G : (6, nv_k)       G(k) = P H* D⁻¹
     K : (6, nv_k)       K(p(k), k) = φ(p, k) G(k)
     psi : (6, 6)        ψ(p(k), k) = φ(p, k) [I − G(k)H(k)]
     """
 
     P: list
-    D: np.ndarray
+    D: list
+    Dinv: list
     G: list
     K: list
     psi: list
@@ -247,17 +249,18 @@ def articulated(robot, kin):
     P⁺(c) = [I − G(c)H(c)] P(c)."""
     n = robot.nb
     P = [m.copy() for m in kin.M]
-    D, G, K, psi = [None] * n, [None] * n, [None] * n, [None] * n
+    D, Dinv, G, K, psi = [None] * n, [None] * n, [None] * n, [None] * n, [None] * n
     for k in reversed(range(n)):
         h = kin.H[k]
         D[k] = h.T @ P[k] @ h
-        G[k] = P[k] @ h @ _inverse(D[k])
+        Dinv[k] = _inverse(D[k])
+        G[k] = P[k] @ h @ Dinv[k]
         K[k] = kin.phi[k] @ G[k]
         psi[k] = kin.phi[k] @ (np.eye(6) - G[k] @ h.T)
         p = robot.bodies[k].parent
         if p >= 0:
             P[p] += psi[k] @ P[k] @ psi[k].T
-    return Articulated(P, D, G, K, psi)
+    return Articulated(P, D, Dinv, G, K, psi)
 
 
 def _inverse(D):
@@ -282,7 +285,7 @@ def _innovations_solve(robot, kin, art, T, z0=None):
     nu = [None] * n
     for k in reversed(range(n)):
         sk = robot.vslice(k)
-        nu[k] = np.linalg.solve(art.D[k], T[sk] - kin.H[k].T @ z[k])
+        nu[k] = art.Dinv[k] @ (T[sk] - kin.H[k].T @ z[k])
         p = robot.bodies[k].parent
         if p >= 0:
             z[p] += art.psi[k] @ z[k] + art.K[k] @ T[sk]
@@ -335,7 +338,7 @@ def _fd4(robot, kin, art, qd, tau, f_tip):
     nu = [None] * n
     for k in reversed(range(n)):  # (5.16)
         sk = robot.vslice(k)
-        nu[k] = np.linalg.solve(art.D[k], tau[sk] - kin.H[k].T @ z[k])
+        nu[k] = art.Dinv[k] @ (tau[sk] - kin.H[k].T @ z[k])
         p = robot.bodies[k].parent
         if p >= 0:
             z[p] += art.psi[k] @ (z[k] + art.P[k] @ a[k]) + art.K[k] @ tau[sk]
@@ -424,7 +427,7 @@ def _tip_blocks(robot, kin, art):
     for k in range(n):  # base-to-tip (58)
         p = robot.bodies[k].parent
         h = kin.H[k]
-        Om[k] = h @ np.linalg.solve(art.D[k], h.T)
+        Om[k] = h @ art.Dinv[k] @ h.T
         if p >= 0:
             Om[k] += art.psi[k].T @ Om[p] @ art.psi[k]
     m = len(robot.tips)
@@ -481,7 +484,7 @@ def _eta(robot, kin, art, a, b):
     eta = [None] * n
     for k in range(n):
         h = kin.H[k]
-        xi = h @ np.linalg.solve(art.D[k], h.T @ y[k]) - a[k]
+        xi = h @ (art.Dinv[k] @ (h.T @ y[k])) - a[k]
         p = robot.bodies[k].parent
         eta[k] = xi if p < 0 else art.psi[k].T @ eta[p] + xi
     return eta
