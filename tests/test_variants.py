@@ -16,6 +16,7 @@ VARIANT_LABELS = {"mass_matrix_ne", "mass_matrix_inverse_cholesky", "forward_dyn
                   "forward_dynamics_fd3", "forward_dynamics_crba", "os_inertia_explicit"}
 CASES = {
     "puma560_variants": lambda: robots.example("puma560"),
+    "ur5_variants": lambda: robots.example("ur5"),            # a real URDF
     "tree9_variants": lambda: random_robot(15, 9, tree=True, tips=2, prismatic_fraction=0.3),
     "chain7_variants": lambda: random_robot(21, 7, prismatic_fraction=0.5),
 }
