@@ -11,6 +11,7 @@ from importlib import resources
 import jinja2
 
 from . import fasttrig
+from .latency import Schedule
 from .printer import SoaCPrinter
 from .program import Banner, Guard
 
@@ -69,6 +70,7 @@ def function_lines(prog, printer):
     lines = []
     ctype = printer.ctype
     printer.names = prog.names
+    printer.schedule = Schedule(prog.statements())
     for name in prog.unused_inputs():
         lines.append({"banner": None, "code": f"(void){name};"})
     for item in prog.body:

@@ -10,6 +10,8 @@ import numpy as np
 import sympy as sp
 from sympy.printing.c import C99CodePrinter
 
+from .latency import Schedule
+
 
 class SoaCPrinter(C99CodePrinter):
     """Prints one statement's right-hand side in C."""
@@ -20,6 +22,7 @@ class SoaCPrinter(C99CodePrinter):
         super().__init__({"strict": False})
         self.precision = precision
         self.names = {}   # Symbol -> printed name (a program's renumbering)
+        self.schedule = None   # soagen.latency.Schedule of the program: operand order
 
     @property
     def ctype(self):
@@ -72,17 +75,20 @@ class SoaCPrinter(C99CodePrinter):
         return self.names.get(expr, expr.name)
 
     # Statements are sums of products of symbols and numbers; these two
-    # methods print them directly (in sympy's stored argument order, which is
-    # deterministic), positive terms first so that a sum starts with a unary
-    # minus only when every term is negative -- as :func:`soagen.program.count_ops`
-    # counts it.  sympy's generic versions sort terms and cost 5x more.
+    # methods print them directly, operands in the order the program's
+    # :class:`~soagen.latency.Schedule` gives (earliest ready first, so that a
+    # compiler that keeps source order builds short dependency chains; without
+    # a schedule, sympy's stored order), and a sum starts with a unary minus only
+    # when every term is negative -- as :func:`soagen.program.count_ops` counts it.
+    # sympy's generic versions sort terms and cost 5x more.
     def _print_Add(self, expr):
-        pos = [t for t in expr.args if not t.could_extract_minus_sign()]
-        neg = [-t for t in expr.args if t.could_extract_minus_sign()]
-        parts = [self._print(t) for t in pos]
-        text = " + ".join(parts) if parts else "-" + self._factor(neg.pop(0))
-        for t in neg:
-            text += " - " + self._factor(t)
+        terms = (self.schedule or Schedule(())).terms(expr.args)
+        text = ""
+        for t in terms:
+            if t.could_extract_minus_sign():
+                text += (" - " if text else "-") + self._factor(-t)
+            else:
+                text += (" + " if text else "") + self._print(t)
         return text
 
     def _factor(self, term):
@@ -96,6 +102,8 @@ class SoaCPrinter(C99CodePrinter):
         if coeff == -1:
             sign = "-"
         items = [] if abs(coeff) == 1 else [self.literal(coeff)]
+        if self.schedule is not None:
+            num = self.schedule.factors(num)
         items += [self._factor(f) for f in num]
         text = "*".join(items) if items else self.literal(1)
         for d in den:

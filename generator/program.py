@@ -294,7 +294,7 @@ def count_ops(expr, counts=None):
         return counts
     if expr.is_Add:
         counts["add"] += len(expr.args) - 1
-        if all(_negative(a) for a in expr.args) and not _leads_with_literal(-expr.args[0]):
+        if all(_negative(a) for a in expr.args) and not any(_leads_with_literal(-a) for a in expr.args):
             counts["neg"] += 1
         for a in expr.args:
             count_ops(-a if _negative(a) else a, counts)

@@ -285,16 +285,23 @@ class Articulated:
 
     Per body: U(k) = P(k)H*(k) and G(k) = U(k)D⁻¹(k) as lists of nv_k spatial
     columns, D⁻¹(k) as an nv_k × nv_k nested list (1/D for one dof, else the
-    inverse of an unrolled LDLᵀ of D(k)).  P⁺(k) = [I − G(k)H(k)] P(k) gets its
-    structural zeros set explicitly: the rows and columns along coordinate
-    joint axes are exactly zero.
+    inverse of an unrolled LDLᵀ of D(k)), and φG(k) = φ(p,k)G(k) (parent axes).
+
+    The rows and columns of P⁺(k) = [I − G(k)H(k)] P(k) along coordinate joint
+    axes are exactly zero; with Q, ũ, g̃ = P(k), U, G without them,
+    P⁺ = Q − Σ ũ_i g̃_iᵀ and φP⁺φ* = φQφ* − Σ (φũ_i)(φg̃_i)ᵀ.  The congruence
+    then does not wait for the division by D(k): the rank-nv downdate is applied
+    in the parent's axes, which shortens the tip-to-base dependency chain.  The
+    removed entries of G are known: H G = I gives G_j = g̃_j + H*_j for a unit
+    column j, so φG_j = φg̃_j + φH*_j, used by the sweeps that transfer
+    ψ(p,k) = φ(p,k)(I − G H) (:meth:`phi_G_times`, :meth:`phi_G_star`).
     """
 
     def __init__(self, sw):
         prog, robot = sw.prog, sw.robot
         n = robot.nb
         self.P = [S.spatial_inertia(b) for b in robot.bodies]
-        self.U, self.Dinv, self.G = [None] * n, [None] * n, [None] * n
+        self.U, self.Dinv, self.G, self.phiG = [None] * n, [None] * n, [None] * n, [None] * n
         for k in reversed(range(n)):
             fr = sw.frame(k)
             P = self.P[k]
@@ -305,29 +312,27 @@ class Articulated:
             else:
                 L, _, dinv = S.ldl(prog, [[D[j][i] for j in range(fr.nv)] for i in range(fr.nv)], None)
                 Dinv = S.ldl_inverse(prog, L, dinv)
-            G = [(S.vec(prog, [sum(U[i][0][r] * Dinv[i][j] for i in range(fr.nv)) for r in range(3)]),
-                  S.vec(prog, [sum(U[i][1][r] * Dinv[i][j] for i in range(fr.nv)) for r in range(3)]))
-                 for j in range(fr.nv)]                                   # (31)
+            G = [_columns_times(prog, U, Dinv, j) for j in range(fr.nv)]   # (31)
             self.U[k], self.Dinv[k], self.G[k] = U, Dinv, G
             p = robot.bodies[k].parent
             if p < 0:
                 continue
-            us = [u[0] + u[1] for u in U]
-            gs = [g[0] + g[1] for g in G]
             zero = fr.unit_indices()
+            # φ ũ_i, φ g̃_j and φ G_j = φ g̃_j + φ H*_j (unit columns), parent axes
+            a = [fr.phi(_cut(u, zero)) for u in U]
+            b = [_columns_times(prog, a, Dinv, j) for j in range(fr.nv)]
+            self.phiG[k] = [_plus_axis(prog, fr, b[j], h) for j, h in enumerate(fr.Hcols)]
+            C = fr.phi_inertia(_cut_inertia(P, zero))                     # φ Q φ*
+            old = self.P[p]
+            fa, fb = [_flat(x) for x in a], [_flat(x) for x in b]
 
-            def entry(blk_i, blk_j, i, j, Pm=P, us=us, gs=gs, zero=zero):
-                r, c = 3 * blk_i + i, 3 * blk_j + j
-                if r in zero or c in zero:
-                    return sp.Integer(0)
-                base = (Pm[0][i][j] if blk_i == 0 and blk_j == 0 else
-                        Pm[1][i][j] if blk_i == 0 else Pm[2][i][j])
-                return prog.let(base - sum(u[r] * g[c] for u, g in zip(us, gs)))
+            def parent(blk, i, j, old=old, C=C, fa=fa, fb=fb):
+                r, c = (3 if blk == 2 else 0) + i, (0 if blk == 0 else 3) + j
+                return prog.let(old[blk][i][j] + C[blk][i][j] - sum(x[r] * y[c] for x, y in zip(fa, fb)))
 
-            Pplus = (S.sym_from_upper(lambda i, j: entry(0, 0, i, j)),
-                     [[entry(0, 1, i, j) for j in range(3)] for i in range(3)],
-                     S.sym_from_upper(lambda i, j: entry(1, 1, i, j)))
-            self.P[p] = S.inertia_add(prog, self.P[p], fr.phi_inertia(Pplus))  # (37)
+            self.P[p] = (S.sym_from_upper(lambda i, j: parent(0, i, j)),
+                         [[parent(1, i, j) for j in range(3)] for i in range(3)],
+                         S.sym_from_upper(lambda i, j: parent(2, i, j)))   # (37)
 
     def solve(self, prog, k, eps):
         """ν = D⁻¹(k) ε for a joint-space list ε (nv_k)."""
@@ -336,36 +341,89 @@ class Articulated:
 
     def G_times(self, k, values):
         """G(k) x for nv_k values: a spatial vector of (unrecorded) sums."""
-        G = self.G[k]
-        return ([sum(g[0][r] * x for g, x in zip(G, values)) for r in range(3)],
-                [sum(g[1][r] * x for g, x in zip(G, values)) for r in range(3)])
+        return _combine(self.G[k], values)
 
     def G_star(self, k, y):
         """G*(k) y for a spatial vector y: nv_k (unrecorded) sums."""
-        return [sum(g[0][r] * y[0][r] + g[1][r] * y[1][r] for r in range(3)) for g in self.G[k]]
+        return [_dot(g, y) for g in self.G[k]]
+
+    def phi_G_times(self, k, values):
+        """φ(p,k)G(k) x for nv_k values, parent axes: a spatial vector of (unrecorded) sums."""
+        return _combine(self.phiG[k], values)
+
+    def phi_G_star(self, k, v):
+        """(φ(p,k)G(k))* v = G*(k)φ*(p,k) v for a parent-axes motion vector v: nv_k sums."""
+        return [_dot(g, v) for g in self.phiG[k]]
+
+
+def _flat(v):
+    return list(v[0]) + list(v[1])
+
+
+def _dot(f, v):
+    return sum(f[0][r] * v[0][r] + f[1][r] * v[1][r] for r in range(3))
+
+
+def _combine(cols, values):
+    return ([sum(c[0][r] * x for c, x in zip(cols, values)) for r in range(3)],
+            [sum(c[1][r] * x for c, x in zip(cols, values)) for r in range(3)])
+
+
+def _columns_times(prog, cols, mat, j):
+    """Σ_i cols[i] mat[i][j]: column j of (spatial columns) × (nv × nv matrix), recorded."""
+    return (S.vec(prog, [sum(c[0][r] * mat[i][j] for i, c in enumerate(cols)) for r in range(3)]),
+            S.vec(prog, [sum(c[1][r] * mat[i][j] for i, c in enumerate(cols)) for r in range(3)]))
+
+
+def _cut(x, zero):
+    """Spatial vector ``x`` without the entries at the flat indices ``zero``."""
+    return ([0 if i in zero else x[0][i] for i in range(3)],
+            [0 if 3 + i in zero else x[1][i] for i in range(3)])
+
+
+def _cut_inertia(P, zero):
+    """Symmetric spatial matrix (A, B, C) without the rows and columns ``zero``."""
+    def entry(blk, i, j):
+        r, c = (3 if blk == 2 else 0) + i, (0 if blk == 0 else 3) + j
+        return sp.Integer(0) if r in zero or c in zero else P[blk][i][j]
+    return (S.sym_from_upper(lambda i, j: entry(0, i, j)), [[entry(1, i, j) for j in range(3)] for i in range(3)],
+            S.sym_from_upper(lambda i, j: entry(2, i, j)))
+
+
+def _plus_axis(prog, fr, b, h):
+    """φG_j = φg̃_j + φH*_j when column h of H* is a ± unit vector (whose row was
+    cut), else φg̃_j: H G = I makes G_j exactly H*_j on the cut rows."""
+    nonzero = [x for x in _flat(h) if x != 0]
+    if not (len(nonzero) == 1 and abs(nonzero[0]) == 1):
+        return b
+    ph = fr.phi(h)
+    return S.add(prog, b[0], ph[0]), S.add(prog, b[1], ph[1])
 
 
 def _smooth(sw, art, nu, a=None):
     """Anticausal sweep of FD1/FD4 (seed 001 (4.22), (5.17)):
     θ̈(k) = ν(k) − G*(k)[φ*(p,k)λ(p) + a(k)], λ(k) = φ*(p,k)λ(p) + a(k) + H*(k)θ̈(k).
+    G*φ*λ(p) is taken as (φG)*λ(p), which does not wait for φ*λ(p).
     ``nu`` holds per-body lists; returns θ̈ (joint-space list) and λ."""
     prog = sw.prog
     lam, qdd = [None] * sw.robot.nb, [None] * sw.robot.nb
     for k in range(sw.robot.nb):
         fr = sw.frame(k)
         p = sw.parent(k)
-        y = (S.ZERO3, S.ZERO3) if p < 0 else fr.phi_star(lam[p])
+        known = [0] * fr.nv if a is None else art.G_star(k, a[k])
+        if p >= 0:
+            known = [x + y for x, y in zip(known, art.phi_G_star(k, lam[p]))]
+        qdd[k] = [prog.let(v - g) for v, g in zip(nu[k], known)]
+        y = [(S.ZERO3, S.ZERO3) if p < 0 else fr.phi_star(lam[p])]
         if a is not None:
-            y = S.spatial_add(prog, y, a[k])
-        qdd[k] = [prog.let(v - g) for v, g in zip(nu[k], art.G_star(k, y))]
-        h = fr.along(qdd[k])
-        lam[k] = (S.add(prog, y[0], h[0]), S.add(prog, y[1], h[1]))
+            y.append(a[k])
+        lam[k] = S.spatial_add(prog, *y, fr.along(qdd[k]))
     return _joint_space(sw, qdd), lam
 
 
 def _filter(sw, art, T, z):
     """Causal sweep (seed 001 (4.20), (5.16)): ε = T − Hz, ν = D⁻¹ε,
-    z(p) += ψ(p,k)z(k) + K(p,k)T(k) = φ(p,k)[z(k) + G(k)ε(k)].  ``z`` is
+    z(p) += ψ(p,k)z(k) + K(p,k)T(k) = φ(p,k)z(k) + φG(k)ε(k).  ``z`` is
     updated in place (it holds the per-body injected forces on entry); ``T`` is
     a joint-space list; returns ν per body."""
     prog = sw.prog
@@ -376,9 +434,7 @@ def _filter(sw, art, T, z):
         nu[k] = art.solve(prog, k, eps)
         p = sw.parent(k)
         if p >= 0:
-            Ge = art.G_times(k, eps)
-            zk = (S.add(prog, z[k][0], Ge[0]), S.add(prog, z[k][1], Ge[1]))
-            z[p] = S.spatial_add(prog, z[p], fr.phi(zk))
+            z[p] = S.spatial_add(prog, z[p], fr.phi(z[k]), art.phi_G_times(k, eps))
     return nu
 
 
@@ -480,9 +536,7 @@ def fd4(sw, qd, tau):
             Pa = S.inertia_times(prog, art.P[k], a[k])
             zPa = S.spatial_add(prog, zk, Pa)
             e2 = [prog.let(e - h) for e, h in zip(eps, fr.project(Pa))]    # T − H(z + Pa)
-            Ge = art.G_times(k, e2)
-            zk = (S.add(prog, zPa[0], Ge[0]), S.add(prog, zPa[1], Ge[1]))
-            z[p] = S.spatial_add(prog, z[p], fr.phi(zk))
+            z[p] = S.spatial_add(prog, z[p], fr.phi(zPa), art.phi_G_times(k, e2))
     qdd, lam = _smooth(sw, art, nu, a)                                   # (5.17)
     return qdd, lam, V, art
 

@@ -19,7 +19,7 @@ def _psi_star(sw, art, k, v):
     """ψ*(p,k) v = (I − H*G*) φ*(p,k) v for a parent-axes motion vector v."""
     prog, fr = sw.prog, sw.frame(k)
     y = fr.phi_star(v)
-    s = [prog.let(x) for x in art.G_star(k, y)]
+    s = [prog.let(x) for x in art.phi_G_star(k, v)]     # G*φ*v = (φG)*v
     h = fr.along(s)
     return S.sub(prog, y[0], h[0]), S.sub(prog, y[1], h[1])
 
@@ -119,9 +119,9 @@ def _os_rhs(sw, art, qd, gravity):
         p = sw.parent(k)
         if p >= 0:
             fr = sw.frame(k)
-            Gs = art.G_times(k, fr.project(y[k]))
-            yk = (S.sub(prog, y[k][0], Gs[0]), S.sub(prog, y[k][1], Gs[1]))
-            y[p] = S.spatial_add(prog, y[p], fr.phi(yk))
+            Gs = art.phi_G_times(k, fr.project(y[k]))           # φ(y − GHy) = φy − (φG)Hy
+            yk = fr.phi(y[k])
+            y[p] = tuple(S.vec(prog, [y[p][b][i] + yk[b][i] - Gs[b][i] for i in range(3)]) for b in (0, 1))
     eta = [None] * n
     for k in range(n):                     # (67): η(k) = ψ*(p,k)η(p) + ξ(k)
         fr = sw.frame(k)

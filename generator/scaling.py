@@ -163,7 +163,8 @@ def markdown(result):
         lines += [f"## {title}", "",
                   "| function | " + " | ".join(f"n={n}" for n in ns) + " | exponent | last |",
                   "|---|" + "---:|" * (len(ns) + 2)]
-        for f, pts in funcs.items():
+        for f in sorted(funcs, key=lambda f: (FUNCTIONS + (f,)).index(f)):   # study order
+            pts = funcs[f]
             cells = " | ".join(str(pts[n]["mul"] + pts[n]["add"]) if n in pts else "" for n in ns)
             lines.append(f"| {f} | {cells} | {slope(pts):.2f} | {last_slope(pts):.2f} |")
         x = crossover(funcs["os_inertia"], funcs["os_inertia_explicit"])

@@ -422,20 +422,26 @@ def motion_to_tip(prog, R, offset, v):
 def ldl(prog, A, ratio, what="Omega(0)"):
     """Unit-lower L and pivots d (with 1/d) of a symmetric N×N list A, guarding
     every pivot: d_j > ratio · A_jj, else the function returns status 1
-    (``ratio=None``: no guard, for a matrix known to be positive definite)."""
+    (``ratio=None``: no guard, for a matrix known to be positive definite).
+
+    With u_ij = L_ij d_j = A_ij − Σ_{k<j} L_ik u_jk (not waiting for 1/d_j),
+    d_j = A_jj − Σ_{k<j} u_jk² / d_k: pivot j waits for 1/d_{j−1} through one
+    multiply-add only, so the chain of divisions is as short as it gets.
+    """
     N = len(A)
     L = [[sp.Integer(1) if i == j else sp.Integer(0) for j in range(N)] for i in range(N)]
+    u = [[None] * N for _ in range(N)]        # u[i][j] = L_ij d_j, i > j
     d, dinv = [None] * N, [None] * N
     for j in range(N):
-        w = [prog.let(L[j][k] * d[k]) for k in range(j)]
-        d[j] = prog.let(A[j][j] - sum(L[j][k] * w[k] for k in range(j)))
+        d[j] = prog.let(A[j][j] - sum(prog.let(u[j][k] * u[j][k]) * dinv[k] for k in range(j)))
         if ratio is not None:
             prog.guard(d[j], ratio * A[j][j], f"pivot {j} of {what}")
         # a pivot that is exactly zero (a direction no joint moves) always fails the
         # guard above; 0 keeps the unreachable code after it finite
         dinv[j] = sp.Integer(0) if d[j] == 0 else prog.let(1 / d[j])
         for i in range(j + 1, N):
-            L[i][j] = prog.let((A[i][j] - sum(L[i][k] * w[k] for k in range(j))) * dinv[j])
+            u[i][j] = prog.let(A[i][j] - sum(L[i][k] * u[j][k] for k in range(j)))
+            L[i][j] = prog.let(u[i][j] * dinv[j])
     return L, d, dinv
 
 

@@ -34,21 +34,21 @@
  *   coriolis                          400 mul    333 add    0 div   0 sqrt  12 trig    318 statements
  *   mass_matrix                       269 mul    268 add    0 div   0 sqrt  12 trig    302 statements
  *   mass_matrix_ne                    903 mul    686 add    0 div   0 sqrt  12 trig    661 statements
- *   mass_matrix_inverse              1066 mul    841 add    6 div   0 sqrt  12 trig    856 statements
- *   mass_matrix_inverse_cholesky      535 mul    415 add    6 div   0 sqrt  12 trig    398 statements
- *   forward_dynamics                  800 mul    723 add    6 div   0 sqrt  12 trig    735 statements
- *   forward_dynamics_fd1              829 mul    746 add    6 div   0 sqrt  12 trig    773 statements
- *   forward_dynamics_fd2              918 mul    801 add    6 div   0 sqrt  14 trig    835 statements
- *   forward_dynamics_fd3              778 mul    716 add    6 div   0 sqrt  12 trig    731 statements
- *   forward_dynamics_crba             822 mul    712 add    6 div   0 sqrt  12 trig    692 statements
- *   tip_force_acceleration            506 mul    441 add    6 div   0 sqrt  14 trig    497 statements
- *   os_inertia_inverse                889 mul    824 add    6 div   0 sqrt  14 trig    700 statements
- *   os_inertia                       1065 mul    914 add   12 div   0 sqrt  14 trig    777 statements
- *   os_inertia_explicit               960 mul    729 add   12 div   0 sqrt  14 trig    621 statements
- *   os_coriolis                      1545 mul   1318 add   12 div   0 sqrt  14 trig   1151 statements
- *   os_gravity                       1128 mul    988 add   12 div   0 sqrt  14 trig    856 statements
- *   os_bias                          1575 mul   1346 add   12 div   0 sqrt  14 trig   1184 statements
- *   osc_torque                       1647 mul   1397 add   12 div   0 sqrt  14 trig   1239 statements
+ *   mass_matrix_inverse               910 mul    723 add    6 div   0 sqrt  12 trig    724 statements
+ *   mass_matrix_inverse_cholesky      535 mul    415 add    6 div   0 sqrt  12 trig    413 statements
+ *   forward_dynamics                  864 mul    741 add    6 div   0 sqrt  12 trig    686 statements
+ *   forward_dynamics_fd1              837 mul    736 add    6 div   0 sqrt  12 trig    733 statements
+ *   forward_dynamics_fd2              937 mul    797 add    6 div   0 sqrt  14 trig    802 statements
+ *   forward_dynamics_fd3              797 mul    712 add    6 div   0 sqrt  12 trig    671 statements
+ *   forward_dynamics_crba             822 mul    712 add    6 div   0 sqrt  12 trig    707 statements
+ *   tip_force_acceleration            522 mul    434 add    6 div   0 sqrt  14 trig    462 statements
+ *   os_inertia_inverse                951 mul    831 add    6 div   0 sqrt  14 trig    695 statements
+ *   os_inertia                       1127 mul    921 add   12 div   0 sqrt  14 trig    782 statements
+ *   os_inertia_explicit               960 mul    729 add   12 div   0 sqrt  14 trig    646 statements
+ *   os_coriolis                      1604 mul   1324 add   12 div   0 sqrt  14 trig   1134 statements
+ *   os_gravity                       1191 mul    997 add   12 div   0 sqrt  14 trig    863 statements
+ *   os_bias                          1633 mul   1349 add   12 div   0 sqrt  14 trig   1161 statements
+ *   osc_torque                       1705 mul   1400 add   12 div   0 sqrt  14 trig   1216 statements
  */
 #ifndef SOAGEN_PANDA_H
 #define SOAGEN_PANDA_H

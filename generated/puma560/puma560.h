@@ -33,21 +33,21 @@
  *   coriolis                          225 mul    165 add    0 div   0 sqrt  10 trig    221 statements
  *   mass_matrix                       150 mul    139 add    0 div   0 sqrt   8 trig    179 statements
  *   mass_matrix_ne                    404 mul    267 add    0 div   0 sqrt  10 trig    375 statements
- *   mass_matrix_inverse               574 mul    429 add    4 div   0 sqrt   8 trig    519 statements
- *   mass_matrix_inverse_cholesky      289 mul    208 add    4 div   0 sqrt   8 trig    240 statements
- *   forward_dynamics                  463 mul    388 add    4 div   0 sqrt  10 trig    462 statements
- *   forward_dynamics_fd1              480 mul    395 add    4 div   0 sqrt  10 trig    497 statements
- *   forward_dynamics_fd2              560 mul    444 add    4 div   0 sqrt  12 trig    548 statements
- *   forward_dynamics_fd3              447 mul    376 add    4 div   0 sqrt  10 trig    467 statements
- *   forward_dynamics_crba             463 mul    370 add    4 div   0 sqrt  10 trig    453 statements
- *   tip_force_acceleration            323 mul    252 add    4 div   0 sqrt  12 trig    310 statements
- *   os_inertia_inverse                590 mul    503 add    4 div   0 sqrt  12 trig    471 statements
- *   os_inertia                        766 mul    593 add   10 div   0 sqrt  12 trig    548 statements
- *   os_inertia_explicit               581 mul    388 add   10 div   0 sqrt  10 trig    403 statements
- *   os_coriolis                      1025 mul    807 add   10 div   0 sqrt  12 trig    805 statements
- *   os_gravity                        779 mul    621 add   10 div   0 sqrt  12 trig    586 statements
- *   os_bias                          1034 mul    816 add   10 div   0 sqrt  12 trig    813 statements
- *   osc_torque                       1097 mul    861 add   10 div   0 sqrt  12 trig    857 statements
+ *   mass_matrix_inverse               525 mul    393 add    4 div   0 sqrt   8 trig    463 statements
+ *   mass_matrix_inverse_cholesky      287 mul    208 add    4 div   0 sqrt   8 trig    248 statements
+ *   forward_dynamics                  516 mul    416 add    4 div   0 sqrt  10 trig    464 statements
+ *   forward_dynamics_fd1              500 mul    404 add    4 div   0 sqrt  10 trig    496 statements
+ *   forward_dynamics_fd2              584 mul    455 add    4 div   0 sqrt  12 trig    549 statements
+ *   forward_dynamics_fd3              471 mul    387 add    4 div   0 sqrt  10 trig    454 statements
+ *   forward_dynamics_crba             461 mul    370 add    4 div   0 sqrt  10 trig    461 statements
+ *   tip_force_acceleration            347 mul    263 add    4 div   0 sqrt  12 trig    311 statements
+ *   os_inertia_inverse                633 mul    516 add    4 div   0 sqrt  12 trig    486 statements
+ *   os_inertia                        809 mul    606 add   10 div   0 sqrt  12 trig    573 statements
+ *   os_inertia_explicit               579 mul    388 add   10 div   0 sqrt  10 trig    421 statements
+ *   os_coriolis                      1072 mul    826 add   10 div   0 sqrt  12 trig    822 statements
+ *   os_gravity                        826 mul    638 add   10 div   0 sqrt  12 trig    616 statements
+ *   os_bias                          1086 mul    838 add   10 div   0 sqrt  12 trig    832 statements
+ *   osc_torque                       1149 mul    883 add   10 div   0 sqrt  12 trig    876 statements
  */
 #ifndef SOAGEN_PUMA560_H
 #define SOAGEN_PUMA560_H

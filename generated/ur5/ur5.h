@@ -33,21 +33,21 @@
  *   coriolis                          181 mul    123 add    0 div   0 sqrt  10 trig    214 statements
  *   mass_matrix                       108 mul     98 add    0 div   0 sqrt  10 trig    140 statements
  *   mass_matrix_ne                    327 mul    208 add    0 div   0 sqrt  10 trig    336 statements
- *   mass_matrix_inverse               525 mul    384 add    5 div   0 sqrt  10 trig    468 statements
- *   mass_matrix_inverse_cholesky      252 mul    177 add    5 div   0 sqrt  10 trig    200 statements
- *   forward_dynamics                  412 mul    334 add    5 div   0 sqrt  10 trig    445 statements
- *   forward_dynamics_fd1              404 mul    322 add    5 div   0 sqrt  10 trig    469 statements
- *   forward_dynamics_fd2              500 mul    383 add    5 div   0 sqrt  12 trig    542 statements
- *   forward_dynamics_fd3              377 mul    307 add    5 div   0 sqrt  10 trig    444 statements
- *   forward_dynamics_crba             370 mul    290 add    5 div   0 sqrt  10 trig    405 statements
- *   tip_force_acceleration            308 mul    236 add    5 div   0 sqrt  12 trig    303 statements
- *   os_inertia_inverse                609 mul    520 add    5 div   0 sqrt  12 trig    493 statements
- *   os_inertia                        785 mul    610 add   11 div   0 sqrt  12 trig    570 statements
- *   os_inertia_explicit               627 mul    454 add   11 div   0 sqrt  12 trig    421 statements
- *   os_coriolis                      1045 mul    822 add   11 div   0 sqrt  12 trig    860 statements
- *   os_gravity                        805 mul    643 add   11 div   0 sqrt  12 trig    619 statements
- *   os_bias                          1054 mul    831 add   11 div   0 sqrt  12 trig    868 statements
- *   osc_torque                       1121 mul    880 add   11 div   0 sqrt  12 trig    922 statements
+ *   mass_matrix_inverse               452 mul    330 add    5 div   0 sqrt  10 trig    395 statements
+ *   mass_matrix_inverse_cholesky      246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
+ *   forward_dynamics                  443 mul    338 add    5 div   0 sqrt  10 trig    432 statements
+ *   forward_dynamics_fd1              405 mul    312 add    5 div   0 sqrt  10 trig    451 statements
+ *   forward_dynamics_fd2              506 mul    376 add    5 div   0 sqrt  12 trig    528 statements
+ *   forward_dynamics_fd3              383 mul    300 add    5 div   0 sqrt  10 trig    417 statements
+ *   forward_dynamics_crba             364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
+ *   tip_force_acceleration            314 mul    231 add    5 div   0 sqrt  12 trig    292 statements
+ *   os_inertia_inverse                639 mul    516 add    5 div   0 sqrt  12 trig    498 statements
+ *   os_inertia                        815 mul    606 add   11 div   0 sqrt  12 trig    585 statements
+ *   os_inertia_explicit               621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
+ *   os_coriolis                      1071 mul    820 add   11 div   0 sqrt  12 trig    864 statements
+ *   os_gravity                        838 mul    643 add   11 div   0 sqrt  12 trig    639 statements
+ *   os_bias                          1085 mul    832 add   11 div   0 sqrt  12 trig    874 statements
+ *   osc_torque                       1152 mul    881 add   11 div   0 sqrt  12 trig    928 statements
  */
 #ifndef SOAGEN_UR5_H
 #define SOAGEN_UR5_H
