@@ -49,6 +49,7 @@ from soagen import pinocchio_convention as pc
 from soagen import reference as ref
 from soagen import robots
 from soagen.codegen import c_name, generate, jobs
+from soagen.recursion import VARIANTS
 from soagen.urdf import load_urdf
 
 HERE = Path(__file__).resolve().parent
@@ -250,15 +251,25 @@ REFERENCE = {
     "coriolis": lambda r, s, i: ref.coriolis(r, s.q[i], s.qd[i]),
     # algorithm variants (--variants): the same quantity by another algorithm
     "mass_matrix_ne": lambda r, s, i: ref.mass_matrix(r, s.q[i]),
+    "mass_matrix_inverse_innovations": lambda r, s, i: ref.mass_matrix_inverse(r, s.q[i]),
     "mass_matrix_inverse_cholesky": lambda r, s, i: ref.mass_matrix_inverse(r, s.q[i]),
+    "forward_dynamics_fd4": lambda r, s, i: ref.forward_dynamics(r, s.q[i], s.qd[i], s.tau[i]),
     "forward_dynamics_fd2": lambda r, s, i: np.concatenate([
         qdd := ref.forward_dynamics(r, s.q[i], s.qd[i], s.tau[i]),
         ref.jacobian(r, s.q[i]) @ qdd + ref.jdot_qdot(r, s.q[i], s.qd[i])]),
     "forward_dynamics_fd3": lambda r, s, i: ref.forward_dynamics(r, s.q[i], s.qd[i], s.tau[i]),
     "forward_dynamics_crba": lambda r, s, i: ref.forward_dynamics(r, s.q[i], s.qd[i], s.tau[i]),
+    "os_inertia_recursive": lambda r, s, i: ref.os_inertia(r, s.q[i]),
     "os_inertia_explicit": lambda r, s, i: ref.os_inertia(r, s.q[i]),
 }
-NEEDS_LAMBDA = {"os_inertia", "os_coriolis", "os_gravity", "os_bias", "osc_torque", "os_inertia_explicit"}
+NEEDS_LAMBDA = {"os_inertia", "os_coriolis", "os_gravity", "os_bias", "osc_torque", "os_inertia_recursive",
+                "os_inertia_explicit"}
+
+
+def family(fn):
+    """The family a variant function belongs to (``forward_dynamics_fd4`` -> ``forward_dynamics``):
+    its rows are compared with the family's baselines."""
+    return next((fam for fam, names in VARIANTS.items() if fn in names), fn)
 
 
 def check_outputs(robot, states, outputs, what, convert=lambda name, x: x):
@@ -663,9 +674,10 @@ def main_table(sg, pin, cas):
              "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for fn in sg["functions"]:
         ns = sg["timings"][fn][0]
-        labels = [label for f, label, _ in PIN_MAP if f == fn] or [None]
+        labels = [label for f, label, _ in PIN_MAP if f == family(fn)] or [None]
+        labels = labels if fn == family(fn) else labels[:1]
         p = pin["timings"][labels[0]][0] if pin and labels[0] else None
-        c = cas["timings"][CASADI_MAP[fn]][0] if cas and fn in CASADI_MAP else None
+        c = cas["timings"][CASADI_MAP[family(fn)]][0] if cas and family(fn) in CASADI_MAP else None
         cc = f"{sg['cc_per'][fn]:.2f}" if fn in sg["cc_per"] else "n/a"
         lines.append(f"| {fn} | {fmt_ns(ns)} | {labels[0] or '—'} | {fmt_ns(p)} | {fmt_ratio(ns, p)} "
                      f"| {fmt_ns(c)} | {fmt_ratio(ns, c)} | {sg['gen'][fn]:.2f} | {cc} |")

@@ -173,6 +173,7 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
             shutil.rmtree(work / "build", ignore_errors=True)
             meta = dict(name=name, library=lib.name, precision=precision,
                         ops={p.name: p.ops for p in gen.programs},
+                        choices={p.name: p.algorithm for p in gen.programs if p.algorithm},
                         signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs]
                                     for p in gen.programs})
             (work / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True))

@@ -194,14 +194,18 @@ def check_module(robot, mod, samples=100, seed=0):
             ("coriolis", lambda: mod.coriolis(q, qd), lambda: ref.coriolis(robot, q, qd)),
             ("mass_matrix", lambda: mod.mass_matrix(q), lambda: ref.mass_matrix(robot, q)),
             ("mass_matrix_inverse", lambda: mod.mass_matrix_inverse(q), lambda: ref.mass_matrix_inverse(robot, q)),
-            ("forward_dynamics (FD4)", lambda: mod.forward_dynamics(q, qd, tau),
+            ("forward_dynamics", lambda: mod.forward_dynamics(q, qd, tau),
              lambda: ref.forward_dynamics(robot, q, qd, tau, variant="FD4")),
-            ("forward_dynamics (FD1)", lambda: mod.forward_dynamics(q, qd, tau, variant="FD1"),
+            ("forward_dynamics_fd1", lambda: mod.forward_dynamics(q, qd, tau, variant="FD1"),
              lambda: ref.forward_dynamics(robot, q, qd, tau, variant="FD1")),
             # variants: another algorithm, the same quantity as the reference's
             ("mass_matrix_ne", lambda: mod.mass_matrix(q, "newton_euler"), lambda: ref.mass_matrix(robot, q)),
+            ("mass_matrix_inverse_innovations", lambda: mod.mass_matrix_inverse(q, "innovations"),
+             lambda: ref.mass_matrix_inverse(robot, q)),
             ("mass_matrix_inverse_cholesky", lambda: mod.mass_matrix_inverse(q, "cholesky"),
              lambda: ref.mass_matrix_inverse(robot, q)),
+            ("forward_dynamics_fd4", lambda: mod.forward_dynamics(q, qd, tau, variant="FD4"),
+             lambda: ref.forward_dynamics(robot, q, qd, tau)),
             ("forward_dynamics_fd3", lambda: mod.forward_dynamics(q, qd, tau, variant="FD3"),
              lambda: ref.forward_dynamics(robot, q, qd, tau)),
             ("forward_dynamics_crba", lambda: mod.forward_dynamics(q, qd, tau, variant="CRBA"),
@@ -226,6 +230,7 @@ def check_module(robot, mod, samples=100, seed=0):
             if np.linalg.cond(ref.os_inertia_inverse(robot, q)) < ILL_CONDITIONED:
                 cases += [
                     ("os_inertia", lambda: mod.os_inertia(q), lambda: ref.os_inertia(robot, q)),
+                    ("os_inertia_recursive", lambda: mod.os_inertia(q, "recursive"), lambda: ref.os_inertia(robot, q)),
                     ("os_inertia_explicit", lambda: mod.os_inertia(q, "explicit"), lambda: ref.os_inertia(robot, q)),
                     ("os_coriolis", lambda: mod.os_coriolis(q, qd), lambda: ref.os_coriolis(robot, q, qd)),
                     ("os_gravity", lambda: mod.os_gravity(q), lambda: ref.os_gravity(robot, q)),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .recursion import CHOICES
 from .reference import SingularError
 
 
@@ -23,6 +24,8 @@ class Module:
     n : int                degrees of freedom nv (the length of qd, qdd, tau)
     nq : int               configuration size (the length of q; nq > n with quaternions)
     ops : dict             op counts per C function
+    choices : dict         family -> the algorithm its default function uses (the cheapest
+                           for this robot, :data:`soagen.recursion.CHOICES`)
     timings : dict         seconds per stage of the ``build`` call that made it
     path : Path            cache folder with the .c/.h and the library
     """
@@ -32,6 +35,7 @@ class Module:
         self.n = getattr(robot, "n", None)
         self.m = len(getattr(robot, "tips", ()))
         self.ops = meta["ops"]
+        self.choices = meta.get("choices", {})
         self.name = meta["name"]
         self.precision = meta["precision"]
         self.timings = timings
@@ -179,6 +183,13 @@ class Module:
             raise ValueError(f"variant must be one of {', '.join(map(repr, table))}, got {variant!r}")
         return table[variant]
 
+    def _chosen(self, family, variant, extra=None):
+        """The C function computing ``family`` by ``variant``: the family's own
+        function for ``"auto"`` and for the algorithm it chose, else the variant's."""
+        table = {"auto": family, **{label: f for label, f in CHOICES[family]}, **(extra or {})}
+        fname = self._variant(table, variant)
+        return family if variant == self.choices.get(family) else fname
+
     def coriolis(self, q, qd):
         """C(q, q̇) alone (no gravity); -> (n,)."""
         return self._call("coriolis", q, qd)
@@ -188,22 +199,21 @@ class Module:
         fname = self._variant({"composite": "mass_matrix", "newton_euler": "mass_matrix_ne"}, variant)
         return self._shape(self._call(fname, q), (self.n, self.n))
 
-    def mass_matrix_inverse(self, q, variant="innovations"):
-        """M(q)⁻¹ by the innovations factorization (default) or ``"cholesky"``
-        (composite-body M and LDLᵀ); -> (n, n)."""
-        fname = self._variant({"innovations": "mass_matrix_inverse",
-                               "cholesky": "mass_matrix_inverse_cholesky"}, variant)
+    def mass_matrix_inverse(self, q, variant="auto"):
+        """M(q)⁻¹ by the cheaper, for this robot, of the innovations factorization
+        and ``"cholesky"`` (composite-body M and LDLᵀ), or by the one named
+        (:attr:`choices` tells which ``"auto"`` is); -> (n, n)."""
+        fname = self._chosen("mass_matrix_inverse", variant)
         return self._shape(self._call(fname, q), (self.n, self.n))
 
-    def forward_dynamics(self, q, qd, tau, f_tip=None, variant="FD4"):
-        """q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by FD4 (default), FD1, FD2, FD3 or CRBA; -> (n,).
+    def forward_dynamics(self, q, qd, tau, f_tip=None, variant="auto"):
+        """q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by the cheapest, for this robot, of FD4,
+        FD1, FD3 and CRBA, or by the one named (also FD2); -> (n,).
 
         A tip force adds :meth:`tip_force_acceleration` (the dynamics are linear in f).
         FD2 also yields the tip accelerations: ``call("forward_dynamics_fd2", ...)``.
         """
-        fname = self._variant({"FD4": "forward_dynamics", "FD1": "forward_dynamics_fd1",
-                               "FD2": "forward_dynamics_fd2", "FD3": "forward_dynamics_fd3",
-                               "CRBA": "forward_dynamics_crba"}, variant)
+        fname = self._chosen("forward_dynamics", variant, {"FD2": "forward_dynamics_fd2"})
         qdd = self._call(fname, q, qd, tau)
         if variant == "FD2":
             qdd = qdd[0]
@@ -222,11 +232,12 @@ class Module:
         self._need_tips("os_inertia_inverse")
         return self._shape(self._call("os_inertia_inverse", q), (6 * self.m, 6 * self.m))
 
-    def os_inertia(self, q, variant="recursive"):
-        """Λ(0) by the O(n) recursion (default) or ``"explicit"`` (J M⁻¹ Jᵀ)⁻¹;
-        raises :class:`SingularError` where Ω(0) is singular; -> (6m, 6m)."""
+    def os_inertia(self, q, variant="auto"):
+        """Λ(0) by the cheaper, for this robot, of the O(n) recursion and
+        ``"explicit"`` (J M⁻¹ Jᵀ)⁻¹, or by the one named; raises
+        :class:`SingularError` where Ω(0) is singular; -> (6m, 6m)."""
         self._need_tips("os_inertia")
-        fname = self._variant({"recursive": "os_inertia", "explicit": "os_inertia_explicit"}, variant)
+        fname = self._chosen("os_inertia", variant)
         return self._shape(self._call(fname, q), (6 * self.m, 6 * self.m))
 
     def os_coriolis(self, q, qd):

@@ -73,7 +73,8 @@ def table(robot_name, programs):
     head = "| function | " + " | ".join(COLUMNS) + " |"
     rows = [head, "|" + "---|" * (len(COLUMNS) + 1)]
     for p in programs:
-        rows.append(f"| {p.name} | " + " | ".join(str(p.ops[c]) for c in COLUMNS) + " |")
+        label = f"{p.name} ({p.algorithm})" if p.algorithm else p.name   # a family's cheapest algorithm
+        rows.append(f"| {label} | " + " | ".join(str(p.ops[c]) for c in COLUMNS) + " |")
     return f"# Operation counts: {robot_name}\n\n" + "\n".join(rows) + "\n"
 
 
@@ -99,7 +100,9 @@ PUBLISHED = (
 LITERATURE_FUNCTIONS = (("inverse dynamics", "inverse_dynamics", "rnea"), ("mass matrix M", "mass_matrix", "crba"),
                         ("gravity g", "gravity", "gravity"), ("bias c + g", "bias_forces", "bias"),
                         ("Coriolis/centrifugal c", "coriolis", None),
-                        ("forward dynamics", "forward_dynamics", "aba"))
+                        ("forward dynamics, articulated-body sweeps (FD4 / aba)", "forward_dynamics_fd4", "aba"),
+                        ("forward dynamics, cheapest for this robot (`forward_dynamics`)", "forward_dynamics",
+                         "aba"))
 
 
 def literature_markdown(soagen_counts, casadi):

@@ -91,6 +91,7 @@ class Program:
         self.ops: dict | None = None
         self.names: dict = {}         # Symbol -> printed name, set by finish()
         self.seconds: float | None = None   # record + finish, set by codegen
+        self.algorithm: str | None = None   # label of the algorithm a family chose (recursion.CHOICES)
 
     # -------------------------------------------------------------- recording
     def input(self, name, size, doc=""):
@@ -170,6 +171,8 @@ class Program:
     def finish(self, cse=True):
         """CSE over the statement list (:func:`_cse`), dead-code removal,
         renumbering, op counts."""
+        if self.ops is not None:      # finished already (a family's chosen algorithm)
+            return self
         statements = self.statements()
         if cse and statements:
             self.body = _cse(self.body, statements)

@@ -457,7 +457,7 @@ def forward_dynamics(robot, variant="FD4"):
     """
     if variant not in FD_DOCS:
         raise ValueError(f"unknown forward dynamics variant {variant!r}")
-    name = "forward_dynamics" if variant == "FD4" else f"forward_dynamics_{variant.lower()}"
+    name = f"forward_dynamics_{variant.lower()}"
     prog = Program(name, f"joint accelerations from torques, {FD_DOCS[variant]}")
     n = robot.n
     q, qd = prog.input("q", robot.nq, "joint positions"), prog.input("qd", n, "joint velocities")
@@ -553,7 +553,8 @@ def tip_force_response(sw, art, f):
 def mass_matrix_inverse(robot):
     """M⁻¹ = (I − HψK)* D⁻¹ (I − HψK) (seed 001 Theorem 4.1 (4.16)), column j
     from the filter/smoother sweeps with T = e_j (zeros pruned: O(n²))."""
-    prog = Program("mass_matrix_inverse", "inverse mass matrix, row-major n x n")
+    prog = Program("mass_matrix_inverse_innovations", "inverse mass matrix by the innovations factorization, "
+                   "row-major n x n")
     n = robot.n
     q = prog.input("q", robot.nq, "joint positions")
     sw = Sweeps(prog, robot, q)
@@ -643,15 +644,50 @@ def jdot_qdot(robot):
     return prog
 
 
+# Families computed by several algorithms.  The family's own C function is the
+# algorithm with the fewest operations (mul + add + div + sqrt) for the robot
+# at hand, the SOA recursion (listed first) on ties; each algorithm also has a
+# C function of its own name, generated with ``--variants``.
+# family -> ((label, C function), ...)
+CHOICES = {
+    "mass_matrix_inverse": (("innovations", "mass_matrix_inverse_innovations"),
+                            ("cholesky", "mass_matrix_inverse_cholesky")),
+    "forward_dynamics": (("FD4", "forward_dynamics_fd4"), ("FD1", "forward_dynamics_fd1"),
+                         ("FD3", "forward_dynamics_fd3"), ("CRBA", "forward_dynamics_crba")),
+    "os_inertia": (("recursive", "os_inertia_recursive"), ("explicit", "os_inertia_explicit")),
+}
+
 # Algorithm variants (``--variants``): family -> the functions computing the same
-# quantity another way, generated beside the default ones.  (FD1 beside FD4, and
-# c(0), g(0) beside the c+g shortcut os_bias, are always generated.)
+# quantity another way, generated beside the default ones.  (c(0), g(0) beside
+# the c+g shortcut os_bias are always generated.)  FD2 also returns α(0), so it
+# is a variant but not a candidate of the forward dynamics choice.
 VARIANTS = {
     "mass_matrix": ("mass_matrix_ne",),
-    "mass_matrix_inverse": ("mass_matrix_inverse_cholesky",),
-    "forward_dynamics": ("forward_dynamics_fd2", "forward_dynamics_fd3", "forward_dynamics_crba"),
-    "os_inertia": ("os_inertia_explicit",),
+    "mass_matrix_inverse": tuple(f for _, f in CHOICES["mass_matrix_inverse"]),
+    "forward_dynamics": tuple(f for _, f in CHOICES["forward_dynamics"]) + ("forward_dynamics_fd2",),
+    "os_inertia": tuple(f for _, f in CHOICES["os_inertia"]),
 }
+
+
+def cost(ops):
+    """The operation count a family's choice minimizes."""
+    return ops["mul"] + ops["add"] + ops["div"] + ops["sqrt"]
+
+
+def cheapest(robot, family, ratio):
+    """Record and finish every algorithm of ``family`` (:data:`CHOICES`); the
+    one with the lowest :func:`cost` (the first on ties), named ``family``.
+    Its ``algorithm`` attribute holds the label."""
+    table = registry()
+    best = None
+    for label, fname in CHOICES[family]:
+        prog = table[fname][1](robot, ratio).finish()
+        if best is None or cost(prog.ops) < cost(best.ops):
+            best, best_label = prog, label
+    labels = ", ".join(label for label, _ in CHOICES[family])
+    best.name, best.algorithm = family, best_label
+    best.doc += f"; {best_label} is the cheapest of {labels} for this robot"
+    return best
 
 
 def registry():
@@ -670,16 +706,19 @@ def registry():
         "coriolis": (False, lambda r, _: inverse_dynamics(r, with_gravity=False, with_qdd=False, name="coriolis")),
         "mass_matrix": (False, lambda r, _: mass_matrix(r)),
         "mass_matrix_ne": (False, lambda r, _: mass_matrix_ne(r)),
-        "mass_matrix_inverse": (False, lambda r, _: mass_matrix_inverse(r)),
+        "mass_matrix_inverse": (False, lambda r, x: cheapest(r, "mass_matrix_inverse", x)),
+        "mass_matrix_inverse_innovations": (False, lambda r, _: mass_matrix_inverse(r)),
         "mass_matrix_inverse_cholesky": (False, lambda r, _: mass_matrix_inverse_cholesky(r)),
-        "forward_dynamics": (False, lambda r, _: forward_dynamics(r, "FD4")),
+        "forward_dynamics": (False, lambda r, x: cheapest(r, "forward_dynamics", x)),
+        "forward_dynamics_fd4": (False, lambda r, _: forward_dynamics(r, "FD4")),
         "forward_dynamics_fd1": (False, lambda r, _: forward_dynamics(r, "FD1")),
         "forward_dynamics_fd2": (True, lambda r, _: forward_dynamics(r, "FD2")),
         "forward_dynamics_fd3": (False, lambda r, _: forward_dynamics(r, "FD3")),
         "forward_dynamics_crba": (False, lambda r, _: forward_dynamics(r, "CRBA")),
         "tip_force_acceleration": (True, lambda r, _: tip_force_acceleration(r)),
         "os_inertia_inverse": (True, lambda r, _: os_.os_inertia_inverse(r)),
-        "os_inertia": (True, os_.os_inertia),
+        "os_inertia": (True, lambda r, x: cheapest(r, "os_inertia", x)),
+        "os_inertia_recursive": (True, os_.os_inertia),
         "os_inertia_explicit": (True, os_.os_inertia_explicit),
         "os_coriolis": (True, os_.os_coriolis),
         "os_gravity": (True, os_.os_gravity),

@@ -170,7 +170,8 @@ def os_inertia_inverse(robot):
 
 def os_inertia(robot, ratio):
     """Λ(0) = Ω(0)⁻¹ by an unrolled LDLᵀ with guarded pivots (seed 000 (61))."""
-    prog, sw, art, _, _ = _setup("os_inertia", "operational space inertia Lambda(0), 6m x 6m", robot)
+    prog, sw, art, _, _ = _setup("os_inertia_recursive", "operational space inertia Lambda(0) by the O(n) "
+                                 "recursion, 6m x 6m", robot)
     L, d, dinv = S.ldl(prog, omega_tips(sw, art), ratio)
     Lam = S.ldl_inverse(prog, L, dinv)
     prog.output("Lambda", [x for row in Lam for x in row], "Lambda(0), row-major")

@@ -20,10 +20,10 @@ from .model import RobotBuilder
 STUDY = {
     "inverse dynamics": ("inverse_dynamics",),
     "mass matrix": ("mass_matrix", "mass_matrix_ne"),
-    "mass matrix inverse": ("mass_matrix_inverse", "mass_matrix_inverse_cholesky"),
-    "forward dynamics": ("forward_dynamics", "forward_dynamics_fd1", "forward_dynamics_fd3",
+    "mass matrix inverse": ("mass_matrix_inverse_innovations", "mass_matrix_inverse_cholesky"),
+    "forward dynamics": ("forward_dynamics_fd4", "forward_dynamics_fd1", "forward_dynamics_fd3",
                          "forward_dynamics_crba"),
-    "operational space inertia": ("os_inertia", "os_inertia_explicit"),
+    "operational space inertia": ("os_inertia_recursive", "os_inertia_explicit"),
 }
 FUNCTIONS = tuple(f for group in STUDY.values() for f in group)
 _AXES = ((0, 0, 1), (0, 1, 0), (0, 1, 0), (1, 0, 0))
@@ -167,8 +167,8 @@ def markdown(result):
             pts = funcs[f]
             cells = " | ".join(str(pts[n]["mul"] + pts[n]["add"]) if n in pts else "" for n in ns)
             lines.append(f"| {f} | {cells} | {slope(pts):.2f} | {last_slope(pts):.2f} |")
-        x = crossover(funcs["os_inertia"], funcs["os_inertia_explicit"])
-        lines += ["", f"Recursive Λ(0) (`os_inertia`) costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ "
+        x = crossover(funcs["os_inertia_recursive"], funcs["os_inertia_explicit"])
+        lines += ["", f"Recursive Λ(0) (`os_inertia_recursive`) costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ "
                       f"(`os_inertia_explicit`) from n = {x} on." if x else
                   "Recursive Λ(0) never costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ in this range.", ""]
     return "\n".join(lines)
@@ -191,7 +191,7 @@ def plot(result, path):
                 ns = sorted(pts)
                 ax.loglog(ns, [pts[n]["mul"] + pts[n]["add"] for n in ns], styles[si % 4], marker="o",
                           markersize=3, color=f"C{ci}", label=f"{f} ({slope(pts):.2f})")
-        x = crossover(result[fam]["os_inertia"], result[fam]["os_inertia_explicit"])
+        x = crossover(result[fam]["os_inertia_recursive"], result[fam]["os_inertia_explicit"])
         if x:
             ax.axvline(x, color="0.6", linewidth=0.8)
             ax.annotate(f"recursive Λ(0) cheaper from n = {x}", xy=(x, 0.98), xycoords=("data", "axes fraction"),

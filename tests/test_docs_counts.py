@@ -34,8 +34,8 @@ def test_scaling_page_matches_its_data():
     assert (DOCS / "scaling.md").read_text() == scaling.markdown(stored)
     # the O(n) recursion overtakes (J M⁻¹ Jᵀ)⁻¹, as seed 003 claims
     for fam in ("chain", "tree"):
-        assert scaling.crossover(stored[fam]["os_inertia"], stored[fam]["os_inertia_explicit"]) is not None
-        rec, exp = stored[fam]["os_inertia"], stored[fam]["os_inertia_explicit"]
+        assert scaling.crossover(stored[fam]["os_inertia_recursive"], stored[fam]["os_inertia_explicit"]) is not None
+        rec, exp = stored[fam]["os_inertia_recursive"], stored[fam]["os_inertia_explicit"]
         assert scaling.slope(rec) < 1.2 and scaling.last_slope(rec) < 1.2
         assert scaling.last_slope(exp) > 1.8 > 1.2 > scaling.last_slope(rec)
 

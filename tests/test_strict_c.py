@@ -41,4 +41,6 @@ def test_trig_inputs_module_matches_reference():
     mod = soagen.build(robot, functions=["inverse_dynamics", "mass_matrix", "jacobian", "os_inertia"],
                        trig_inputs=True)
     errors = check_module(robot, mod, samples=30)
-    assert len(errors) == 4 and max(errors.values()) < 1e-10
+    # os_inertia is also checked under the name of the algorithm it chose
+    assert {"inverse_dynamics", "mass_matrix", "jacobian", "os_inertia"} <= set(errors)
+    assert max(errors.values()) < 1e-10

@@ -10,10 +10,11 @@ from robots_for_tests import random_robot
 
 from soagen import recursion, reference as ref, robots
 from soagen.cli import check_module
-from soagen.codegen import generate
+from soagen.codegen import c_name, generate
 
-VARIANT_LABELS = {"mass_matrix_ne", "mass_matrix_inverse_cholesky", "forward_dynamics_fd2",
-                  "forward_dynamics_fd3", "forward_dynamics_crba", "os_inertia_explicit"}
+VARIANT_LABELS = {"mass_matrix_ne", "mass_matrix_inverse_innovations", "mass_matrix_inverse_cholesky",
+                  "forward_dynamics_fd4", "forward_dynamics_fd1", "forward_dynamics_fd2", "forward_dynamics_fd3",
+                  "forward_dynamics_crba", "os_inertia_recursive", "os_inertia_explicit"}
 CASES = {
     "puma560_variants": lambda: robots.example("puma560"),
     "ur5_variants": lambda: robots.example("ur5"),            # a real URDF
@@ -27,8 +28,8 @@ def test_variants_match_reference(case):
     robot, mod = built(case, CASES[case], variants=None)
     errors = check_module(robot, mod, samples=60, seed=3)
     checked = VARIANT_LABELS & set(errors)
-    # os_inertia_explicit needs a well-conditioned Ω(0) at some sample; the rest always run
-    assert checked >= VARIANT_LABELS - {"os_inertia_explicit"}, sorted(errors)
+    # the Λ(0) routes need a well-conditioned Ω(0) at some sample; the rest always run
+    assert checked >= VARIANT_LABELS - {"os_inertia_recursive", "os_inertia_explicit"}, sorted(errors)
     bad = {k: v for k, v in errors.items() if not v <= 1e-10}
     assert not bad, bad
 
@@ -71,7 +72,7 @@ def test_variant_selection():
     robot = robots.example("puma560")
     default = recursion.function_names(robot)
     assert not VARIANT_LABELS & set(default)
-    assert {"forward_dynamics_fd1", "os_coriolis", "os_gravity", "os_bias"} <= set(default)
+    assert {"os_coriolis", "os_gravity", "os_bias"} <= set(default)
     some = recursion.function_names(robot, variants=["mass_matrix"])
     assert set(some) - set(default) == {"mass_matrix_ne"}
     assert set(recursion.function_names(robot, variants=None)) - set(default) == VARIANT_LABELS
@@ -86,3 +87,32 @@ def test_puma_inverse_dynamics_under_250_mul_and_add():
     gen = generate(robots.example("puma560"), functions=["inverse_dynamics"])
     ops = gen.programs[0].ops
     assert ops["mul"] < 250 and ops["add"] < 250, ops
+
+
+@pytest.mark.parametrize("case", ["puma560_variants", "tree9_variants"])
+def test_family_default_is_the_cheapest_algorithm(case):
+    """Each family's own function is the algorithm with the fewest operations for
+    this robot, byte for byte; the module says which, and its variant names reach
+    the same numbers through the family function or their own."""
+    robot, mod = built(case, CASES[case], variants=None)
+    gen = generate(robot, variants=None)
+    programs = {p.name: p for p in gen.programs}
+    text = gen.csource.source
+    rng = np.random.default_rng(8)
+    q, qd, _, tau = robot.random_state(rng)
+    for family, algorithms in recursion.CHOICES.items():
+        costs = {label: recursion.cost(programs[fname].ops) for label, fname in algorithms}
+        label = mod.choices[family]
+        assert costs[label] == min(costs.values()), (family, costs)
+        assert programs[family].algorithm == label
+        chosen = dict(algorithms)[label]
+        body = text.split(f"{c_name(robot.name)}_{family}(", 1)[1].split("\n}\n", 1)[0]
+        twin = text.split(f"{c_name(robot.name)}_{chosen}(", 1)[1].split("\n}\n", 1)[0]
+        assert body == twin, family
+        if family == "forward_dynamics":
+            for other, _ in algorithms:
+                np.testing.assert_allclose(mod.forward_dynamics(q, qd, tau, variant=other),
+                                           mod.forward_dynamics(q, qd, tau), rtol=1e-10, atol=1e-10)
+    assert mod.forward_dynamics(q, qd, tau, variant="FD2").shape == (robot.n,)
+    with pytest.raises(ValueError, match="variant must be one of"):
+        mod.os_inertia(q, "fastest")

@@ -34,16 +34,19 @@
  *   coriolis                          400 mul    333 add    0 div   0 sqrt  12 trig    318 statements
  *   mass_matrix                       269 mul    268 add    0 div   0 sqrt  12 trig    302 statements
  *   mass_matrix_ne                    903 mul    686 add    0 div   0 sqrt  12 trig    661 statements
- *   mass_matrix_inverse               910 mul    723 add    6 div   0 sqrt  12 trig    724 statements
+ *   mass_matrix_inverse               535 mul    415 add    6 div   0 sqrt  12 trig    413 statements
+ *   mass_matrix_inverse_innovations    910 mul    723 add    6 div   0 sqrt  12 trig    724 statements
  *   mass_matrix_inverse_cholesky      535 mul    415 add    6 div   0 sqrt  12 trig    413 statements
- *   forward_dynamics                  864 mul    741 add    6 div   0 sqrt  12 trig    686 statements
+ *   forward_dynamics                  797 mul    712 add    6 div   0 sqrt  12 trig    671 statements
+ *   forward_dynamics_fd4              864 mul    741 add    6 div   0 sqrt  12 trig    686 statements
  *   forward_dynamics_fd1              837 mul    736 add    6 div   0 sqrt  12 trig    733 statements
  *   forward_dynamics_fd2              937 mul    797 add    6 div   0 sqrt  14 trig    802 statements
  *   forward_dynamics_fd3              797 mul    712 add    6 div   0 sqrt  12 trig    671 statements
  *   forward_dynamics_crba             822 mul    712 add    6 div   0 sqrt  12 trig    707 statements
  *   tip_force_acceleration            522 mul    434 add    6 div   0 sqrt  14 trig    462 statements
  *   os_inertia_inverse                951 mul    831 add    6 div   0 sqrt  14 trig    695 statements
- *   os_inertia                       1127 mul    921 add   12 div   0 sqrt  14 trig    782 statements
+ *   os_inertia                        960 mul    729 add   12 div   0 sqrt  14 trig    646 statements
+ *   os_inertia_recursive             1127 mul    921 add   12 div   0 sqrt  14 trig    782 statements
  *   os_inertia_explicit               960 mul    729 add   12 div   0 sqrt  14 trig    646 statements
  *   os_coriolis                      1604 mul   1324 add   12 div   0 sqrt  14 trig   1134 statements
  *   os_gravity                       1191 mul    997 add   12 div   0 sqrt  14 trig    863 statements
@@ -109,20 +112,30 @@ void panda_mass_matrix_ne(const double q[7], double M[49]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_mass_matrix_ne_batch(long count, const double *q, double *M);
 
-/* inverse mass matrix, row-major n x n */
+/* inverse mass matrix by composite-body M and LDL^T, row-major n x n; cholesky is the cheapest of innovations, cholesky for this robot */
 void panda_mass_matrix_inverse(const double q[7], double Minv[49]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
+
+/* inverse mass matrix by the innovations factorization, row-major n x n */
+void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_mass_matrix_inverse_innovations_batch(long count, const double *q, double *Minv);
 
 /* inverse mass matrix by composite-body M and LDL^T, row-major n x n */
 void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
+/* joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)); FD3 is the cheapest of FD4, FD1, FD3, CRBA for this robot */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
+
+/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
+void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_forward_dynamics_fd4_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
 /* joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22)) */
 void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
@@ -154,10 +167,15 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 
-/* operational space inertia Lambda(0), 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m; explicit is the cheapest of recursive, explicit for this robot Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_inertia(const double q[7], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_os_inertia_batch(long count, const double *q, double *Lambda);
+
+/* operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int panda_os_inertia_recursive(const double q[7], double Lambda[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long panda_os_inertia_recursive_batch(long count, const double *q, double *Lambda);
 
 /* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_inertia_explicit(const double q[7], double Lambda[36]);

@@ -2369,12 +2369,327 @@ long puma560_mass_matrix_ne_batch(long count, const double *q, double *M)
 }
 
 /*
- * inverse mass matrix, row-major n x n
- * mass_matrix_inverse               525 mul    393 add    4 div   0 sqrt   8 trig    463 statements
+ * inverse mass matrix by composite-body M and LDL^T, row-major n x n; cholesky is the cheapest of innovations, cholesky for this robot
+ * mass_matrix_inverse               287 mul    208 add    4 div   0 sqrt   8 trig    248 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
 void puma560_mass_matrix_inverse(const double q[6], double Minv[36])
+{
+
+    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    const double t0 = soagen_cos(q[4]);
+    const double t1 = soagen_sin(q[4]);
+    const double t2 = t1*t1;
+    const double t3 = 0.00020216*t2;
+    const double t4 = t0*t1;
+    const double t5 = 0.00054216 - t3;
+    const double t6 = 0.00033999999999999997 + t3;
+    const double t7 = 0.00020216*t4;
+    const double t8 = 0.0028799999999999997*t0;
+    const double t9 = 0.0028799999999999997*t1;
+    const double t10 = -0.0028799999999999997*t0;
+    const double t11 = -0.0028799999999999997*t1;
+    const double t12 = 0.00209602 + t5;
+    const double t13 = 0.0013 + t6;
+    const double t14 = 0.015579999999999998 + t10;
+    const double t15 = t8 - 0.015579999999999998;
+
+    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    const double t16 = soagen_cos(q[3]);
+    const double t17 = soagen_sin(q[3]);
+    const double t18 = t12 - 0.00273818;
+    const double t19 = t17*t17;
+    const double t20 = t19*t18;
+    const double t21 = t16*t17;
+    const double t22 = t12 - t20;
+    const double t23 = 0.00273818 + t20;
+    const double t24 = t21*t18;
+    const double t25 = -t16*t7;
+    const double t26 = -t17*t7;
+    const double t27 = t14 + t15;
+    const double t28 = t21*t27;
+    const double t29 = t19*t27;
+    const double t30 = t14 - t29;
+    const double t31 = t15 - t29;
+    const double t32 = t17*t11;
+    const double t33 = -t16*t11;
+    const double t34 = t17*t9;
+    const double t35 = -t16*t9;
+    const double t36 = t30 - 0.5413749999999999;
+    const double t37 = 0.025374999999999998 - t33;
+    const double t38 = 0.5413749999999999 + t31;
+    const double t39 = -0.025374999999999998 - t35;
+    const double t40 = t22 - 0.4331*t30 - 0.4331*t36;
+    const double t41 = 0.0203*t30 - t25 - 0.4331*t37;
+    const double t42 = 0.0203*t34 - 0.8662*t28 + t24;
+    const double t43 = t13 - 0.0203*t33 + 0.0203*t37;
+    const double t44 = 0.0203*t28 - t26 - 0.4331*t32;
+    const double t45 = 0.0203*t35 - 0.0203*t39 + 0.4331*t31 + t23 + 0.4331*t38;
+    const double t46 = 0.09046080000000001 + t40;
+    const double t47 = 0.013440800000000001 + t43;
+    const double t48 = 0.004704 + t44;
+    const double t49 = 0.08952 + t45;
+    const double t50 = -0.0672 - t34;
+    const double t51 = t36 - 0.336;
+    const double t52 = 0.0672 - t32;
+    const double t53 = 0.336 + t38;
+
+    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    const double t54 = soagen_cos(q[2]);
+    const double t55 = soagen_sin(q[2]);
+    const double t56 = t46 - t47;
+    const double t57 = t55*t55;
+    const double t58 = t57*t56;
+    const double t59 = t54*t55;
+    const double t60 = 2.0*t59*t41;
+    const double t61 = t46 - t60 - t58;
+    const double t62 = t47 + t60 + t58;
+    const double t63 = t41 - 2.0*t57*t41 + t59*t56;
+    const double t64 = t54*t42 - t55*t48;
+    const double t65 = t55*t42 + t54*t48;
+    const double t66 = t50 + t52;
+    const double t67 = -t57*t28;
+    const double t68 = t59*t66;
+    const double t69 = -t59*t28;
+    const double t70 = t57*t66;
+    const double t71 = -t28 - t67 - t68;
+    const double t72 = t67 + t68;
+    const double t73 = t50 + t69 - t70;
+    const double t74 = t52 + t69 - t70;
+    const double t75 = t54*t53 - t55*t39;
+    const double t76 = t54*t39 + t55*t53;
+    const double t77 = t54*t51 - t55*t37;
+    const double t78 = t54*t37 + t55*t51;
+    const double t79 = 0.56507 + t73;
+    const double t80 = t74 - 0.56507;
+    const double t81 = t78 - 2.61239;
+    const double t82 = 2.61239 + t76;
+    const double t83 = 0.0934*t73 + 0.0934*t79 + t61;
+    const double t84 = 0.0934*t72 - 0.0934*t71 - 0.4318*t77 + t63;
+    const double t85 = 0.4318*t73 + t64 + 0.0934*t82;
+    const double t86 = t62 - 0.0934*t74 - 0.0934*t80 - 0.4318*t78 - 0.4318*t81;
+    const double t87 = 0.4318*t72 - 0.4318*t28 + t65 - 0.0934*t75;
+    const double t88 = 0.4318*t76 + t49 + 0.4318*t82;
+    const double t89 = 0.1350808 + t83;
+    const double t90 = t84 - 0.0070992;
+    const double t91 = 0.018931200000000002 + t85;
+    const double t92 = 0.608912 + t86;
+    const double t93 = 0.0016703999999999998 + t87;
+    const double t94 = 0.6200840000000001 + t88;
+    const double t95 = 0.2784 + t79;
+    const double t96 = t80 - 0.2784;
+    const double t97 = t75 - 0.10439999999999999;
+    const double t98 = 1.1832 + t82;
+
+    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    const double t99 = soagen_cos(q[1]);
+    const double t100 = soagen_sin(q[1]);
+    const double t101 = t89 - t92;
+    const double t102 = t100*t100;
+    const double t103 = t102*t101;
+    const double t104 = t99*t100;
+    const double t105 = 2.0*t104*t90;
+    const double t106 = t105 + t92 + t103;
+    const double t107 = t99*t93 + t100*t91;
+    const double t108 = t71 - t72;
+    const double t109 = t96 + t95;
+    const double t110 = t104*t108;
+    const double t111 = t102*t109;
+    const double t112 = t96 + t110 - t111;
+    const double t113 = t99*t97 - t100*t98;
+    const double t114 = -5.710075 - t112;
+    const double t115 = 0.2435*t112 - 0.2435*t114 + t106;
+    const double t116 = 0.35 + t115;
+
+    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    const double t117 = -0.2435*t113;
+    const double t118 = t117 - t107;
+    const double t119 = 0.0934*t76;
+    const double t120 = -0.4318*t28 - 0.0934*t75;
+    const double t121 = 0.4318*t76;
+    const double t122 = t119 + t64;
+    const double t123 = t65 + t120;
+    const double t124 = t121 + t49;
+    const double t125 = t99*t75 - t100*t76;
+    const double t126 = t100*t122 + t99*t123;
+    const double t127 = -0.2435*t125;
+    const double t128 = t127 - t126;
+    const double t129 = -0.4331*t33;
+    const double t130 = 0.0203*t33;
+    const double t131 = 0.4331*t32;
+    const double t132 = t129 + t25;
+    const double t133 = t130 - t13;
+    const double t134 = t131 + t26;
+    const double t135 = t54*t32;
+    const double t136 = t55*t32;
+    const double t137 = t54*t132 - t55*t133;
+    const double t138 = t55*t132 + t54*t133;
+    const double t139 = 0.0934*t136;
+    const double t140 = -0.4318*t33 - 0.0934*t135;
+    const double t141 = 0.4318*t136;
+    const double t142 = t139 + t137;
+    const double t143 = t140 + t138;
+    const double t144 = t134 + t141;
+    const double t145 = t99*t135 - t100*t136;
+    const double t146 = t99*t143 + t100*t142;
+    const double t147 = -0.2435*t145;
+    const double t148 = t147 - t146;
+    const double t149 = t16*t8;
+    const double t150 = t17*t8;
+    const double t151 = -0.00064216*t17;
+    const double t152 = 0.00064216*t16;
+    const double t153 = -0.4331*t150;
+    const double t154 = 0.0203*t150;
+    const double t155 = 0.4331*t149 - 0.0203*t9;
+    const double t156 = t151 + t153;
+    const double t157 = t152 + t155;
+    const double t158 = t54*t149 - t55*t9;
+    const double t159 = t54*t9 + t55*t149;
+    const double t160 = t54*t156 - t55*t154;
+    const double t161 = t54*t154 + t55*t156;
+    const double t162 = 0.0934*t159;
+    const double t163 = -0.4318*t150 - 0.0934*t158;
+    const double t164 = 0.4318*t159;
+    const double t165 = t162 + t160;
+    const double t166 = t161 + t163;
+    const double t167 = t164 + t157;
+    const double t168 = t99*t158 - t100*t159;
+    const double t169 = t99*t166 + t100*t165;
+    const double t170 = -0.2435*t168;
+    const double t171 = t170 - t169;
+    const double t172 = 4e-05*t1;
+    const double t173 = -4e-05*t0;
+    const double t174 = t16*t172;
+    const double t175 = t17*t172;
+    const double t176 = t54*t174 - t55*t173;
+    const double t177 = t54*t173 + t55*t174;
+    const double t178 = t99*t177 + t100*t176;
+    const double t179 = -25000.0*t173;
+    const double t180 = 25000.0*t175;
+    const double t181 = -25000.0*t178;
+    const double t182 = 1557.24430048586*t157;
+    const double t183 = 1557.24430048586*t167;
+    const double t184 = 1557.24430048586*t171;
+    const double t185 = t173*t173;
+    const double t186 = t13 - 25000.0*t185;
+    const double t187 = 1.0/t186;
+    const double t188 = t173*t180;
+    const double t189 = t188 + t134;
+    const double t190 = t189*t187;
+    const double t191 = t188 + t144;
+    const double t192 = t191*t187;
+    const double t193 = t173*t181 + t148;
+    const double t194 = t187*t193;
+    const double t195 = t175*t175;
+    const double t196 = t157*t157;
+    const double t197 = t189*t189;
+    const double t198 = 25000.0*t195;
+    const double t199 = t49 - t198 - 1557.24430048586*t196 - t197*t187;
+    const double t200 = 1.0/t199;
+    const double t201 = t124 - t175*t180 - t157*t183 - t189*t192;
+    const double t202 = t201*t200;
+    const double t203 = t175*t181;
+    const double t204 = t128 - t203 - t157*t184 - t189*t194;
+    const double t205 = t204*t200;
+    const double t206 = t167*t167;
+    const double t207 = t191*t191;
+    const double t208 = t201*t201;
+    const double t209 = t94 - t198 - 1557.24430048586*t206 - t207*t187 - t208*t200;
+    const double t210 = 1.0/t209;
+    const double t211 = t118 - t203 - t167*t184 - t191*t194 - t201*t205;
+    const double t212 = t211*t210;
+    const double t213 = t178*t178;
+    const double t214 = t171*t171;
+    const double t215 = t193*t193;
+    const double t216 = t204*t204;
+    const double t217 = t211*t211;
+    const double t218 = t116 - 25000.0*t213 - 1557.24430048586*t214 - t187*t215 - t200*t216 - t217*t210;
+    const double t219 = 1.0/t218;
+    const double t220 = t179*t190 - t180;
+    const double t221 = t179*t192 - t180 - t220*t202;
+    const double t222 = t182*t202 - t183;
+    const double t223 = t190*t202 - t192;
+    const double t224 = t179*t194 - t181 - t220*t205 - t221*t212;
+    const double t225 = t182*t205 - t184 - t222*t212;
+    const double t226 = t190*t205 - t194 - t223*t212;
+    const double t227 = t202*t212 - t205;
+    const double t228 = 25000.0 + t179*t179*t187 + t220*t220*t200 + t221*t221*t210 + t224*t224*t219;
+    const double t229 = t221*t222*t210 - t182*t220*t200 + t224*t225*t219;
+    const double t230 = t221*t223*t210 - t179*t187 - t190*t220*t200 + t224*t226*t219;
+    const double t231 = t220*t200 - t202*t221*t210 + t224*t227*t219;
+    const double t232 = t221*t210 - t212*t224*t219;
+    const double t233 = t224*t219;
+    const double t234 = 1557.24430048586 + t182*t182*t200 + t222*t222*t210 + t225*t225*t219;
+    const double t235 = t182*t190*t200 + t222*t223*t210 + t225*t226*t219;
+    const double t236 = t225*t227*t219 - t182*t200 - t202*t222*t210;
+    const double t237 = t222*t210 - t212*t225*t219;
+    const double t238 = t225*t219;
+    const double t239 = t187 + t190*t190*t200 + t223*t223*t210 + t226*t226*t219;
+    const double t240 = t226*t227*t219 - t190*t200 - t202*t223*t210;
+    const double t241 = t223*t210 - t212*t226*t219;
+    const double t242 = t226*t219;
+    const double t243 = t200 + t202*t202*t210 + t227*t227*t219;
+    const double t244 = -t202*t210 - t212*t227*t219;
+    const double t245 = t227*t219;
+    const double t246 = t210 + t212*t212*t219;
+    const double t247 = -t212*t219;
+
+    /* ---- outputs ---- */
+    Minv[0] = t219;
+    Minv[1] = t247;
+    Minv[2] = t245;
+    Minv[3] = t242;
+    Minv[4] = t238;
+    Minv[5] = t233;
+    Minv[6] = t247;
+    Minv[7] = t246;
+    Minv[8] = t244;
+    Minv[9] = t241;
+    Minv[10] = t237;
+    Minv[11] = t232;
+    Minv[12] = t245;
+    Minv[13] = t244;
+    Minv[14] = t243;
+    Minv[15] = t240;
+    Minv[16] = t236;
+    Minv[17] = t231;
+    Minv[18] = t242;
+    Minv[19] = t241;
+    Minv[20] = t240;
+    Minv[21] = t239;
+    Minv[22] = t235;
+    Minv[23] = t230;
+    Minv[24] = t238;
+    Minv[25] = t237;
+    Minv[26] = t236;
+    Minv[27] = t235;
+    Minv[28] = t234;
+    Minv[29] = t229;
+    Minv[30] = t233;
+    Minv[31] = t232;
+    Minv[32] = t231;
+    Minv[33] = t230;
+    Minv[34] = t229;
+    Minv[35] = t228;
+}
+
+long puma560_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_mass_matrix_inverse(q + 6*i, Minv + 36*i);
+    }
+    return failed;
+}
+
+/*
+ * inverse mass matrix by the innovations factorization, row-major n x n
+ * mass_matrix_inverse_innovations    525 mul    393 add    4 div   0 sqrt   8 trig    463 statements
+ *   q[6]: joint positions
+ *   Minv[36]: inverse mass matrix, row-major
+ */
+void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
 {
 
     /* ---- body 4: link5 (joint joint5, revolute) ---- */
@@ -2901,11 +3216,11 @@ void puma560_mass_matrix_inverse(const double q[6], double Minv[36])
     Minv[35] = t462;
 }
 
-long puma560_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
+long puma560_mass_matrix_inverse_innovations_batch(long count, const double *q, double *Minv)
 {
     long failed = 0;
     for (long i = 0; i < count; ++i) {
-        puma560_mass_matrix_inverse(q + 6*i, Minv + 36*i);
+        puma560_mass_matrix_inverse_innovations(q + 6*i, Minv + 36*i);
     }
     return failed;
 }
@@ -3226,14 +3541,514 @@ long puma560_mass_matrix_inverse_cholesky_batch(long count, const double *q, dou
 }
 
 /*
- * joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17))
- * forward_dynamics                  516 mul    416 add    4 div   0 sqrt  10 trig    464 statements
+ * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve; CRBA is the cheapest of FD4, FD1, FD3, CRBA for this robot
+ * forward_dynamics                  461 mul    370 add    4 div   0 sqrt  10 trig    461 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+{
+
+    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
+    const double t2 = -qd[0]*t1;
+    const double t3 = -qd[0]*t0;
+
+    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
+    const double t6 = t5*t3 + t4*t2;
+    const double t7 = t4*t3 - t5*t2;
+    const double t8 = qd[1] + qd[2];
+
+    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
+    const double t11 = t8*t10 + t9*t6;
+    const double t12 = t8*t9 - t10*t6;
+    const double t13 = qd[3] - t7;
+
+    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
+    const double t16 = t14*t11 - t15*t13;
+    const double t17 = -t15*t11 - t14*t13;
+    const double t18 = qd[4] + t12;
+
+    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
+    const double t21 = t20*t18 + t19*t16;
+    const double t22 = t19*t18 - t20*t16;
+    const double t23 = qd[5] - t17;
+    const double t24 = qd[0]*qd[0];
+    const double t25 = -0.2435*t24;
+    const double t26 = 0.018931200000000002*qd[1] + 0.1350808*t2 - 0.0070992*t3;
+    const double t27 = 0.0016703999999999998*qd[1] + 0.608912*t3 - 0.0070992*t2;
+    const double t28 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t3 + 0.018931200000000002*t2;
+    const double t29 = t3*t28 - qd[1]*t27;
+    const double t30 = qd[1]*t26 - t2*t28;
+    const double t31 = t2*t27 - t3*t26;
+    const double t32 = 0.09046080000000001*t6;
+    const double t33 = 0.004704*t8 + 0.013440800000000001*t7;
+    const double t34 = 0.08952*t8 + 0.004704*t7;
+    const double t35 = t7*t34 - t8*t33;
+    const double t36 = t8*t32 - t6*t34;
+    const double t37 = t6*t33 - t7*t32;
+    const double t38 = t12*t13;
+    const double t39 = -0.0007960200000000001*t38;
+    const double t40 = t11*t13;
+    const double t41 = 0.0007960200000000001*t40;
+    const double t42 = t11*t11;
+    const double t43 = t12*t12;
+    const double t44 = t18*t17;
+    const double t45 = 0.00010000000000000005*t44;
+    const double t46 = t18*t16;
+    const double t47 = -0.00010000000000000005*t46;
+    const double t48 = t22*t23;
+    const double t49 = -0.00020216*t48;
+    const double t50 = t21*t23;
+    const double t51 = 0.00020216*t50;
+    const double t52 = t21*t21;
+    const double t53 = t22*t22;
+    const double t54 = -t52 - t53;
+    const double t55 = 0.0028799999999999997*t54;
+    const double t56 = qd[1]*t3;
+    const double t57 = qd[1]*t2;
+    const double t58 = -t57;
+    const double t59 = qd[2]*t7;
+    const double t60 = -qd[2]*t6;
+    const double t61 = qd[3]*t12;
+    const double t62 = -qd[3]*t11;
+    const double t63 = qd[4]*t17;
+    const double t64 = -qd[4]*t16;
+    const double t65 = qd[5]*t22;
+    const double t66 = -qd[5]*t21;
+    const double t67 = -9.81*t1;
+    const double t68 = -9.81*t0;
+    const double t69 = t2*t2;
+    const double t70 = t2*t3;
+    const double t71 = t57;
+    const double t72 = t3*t3;
+    const double t73 = qd[1]*qd[1];
+    const double t74 = -t73 - t72;
+    const double t75 = t58 + t71;
+    const double t76 = -t73 - t69;
+    const double t77 = t71 - t58;
+    const double t78 = -t69 - t72;
+    const double t79 = 0.10439999999999999*t25 + 0.2784*t68 + 0.1350808*t56 - 0.0070992*t58 + t29;
+    const double t80 = 0.608912*t58 - 1.1832*t25 - 0.2784*t67 - 0.0070992*t56 + t30;
+    const double t81 = 1.1832*t68 - 0.10439999999999999*t67 + 0.0016703999999999998*t58 + 0.018931200000000002*t56 + t31;
+    const double t82 = 0.10439999999999999*t70 + 1.1832*t74 - 0.2784*t75;
+    const double t83 = 1.1832*t70 + 0.10439999999999999*t76;
+    const double t84 = 17.4*t67 + t82;
+    const double t85 = 17.4*t68 + t83;
+    const double t86 = 0.4318*t74 - 0.0934*t75;
+    const double t87 = 0.4318*t70;
+    const double t88 = 0.4318*t77 - 0.0934*t78;
+    const double t89 = t67 + t86;
+    const double t90 = t68 + t87;
+    const double t91 = t25 + t88;
+    const double t92 = t5*t58 + t4*t56;
+    const double t93 = t4*t58 - t5*t56;
+    const double t94 = t59 + t92;
+    const double t95 = t60 + t93;
+    const double t96 = t5*t90 + t4*t89;
+    const double t97 = t4*t90 - t5*t89;
+    const double t98 = t6*t6;
+    const double t99 = t6*t7;
+    const double t100 = t8*t6;
+    const double t101 = t7*t7;
+    const double t102 = t8*t7;
+    const double t103 = t8*t8;
+    const double t104 = -t103 - t101;
+    const double t105 = t100 + t95;
+    const double t106 = -t103 - t98;
+    const double t107 = t102 - t94;
+    const double t108 = t100 - t95;
+    const double t109 = t102 + t94;
+    const double t110 = -t98 - t101;
+    const double t111 = t35 + 0.09046080000000001*t94 - 0.336*t91 - 0.0672*t97;
+    const double t112 = t36 + 0.013440800000000001*t95 + 0.0672*t96;
+    const double t113 = t37 + 0.004704*t95 + 0.336*t96;
+    const double t114 = 0.0672*t105 - 0.336*t99;
+    const double t115 = 0.0672*t107 - 0.336*t106;
+    const double t116 = 0.0672*t110 - 0.336*t109;
+    const double t117 = t114 + 4.8*t96;
+    const double t118 = t115 + 4.8*t97;
+    const double t119 = t116 + 4.8*t91;
+    const double t120 = -0.4331*t99 - 0.0203*t104;
+    const double t121 = -0.0203*t99 - 0.4331*t106;
+    const double t122 = -0.0203*t108 - 0.4331*t109;
+    const double t123 = t120 + t96;
+    const double t124 = t121 + t97;
+    const double t125 = t91 + t122;
+    const double t126 = t9*t94;
+    const double t127 = -t10*t94;
+    const double t128 = t61 + t126;
+    const double t129 = t62 + t127;
+    const double t130 = t9*t123 + t10*t125;
+    const double t131 = t9*t125 - t10*t123;
+    const double t132 = t40 + t129;
+    const double t133 = t38 - t128;
+    const double t134 = -t42 - t43;
+    const double t135 = t39 + 0.00209602*t128 + 0.015579999999999998*t131;
+    const double t136 = t41 + 0.00209602*t129 - 0.015579999999999998*t130;
+    const double t137 = -0.0013*t95;
+    const double t138 = -0.015579999999999998*t132;
+    const double t139 = -0.015579999999999998*t133;
+    const double t140 = -0.015579999999999998*t134;
+    const double t141 = t138 + 0.82*t130;
+    const double t142 = t139 + 0.82*t131;
+    const double t143 = t140 - 0.82*t124;
+    const double t144 = t15*t95 + t14*t128;
+    const double t145 = t14*t95 - t15*t128;
+    const double t146 = t63 + t144;
+    const double t147 = t64 + t145;
+    const double t148 = t15*t124 + t14*t130;
+    const double t149 = t14*t124 - t15*t130;
+    const double t150 = t45 + 0.0003*t146;
+    const double t151 = t47 + 0.0003*t147;
+    const double t152 = 0.0004*t129;
+    const double t153 = 0.34*t148;
+    const double t154 = 0.34*t149;
+    const double t155 = 0.34*t131;
+    const double t156 = t20*t129 + t19*t146;
+    const double t157 = t19*t129 - t20*t146;
+    const double t158 = t65 + t156;
+    const double t159 = t66 + t157;
+    const double t160 = t20*t131 + t19*t148;
+    const double t161 = t19*t131 - t20*t148;
+    const double t162 = t50 + t159;
+    const double t163 = t48 - t158;
+    const double t164 = t49 + 0.00024216*t158 - 0.0028799999999999997*t161;
+    const double t165 = t51 + 0.00024216*t159 + 0.0028799999999999997*t160;
+    const double t166 = -4e-05*t147;
+    const double t167 = 0.0028799999999999997*t162;
+    const double t168 = 0.0028799999999999997*t163;
+    const double t169 = t167 + 0.09*t160;
+    const double t170 = t168 + 0.09*t161;
+    const double t171 = t55 - 0.09*t149;
+    const double t172 = t19*t169 - t20*t170;
+    const double t173 = t20*t169 + t19*t170;
+    const double t174 = t19*t164 - t20*t165;
+    const double t175 = t20*t164 + t19*t165;
+    const double t176 = t150 + t174;
+    const double t177 = t151 - t166;
+    const double t178 = t152 + t175;
+    const double t179 = t153 + t172;
+    const double t180 = t154 - t171;
+    const double t181 = t155 + t173;
+    const double t182 = t14*t179 - t15*t180;
+    const double t183 = t14*t180 + t15*t179;
+    const double t184 = t14*t176 - t15*t177;
+    const double t185 = t14*t177 + t15*t176;
+    const double t186 = t135 + t184;
+    const double t187 = t136 + t178;
+    const double t188 = t137 - t185;
+    const double t189 = t141 + t182;
+    const double t190 = t142 + t181;
+    const double t191 = t143 - t183;
+    const double t192 = t9*t189 - t10*t190;
+    const double t193 = t9*t190 + t10*t189;
+    const double t194 = t9*t186 - t10*t187;
+    const double t195 = t9*t187 + t10*t186;
+    const double t196 = -0.4331*t193;
+    const double t197 = 0.0203*t193;
+    const double t198 = 0.0203*t191 + 0.4331*t192;
+    const double t199 = t194 + t196;
+    const double t200 = t197 - t188;
+    const double t201 = t195 + t198;
+    const double t202 = t111 + t199;
+    const double t203 = t112 + t200;
+    const double t204 = t113 + t201;
+    const double t205 = t117 + t192;
+    const double t206 = t118 - t191;
+    const double t207 = t119 + t193;
+    const double t208 = t4*t205 - t5*t206;
+    const double t209 = t4*t206 + t5*t205;
+    const double t210 = t4*t202 - t5*t203;
+    const double t211 = t5*t202 + t4*t203;
+    const double t212 = 0.0934*t209;
+    const double t213 = -0.4318*t207 - 0.0934*t208;
+    const double t214 = 0.4318*t209;
+    const double t215 = t212 + t210;
+    const double t216 = t211 + t213;
+    const double t217 = t204 + t214;
+    const double t218 = t79 + t215;
+    const double t219 = t80 + t216;
+    const double t220 = t81 + t217;
+    const double t221 = t84 + t208;
+    const double t222 = t85 + t209;
+    const double t223 = t0*t221 - t1*t222;
+    const double t224 = t0*t219 + t1*t218;
+    const double t225 = -0.2435*t223;
+    const double t226 = t225 - t224;
+    const double t227 = tau[0] - t226;
+    const double t228 = tau[1] - t220;
+    const double t229 = tau[2] - t204;
+    const double t230 = tau[3] - t188;
+    const double t231 = tau[4] - t178;
+    const double t232 = tau[5] - t166;
+    const double t233 = t15*t15;
+    const double t234 = 0.00020216*t233;
+    const double t235 = t14*t15;
+    const double t236 = 0.00054216 - t234;
+    const double t237 = 0.00033999999999999997 + t234;
+    const double t238 = 0.00020216*t235;
+    const double t239 = 0.0028799999999999997*t14;
+    const double t240 = 0.0028799999999999997*t15;
+    const double t241 = -0.0028799999999999997*t14;
+    const double t242 = -0.0028799999999999997*t15;
+    const double t243 = 0.00209602 + t236;
+    const double t244 = 0.0013 + t237;
+    const double t245 = 0.015579999999999998 + t241;
+    const double t246 = t239 - 0.015579999999999998;
+    const double t247 = t243 - 0.00273818;
+    const double t248 = t10*t10;
+    const double t249 = t248*t247;
+    const double t250 = t9*t10;
+    const double t251 = t243 - t249;
+    const double t252 = 0.00273818 + t249;
+    const double t253 = t250*t247;
+    const double t254 = -t9*t238;
+    const double t255 = -t10*t238;
+    const double t256 = t245 + t246;
+    const double t257 = t250*t256;
+    const double t258 = t248*t256;
+    const double t259 = t245 - t258;
+    const double t260 = t246 - t258;
+    const double t261 = t10*t242;
+    const double t262 = -t9*t242;
+    const double t263 = t10*t240;
+    const double t264 = -t9*t240;
+    const double t265 = t259 - 0.5413749999999999;
+    const double t266 = 0.025374999999999998 - t262;
+    const double t267 = 0.5413749999999999 + t260;
+    const double t268 = -0.025374999999999998 - t264;
+    const double t269 = t251 - 0.4331*t259 - 0.4331*t265;
+    const double t270 = 0.0203*t259 - t254 - 0.4331*t266;
+    const double t271 = 0.0203*t263 - 0.8662*t257 + t253;
+    const double t272 = t244 - 0.0203*t262 + 0.0203*t266;
+    const double t273 = 0.0203*t257 - t255 - 0.4331*t261;
+    const double t274 = 0.0203*t264 - 0.0203*t268 + 0.4331*t260 + t252 + 0.4331*t267;
+    const double t275 = 0.09046080000000001 + t269;
+    const double t276 = 0.013440800000000001 + t272;
+    const double t277 = 0.004704 + t273;
+    const double t278 = 0.08952 + t274;
+    const double t279 = -0.0672 - t263;
+    const double t280 = t265 - 0.336;
+    const double t281 = 0.0672 - t261;
+    const double t282 = 0.336 + t267;
+    const double t283 = t275 - t276;
+    const double t284 = t5*t5;
+    const double t285 = t284*t283;
+    const double t286 = t5*t4;
+    const double t287 = 2.0*t286*t270;
+    const double t288 = t275 - t287 - t285;
+    const double t289 = t276 + t287 + t285;
+    const double t290 = t270 - 2.0*t284*t270 + t286*t283;
+    const double t291 = t4*t271 - t5*t277;
+    const double t292 = t5*t271 + t4*t277;
+    const double t293 = t279 + t281;
+    const double t294 = -t284*t257;
+    const double t295 = t286*t293;
+    const double t296 = -t286*t257;
+    const double t297 = t284*t293;
+    const double t298 = -t257 - t294 - t295;
+    const double t299 = t294 + t295;
+    const double t300 = t279 + t296 - t297;
+    const double t301 = t281 + t296 - t297;
+    const double t302 = t4*t282 - t5*t268;
+    const double t303 = t4*t268 + t5*t282;
+    const double t304 = t4*t280 - t5*t266;
+    const double t305 = t4*t266 + t5*t280;
+    const double t306 = 0.56507 + t300;
+    const double t307 = t301 - 0.56507;
+    const double t308 = t305 - 2.61239;
+    const double t309 = 2.61239 + t303;
+    const double t310 = 0.0934*t300 + 0.0934*t306 + t288;
+    const double t311 = 0.0934*t299 - 0.0934*t298 - 0.4318*t304 + t290;
+    const double t312 = 0.4318*t300 + t291 + 0.0934*t309;
+    const double t313 = t289 - 0.0934*t301 - 0.0934*t307 - 0.4318*t305 - 0.4318*t308;
+    const double t314 = 0.4318*t299 - 0.4318*t257 + t292 - 0.0934*t302;
+    const double t315 = 0.4318*t303 + t278 + 0.4318*t309;
+    const double t316 = 0.1350808 + t310;
+    const double t317 = t311 - 0.0070992;
+    const double t318 = 0.018931200000000002 + t312;
+    const double t319 = 0.608912 + t313;
+    const double t320 = 0.0016703999999999998 + t314;
+    const double t321 = 0.6200840000000001 + t315;
+    const double t322 = 0.2784 + t306;
+    const double t323 = t307 - 0.2784;
+    const double t324 = t302 - 0.10439999999999999;
+    const double t325 = 1.1832 + t309;
+    const double t326 = t316 - t319;
+    const double t327 = t1*t1;
+    const double t328 = t327*t326;
+    const double t329 = t0*t1;
+    const double t330 = 2.0*t329*t317;
+    const double t331 = t330 + t319 + t328;
+    const double t332 = t0*t320 + t1*t318;
+    const double t333 = t298 - t299;
+    const double t334 = t322 + t323;
+    const double t335 = t329*t333;
+    const double t336 = t327*t334;
+    const double t337 = t323 + t335 - t336;
+    const double t338 = t0*t324 - t1*t325;
+    const double t339 = -5.710075 - t337;
+    const double t340 = 0.2435*t337 - 0.2435*t339 + t331;
+    const double t341 = 0.35 + t340;
+    const double t342 = -0.2435*t338;
+    const double t343 = t342 - t332;
+    const double t344 = 0.0934*t303;
+    const double t345 = -0.4318*t257 - 0.0934*t302;
+    const double t346 = 0.4318*t303;
+    const double t347 = t291 + t344;
+    const double t348 = t292 + t345;
+    const double t349 = t346 + t278;
+    const double t350 = t0*t302 - t1*t303;
+    const double t351 = t1*t347 + t0*t348;
+    const double t352 = -0.2435*t350;
+    const double t353 = t352 - t351;
+    const double t354 = -0.4331*t262;
+    const double t355 = 0.0203*t262;
+    const double t356 = 0.4331*t261;
+    const double t357 = t254 + t354;
+    const double t358 = t355 - t244;
+    const double t359 = t255 + t356;
+    const double t360 = t4*t261;
+    const double t361 = t5*t261;
+    const double t362 = t4*t357 - t5*t358;
+    const double t363 = t5*t357 + t4*t358;
+    const double t364 = 0.0934*t361;
+    const double t365 = -0.4318*t262 - 0.0934*t360;
+    const double t366 = 0.4318*t361;
+    const double t367 = t364 + t362;
+    const double t368 = t365 + t363;
+    const double t369 = t359 + t366;
+    const double t370 = t0*t360 - t1*t361;
+    const double t371 = t0*t368 + t1*t367;
+    const double t372 = -0.2435*t370;
+    const double t373 = t372 - t371;
+    const double t374 = t9*t239;
+    const double t375 = t10*t239;
+    const double t376 = -0.00064216*t10;
+    const double t377 = 0.00064216*t9;
+    const double t378 = -0.4331*t375;
+    const double t379 = 0.0203*t375;
+    const double t380 = 0.4331*t374 - 0.0203*t240;
+    const double t381 = t376 + t378;
+    const double t382 = t377 + t380;
+    const double t383 = t4*t374 - t5*t240;
+    const double t384 = t4*t240 + t5*t374;
+    const double t385 = t4*t381 - t5*t379;
+    const double t386 = t4*t379 + t5*t381;
+    const double t387 = 0.0934*t384;
+    const double t388 = -0.4318*t375 - 0.0934*t383;
+    const double t389 = 0.4318*t384;
+    const double t390 = t387 + t385;
+    const double t391 = t386 + t388;
+    const double t392 = t389 + t382;
+    const double t393 = t0*t383 - t1*t384;
+    const double t394 = t0*t391 + t1*t390;
+    const double t395 = -0.2435*t393;
+    const double t396 = t395 - t394;
+    const double t397 = 4e-05*t15;
+    const double t398 = -4e-05*t14;
+    const double t399 = t9*t397;
+    const double t400 = t10*t397;
+    const double t401 = t4*t399 - t5*t398;
+    const double t402 = t4*t398 + t5*t399;
+    const double t403 = t0*t402 + t1*t401;
+    const double t404 = -25000.0*t398;
+    const double t405 = 25000.0*t400;
+    const double t406 = -25000.0*t403;
+    const double t407 = 1557.24430048586*t382;
+    const double t408 = 1557.24430048586*t392;
+    const double t409 = 1557.24430048586*t396;
+    const double t410 = t398*t398;
+    const double t411 = t244 - 25000.0*t410;
+    const double t412 = 1.0/t411;
+    const double t413 = t398*t405;
+    const double t414 = t413 + t359;
+    const double t415 = t414*t412;
+    const double t416 = t413 + t369;
+    const double t417 = t416*t412;
+    const double t418 = t398*t406 + t373;
+    const double t419 = t412*t418;
+    const double t420 = t400*t400;
+    const double t421 = t382*t382;
+    const double t422 = t414*t414;
+    const double t423 = 25000.0*t420;
+    const double t424 = t278 - t423 - 1557.24430048586*t421 - t422*t412;
+    const double t425 = 1.0/t424;
+    const double t426 = t349 - t400*t405 - t382*t408 - t414*t417;
+    const double t427 = t426*t425;
+    const double t428 = t400*t406;
+    const double t429 = t353 - t428 - t382*t409 - t414*t419;
+    const double t430 = t429*t425;
+    const double t431 = t392*t392;
+    const double t432 = t416*t416;
+    const double t433 = t426*t426;
+    const double t434 = t321 - t423 - 1557.24430048586*t431 - t432*t412 - t433*t425;
+    const double t435 = 1.0/t434;
+    const double t436 = t343 - t428 - t392*t409 - t416*t419 - t426*t430;
+    const double t437 = t436*t435;
+    const double t438 = t403*t403;
+    const double t439 = t396*t396;
+    const double t440 = t418*t418;
+    const double t441 = t429*t429;
+    const double t442 = t436*t436;
+    const double t443 = t341 - 25000.0*t438 - 1557.24430048586*t439 - t412*t440 - t425*t441 - t442*t435;
+    const double t444 = 1.0/t443;
+    const double t445 = t230 - t404*t232;
+    const double t446 = t405*t232;
+    const double t447 = t229 - t446 - t407*t231 - t415*t445;
+    const double t448 = t228 - t446 - t408*t231 - t417*t445 - t427*t447;
+    const double t449 = t227 - t406*t232 - t409*t231 - t419*t445 - t430*t447 - t437*t448;
+    const double t450 = 25000.0*t232;
+    const double t451 = 1557.24430048586*t231;
+    const double t452 = t412*t445;
+    const double t453 = t425*t447;
+    const double t454 = t435*t448;
+    const double t455 = t444*t449;
+    const double t456 = t454 - t437*t455;
+    const double t457 = t453 - t430*t455 - t427*t456;
+    const double t458 = t452 - t419*t455 - t417*t456 - t415*t457;
+    const double t459 = t451 - t409*t455 - t408*t456 - t407*t457;
+    const double t460 = t450 - t406*t455 - t405*t456 - t405*t457 - t404*t458;
+
+    /* ---- outputs ---- */
+    qdd[0] = t455;
+    qdd[1] = t456;
+    qdd[2] = t457;
+    qdd[3] = t458;
+    qdd[4] = t459;
+    qdd[5] = t460;
+}
+
+long puma560_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        puma560_forward_dynamics(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
+    }
+    return failed;
+}
+
+/*
+ * joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17))
+ * forward_dynamics_fd4              516 mul    416 add    4 div   0 sqrt  10 trig    464 statements
+ *   q[6]: joint positions
+ *   qd[6]: joint velocities
+ *   tau[6]: joint torques
+ *   qdd[6]: joint accelerations
+ */
+void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
     /* ---- body 1: link2 (joint joint2, revolute) ---- */
@@ -3719,11 +4534,11 @@ void puma560_forward_dynamics(const double q[6], const double qd[6], const doubl
     qdd[5] = t463;
 }
 
-long puma560_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
+long puma560_forward_dynamics_fd4_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
     long failed = 0;
     for (long i = 0; i < count; ++i) {
-        puma560_forward_dynamics(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
+        puma560_forward_dynamics_fd4(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
     return failed;
 }
@@ -6762,12 +7577,507 @@ long puma560_os_inertia_inverse_batch(long count, const double *q, double *Omega
 }
 
 /*
- * operational space inertia Lambda(0), 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia                        809 mul    606 add   10 div   0 sqrt  12 trig    573 statements
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m; explicit is the cheapest of recursive, explicit for this robot Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * os_inertia                        579 mul    388 add   10 div   0 sqrt  10 trig    421 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
 int puma560_os_inertia(const double q[6], double Lambda[36])
+{
+
+    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    const double t0 = soagen_cos(q[4]);
+    const double t1 = soagen_sin(q[4]);
+
+    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    const double t2 = soagen_cos(q[3]);
+    const double t3 = soagen_sin(q[3]);
+
+    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
+
+    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    const double t6 = soagen_cos(q[1]);
+    const double t7 = soagen_sin(q[1]);
+
+    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    const double t8 = soagen_cos(q[0]);
+    const double t9 = soagen_sin(q[0]);
+    const double t10 = t8*t6;
+    const double t11 = -t8*t7;
+    const double t12 = t9*t6;
+    const double t13 = -t9*t7;
+    const double t14 = -0.2435*t9;
+    const double t15 = 0.2435*t8;
+    const double t16 = t4*t10 + t5*t11;
+    const double t17 = t4*t11 - t5*t10;
+    const double t18 = t4*t12 + t5*t13;
+    const double t19 = t4*t13 - t5*t12;
+    const double t20 = -t4*t7 - t5*t6;
+    const double t21 = t5*t7 - t4*t6;
+    const double t22 = 0.0934*t9 + 0.4318*t10;
+    const double t23 = 0.4318*t12 - 0.0934*t8;
+    const double t24 = -0.4318*t7;
+    const double t25 = t14 + t22;
+    const double t26 = t15 + t23;
+    const double t27 = t2*t16 - t9*t3;
+    const double t28 = -t9*t2 - t3*t16;
+    const double t29 = t8*t3 + t2*t18;
+    const double t30 = t8*t2 - t3*t18;
+    const double t31 = t2*t20;
+    const double t32 = -t3*t20;
+    const double t33 = -0.0203*t16 - 0.4331*t17;
+    const double t34 = -0.0203*t18 - 0.4331*t19;
+    const double t35 = -0.0203*t20 - 0.4331*t21;
+    const double t36 = t25 + t33;
+    const double t37 = t26 + t34;
+    const double t38 = t24 + t35;
+    const double t39 = t0*t17 - t1*t27;
+    const double t40 = t0*t19 - t1*t29;
+    const double t41 = t0*t21 - t1*t31;
+    const double t42 = t36 - t25;
+    const double t43 = t37 - t26;
+    const double t44 = t38 - t24;
+    const double t45 = t8*t44;
+    const double t46 = t9*t44;
+    const double t47 = -t8*t42 - t9*t43;
+    const double t48 = t36 - t14;
+    const double t49 = t37 - t15;
+    const double t50 = t8*t38;
+    const double t51 = t9*t38;
+    const double t52 = -t8*t48 - t9*t49;
+    const double t53 = t1*t1;
+    const double t54 = 0.00020216*t53;
+    const double t55 = t0*t1;
+    const double t56 = 0.00054216 - t54;
+    const double t57 = 0.00033999999999999997 + t54;
+    const double t58 = 0.00020216*t55;
+    const double t59 = 0.0028799999999999997*t0;
+    const double t60 = 0.0028799999999999997*t1;
+    const double t61 = -0.0028799999999999997*t0;
+    const double t62 = -0.0028799999999999997*t1;
+    const double t63 = 0.00209602 + t56;
+    const double t64 = 0.0013 + t57;
+    const double t65 = 0.015579999999999998 + t61;
+    const double t66 = t59 - 0.015579999999999998;
+    const double t67 = t63 - 0.00273818;
+    const double t68 = t3*t3;
+    const double t69 = t68*t67;
+    const double t70 = t2*t3;
+    const double t71 = t63 - t69;
+    const double t72 = 0.00273818 + t69;
+    const double t73 = t70*t67;
+    const double t74 = -t2*t58;
+    const double t75 = -t3*t58;
+    const double t76 = t65 + t66;
+    const double t77 = t70*t76;
+    const double t78 = t68*t76;
+    const double t79 = t65 - t78;
+    const double t80 = t66 - t78;
+    const double t81 = t3*t62;
+    const double t82 = -t2*t62;
+    const double t83 = t3*t60;
+    const double t84 = -t2*t60;
+    const double t85 = t79 - 0.5413749999999999;
+    const double t86 = 0.025374999999999998 - t82;
+    const double t87 = 0.5413749999999999 + t80;
+    const double t88 = -0.025374999999999998 - t84;
+    const double t89 = t71 - 0.4331*t79 - 0.4331*t85;
+    const double t90 = 0.0203*t79 - t74 - 0.4331*t86;
+    const double t91 = 0.0203*t83 - 0.8662*t77 + t73;
+    const double t92 = t64 - 0.0203*t82 + 0.0203*t86;
+    const double t93 = 0.0203*t77 - t75 - 0.4331*t81;
+    const double t94 = 0.0203*t84 - 0.0203*t88 + 0.4331*t80 + t72 + 0.4331*t87;
+    const double t95 = 0.09046080000000001 + t89;
+    const double t96 = 0.013440800000000001 + t92;
+    const double t97 = 0.004704 + t93;
+    const double t98 = 0.08952 + t94;
+    const double t99 = -0.0672 - t83;
+    const double t100 = t85 - 0.336;
+    const double t101 = 0.0672 - t81;
+    const double t102 = 0.336 + t87;
+    const double t103 = t95 - t96;
+    const double t104 = t5*t5;
+    const double t105 = t104*t103;
+    const double t106 = t4*t5;
+    const double t107 = 2.0*t106*t90;
+    const double t108 = t95 - t107 - t105;
+    const double t109 = t96 + t107 + t105;
+    const double t110 = t90 - 2.0*t104*t90 + t106*t103;
+    const double t111 = t4*t91 - t5*t97;
+    const double t112 = t5*t91 + t4*t97;
+    const double t113 = t99 + t101;
+    const double t114 = -t104*t77;
+    const double t115 = t106*t113;
+    const double t116 = -t106*t77;
+    const double t117 = t104*t113;
+    const double t118 = -t77 - t114 - t115;
+    const double t119 = t114 + t115;
+    const double t120 = t99 + t116 - t117;
+    const double t121 = t101 + t116 - t117;
+    const double t122 = t4*t102 - t5*t88;
+    const double t123 = t4*t88 + t5*t102;
+    const double t124 = t4*t100 - t5*t86;
+    const double t125 = t4*t86 + t5*t100;
+    const double t126 = 0.56507 + t120;
+    const double t127 = t121 - 0.56507;
+    const double t128 = t125 - 2.61239;
+    const double t129 = 2.61239 + t123;
+    const double t130 = 0.0934*t120 + 0.0934*t126 + t108;
+    const double t131 = 0.0934*t119 - 0.0934*t118 - 0.4318*t124 + t110;
+    const double t132 = 0.4318*t120 + t111 + 0.0934*t129;
+    const double t133 = t109 - 0.0934*t121 - 0.0934*t127 - 0.4318*t125 - 0.4318*t128;
+    const double t134 = 0.4318*t119 - 0.4318*t77 + t112 - 0.0934*t122;
+    const double t135 = 0.4318*t123 + t98 + 0.4318*t129;
+    const double t136 = 0.1350808 + t130;
+    const double t137 = t131 - 0.0070992;
+    const double t138 = 0.018931200000000002 + t132;
+    const double t139 = 0.608912 + t133;
+    const double t140 = 0.0016703999999999998 + t134;
+    const double t141 = 0.6200840000000001 + t135;
+    const double t142 = 0.2784 + t126;
+    const double t143 = t127 - 0.2784;
+    const double t144 = t122 - 0.10439999999999999;
+    const double t145 = 1.1832 + t129;
+    const double t146 = t136 - t139;
+    const double t147 = t7*t7;
+    const double t148 = t147*t146;
+    const double t149 = t6*t7;
+    const double t150 = 2.0*t149*t137;
+    const double t151 = t150 + t139 + t148;
+    const double t152 = t7*t138 + t6*t140;
+    const double t153 = t118 - t119;
+    const double t154 = t142 + t143;
+    const double t155 = t149*t153;
+    const double t156 = t147*t154;
+    const double t157 = t143 + t155 - t156;
+    const double t158 = t6*t144 - t7*t145;
+    const double t159 = -5.710075 - t157;
+    const double t160 = 0.2435*t157 - 0.2435*t159 + t151;
+    const double t161 = 0.35 + t160;
+    const double t162 = -0.2435*t158;
+    const double t163 = t162 - t152;
+    const double t164 = 0.0934*t123;
+    const double t165 = -0.4318*t77 - 0.0934*t122;
+    const double t166 = 0.4318*t123;
+    const double t167 = t111 + t164;
+    const double t168 = t112 + t165;
+    const double t169 = t166 + t98;
+    const double t170 = t6*t122 - t7*t123;
+    const double t171 = t7*t167 + t6*t168;
+    const double t172 = -0.2435*t170;
+    const double t173 = t172 - t171;
+    const double t174 = -0.4331*t82;
+    const double t175 = 0.0203*t82;
+    const double t176 = 0.4331*t81;
+    const double t177 = t174 + t74;
+    const double t178 = t175 - t64;
+    const double t179 = t176 + t75;
+    const double t180 = t4*t81;
+    const double t181 = t5*t81;
+    const double t182 = t4*t177 - t5*t178;
+    const double t183 = t5*t177 + t4*t178;
+    const double t184 = 0.0934*t181;
+    const double t185 = -0.4318*t82 - 0.0934*t180;
+    const double t186 = 0.4318*t181;
+    const double t187 = t184 + t182;
+    const double t188 = t185 + t183;
+    const double t189 = t179 + t186;
+    const double t190 = t6*t180 - t7*t181;
+    const double t191 = t7*t187 + t6*t188;
+    const double t192 = -0.2435*t190;
+    const double t193 = t192 - t191;
+    const double t194 = t2*t59;
+    const double t195 = t3*t59;
+    const double t196 = -0.00064216*t3;
+    const double t197 = 0.00064216*t2;
+    const double t198 = -0.4331*t195;
+    const double t199 = 0.0203*t195;
+    const double t200 = 0.4331*t194 - 0.0203*t60;
+    const double t201 = t196 + t198;
+    const double t202 = t197 + t200;
+    const double t203 = t4*t194 - t5*t60;
+    const double t204 = t4*t60 + t5*t194;
+    const double t205 = t4*t201 - t5*t199;
+    const double t206 = t4*t199 + t5*t201;
+    const double t207 = 0.0934*t204;
+    const double t208 = -0.4318*t195 - 0.0934*t203;
+    const double t209 = 0.4318*t204;
+    const double t210 = t207 + t205;
+    const double t211 = t206 + t208;
+    const double t212 = t209 + t202;
+    const double t213 = t6*t203 - t7*t204;
+    const double t214 = t6*t211 + t7*t210;
+    const double t215 = -0.2435*t213;
+    const double t216 = t215 - t214;
+    const double t217 = 4e-05*t1;
+    const double t218 = -4e-05*t0;
+    const double t219 = t2*t217;
+    const double t220 = t3*t217;
+    const double t221 = t4*t219 - t5*t218;
+    const double t222 = t4*t218 + t5*t219;
+    const double t223 = t6*t222 + t7*t221;
+    const double t224 = -25000.0*t218;
+    const double t225 = 25000.0*t220;
+    const double t226 = -25000.0*t223;
+    const double t227 = 1557.24430048586*t202;
+    const double t228 = 1557.24430048586*t212;
+    const double t229 = 1557.24430048586*t216;
+    const double t230 = t218*t218;
+    const double t231 = t64 - 25000.0*t230;
+    const double t232 = 1.0/t231;
+    const double t233 = t218*t225;
+    const double t234 = t233 + t179;
+    const double t235 = t234*t232;
+    const double t236 = t233 + t189;
+    const double t237 = t236*t232;
+    const double t238 = t218*t226 + t193;
+    const double t239 = t232*t238;
+    const double t240 = t220*t220;
+    const double t241 = t202*t202;
+    const double t242 = t234*t234;
+    const double t243 = 25000.0*t240;
+    const double t244 = t98 - t243 - 1557.24430048586*t241 - t242*t232;
+    const double t245 = 1.0/t244;
+    const double t246 = t169 - t220*t225 - t202*t228 - t234*t237;
+    const double t247 = t246*t245;
+    const double t248 = t220*t226;
+    const double t249 = t173 - t248 - t202*t229 - t234*t239;
+    const double t250 = t249*t245;
+    const double t251 = t212*t212;
+    const double t252 = t236*t236;
+    const double t253 = t246*t246;
+    const double t254 = t141 - t243 - 1557.24430048586*t251 - t252*t232 - t253*t245;
+    const double t255 = 1.0/t254;
+    const double t256 = t163 - t248 - t212*t229 - t236*t239 - t246*t250;
+    const double t257 = t256*t255;
+    const double t258 = t223*t223;
+    const double t259 = t216*t216;
+    const double t260 = t238*t238;
+    const double t261 = t249*t249;
+    const double t262 = t256*t256;
+    const double t263 = t161 - 25000.0*t258 - 1557.24430048586*t259 - t232*t260 - t245*t261 - t262*t255;
+    const double t264 = 1.0/t263;
+    const double t265 = t224*t39 - t17;
+    const double t266 = t225*t39;
+    const double t267 = t266 - t9 - t28*t227 - t265*t235;
+    const double t268 = t266 - t9 - t28*t228 - t265*t237 - t267*t247;
+    const double t269 = t226*t39 - t28*t229 - t265*t239 - t267*t250 - t268*t257;
+    const double t270 = t224*t40 - t19;
+    const double t271 = t225*t40;
+    const double t272 = t8 + t271 - t30*t227 - t270*t235;
+    const double t273 = t8 + t271 - t30*t228 - t270*t237 - t272*t247;
+    const double t274 = t40*t226 - t30*t229 - t270*t239 - t272*t250 - t273*t257;
+    const double t275 = t224*t41 - t21;
+    const double t276 = t225*t41;
+    const double t277 = t276 - t32*t227 - t275*t235;
+    const double t278 = t276 - t32*t228 - t275*t237 - t277*t247;
+    const double t279 = 1.0 + t41*t226 - t32*t229 - t275*t239 - t277*t250 - t278*t257;
+    const double t280 = t50 - t45*t247;
+    const double t281 = -t37 - t45*t250 - t280*t257;
+    const double t282 = t51 - t46*t247;
+    const double t283 = t36 - t46*t250 - t282*t257;
+    const double t284 = t52 - t47*t247;
+    const double t285 = -t47*t250 - t284*t257;
+    const double t286 = -25000.0*t39;
+    const double t287 = 1557.24430048586*t28;
+    const double t288 = t265*t232;
+    const double t289 = t267*t245;
+    const double t290 = t268*t255;
+    const double t291 = t269*t264;
+    const double t292 = -25000.0*t40;
+    const double t293 = 1557.24430048586*t30;
+    const double t294 = t270*t232;
+    const double t295 = t272*t245;
+    const double t296 = t273*t255;
+    const double t297 = t274*t264;
+    const double t298 = -25000.0*t41;
+    const double t299 = 1557.24430048586*t32;
+    const double t300 = t275*t232;
+    const double t301 = t277*t245;
+    const double t302 = t278*t255;
+    const double t303 = t279*t264;
+    const double t304 = t45*t245;
+    const double t305 = t280*t255;
+    const double t306 = t281*t264;
+    const double t307 = t46*t245;
+    const double t308 = t282*t255;
+    const double t309 = t283*t264;
+    const double t310 = t47*t245;
+    const double t311 = t284*t255;
+    const double t312 = t285*t264;
+    const double t313 = t28*t287 - t39*t286 + t265*t288 + t267*t289 + t268*t290 + t269*t291;
+    const double t314 = t30*t287 - t40*t286 + t270*t288 + t272*t289 + t273*t290 + t274*t291;
+    const double t315 = t32*t287 - t41*t286 + t275*t288 + t277*t289 + t278*t290 + t279*t291;
+    const double t316 = t45*t289 + t280*t290 + t281*t291;
+    const double t317 = t46*t289 + t282*t290 + t283*t291;
+    const double t318 = t47*t289 + t284*t290 + t285*t291;
+    const double t319 = t30*t293 - t40*t292 + t270*t294 + t272*t295 + t273*t296 + t274*t297;
+    const double t320 = t32*t293 - t41*t292 + t275*t294 + t277*t295 + t278*t296 + t279*t297;
+    const double t321 = t45*t295 + t280*t296 + t281*t297;
+    const double t322 = t46*t295 + t282*t296 + t283*t297;
+    const double t323 = t47*t295 + t284*t296 + t285*t297;
+    const double t324 = t32*t299 - t41*t298 + t275*t300 + t277*t301 + t278*t302 + t279*t303;
+    const double t325 = t45*t301 + t280*t302 + t281*t303;
+    const double t326 = t46*t301 + t282*t302 + t283*t303;
+    const double t327 = t47*t301 + t284*t302 + t285*t303;
+    const double t328 = t45*t304 + t280*t305 + t281*t306;
+    const double t329 = t46*t304 + t282*t305 + t283*t306;
+    const double t330 = t47*t304 + t284*t305 + t285*t306;
+    const double t331 = t46*t307 + t282*t308 + t283*t309;
+    const double t332 = t47*t307 + t284*t308 + t285*t309;
+    const double t333 = t47*t310 + t284*t311 + t285*t312;
+    const double t334 = 1e-10*t313;
+    if (!(t313 > t334)) return 1;  /* pivot 0 of Omega(0) */
+    const double t335 = 1.0/t313;
+    const double t336 = t314*t335;
+    const double t337 = t315*t335;
+    const double t338 = t316*t335;
+    const double t339 = t317*t335;
+    const double t340 = t318*t335;
+    const double t341 = t314*t314;
+    const double t342 = t319 - t341*t335;
+    const double t343 = 1e-10*t319;
+    if (!(t342 > t343)) return 1;  /* pivot 1 of Omega(0) */
+    const double t344 = 1.0/t342;
+    const double t345 = t320 - t314*t337;
+    const double t346 = t345*t344;
+    const double t347 = t321 - t314*t338;
+    const double t348 = t347*t344;
+    const double t349 = t322 - t314*t339;
+    const double t350 = t349*t344;
+    const double t351 = t323 - t314*t340;
+    const double t352 = t351*t344;
+    const double t353 = t315*t315;
+    const double t354 = t345*t345;
+    const double t355 = t324 - t353*t335 - t354*t344;
+    const double t356 = 1e-10*t324;
+    if (!(t355 > t356)) return 1;  /* pivot 2 of Omega(0) */
+    const double t357 = 1.0/t355;
+    const double t358 = t325 - t315*t338 - t345*t348;
+    const double t359 = t358*t357;
+    const double t360 = t326 - t315*t339 - t345*t350;
+    const double t361 = t360*t357;
+    const double t362 = t327 - t315*t340 - t345*t352;
+    const double t363 = t362*t357;
+    const double t364 = t316*t316;
+    const double t365 = t347*t347;
+    const double t366 = t358*t358;
+    const double t367 = t328 - t364*t335 - t365*t344 - t366*t357;
+    const double t368 = 1e-10*t328;
+    if (!(t367 > t368)) return 1;  /* pivot 3 of Omega(0) */
+    const double t369 = 1.0/t367;
+    const double t370 = t329 - t316*t339 - t347*t350 - t358*t361;
+    const double t371 = t370*t369;
+    const double t372 = t330 - t316*t340 - t347*t352 - t358*t363;
+    const double t373 = t372*t369;
+    const double t374 = t317*t317;
+    const double t375 = t349*t349;
+    const double t376 = t360*t360;
+    const double t377 = t370*t370;
+    const double t378 = t331 - t374*t335 - t375*t344 - t376*t357 - t377*t369;
+    const double t379 = 1e-10*t331;
+    if (!(t378 > t379)) return 1;  /* pivot 4 of Omega(0) */
+    const double t380 = 1.0/t378;
+    const double t381 = t332 - t317*t340 - t349*t352 - t360*t363 - t370*t373;
+    const double t382 = t381*t380;
+    const double t383 = t318*t318;
+    const double t384 = t351*t351;
+    const double t385 = t362*t362;
+    const double t386 = t372*t372;
+    const double t387 = t381*t381;
+    const double t388 = t333 - t383*t335 - t384*t344 - t385*t357 - t386*t369 - t387*t380;
+    const double t389 = 1e-10*t333;
+    if (!(t388 > t389)) return 1;  /* pivot 5 of Omega(0) */
+    const double t390 = 1.0/t388;
+    const double t391 = t336*t346 - t337;
+    const double t392 = t336*t348 - t338 - t391*t359;
+    const double t393 = t346*t359 - t348;
+    const double t394 = t336*t350 - t339 - t391*t361 - t392*t371;
+    const double t395 = t346*t361 - t350 - t393*t371;
+    const double t396 = t359*t371 - t361;
+    const double t397 = t336*t352 - t340 - t391*t363 - t392*t373 - t394*t382;
+    const double t398 = t346*t363 - t352 - t393*t373 - t395*t382;
+    const double t399 = t359*t373 - t363 - t396*t382;
+    const double t400 = t371*t382 - t373;
+    const double t401 = t335 + t336*t336*t344 + t391*t391*t357 + t392*t392*t369 + t394*t394*t380 + t397*t397*t390;
+    const double t402 = t392*t393*t369 - t336*t344 - t346*t391*t357 + t394*t395*t380 + t397*t398*t390;
+    const double t403 = t391*t357 - t359*t392*t369 + t394*t396*t380 + t397*t399*t390;
+    const double t404 = t392*t369 - t371*t394*t380 + t397*t400*t390;
+    const double t405 = t394*t380 - t382*t397*t390;
+    const double t406 = t397*t390;
+    const double t407 = t344 + t346*t346*t357 + t393*t393*t369 + t395*t395*t380 + t398*t398*t390;
+    const double t408 = t395*t396*t380 - t346*t357 - t359*t393*t369 + t398*t399*t390;
+    const double t409 = t393*t369 - t371*t395*t380 + t398*t400*t390;
+    const double t410 = t395*t380 - t382*t398*t390;
+    const double t411 = t398*t390;
+    const double t412 = t357 + t359*t359*t369 + t396*t396*t380 + t399*t399*t390;
+    const double t413 = t399*t400*t390 - t359*t369 - t371*t396*t380;
+    const double t414 = t396*t380 - t382*t399*t390;
+    const double t415 = t399*t390;
+    const double t416 = t369 + t371*t371*t380 + t400*t400*t390;
+    const double t417 = -t371*t380 - t382*t400*t390;
+    const double t418 = t400*t390;
+    const double t419 = t380 + t382*t382*t390;
+    const double t420 = -t382*t390;
+
+    /* ---- outputs ---- */
+    Lambda[0] = t401;
+    Lambda[1] = t402;
+    Lambda[2] = t403;
+    Lambda[3] = t404;
+    Lambda[4] = t405;
+    Lambda[5] = t406;
+    Lambda[6] = t402;
+    Lambda[7] = t407;
+    Lambda[8] = t408;
+    Lambda[9] = t409;
+    Lambda[10] = t410;
+    Lambda[11] = t411;
+    Lambda[12] = t403;
+    Lambda[13] = t408;
+    Lambda[14] = t412;
+    Lambda[15] = t413;
+    Lambda[16] = t414;
+    Lambda[17] = t415;
+    Lambda[18] = t404;
+    Lambda[19] = t409;
+    Lambda[20] = t413;
+    Lambda[21] = t416;
+    Lambda[22] = t417;
+    Lambda[23] = t418;
+    Lambda[24] = t405;
+    Lambda[25] = t410;
+    Lambda[26] = t414;
+    Lambda[27] = t417;
+    Lambda[28] = t419;
+    Lambda[29] = t420;
+    Lambda[30] = t406;
+    Lambda[31] = t411;
+    Lambda[32] = t415;
+    Lambda[33] = t418;
+    Lambda[34] = t420;
+    Lambda[35] = t390;
+    return 0;
+}
+
+long puma560_os_inertia_batch(long count, const double *q, double *Lambda)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (puma560_os_inertia(q + 6*i, Lambda + 36*i) != 0);
+    }
+    return failed;
+}
+
+/*
+ * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * os_inertia_recursive              809 mul    606 add   10 div   0 sqrt  12 trig    573 statements
+ *   q[6]: joint positions
+ *   Lambda[36]: Lambda(0), row-major
+ */
+int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
 {
 
     /* ---- body 5: link6 (joint joint6, revolute) ---- */
@@ -7403,11 +8713,11 @@ int puma560_os_inertia(const double q[6], double Lambda[36])
     return 0;
 }
 
-long puma560_os_inertia_batch(long count, const double *q, double *Lambda)
+long puma560_os_inertia_recursive_batch(long count, const double *q, double *Lambda)
 {
     long failed = 0;
     for (long i = 0; i < count; ++i) {
-        failed += (puma560_os_inertia(q + 6*i, Lambda + 36*i) != 0);
+        failed += (puma560_os_inertia_recursive(q + 6*i, Lambda + 36*i) != 0);
     }
     return failed;
 }

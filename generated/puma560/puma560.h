@@ -33,16 +33,19 @@
  *   coriolis                          225 mul    165 add    0 div   0 sqrt  10 trig    221 statements
  *   mass_matrix                       150 mul    139 add    0 div   0 sqrt   8 trig    179 statements
  *   mass_matrix_ne                    404 mul    267 add    0 div   0 sqrt  10 trig    375 statements
- *   mass_matrix_inverse               525 mul    393 add    4 div   0 sqrt   8 trig    463 statements
+ *   mass_matrix_inverse               287 mul    208 add    4 div   0 sqrt   8 trig    248 statements
+ *   mass_matrix_inverse_innovations    525 mul    393 add    4 div   0 sqrt   8 trig    463 statements
  *   mass_matrix_inverse_cholesky      287 mul    208 add    4 div   0 sqrt   8 trig    248 statements
- *   forward_dynamics                  516 mul    416 add    4 div   0 sqrt  10 trig    464 statements
+ *   forward_dynamics                  461 mul    370 add    4 div   0 sqrt  10 trig    461 statements
+ *   forward_dynamics_fd4              516 mul    416 add    4 div   0 sqrt  10 trig    464 statements
  *   forward_dynamics_fd1              500 mul    404 add    4 div   0 sqrt  10 trig    496 statements
  *   forward_dynamics_fd2              584 mul    455 add    4 div   0 sqrt  12 trig    549 statements
  *   forward_dynamics_fd3              471 mul    387 add    4 div   0 sqrt  10 trig    454 statements
  *   forward_dynamics_crba             461 mul    370 add    4 div   0 sqrt  10 trig    461 statements
  *   tip_force_acceleration            347 mul    263 add    4 div   0 sqrt  12 trig    311 statements
  *   os_inertia_inverse                633 mul    516 add    4 div   0 sqrt  12 trig    486 statements
- *   os_inertia                        809 mul    606 add   10 div   0 sqrt  12 trig    573 statements
+ *   os_inertia                        579 mul    388 add   10 div   0 sqrt  10 trig    421 statements
+ *   os_inertia_recursive              809 mul    606 add   10 div   0 sqrt  12 trig    573 statements
  *   os_inertia_explicit               579 mul    388 add   10 div   0 sqrt  10 trig    421 statements
  *   os_coriolis                      1072 mul    826 add   10 div   0 sqrt  12 trig    822 statements
  *   os_gravity                        826 mul    638 add   10 div   0 sqrt  12 trig    616 statements
@@ -108,20 +111,30 @@ void puma560_mass_matrix_ne(const double q[6], double M[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_mass_matrix_ne_batch(long count, const double *q, double *M);
 
-/* inverse mass matrix, row-major n x n */
+/* inverse mass matrix by composite-body M and LDL^T, row-major n x n; cholesky is the cheapest of innovations, cholesky for this robot */
 void puma560_mass_matrix_inverse(const double q[6], double Minv[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
+
+/* inverse mass matrix by the innovations factorization, row-major n x n */
+void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long puma560_mass_matrix_inverse_innovations_batch(long count, const double *q, double *Minv);
 
 /* inverse mass matrix by composite-body M and LDL^T, row-major n x n */
 void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
+/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve; CRBA is the cheapest of FD4, FD1, FD3, CRBA for this robot */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
+
+/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
+void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long puma560_forward_dynamics_fd4_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
 /* joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22)) */
 void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
@@ -153,10 +166,15 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 
-/* operational space inertia Lambda(0), 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m; explicit is the cheapest of recursive, explicit for this robot Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int puma560_os_inertia(const double q[6], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long puma560_os_inertia_batch(long count, const double *q, double *Lambda);
+
+/* operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int puma560_os_inertia_recursive(const double q[6], double Lambda[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long puma560_os_inertia_recursive_batch(long count, const double *q, double *Lambda);
 
 /* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int puma560_os_inertia_explicit(const double q[6], double Lambda[36]);

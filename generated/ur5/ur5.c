@@ -2348,12 +2348,290 @@ long ur5_mass_matrix_ne_batch(long count, const double *q, double *M)
 }
 
 /*
- * inverse mass matrix, row-major n x n
- * mass_matrix_inverse               452 mul    330 add    5 div   0 sqrt  10 trig    395 statements
+ * inverse mass matrix by composite-body M and LDL^T, row-major n x n; cholesky is the cheapest of innovations, cholesky for this robot
+ * mass_matrix_inverse               246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
 void ur5_mass_matrix_inverse(const double q[6], double Minv[36])
+{
+
+    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
+    const double t2 = t1*t1;
+    const double t3 = 0.016685526854599998*t2;
+    const double t4 = t0*t1;
+    const double t5 = 0.033822 - t3;
+    const double t6 = 0.0171364731454 + t3;
+    const double t7 = 0.016685526854599998*t4;
+    const double t8 = 0.00168332516775 + t6;
+    const double t9 = 0.111172755531 + t8;
+    const double t10 = 0.21942 + t5;
+
+    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    const double t11 = soagen_cos(q[4]);
+    const double t12 = soagen_sin(q[4]);
+    const double t13 = t9 - 0.12999255384415;
+    const double t14 = t12*t12;
+    const double t15 = t14*t13;
+    const double t16 = t11*t12;
+    const double t17 = t9 - t15;
+    const double t18 = 0.12999255384415 + t15;
+    const double t19 = t16*t13;
+    const double t20 = t11*t7;
+    const double t21 = t12*t7;
+    const double t22 = 0.0121682781 + t17;
+    const double t23 = t21 - 0.0016539803549999999;
+    const double t24 = 0.0121682781 + t10;
+    const double t25 = 0.111172755531 + t22;
+    const double t26 = 0.111172755531 + t18;
+    const double t27 = 0.21942 + t24;
+
+    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    const double t28 = soagen_cos(q[3]);
+    const double t29 = soagen_sin(q[3]);
+    const double t30 = t27 - t25;
+    const double t31 = t29*t29;
+    const double t32 = t31*t30;
+    const double t33 = t28*t29;
+    const double t34 = 2.0*t33*t20;
+    const double t35 = t27 - t34 - t32;
+    const double t36 = t34 + t25 + t32;
+    const double t37 = t20 - 2.0*t31*t20 + t33*t30;
+    const double t38 = t28*t23 - t29*t19;
+    const double t39 = t29*t23 + t28*t19;
+    const double t40 = -0.017784735*t29;
+    const double t41 = 0.017784735*t28;
+    const double t42 = 0.017784735*t29;
+    const double t43 = -0.017784735*t28;
+    const double t44 = t42 - 1.030009275;
+    const double t45 = 1.030009275 + t40;
+    const double t46 = t35 - 0.39225*t42 - 0.39225*t44;
+    const double t47 = 0.39225*t43 - t37;
+    const double t48 = 0.39225*t40 + 0.39225*t45 + t26;
+    const double t49 = -0.051322656825 - t39;
+    const double t50 = 0.19163081355599998 + t46;
+    const double t51 = 0.19163081355599998 + t48;
+    const double t52 = 0.004095 + t36;
+    const double t53 = t44 - 0.56875;
+    const double t54 = 0.56875 + t45;
+
+    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    const double t55 = soagen_cos(q[2]);
+    const double t56 = soagen_sin(q[2]);
+    const double t57 = t52 - t50;
+    const double t58 = t56*t56;
+    const double t59 = t58*t57;
+    const double t60 = t55*t56;
+    const double t61 = 2.0*t60*t47;
+    const double t62 = t52 - t61 - t59;
+    const double t63 = t61 + t50 + t59;
+    const double t64 = t47 - 2.0*t58*t47 + t60*t57;
+    const double t65 = t56*t38;
+    const double t66 = t55*t49 - t65;
+    const double t67 = t55*t38;
+    const double t68 = t67 + t56*t49;
+    const double t69 = t55*t41;
+    const double t70 = -t69 - t56*t54;
+    const double t71 = t56*t41;
+    const double t72 = t55*t54 - t71;
+    const double t73 = -t55*t43 - t56*t53;
+    const double t74 = t55*t53 - t56*t43;
+    const double t75 = t74 - 2.0828824999999997;
+    const double t76 = 2.0828824999999997 + t72;
+    const double t77 = 0.038897033301 - 0.425*t74 - 0.425*t75 + t63;
+    const double t78 = t68 - 0.1197*t70;
+    const double t79 = t64 - 0.425*t73;
+    const double t80 = 0.425*t72 + 0.425*t76 + t51;
+    const double t81 = 0.19371331275 + 0.1197*t72 + t66;
+    const double t82 = 0.038897033301 + t62;
+    const double t83 = 0.8849018759100001 + t77;
+    const double t84 = 0.8849018759100001 + t80;
+    const double t85 = 0.0151074 + t82;
+    const double t86 = 2.3500400000000004 + t76;
+
+    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    const double t87 = soagen_cos(q[1]);
+    const double t88 = soagen_sin(q[1]);
+    const double t89 = t85 - t83;
+    const double t90 = t88*t88;
+    const double t91 = t90*t89;
+    const double t92 = t87*t88;
+    const double t93 = 2.0*t92*t79;
+    const double t94 = t93 + t83 + t91;
+    const double t95 = t87*t78 + t88*t81;
+    const double t96 = t87*t70;
+    const double t97 = t96 - t88*t86;
+    const double t98 = 0.12150210104175 + t94;
+    const double t99 = 0.00666 + t98;
+
+    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    const double t100 = -0.13585*t97;
+    const double t101 = t100 - t95;
+    const double t102 = -0.1197*t70;
+    const double t103 = 0.425*t72;
+    const double t104 = 0.1197*t72;
+    const double t105 = t102 + t68;
+    const double t106 = t103 + t51;
+    const double t107 = t104 + t66;
+    const double t108 = t96 - t88*t72;
+    const double t109 = t87*t105 + t88*t107;
+    const double t110 = -0.13585*t108;
+    const double t111 = t110 - t109;
+    const double t112 = 0.39225*t40;
+    const double t113 = t112 + t26;
+    const double t114 = t55*t40 - t71;
+    const double t115 = -t69 - t56*t40;
+    const double t116 = t67 - t56*t39;
+    const double t117 = -t65 - t55*t39;
+    const double t118 = -0.1197*t115;
+    const double t119 = 0.425*t114;
+    const double t120 = 0.1197*t114;
+    const double t121 = t118 + t116;
+    const double t122 = t119 + t113;
+    const double t123 = t120 + t117;
+    const double t124 = t87*t115 - t88*t114;
+    const double t125 = t87*t121 + t88*t123;
+    const double t126 = -0.13585*t124;
+    const double t127 = t126 - t125;
+    const double t128 = t28*t20 + t29*t10;
+    const double t129 = t28*t10 - t29*t20;
+    const double t130 = t55*t129 - t56*t128;
+    const double t131 = -t55*t128 - t56*t129;
+    const double t132 = t88*t131 + t87*t130;
+    const double t133 = -0.0171364731454*t12;
+    const double t134 = 0.0171364731454*t11;
+    const double t135 = t28*t133;
+    const double t136 = -t29*t133;
+    const double t137 = t55*t136 - t56*t135;
+    const double t138 = -t55*t135 - t56*t136;
+    const double t139 = t87*t137 + t88*t138;
+    const double t140 = 58.355064750790525*t134;
+    const double t141 = -58.355064750790525*t139;
+    const double t142 = 1.0/t10;
+    const double t143 = t21*t142;
+    const double t144 = -t142*t132;
+    const double t145 = t134*t134;
+    const double t146 = t21*t21;
+    const double t147 = t146*t142;
+    const double t148 = t26 - 58.355064750790525*t145 - t147;
+    const double t149 = 1.0/t148;
+    const double t150 = t134*t140;
+    const double t151 = t21*t143;
+    const double t152 = t113 - t150 - t151;
+    const double t153 = t152*t149;
+    const double t154 = t122 - t150 - t151;
+    const double t155 = t154*t149;
+    const double t156 = t134*t141;
+    const double t157 = t21*t144;
+    const double t158 = t127 - t156 - t157;
+    const double t159 = t149*t158;
+    const double t160 = t152*t152;
+    const double t161 = t51 - 58.355064750790525*t145 - t147 - t160*t149;
+    const double t162 = 1.0/t161;
+    const double t163 = t106 - t150 - t151 - t152*t155;
+    const double t164 = t163*t162;
+    const double t165 = t111 - t156 - t157 - t152*t159;
+    const double t166 = t165*t162;
+    const double t167 = t154*t154;
+    const double t168 = t163*t163;
+    const double t169 = t84 - 58.355064750790525*t145 - t147 - t167*t149 - t168*t162;
+    const double t170 = 1.0/t169;
+    const double t171 = t101 - t156 - t157 - t154*t159 - t163*t166;
+    const double t172 = t171*t170;
+    const double t173 = t139*t139;
+    const double t174 = t132*t132;
+    const double t175 = t158*t158;
+    const double t176 = t165*t165;
+    const double t177 = t171*t171;
+    const double t178 = t99 - 58.355064750790525*t173 - t142*t174 - t149*t175 - t162*t176 - t177*t170;
+    const double t179 = 1.0/t178;
+    const double t180 = t140*t153 - t140;
+    const double t181 = t143*t153 - t143;
+    const double t182 = t140*t155 - t140 - t180*t164;
+    const double t183 = t143*t155 - t143 - t181*t164;
+    const double t184 = t153*t164 - t155;
+    const double t185 = t140*t159 - t141 - t180*t166 - t182*t172;
+    const double t186 = t143*t159 - t144 - t181*t166 - t183*t172;
+    const double t187 = t153*t166 - t159 - t184*t172;
+    const double t188 = t164*t172 - t166;
+    const double t189 = 58.355064750790525 + t140*t140*t149 + t180*t180*t162 + t182*t182*t170 + t185*t185*t179;
+    const double t190 = t140*t143*t149 + t180*t181*t162 + t182*t183*t170 + t185*t186*t179;
+    const double t191 = t182*t184*t170 - t140*t149 - t153*t180*t162 + t185*t187*t179;
+    const double t192 = t180*t162 - t164*t182*t170 + t185*t188*t179;
+    const double t193 = t182*t170 - t172*t185*t179;
+    const double t194 = t185*t179;
+    const double t195 = t142 + t143*t143*t149 + t181*t181*t162 + t183*t183*t170 + t186*t186*t179;
+    const double t196 = t183*t184*t170 - t143*t149 - t153*t181*t162 + t186*t187*t179;
+    const double t197 = t181*t162 - t164*t183*t170 + t186*t188*t179;
+    const double t198 = t183*t170 - t172*t186*t179;
+    const double t199 = t186*t179;
+    const double t200 = t149 + t153*t153*t162 + t184*t184*t170 + t187*t187*t179;
+    const double t201 = t187*t188*t179 - t153*t162 - t164*t184*t170;
+    const double t202 = t184*t170 - t172*t187*t179;
+    const double t203 = t187*t179;
+    const double t204 = t162 + t164*t164*t170 + t188*t188*t179;
+    const double t205 = -t164*t170 - t172*t188*t179;
+    const double t206 = t188*t179;
+    const double t207 = t170 + t172*t172*t179;
+    const double t208 = -t172*t179;
+
+    /* ---- outputs ---- */
+    Minv[0] = t179;
+    Minv[1] = t208;
+    Minv[2] = t206;
+    Minv[3] = t203;
+    Minv[4] = t199;
+    Minv[5] = t194;
+    Minv[6] = t208;
+    Minv[7] = t207;
+    Minv[8] = t205;
+    Minv[9] = t202;
+    Minv[10] = t198;
+    Minv[11] = t193;
+    Minv[12] = t206;
+    Minv[13] = t205;
+    Minv[14] = t204;
+    Minv[15] = t201;
+    Minv[16] = t197;
+    Minv[17] = t192;
+    Minv[18] = t203;
+    Minv[19] = t202;
+    Minv[20] = t201;
+    Minv[21] = t200;
+    Minv[22] = t196;
+    Minv[23] = t191;
+    Minv[24] = t199;
+    Minv[25] = t198;
+    Minv[26] = t197;
+    Minv[27] = t196;
+    Minv[28] = t195;
+    Minv[29] = t190;
+    Minv[30] = t194;
+    Minv[31] = t193;
+    Minv[32] = t192;
+    Minv[33] = t191;
+    Minv[34] = t190;
+    Minv[35] = t189;
+}
+
+long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_mass_matrix_inverse(q + 6*i, Minv + 36*i);
+    }
+    return failed;
+}
+
+/*
+ * inverse mass matrix by the innovations factorization, row-major n x n
+ * mass_matrix_inverse_innovations    452 mul    330 add    5 div   0 sqrt  10 trig    395 statements
+ *   q[6]: joint positions
+ *   Minv[36]: inverse mass matrix, row-major
+ */
+void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
@@ -2814,11 +3092,11 @@ void ur5_mass_matrix_inverse(const double q[6], double Minv[36])
     Minv[35] = t394;
 }
 
-long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
+long ur5_mass_matrix_inverse_innovations_batch(long count, const double *q, double *Minv)
 {
     long failed = 0;
     for (long i = 0; i < count; ++i) {
-        ur5_mass_matrix_inverse(q + 6*i, Minv + 36*i);
+        ur5_mass_matrix_inverse_innovations(q + 6*i, Minv + 36*i);
     }
     return failed;
 }
@@ -3102,14 +3380,467 @@ long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double 
 }
 
 /*
- * joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17))
- * forward_dynamics                  443 mul    338 add    5 div   0 sqrt  10 trig    432 statements
+ * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve; CRBA is the cheapest of FD4, FD1, FD3, CRBA for this robot
+ * forward_dynamics                  364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+{
+
+    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    const double t0 = soagen_cos(q[1]);
+    const double t1 = soagen_sin(q[1]);
+    const double t2 = -qd[0]*t0;
+    const double t3 = -qd[0]*t1;
+
+    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    const double t4 = soagen_cos(q[2]);
+    const double t5 = soagen_sin(q[2]);
+    const double t6 = t4*t2 - t5*t3;
+    const double t7 = t5*t2 + t4*t3;
+    const double t8 = qd[1] + qd[2];
+
+    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    const double t9 = soagen_cos(q[3]);
+    const double t10 = soagen_sin(q[3]);
+    const double t11 = -t10*t6 - t9*t7;
+    const double t12 = t9*t6 - t10*t7;
+    const double t13 = qd[3] + t8;
+
+    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    const double t14 = soagen_cos(q[4]);
+    const double t15 = soagen_sin(q[4]);
+    const double t16 = t13*t15 + t14*t11;
+    const double t17 = t13*t14 - t15*t11;
+    const double t18 = qd[4] + t12;
+
+    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    const double t19 = soagen_cos(q[5]);
+    const double t20 = soagen_sin(q[5]);
+    const double t21 = t19*t16 - t20*t18;
+    const double t22 = t20*t16 + t19*t18;
+    const double t23 = qd[5] + t17;
+    const double t24 = qd[0]*qd[0];
+    const double t25 = -0.13585*t24;
+    const double t26 = qd[1]*t3;
+    const double t27 = -0.8697944759100001*t26;
+    const double t28 = t2*t3;
+    const double t29 = 0.8697944759100001*t28;
+    const double t30 = 2.3500400000000004*t28;
+    const double t31 = t2*t2;
+    const double t32 = qd[1]*qd[1];
+    const double t33 = -t32 - t31;
+    const double t34 = 2.3500400000000004*t33;
+    const double t35 = t8*t7;
+    const double t36 = -0.187535813556*t35;
+    const double t37 = t6*t7;
+    const double t38 = 0.187535813556*t37;
+    const double t39 = 0.56875*t37;
+    const double t40 = t6*t6;
+    const double t41 = t8*t8;
+    const double t42 = -t41 - t40;
+    const double t43 = 0.56875*t42;
+    const double t44 = 0.39225*t37;
+    const double t45 = 0.39225*t42;
+    const double t46 = t13*t12;
+    const double t47 = 0.108247244469*t46;
+    const double t48 = t11*t12;
+    const double t49 = -0.108247244469*t48;
+    const double t50 = t13*t11;
+    const double t51 = t11*t11;
+    const double t52 = t12*t12;
+    const double t53 = -t51 - t52;
+    const double t54 = 0.093*t53;
+    const double t55 = t17*t18;
+    const double t56 = 0.108247244469*t55;
+    const double t57 = t16*t18;
+    const double t58 = -0.108247244469*t57;
+    const double t59 = t16*t16;
+    const double t60 = t17*t17;
+    const double t61 = -t60 - t59;
+    const double t62 = 0.09465*t61;
+    const double t63 = t23*t22;
+    const double t64 = 0.016685526854599998*t63;
+    const double t65 = t21*t22;
+    const double t66 = -0.016685526854599998*t65;
+    const double t67 = -t26;
+    const double t68 = qd[1]*t2;
+    const double t69 = -qd[2]*t7;
+    const double t70 = qd[2]*t6;
+    const double t71 = -qd[3]*t12;
+    const double t72 = qd[3]*t11;
+    const double t73 = qd[4]*t17;
+    const double t74 = -qd[4]*t16;
+    const double t75 = -qd[5]*t22;
+    const double t76 = qd[5]*t21;
+    const double t77 = -9.81*t0;
+    const double t78 = -9.81*t1;
+    const double t79 = t3*t3;
+    const double t80 = -t79 - t31;
+    const double t81 = t26 - t67;
+    const double t82 = t67 + t26;
+    const double t83 = t27 - 2.3500400000000004*t25 + 0.8849018759100001*t67;
+    const double t84 = 2.3500400000000004*t77 + t29;
+    const double t85 = 0.0151074*t68;
+    const double t86 = 8.393*t77 + t30;
+    const double t87 = 8.393*t78 + t34;
+    const double t88 = 0.425*t28;
+    const double t89 = 0.425*t81 - 0.1197*t80;
+    const double t90 = 0.425*t33 - 0.1197*t82;
+    const double t91 = t77 + t88;
+    const double t92 = t25 + t89;
+    const double t93 = t78 + t90;
+    const double t94 = t4*t67 - t5*t68;
+    const double t95 = t5*t67 + t4*t68;
+    const double t96 = t69 + t94;
+    const double t97 = t70 + t95;
+    const double t98 = t4*t91 - t5*t93;
+    const double t99 = t5*t91 + t4*t93;
+    const double t100 = t35 - t96;
+    const double t101 = t36 + 0.19163081355599998*t96 - 0.56875*t92;
+    const double t102 = t38 + 0.56875*t98;
+    const double t103 = 0.004095*t97;
+    const double t104 = 0.56875*t100;
+    const double t105 = t39 + 2.275*t98;
+    const double t106 = t104 + 2.275*t92;
+    const double t107 = t43 + 2.275*t99;
+    const double t108 = 0.39225*t100;
+    const double t109 = t44 + t98;
+    const double t110 = t92 + t108;
+    const double t111 = t45 + t99;
+    const double t112 = -t10*t96 - t9*t97;
+    const double t113 = t9*t96 - t10*t97;
+    const double t114 = t71 + t112;
+    const double t115 = t72 + t113;
+    const double t116 = -t10*t109 - t9*t111;
+    const double t117 = t9*t109 - t10*t111;
+    const double t118 = t50 - t115;
+    const double t119 = t46 + t114;
+    const double t120 = t47 + 0.111172755531*t114;
+    const double t121 = 0.21942*t115;
+    const double t122 = 1.219*t116;
+    const double t123 = 1.219*t110;
+    const double t124 = 1.219*t117;
+    const double t125 = 0.093*t118;
+    const double t126 = 0.093*t119;
+    const double t127 = t116 + t125;
+    const double t128 = t110 + t54;
+    const double t129 = t117 + t126;
+    const double t130 = t14*t114;
+    const double t131 = -t15*t114;
+    const double t132 = t73 + t130;
+    const double t133 = t74 + t131;
+    const double t134 = t15*t128 + t14*t127;
+    const double t135 = t14*t128 - t15*t127;
+    const double t136 = t57 + t133;
+    const double t137 = t55 - t132;
+    const double t138 = t56 + 0.111172755531*t132;
+    const double t139 = t58 + 0.111172755531*t133;
+    const double t140 = 1.219*t134;
+    const double t141 = 1.219*t135;
+    const double t142 = 1.219*t129;
+    const double t143 = 0.09465*t136;
+    const double t144 = 0.09465*t137;
+    const double t145 = t134 + t143;
+    const double t146 = t135 + t144;
+    const double t147 = t62 + t129;
+    const double t148 = t19*t132 - t20*t115;
+    const double t149 = t19*t115 + t20*t132;
+    const double t150 = t75 + t148;
+    const double t151 = t76 + t149;
+    const double t152 = t19*t145 - t20*t147;
+    const double t153 = t19*t147 + t20*t145;
+    const double t154 = t64 + 0.0171364731454*t150;
+    const double t155 = t66 + 0.0171364731454*t133;
+    const double t156 = 0.033822*t151;
+    const double t157 = 0.1879*t152;
+    const double t158 = 0.1879*t146;
+    const double t159 = 0.1879*t153;
+    const double t160 = t20*t159 + t19*t157;
+    const double t161 = t19*t159 - t20*t157;
+    const double t162 = t20*t156 + t19*t154;
+    const double t163 = t19*t156 - t20*t154;
+    const double t164 = -0.09465*t158;
+    const double t165 = 0.09465*t160;
+    const double t166 = t162 + t164;
+    const double t167 = t155 + t165;
+    const double t168 = t138 + t166;
+    const double t169 = t139 + t167;
+    const double t170 = t121 + t163;
+    const double t171 = t140 + t160;
+    const double t172 = t141 + t158;
+    const double t173 = t142 + t161;
+    const double t174 = t14*t171 - t15*t172;
+    const double t175 = t14*t172 + t15*t171;
+    const double t176 = t14*t168 - t15*t169;
+    const double t177 = t15*t168 + t14*t169;
+    const double t178 = 0.093*t173;
+    const double t179 = -0.093*t174;
+    const double t180 = t178 + t176;
+    const double t181 = t170 + t179;
+    const double t182 = t120 + t180;
+    const double t183 = t49 + t177;
+    const double t184 = t121 + t181;
+    const double t185 = t122 + t174;
+    const double t186 = t123 + t175;
+    const double t187 = t124 + t173;
+    const double t188 = t10*t187 + t9*t185;
+    const double t189 = t9*t187 - t10*t185;
+    const double t190 = t9*t182 + t10*t184;
+    const double t191 = t9*t184 - t10*t182;
+    const double t192 = -0.39225*t186;
+    const double t193 = 0.39225*t189;
+    const double t194 = t192 + t191;
+    const double t195 = t183 + t193;
+    const double t196 = t101 + t194;
+    const double t197 = t102 + t195;
+    const double t198 = t103 - t190;
+    const double t199 = t105 + t189;
+    const double t200 = t106 + t186;
+    const double t201 = t107 - t188;
+    const double t202 = t5*t201 + t4*t199;
+    const double t203 = t4*t201 - t5*t199;
+    const double t204 = t5*t198 + t4*t196;
+    const double t205 = t4*t198 - t5*t196;
+    const double t206 = -0.425*t200 - 0.1197*t203;
+    const double t207 = 0.425*t202;
+    const double t208 = 0.1197*t202;
+    const double t209 = t206 + t204;
+    const double t210 = t197 + t207;
+    const double t211 = t208 + t205;
+    const double t212 = t83 + t209;
+    const double t213 = t84 + t210;
+    const double t214 = t85 + t211;
+    const double t215 = t86 + t202;
+    const double t216 = t87 + t203;
+    const double t217 = t0*t216 - t1*t215;
+    const double t218 = t0*t212 + t1*t214;
+    const double t219 = -0.13585*t217;
+    const double t220 = t219 - t218;
+    const double t221 = tau[0] - t220;
+    const double t222 = tau[1] - t213;
+    const double t223 = tau[2] - t197;
+    const double t224 = tau[3] - t183;
+    const double t225 = tau[4] - t170;
+    const double t226 = tau[5] - t155;
+    const double t227 = t20*t20;
+    const double t228 = 0.016685526854599998*t227;
+    const double t229 = t19*t20;
+    const double t230 = 0.033822 - t228;
+    const double t231 = 0.0171364731454 + t228;
+    const double t232 = 0.016685526854599998*t229;
+    const double t233 = 0.00168332516775 + t231;
+    const double t234 = 0.111172755531 + t233;
+    const double t235 = 0.21942 + t230;
+    const double t236 = t234 - 0.12999255384415;
+    const double t237 = t15*t15;
+    const double t238 = t237*t236;
+    const double t239 = t14*t15;
+    const double t240 = t234 - t238;
+    const double t241 = 0.12999255384415 + t238;
+    const double t242 = t239*t236;
+    const double t243 = t14*t232;
+    const double t244 = t15*t232;
+    const double t245 = 0.0121682781 + t240;
+    const double t246 = t244 - 0.0016539803549999999;
+    const double t247 = 0.0121682781 + t235;
+    const double t248 = 0.111172755531 + t245;
+    const double t249 = 0.111172755531 + t241;
+    const double t250 = 0.21942 + t247;
+    const double t251 = t250 - t248;
+    const double t252 = t10*t10;
+    const double t253 = t252*t251;
+    const double t254 = t9*t10;
+    const double t255 = 2.0*t254*t243;
+    const double t256 = t250 - t255 - t253;
+    const double t257 = t255 + t248 + t253;
+    const double t258 = t243 - 2.0*t252*t243 + t254*t251;
+    const double t259 = t9*t246 - t10*t242;
+    const double t260 = t10*t246 + t9*t242;
+    const double t261 = -0.017784735*t10;
+    const double t262 = 0.017784735*t9;
+    const double t263 = 0.017784735*t10;
+    const double t264 = -0.017784735*t9;
+    const double t265 = t263 - 1.030009275;
+    const double t266 = 1.030009275 + t261;
+    const double t267 = t256 - 0.39225*t263 - 0.39225*t265;
+    const double t268 = 0.39225*t264 - t258;
+    const double t269 = 0.39225*t261 + 0.39225*t266 + t249;
+    const double t270 = -0.051322656825 - t260;
+    const double t271 = 0.19163081355599998 + t267;
+    const double t272 = 0.19163081355599998 + t269;
+    const double t273 = 0.004095 + t257;
+    const double t274 = t265 - 0.56875;
+    const double t275 = 0.56875 + t266;
+    const double t276 = t273 - t271;
+    const double t277 = t5*t5;
+    const double t278 = t277*t276;
+    const double t279 = t5*t4;
+    const double t280 = 2.0*t279*t268;
+    const double t281 = t273 - t280 - t278;
+    const double t282 = t280 + t271 + t278;
+    const double t283 = t268 - 2.0*t277*t268 + t279*t276;
+    const double t284 = t5*t259;
+    const double t285 = t4*t270 - t284;
+    const double t286 = t4*t259;
+    const double t287 = t286 + t5*t270;
+    const double t288 = t4*t262;
+    const double t289 = -t288 - t5*t275;
+    const double t290 = t5*t262;
+    const double t291 = t4*t275 - t290;
+    const double t292 = -t4*t264 - t5*t274;
+    const double t293 = t4*t274 - t5*t264;
+    const double t294 = t293 - 2.0828824999999997;
+    const double t295 = 2.0828824999999997 + t291;
+    const double t296 = 0.038897033301 - 0.425*t293 - 0.425*t294 + t282;
+    const double t297 = t287 - 0.1197*t289;
+    const double t298 = t283 - 0.425*t292;
+    const double t299 = 0.425*t291 + 0.425*t295 + t272;
+    const double t300 = 0.19371331275 + 0.1197*t291 + t285;
+    const double t301 = 0.038897033301 + t281;
+    const double t302 = 0.8849018759100001 + t296;
+    const double t303 = 0.8849018759100001 + t299;
+    const double t304 = 0.0151074 + t301;
+    const double t305 = 2.3500400000000004 + t295;
+    const double t306 = t304 - t302;
+    const double t307 = t1*t1;
+    const double t308 = t307*t306;
+    const double t309 = t0*t1;
+    const double t310 = 2.0*t309*t298;
+    const double t311 = t310 + t302 + t308;
+    const double t312 = t0*t297 + t1*t300;
+    const double t313 = t0*t289;
+    const double t314 = t313 - t1*t305;
+    const double t315 = 0.12150210104175 + t311;
+    const double t316 = 0.00666 + t315;
+    const double t317 = -0.13585*t314;
+    const double t318 = t317 - t312;
+    const double t319 = -0.1197*t289;
+    const double t320 = 0.425*t291;
+    const double t321 = 0.1197*t291;
+    const double t322 = t319 + t287;
+    const double t323 = t320 + t272;
+    const double t324 = t321 + t285;
+    const double t325 = t313 - t1*t291;
+    const double t326 = t0*t322 + t1*t324;
+    const double t327 = -0.13585*t325;
+    const double t328 = t327 - t326;
+    const double t329 = 0.39225*t261;
+    const double t330 = t329 + t249;
+    const double t331 = t4*t261 - t290;
+    const double t332 = -t288 - t5*t261;
+    const double t333 = t286 - t5*t260;
+    const double t334 = -t284 - t4*t260;
+    const double t335 = -0.1197*t332;
+    const double t336 = 0.425*t331;
+    const double t337 = 0.1197*t331;
+    const double t338 = t335 + t333;
+    const double t339 = t336 + t330;
+    const double t340 = t337 + t334;
+    const double t341 = t0*t332 - t1*t331;
+    const double t342 = t0*t338 + t1*t340;
+    const double t343 = -0.13585*t341;
+    const double t344 = t343 - t342;
+    const double t345 = t9*t243 + t10*t235;
+    const double t346 = t9*t235 - t10*t243;
+    const double t347 = t4*t346 - t5*t345;
+    const double t348 = -t4*t345 - t5*t346;
+    const double t349 = t1*t348 + t0*t347;
+    const double t350 = -0.0171364731454*t15;
+    const double t351 = 0.0171364731454*t14;
+    const double t352 = t9*t350;
+    const double t353 = -t10*t350;
+    const double t354 = t4*t353 - t5*t352;
+    const double t355 = -t5*t353 - t4*t352;
+    const double t356 = t0*t354 + t1*t355;
+    const double t357 = 58.355064750790525*t351;
+    const double t358 = -58.355064750790525*t356;
+    const double t359 = 1.0/t235;
+    const double t360 = t244*t359;
+    const double t361 = -t359*t349;
+    const double t362 = t351*t351;
+    const double t363 = t244*t244;
+    const double t364 = t363*t359;
+    const double t365 = t249 - 58.355064750790525*t362 - t364;
+    const double t366 = 1.0/t365;
+    const double t367 = t244*t360;
+    const double t368 = t351*t357;
+    const double t369 = t330 - t368 - t367;
+    const double t370 = t369*t366;
+    const double t371 = t339 - t368 - t367;
+    const double t372 = t371*t366;
+    const double t373 = t244*t361;
+    const double t374 = t351*t358;
+    const double t375 = t344 - t374 - t373;
+    const double t376 = t366*t375;
+    const double t377 = t369*t369;
+    const double t378 = t272 - 58.355064750790525*t362 - t364 - t377*t366;
+    const double t379 = 1.0/t378;
+    const double t380 = t323 - t368 - t367 - t369*t372;
+    const double t381 = t380*t379;
+    const double t382 = t328 - t374 - t373 - t369*t376;
+    const double t383 = t382*t379;
+    const double t384 = t371*t371;
+    const double t385 = t380*t380;
+    const double t386 = t303 - 58.355064750790525*t362 - t364 - t384*t366 - t385*t379;
+    const double t387 = 1.0/t386;
+    const double t388 = t318 - t374 - t373 - t371*t376 - t380*t383;
+    const double t389 = t388*t387;
+    const double t390 = t356*t356;
+    const double t391 = t349*t349;
+    const double t392 = t375*t375;
+    const double t393 = t382*t382;
+    const double t394 = t388*t388;
+    const double t395 = t316 - 58.355064750790525*t390 - t359*t391 - t366*t392 - t379*t393 - t394*t387;
+    const double t396 = 1.0/t395;
+    const double t397 = t360*t225;
+    const double t398 = t357*t226;
+    const double t399 = t224 - t398 - t397;
+    const double t400 = t223 - t398 - t397 - t370*t399;
+    const double t401 = t222 - t398 - t397 - t372*t399 - t381*t400;
+    const double t402 = t221 - t358*t226 - t361*t225 - t376*t399 - t383*t400 - t389*t401;
+    const double t403 = 58.355064750790525*t226;
+    const double t404 = t359*t225;
+    const double t405 = t366*t399;
+    const double t406 = t379*t400;
+    const double t407 = t387*t401;
+    const double t408 = t396*t402;
+    const double t409 = t407 - t389*t408;
+    const double t410 = t406 - t383*t408 - t381*t409;
+    const double t411 = t405 - t376*t408 - t372*t409 - t370*t410;
+    const double t412 = t404 - t361*t408 - t360*t409 - t360*t410 - t360*t411;
+    const double t413 = t403 - t358*t408 - t357*t409 - t357*t410 - t357*t411;
+
+    /* ---- outputs ---- */
+    qdd[0] = t408;
+    qdd[1] = t409;
+    qdd[2] = t410;
+    qdd[3] = t411;
+    qdd[4] = t412;
+    qdd[5] = t413;
+}
+
+long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        ur5_forward_dynamics(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
+    }
+    return failed;
+}
+
+/*
+ * joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17))
+ * forward_dynamics_fd4              443 mul    338 add    5 div   0 sqrt  10 trig    432 statements
+ *   q[6]: joint positions
+ *   qd[6]: joint velocities
+ *   tau[6]: joint torques
+ *   qdd[6]: joint accelerations
+ */
+void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
     /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
@@ -3563,11 +4294,11 @@ void ur5_forward_dynamics(const double q[6], const double qd[6], const double ta
     qdd[5] = t431;
 }
 
-long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
+long ur5_forward_dynamics_fd4_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
     long failed = 0;
     for (long i = 0; i < count; ++i) {
-        ur5_forward_dynamics(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
+        ur5_forward_dynamics_fd4(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
     return failed;
 }
@@ -6449,12 +7180,528 @@ long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega)
 }
 
 /*
- * operational space inertia Lambda(0), 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia                        815 mul    606 add   11 div   0 sqrt  12 trig    585 statements
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m; explicit is the cheapest of recursive, explicit for this robot Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * os_inertia                        621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
 int ur5_os_inertia(const double q[6], double Lambda[36])
+{
+
+    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    const double t0 = soagen_cos(q[5]);
+    const double t1 = soagen_sin(q[5]);
+
+    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    const double t2 = soagen_cos(q[4]);
+    const double t3 = soagen_sin(q[4]);
+
+    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    const double t4 = soagen_cos(q[3]);
+    const double t5 = soagen_sin(q[3]);
+
+    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+
+    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    const double t8 = soagen_cos(q[1]);
+    const double t9 = soagen_sin(q[1]);
+
+    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    const double t10 = soagen_cos(q[0]);
+    const double t11 = soagen_sin(q[0]);
+    const double t12 = -t10*t9;
+    const double t13 = t10*t8;
+    const double t14 = -t11*t9;
+    const double t15 = t11*t8;
+    const double t16 = -0.13585*t11;
+    const double t17 = 0.13585*t10;
+    const double t18 = t6*t12 - t7*t13;
+    const double t19 = t7*t12 + t6*t13;
+    const double t20 = t6*t14 - t7*t15;
+    const double t21 = t7*t14 + t6*t15;
+    const double t22 = t7*t9 - t6*t8;
+    const double t23 = -t6*t9 - t7*t8;
+    const double t24 = 0.1197*t11 + 0.425*t13;
+    const double t25 = 0.425*t15 - 0.1197*t10;
+    const double t26 = -0.425*t9;
+    const double t27 = t16 + t24;
+    const double t28 = t17 + t25;
+    const double t29 = 0.089159 + t26;
+    const double t30 = -t5*t18 - t4*t19;
+    const double t31 = t4*t18 - t5*t19;
+    const double t32 = -t5*t20 - t4*t21;
+    const double t33 = t4*t20 - t5*t21;
+    const double t34 = -t5*t22 - t4*t23;
+    const double t35 = t4*t22 - t5*t23;
+    const double t36 = 0.39225*t19;
+    const double t37 = 0.39225*t21;
+    const double t38 = 0.39225*t23;
+    const double t39 = t27 + t36;
+    const double t40 = t28 + t37;
+    const double t41 = t29 + t38;
+    const double t42 = -t11*t2 - t3*t30;
+    const double t43 = t10*t2 - t3*t32;
+    const double t44 = -t3*t34;
+    const double t45 = -0.093*t11;
+    const double t46 = 0.093*t10;
+    const double t47 = t45 + t39;
+    const double t48 = t46 + t40;
+    const double t49 = 0.09465*t31;
+    const double t50 = 0.09465*t33;
+    const double t51 = 0.09465*t35;
+    const double t52 = t47 + t49;
+    const double t53 = t48 + t50;
+    const double t54 = t41 + t51;
+    const double t55 = 0.0823*t42;
+    const double t56 = 0.0823*t43;
+    const double t57 = 0.0823*t44;
+    const double t58 = t52 + t55;
+    const double t59 = t53 + t56;
+    const double t60 = t54 + t57;
+    const double t61 = t58 - t52;
+    const double t62 = t59 - t53;
+    const double t63 = t60 - t54;
+    const double t64 = t43*t63 - t44*t62;
+    const double t65 = t44*t61 - t42*t63;
+    const double t66 = t42*t62 - t43*t61;
+    const double t67 = t58 - t47;
+    const double t68 = t59 - t48;
+    const double t69 = t60 - t41;
+    const double t70 = t33*t69 - t35*t68;
+    const double t71 = t35*t67 - t31*t69;
+    const double t72 = t31*t68 - t33*t67;
+    const double t73 = t58 - t39;
+    const double t74 = t59 - t40;
+    const double t75 = t10*t69;
+    const double t76 = t11*t69;
+    const double t77 = -t10*t73 - t11*t74;
+    const double t78 = t58 - t27;
+    const double t79 = t59 - t28;
+    const double t80 = t60 - t29;
+    const double t81 = t10*t80;
+    const double t82 = t11*t80;
+    const double t83 = -t10*t78 - t11*t79;
+    const double t84 = t58 - t16;
+    const double t85 = t59 - t17;
+    const double t86 = t60 - 0.089159;
+    const double t87 = t10*t86;
+    const double t88 = t11*t86;
+    const double t89 = -t10*t84 - t11*t85;
+    const double t90 = t1*t1;
+    const double t91 = 0.016685526854599998*t90;
+    const double t92 = t0*t1;
+    const double t93 = 0.033822 - t91;
+    const double t94 = 0.0171364731454 + t91;
+    const double t95 = 0.016685526854599998*t92;
+    const double t96 = 0.00168332516775 + t94;
+    const double t97 = 0.111172755531 + t96;
+    const double t98 = 0.21942 + t93;
+    const double t99 = t97 - 0.12999255384415;
+    const double t100 = t3*t3;
+    const double t101 = t100*t99;
+    const double t102 = t2*t3;
+    const double t103 = t97 - t101;
+    const double t104 = 0.12999255384415 + t101;
+    const double t105 = t102*t99;
+    const double t106 = t2*t95;
+    const double t107 = t3*t95;
+    const double t108 = 0.0121682781 + t103;
+    const double t109 = t107 - 0.0016539803549999999;
+    const double t110 = 0.0121682781 + t98;
+    const double t111 = 0.111172755531 + t108;
+    const double t112 = 0.111172755531 + t104;
+    const double t113 = 0.21942 + t110;
+    const double t114 = t113 - t111;
+    const double t115 = t5*t5;
+    const double t116 = t115*t114;
+    const double t117 = t4*t5;
+    const double t118 = 2.0*t117*t106;
+    const double t119 = t113 - t118 - t116;
+    const double t120 = t118 + t111 + t116;
+    const double t121 = t106 - 2.0*t115*t106 + t117*t114;
+    const double t122 = t4*t109 - t5*t105;
+    const double t123 = t5*t109 + t4*t105;
+    const double t124 = -0.017784735*t5;
+    const double t125 = 0.017784735*t4;
+    const double t126 = 0.017784735*t5;
+    const double t127 = -0.017784735*t4;
+    const double t128 = t126 - 1.030009275;
+    const double t129 = 1.030009275 + t124;
+    const double t130 = t119 - 0.39225*t126 - 0.39225*t128;
+    const double t131 = 0.39225*t127 - t121;
+    const double t132 = 0.39225*t124 + 0.39225*t129 + t112;
+    const double t133 = -0.051322656825 - t123;
+    const double t134 = 0.19163081355599998 + t130;
+    const double t135 = 0.19163081355599998 + t132;
+    const double t136 = 0.004095 + t120;
+    const double t137 = t128 - 0.56875;
+    const double t138 = 0.56875 + t129;
+    const double t139 = t136 - t134;
+    const double t140 = t7*t7;
+    const double t141 = t140*t139;
+    const double t142 = t6*t7;
+    const double t143 = 2.0*t142*t131;
+    const double t144 = t136 - t143 - t141;
+    const double t145 = t143 + t134 + t141;
+    const double t146 = t131 - 2.0*t140*t131 + t142*t139;
+    const double t147 = t7*t122;
+    const double t148 = t6*t133 - t147;
+    const double t149 = t6*t122;
+    const double t150 = t149 + t7*t133;
+    const double t151 = t6*t125;
+    const double t152 = -t151 - t7*t138;
+    const double t153 = t7*t125;
+    const double t154 = t6*t138 - t153;
+    const double t155 = -t6*t127 - t7*t137;
+    const double t156 = t6*t137 - t7*t127;
+    const double t157 = t156 - 2.0828824999999997;
+    const double t158 = 2.0828824999999997 + t154;
+    const double t159 = 0.038897033301 - 0.425*t156 - 0.425*t157 + t145;
+    const double t160 = t150 - 0.1197*t152;
+    const double t161 = t146 - 0.425*t155;
+    const double t162 = 0.425*t154 + 0.425*t158 + t135;
+    const double t163 = 0.19371331275 + 0.1197*t154 + t148;
+    const double t164 = 0.038897033301 + t144;
+    const double t165 = 0.8849018759100001 + t159;
+    const double t166 = 0.8849018759100001 + t162;
+    const double t167 = 0.0151074 + t164;
+    const double t168 = 2.3500400000000004 + t158;
+    const double t169 = t167 - t165;
+    const double t170 = t9*t9;
+    const double t171 = t170*t169;
+    const double t172 = t8*t9;
+    const double t173 = 2.0*t172*t161;
+    const double t174 = t173 + t165 + t171;
+    const double t175 = t8*t160 + t9*t163;
+    const double t176 = t8*t152;
+    const double t177 = t176 - t9*t168;
+    const double t178 = 0.12150210104175 + t174;
+    const double t179 = 0.00666 + t178;
+    const double t180 = -0.13585*t177;
+    const double t181 = t180 - t175;
+    const double t182 = -0.1197*t152;
+    const double t183 = 0.425*t154;
+    const double t184 = 0.1197*t154;
+    const double t185 = t182 + t150;
+    const double t186 = t183 + t135;
+    const double t187 = t184 + t148;
+    const double t188 = t176 - t9*t154;
+    const double t189 = t8*t185 + t9*t187;
+    const double t190 = -0.13585*t188;
+    const double t191 = t190 - t189;
+    const double t192 = 0.39225*t124;
+    const double t193 = t192 + t112;
+    const double t194 = t6*t124 - t153;
+    const double t195 = -t151 - t7*t124;
+    const double t196 = t149 - t7*t123;
+    const double t197 = -t147 - t6*t123;
+    const double t198 = -0.1197*t195;
+    const double t199 = 0.425*t194;
+    const double t200 = 0.1197*t194;
+    const double t201 = t198 + t196;
+    const double t202 = t199 + t193;
+    const double t203 = t200 + t197;
+    const double t204 = t8*t195 - t9*t194;
+    const double t205 = t8*t201 + t9*t203;
+    const double t206 = -0.13585*t204;
+    const double t207 = t206 - t205;
+    const double t208 = t4*t106 + t5*t98;
+    const double t209 = t4*t98 - t5*t106;
+    const double t210 = t6*t209 - t7*t208;
+    const double t211 = -t6*t208 - t7*t209;
+    const double t212 = t9*t211 + t8*t210;
+    const double t213 = -0.0171364731454*t3;
+    const double t214 = 0.0171364731454*t2;
+    const double t215 = t4*t213;
+    const double t216 = -t5*t213;
+    const double t217 = t6*t216 - t7*t215;
+    const double t218 = -t6*t215 - t7*t216;
+    const double t219 = t8*t217 + t9*t218;
+    const double t220 = 58.355064750790525*t214;
+    const double t221 = -58.355064750790525*t219;
+    const double t222 = 1.0/t98;
+    const double t223 = t107*t222;
+    const double t224 = -t222*t212;
+    const double t225 = t214*t214;
+    const double t226 = t107*t107;
+    const double t227 = t226*t222;
+    const double t228 = t112 - 58.355064750790525*t225 - t227;
+    const double t229 = 1.0/t228;
+    const double t230 = t107*t223;
+    const double t231 = t214*t220;
+    const double t232 = t193 - t231 - t230;
+    const double t233 = t232*t229;
+    const double t234 = t202 - t231 - t230;
+    const double t235 = t234*t229;
+    const double t236 = t107*t224;
+    const double t237 = t214*t221;
+    const double t238 = t207 - t237 - t236;
+    const double t239 = t229*t238;
+    const double t240 = t232*t232;
+    const double t241 = t135 - 58.355064750790525*t225 - t227 - t240*t229;
+    const double t242 = 1.0/t241;
+    const double t243 = t186 - t231 - t230 - t232*t235;
+    const double t244 = t243*t242;
+    const double t245 = t191 - t237 - t236 - t232*t239;
+    const double t246 = t245*t242;
+    const double t247 = t234*t234;
+    const double t248 = t243*t243;
+    const double t249 = t166 - 58.355064750790525*t225 - t227 - t247*t229 - t248*t242;
+    const double t250 = 1.0/t249;
+    const double t251 = t181 - t237 - t236 - t234*t239 - t243*t246;
+    const double t252 = t251*t250;
+    const double t253 = t219*t219;
+    const double t254 = t212*t212;
+    const double t255 = t238*t238;
+    const double t256 = t245*t245;
+    const double t257 = t251*t251;
+    const double t258 = t179 - 58.355064750790525*t253 - t222*t254 - t229*t255 - t242*t256 - t257*t250;
+    const double t259 = 1.0/t258;
+    const double t260 = t220*t42;
+    const double t261 = t31*t223;
+    const double t262 = -t11 - t260 - t261;
+    const double t263 = -t11 - t260 - t261 - t262*t233;
+    const double t264 = -t11 - t260 - t261 - t262*t235 - t263*t244;
+    const double t265 = -t42*t221 - t31*t224 - t262*t239 - t263*t246 - t264*t252;
+    const double t266 = t220*t43;
+    const double t267 = t33*t223;
+    const double t268 = t10 - t266 - t267;
+    const double t269 = t10 - t266 - t267 - t268*t233;
+    const double t270 = t10 - t266 - t267 - t268*t235 - t269*t244;
+    const double t271 = -t43*t221 - t33*t224 - t268*t239 - t269*t246 - t270*t252;
+    const double t272 = t220*t44;
+    const double t273 = t35*t223;
+    const double t274 = -t272 - t273;
+    const double t275 = -t272 - t273 - t274*t233;
+    const double t276 = -t272 - t273 - t274*t235 - t275*t244;
+    const double t277 = 1.0 - t44*t221 - t35*t224 - t274*t239 - t275*t246 - t276*t252;
+    const double t278 = t220*t64;
+    const double t279 = t223*t70;
+    const double t280 = t75 - t278 - t279;
+    const double t281 = t81 - t278 - t279 - t280*t233;
+    const double t282 = t87 - t278 - t279 - t280*t235 - t281*t244;
+    const double t283 = -t59 - t221*t64 - t224*t70 - t280*t239 - t281*t246 - t282*t252;
+    const double t284 = t220*t65;
+    const double t285 = t223*t71;
+    const double t286 = t76 - t284 - t285;
+    const double t287 = t82 - t284 - t285 - t286*t233;
+    const double t288 = t88 - t284 - t285 - t286*t235 - t287*t244;
+    const double t289 = t58 - t221*t65 - t224*t71 - t286*t239 - t287*t246 - t288*t252;
+    const double t290 = t220*t66;
+    const double t291 = t223*t72;
+    const double t292 = t77 - t290 - t291;
+    const double t293 = t83 - t290 - t291 - t292*t233;
+    const double t294 = t89 - t290 - t291 - t292*t235 - t293*t244;
+    const double t295 = -t221*t66 - t224*t72 - t292*t239 - t293*t246 - t294*t252;
+    const double t296 = 58.355064750790525*t42;
+    const double t297 = t31*t222;
+    const double t298 = t262*t229;
+    const double t299 = t263*t242;
+    const double t300 = t264*t250;
+    const double t301 = t265*t259;
+    const double t302 = 58.355064750790525*t43;
+    const double t303 = t33*t222;
+    const double t304 = t268*t229;
+    const double t305 = t269*t242;
+    const double t306 = t270*t250;
+    const double t307 = t271*t259;
+    const double t308 = 58.355064750790525*t44;
+    const double t309 = t35*t222;
+    const double t310 = t274*t229;
+    const double t311 = t275*t242;
+    const double t312 = t276*t250;
+    const double t313 = t277*t259;
+    const double t314 = 58.355064750790525*t64;
+    const double t315 = t222*t70;
+    const double t316 = t280*t229;
+    const double t317 = t281*t242;
+    const double t318 = t282*t250;
+    const double t319 = t283*t259;
+    const double t320 = 58.355064750790525*t65;
+    const double t321 = t222*t71;
+    const double t322 = t286*t229;
+    const double t323 = t287*t242;
+    const double t324 = t288*t250;
+    const double t325 = t289*t259;
+    const double t326 = 58.355064750790525*t66;
+    const double t327 = t222*t72;
+    const double t328 = t292*t229;
+    const double t329 = t293*t242;
+    const double t330 = t294*t250;
+    const double t331 = t295*t259;
+    const double t332 = t42*t296 + t31*t297 + t262*t298 + t263*t299 + t264*t300 + t265*t301;
+    const double t333 = t43*t296 + t33*t297 + t268*t298 + t269*t299 + t270*t300 + t271*t301;
+    const double t334 = t44*t296 + t35*t297 + t274*t298 + t275*t299 + t276*t300 + t277*t301;
+    const double t335 = t296*t64 + t297*t70 + t280*t298 + t281*t299 + t282*t300 + t283*t301;
+    const double t336 = t296*t65 + t297*t71 + t286*t298 + t287*t299 + t288*t300 + t289*t301;
+    const double t337 = t296*t66 + t297*t72 + t292*t298 + t293*t299 + t294*t300 + t295*t301;
+    const double t338 = t43*t302 + t33*t303 + t268*t304 + t269*t305 + t270*t306 + t271*t307;
+    const double t339 = t44*t302 + t35*t303 + t274*t304 + t275*t305 + t276*t306 + t277*t307;
+    const double t340 = t302*t64 + t303*t70 + t280*t304 + t281*t305 + t282*t306 + t283*t307;
+    const double t341 = t302*t65 + t303*t71 + t286*t304 + t287*t305 + t288*t306 + t289*t307;
+    const double t342 = t302*t66 + t303*t72 + t292*t304 + t293*t305 + t294*t306 + t295*t307;
+    const double t343 = t44*t308 + t35*t309 + t274*t310 + t275*t311 + t276*t312 + t277*t313;
+    const double t344 = t308*t64 + t309*t70 + t280*t310 + t281*t311 + t282*t312 + t283*t313;
+    const double t345 = t308*t65 + t309*t71 + t286*t310 + t287*t311 + t288*t312 + t289*t313;
+    const double t346 = t308*t66 + t309*t72 + t292*t310 + t293*t311 + t294*t312 + t295*t313;
+    const double t347 = t64*t314 + t70*t315 + t280*t316 + t281*t317 + t282*t318 + t283*t319;
+    const double t348 = t314*t65 + t315*t71 + t286*t316 + t287*t317 + t288*t318 + t289*t319;
+    const double t349 = t314*t66 + t315*t72 + t292*t316 + t293*t317 + t294*t318 + t295*t319;
+    const double t350 = t65*t320 + t71*t321 + t286*t322 + t287*t323 + t288*t324 + t289*t325;
+    const double t351 = t66*t320 + t72*t321 + t292*t322 + t293*t323 + t294*t324 + t295*t325;
+    const double t352 = t66*t326 + t72*t327 + t292*t328 + t293*t329 + t294*t330 + t295*t331;
+    const double t353 = 1e-10*t332;
+    if (!(t332 > t353)) return 1;  /* pivot 0 of Omega(0) */
+    const double t354 = 1.0/t332;
+    const double t355 = t333*t354;
+    const double t356 = t334*t354;
+    const double t357 = t335*t354;
+    const double t358 = t336*t354;
+    const double t359 = t337*t354;
+    const double t360 = t333*t333;
+    const double t361 = t338 - t360*t354;
+    const double t362 = 1e-10*t338;
+    if (!(t361 > t362)) return 1;  /* pivot 1 of Omega(0) */
+    const double t363 = 1.0/t361;
+    const double t364 = t339 - t333*t356;
+    const double t365 = t364*t363;
+    const double t366 = t340 - t333*t357;
+    const double t367 = t366*t363;
+    const double t368 = t341 - t333*t358;
+    const double t369 = t368*t363;
+    const double t370 = t342 - t333*t359;
+    const double t371 = t370*t363;
+    const double t372 = t334*t334;
+    const double t373 = t364*t364;
+    const double t374 = t343 - t372*t354 - t373*t363;
+    const double t375 = 1e-10*t343;
+    if (!(t374 > t375)) return 1;  /* pivot 2 of Omega(0) */
+    const double t376 = 1.0/t374;
+    const double t377 = t344 - t334*t357 - t364*t367;
+    const double t378 = t377*t376;
+    const double t379 = t345 - t334*t358 - t364*t369;
+    const double t380 = t379*t376;
+    const double t381 = t346 - t334*t359 - t364*t371;
+    const double t382 = t381*t376;
+    const double t383 = t335*t335;
+    const double t384 = t366*t366;
+    const double t385 = t377*t377;
+    const double t386 = t347 - t383*t354 - t384*t363 - t385*t376;
+    const double t387 = 1e-10*t347;
+    if (!(t386 > t387)) return 1;  /* pivot 3 of Omega(0) */
+    const double t388 = 1.0/t386;
+    const double t389 = t348 - t335*t358 - t366*t369 - t377*t380;
+    const double t390 = t389*t388;
+    const double t391 = t349 - t335*t359 - t366*t371 - t377*t382;
+    const double t392 = t391*t388;
+    const double t393 = t336*t336;
+    const double t394 = t368*t368;
+    const double t395 = t379*t379;
+    const double t396 = t389*t389;
+    const double t397 = t350 - t393*t354 - t394*t363 - t395*t376 - t396*t388;
+    const double t398 = 1e-10*t350;
+    if (!(t397 > t398)) return 1;  /* pivot 4 of Omega(0) */
+    const double t399 = 1.0/t397;
+    const double t400 = t351 - t336*t359 - t368*t371 - t379*t382 - t389*t392;
+    const double t401 = t400*t399;
+    const double t402 = t337*t337;
+    const double t403 = t370*t370;
+    const double t404 = t381*t381;
+    const double t405 = t391*t391;
+    const double t406 = t400*t400;
+    const double t407 = t352 - t402*t354 - t403*t363 - t404*t376 - t405*t388 - t406*t399;
+    const double t408 = 1e-10*t352;
+    if (!(t407 > t408)) return 1;  /* pivot 5 of Omega(0) */
+    const double t409 = 1.0/t407;
+    const double t410 = t355*t365 - t356;
+    const double t411 = t355*t367 - t357 - t410*t378;
+    const double t412 = t365*t378 - t367;
+    const double t413 = t355*t369 - t358 - t410*t380 - t411*t390;
+    const double t414 = t365*t380 - t369 - t412*t390;
+    const double t415 = t378*t390 - t380;
+    const double t416 = t355*t371 - t359 - t410*t382 - t411*t392 - t413*t401;
+    const double t417 = t365*t382 - t371 - t412*t392 - t414*t401;
+    const double t418 = t378*t392 - t382 - t415*t401;
+    const double t419 = t390*t401 - t392;
+    const double t420 = t354 + t355*t355*t363 + t410*t410*t376 + t411*t411*t388 + t413*t413*t399 + t416*t416*t409;
+    const double t421 = t411*t412*t388 - t355*t363 - t365*t410*t376 + t413*t414*t399 + t416*t417*t409;
+    const double t422 = t410*t376 - t378*t411*t388 + t413*t415*t399 + t416*t418*t409;
+    const double t423 = t411*t388 - t390*t413*t399 + t416*t419*t409;
+    const double t424 = t413*t399 - t401*t416*t409;
+    const double t425 = t416*t409;
+    const double t426 = t363 + t365*t365*t376 + t412*t412*t388 + t414*t414*t399 + t417*t417*t409;
+    const double t427 = t414*t415*t399 - t365*t376 - t378*t412*t388 + t417*t418*t409;
+    const double t428 = t412*t388 - t390*t414*t399 + t417*t419*t409;
+    const double t429 = t414*t399 - t401*t417*t409;
+    const double t430 = t417*t409;
+    const double t431 = t376 + t378*t378*t388 + t415*t415*t399 + t418*t418*t409;
+    const double t432 = t418*t419*t409 - t378*t388 - t390*t415*t399;
+    const double t433 = t415*t399 - t401*t418*t409;
+    const double t434 = t418*t409;
+    const double t435 = t388 + t390*t390*t399 + t419*t419*t409;
+    const double t436 = -t390*t399 - t401*t419*t409;
+    const double t437 = t419*t409;
+    const double t438 = t399 + t401*t401*t409;
+    const double t439 = -t401*t409;
+
+    /* ---- outputs ---- */
+    Lambda[0] = t420;
+    Lambda[1] = t421;
+    Lambda[2] = t422;
+    Lambda[3] = t423;
+    Lambda[4] = t424;
+    Lambda[5] = t425;
+    Lambda[6] = t421;
+    Lambda[7] = t426;
+    Lambda[8] = t427;
+    Lambda[9] = t428;
+    Lambda[10] = t429;
+    Lambda[11] = t430;
+    Lambda[12] = t422;
+    Lambda[13] = t427;
+    Lambda[14] = t431;
+    Lambda[15] = t432;
+    Lambda[16] = t433;
+    Lambda[17] = t434;
+    Lambda[18] = t423;
+    Lambda[19] = t428;
+    Lambda[20] = t432;
+    Lambda[21] = t435;
+    Lambda[22] = t436;
+    Lambda[23] = t437;
+    Lambda[24] = t424;
+    Lambda[25] = t429;
+    Lambda[26] = t433;
+    Lambda[27] = t436;
+    Lambda[28] = t438;
+    Lambda[29] = t439;
+    Lambda[30] = t425;
+    Lambda[31] = t430;
+    Lambda[32] = t434;
+    Lambda[33] = t437;
+    Lambda[34] = t439;
+    Lambda[35] = t409;
+    return 0;
+}
+
+long ur5_os_inertia_batch(long count, const double *q, double *Lambda)
+{
+    long failed = 0;
+    for (long i = 0; i < count; ++i) {
+        failed += (ur5_os_inertia(q + 6*i, Lambda + 36*i) != 0);
+    }
+    return failed;
+}
+
+/*
+ * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * os_inertia_recursive              815 mul    606 add   11 div   0 sqrt  12 trig    585 statements
+ *   q[6]: joint positions
+ *   Lambda[36]: Lambda(0), row-major
+ */
+int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
 {
 
     /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
@@ -7102,11 +8349,11 @@ int ur5_os_inertia(const double q[6], double Lambda[36])
     return 0;
 }
 
-long ur5_os_inertia_batch(long count, const double *q, double *Lambda)
+long ur5_os_inertia_recursive_batch(long count, const double *q, double *Lambda)
 {
     long failed = 0;
     for (long i = 0; i < count; ++i) {
-        failed += (ur5_os_inertia(q + 6*i, Lambda + 36*i) != 0);
+        failed += (ur5_os_inertia_recursive(q + 6*i, Lambda + 36*i) != 0);
     }
     return failed;
 }

@@ -33,16 +33,19 @@
  *   coriolis                          181 mul    123 add    0 div   0 sqrt  10 trig    214 statements
  *   mass_matrix                       108 mul     98 add    0 div   0 sqrt  10 trig    140 statements
  *   mass_matrix_ne                    327 mul    208 add    0 div   0 sqrt  10 trig    336 statements
- *   mass_matrix_inverse               452 mul    330 add    5 div   0 sqrt  10 trig    395 statements
+ *   mass_matrix_inverse               246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
+ *   mass_matrix_inverse_innovations    452 mul    330 add    5 div   0 sqrt  10 trig    395 statements
  *   mass_matrix_inverse_cholesky      246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
- *   forward_dynamics                  443 mul    338 add    5 div   0 sqrt  10 trig    432 statements
+ *   forward_dynamics                  364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
+ *   forward_dynamics_fd4              443 mul    338 add    5 div   0 sqrt  10 trig    432 statements
  *   forward_dynamics_fd1              405 mul    312 add    5 div   0 sqrt  10 trig    451 statements
  *   forward_dynamics_fd2              506 mul    376 add    5 div   0 sqrt  12 trig    528 statements
  *   forward_dynamics_fd3              383 mul    300 add    5 div   0 sqrt  10 trig    417 statements
  *   forward_dynamics_crba             364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
  *   tip_force_acceleration            314 mul    231 add    5 div   0 sqrt  12 trig    292 statements
  *   os_inertia_inverse                639 mul    516 add    5 div   0 sqrt  12 trig    498 statements
- *   os_inertia                        815 mul    606 add   11 div   0 sqrt  12 trig    585 statements
+ *   os_inertia                        621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
+ *   os_inertia_recursive              815 mul    606 add   11 div   0 sqrt  12 trig    585 statements
  *   os_inertia_explicit               621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
  *   os_coriolis                      1071 mul    820 add   11 div   0 sqrt  12 trig    864 statements
  *   os_gravity                        838 mul    643 add   11 div   0 sqrt  12 trig    639 statements
@@ -108,20 +111,30 @@ void ur5_mass_matrix_ne(const double q[6], double M[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_mass_matrix_ne_batch(long count, const double *q, double *M);
 
-/* inverse mass matrix, row-major n x n */
+/* inverse mass matrix by composite-body M and LDL^T, row-major n x n; cholesky is the cheapest of innovations, cholesky for this robot */
 void ur5_mass_matrix_inverse(const double q[6], double Minv[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
+
+/* inverse mass matrix by the innovations factorization, row-major n x n */
+void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_mass_matrix_inverse_innovations_batch(long count, const double *q, double *Minv);
 
 /* inverse mass matrix by composite-body M and LDL^T, row-major n x n */
 void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
+/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve; CRBA is the cheapest of FD4, FD1, FD3, CRBA for this robot */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
+
+/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
+void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_forward_dynamics_fd4_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
 /* joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22)) */
 void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
@@ -153,10 +166,15 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 
-/* operational space inertia Lambda(0), 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m; explicit is the cheapest of recursive, explicit for this robot Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_inertia(const double q[6], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_os_inertia_batch(long count, const double *q, double *Lambda);
+
+/* operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+int ur5_os_inertia_recursive(const double q[6], double Lambda[36]);
+/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+long ur5_os_inertia_recursive_batch(long count, const double *q, double *Lambda);
 
 /* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_inertia_explicit(const double q[6], double Lambda[36]);
