@@ -612,7 +612,11 @@ def bench_python(robot, functions, states, big, reps=5):
         call = getattr(mod, fn)
         single_args = list(zip(*(getattr(states, a) for a in names)))
         batch_args = [getattr(big, a) for a in names]
-        single, batch = [], []
+        single, batch, reused = [], [], []
+        try:
+            buf = np.empty_like(call(*batch_args))
+        except soagen.SingularError:
+            buf = None
         for _ in range(reps):
             t0 = time.perf_counter()
             for args in single_args:
@@ -625,9 +629,12 @@ def bench_python(robot, functions, states, big, reps=5):
             try:
                 call(*batch_args)
                 batch.append((time.perf_counter() - t0) / len(big) * 1e9)
+                t0 = time.perf_counter()
+                call(*batch_args, out=buf)
+                reused.append((time.perf_counter() - t0) / len(big) * 1e9)
             except soagen.SingularError:
                 pass
-        result[fn] = (statistics.median(single), statistics.median(batch) if batch else None)
+        result[fn] = tuple(statistics.median(x) if x else None for x in (single, batch, reused))
     return build_s, result
 
 
@@ -689,13 +696,13 @@ def main_table(sg, pin, cas):
 
 def python_table(sg, py):
     lines = ["| function | C loop ns/call | Python single call ns (calls/s) | Python batch N=10000 ns/state "
-             "| batch / C loop |", "|---|---:|---:|---:|---:|"]
-    for fn, (single, batch) in py.items():
+             "| batch / C loop | batch into `out=` ns/state | `out=` / C loop |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for fn, (single, batch, reused) in py.items():
         if fn not in sg["timings"]:
             continue
         c = sg["timings"][fn][0]
         lines.append(f"| {fn} | {fmt_ns(c)} | {fmt_ns(single)} ({1e9 / single:,.0f}) | {fmt_ns(batch)} "
-                     f"| {fmt_ratio(batch, c)} |")
+                     f"| {fmt_ratio(batch, c)} | {fmt_ns(reused)} | {fmt_ratio(reused, c)} |")
     return lines
 
 
@@ -771,7 +778,9 @@ def report(robot_name, spec, robot, args, sg, pin, cas, py_build, py, why):
 
     lines += ["", f"Python module (`soagen.build`, cffi, compiled `{' '.join(COMPILE_ARGS)}`; "
               f"build/load {py_build:.1f} s): "
-              f"single calls loop over the {args.n} states, batch = one call on {BATCH_ROWS} states.", ""]
+              f"single calls loop over the {args.n} states, batch = one call on {BATCH_ROWS} states "
+              "(a fresh result array per call, or `out=` reusing one; large fresh arrays come from the "
+              "kernel as new pages, which costs per call what streaming the rows out costs).", ""]
     lines += python_table(sg, py)
     return "\n".join(lines) + "\n"
 

@@ -17,6 +17,10 @@ class Module:
 
     Every function also takes a batch: inputs of shape (N, size) are evaluated
     row by row in one C call (``<function>_batch``), outputs get a leading N.
+    Functions with one output take ``out=``: a C-contiguous array of the
+    module's dtype and of the result's size (leading N for a batch), written
+    in place and returned reshaped -- reusing it avoids allocating (for large
+    batches, fresh pages from the kernel) on every call.
 
     Attributes
     ----------
@@ -74,7 +78,17 @@ class Module:
             if np.any(np.einsum("ij,ij->i", Q[:, s], Q[:, s]) < 1e-200):
                 raise ValueError(f"q[{s.start}:{s.stop}] is a zero quaternion: it has no rotation")
 
-    def _call(self, fname, *inputs):
+    def _out(self, out, shape, fname):
+        """``out`` as the flat (size,) or (N, size) result buffer, written in place."""
+        if not isinstance(out, np.ndarray) or out.dtype != self._dtype or not out.flags.c_contiguous \
+                or not out.flags.writeable:
+            raise TypeError(f"out must be a writeable C-contiguous {np.dtype(self._dtype).name} array")
+        if out.size != int(np.prod(shape)) or (len(shape) == 2 and (out.ndim < 2 or out.shape[0] != shape[0])):
+            raise ValueError(f"out for {fname} must hold {' x '.join(map(str, shape))} values "
+                             f"(leading dimension the batch), got shape {out.shape}")
+        return out.reshape(shape)
+
+    def _call(self, fname, *inputs, out=None):
         sig = self._sig.get(fname)
         if sig is None:
             raise NotImplementedError(f"{fname} was not generated for this module "
@@ -84,10 +98,13 @@ class Module:
             q = np.asarray(inputs[0], dtype=float)
             inputs = (*inputs, np.cos(q), np.sin(q))
         ins, outs = sig[:len(inputs)], sig[len(inputs):]
+        if out is not None and len(outs) != 1:
+            raise ValueError(f"out= is for functions with one output; {fname} has {len(outs)}")
         if np.ndim(inputs[0]) == 2:
-            return self._call_batch(fname, ins, outs, inputs)
+            return self._call_batch(fname, ins, outs, inputs, out)
         args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
-        results = [np.empty(size, dtype=self._dtype) for _, size in outs]
+        results = ([np.empty(size, dtype=self._dtype) for _, size in outs] if out is None
+                   else [self._out(out, (outs[0][1],), fname)])
         fb = self._ffi.from_buffer
         status = getattr(self._lib.lib, f"{self.name}_{fname}")(*[fb(self._ctype, a) for a in args],
                                                                  *[fb(self._ctype, r) for r in results])
@@ -111,11 +128,12 @@ class Module:
             self._check_quaternions(arr)
         return arr
 
-    def _call_batch(self, fname, ins, outs, inputs):
+    def _call_batch(self, fname, ins, outs, inputs, out=None):
         """N rows in one C call (``<fname>_batch``); inputs (N, size), outputs (N, size)."""
         rows = np.shape(inputs[0])[0]
         args = [self._batch_arg(v, rows, size, name) for v, (name, size) in zip(inputs, ins)]
-        results = [np.empty((rows, size), dtype=self._dtype) for _, size in outs]
+        results = ([np.empty((rows, size), dtype=self._dtype) for _, size in outs] if out is None
+                   else [self._out(out, (rows, outs[0][1]), fname)])
         fb = self._ffi.from_buffer
         failed = getattr(self._lib.lib, f"{self.name}_{fname}_batch")(
             rows, *[fb(self._ctype, a) for a in args], *[fb(self._ctype, r) for r in results])
@@ -133,35 +151,35 @@ class Module:
             raise ValueError(f"{what} needs tips: load the robot with tips=[...]")
 
     # ---------------------------------------------------------------- functions
-    def forward_kinematics(self, q):
+    def forward_kinematics(self, q, out=None):
         """World pose of each tip; -> (m, 4, 4)."""
         self._need_tips("forward_kinematics")
-        return self._shape(self._call("forward_kinematics", q), (self.m, 4, 4))
+        return self._shape(self._call("forward_kinematics", q, out=out), (self.m, 4, 4))
 
-    def jacobian(self, q):
+    def jacobian(self, q, out=None):
         """Tip Jacobians J = B*φ*H*, rows [angular; linear] per tip; -> (6m, n)."""
         self._need_tips("jacobian")
-        return self._shape(self._call("jacobian", q), (6 * self.m, self.n))
+        return self._shape(self._call("jacobian", q, out=out), (6 * self.m, self.n))
 
-    def jdot_qdot(self, q, qd):
+    def jdot_qdot(self, q, qd, out=None):
         """J̇q̇, tip classical accelerations at q̈ = 0 without gravity; -> (6m,)."""
         self._need_tips("jdot_qdot")
-        return self._call("jdot_qdot", q, qd)
+        return self._call("jdot_qdot", q, qd, out=out)
 
-    def inverse_dynamics(self, q, qd, qdd, f_tip=None):
+    def inverse_dynamics(self, q, qd, qdd, f_tip=None, out=None):
         """T = M q̈ + C + G (+ Jᵀ f_tip, the wrench (6m,) the tips exert); -> (n,)."""
         if f_tip is None:
-            return self._call("inverse_dynamics", q, qd, qdd)
+            return self._call("inverse_dynamics", q, qd, qdd, out=out)
         self._need_tips("a tip force")
-        return self._call("inverse_dynamics_tip_force", q, qd, qdd, f_tip)
+        return self._call("inverse_dynamics_tip_force", q, qd, qdd, f_tip, out=out)
 
-    def gravity(self, q):
+    def gravity(self, q, out=None):
         """Gravity torques G(q); -> (n,)."""
-        return self._call("gravity", q)
+        return self._call("gravity", q, out=out)
 
-    def bias_forces(self, q, qd):
+    def bias_forces(self, q, qd, out=None):
         """C(q, q̇) + G(q); -> (n,)."""
-        return self._call("bias_forces", q, qd)
+        return self._call("bias_forces", q, qd, out=out)
 
     def integrate(self, q, v, dt):
         """Configuration after velocity ``v`` for ``dt`` (:meth:`soagen.Robot.integrate`); -> (nq,)."""
@@ -190,23 +208,23 @@ class Module:
         fname = self._variant(table, variant)
         return family if variant == self.choices.get(family) else fname
 
-    def coriolis(self, q, qd):
+    def coriolis(self, q, qd, out=None):
         """C(q, q̇) alone (no gravity); -> (n,)."""
-        return self._call("coriolis", q, qd)
+        return self._call("coriolis", q, qd, out=out)
 
-    def mass_matrix(self, q, variant="composite"):
+    def mass_matrix(self, q, variant="composite", out=None):
         """M(q) by composite inertias (default) or ``"newton_euler"`` (n passes); -> (n, n)."""
         fname = self._variant({"composite": "mass_matrix", "newton_euler": "mass_matrix_ne"}, variant)
-        return self._shape(self._call(fname, q), (self.n, self.n))
+        return self._shape(self._call(fname, q, out=out), (self.n, self.n))
 
-    def mass_matrix_inverse(self, q, variant="auto"):
+    def mass_matrix_inverse(self, q, variant="auto", out=None):
         """M(q)⁻¹ by the cheaper, for this robot, of the innovations factorization
         and ``"cholesky"`` (composite-body M and LDLᵀ), or by the one named
         (:attr:`choices` tells which ``"auto"`` is); -> (n, n)."""
         fname = self._chosen("mass_matrix_inverse", variant)
-        return self._shape(self._call(fname, q), (self.n, self.n))
+        return self._shape(self._call(fname, q, out=out), (self.n, self.n))
 
-    def forward_dynamics(self, q, qd, tau, f_tip=None, variant="auto"):
+    def forward_dynamics(self, q, qd, tau, f_tip=None, variant="auto", out=None):
         """q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by the cheapest, for this robot, of FD4,
         FD1, FD3 and CRBA, or by the one named (also FD2); -> (n,).
 
@@ -214,51 +232,55 @@ class Module:
         FD2 also yields the tip accelerations: ``call("forward_dynamics_fd2", ...)``.
         """
         fname = self._chosen("forward_dynamics", variant, {"FD2": "forward_dynamics_fd2"})
-        qdd = self._call(fname, q, qd, tau)
         if variant == "FD2":
-            qdd = qdd[0]
+            qdd = self._call(fname, q, qd, tau)[0]
+            if out is not None:
+                self._out(out, qdd.shape if qdd.ndim == 2 else (qdd.size,), fname)[...] = qdd
+                qdd = out
+        else:
+            qdd = self._call(fname, q, qd, tau, out=out)
         if f_tip is not None:
-            qdd = qdd + self.tip_force_acceleration(q, f_tip)
+            qdd += self.tip_force_acceleration(q, f_tip)
         return qdd
 
-    def tip_force_acceleration(self, q, f_tip):
+    def tip_force_acceleration(self, q, f_tip, out=None):
         """Δq̈ = −M⁻¹Jᵀ f caused by tip forces alone (seed 002 (18)); -> (n,)."""
         self._need_tips("tip_force_acceleration")
-        return self._call("tip_force_acceleration", q, f_tip)
+        return self._call("tip_force_acceleration", q, f_tip, out=out)
 
     # ------------------------------------------------------ operational space
-    def os_inertia_inverse(self, q):
+    def os_inertia_inverse(self, q, out=None):
         """Ω(0) = Λ(0)⁻¹ = J M⁻¹ Jᵀ by the O(n) recursion (seed 000 (58)–(61)); -> (6m, 6m)."""
         self._need_tips("os_inertia_inverse")
-        return self._shape(self._call("os_inertia_inverse", q), (6 * self.m, 6 * self.m))
+        return self._shape(self._call("os_inertia_inverse", q, out=out), (6 * self.m, 6 * self.m))
 
-    def os_inertia(self, q, variant="auto"):
+    def os_inertia(self, q, variant="auto", out=None):
         """Λ(0) by the cheaper, for this robot, of the O(n) recursion and
         ``"explicit"`` (J M⁻¹ Jᵀ)⁻¹, or by the one named; raises
         :class:`SingularError` where Ω(0) is singular; -> (6m, 6m)."""
         self._need_tips("os_inertia")
         fname = self._chosen("os_inertia", variant)
-        return self._shape(self._call(fname, q), (6 * self.m, 6 * self.m))
+        return self._shape(self._call(fname, q, out=out), (6 * self.m, 6 * self.m))
 
-    def os_coriolis(self, q, qd):
+    def os_coriolis(self, q, qd, out=None):
         """c(0) = Λ(J M⁻¹ C − J̇q̇) (seed 000 (65)–(68)); -> (6m,)."""
         self._need_tips("os_coriolis")
-        return self._call("os_coriolis", q, qd)
+        return self._call("os_coriolis", q, qd, out=out)
 
-    def os_gravity(self, q):
+    def os_gravity(self, q, out=None):
         """g(0) = Λ J M⁻¹ G (seed 000 (72)–(74)); -> (6m,)."""
         self._need_tips("os_gravity")
-        return self._call("os_gravity", q)
+        return self._call("os_gravity", q, out=out)
 
-    def os_bias(self, q, qd):
+    def os_bias(self, q, qd, out=None):
         """c(0) + g(0) in one pass (seed 000 end of §4.3); -> (6m,)."""
         self._need_tips("os_bias")
-        return self._call("os_bias", q, qd)
+        return self._call("os_bias", q, qd, out=out)
 
-    def osc_torque(self, q, qd, u):
+    def osc_torque(self, q, qd, u, out=None):
         """T = Jᵀ[Λ(0)u + c(0) + g(0)] for commanded tip accelerations u (6m,); -> (n,)."""
         self._need_tips("osc_torque")
-        return self._call("osc_torque", q, qd, u)
+        return self._call("osc_torque", q, qd, u, out=out)
 
 
 class ClosedChainModule(Module):

@@ -96,3 +96,27 @@ def test_batch_calls_equal_row_calls():
     Q[2] = [0.3, -1.0, 0.0, 0.4, 0.9, 0.2]          # elbow stretched: Λ does not exist
     with pytest.raises(soagen.SingularError, match="1 of 7 rows"):
         mod.os_inertia(Q)
+
+
+def test_out_buffers_are_filled_in_place():
+    """out= (single and batch calls) gets the same numbers as a fresh result, in place."""
+    robot, mod = built("ur5", CASES["ur5"])
+    rng = np.random.default_rng(9)
+    states = [robot.random_state(rng) for _ in range(5)]
+    Q, QD, _, TAU = (np.array([s[i] for s in states]) for i in range(4))
+    for name, args, shape in (("mass_matrix", (Q,), (robot.n, robot.n)), ("jacobian", (Q,), (6, robot.n)),
+                              ("forward_dynamics", (Q, QD, TAU), (robot.n,)), ("os_inertia", (Q,), (6, 6))):
+        call = getattr(mod, name)
+        buf = np.full((len(Q), *shape), np.nan)
+        got = call(*args, out=buf)
+        assert np.shares_memory(got, buf) and np.array_equal(buf, call(*args)), name
+        one = np.full(shape, np.nan)
+        call(*(a[0] for a in args), out=one)
+        assert np.array_equal(one, call(*(a[0] for a in args))), name
+    flat = np.empty(len(Q) * robot.n * robot.n)                       # right size, no batch axis
+    with pytest.raises(ValueError, match="leading dimension"):
+        mod.mass_matrix(Q, out=flat)
+    with pytest.raises(TypeError, match="C-contiguous float64"):
+        mod.mass_matrix(Q[0], out=np.empty((robot.n, robot.n), dtype=np.float32))
+    with pytest.raises(TypeError, match="C-contiguous"):
+        mod.gravity(Q[0], out=np.empty(2 * robot.n)[::2])
