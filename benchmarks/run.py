@@ -599,24 +599,28 @@ BATCH_FUNCTIONS = {
 }
 
 
-def bench_python(robot, functions, states, big, reps=5):
-    """Per-state cost of the cffi module: a loop of single calls over ``states`` and one
-    batch call on ``big`` (BATCH_ROWS states); -> (build seconds, {function: (single ns, batch ns)})."""
+def bench_python(robot, functions, states, big, reps=5, batch_reps=15):
+    """Per-state cost of the cffi module: a loop of single calls over ``states`` (``reps``
+    times), then ``batch_reps`` back-to-back batch calls on ``big`` (BATCH_ROWS states) with a
+    fresh result each, then as many into one reused ``out=`` buffer; medians.
+    -> (build seconds, {function: (single ns, batch ns, batch into out= ns)})."""
     t0 = time.perf_counter()
     mod = soagen.build(robot)
     build_s = time.perf_counter() - t0
     result = {}
+
+    def per_state(call, args, count):
+        t0 = time.perf_counter()
+        call(*args)
+        return (time.perf_counter() - t0) / count * 1e9
+
     for fn, names in BATCH_FUNCTIONS.items():
         if fn not in functions:
             continue
         call = getattr(mod, fn)
         single_args = list(zip(*(getattr(states, a) for a in names)))
         batch_args = [getattr(big, a) for a in names]
-        single, batch, reused = [], [], []
-        try:
-            buf = np.empty_like(call(*batch_args))
-        except soagen.SingularError:
-            buf = None
+        single = []
         for _ in range(reps):
             t0 = time.perf_counter()
             for args in single_args:
@@ -625,15 +629,12 @@ def bench_python(robot, functions, states, big, reps=5):
                 except soagen.SingularError:
                     pass
             single.append((time.perf_counter() - t0) / len(single_args) * 1e9)
-            t0 = time.perf_counter()
-            try:
-                call(*batch_args)
-                batch.append((time.perf_counter() - t0) / len(big) * 1e9)
-                t0 = time.perf_counter()
-                call(*batch_args, out=buf)
-                reused.append((time.perf_counter() - t0) / len(big) * 1e9)
-            except soagen.SingularError:
-                pass
+        try:
+            buf = np.empty_like(call(*batch_args))
+            batch = [per_state(call, batch_args, len(big)) for _ in range(batch_reps)]
+            reused = [per_state(lambda *a: call(*a, out=buf), batch_args, len(big)) for _ in range(batch_reps)]
+        except soagen.SingularError:
+            batch = reused = []
         result[fn] = tuple(statistics.median(x) if x else None for x in (single, batch, reused))
     return build_s, result
 
@@ -778,7 +779,7 @@ def report(robot_name, spec, robot, args, sg, pin, cas, py_build, py, why):
 
     lines += ["", f"Python module (`soagen.build`, cffi, compiled `{' '.join(COMPILE_ARGS)}`; "
               f"build/load {py_build:.1f} s): "
-              f"single calls loop over the {args.n} states, batch = one call on {BATCH_ROWS} states "
+              f"single calls loop over the {args.n} states, batch = one call on {BATCH_ROWS} states, median of 15 back to back "
               "(a fresh result array per call, or `out=` reusing one; large fresh arrays come from the "
               "kernel as new pages, which costs per call what streaming the rows out costs).", ""]
     lines += python_table(sg, py)

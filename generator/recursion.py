@@ -686,7 +686,7 @@ def cheapest(robot, family, ratio):
             best, best_label = prog, label
     labels = ", ".join(label for label, _ in CHOICES[family])
     best.name, best.algorithm = family, best_label
-    best.doc += f"; {best_label} is the cheapest of {labels} for this robot"
+    best.doc += f". Algorithm: {best_label}, the cheapest of {labels} for this robot."
     return best
 
 

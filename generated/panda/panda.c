@@ -3373,7 +3373,7 @@ long panda_mass_matrix_ne_batch(long count, const double *q, double *M)
 }
 
 /*
- * inverse mass matrix by composite-body M and LDL^T, row-major n x n; cholesky is the cheapest of innovations, cholesky for this robot
+ * inverse mass matrix by composite-body M and LDL^T, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot.
  * mass_matrix_inverse               535 mul    415 add    6 div   0 sqrt  12 trig    413 statements
  *   q[7]: joint positions
  *   Minv[49]: inverse mass matrix, row-major
@@ -5189,7 +5189,7 @@ long panda_mass_matrix_inverse_cholesky_batch(long count, const double *q, doubl
 }
 
 /*
- * joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)); FD3 is the cheapest of FD4, FD1, FD3, CRBA for this robot
+ * joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)). Algorithm: FD3, the cheapest of FD4, FD1, FD3, CRBA for this robot.
  * forward_dynamics                  797 mul    712 add    6 div   0 sqrt  12 trig    671 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -10993,7 +10993,7 @@ long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega)
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m; explicit is the cheapest of recursive, explicit for this robot Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot. Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia                        960 mul    729 add   12 div   0 sqrt  14 trig    646 statements
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major

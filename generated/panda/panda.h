@@ -112,7 +112,7 @@ void panda_mass_matrix_ne(const double q[7], double M[49]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_mass_matrix_ne_batch(long count, const double *q, double *M);
 
-/* inverse mass matrix by composite-body M and LDL^T, row-major n x n; cholesky is the cheapest of innovations, cholesky for this robot */
+/* inverse mass matrix by composite-body M and LDL^T, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot. */
 void panda_mass_matrix_inverse(const double q[7], double Minv[49]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
@@ -127,7 +127,7 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)); FD3 is the cheapest of FD4, FD1, FD3, CRBA for this robot */
+/* joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)). Algorithm: FD3, the cheapest of FD4, FD1, FD3, CRBA for this robot. */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
@@ -167,7 +167,7 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 
-/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m; explicit is the cheapest of recursive, explicit for this robot Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot. Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_inertia(const double q[7], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long panda_os_inertia_batch(long count, const double *q, double *Lambda);

@@ -2369,7 +2369,7 @@ long puma560_mass_matrix_ne_batch(long count, const double *q, double *M)
 }
 
 /*
- * inverse mass matrix by composite-body M and LDL^T, row-major n x n; cholesky is the cheapest of innovations, cholesky for this robot
+ * inverse mass matrix by composite-body M and LDL^T, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot.
  * mass_matrix_inverse               287 mul    208 add    4 div   0 sqrt   8 trig    248 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
@@ -3541,7 +3541,7 @@ long puma560_mass_matrix_inverse_cholesky_batch(long count, const double *q, dou
 }
 
 /*
- * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve; CRBA is the cheapest of FD4, FD1, FD3, CRBA for this robot
+ * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot.
  * forward_dynamics                  461 mul    370 add    4 div   0 sqrt  10 trig    461 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -7577,7 +7577,7 @@ long puma560_os_inertia_inverse_batch(long count, const double *q, double *Omega
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m; explicit is the cheapest of recursive, explicit for this robot Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot. Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia                        579 mul    388 add   10 div   0 sqrt  10 trig    421 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major

@@ -2348,7 +2348,7 @@ long ur5_mass_matrix_ne_batch(long count, const double *q, double *M)
 }
 
 /*
- * inverse mass matrix by composite-body M and LDL^T, row-major n x n; cholesky is the cheapest of innovations, cholesky for this robot
+ * inverse mass matrix by composite-body M and LDL^T, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot.
  * mass_matrix_inverse               246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
@@ -3380,7 +3380,7 @@ long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double 
 }
 
 /*
- * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve; CRBA is the cheapest of FD4, FD1, FD3, CRBA for this robot
+ * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot.
  * forward_dynamics                  364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -7180,7 +7180,7 @@ long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega)
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m; explicit is the cheapest of recursive, explicit for this robot Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot. Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia                        621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major

@@ -111,7 +111,7 @@ void ur5_mass_matrix_ne(const double q[6], double M[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_mass_matrix_ne_batch(long count, const double *q, double *M);
 
-/* inverse mass matrix by composite-body M and LDL^T, row-major n x n; cholesky is the cheapest of innovations, cholesky for this robot */
+/* inverse mass matrix by composite-body M and LDL^T, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot. */
 void ur5_mass_matrix_inverse(const double q[6], double Minv[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
@@ -126,7 +126,7 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve; CRBA is the cheapest of FD4, FD1, FD3, CRBA for this robot */
+/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot. */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
@@ -166,7 +166,7 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 
-/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m; explicit is the cheapest of recursive, explicit for this robot Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot. Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_inertia(const double q[6], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of failed rows. */
 long ur5_os_inertia_batch(long count, const double *q, double *Lambda);
