@@ -6,6 +6,8 @@ converted to C-contiguous float64 (float32 for ``precision="float"``).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .recursion import CHOICES
@@ -49,6 +51,8 @@ class Module:
         self._dtype = dtype
         self._ctype = "float[]" if dtype == np.float32 else "double[]"
         self._sig = meta["signatures"]
+        self._trig_inputs = {f for f, sig in self._sig.items() if any(a == "cq" for a, _ in sig)}
+        self._functions = {}
         # q entries of each quaternion (spherical and floating joints)
         self._quats = [slice(robot.qslice(k).stop - 4, robot.qslice(k).stop)
                        for k, b in enumerate(getattr(robot, "bodies", ())) if b.nq > 1]
@@ -65,9 +69,11 @@ class Module:
         if arr.shape != (size,):
             raise ValueError(f"{what} must have shape ({size},), got {arr.shape}")
         arr = np.ascontiguousarray(arr, dtype=self._dtype)
-        if not np.all(np.isfinite(arr)):
+        # a Python float sum of a few entries is finite unless one is NaN/inf (or the
+        # finite entries overflow, then the exact test decides); np.all costs 2 µs
+        if not math.isfinite(sum(arr.tolist())) and not np.isfinite(arr).all():
             raise ValueError(f"{what} contains NaN or inf")
-        if what == "q":
+        if what == "q" and self._quats:
             self._check_quaternions(arr[None, :])
         return arr
 
@@ -77,6 +83,13 @@ class Module:
         for s in self._quats:
             if np.any(np.einsum("ij,ij->i", Q[:, s], Q[:, s]) < 1e-200):
                 raise ValueError(f"q[{s.start}:{s.stop}] is a zero quaternion: it has no rotation")
+
+    def _function(self, fname):
+        """The C function ``<name>_<fname>`` (looked up once)."""
+        fn = self._functions.get(fname)
+        if fn is None:
+            fn = self._functions[fname] = getattr(self._lib.lib, f"{self.name}_{fname}")
+        return fn
 
     def _out(self, out, shape, fname):
         """``out`` as the flat (size,) or (N, size) result buffer, written in place."""
@@ -93,21 +106,21 @@ class Module:
         if sig is None:
             raise NotImplementedError(f"{fname} was not generated for this module "
                                       "(build with functions=None for all of them)")
-        names = [a for a, _ in sig]
-        if "cq" in names:    # built with trig_inputs: cos/sin of q follow the other inputs
+        if fname in self._trig_inputs:    # cos/sin of q follow the other inputs
             q = np.asarray(inputs[0], dtype=float)
             inputs = (*inputs, np.cos(q), np.sin(q))
         ins, outs = sig[:len(inputs)], sig[len(inputs):]
         if out is not None and len(outs) != 1:
             raise ValueError(f"out= is for functions with one output; {fname} has {len(outs)}")
-        if np.ndim(inputs[0]) == 2:
+        first = inputs[0]
+        if (first.ndim if isinstance(first, np.ndarray) else np.ndim(first)) == 2:
             return self._call_batch(fname, ins, outs, inputs, out)
         args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
         results = ([np.empty(size, dtype=self._dtype) for _, size in outs] if out is None
                    else [self._out(out, (outs[0][1],), fname)])
         fb = self._ffi.from_buffer
-        status = getattr(self._lib.lib, f"{self.name}_{fname}")(*[fb(self._ctype, a) for a in args],
-                                                                 *[fb(self._ctype, r) for r in results])
+        status = self._function(fname)(*[fb(self._ctype, a) for a in args],
+                                       *[fb(self._ctype, r) for r in results])
         if status:
             raise SingularError(f"{fname}: Omega(0) is not positive definite at this configuration "
                                 "(a singular or redundant-axis configuration): Lambda(0) does not exist")
@@ -135,7 +148,7 @@ class Module:
         results = ([np.empty((rows, size), dtype=self._dtype) for _, size in outs] if out is None
                    else [self._out(out, (rows, outs[0][1]), fname)])
         fb = self._ffi.from_buffer
-        failed = getattr(self._lib.lib, f"{self.name}_{fname}_batch")(
+        failed = self._function(f"{fname}_batch")(
             rows, *[fb(self._ctype, a) for a in args], *[fb(self._ctype, r) for r in results])
         if failed:
             raise SingularError(f"{fname}: Omega(0) is not positive definite in {failed} of {rows} rows")

@@ -70,6 +70,10 @@ def test_wrapper_rejects_bad_arguments():
         mod.gravity(np.array(["a"] * 7))
     with pytest.raises(ValueError, match="NaN"):
         mod.gravity(np.full(7, np.nan))
+    with pytest.raises(ValueError, match="NaN or inf"):
+        mod.inverse_dynamics(q, q, np.r_[q[:6], -np.inf])
+    big = np.full(7, 1e308)                      # finite, though their sum overflows
+    assert mod.inverse_dynamics(q, q, big).shape == (7,)
     with pytest.raises(ValueError, match="variant"):
         mod.forward_dynamics(q, q, q, variant="FD9")
     # non-contiguous and integer input are converted, not misread
