@@ -71,10 +71,13 @@ class Module:
         arr = np.ascontiguousarray(arr, dtype=self._dtype)
         # a Python float sum of a few entries is finite unless one is NaN/inf (or the
         # finite entries overflow, then the exact test decides); np.all costs 2 µs
-        if not math.isfinite(sum(arr.tolist())) and not np.isfinite(arr).all():
+        values = arr.tolist()
+        if not math.isfinite(sum(values)) and not np.isfinite(arr).all():
             raise ValueError(f"{what} contains NaN or inf")
-        if what == "q" and self._quats:
-            self._check_quaternions(arr[None, :])
+        if what == "q":
+            for s in self._quats:
+                if sum(x * x for x in values[s]) < 1e-200:
+                    self._check_quaternions(arr[None, :])       # raises, with the message
         return arr
 
     def _check_quaternions(self, Q):

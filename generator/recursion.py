@@ -339,10 +339,6 @@ class Articulated:
         Dinv = self.Dinv[k]
         return [prog.let(sum(Dinv[i][j] * eps[j] for j in range(len(eps)))) for i in range(len(eps))]
 
-    def G_times(self, k, values):
-        """G(k) x for nv_k values: a spatial vector of (unrecorded) sums."""
-        return _combine(self.G[k], values)
-
     def G_star(self, k, y):
         """G*(k) y for a spatial vector y: nv_k (unrecorded) sums."""
         return [_dot(g, y) for g in self.G[k]]

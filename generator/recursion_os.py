@@ -6,13 +6,10 @@ import sympy as sp
 
 from . import symbolic as S
 from .program import Program
-from .recursion import Articulated, Sweeps, _forces_up, _mass_matrix_ldl, _project_all, jacobian_rows
+from .recursion import (Articulated, Sweeps, _flat, _forces_up, _mass_matrix_ldl, _project_all,
+                        jacobian_rows)
 
 ZERO6 = (S.ZERO3, S.ZERO3)
-
-
-def _flat(v):
-    return list(v[0]) + list(v[1])
 
 
 def _psi_star(sw, art, k, v):
