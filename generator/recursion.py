@@ -7,6 +7,8 @@ Tree form: the paper's ``k+1`` is ``parent[k]``, its ``k-1`` the children.
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import sympy as sp
 
@@ -672,18 +674,24 @@ def cost(ops):
 
 def cheapest(robot, family, ratio):
     """Record and finish every algorithm of ``family`` (:data:`CHOICES`); the
-    one with the lowest :func:`cost` (the first on ties), named ``family``.
-    Its ``algorithm`` attribute holds the label."""
+    cheapest, as the family's program (:func:`as_family`)."""
     table = registry()
-    best = None
+    return as_family(family, {fname: table[fname][1](robot, ratio).finish() for _, fname in CHOICES[family]})
+
+
+def as_family(family, programs):
+    """The program of ``family`` from the finished programs of its algorithms
+    (``{C name: Program}``): a copy of the one with the lowest :func:`cost`
+    (the first on ties), named ``family``, its ``algorithm`` the label."""
+    best_label, best = None, None
     for label, fname in CHOICES[family]:
-        prog = table[fname][1](robot, ratio).finish()
-        if best is None or cost(prog.ops) < cost(best.ops):
-            best, best_label = prog, label
+        if best is None or cost(programs[fname].ops) < cost(best.ops):
+            best_label, best = label, programs[fname]
+    prog = copy.copy(best)
     labels = ", ".join(label for label, _ in CHOICES[family])
-    best.name, best.algorithm = family, best_label
-    best.doc += f". Algorithm: {best_label}, the cheapest of {labels} for this robot."
-    return best
+    prog.name, prog.algorithm = family, best_label
+    prog.doc = best.doc + f". Algorithm: {best_label}, the cheapest of {labels} for this robot."
+    return prog
 
 
 def registry():
