@@ -81,9 +81,11 @@ def generate(robot, name=None, precision="double", progress=None, functions=None
 
     name = c_name(name or robot.name)
     names = [None] if isinstance(robot, ClosedChain) else recursion.function_names(robot, functions, variants)
-    # a family whose every algorithm is generated anyway is picked from those programs
-    picked = [f for f in names if f in recursion.CHOICES and all(a in names for _, a in recursion.CHOICES[f])]
-    work = [(robot, fn, precision, trig_inputs) for fn in names if fn not in picked]
+    # a family's function is picked from the programs of its algorithms, each its own job
+    families = [f for f in names if f in recursion.CHOICES]
+    candidates = [a for f in families for _, a in recursion.CHOICES[f]]
+    recorded = [fn for fn in dict.fromkeys(names + candidates) if fn not in families]
+    work = [(robot, fn, precision, trig_inputs) for fn in recorded]
     t0 = time.perf_counter()
     results = [None] * len(work)
     if progress:
@@ -101,7 +103,7 @@ def generate(robot, name=None, precision="double", progress=None, functions=None
             if progress:
                 progress(i + 1, len(work), results[i][0].name)
     by_name = {r[0].name: r[0] for r in results}
-    for family in picked:
+    for family in families:
         by_name[family] = recursion.as_family(family, by_name)
     programs = [r[0] for r in results] if isinstance(robot, ClosedChain) else [by_name[fn] for fn in names]
     timings = {"record": sum(r[1] for r in results), "cse": sum(r[2] for r in results),

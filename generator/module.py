@@ -251,7 +251,7 @@ class Module:
         if variant == "FD2":
             qdd = self._call(fname, q, qd, tau)[0]
             if out is not None:
-                self._out(out, qdd.shape if qdd.ndim == 2 else (qdd.size,), fname)[...] = qdd
+                self._out(out, qdd.shape, fname)[...] = qdd
                 qdd = out
         else:
             qdd = self._call(fname, q, qd, tau, out=out)

@@ -12,6 +12,8 @@ from sympy.printing.c import C99CodePrinter
 
 from .latency import Schedule
 
+_STORED_ORDER = Schedule(())   # no ready times: sympy's order, with the sign rules of Schedule.terms
+
 
 class SoaCPrinter(C99CodePrinter):
     """Prints one statement's right-hand side in C."""
@@ -82,7 +84,7 @@ class SoaCPrinter(C99CodePrinter):
     # when every term is negative -- as :func:`soagen.program.count_ops` counts it.
     # sympy's generic versions sort terms and cost 5x more.
     def _print_Add(self, expr):
-        terms = (self.schedule or Schedule(())).terms(expr.args)
+        terms = (self.schedule or _STORED_ORDER).terms(expr.args)
         text = ""
         for t in terms:
             if t.could_extract_minus_sign():

@@ -329,7 +329,7 @@ class Articulated:
             fa, fb = [_flat(x) for x in a], [_flat(x) for x in b]
 
             def parent(blk, i, j, old=old, C=C, fa=fa, fb=fb):
-                r, c = (3 if blk == 2 else 0) + i, (0 if blk == 0 else 3) + j
+                r, c = _flat_index(blk, i, j)
                 return prog.let(old[blk][i][j] + C[blk][i][j] - sum(x[r] * y[c] for x, y in zip(fa, fb)))
 
             self.P[p] = (S.sym_from_upper(lambda i, j: parent(0, i, j)),
@@ -379,10 +379,15 @@ def _cut(x, zero):
             [0 if 3 + i in zero else x[1][i] for i in range(3)])
 
 
+def _flat_index(blk, i, j):
+    """(row, column) in the 6×6 of entry (i, j) of block ``blk`` of (A, B, C) = [[A, B], [Bᵀ, C]]."""
+    return (3 if blk == 2 else 0) + i, (0 if blk == 0 else 3) + j
+
+
 def _cut_inertia(P, zero):
     """Symmetric spatial matrix (A, B, C) without the rows and columns ``zero``."""
     def entry(blk, i, j):
-        r, c = (3 if blk == 2 else 0) + i, (0 if blk == 0 else 3) + j
+        r, c = _flat_index(blk, i, j)
         return sp.Integer(0) if r in zero or c in zero else P[blk][i][j]
     return (S.sym_from_upper(lambda i, j: entry(0, i, j)), [[entry(1, i, j) for j in range(3)] for i in range(3)],
             S.sym_from_upper(lambda i, j: entry(2, i, j)))
@@ -674,7 +679,8 @@ def cost(ops):
 
 def cheapest(robot, family, ratio):
     """Record and finish every algorithm of ``family`` (:data:`CHOICES`); the
-    cheapest, as the family's program (:func:`as_family`)."""
+    cheapest, as the family's program (:func:`as_family`).  (``generate`` runs
+    the algorithms as jobs of their own and calls :func:`as_family` itself.)"""
     table = registry()
     return as_family(family, {fname: table[fname][1](robot, ratio).finish() for _, fname in CHOICES[family]})
 
