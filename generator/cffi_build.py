@@ -22,9 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
 
 from .codegen import c_name, generate
+from .options import Options
 
 # -O3 -march=native, as the benchmarks: the module is compiled on the machine that loads it (the CPU is
 # part of the cache key); FMA (contraction is off by default under -std=c99) and wider
@@ -64,10 +64,12 @@ def generator_digest():
     return h.hexdigest()
 
 
-def cache_key(robot, precision, name, functions, trig_inputs=False):
+def cache_key(target, options, name, functions):
+    """Hash of everything a built module depends on: the target's numbers and
+    names, the options, the selected functions, soagen itself, the compiler
+    flags and the CPU."""
     h = hashlib.sha256()
-    chosen = ",".join(sorted(functions))
-    for part in (robot.fingerprint(), precision, name, chosen, str(trig_inputs), generator_digest(),
+    for part in (target.fingerprint(), repr(options), name, ",".join(functions), generator_digest(),
                  " ".join(COMPILE_ARGS), cpu_identity()):
         h.update(part.encode())
         h.update(b"\0")
@@ -124,21 +126,19 @@ def _load(path, modname):
     return mod
 
 
-def build(robot, precision="double", name=None, cache_dir=None, progress=None, functions=None,
-          trig_inputs=False, variants=()):
-    """Generate, compile (once per content hash) and load the module for ``robot``.
+def build(target, options=None, name=None, cache_dir=None, progress=None, **fields):
+    """Generate, compile (once per content hash) and load the module for ``target``.
 
     Parameters
     ----------
-    robot : Robot
-    precision : {"double", "float"}
-    name : str, optional        C prefix (default: robot name)
+    target : Robot or ClosedChain
+    options : Options, optional   or its fields as keywords: ``precision``
+        ("double", "float"), ``functions`` (only these C functions), ``variants``
+        (also the algorithm variants of these families, None: all), ``trig_inputs``
+        (C functions take cos/sin of q as inputs; the wrappers compute them)
+    name : str, optional        C prefix (default: the target's name)
     cache_dir : path, optional  default ``$SOAGEN_CACHE`` or ``~/.cache/soagen``
     progress : callable, optional
-    functions : list of str, optional   only these C functions (default: all)
-    trig_inputs : bool   C functions take cos/sin of q as inputs (the wrappers compute them)
-    variants : iterable of str or None   also the algorithm variants of these
-        families (``"mass_matrix"``, ``"forward_dynamics"``, ...; None: all)
 
     Returns
     -------
@@ -146,15 +146,13 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
         Wrappers taking and returning numpy arrays; ``.ops`` holds the op counts
         and ``.timings`` the seconds spent per stage of this call.
     """
-    from .module import module_class
+    from .functions import select
+    from .module import Module
 
-    from .closed_chain import ClosedChain
-    from .recursion import function_names
-
-    name = c_name(name or robot.name)
-    if not isinstance(robot, ClosedChain):
-        functions = function_names(robot, functions, variants)
-    key = cache_key(robot, precision, name, functions or ["closed_chain"], trig_inputs)
+    options = Options(**fields) if options is None else options.but(**fields)
+    name = c_name(name or target.name)
+    functions = [s.name for s in select(target, options)]
+    key = cache_key(target, options, name, functions)
     root = Path(cache_dir) if cache_dir else cache_root()
     root.mkdir(parents=True, exist_ok=True)
     final = root / key
@@ -163,7 +161,7 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
     with open(root / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (final / "meta.json").exists():
-            gen = generate(robot, name, precision, progress, functions, trig_inputs)
+            gen = generate(target, options, name, progress)
             timings.update(gen.timings)
             work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
             t0 = time.perf_counter()
@@ -171,7 +169,7 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
             timings["compile"] = time.perf_counter() - t0
             shutil.move(str(lib), str(work / lib.name))
             shutil.rmtree(work / "build", ignore_errors=True)
-            meta = dict(name=name, library=lib.name, precision=precision,
+            meta = dict(name=name, library=lib.name, precision=options.precision,
                         ops={p.name: p.ops for p in gen.programs},
                         choices={p.name: p.algorithm for p in gen.programs if p.algorithm},
                         signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs]
@@ -184,5 +182,4 @@ def build(robot, precision="double", name=None, cache_dir=None, progress=None, f
     t0 = time.perf_counter()
     lib = _load(final / meta["library"], modname)
     timings["load"] = time.perf_counter() - t0
-    return module_class(robot)(robot, lib, meta, np.float32 if precision == "float" else np.float64,
-                               timings, final)
+    return Module(target, lib, meta, timings, final)

@@ -66,6 +66,17 @@ def batch_call(prefix, prog):
     return f"{prefix}_{prog.name}({', '.join(args)})"
 
 
+#: comment rule of a banner by level: a section (a column, a block), a pass, a body inside a pass
+BANNER_MARKS = {0: "====", 1: "----", 2: "--"}
+
+
+def call_lines(prefix, prog):
+    """The body of a family function that calls the generated function of its algorithm."""
+    args = ", ".join(a.name for a in prog.inputs + prog.outputs)
+    call = f"{prefix}_{prog.calls}({args})"
+    return [{"banner": None, "code": f"return {call};" if prog.returns_status else f"{call};"}]
+
+
 def function_lines(prog, printer):
     lines = []
     ctype = printer.ctype
@@ -75,7 +86,7 @@ def function_lines(prog, printer):
         lines.append({"banner": None, "code": f"(void){name};"})
     for item in prog.body:
         if isinstance(item, Banner):
-            lines.append({"banner": item.text})
+            lines.append({"banner": item.text, "mark": BANNER_MARKS[item.level]})
         elif isinstance(item, Guard):
             lines.append({"banner": None, "code": f"if (!({printer.doprint(item.value)} > "
                                                   f"{printer.doprint(item.bound)})) return {item.status};"
@@ -83,7 +94,7 @@ def function_lines(prog, printer):
         else:
             sym, expr = item
             lines.append({"banner": None, "code": f"const {ctype} {printer.doprint(sym)} = {printer.doprint(expr)};"})
-    lines.append({"banner": "outputs"})
+    lines.append({"banner": "outputs", "mark": BANNER_MARKS[0]})
     for arg in prog.outputs:
         for i, e in enumerate(arg.symbols):
             lines.append({"banner": None, "code": f"{arg.name}[{i}] = {printer.doprint(e)};"})
@@ -105,11 +116,14 @@ def emit(robot, programs, name, precision="double"):
                             if prog.returns_status else ""), opline=opline(prog),
             batch_prototype=batch_prototype(name, prog, ctype), batch_call=batch_call(name, prog),
             returns_status=prog.returns_status, prototype=prototype(name, prog, ctype),
+            batch_doc="The same on `count` rows of row-major arrays; " + (
+                "returns the number of rows where Omega(0) is singular (their outputs untouched)."
+                if prog.returns_status else "returns 0."),
             argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
-            lines=function_lines(prog, printer)))
+            lines=call_lines(name, prog) if prog.calls else function_lines(prog, printer)))
     joints, tips = [], []
-    multi = getattr(robot, "multi_dof", False)
-    for label, part in getattr(robot, "parts", [("", robot)]):
+    multi = any(part.multi_dof for _, part in robot.parts)
+    for label, part in robot.parts:
         prefix = f"arm {label}: " if label else ""
         joints += [f"{prefix}{k:2d} {b.joint} ({b.joint_type}, moves link {b.name}, parent "
                    f"{'base' if b.parent < 0 else b.parent})"
@@ -120,7 +134,7 @@ def emit(robot, programs, name, precision="double"):
     ctx = dict(version=__version__, robot_name=robot.name, guard_name=name, guard=f"SOAGEN_{name.upper()}_H",
                macro=name.upper(), ctype=ctype,
                sizes=[(f"{name.upper()}_{('N' + label.upper()) if label else 'NQ'}", part.n)
-                      for label, part in getattr(robot, "parts", [("", robot)])], joints=joints, tips=tips,
+                      for label, part in robot.parts], joints=joints, tips=tips,
                gravity=", ".join(repr(float(g)) for g in robot.gravity), functions=functions,
                conventions_extra=[
                    f"- This robot has multi-dof joints: q has nq = {robot.nq} entries, qd, qdd, tau",

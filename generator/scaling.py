@@ -88,6 +88,7 @@ def parse_range(text):
 def run(sizes, families=("chain", "tree"), progress=None):
     """Op counts per family, function and size: ``{family: {function: {n: counts}}}``."""
     from .codegen import generate
+    from .options import Options
 
     out = {}
     for fam in families:
@@ -98,7 +99,7 @@ def run(sizes, families=("chain", "tree"), progress=None):
                 continue
             if progress:
                 progress(fam, n)
-            gen = generate(make(n), functions=list(FUNCTIONS))
+            gen = generate(make(n), Options(functions=FUNCTIONS))
             for p in gen.programs:
                 out[fam][p.name][n] = {k: p.ops[k] for k in ("mul", "add", "div", "statements")}
     return out

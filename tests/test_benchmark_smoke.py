@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import ROOT
+from tests.support import ROOT
 
 
 def test_benchmark_runs_and_checks_soagen():

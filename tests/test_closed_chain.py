@@ -1,17 +1,17 @@
-"""Two arms holding one point (seed 002 §5.3): generated = reference = a dense
+"""Two arms holding one point ([RJK] §5.3): generated = reference = a dense
 constrained (KKT) solve with Pinocchio's M, h, J, J̇q̇ of both arms."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import built
-from pin_oracle import PinOracle
 
 import soagen
 from soagen import reference as ref
 from soagen import robots
 from soagen.closed_chain import reference_forward_dynamics
 from soagen.spatial import rpy_matrix
+from tests.support.builds import built
+from tests.support.oracle import Oracle
 
 
 def make_chain():
@@ -44,9 +44,9 @@ def states(chain, qa0, qb0, rng, count):
 
 def test_reference_equals_kkt_with_pinocchio():
     chain, qa0, qb0 = make_chain()
-    pa = PinOracle(robots.urdf_path("panda"), tips=["panda_hand"],
-                   lock={"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0})
-    pb = PinOracle(robots.urdf_path("ur5"), tips=["tool0"], gravity=chain.robot_b.gravity)
+    pa = Oracle(chain.robot_a, urdf=robots.urdf_path("panda"),
+                lock={"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0})
+    pb = Oracle(chain.robot_b, urdf=robots.urdf_path("ur5"))
     Rb = R6(chain.rotation)
     for qa, qda, ta, qb, qdb, tb in states(chain, qa0, qb0, np.random.default_rng(1), 30):
         qdda, qddb, f = reference_forward_dynamics(chain, qa, qda, ta, qb, qdb, tb)

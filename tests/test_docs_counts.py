@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import ROOT
+from tests.support import ROOT
 
 from soagen import opcount, scaling
 
@@ -32,7 +32,7 @@ def test_scaling_data_regenerates_for_small_sizes():
 def test_scaling_page_matches_its_data():
     stored = scaling.from_json((DOCS / "scaling.json").read_text())
     assert (DOCS / "scaling.md").read_text() == scaling.markdown(stored)
-    # the O(n) recursion overtakes (J M⁻¹ Jᵀ)⁻¹, as seed 003 claims
+    # the O(n) recursion overtakes (J M⁻¹ Jᵀ)⁻¹, as [CK] claims
     for fam in ("chain", "tree"):
         assert scaling.crossover(stored[fam]["os_inertia_recursive"], stored[fam]["os_inertia_explicit"]) is not None
         rec, exp = stored[fam]["os_inertia_recursive"], stored[fam]["os_inertia_explicit"]

@@ -5,8 +5,9 @@ import sys
 
 import numpy as np
 
-from conftest import ROOT, built
 from soagen import robots
+from tests.support import ROOT
+from tests.support.builds import built
 
 sys.path.insert(0, str(ROOT / "examples"))
 

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import built
+from tests.support import ROOT
+from tests.support.builds import built
 
 from soagen import SingularError, mcu, robots
 from soagen import reference as ref
 from soagen.codegen import generate
+from soagen.options import Options
 
+pytestmark = pytest.mark.mcu
 U = 2.0 ** -24
 CASES = {"panda": lambda: robots.example("panda"), "puma560": lambda: robots.example("puma560")}
 SOLVES_M = ("forward_dynamics", "forward_dynamics_fd1", "mass_matrix_inverse", "tip_force_acceleration")
@@ -29,7 +32,7 @@ _harness = {}
 def harness(case, tmp_path_factory):
     if case not in _harness:
         robot, mod = built(case, CASES[case])
-        gen = generate(robot, case, "float")
+        gen = generate(robot, Options(precision="float"), case)
         rng = np.random.default_rng(11)
         inputs = {}
         for p in gen.programs:
@@ -92,8 +95,6 @@ def test_panda_inverse_dynamics_fits_a_small_mcu(tmp_path_factory):
 def test_footprint_reports_are_current(case, tmp_path):
     import subprocess
     import sys
-
-    from conftest import ROOT
 
     out = tmp_path / "footprint.md"
     res = subprocess.run([sys.executable, "-m", "soagen.cli", "footprint", "--example", case,

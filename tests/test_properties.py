@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from robots_for_tests import random_spec, robot_from_spec
 
 import soagen
 from soagen import reference as ref
+from tests.support.robots import random_spec, robot_from_spec
 
 
 @st.composite

@@ -37,27 +37,17 @@ static inline double soagen_cos(double x)
 void ur5_forward_kinematics(const double q[6], double T[16])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- world poses of the tip bodies, base-to-tip ---- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
-
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
     const double t2 = soagen_cos(q[4]);
     const double t3 = soagen_sin(q[4]);
-
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
     const double t4 = soagen_cos(q[3]);
     const double t5 = soagen_sin(q[3]);
-
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
     const double t6 = soagen_cos(q[2]);
     const double t7 = soagen_sin(q[2]);
-
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
     const double t8 = soagen_cos(q[1]);
     const double t9 = soagen_sin(q[1]);
-
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
     const double t10 = soagen_cos(q[0]);
     const double t11 = soagen_sin(q[0]);
     const double t12 = -t10*t9;
@@ -119,7 +109,7 @@ void ur5_forward_kinematics(const double q[6], double T[16])
     const double t68 = t62 + t65;
     const double t69 = t63 + t66;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     T[0] = t52;
     T[1] = -t53;
     T[2] = t43;
@@ -140,15 +130,14 @@ void ur5_forward_kinematics(const double q[6], double T[16])
 
 long ur5_forward_kinematics_batch(long count, const double *q, double *T)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_forward_kinematics(q + 6*i, T + 16*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n
+ * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n [RJK (1)]
  * jacobian                           75 mul     53 add    0 div   0 sqrt  10 trig     88 statements
  *   q[6]: joint positions
  *   J[36]: Jacobian, row-major
@@ -156,23 +145,15 @@ long ur5_forward_kinematics_batch(long count, const double *q, double *T)
 void ur5_jacobian(const double q[6], double J[36])
 {
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos(q[4]);
     const double t1 = soagen_sin(q[4]);
-
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
     const double t2 = soagen_cos(q[3]);
     const double t3 = soagen_sin(q[3]);
-
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
     const double t4 = soagen_cos(q[2]);
     const double t5 = soagen_sin(q[2]);
-
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
     const double t6 = soagen_cos(q[1]);
     const double t7 = soagen_sin(q[1]);
-
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
     const double t8 = soagen_cos(q[0]);
     const double t9 = soagen_sin(q[0]);
     const double t10 = -t8*t7;
@@ -254,7 +235,7 @@ void ur5_jacobian(const double q[6], double J[36])
     const double t86 = t9*t84;
     const double t87 = -t8*t82 - t9*t83;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     J[0] = 0.0;
     J[1] = -t9;
     J[2] = -t9;
@@ -295,15 +276,14 @@ void ur5_jacobian(const double q[6], double J[36])
 
 long ur5_jacobian_batch(long count, const double *q, double *J)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_jacobian(q + 6*i, J + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * tip bias accelerations Jdot qd, [angular; linear], world axes
+ * tip bias accelerations Jdot qd, [angular; linear], world axes [KJR (46)]
  * jdot_qdot                         175 mul     99 add    0 div   0 sqrt  12 trig    157 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -312,165 +292,177 @@ long ur5_jacobian_batch(long count, const double *q, double *J)
 void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
 {
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[0]);
     const double t1 = soagen_sin(q[0]);
-
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
     const double t2 = soagen_cos(q[1]);
     const double t3 = soagen_sin(q[1]);
-    const double t4 = -qd[0]*t2;
-    const double t5 = -qd[0]*t3;
+    const double t4 = qd[0]*qd[0];
+    const double t5 = -0.13585*t4;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-    const double t8 = t6*t4 - t7*t5;
-    const double t9 = t7*t4 + t6*t5;
-    const double t10 = 0.425*qd[1] + 0.1197*t5;
-    const double t11 = -0.425*t4;
-    const double t12 = -0.1197*t4;
-    const double t13 = qd[1] + qd[2];
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t6 = -qd[0]*t2;
+    const double t7 = -qd[0]*t3;
+    const double t8 = soagen_cos(q[2]);
+    const double t9 = soagen_sin(q[2]);
+    const double t10 = qd[1]*t7;
+    const double t11 = 0.425*qd[1] + 0.1197*t7;
+    const double t12 = -0.425*t6;
+    const double t13 = -0.1197*t6;
+    const double t14 = qd[1]*t13 - t7*t12;
+    const double t15 = t7*t11 - t6*t13;
+    const double t16 = t6*t12 - qd[1]*t11;
+    const double t17 = -t10;
+    const double t18 = qd[1]*t6;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t14 = soagen_cos(q[3]);
-    const double t15 = soagen_sin(q[3]);
-    const double t16 = -t15*t8 - t14*t9;
-    const double t17 = t14*t8 - t15*t9;
-    const double t18 = qd[3] + t13;
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t19 = t8*t6 - t9*t7;
+    const double t20 = t8*t7 + t9*t6;
+    const double t21 = qd[1] + qd[2];
+    const double t22 = soagen_cos(q[3]);
+    const double t23 = soagen_sin(q[3]);
+    const double t24 = t21*t20;
+    const double t25 = t19*t20;
+    const double t26 = t19*t19;
+    const double t27 = t21*t21;
+    const double t28 = -t27 - t26;
+    const double t29 = 0.39225*t25;
+    const double t30 = 0.39225*t24;
+    const double t31 = 0.39225*t28;
+    const double t32 = -qd[2]*t20;
+    const double t33 = qd[2]*t19;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t19 = soagen_cos(q[4]);
-    const double t20 = soagen_sin(q[4]);
-    const double t21 = t18*t20 + t19*t16;
-    const double t22 = t18*t19 - t20*t16;
-    const double t23 = qd[4] + t17;
-
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t24 = soagen_cos(q[5]);
-    const double t25 = soagen_sin(q[5]);
-    const double t26 = t24*t21 - t25*t23;
-    const double t27 = t25*t21 + t24*t23;
-    const double t28 = qd[5] + t22;
-    const double t29 = qd[0]*qd[0];
-    const double t30 = -0.13585*t29;
-    const double t31 = qd[1]*t5;
-    const double t32 = qd[1]*t12 - t5*t11;
-    const double t33 = t5*t10 - t4*t12;
-    const double t34 = t4*t11 - qd[1]*t10;
-    const double t35 = t13*t9;
-    const double t36 = t8*t9;
-    const double t37 = t8*t8;
-    const double t38 = t13*t13;
-    const double t39 = -t38 - t37;
-    const double t40 = 0.39225*t36;
-    const double t41 = 0.39225*t35;
-    const double t42 = 0.39225*t39;
-    const double t43 = t18*t17;
-    const double t44 = t18*t16;
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t34 = -t23*t19 - t22*t20;
+    const double t35 = t22*t19 - t23*t20;
+    const double t36 = qd[3] + t21;
+    const double t37 = soagen_cos(q[4]);
+    const double t38 = soagen_sin(q[4]);
+    const double t39 = t36*t35;
+    const double t40 = t36*t34;
+    const double t41 = 0.093*t40;
+    const double t42 = t34*t34;
+    const double t43 = t35*t35;
+    const double t44 = -t42 - t43;
     const double t45 = 0.093*t44;
-    const double t46 = t16*t16;
-    const double t47 = t17*t17;
-    const double t48 = -t46 - t47;
-    const double t49 = 0.093*t48;
-    const double t50 = 0.093*t43;
-    const double t51 = t22*t23;
-    const double t52 = t21*t23;
-    const double t53 = 0.09465*t52;
-    const double t54 = 0.09465*t51;
-    const double t55 = t21*t21;
-    const double t56 = t22*t22;
-    const double t57 = -t56 - t55;
-    const double t58 = 0.09465*t57;
-    const double t59 = -t31;
-    const double t60 = qd[1]*t4;
-    const double t61 = -qd[2]*t9;
-    const double t62 = qd[2]*t8;
-    const double t63 = -qd[3]*t17;
-    const double t64 = qd[3]*t16;
-    const double t65 = qd[4]*t22;
-    const double t66 = -qd[4]*t21;
-    const double t67 = -qd[5]*t27;
-    const double t68 = qd[5]*t26;
-    const double t69 = 0.1197*t60;
-    const double t70 = -0.425*t59;
-    const double t71 = -0.1197*t59;
-    const double t72 = t69 + t32;
-    const double t73 = t30 + t70 + t33;
-    const double t74 = t71 + t34;
-    const double t75 = t6*t59 - t7*t60;
-    const double t76 = t7*t59 + t6*t60;
-    const double t77 = t61 + t75;
-    const double t78 = t62 + t76;
-    const double t79 = t6*t72 - t7*t74;
-    const double t80 = t7*t72 + t6*t74;
+    const double t46 = 0.093*t39;
+    const double t47 = -qd[3]*t35;
+    const double t48 = qd[3]*t34;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t49 = t36*t38 + t37*t34;
+    const double t50 = t36*t37 - t38*t34;
+    const double t51 = qd[4] + t35;
+    const double t52 = soagen_cos(q[5]);
+    const double t53 = soagen_sin(q[5]);
+    const double t54 = t50*t51;
+    const double t55 = t49*t51;
+    const double t56 = 0.09465*t55;
+    const double t57 = 0.09465*t54;
+    const double t58 = t49*t49;
+    const double t59 = t50*t50;
+    const double t60 = -t58 - t59;
+    const double t61 = 0.09465*t60;
+    const double t62 = qd[4]*t50;
+    const double t63 = -qd[4]*t49;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t64 = t52*t49 - t53*t51;
+    const double t65 = t53*t49 + t52*t51;
+    const double t66 = qd[5] + t50;
+    const double t67 = -qd[5]*t65;
+    const double t68 = qd[5]*t64;
+
+    /* ---- base-to-tip accelerations alpha = phi* alpha(p) + a at qdd = 0 -- [KJR (46)] ---- */
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t69 = 0.1197*t18;
+    const double t70 = -0.425*t17;
+    const double t71 = -0.1197*t17;
+    const double t72 = t69 + t14;
+    const double t73 = t5 + t70 + t15;
+    const double t74 = t71 + t16;
+    const double t75 = t8*t17 - t9*t18;
+    const double t76 = t8*t18 + t9*t17;
+    const double t77 = t75 + t32;
+    const double t78 = t76 + t33;
+    const double t79 = t8*t72 - t9*t74;
+    const double t80 = t8*t74 + t9*t72;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t81 = -0.39225*t77;
-    const double t82 = t40 + t79;
-    const double t83 = t73 + t41 + t81;
-    const double t84 = t42 + t80;
-    const double t85 = -t15*t77 - t14*t78;
-    const double t86 = t14*t77 - t15*t78;
-    const double t87 = t63 + t85;
-    const double t88 = t64 + t86;
-    const double t89 = -t15*t82 - t14*t84;
-    const double t90 = t14*t82 - t15*t84;
+    const double t82 = t29 + t79;
+    const double t83 = t73 + t30 + t81;
+    const double t84 = t31 + t80;
+    const double t85 = -t23*t77 - t22*t78;
+    const double t86 = t22*t77 - t23*t78;
+    const double t87 = t47 + t85;
+    const double t88 = t48 + t86;
+    const double t89 = -t23*t82 - t22*t84;
+    const double t90 = t22*t82 - t23*t84;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t91 = -0.093*t88;
     const double t92 = 0.093*t87;
-    const double t93 = t45 + t91 + t89;
-    const double t94 = t83 + t49;
-    const double t95 = t50 + t92 + t90;
-    const double t96 = t19*t87;
-    const double t97 = -t20*t87;
-    const double t98 = t65 + t96;
-    const double t99 = t66 + t97;
-    const double t100 = t20*t94 + t19*t93;
-    const double t101 = t19*t94 - t20*t93;
+    const double t93 = t41 + t91 + t89;
+    const double t94 = t83 + t45;
+    const double t95 = t46 + t92 + t90;
+    const double t96 = t37*t87;
+    const double t97 = -t38*t87;
+    const double t98 = t62 + t96;
+    const double t99 = t63 + t97;
+    const double t100 = t38*t94 + t37*t93;
+    const double t101 = t37*t94 - t38*t93;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t102 = 0.09465*t99;
     const double t103 = -0.09465*t98;
-    const double t104 = t53 + t102 + t100;
-    const double t105 = t54 + t103 + t101;
-    const double t106 = t58 + t95;
-    const double t107 = t24*t98 - t25*t88;
-    const double t108 = t24*t88 + t25*t98;
+    const double t104 = t56 + t102 + t100;
+    const double t105 = t57 + t103 + t101;
+    const double t106 = t61 + t95;
+    const double t107 = t52*t98 - t53*t88;
+    const double t108 = t52*t88 + t53*t98;
     const double t109 = t67 + t107;
     const double t110 = t68 + t108;
-    const double t111 = t24*t104 - t25*t106;
-    const double t112 = t24*t106 + t25*t104;
+    const double t111 = t52*t104 - t53*t106;
+    const double t112 = t52*t106 + t53*t104;
     const double t113 = -t0*t3;
     const double t114 = t0*t2;
     const double t115 = -t1*t3;
     const double t116 = t1*t2;
-    const double t117 = t6*t113 - t7*t114;
-    const double t118 = t7*t113 + t6*t114;
-    const double t119 = t6*t115 - t7*t116;
-    const double t120 = t7*t115 + t6*t116;
-    const double t121 = t7*t3 - t2*t6;
-    const double t122 = -t7*t2 - t3*t6;
-    const double t123 = -t15*t117 - t14*t118;
-    const double t124 = t14*t117 - t15*t118;
-    const double t125 = -t15*t119 - t14*t120;
-    const double t126 = t14*t119 - t15*t120;
-    const double t127 = -t15*t121 - t14*t122;
-    const double t128 = t14*t121 - t15*t122;
-    const double t129 = t19*t123 - t1*t20;
-    const double t130 = -t1*t19 - t20*t123;
-    const double t131 = t0*t20 + t19*t125;
-    const double t132 = t0*t19 - t20*t125;
-    const double t133 = t19*t127;
-    const double t134 = -t20*t127;
-    const double t135 = t24*t129 - t25*t124;
-    const double t136 = t24*t124 + t25*t129;
-    const double t137 = t24*t131 - t25*t126;
-    const double t138 = t24*t126 + t25*t131;
-    const double t139 = t24*t133 - t25*t128;
-    const double t140 = t24*t128 + t25*t133;
+    const double t117 = t8*t113 - t9*t114;
+    const double t118 = t8*t114 + t9*t113;
+    const double t119 = t8*t115 - t9*t116;
+    const double t120 = t8*t116 + t9*t115;
+    const double t121 = t9*t3 - t8*t2;
+    const double t122 = -t8*t3 - t9*t2;
+    const double t123 = -t23*t117 - t22*t118;
+    const double t124 = t22*t117 - t23*t118;
+    const double t125 = -t23*t119 - t22*t120;
+    const double t126 = t22*t119 - t23*t120;
+    const double t127 = -t23*t121 - t22*t122;
+    const double t128 = t22*t121 - t23*t122;
+    const double t129 = t37*t123 - t1*t38;
+    const double t130 = -t1*t37 - t38*t123;
+    const double t131 = t0*t38 + t37*t125;
+    const double t132 = t0*t37 - t38*t125;
+    const double t133 = t37*t127;
+    const double t134 = -t38*t127;
+    const double t135 = t52*t129 - t53*t124;
+    const double t136 = t52*t124 + t53*t129;
+    const double t137 = t52*t131 - t53*t126;
+    const double t138 = t52*t126 + t53*t131;
+    const double t139 = t52*t133 - t53*t128;
+    const double t140 = t52*t128 + t53*t133;
     const double t141 = -0.0823*t110;
     const double t142 = 0.0823*t109;
-    const double t143 = -0.0823*t27;
-    const double t144 = 0.0823*t26;
-    const double t145 = t28*t144;
-    const double t146 = t27*t143 - t26*t144;
-    const double t147 = -t28*t143;
+    const double t143 = -0.0823*t65;
+    const double t144 = 0.0823*t64;
+    const double t145 = t66*t144;
+    const double t146 = t65*t143 - t64*t144;
+    const double t147 = -t66*t143;
     const double t148 = t145 + t141 + t111;
     const double t149 = t146 + t105;
     const double t150 = t147 + t112 + t142;
@@ -481,7 +473,7 @@ void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t155 = t132*t99 + t138*t110 + t137*t109;
     const double t156 = t134*t99 + t140*t110 + t139*t109;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     a0[0] = t154;
     a0[1] = t155;
     a0[2] = t156;
@@ -492,15 +484,14 @@ void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
 
 long ur5_jdot_qdot_batch(long count, const double *q, const double *qd, double *a0)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_jdot_qdot(q + 6*i, qd + 6*i, a0 + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f)
+ * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) [RK (2.24)-(2.30)]
  * inverse_dynamics                  199 mul    146 add    0 div   0 sqrt  10 trig    237 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -510,194 +501,216 @@ long ur5_jdot_qdot_batch(long count, const double *q, const double *qd, double *
 void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6])
 {
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t0;
-    const double t3 = -qd[0]*t1;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.13585*t2;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t4*t2 - t5*t3;
-    const double t7 = t5*t2 + t4*t3;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t4 = -qd[0]*t0;
+    const double t5 = -qd[0]*t1;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = qd[1]*t5;
+    const double t9 = -0.8697944759100001*t8;
+    const double t10 = t4*t5;
+    const double t11 = 0.8697944759100001*t10;
+    const double t12 = t4*t4;
+    const double t13 = qd[1]*qd[1];
+    const double t14 = -t13 - t12;
+    const double t15 = 2.3500400000000004*t14;
+    const double t16 = -t8;
+    const double t17 = qd[1]*t4;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = -t10*t6 - t9*t7;
-    const double t12 = t9*t6 - t10*t7;
-    const double t13 = qd[3] + t8;
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t18 = t6*t4 - t7*t5;
+    const double t19 = t6*t5 + t7*t4;
+    const double t20 = qd[1] + qd[2];
+    const double t21 = soagen_cos(q[3]);
+    const double t22 = soagen_sin(q[3]);
+    const double t23 = t20*t19;
+    const double t24 = -0.187535813556*t23;
+    const double t25 = t18*t19;
+    const double t26 = 0.187535813556*t25;
+    const double t27 = t18*t18;
+    const double t28 = t20*t20;
+    const double t29 = -t28 - t27;
+    const double t30 = 0.56875*t29;
+    const double t31 = 0.39225*t29;
+    const double t32 = -qd[2]*t19;
+    const double t33 = qd[2]*t18;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t13*t15 + t14*t11;
-    const double t17 = t13*t14 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t34 = -t22*t18 - t21*t19;
+    const double t35 = t21*t18 - t22*t19;
+    const double t36 = qd[3] + t20;
+    const double t37 = soagen_cos(q[4]);
+    const double t38 = soagen_sin(q[4]);
+    const double t39 = t36*t35;
+    const double t40 = 0.108247244469*t39;
+    const double t41 = t34*t35;
+    const double t42 = -0.108247244469*t41;
+    const double t43 = t36*t34;
+    const double t44 = t34*t34;
+    const double t45 = t35*t35;
+    const double t46 = -t44 - t45;
+    const double t47 = 0.093*t46;
+    const double t48 = -qd[3]*t35;
+    const double t49 = qd[3]*t34;
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t19*t16 - t20*t18;
-    const double t22 = t20*t16 + t19*t18;
-    const double t23 = qd[5] + t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.13585*t24;
-    const double t26 = qd[1]*t3;
-    const double t27 = -0.8697944759100001*t26;
-    const double t28 = t2*t3;
-    const double t29 = 0.8697944759100001*t28;
-    const double t30 = t2*t2;
-    const double t31 = qd[1]*qd[1];
-    const double t32 = -t31 - t30;
-    const double t33 = 2.3500400000000004*t32;
-    const double t34 = t8*t7;
-    const double t35 = -0.187535813556*t34;
-    const double t36 = t6*t7;
-    const double t37 = 0.187535813556*t36;
-    const double t38 = t6*t6;
-    const double t39 = t8*t8;
-    const double t40 = -t39 - t38;
-    const double t41 = 0.56875*t40;
-    const double t42 = 0.39225*t40;
-    const double t43 = t13*t12;
-    const double t44 = 0.108247244469*t43;
-    const double t45 = t11*t12;
-    const double t46 = -0.108247244469*t45;
-    const double t47 = t13*t11;
-    const double t48 = t11*t11;
-    const double t49 = t12*t12;
-    const double t50 = -t48 - t49;
-    const double t51 = 0.093*t50;
-    const double t52 = t17*t18;
-    const double t53 = 0.108247244469*t52;
-    const double t54 = t16*t18;
-    const double t55 = -0.108247244469*t54;
-    const double t56 = t16*t16;
-    const double t57 = t17*t17;
-    const double t58 = -t57 - t56;
-    const double t59 = 0.09465*t58;
-    const double t60 = t23*t22;
-    const double t61 = 0.016685526854599998*t60;
-    const double t62 = t21*t22;
-    const double t63 = -0.016685526854599998*t62;
-    const double t64 = -t26;
-    const double t65 = qd[1]*t2;
-    const double t66 = -qd[2]*t7;
-    const double t67 = qd[2]*t6;
-    const double t68 = -qd[3]*t12;
-    const double t69 = qd[3]*t11;
-    const double t70 = qd[4]*t17;
-    const double t71 = -qd[4]*t16;
-    const double t72 = -qd[5]*t22;
-    const double t73 = qd[5]*t21;
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t50 = t36*t38 + t37*t34;
+    const double t51 = t36*t37 - t38*t34;
+    const double t52 = qd[4] + t35;
+    const double t53 = soagen_cos(q[5]);
+    const double t54 = soagen_sin(q[5]);
+    const double t55 = t51*t52;
+    const double t56 = 0.108247244469*t55;
+    const double t57 = t50*t52;
+    const double t58 = -0.108247244469*t57;
+    const double t59 = t50*t50;
+    const double t60 = t51*t51;
+    const double t61 = -t59 - t60;
+    const double t62 = 0.09465*t61;
+    const double t63 = qd[4]*t51;
+    const double t64 = -qd[4]*t50;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t65 = t53*t50 - t54*t52;
+    const double t66 = t54*t50 + t53*t52;
+    const double t67 = qd[5] + t51;
+    const double t68 = t67*t66;
+    const double t69 = 0.016685526854599998*t68;
+    const double t70 = t65*t66;
+    const double t71 = -0.016685526854599998*t70;
+    const double t72 = -qd[5]*t66;
+    const double t73 = qd[5]*t65;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t74 = 0.00666*qdd[0];
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t75 = -0.13585*qdd[0];
     const double t76 = -qdd[0]*t0;
     const double t77 = -qdd[0]*t1;
-    const double t78 = t76 + t64;
-    const double t79 = t77 + t65;
+    const double t78 = t76 + t16;
+    const double t79 = t77 + t17;
     const double t80 = -9.81*t0 - t75*t1;
     const double t81 = t75*t0 - 9.81*t1;
-    const double t82 = t3*t3;
-    const double t83 = t65 - t79;
-    const double t84 = qdd[1] + t28;
-    const double t85 = -t82 - t30;
-    const double t86 = t26 - t78;
-    const double t87 = t26 + t78;
-    const double t88 = t27 - 2.3500400000000004*t25 + 0.8849018759100001*t78;
-    const double t89 = 0.8849018759100001*qdd[1] + t29 + 2.3500400000000004*t80;
+    const double t82 = t5*t5;
+    const double t83 = t17 - t79;
+    const double t84 = qdd[1] + t10;
+    const double t85 = -t82 - t12;
+    const double t86 = t8 - t78;
+    const double t87 = t8 + t78;
+    const double t88 = t9 - 2.3500400000000004*t3 + 0.8849018759100001*t78;
+    const double t89 = 0.8849018759100001*qdd[1] + t11 + 2.3500400000000004*t80;
     const double t90 = 0.0151074*t79;
     const double t91 = 2.3500400000000004*t84;
     const double t92 = 8.393*t80 + t91;
-    const double t93 = 8.393*t81 + t33;
+    const double t93 = 8.393*t81 + t15;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t94 = 0.425*t84 - 0.1197*t83;
     const double t95 = 0.425*t86 - 0.1197*t85;
-    const double t96 = 0.425*t32 - 0.1197*t87;
+    const double t96 = 0.425*t14 - 0.1197*t87;
     const double t97 = t80 + t94;
-    const double t98 = t25 + t95;
+    const double t98 = t3 + t95;
     const double t99 = t81 + t96;
-    const double t100 = t4*t78 - t5*t79;
-    const double t101 = t5*t78 + t4*t79;
-    const double t102 = t66 + t100;
+    const double t100 = t6*t78 - t7*t79;
+    const double t101 = t6*t79 + t7*t78;
+    const double t102 = t32 + t100;
     const double t103 = qdd[1] + qdd[2];
-    const double t104 = t67 + t101;
-    const double t105 = t4*t97 - t5*t99;
-    const double t106 = t5*t97 + t4*t99;
-    const double t107 = t103 + t36;
-    const double t108 = t34 - t102;
-    const double t109 = t35 + 0.19163081355599998*t102 - 0.56875*t98;
-    const double t110 = 0.19163081355599998*t103 + t37 + 0.56875*t105;
+    const double t104 = t33 + t101;
+    const double t105 = t6*t97 - t7*t99;
+    const double t106 = t6*t99 + t7*t97;
+    const double t107 = t103 + t25;
+    const double t108 = t23 - t102;
+    const double t109 = t24 + 0.19163081355599998*t102 - 0.56875*t98;
+    const double t110 = 0.19163081355599998*t103 + t26 + 0.56875*t105;
     const double t111 = 0.004095*t104;
     const double t112 = 0.56875*t107;
     const double t113 = 0.56875*t108;
     const double t114 = t112 + 2.275*t105;
     const double t115 = t113 + 2.275*t98;
-    const double t116 = t41 + 2.275*t106;
+    const double t116 = t30 + 2.275*t106;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t117 = 0.39225*t107;
     const double t118 = 0.39225*t108;
     const double t119 = t117 + t105;
     const double t120 = t98 + t118;
-    const double t121 = t42 + t106;
-    const double t122 = -t10*t102 - t9*t104;
-    const double t123 = t9*t102 - t10*t104;
-    const double t124 = t68 + t122;
+    const double t121 = t31 + t106;
+    const double t122 = -t22*t102 - t21*t104;
+    const double t123 = t21*t102 - t22*t104;
+    const double t124 = t48 + t122;
     const double t125 = qdd[3] + t103;
-    const double t126 = t69 + t123;
-    const double t127 = -t10*t119 - t9*t121;
-    const double t128 = t9*t119 - t10*t121;
-    const double t129 = t47 - t126;
-    const double t130 = t43 + t124;
-    const double t131 = t44 + 0.111172755531*t124;
-    const double t132 = 0.111172755531*t125 + t46;
+    const double t126 = t49 + t123;
+    const double t127 = -t22*t119 - t21*t121;
+    const double t128 = t21*t119 - t22*t121;
+    const double t129 = t43 - t126;
+    const double t130 = t39 + t124;
+    const double t131 = t40 + 0.111172755531*t124;
+    const double t132 = 0.111172755531*t125 + t42;
     const double t133 = 0.21942*t126;
     const double t134 = 1.219*t127;
     const double t135 = 1.219*t120;
     const double t136 = 1.219*t128;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t137 = 0.093*t129;
     const double t138 = 0.093*t130;
     const double t139 = t127 + t137;
-    const double t140 = t51 + t120;
+    const double t140 = t47 + t120;
     const double t141 = t128 + t138;
-    const double t142 = t125*t15 + t14*t124;
-    const double t143 = t125*t14 - t15*t124;
-    const double t144 = t70 + t142;
-    const double t145 = t71 + t143;
+    const double t142 = t125*t38 + t37*t124;
+    const double t143 = t125*t37 - t38*t124;
+    const double t144 = t63 + t142;
+    const double t145 = t64 + t143;
     const double t146 = qdd[4] + t126;
-    const double t147 = t15*t140 + t14*t139;
-    const double t148 = t14*t140 - t15*t139;
-    const double t149 = t54 + t145;
-    const double t150 = t52 - t144;
-    const double t151 = t53 + 0.111172755531*t144;
-    const double t152 = t55 + 0.111172755531*t145;
+    const double t147 = t38*t140 + t37*t139;
+    const double t148 = t37*t140 - t38*t139;
+    const double t149 = t57 + t145;
+    const double t150 = t55 - t144;
+    const double t151 = t56 + 0.111172755531*t144;
+    const double t152 = t58 + 0.111172755531*t145;
     const double t153 = 0.21942*t146;
     const double t154 = 1.219*t147;
     const double t155 = 1.219*t148;
     const double t156 = 1.219*t141;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t157 = 0.09465*t149;
     const double t158 = 0.09465*t150;
     const double t159 = t147 + t157;
     const double t160 = t148 + t158;
-    const double t161 = t59 + t141;
-    const double t162 = t19*t144 - t20*t146;
-    const double t163 = t19*t146 + t20*t144;
+    const double t161 = t62 + t141;
+    const double t162 = t53*t144 - t54*t146;
+    const double t163 = t53*t146 + t54*t144;
     const double t164 = t72 + t162;
     const double t165 = qdd[5] + t145;
     const double t166 = t73 + t163;
-    const double t167 = t19*t159 - t20*t161;
-    const double t168 = t19*t161 + t20*t159;
-    const double t169 = t61 + 0.0171364731454*t164;
-    const double t170 = t63 + 0.0171364731454*t165;
+    const double t167 = t53*t159 - t54*t161;
+    const double t168 = t53*t161 + t54*t159;
+    const double t169 = t69 + 0.0171364731454*t164;
+    const double t170 = t71 + 0.0171364731454*t165;
     const double t171 = 0.033822*t166;
     const double t172 = 0.1879*t167;
     const double t173 = 0.1879*t160;
     const double t174 = 0.1879*t168;
-    const double t175 = t20*t174 + t19*t172;
-    const double t176 = t19*t174 - t20*t172;
-    const double t177 = t20*t171 + t19*t169;
-    const double t178 = t19*t171 - t20*t169;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t175 = t54*t174 + t53*t172;
+    const double t176 = t53*t174 - t54*t172;
+    const double t177 = t54*t171 + t53*t169;
+    const double t178 = t53*t171 - t54*t169;
     const double t179 = -0.09465*t173;
     const double t180 = 0.09465*t175;
     const double t181 = t177 + t179;
@@ -708,10 +721,12 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
     const double t186 = t154 + t175;
     const double t187 = t155 + t173;
     const double t188 = t156 + t176;
-    const double t189 = t14*t186 - t15*t187;
-    const double t190 = t14*t187 + t15*t186;
-    const double t191 = t14*t183 - t15*t184;
-    const double t192 = t15*t183 + t14*t184;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t189 = t37*t186 - t38*t187;
+    const double t190 = t37*t187 + t38*t186;
+    const double t191 = t37*t183 - t38*t184;
+    const double t192 = t38*t183 + t37*t184;
     const double t193 = 0.093*t188;
     const double t194 = -0.093*t189;
     const double t195 = t193 + t191;
@@ -722,10 +737,12 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
     const double t200 = t134 + t189;
     const double t201 = t135 + t190;
     const double t202 = t136 + t188;
-    const double t203 = t10*t202 + t9*t200;
-    const double t204 = t9*t202 - t10*t200;
-    const double t205 = t9*t197 + t10*t199;
-    const double t206 = t9*t199 - t10*t197;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t203 = t22*t202 + t21*t200;
+    const double t204 = t21*t202 - t22*t200;
+    const double t205 = t21*t197 + t22*t199;
+    const double t206 = t21*t199 - t22*t197;
     const double t207 = -0.39225*t201;
     const double t208 = 0.39225*t204;
     const double t209 = t207 + t206;
@@ -736,10 +753,12 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
     const double t214 = t114 + t204;
     const double t215 = t115 + t201;
     const double t216 = t116 - t203;
-    const double t217 = t5*t216 + t4*t214;
-    const double t218 = t4*t216 - t5*t214;
-    const double t219 = t5*t213 + t4*t211;
-    const double t220 = t4*t213 - t5*t211;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t217 = t6*t214 + t7*t216;
+    const double t218 = t6*t216 - t7*t214;
+    const double t219 = t7*t213 + t6*t211;
+    const double t220 = t6*t213 - t7*t211;
     const double t221 = -0.425*t215 - 0.1197*t218;
     const double t222 = 0.425*t217;
     const double t223 = 0.1197*t217;
@@ -751,13 +770,15 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
     const double t229 = t90 + t226;
     const double t230 = t92 + t217;
     const double t231 = t93 + t218;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t232 = t0*t231 - t1*t230;
     const double t233 = t0*t227 + t1*t229;
     const double t234 = -0.13585*t232;
     const double t235 = t234 - t233;
     const double t236 = t74 + t235;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t236;
     tau[1] = t228;
     tau[2] = t212;
@@ -768,15 +789,14 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
 
 long ur5_inverse_dynamics_batch(long count, const double *q, const double *qd, const double *qdd, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_inverse_dynamics(q + 6*i, qd + 6*i, qdd + 6*i, tau + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f)
+ * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) [RK (2.28)-(2.29)]
  * inverse_dynamics_tip_force        269 mul    188 add    0 div   0 sqrt  12 trig    283 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -787,190 +807,206 @@ long ur5_inverse_dynamics_batch(long count, const double *q, const double *qd, c
 void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6])
 {
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[0]);
     const double t1 = soagen_sin(q[0]);
-
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
     const double t2 = soagen_cos(q[1]);
     const double t3 = soagen_sin(q[1]);
-    const double t4 = -qd[0]*t2;
-    const double t5 = -qd[0]*t3;
+    const double t4 = qd[0]*qd[0];
+    const double t5 = -0.13585*t4;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-    const double t8 = t6*t4 - t7*t5;
-    const double t9 = t7*t4 + t6*t5;
-    const double t10 = qd[1] + qd[2];
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t6 = -qd[0]*t2;
+    const double t7 = -qd[0]*t3;
+    const double t8 = soagen_cos(q[2]);
+    const double t9 = soagen_sin(q[2]);
+    const double t10 = qd[1]*t7;
+    const double t11 = -0.8697944759100001*t10;
+    const double t12 = t6*t7;
+    const double t13 = 0.8697944759100001*t12;
+    const double t14 = t6*t6;
+    const double t15 = qd[1]*qd[1];
+    const double t16 = -t15 - t14;
+    const double t17 = 2.3500400000000004*t16;
+    const double t18 = -t10;
+    const double t19 = qd[1]*t6;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t11 = soagen_cos(q[3]);
-    const double t12 = soagen_sin(q[3]);
-    const double t13 = -t12*t8 - t11*t9;
-    const double t14 = t11*t8 - t12*t9;
-    const double t15 = qd[3] + t10;
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t20 = t8*t6 - t9*t7;
+    const double t21 = t8*t7 + t9*t6;
+    const double t22 = qd[1] + qd[2];
+    const double t23 = soagen_cos(q[3]);
+    const double t24 = soagen_sin(q[3]);
+    const double t25 = t22*t21;
+    const double t26 = -0.187535813556*t25;
+    const double t27 = t20*t21;
+    const double t28 = 0.187535813556*t27;
+    const double t29 = t20*t20;
+    const double t30 = t22*t22;
+    const double t31 = -t30 - t29;
+    const double t32 = 0.56875*t31;
+    const double t33 = 0.39225*t31;
+    const double t34 = -qd[2]*t21;
+    const double t35 = qd[2]*t20;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t16 = soagen_cos(q[4]);
-    const double t17 = soagen_sin(q[4]);
-    const double t18 = t15*t17 + t16*t13;
-    const double t19 = t15*t16 - t17*t13;
-    const double t20 = qd[4] + t14;
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t36 = -t24*t20 - t23*t21;
+    const double t37 = t23*t20 - t24*t21;
+    const double t38 = qd[3] + t22;
+    const double t39 = soagen_cos(q[4]);
+    const double t40 = soagen_sin(q[4]);
+    const double t41 = t38*t37;
+    const double t42 = 0.108247244469*t41;
+    const double t43 = t36*t37;
+    const double t44 = -0.108247244469*t43;
+    const double t45 = t38*t36;
+    const double t46 = t36*t36;
+    const double t47 = t37*t37;
+    const double t48 = -t46 - t47;
+    const double t49 = 0.093*t48;
+    const double t50 = -qd[3]*t37;
+    const double t51 = qd[3]*t36;
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t21 = soagen_cos(q[5]);
-    const double t22 = soagen_sin(q[5]);
-    const double t23 = t21*t18 - t22*t20;
-    const double t24 = t22*t18 + t21*t20;
-    const double t25 = qd[5] + t19;
-    const double t26 = qd[0]*qd[0];
-    const double t27 = -0.13585*t26;
-    const double t28 = qd[1]*t5;
-    const double t29 = -0.8697944759100001*t28;
-    const double t30 = t4*t5;
-    const double t31 = 0.8697944759100001*t30;
-    const double t32 = t4*t4;
-    const double t33 = qd[1]*qd[1];
-    const double t34 = -t33 - t32;
-    const double t35 = 2.3500400000000004*t34;
-    const double t36 = t10*t9;
-    const double t37 = -0.187535813556*t36;
-    const double t38 = t8*t9;
-    const double t39 = 0.187535813556*t38;
-    const double t40 = t8*t8;
-    const double t41 = t10*t10;
-    const double t42 = -t41 - t40;
-    const double t43 = 0.56875*t42;
-    const double t44 = 0.39225*t42;
-    const double t45 = t15*t14;
-    const double t46 = 0.108247244469*t45;
-    const double t47 = t13*t14;
-    const double t48 = -0.108247244469*t47;
-    const double t49 = t15*t13;
-    const double t50 = t13*t13;
-    const double t51 = t14*t14;
-    const double t52 = -t50 - t51;
-    const double t53 = 0.093*t52;
-    const double t54 = t19*t20;
-    const double t55 = 0.108247244469*t54;
-    const double t56 = t18*t20;
-    const double t57 = -0.108247244469*t56;
-    const double t58 = t18*t18;
-    const double t59 = t19*t19;
-    const double t60 = -t59 - t58;
-    const double t61 = 0.09465*t60;
-    const double t62 = t25*t24;
-    const double t63 = 0.016685526854599998*t62;
-    const double t64 = t23*t24;
-    const double t65 = -0.016685526854599998*t64;
-    const double t66 = -t28;
-    const double t67 = qd[1]*t4;
-    const double t68 = -qd[2]*t9;
-    const double t69 = qd[2]*t8;
-    const double t70 = -qd[3]*t14;
-    const double t71 = qd[3]*t13;
-    const double t72 = qd[4]*t19;
-    const double t73 = -qd[4]*t18;
-    const double t74 = -qd[5]*t24;
-    const double t75 = qd[5]*t23;
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t52 = t38*t40 + t39*t36;
+    const double t53 = t38*t39 - t40*t36;
+    const double t54 = qd[4] + t37;
+    const double t55 = soagen_cos(q[5]);
+    const double t56 = soagen_sin(q[5]);
+    const double t57 = t53*t54;
+    const double t58 = 0.108247244469*t57;
+    const double t59 = t52*t54;
+    const double t60 = -0.108247244469*t59;
+    const double t61 = t52*t52;
+    const double t62 = t53*t53;
+    const double t63 = -t61 - t62;
+    const double t64 = 0.09465*t63;
+    const double t65 = qd[4]*t53;
+    const double t66 = -qd[4]*t52;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t67 = t55*t52 - t56*t54;
+    const double t68 = t56*t52 + t55*t54;
+    const double t69 = qd[5] + t53;
+    const double t70 = t69*t68;
+    const double t71 = 0.016685526854599998*t70;
+    const double t72 = t67*t68;
+    const double t73 = -0.016685526854599998*t72;
+    const double t74 = -qd[5]*t68;
+    const double t75 = qd[5]*t67;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t76 = 0.00666*qdd[0];
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t77 = -0.13585*qdd[0];
     const double t78 = -qdd[0]*t2;
     const double t79 = -qdd[0]*t3;
-    const double t80 = t78 + t66;
-    const double t81 = t79 + t67;
+    const double t80 = t78 + t18;
+    const double t81 = t79 + t19;
     const double t82 = -9.81*t2 - t77*t3;
     const double t83 = t77*t2 - 9.81*t3;
-    const double t84 = t5*t5;
-    const double t85 = t67 - t81;
-    const double t86 = qdd[1] + t30;
-    const double t87 = -t84 - t32;
-    const double t88 = t28 - t80;
-    const double t89 = t28 + t80;
-    const double t90 = t29 - 2.3500400000000004*t27 + 0.8849018759100001*t80;
-    const double t91 = 0.8849018759100001*qdd[1] + t31 + 2.3500400000000004*t82;
+    const double t84 = t7*t7;
+    const double t85 = t19 - t81;
+    const double t86 = qdd[1] + t12;
+    const double t87 = -t84 - t14;
+    const double t88 = t10 - t80;
+    const double t89 = t10 + t80;
+    const double t90 = t11 - 2.3500400000000004*t5 + 0.8849018759100001*t80;
+    const double t91 = 0.8849018759100001*qdd[1] + t13 + 2.3500400000000004*t82;
     const double t92 = 0.0151074*t81;
     const double t93 = 2.3500400000000004*t86;
     const double t94 = 8.393*t82 + t93;
-    const double t95 = 8.393*t83 + t35;
+    const double t95 = 8.393*t83 + t17;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t96 = 0.425*t86 - 0.1197*t85;
     const double t97 = 0.425*t88 - 0.1197*t87;
-    const double t98 = 0.425*t34 - 0.1197*t89;
+    const double t98 = 0.425*t16 - 0.1197*t89;
     const double t99 = t82 + t96;
-    const double t100 = t27 + t97;
+    const double t100 = t5 + t97;
     const double t101 = t83 + t98;
-    const double t102 = t6*t80 - t7*t81;
-    const double t103 = t7*t80 + t6*t81;
-    const double t104 = t68 + t102;
+    const double t102 = t8*t80 - t9*t81;
+    const double t103 = t8*t81 + t9*t80;
+    const double t104 = t34 + t102;
     const double t105 = qdd[1] + qdd[2];
-    const double t106 = t69 + t103;
-    const double t107 = t6*t99 - t7*t101;
-    const double t108 = t7*t99 + t6*t101;
-    const double t109 = t105 + t38;
-    const double t110 = t36 - t104;
-    const double t111 = t37 + 0.19163081355599998*t104 - 0.56875*t100;
-    const double t112 = 0.19163081355599998*t105 + t39 + 0.56875*t107;
+    const double t106 = t35 + t103;
+    const double t107 = t8*t99 - t9*t101;
+    const double t108 = t8*t101 + t9*t99;
+    const double t109 = t105 + t27;
+    const double t110 = t25 - t104;
+    const double t111 = t26 + 0.19163081355599998*t104 - 0.56875*t100;
+    const double t112 = 0.19163081355599998*t105 + t28 + 0.56875*t107;
     const double t113 = 0.004095*t106;
     const double t114 = 0.56875*t109;
     const double t115 = 0.56875*t110;
     const double t116 = t114 + 2.275*t107;
     const double t117 = t115 + 2.275*t100;
-    const double t118 = t43 + 2.275*t108;
+    const double t118 = t32 + 2.275*t108;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t119 = 0.39225*t109;
     const double t120 = 0.39225*t110;
     const double t121 = t119 + t107;
     const double t122 = t100 + t120;
-    const double t123 = t44 + t108;
-    const double t124 = -t12*t104 - t11*t106;
-    const double t125 = t11*t104 - t12*t106;
-    const double t126 = t70 + t124;
+    const double t123 = t33 + t108;
+    const double t124 = -t24*t104 - t23*t106;
+    const double t125 = t23*t104 - t24*t106;
+    const double t126 = t50 + t124;
     const double t127 = qdd[3] + t105;
-    const double t128 = t71 + t125;
-    const double t129 = -t12*t121 - t11*t123;
-    const double t130 = t11*t121 - t12*t123;
-    const double t131 = t49 - t128;
-    const double t132 = t45 + t126;
-    const double t133 = t46 + 0.111172755531*t126;
-    const double t134 = 0.111172755531*t127 + t48;
+    const double t128 = t51 + t125;
+    const double t129 = -t24*t121 - t23*t123;
+    const double t130 = t23*t121 - t24*t123;
+    const double t131 = t45 - t128;
+    const double t132 = t41 + t126;
+    const double t133 = t42 + 0.111172755531*t126;
+    const double t134 = 0.111172755531*t127 + t44;
     const double t135 = 0.21942*t128;
     const double t136 = 1.219*t129;
     const double t137 = 1.219*t122;
     const double t138 = 1.219*t130;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t139 = 0.093*t131;
     const double t140 = 0.093*t132;
     const double t141 = t129 + t139;
-    const double t142 = t53 + t122;
+    const double t142 = t49 + t122;
     const double t143 = t130 + t140;
-    const double t144 = t127*t17 + t16*t126;
-    const double t145 = t127*t16 - t17*t126;
-    const double t146 = t72 + t144;
-    const double t147 = t73 + t145;
+    const double t144 = t127*t40 + t39*t126;
+    const double t145 = t127*t39 - t40*t126;
+    const double t146 = t65 + t144;
+    const double t147 = t66 + t145;
     const double t148 = qdd[4] + t128;
-    const double t149 = t17*t142 + t16*t141;
-    const double t150 = t16*t142 - t17*t141;
-    const double t151 = t56 + t147;
-    const double t152 = t54 - t146;
-    const double t153 = t55 + 0.111172755531*t146;
-    const double t154 = t57 + 0.111172755531*t147;
+    const double t149 = t40*t142 + t39*t141;
+    const double t150 = t39*t142 - t40*t141;
+    const double t151 = t59 + t147;
+    const double t152 = t57 - t146;
+    const double t153 = t58 + 0.111172755531*t146;
+    const double t154 = t60 + 0.111172755531*t147;
     const double t155 = 0.21942*t148;
     const double t156 = 1.219*t149;
     const double t157 = 1.219*t150;
     const double t158 = 1.219*t143;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t159 = 0.09465*t151;
     const double t160 = 0.09465*t152;
     const double t161 = t149 + t159;
     const double t162 = t150 + t160;
-    const double t163 = t61 + t143;
-    const double t164 = t21*t146 - t22*t148;
-    const double t165 = t21*t148 + t22*t146;
+    const double t163 = t64 + t143;
+    const double t164 = t55*t146 - t56*t148;
+    const double t165 = t55*t148 + t56*t146;
     const double t166 = t74 + t164;
     const double t167 = qdd[5] + t147;
     const double t168 = t75 + t165;
-    const double t169 = t21*t161 - t22*t163;
-    const double t170 = t21*t163 + t22*t161;
-    const double t171 = t63 + 0.0171364731454*t166;
-    const double t172 = t65 + 0.0171364731454*t167;
+    const double t169 = t55*t161 - t56*t163;
+    const double t170 = t55*t163 + t56*t161;
+    const double t171 = t71 + 0.0171364731454*t166;
+    const double t172 = t73 + 0.0171364731454*t167;
     const double t173 = 0.033822*t168;
     const double t174 = 0.1879*t169;
     const double t175 = 0.1879*t162;
@@ -979,30 +1015,30 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     const double t178 = t0*t2;
     const double t179 = -t1*t3;
     const double t180 = t1*t2;
-    const double t181 = t6*t177 - t7*t178;
-    const double t182 = t7*t177 + t6*t178;
-    const double t183 = t6*t179 - t7*t180;
-    const double t184 = t7*t179 + t6*t180;
-    const double t185 = t7*t3 - t2*t6;
-    const double t186 = -t7*t2 - t3*t6;
-    const double t187 = -t11*t182 - t12*t181;
-    const double t188 = t11*t181 - t12*t182;
-    const double t189 = -t11*t184 - t12*t183;
-    const double t190 = t11*t183 - t12*t184;
-    const double t191 = -t11*t186 - t12*t185;
-    const double t192 = t11*t185 - t12*t186;
-    const double t193 = t16*t187 - t1*t17;
-    const double t194 = -t1*t16 - t17*t187;
-    const double t195 = t0*t17 + t16*t189;
-    const double t196 = t0*t16 - t17*t189;
-    const double t197 = t16*t191;
-    const double t198 = -t17*t191;
-    const double t199 = t21*t193 - t22*t188;
-    const double t200 = t21*t188 + t22*t193;
-    const double t201 = t21*t195 - t22*t190;
-    const double t202 = t21*t190 + t22*t195;
-    const double t203 = t21*t197 - t22*t192;
-    const double t204 = t21*t192 + t22*t197;
+    const double t181 = t8*t177 - t9*t178;
+    const double t182 = t8*t178 + t9*t177;
+    const double t183 = t8*t179 - t9*t180;
+    const double t184 = t8*t180 + t9*t179;
+    const double t185 = t9*t3 - t8*t2;
+    const double t186 = -t8*t3 - t9*t2;
+    const double t187 = -t24*t181 - t23*t182;
+    const double t188 = t23*t181 - t24*t182;
+    const double t189 = -t24*t183 - t23*t184;
+    const double t190 = t23*t183 - t24*t184;
+    const double t191 = -t24*t185 - t23*t186;
+    const double t192 = t23*t185 - t24*t186;
+    const double t193 = t39*t187 - t1*t40;
+    const double t194 = -t1*t39 - t40*t187;
+    const double t195 = t0*t40 + t39*t189;
+    const double t196 = t0*t39 - t40*t189;
+    const double t197 = t39*t191;
+    const double t198 = -t40*t191;
+    const double t199 = t55*t193 - t56*t188;
+    const double t200 = t55*t188 + t56*t193;
+    const double t201 = t55*t195 - t56*t190;
+    const double t202 = t55*t190 + t56*t195;
+    const double t203 = t55*t197 - t56*t192;
+    const double t204 = t55*t192 + t56*t197;
     const double t205 = f[5]*t203 + f[4]*t201 + f[3]*t199;
     const double t206 = f[5]*t198 + f[3]*t194 + f[4]*t196;
     const double t207 = f[5]*t204 + f[4]*t202 + f[3]*t200;
@@ -1019,10 +1055,14 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     const double t218 = t205 + t174;
     const double t219 = t206 + t175;
     const double t220 = t207 + t176;
-    const double t221 = t22*t220 + t21*t218;
-    const double t222 = t21*t220 - t22*t218;
-    const double t223 = t22*t217 + t21*t215;
-    const double t224 = t21*t217 - t22*t215;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t221 = t56*t220 + t55*t218;
+    const double t222 = t55*t220 - t56*t218;
+    const double t223 = t56*t217 + t55*t215;
+    const double t224 = t55*t217 - t56*t215;
     const double t225 = -0.09465*t219;
     const double t226 = 0.09465*t221;
     const double t227 = t223 + t225;
@@ -1033,10 +1073,12 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     const double t232 = t156 + t221;
     const double t233 = t157 + t219;
     const double t234 = t158 + t222;
-    const double t235 = t16*t232 - t17*t233;
-    const double t236 = t16*t233 + t17*t232;
-    const double t237 = t16*t229 - t17*t230;
-    const double t238 = t17*t229 + t16*t230;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t235 = t39*t232 - t40*t233;
+    const double t236 = t39*t233 + t40*t232;
+    const double t237 = t39*t229 - t40*t230;
+    const double t238 = t40*t229 + t39*t230;
     const double t239 = 0.093*t234;
     const double t240 = -0.093*t235;
     const double t241 = t239 + t237;
@@ -1047,10 +1089,12 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     const double t246 = t136 + t235;
     const double t247 = t137 + t236;
     const double t248 = t138 + t234;
-    const double t249 = t12*t248 + t11*t246;
-    const double t250 = t11*t248 - t12*t246;
-    const double t251 = t11*t243 + t12*t245;
-    const double t252 = t11*t245 - t12*t243;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t249 = t24*t248 + t23*t246;
+    const double t250 = t23*t248 - t24*t246;
+    const double t251 = t23*t243 + t24*t245;
+    const double t252 = t23*t245 - t24*t243;
     const double t253 = -0.39225*t247;
     const double t254 = 0.39225*t250;
     const double t255 = t253 + t252;
@@ -1061,10 +1105,12 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     const double t260 = t116 + t250;
     const double t261 = t117 + t247;
     const double t262 = t118 - t249;
-    const double t263 = t7*t262 + t6*t260;
-    const double t264 = t6*t262 - t7*t260;
-    const double t265 = t7*t259 + t6*t257;
-    const double t266 = t6*t259 - t7*t257;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t263 = t8*t260 + t9*t262;
+    const double t264 = t8*t262 - t9*t260;
+    const double t265 = t9*t259 + t8*t257;
+    const double t266 = t8*t259 - t9*t257;
     const double t267 = -0.425*t261 - 0.1197*t264;
     const double t268 = 0.425*t263;
     const double t269 = 0.1197*t263;
@@ -1076,13 +1122,15 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     const double t275 = t92 + t272;
     const double t276 = t94 + t263;
     const double t277 = t95 + t264;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t278 = t2*t277 - t3*t276;
     const double t279 = t2*t273 + t3*t275;
     const double t280 = -0.13585*t278;
     const double t281 = t280 - t279;
     const double t282 = t76 + t281;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t282;
     tau[1] = t274;
     tau[2] = t258;
@@ -1093,15 +1141,14 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
 
 long ur5_inverse_dynamics_tip_force_batch(long count, const double *q, const double *qd, const double *qdd, const double *f, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_inverse_dynamics_tip_force(q + 6*i, qd + 6*i, qdd + 6*i, f + 6*i, tau + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * gravity torques G(q)
+ * gravity torques G(q) [KJR (44)]
  * gravity                            72 mul     41 add    0 div   0 sqrt  10 trig     77 statements
  *   q[6]: joint positions
  *   tau[6]: joint torques
@@ -1109,48 +1156,66 @@ long ur5_inverse_dynamics_tip_force_batch(long count, const double *q, const dou
 void ur5_gravity(const double q[6], double tau[6])
 {
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t2 = soagen_cos(q[2]);
     const double t3 = soagen_sin(q[2]);
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t4 = soagen_cos(q[3]);
     const double t5 = soagen_sin(q[3]);
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t6 = soagen_cos(q[4]);
     const double t7 = soagen_sin(q[4]);
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t8 = soagen_cos(q[5]);
     const double t9 = soagen_sin(q[5]);
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t10 = -9.81*t0;
     const double t11 = -9.81*t1;
     const double t12 = 2.3500400000000004*t10;
     const double t13 = 8.393*t10;
     const double t14 = 8.393*t11;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t15 = t2*t10 - t3*t11;
     const double t16 = t3*t10 + t2*t11;
     const double t17 = 0.56875*t15;
     const double t18 = 2.275*t15;
     const double t19 = 2.275*t16;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t20 = -t5*t15 - t4*t16;
     const double t21 = t4*t15 - t5*t16;
     const double t22 = 1.219*t20;
     const double t23 = 1.219*t21;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t24 = t6*t20;
     const double t25 = -t7*t20;
     const double t26 = 1.219*t24;
     const double t27 = 1.219*t25;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t28 = t8*t24 - t9*t21;
     const double t29 = t8*t21 + t9*t24;
     const double t30 = 0.1879*t28;
     const double t31 = 0.1879*t25;
     const double t32 = 0.1879*t29;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t33 = t9*t32 + t8*t30;
     const double t34 = t8*t32 - t9*t30;
     const double t35 = -0.09465*t31;
@@ -1158,6 +1223,8 @@ void ur5_gravity(const double q[6], double tau[6])
     const double t37 = t26 + t33;
     const double t38 = t27 + t31;
     const double t39 = t23 + t34;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t40 = t6*t37 - t7*t38;
     const double t41 = t6*t38 + t7*t37;
     const double t42 = t6*t35 - t7*t36;
@@ -1167,6 +1234,8 @@ void ur5_gravity(const double q[6], double tau[6])
     const double t46 = t42 + t44;
     const double t47 = t22 + t40;
     const double t48 = t23 + t39;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t49 = t5*t48 + t4*t47;
     const double t50 = t4*t48 - t5*t47;
     const double t51 = t4*t46 + t5*t45;
@@ -1178,6 +1247,8 @@ void ur5_gravity(const double q[6], double tau[6])
     const double t57 = t17 + t56;
     const double t58 = t18 + t50;
     const double t59 = t19 - t49;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t60 = t2*t58 + t3*t59;
     const double t61 = t2*t59 - t3*t58;
     const double t62 = t2*t55 - t3*t51;
@@ -1191,12 +1262,14 @@ void ur5_gravity(const double q[6], double tau[6])
     const double t70 = t12 + t68;
     const double t71 = t13 + t60;
     const double t72 = t14 + t61;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t73 = t0*t72 - t1*t71;
     const double t74 = t0*t67 + t1*t69;
     const double t75 = -0.13585*t73;
     const double t76 = t75 - t74;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t76;
     tau[1] = t70;
     tau[2] = t57;
@@ -1207,15 +1280,14 @@ void ur5_gravity(const double q[6], double tau[6])
 
 long ur5_gravity_batch(long count, const double *q, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_gravity(q + 6*i, tau + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * bias torques C(q, qd) + G(q)
+ * bias torques C(q, qd) + G(q) [KJR (45)]
  * bias_forces                       186 mul    128 add    0 div   0 sqrt  10 trig    221 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -1224,179 +1296,199 @@ long ur5_gravity_batch(long count, const double *q, double *tau)
 void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
 {
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t0;
-    const double t3 = -qd[0]*t1;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.13585*t2;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t4*t2 - t5*t3;
-    const double t7 = t5*t2 + t4*t3;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t4 = -qd[0]*t0;
+    const double t5 = -qd[0]*t1;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = qd[1]*t5;
+    const double t9 = -0.8697944759100001*t8;
+    const double t10 = t4*t5;
+    const double t11 = 0.8697944759100001*t10;
+    const double t12 = 2.3500400000000004*t10;
+    const double t13 = t4*t4;
+    const double t14 = qd[1]*qd[1];
+    const double t15 = -t14 - t13;
+    const double t16 = 2.3500400000000004*t15;
+    const double t17 = -t8;
+    const double t18 = qd[1]*t4;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = -t10*t6 - t9*t7;
-    const double t12 = t9*t6 - t10*t7;
-    const double t13 = qd[3] + t8;
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t19 = t6*t4 - t7*t5;
+    const double t20 = t6*t5 + t7*t4;
+    const double t21 = qd[1] + qd[2];
+    const double t22 = soagen_cos(q[3]);
+    const double t23 = soagen_sin(q[3]);
+    const double t24 = t21*t20;
+    const double t25 = -0.187535813556*t24;
+    const double t26 = t19*t20;
+    const double t27 = 0.187535813556*t26;
+    const double t28 = 0.56875*t26;
+    const double t29 = t19*t19;
+    const double t30 = t21*t21;
+    const double t31 = -t30 - t29;
+    const double t32 = 0.56875*t31;
+    const double t33 = 0.39225*t26;
+    const double t34 = 0.39225*t31;
+    const double t35 = -qd[2]*t20;
+    const double t36 = qd[2]*t19;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t13*t15 + t14*t11;
-    const double t17 = t13*t14 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t37 = -t23*t19 - t22*t20;
+    const double t38 = t22*t19 - t23*t20;
+    const double t39 = qd[3] + t21;
+    const double t40 = soagen_cos(q[4]);
+    const double t41 = soagen_sin(q[4]);
+    const double t42 = t39*t38;
+    const double t43 = 0.108247244469*t42;
+    const double t44 = t37*t38;
+    const double t45 = -0.108247244469*t44;
+    const double t46 = t39*t37;
+    const double t47 = t37*t37;
+    const double t48 = t38*t38;
+    const double t49 = -t47 - t48;
+    const double t50 = 0.093*t49;
+    const double t51 = -qd[3]*t38;
+    const double t52 = qd[3]*t37;
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t19*t16 - t20*t18;
-    const double t22 = t20*t16 + t19*t18;
-    const double t23 = qd[5] + t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.13585*t24;
-    const double t26 = qd[1]*t3;
-    const double t27 = -0.8697944759100001*t26;
-    const double t28 = t2*t3;
-    const double t29 = 0.8697944759100001*t28;
-    const double t30 = 2.3500400000000004*t28;
-    const double t31 = t2*t2;
-    const double t32 = qd[1]*qd[1];
-    const double t33 = -t32 - t31;
-    const double t34 = 2.3500400000000004*t33;
-    const double t35 = t8*t7;
-    const double t36 = -0.187535813556*t35;
-    const double t37 = t6*t7;
-    const double t38 = 0.187535813556*t37;
-    const double t39 = 0.56875*t37;
-    const double t40 = t6*t6;
-    const double t41 = t8*t8;
-    const double t42 = -t41 - t40;
-    const double t43 = 0.56875*t42;
-    const double t44 = 0.39225*t37;
-    const double t45 = 0.39225*t42;
-    const double t46 = t13*t12;
-    const double t47 = 0.108247244469*t46;
-    const double t48 = t11*t12;
-    const double t49 = -0.108247244469*t48;
-    const double t50 = t13*t11;
-    const double t51 = t11*t11;
-    const double t52 = t12*t12;
-    const double t53 = -t51 - t52;
-    const double t54 = 0.093*t53;
-    const double t55 = t17*t18;
-    const double t56 = 0.108247244469*t55;
-    const double t57 = t16*t18;
-    const double t58 = -0.108247244469*t57;
-    const double t59 = t16*t16;
-    const double t60 = t17*t17;
-    const double t61 = -t60 - t59;
-    const double t62 = 0.09465*t61;
-    const double t63 = t23*t22;
-    const double t64 = 0.016685526854599998*t63;
-    const double t65 = t21*t22;
-    const double t66 = -0.016685526854599998*t65;
-    const double t67 = -t26;
-    const double t68 = qd[1]*t2;
-    const double t69 = -qd[2]*t7;
-    const double t70 = qd[2]*t6;
-    const double t71 = -qd[3]*t12;
-    const double t72 = qd[3]*t11;
-    const double t73 = qd[4]*t17;
-    const double t74 = -qd[4]*t16;
-    const double t75 = -qd[5]*t22;
-    const double t76 = qd[5]*t21;
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t53 = t39*t41 + t40*t37;
+    const double t54 = t39*t40 - t41*t37;
+    const double t55 = qd[4] + t38;
+    const double t56 = soagen_cos(q[5]);
+    const double t57 = soagen_sin(q[5]);
+    const double t58 = t54*t55;
+    const double t59 = 0.108247244469*t58;
+    const double t60 = t53*t55;
+    const double t61 = -0.108247244469*t60;
+    const double t62 = t53*t53;
+    const double t63 = t54*t54;
+    const double t64 = -t62 - t63;
+    const double t65 = 0.09465*t64;
+    const double t66 = qd[4]*t54;
+    const double t67 = -qd[4]*t53;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t68 = t56*t53 - t57*t55;
+    const double t69 = t57*t53 + t56*t55;
+    const double t70 = qd[5] + t54;
+    const double t71 = t70*t69;
+    const double t72 = 0.016685526854599998*t71;
+    const double t73 = t68*t69;
+    const double t74 = -0.016685526854599998*t73;
+    const double t75 = -qd[5]*t69;
+    const double t76 = qd[5]*t68;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t77 = -9.81*t0;
     const double t78 = -9.81*t1;
-    const double t79 = t3*t3;
-    const double t80 = -t79 - t31;
-    const double t81 = t26 - t67;
-    const double t82 = t67 + t26;
-    const double t83 = t27 - 2.3500400000000004*t25 + 0.8849018759100001*t67;
-    const double t84 = 2.3500400000000004*t77 + t29;
-    const double t85 = 0.0151074*t68;
-    const double t86 = 8.393*t77 + t30;
-    const double t87 = 8.393*t78 + t34;
-    const double t88 = 0.425*t28;
+    const double t79 = t5*t5;
+    const double t80 = -t79 - t13;
+    const double t81 = t8 - t17;
+    const double t82 = t8 + t17;
+    const double t83 = t9 - 2.3500400000000004*t3 + 0.8849018759100001*t17;
+    const double t84 = 2.3500400000000004*t77 + t11;
+    const double t85 = 0.0151074*t18;
+    const double t86 = 8.393*t77 + t12;
+    const double t87 = 8.393*t78 + t16;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t88 = 0.425*t10;
     const double t89 = 0.425*t81 - 0.1197*t80;
-    const double t90 = 0.425*t33 - 0.1197*t82;
+    const double t90 = 0.425*t15 - 0.1197*t82;
     const double t91 = t77 + t88;
-    const double t92 = t25 + t89;
+    const double t92 = t3 + t89;
     const double t93 = t78 + t90;
-    const double t94 = t4*t67 - t5*t68;
-    const double t95 = t5*t67 + t4*t68;
-    const double t96 = t69 + t94;
-    const double t97 = t70 + t95;
-    const double t98 = t4*t91 - t5*t93;
-    const double t99 = t5*t91 + t4*t93;
-    const double t100 = t35 - t96;
-    const double t101 = t36 + 0.19163081355599998*t96 - 0.56875*t92;
-    const double t102 = t38 + 0.56875*t98;
+    const double t94 = t6*t17 - t7*t18;
+    const double t95 = t6*t18 + t7*t17;
+    const double t96 = t94 + t35;
+    const double t97 = t95 + t36;
+    const double t98 = t6*t91 - t7*t93;
+    const double t99 = t7*t91 + t6*t93;
+    const double t100 = t24 - t96;
+    const double t101 = t25 + 0.19163081355599998*t96 - 0.56875*t92;
+    const double t102 = t27 + 0.56875*t98;
     const double t103 = 0.004095*t97;
     const double t104 = 0.56875*t100;
-    const double t105 = t39 + 2.275*t98;
+    const double t105 = t28 + 2.275*t98;
     const double t106 = t104 + 2.275*t92;
-    const double t107 = t43 + 2.275*t99;
+    const double t107 = t32 + 2.275*t99;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t108 = 0.39225*t100;
-    const double t109 = t44 + t98;
+    const double t109 = t33 + t98;
     const double t110 = t92 + t108;
-    const double t111 = t45 + t99;
-    const double t112 = -t10*t96 - t9*t97;
-    const double t113 = t9*t96 - t10*t97;
-    const double t114 = t71 + t112;
-    const double t115 = t72 + t113;
-    const double t116 = -t10*t109 - t9*t111;
-    const double t117 = t9*t109 - t10*t111;
-    const double t118 = t50 - t115;
-    const double t119 = t46 + t114;
-    const double t120 = t47 + 0.111172755531*t114;
+    const double t111 = t34 + t99;
+    const double t112 = -t23*t96 - t22*t97;
+    const double t113 = t22*t96 - t23*t97;
+    const double t114 = t51 + t112;
+    const double t115 = t52 + t113;
+    const double t116 = -t23*t109 - t22*t111;
+    const double t117 = t22*t109 - t23*t111;
+    const double t118 = t46 - t115;
+    const double t119 = t42 + t114;
+    const double t120 = t43 + 0.111172755531*t114;
     const double t121 = 0.21942*t115;
     const double t122 = 1.219*t116;
     const double t123 = 1.219*t110;
     const double t124 = 1.219*t117;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t125 = 0.093*t118;
     const double t126 = 0.093*t119;
     const double t127 = t116 + t125;
-    const double t128 = t110 + t54;
+    const double t128 = t110 + t50;
     const double t129 = t117 + t126;
-    const double t130 = t14*t114;
-    const double t131 = -t15*t114;
-    const double t132 = t73 + t130;
-    const double t133 = t74 + t131;
-    const double t134 = t15*t128 + t14*t127;
-    const double t135 = t14*t128 - t15*t127;
-    const double t136 = t57 + t133;
-    const double t137 = t55 - t132;
-    const double t138 = t56 + 0.111172755531*t132;
-    const double t139 = t58 + 0.111172755531*t133;
+    const double t130 = t40*t114;
+    const double t131 = -t41*t114;
+    const double t132 = t66 + t130;
+    const double t133 = t67 + t131;
+    const double t134 = t41*t128 + t40*t127;
+    const double t135 = t40*t128 - t41*t127;
+    const double t136 = t60 + t133;
+    const double t137 = t58 - t132;
+    const double t138 = t59 + 0.111172755531*t132;
+    const double t139 = t61 + 0.111172755531*t133;
     const double t140 = 1.219*t134;
     const double t141 = 1.219*t135;
     const double t142 = 1.219*t129;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t143 = 0.09465*t136;
     const double t144 = 0.09465*t137;
     const double t145 = t134 + t143;
     const double t146 = t135 + t144;
-    const double t147 = t62 + t129;
-    const double t148 = t19*t132 - t20*t115;
-    const double t149 = t19*t115 + t20*t132;
+    const double t147 = t65 + t129;
+    const double t148 = t56*t132 - t57*t115;
+    const double t149 = t56*t115 + t57*t132;
     const double t150 = t75 + t148;
     const double t151 = t76 + t149;
-    const double t152 = t19*t145 - t20*t147;
-    const double t153 = t19*t147 + t20*t145;
-    const double t154 = t64 + 0.0171364731454*t150;
-    const double t155 = t66 + 0.0171364731454*t133;
+    const double t152 = t56*t145 - t57*t147;
+    const double t153 = t56*t147 + t57*t145;
+    const double t154 = t72 + 0.0171364731454*t150;
+    const double t155 = t74 + 0.0171364731454*t133;
     const double t156 = 0.033822*t151;
     const double t157 = 0.1879*t152;
     const double t158 = 0.1879*t146;
     const double t159 = 0.1879*t153;
-    const double t160 = t20*t159 + t19*t157;
-    const double t161 = t19*t159 - t20*t157;
-    const double t162 = t20*t156 + t19*t154;
-    const double t163 = t19*t156 - t20*t154;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t160 = t57*t159 + t56*t157;
+    const double t161 = t56*t159 - t57*t157;
+    const double t162 = t57*t156 + t56*t154;
+    const double t163 = t56*t156 - t57*t154;
     const double t164 = -0.09465*t158;
     const double t165 = 0.09465*t160;
     const double t166 = t162 + t164;
@@ -1407,24 +1499,28 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t171 = t140 + t160;
     const double t172 = t141 + t158;
     const double t173 = t142 + t161;
-    const double t174 = t14*t171 - t15*t172;
-    const double t175 = t14*t172 + t15*t171;
-    const double t176 = t14*t168 - t15*t169;
-    const double t177 = t15*t168 + t14*t169;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t174 = t40*t171 - t41*t172;
+    const double t175 = t40*t172 + t41*t171;
+    const double t176 = t40*t168 - t41*t169;
+    const double t177 = t41*t168 + t40*t169;
     const double t178 = 0.093*t173;
     const double t179 = -0.093*t174;
     const double t180 = t178 + t176;
     const double t181 = t170 + t179;
     const double t182 = t120 + t180;
-    const double t183 = t49 + t177;
+    const double t183 = t45 + t177;
     const double t184 = t121 + t181;
     const double t185 = t122 + t174;
     const double t186 = t123 + t175;
     const double t187 = t124 + t173;
-    const double t188 = t10*t187 + t9*t185;
-    const double t189 = t9*t187 - t10*t185;
-    const double t190 = t9*t182 + t10*t184;
-    const double t191 = t9*t184 - t10*t182;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t188 = t23*t187 + t22*t185;
+    const double t189 = t22*t187 - t23*t185;
+    const double t190 = t22*t182 + t23*t184;
+    const double t191 = t22*t184 - t23*t182;
     const double t192 = -0.39225*t186;
     const double t193 = 0.39225*t189;
     const double t194 = t192 + t191;
@@ -1435,10 +1531,12 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t199 = t105 + t189;
     const double t200 = t106 + t186;
     const double t201 = t107 - t188;
-    const double t202 = t5*t201 + t4*t199;
-    const double t203 = t4*t201 - t5*t199;
-    const double t204 = t5*t198 + t4*t196;
-    const double t205 = t4*t198 - t5*t196;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t202 = t6*t199 + t7*t201;
+    const double t203 = t6*t201 - t7*t199;
+    const double t204 = t7*t198 + t6*t196;
+    const double t205 = t6*t198 - t7*t196;
     const double t206 = -0.425*t200 - 0.1197*t203;
     const double t207 = 0.425*t202;
     const double t208 = 0.1197*t202;
@@ -1450,12 +1548,14 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t214 = t85 + t211;
     const double t215 = t86 + t202;
     const double t216 = t87 + t203;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t217 = t0*t216 - t1*t215;
     const double t218 = t0*t212 + t1*t214;
     const double t219 = -0.13585*t217;
     const double t220 = t219 - t218;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t220;
     tau[1] = t213;
     tau[2] = t197;
@@ -1466,15 +1566,14 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
 
 long ur5_bias_forces_batch(long count, const double *q, const double *qd, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_bias_forces(q + 6*i, qd + 6*i, tau + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * Coriolis and centrifugal torques C(q, qd), no gravity
+ * Coriolis and centrifugal torques C(q, qd), no gravity [KJR (45)]
  * coriolis                          181 mul    123 add    0 div   0 sqrt  10 trig    214 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -1483,172 +1582,192 @@ long ur5_bias_forces_batch(long count, const double *q, const double *qd, double
 void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
 {
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t0;
-    const double t3 = -qd[0]*t1;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.13585*t2;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t4*t2 - t5*t3;
-    const double t7 = t5*t2 + t4*t3;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t4 = -qd[0]*t0;
+    const double t5 = -qd[0]*t1;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = qd[1]*t5;
+    const double t9 = -0.8697944759100001*t8;
+    const double t10 = t4*t5;
+    const double t11 = 0.8697944759100001*t10;
+    const double t12 = 2.3500400000000004*t10;
+    const double t13 = t4*t4;
+    const double t14 = qd[1]*qd[1];
+    const double t15 = -t14 - t13;
+    const double t16 = 2.3500400000000004*t15;
+    const double t17 = -t8;
+    const double t18 = qd[1]*t4;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = -t10*t6 - t9*t7;
-    const double t12 = t9*t6 - t10*t7;
-    const double t13 = qd[3] + t8;
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t19 = t6*t4 - t7*t5;
+    const double t20 = t6*t5 + t7*t4;
+    const double t21 = qd[1] + qd[2];
+    const double t22 = soagen_cos(q[3]);
+    const double t23 = soagen_sin(q[3]);
+    const double t24 = t21*t20;
+    const double t25 = -0.187535813556*t24;
+    const double t26 = t19*t20;
+    const double t27 = 0.187535813556*t26;
+    const double t28 = 0.56875*t26;
+    const double t29 = t19*t19;
+    const double t30 = t21*t21;
+    const double t31 = -t30 - t29;
+    const double t32 = 0.56875*t31;
+    const double t33 = 0.39225*t26;
+    const double t34 = 0.39225*t31;
+    const double t35 = -qd[2]*t20;
+    const double t36 = qd[2]*t19;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t13*t15 + t14*t11;
-    const double t17 = t13*t14 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t37 = -t23*t19 - t22*t20;
+    const double t38 = t22*t19 - t23*t20;
+    const double t39 = qd[3] + t21;
+    const double t40 = soagen_cos(q[4]);
+    const double t41 = soagen_sin(q[4]);
+    const double t42 = t39*t38;
+    const double t43 = 0.108247244469*t42;
+    const double t44 = t37*t38;
+    const double t45 = -0.108247244469*t44;
+    const double t46 = t39*t37;
+    const double t47 = t37*t37;
+    const double t48 = t38*t38;
+    const double t49 = -t47 - t48;
+    const double t50 = 0.093*t49;
+    const double t51 = -qd[3]*t38;
+    const double t52 = qd[3]*t37;
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t19*t16 - t20*t18;
-    const double t22 = t20*t16 + t19*t18;
-    const double t23 = qd[5] + t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.13585*t24;
-    const double t26 = qd[1]*t3;
-    const double t27 = -0.8697944759100001*t26;
-    const double t28 = t2*t3;
-    const double t29 = 0.8697944759100001*t28;
-    const double t30 = 2.3500400000000004*t28;
-    const double t31 = t2*t2;
-    const double t32 = qd[1]*qd[1];
-    const double t33 = -t32 - t31;
-    const double t34 = 2.3500400000000004*t33;
-    const double t35 = t8*t7;
-    const double t36 = -0.187535813556*t35;
-    const double t37 = t6*t7;
-    const double t38 = 0.187535813556*t37;
-    const double t39 = 0.56875*t37;
-    const double t40 = t6*t6;
-    const double t41 = t8*t8;
-    const double t42 = -t41 - t40;
-    const double t43 = 0.56875*t42;
-    const double t44 = 0.39225*t37;
-    const double t45 = 0.39225*t42;
-    const double t46 = t13*t12;
-    const double t47 = 0.108247244469*t46;
-    const double t48 = t11*t12;
-    const double t49 = -0.108247244469*t48;
-    const double t50 = t13*t11;
-    const double t51 = t11*t11;
-    const double t52 = t12*t12;
-    const double t53 = -t51 - t52;
-    const double t54 = 0.093*t53;
-    const double t55 = t17*t18;
-    const double t56 = 0.108247244469*t55;
-    const double t57 = t16*t18;
-    const double t58 = -0.108247244469*t57;
-    const double t59 = t16*t16;
-    const double t60 = t17*t17;
-    const double t61 = -t60 - t59;
-    const double t62 = 0.09465*t61;
-    const double t63 = t23*t22;
-    const double t64 = 0.016685526854599998*t63;
-    const double t65 = t21*t22;
-    const double t66 = -0.016685526854599998*t65;
-    const double t67 = -t26;
-    const double t68 = qd[1]*t2;
-    const double t69 = -qd[2]*t7;
-    const double t70 = qd[2]*t6;
-    const double t71 = -qd[3]*t12;
-    const double t72 = qd[3]*t11;
-    const double t73 = qd[4]*t17;
-    const double t74 = -qd[4]*t16;
-    const double t75 = -qd[5]*t22;
-    const double t76 = qd[5]*t21;
-    const double t77 = t3*t3;
-    const double t78 = -t77 - t31;
-    const double t79 = t26 - t67;
-    const double t80 = t67 + t26;
-    const double t81 = t27 - 2.3500400000000004*t25 + 0.8849018759100001*t67;
-    const double t82 = 0.0151074*t68;
-    const double t83 = 0.425*t28;
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t53 = t39*t41 + t40*t37;
+    const double t54 = t39*t40 - t41*t37;
+    const double t55 = qd[4] + t38;
+    const double t56 = soagen_cos(q[5]);
+    const double t57 = soagen_sin(q[5]);
+    const double t58 = t54*t55;
+    const double t59 = 0.108247244469*t58;
+    const double t60 = t53*t55;
+    const double t61 = -0.108247244469*t60;
+    const double t62 = t53*t53;
+    const double t63 = t54*t54;
+    const double t64 = -t62 - t63;
+    const double t65 = 0.09465*t64;
+    const double t66 = qd[4]*t54;
+    const double t67 = -qd[4]*t53;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t68 = t56*t53 - t57*t55;
+    const double t69 = t57*t53 + t56*t55;
+    const double t70 = qd[5] + t54;
+    const double t71 = t70*t69;
+    const double t72 = 0.016685526854599998*t71;
+    const double t73 = t68*t69;
+    const double t74 = -0.016685526854599998*t73;
+    const double t75 = -qd[5]*t69;
+    const double t76 = qd[5]*t68;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t77 = t5*t5;
+    const double t78 = -t77 - t13;
+    const double t79 = t8 - t17;
+    const double t80 = t8 + t17;
+    const double t81 = t9 - 2.3500400000000004*t3 + 0.8849018759100001*t17;
+    const double t82 = 0.0151074*t18;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t83 = 0.425*t10;
     const double t84 = 0.425*t79 - 0.1197*t78;
-    const double t85 = 0.425*t33 - 0.1197*t80;
-    const double t86 = t25 + t84;
-    const double t87 = t4*t67 - t5*t68;
-    const double t88 = t5*t67 + t4*t68;
-    const double t89 = t69 + t87;
-    const double t90 = t70 + t88;
-    const double t91 = t4*t83 - t5*t85;
-    const double t92 = t5*t83 + t4*t85;
-    const double t93 = t35 - t89;
-    const double t94 = t36 + 0.19163081355599998*t89 - 0.56875*t86;
-    const double t95 = t38 + 0.56875*t91;
+    const double t85 = 0.425*t15 - 0.1197*t80;
+    const double t86 = t3 + t84;
+    const double t87 = t6*t17 - t7*t18;
+    const double t88 = t6*t18 + t7*t17;
+    const double t89 = t87 + t35;
+    const double t90 = t88 + t36;
+    const double t91 = t6*t83 - t7*t85;
+    const double t92 = t7*t83 + t6*t85;
+    const double t93 = t24 - t89;
+    const double t94 = t25 + 0.19163081355599998*t89 - 0.56875*t86;
+    const double t95 = t27 + 0.56875*t91;
     const double t96 = 0.004095*t90;
     const double t97 = 0.56875*t93;
-    const double t98 = t39 + 2.275*t91;
+    const double t98 = t28 + 2.275*t91;
     const double t99 = t97 + 2.275*t86;
-    const double t100 = t43 + 2.275*t92;
+    const double t100 = t32 + 2.275*t92;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t101 = 0.39225*t93;
-    const double t102 = t44 + t91;
+    const double t102 = t33 + t91;
     const double t103 = t86 + t101;
-    const double t104 = t92 + t45;
-    const double t105 = -t10*t89 - t9*t90;
-    const double t106 = t9*t89 - t10*t90;
-    const double t107 = t71 + t105;
-    const double t108 = t72 + t106;
-    const double t109 = -t10*t102 - t9*t104;
-    const double t110 = t9*t102 - t10*t104;
-    const double t111 = t50 - t108;
-    const double t112 = t46 + t107;
-    const double t113 = t47 + 0.111172755531*t107;
+    const double t104 = t92 + t34;
+    const double t105 = -t23*t89 - t22*t90;
+    const double t106 = t22*t89 - t23*t90;
+    const double t107 = t51 + t105;
+    const double t108 = t52 + t106;
+    const double t109 = -t23*t102 - t22*t104;
+    const double t110 = t22*t102 - t23*t104;
+    const double t111 = t46 - t108;
+    const double t112 = t42 + t107;
+    const double t113 = t43 + 0.111172755531*t107;
     const double t114 = 0.21942*t108;
     const double t115 = 1.219*t109;
     const double t116 = 1.219*t103;
     const double t117 = 1.219*t110;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t118 = 0.093*t111;
     const double t119 = 0.093*t112;
     const double t120 = t109 + t118;
-    const double t121 = t103 + t54;
+    const double t121 = t103 + t50;
     const double t122 = t110 + t119;
-    const double t123 = t14*t107;
-    const double t124 = -t15*t107;
-    const double t125 = t73 + t123;
-    const double t126 = t74 + t124;
-    const double t127 = t15*t121 + t14*t120;
-    const double t128 = t14*t121 - t15*t120;
-    const double t129 = t57 + t126;
-    const double t130 = t55 - t125;
-    const double t131 = t56 + 0.111172755531*t125;
-    const double t132 = t58 + 0.111172755531*t126;
+    const double t123 = t40*t107;
+    const double t124 = -t41*t107;
+    const double t125 = t66 + t123;
+    const double t126 = t67 + t124;
+    const double t127 = t41*t121 + t40*t120;
+    const double t128 = t40*t121 - t41*t120;
+    const double t129 = t60 + t126;
+    const double t130 = t58 - t125;
+    const double t131 = t59 + 0.111172755531*t125;
+    const double t132 = t61 + 0.111172755531*t126;
     const double t133 = 1.219*t127;
     const double t134 = 1.219*t128;
     const double t135 = 1.219*t122;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t136 = 0.09465*t129;
     const double t137 = 0.09465*t130;
     const double t138 = t127 + t136;
     const double t139 = t128 + t137;
-    const double t140 = t62 + t122;
-    const double t141 = t19*t125 - t20*t108;
-    const double t142 = t19*t108 + t20*t125;
+    const double t140 = t65 + t122;
+    const double t141 = t56*t125 - t57*t108;
+    const double t142 = t56*t108 + t57*t125;
     const double t143 = t75 + t141;
     const double t144 = t76 + t142;
-    const double t145 = t19*t138 - t20*t140;
-    const double t146 = t19*t140 + t20*t138;
-    const double t147 = t64 + 0.0171364731454*t143;
-    const double t148 = t66 + 0.0171364731454*t126;
+    const double t145 = t56*t138 - t57*t140;
+    const double t146 = t56*t140 + t57*t138;
+    const double t147 = t72 + 0.0171364731454*t143;
+    const double t148 = t74 + 0.0171364731454*t126;
     const double t149 = 0.033822*t144;
     const double t150 = 0.1879*t145;
     const double t151 = 0.1879*t139;
     const double t152 = 0.1879*t146;
-    const double t153 = t20*t152 + t19*t150;
-    const double t154 = t19*t152 - t20*t150;
-    const double t155 = t20*t149 + t19*t147;
-    const double t156 = t19*t149 - t20*t147;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t153 = t57*t152 + t56*t150;
+    const double t154 = t56*t152 - t57*t150;
+    const double t155 = t57*t149 + t56*t147;
+    const double t156 = t56*t149 - t57*t147;
     const double t157 = -0.09465*t151;
     const double t158 = 0.09465*t153;
     const double t159 = t155 + t157;
@@ -1659,24 +1778,28 @@ void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t164 = t133 + t153;
     const double t165 = t134 + t151;
     const double t166 = t135 + t154;
-    const double t167 = t14*t164 - t15*t165;
-    const double t168 = t14*t165 + t15*t164;
-    const double t169 = t14*t161 - t15*t162;
-    const double t170 = t15*t161 + t14*t162;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t167 = t40*t164 - t41*t165;
+    const double t168 = t40*t165 + t41*t164;
+    const double t169 = t40*t161 - t41*t162;
+    const double t170 = t41*t161 + t40*t162;
     const double t171 = 0.093*t166;
     const double t172 = -0.093*t167;
     const double t173 = t171 + t169;
     const double t174 = t163 + t172;
     const double t175 = t113 + t173;
-    const double t176 = t49 + t170;
+    const double t176 = t45 + t170;
     const double t177 = t114 + t174;
     const double t178 = t115 + t167;
     const double t179 = t116 + t168;
     const double t180 = t117 + t166;
-    const double t181 = t10*t180 + t9*t178;
-    const double t182 = t9*t180 - t10*t178;
-    const double t183 = t9*t175 + t10*t177;
-    const double t184 = t9*t177 - t10*t175;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t181 = t23*t180 + t22*t178;
+    const double t182 = t22*t180 - t23*t178;
+    const double t183 = t22*t175 + t23*t177;
+    const double t184 = t22*t177 - t23*t175;
     const double t185 = -0.39225*t179;
     const double t186 = 0.39225*t182;
     const double t187 = t185 + t184;
@@ -1687,10 +1810,12 @@ void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t192 = t98 + t182;
     const double t193 = t99 + t179;
     const double t194 = t100 - t181;
-    const double t195 = t5*t194 + t4*t192;
-    const double t196 = t4*t194 - t5*t192;
-    const double t197 = t5*t191 + t4*t189;
-    const double t198 = t4*t191 - t5*t189;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t195 = t6*t192 + t7*t194;
+    const double t196 = t6*t194 - t7*t192;
+    const double t197 = t7*t191 + t6*t189;
+    const double t198 = t6*t191 - t7*t189;
     const double t199 = -0.425*t193 - 0.1197*t196;
     const double t200 = 0.425*t195;
     const double t201 = 0.1197*t195;
@@ -1698,16 +1823,18 @@ void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t203 = t190 + t200;
     const double t204 = t201 + t198;
     const double t205 = t81 + t202;
-    const double t206 = t29 + t203;
+    const double t206 = t11 + t203;
     const double t207 = t82 + t204;
-    const double t208 = t30 + t195;
-    const double t209 = t34 + t196;
+    const double t208 = t12 + t195;
+    const double t209 = t16 + t196;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t210 = t0*t209 - t1*t208;
     const double t211 = t0*t205 + t1*t207;
     const double t212 = -0.13585*t210;
     const double t213 = t212 - t211;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t213;
     tau[1] = t206;
     tau[2] = t190;
@@ -1718,15 +1845,14 @@ void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
 
 long ur5_coriolis_batch(long count, const double *q, const double *qd, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_coriolis(q + 6*i, qd + 6*i, tau + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint-space mass matrix M(q), row-major n x n
+ * joint-space mass matrix M(q), row-major n x n [RK (3.20)]
  * mass_matrix                       108 mul     98 add    0 div   0 sqrt  10 trig    140 statements
  *   q[6]: joint positions
  *   M[36]: mass matrix, row-major
@@ -1734,7 +1860,9 @@ long ur5_coriolis_batch(long count, const double *q, const double *qd, double *t
 void ur5_mass_matrix(const double q[6], double M[36])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
@@ -1747,7 +1875,7 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t9 = 0.111172755531 + t8;
     const double t10 = 0.21942 + t5;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t11 = soagen_cos(q[4]);
     const double t12 = soagen_sin(q[4]);
     const double t13 = t9 - 0.12999255384415;
@@ -1766,7 +1894,7 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t26 = 0.111172755531 + t18;
     const double t27 = 0.21942 + t24;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t28 = soagen_cos(q[3]);
     const double t29 = soagen_sin(q[3]);
     const double t30 = t27 - t25;
@@ -1795,7 +1923,7 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t53 = t44 - 0.56875;
     const double t54 = 0.56875 + t45;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t55 = soagen_cos(q[2]);
     const double t56 = soagen_sin(q[2]);
     const double t57 = t52 - t50;
@@ -1829,7 +1957,7 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t85 = 0.0151074 + t82;
     const double t86 = 2.3500400000000004 + t76;
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t87 = soagen_cos(q[1]);
     const double t88 = soagen_sin(q[1]);
     const double t89 = t85 - t83;
@@ -1844,9 +1972,13 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t98 = 0.12150210104175 + t94;
     const double t99 = 0.00666 + t98;
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t100 = -0.13585*t97;
     const double t101 = t100 - t95;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t102 = -0.1197*t70;
     const double t103 = 0.425*t72;
     const double t104 = 0.1197*t72;
@@ -1857,6 +1989,8 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t109 = t87*t105 + t88*t107;
     const double t110 = -0.13585*t108;
     const double t111 = t110 - t109;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t112 = 0.39225*t40;
     const double t113 = t112 + t26;
     const double t114 = t55*t40 - t71;
@@ -1873,11 +2007,15 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t125 = t87*t121 + t88*t123;
     const double t126 = -0.13585*t124;
     const double t127 = t126 - t125;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t128 = t28*t20 + t29*t10;
     const double t129 = t28*t10 - t29*t20;
     const double t130 = t55*t129 - t56*t128;
     const double t131 = -t55*t128 - t56*t129;
     const double t132 = t88*t131 + t87*t130;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t133 = -0.0171364731454*t12;
     const double t134 = 0.0171364731454*t11;
     const double t135 = t28*t133;
@@ -1886,7 +2024,7 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t138 = -t55*t135 - t56*t136;
     const double t139 = t87*t137 + t88*t138;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     M[0] = t99;
     M[1] = t101;
     M[2] = t111;
@@ -1927,15 +2065,14 @@ void ur5_mass_matrix(const double q[6], double M[36])
 
 long ur5_mass_matrix_batch(long count, const double *q, double *M)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_mass_matrix(q + 6*i, M + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n
+ * joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n [RK (3.20)], [RK (2.24)-(2.30)]
  * mass_matrix_ne                    327 mul    208 add    0 div   0 sqrt  10 trig    336 statements
  *   q[6]: joint positions
  *   M[36]: mass matrix, row-major
@@ -1943,25 +2080,33 @@ long ur5_mass_matrix_batch(long count, const double *q, double *M)
 void ur5_mass_matrix_ne(const double q[6], double M[36])
 {
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* ==== column 0 ==== */
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t2 = soagen_cos(q[2]);
     const double t3 = soagen_sin(q[2]);
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t4 = soagen_cos(q[3]);
     const double t5 = soagen_sin(q[3]);
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t6 = soagen_cos(q[4]);
     const double t7 = soagen_sin(q[4]);
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t8 = soagen_cos(q[5]);
     const double t9 = soagen_sin(q[5]);
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t10 = 0.13585*t1;
     const double t11 = -0.13585*t0;
     const double t12 = -0.8849018759100001*t0;
@@ -1969,6 +2114,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t14 = -0.0151074*t1;
     const double t15 = 8.393*t10;
     const double t16 = 8.393*t11;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t17 = -0.1197*t1;
     const double t18 = 0.425*t0;
     const double t19 = 0.1197*t0;
@@ -1985,6 +2132,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t30 = 2.275*t24;
     const double t31 = 2.275*t18 + t29;
     const double t32 = 2.275*t25;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t33 = -0.39225*t22;
     const double t34 = t18 + t33;
     const double t35 = -t5*t22 - t4*t23;
@@ -1996,6 +2145,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t41 = 1.219*t37;
     const double t42 = 1.219*t34;
     const double t43 = 1.219*t38;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t44 = -0.093*t36;
     const double t45 = 0.093*t35;
     const double t46 = t44 + t37;
@@ -2009,6 +2160,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t54 = 1.219*t50;
     const double t55 = 1.219*t51;
     const double t56 = 1.219*t47;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t57 = 0.09465*t49;
     const double t58 = -0.09465*t48;
     const double t59 = t57 + t50;
@@ -2023,6 +2176,10 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t68 = 0.1879*t63;
     const double t69 = 0.1879*t60;
     const double t70 = 0.1879*t64;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t71 = t9*t70 + t8*t68;
     const double t72 = t8*t70 - t9*t68;
     const double t73 = t9*t67 + t8*t65;
@@ -2037,6 +2194,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t82 = t54 + t71;
     const double t83 = t55 + t69;
     const double t84 = t56 + t72;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t85 = t6*t82 - t7*t83;
     const double t86 = t6*t83 + t7*t82;
     const double t87 = t6*t79 - t7*t80;
@@ -2050,6 +2209,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t95 = t41 + t85;
     const double t96 = t42 + t86;
     const double t97 = t43 + t84;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t98 = t5*t97 + t4*t95;
     const double t99 = t4*t97 - t5*t95;
     const double t100 = t4*t93 + t5*t94;
@@ -2064,6 +2225,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t109 = t30 + t99;
     const double t110 = t31 + t96;
     const double t111 = t32 - t98;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t112 = t2*t109 + t3*t111;
     const double t113 = t2*t111 - t3*t109;
     const double t114 = t3*t108 + t2*t106;
@@ -2079,29 +2242,41 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t124 = t14 + t121;
     const double t125 = t15 + t112;
     const double t126 = t16 + t113;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t127 = t0*t126 - t1*t125;
     const double t128 = t0*t122 + t1*t124;
     const double t129 = -0.13585*t127;
     const double t130 = t129 - t128;
     const double t131 = 0.00666 + t130;
 
-    /* ---- column 1 ---- */
+    /* ==== column 1 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t132 = 0.425*t2;
     const double t133 = 0.425*t3;
     const double t134 = 0.19163081355599998 + 0.56875*t132;
     const double t135 = 0.56875 + 2.275*t132;
     const double t136 = 2.275*t133;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t137 = 0.39225 + t132;
     const double t138 = -t4*t133 - t5*t137;
     const double t139 = t4*t137 - t5*t133;
     const double t140 = 1.219*t138;
     const double t141 = 1.219*t139;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t142 = t6*t138;
     const double t143 = -t7*t138;
     const double t144 = 0.111172755531*t7;
     const double t145 = 0.111172755531*t6;
     const double t146 = 1.219*t142;
     const double t147 = 1.219*t143;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t148 = 0.09465*t6;
     const double t149 = -0.09465*t7;
     const double t150 = t148 + t142;
@@ -2116,6 +2291,10 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t159 = 0.1879*t154;
     const double t160 = 0.1879*t151;
     const double t161 = 0.1879*t155;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t162 = t9*t161 + t8*t159;
     const double t163 = t8*t161 - t9*t159;
     const double t164 = t8*t156 + t9*t158;
@@ -2129,6 +2308,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t172 = t146 + t162;
     const double t173 = t147 + t160;
     const double t174 = t141 + t163;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t175 = t6*t172 - t7*t173;
     const double t176 = t6*t173 + t7*t172;
     const double t177 = t6*t170 - t7*t171;
@@ -2140,6 +2321,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t183 = 0.111172755531 + t178;
     const double t184 = t140 + t175;
     const double t185 = t141 + t174;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t186 = t5*t185 + t4*t184;
     const double t187 = t4*t185 - t5*t184;
     const double t188 = t4*t181 + t5*t182;
@@ -2151,6 +2334,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t194 = t134 + t193;
     const double t195 = t135 + t187;
     const double t196 = t136 - t186;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t197 = t2*t195 + t3*t196;
     const double t198 = t2*t196 - t3*t195;
     const double t199 = t2*t192 - t3*t188;
@@ -2163,20 +2348,30 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t206 = t200 + t203;
     const double t207 = 0.8849018759100001 + t205;
     const double t208 = 2.3500400000000004 + t197;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t209 = t0*t198 - t1*t208;
     const double t210 = t1*t206 + t0*t204;
     const double t211 = -0.13585*t209;
     const double t212 = t211 - t210;
 
-    /* ---- column 2 ---- */
+    /* ==== column 2 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t213 = -0.39225*t5;
     const double t214 = 0.39225*t4;
     const double t215 = 1.219*t213;
     const double t216 = 1.219*t214;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t217 = t6*t213;
     const double t218 = -t7*t213;
     const double t219 = 1.219*t217;
     const double t220 = 1.219*t218;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t221 = t148 + t217;
     const double t222 = t149 + t218;
     const double t223 = t8*t221 - t9*t214;
@@ -2184,6 +2379,10 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t225 = 0.1879*t223;
     const double t226 = 0.1879*t222;
     const double t227 = 0.1879*t224;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t228 = t9*t227 + t8*t225;
     const double t229 = t8*t227 - t9*t225;
     const double t230 = -0.09465*t226;
@@ -2195,6 +2394,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t236 = t219 + t228;
     const double t237 = t220 + t226;
     const double t238 = t216 + t229;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t239 = t6*t236 - t7*t237;
     const double t240 = t6*t237 + t7*t236;
     const double t241 = t6*t234 - t7*t235;
@@ -2206,6 +2407,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t247 = 0.111172755531 + t242;
     const double t248 = t215 + t239;
     const double t249 = t216 + t238;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t250 = t5*t249 + t4*t248;
     const double t251 = t4*t249 - t5*t248;
     const double t252 = t4*t245 + t5*t246;
@@ -2216,6 +2419,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t257 = t247 + t255;
     const double t258 = 0.19163081355599998 + t257;
     const double t259 = 0.56875 + t251;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t260 = t2*t259 - t3*t250;
     const double t261 = -t2*t250 - t3*t259;
     const double t262 = t2*t256 - t3*t252;
@@ -2226,17 +2431,27 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t267 = t264 + t262;
     const double t268 = t258 + t265;
     const double t269 = t263 + t266;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t270 = t0*t261 - t1*t260;
     const double t271 = t1*t269 + t0*t267;
     const double t272 = -0.13585*t270;
     const double t273 = t272 - t271;
 
-    /* ---- column 3 ---- */
+    /* ==== column 3 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t274 = t8*t148;
     const double t275 = t9*t148;
     const double t276 = 0.1879*t274;
     const double t277 = 0.1879*t149;
     const double t278 = 0.1879*t275;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t279 = t8*t276 + t9*t278;
     const double t280 = t8*t278 - t9*t276;
     const double t281 = -0.09465*t277;
@@ -2245,6 +2460,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t284 = t157 + t282;
     const double t285 = t144 + t283;
     const double t286 = t145 + t284;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t287 = t6*t279 - t7*t277;
     const double t288 = t6*t277 + t7*t279;
     const double t289 = t6*t285 - t7*t286;
@@ -2254,6 +2471,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t293 = t291 + t289;
     const double t294 = t165 + t292;
     const double t295 = 0.111172755531 + t290;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t296 = t5*t280 + t4*t287;
     const double t297 = t4*t280 - t5*t287;
     const double t298 = t5*t294 + t4*t293;
@@ -2262,6 +2481,8 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t301 = 0.39225*t297;
     const double t302 = t300 + t299;
     const double t303 = t301 + t295;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t304 = t2*t297 - t3*t296;
     const double t305 = -t2*t296 - t3*t297;
     const double t306 = t2*t302 - t3*t298;
@@ -2272,34 +2493,62 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
     const double t311 = t308 + t306;
     const double t312 = t303 + t309;
     const double t313 = t310 + t307;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t314 = t0*t305 - t1*t304;
     const double t315 = t1*t313 + t0*t311;
     const double t316 = -0.13585*t314;
     const double t317 = t316 - t315;
 
-    /* ---- column 4 ---- */
+    /* ==== column 4 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t318 = -0.0171364731454*t9;
     const double t319 = 0.033822*t8;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t320 = t8*t318 + t9*t319;
     const double t321 = t8*t319 - t9*t318;
     const double t322 = 0.21942 + t321;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t323 = t6*t320;
     const double t324 = t7*t320;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t325 = t5*t322 + t4*t323;
     const double t326 = t4*t322 - t5*t323;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t327 = t2*t326 - t3*t325;
     const double t328 = -t2*t325 - t3*t326;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t329 = t0*t327 + t1*t328;
 
-    /* ---- column 5 ---- */
+    /* ==== column 5 ==== */
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t330 = -0.0171364731454*t7;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t331 = t4*t330;
     const double t332 = -t5*t330;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t333 = t2*t332 - t3*t331;
     const double t334 = -t2*t331 - t3*t332;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t335 = t0*t333 + t1*t334;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     M[0] = t131;
     M[1] = t212;
     M[2] = t273;
@@ -2340,293 +2589,33 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
 
 long ur5_mass_matrix_ne_batch(long count, const double *q, double *M)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_mass_matrix_ne(q + 6*i, M + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * inverse mass matrix by composite-body M and LDL^T, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot.
+ * inverse mass matrix, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot (calls mass_matrix_inverse_cholesky).
  * mass_matrix_inverse               246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
 void ur5_mass_matrix_inverse(const double q[6], double Minv[36])
 {
-
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
-    const double t2 = t1*t1;
-    const double t3 = 0.016685526854599998*t2;
-    const double t4 = t0*t1;
-    const double t5 = 0.033822 - t3;
-    const double t6 = 0.0171364731454 + t3;
-    const double t7 = 0.016685526854599998*t4;
-    const double t8 = 0.00168332516775 + t6;
-    const double t9 = 0.111172755531 + t8;
-    const double t10 = 0.21942 + t5;
-
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
-    const double t13 = t9 - 0.12999255384415;
-    const double t14 = t12*t12;
-    const double t15 = t14*t13;
-    const double t16 = t11*t12;
-    const double t17 = t9 - t15;
-    const double t18 = 0.12999255384415 + t15;
-    const double t19 = t16*t13;
-    const double t20 = t11*t7;
-    const double t21 = t12*t7;
-    const double t22 = 0.0121682781 + t17;
-    const double t23 = t21 - 0.0016539803549999999;
-    const double t24 = 0.0121682781 + t10;
-    const double t25 = 0.111172755531 + t22;
-    const double t26 = 0.111172755531 + t18;
-    const double t27 = 0.21942 + t24;
-
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t28 = soagen_cos(q[3]);
-    const double t29 = soagen_sin(q[3]);
-    const double t30 = t27 - t25;
-    const double t31 = t29*t29;
-    const double t32 = t31*t30;
-    const double t33 = t28*t29;
-    const double t34 = 2.0*t33*t20;
-    const double t35 = t27 - t34 - t32;
-    const double t36 = t34 + t25 + t32;
-    const double t37 = t20 - 2.0*t31*t20 + t33*t30;
-    const double t38 = t28*t23 - t29*t19;
-    const double t39 = t29*t23 + t28*t19;
-    const double t40 = -0.017784735*t29;
-    const double t41 = 0.017784735*t28;
-    const double t42 = 0.017784735*t29;
-    const double t43 = -0.017784735*t28;
-    const double t44 = t42 - 1.030009275;
-    const double t45 = 1.030009275 + t40;
-    const double t46 = t35 - 0.39225*t42 - 0.39225*t44;
-    const double t47 = 0.39225*t43 - t37;
-    const double t48 = 0.39225*t40 + 0.39225*t45 + t26;
-    const double t49 = -0.051322656825 - t39;
-    const double t50 = 0.19163081355599998 + t46;
-    const double t51 = 0.19163081355599998 + t48;
-    const double t52 = 0.004095 + t36;
-    const double t53 = t44 - 0.56875;
-    const double t54 = 0.56875 + t45;
-
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t55 = soagen_cos(q[2]);
-    const double t56 = soagen_sin(q[2]);
-    const double t57 = t52 - t50;
-    const double t58 = t56*t56;
-    const double t59 = t58*t57;
-    const double t60 = t55*t56;
-    const double t61 = 2.0*t60*t47;
-    const double t62 = t52 - t61 - t59;
-    const double t63 = t61 + t50 + t59;
-    const double t64 = t47 - 2.0*t58*t47 + t60*t57;
-    const double t65 = t56*t38;
-    const double t66 = t55*t49 - t65;
-    const double t67 = t55*t38;
-    const double t68 = t67 + t56*t49;
-    const double t69 = t55*t41;
-    const double t70 = -t69 - t56*t54;
-    const double t71 = t56*t41;
-    const double t72 = t55*t54 - t71;
-    const double t73 = -t55*t43 - t56*t53;
-    const double t74 = t55*t53 - t56*t43;
-    const double t75 = t74 - 2.0828824999999997;
-    const double t76 = 2.0828824999999997 + t72;
-    const double t77 = 0.038897033301 - 0.425*t74 - 0.425*t75 + t63;
-    const double t78 = t68 - 0.1197*t70;
-    const double t79 = t64 - 0.425*t73;
-    const double t80 = 0.425*t72 + 0.425*t76 + t51;
-    const double t81 = 0.19371331275 + 0.1197*t72 + t66;
-    const double t82 = 0.038897033301 + t62;
-    const double t83 = 0.8849018759100001 + t77;
-    const double t84 = 0.8849018759100001 + t80;
-    const double t85 = 0.0151074 + t82;
-    const double t86 = 2.3500400000000004 + t76;
-
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t87 = soagen_cos(q[1]);
-    const double t88 = soagen_sin(q[1]);
-    const double t89 = t85 - t83;
-    const double t90 = t88*t88;
-    const double t91 = t90*t89;
-    const double t92 = t87*t88;
-    const double t93 = 2.0*t92*t79;
-    const double t94 = t93 + t83 + t91;
-    const double t95 = t87*t78 + t88*t81;
-    const double t96 = t87*t70;
-    const double t97 = t96 - t88*t86;
-    const double t98 = 0.12150210104175 + t94;
-    const double t99 = 0.00666 + t98;
-
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t100 = -0.13585*t97;
-    const double t101 = t100 - t95;
-    const double t102 = -0.1197*t70;
-    const double t103 = 0.425*t72;
-    const double t104 = 0.1197*t72;
-    const double t105 = t102 + t68;
-    const double t106 = t103 + t51;
-    const double t107 = t104 + t66;
-    const double t108 = t96 - t88*t72;
-    const double t109 = t87*t105 + t88*t107;
-    const double t110 = -0.13585*t108;
-    const double t111 = t110 - t109;
-    const double t112 = 0.39225*t40;
-    const double t113 = t112 + t26;
-    const double t114 = t55*t40 - t71;
-    const double t115 = -t69 - t56*t40;
-    const double t116 = t67 - t56*t39;
-    const double t117 = -t65 - t55*t39;
-    const double t118 = -0.1197*t115;
-    const double t119 = 0.425*t114;
-    const double t120 = 0.1197*t114;
-    const double t121 = t118 + t116;
-    const double t122 = t119 + t113;
-    const double t123 = t120 + t117;
-    const double t124 = t87*t115 - t88*t114;
-    const double t125 = t87*t121 + t88*t123;
-    const double t126 = -0.13585*t124;
-    const double t127 = t126 - t125;
-    const double t128 = t28*t20 + t29*t10;
-    const double t129 = t28*t10 - t29*t20;
-    const double t130 = t55*t129 - t56*t128;
-    const double t131 = -t55*t128 - t56*t129;
-    const double t132 = t88*t131 + t87*t130;
-    const double t133 = -0.0171364731454*t12;
-    const double t134 = 0.0171364731454*t11;
-    const double t135 = t28*t133;
-    const double t136 = -t29*t133;
-    const double t137 = t55*t136 - t56*t135;
-    const double t138 = -t55*t135 - t56*t136;
-    const double t139 = t87*t137 + t88*t138;
-    const double t140 = 58.355064750790525*t134;
-    const double t141 = -58.355064750790525*t139;
-    const double t142 = 1.0/t10;
-    const double t143 = t21*t142;
-    const double t144 = -t142*t132;
-    const double t145 = t134*t134;
-    const double t146 = t21*t21;
-    const double t147 = t146*t142;
-    const double t148 = t26 - 58.355064750790525*t145 - t147;
-    const double t149 = 1.0/t148;
-    const double t150 = t134*t140;
-    const double t151 = t21*t143;
-    const double t152 = t113 - t150 - t151;
-    const double t153 = t152*t149;
-    const double t154 = t122 - t150 - t151;
-    const double t155 = t154*t149;
-    const double t156 = t134*t141;
-    const double t157 = t21*t144;
-    const double t158 = t127 - t156 - t157;
-    const double t159 = t149*t158;
-    const double t160 = t152*t152;
-    const double t161 = t51 - 58.355064750790525*t145 - t147 - t160*t149;
-    const double t162 = 1.0/t161;
-    const double t163 = t106 - t150 - t151 - t152*t155;
-    const double t164 = t163*t162;
-    const double t165 = t111 - t156 - t157 - t152*t159;
-    const double t166 = t165*t162;
-    const double t167 = t154*t154;
-    const double t168 = t163*t163;
-    const double t169 = t84 - 58.355064750790525*t145 - t147 - t167*t149 - t168*t162;
-    const double t170 = 1.0/t169;
-    const double t171 = t101 - t156 - t157 - t154*t159 - t163*t166;
-    const double t172 = t171*t170;
-    const double t173 = t139*t139;
-    const double t174 = t132*t132;
-    const double t175 = t158*t158;
-    const double t176 = t165*t165;
-    const double t177 = t171*t171;
-    const double t178 = t99 - 58.355064750790525*t173 - t142*t174 - t149*t175 - t162*t176 - t177*t170;
-    const double t179 = 1.0/t178;
-    const double t180 = t140*t153 - t140;
-    const double t181 = t143*t153 - t143;
-    const double t182 = t140*t155 - t140 - t180*t164;
-    const double t183 = t143*t155 - t143 - t181*t164;
-    const double t184 = t153*t164 - t155;
-    const double t185 = t140*t159 - t141 - t180*t166 - t182*t172;
-    const double t186 = t143*t159 - t144 - t181*t166 - t183*t172;
-    const double t187 = t153*t166 - t159 - t184*t172;
-    const double t188 = t164*t172 - t166;
-    const double t189 = 58.355064750790525 + t140*t140*t149 + t180*t180*t162 + t182*t182*t170 + t185*t185*t179;
-    const double t190 = t140*t143*t149 + t180*t181*t162 + t182*t183*t170 + t185*t186*t179;
-    const double t191 = t182*t184*t170 - t140*t149 - t153*t180*t162 + t185*t187*t179;
-    const double t192 = t180*t162 - t164*t182*t170 + t185*t188*t179;
-    const double t193 = t182*t170 - t172*t185*t179;
-    const double t194 = t185*t179;
-    const double t195 = t142 + t143*t143*t149 + t181*t181*t162 + t183*t183*t170 + t186*t186*t179;
-    const double t196 = t183*t184*t170 - t143*t149 - t153*t181*t162 + t186*t187*t179;
-    const double t197 = t181*t162 - t164*t183*t170 + t186*t188*t179;
-    const double t198 = t183*t170 - t172*t186*t179;
-    const double t199 = t186*t179;
-    const double t200 = t149 + t153*t153*t162 + t184*t184*t170 + t187*t187*t179;
-    const double t201 = t187*t188*t179 - t153*t162 - t164*t184*t170;
-    const double t202 = t184*t170 - t172*t187*t179;
-    const double t203 = t187*t179;
-    const double t204 = t162 + t164*t164*t170 + t188*t188*t179;
-    const double t205 = -t164*t170 - t172*t188*t179;
-    const double t206 = t188*t179;
-    const double t207 = t170 + t172*t172*t179;
-    const double t208 = -t172*t179;
-
-    /* ---- outputs ---- */
-    Minv[0] = t179;
-    Minv[1] = t208;
-    Minv[2] = t206;
-    Minv[3] = t203;
-    Minv[4] = t199;
-    Minv[5] = t194;
-    Minv[6] = t208;
-    Minv[7] = t207;
-    Minv[8] = t205;
-    Minv[9] = t202;
-    Minv[10] = t198;
-    Minv[11] = t193;
-    Minv[12] = t206;
-    Minv[13] = t205;
-    Minv[14] = t204;
-    Minv[15] = t201;
-    Minv[16] = t197;
-    Minv[17] = t192;
-    Minv[18] = t203;
-    Minv[19] = t202;
-    Minv[20] = t201;
-    Minv[21] = t200;
-    Minv[22] = t196;
-    Minv[23] = t191;
-    Minv[24] = t199;
-    Minv[25] = t198;
-    Minv[26] = t197;
-    Minv[27] = t196;
-    Minv[28] = t195;
-    Minv[29] = t190;
-    Minv[30] = t194;
-    Minv[31] = t193;
-    Minv[32] = t192;
-    Minv[33] = t191;
-    Minv[34] = t190;
-    Minv[35] = t189;
+    ur5_mass_matrix_inverse_cholesky(q, Minv);
 }
 
 long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_mass_matrix_inverse(q + 6*i, Minv + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * inverse mass matrix by the innovations factorization, row-major n x n
+ * inverse mass matrix by the innovations factorization, row-major n x n [RK Theorem 4.1, (4.16)]
  * mass_matrix_inverse_innovations    452 mul    330 add    5 div   0 sqrt  10 trig    395 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
@@ -2634,7 +2623,9 @@ long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
 void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
@@ -2647,7 +2638,7 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t9 = 0.111172755531 + t8;
     const double t10 = 0.21942 + t5;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t11 = soagen_cos(q[4]);
     const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
@@ -2667,7 +2658,7 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t27 = t24 - t14*t17;
     const double t28 = 0.111172755531 + t23 - t15*t17;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t29 = soagen_cos(q[3]);
     const double t30 = soagen_sin(q[3]);
     const double t31 = 1.0/t28;
@@ -2711,7 +2702,7 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t69 = -t33*t41;
     const double t70 = 4.9009 + t32*t41;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t71 = soagen_cos(q[2]);
     const double t72 = soagen_sin(q[2]);
     const double t73 = 1.0/t58;
@@ -2785,7 +2776,7 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t141 = t114 - t74*t87;
     const double t142 = 8.393 + t112 - t75*t87;
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t143 = soagen_cos(q[1]);
     const double t144 = soagen_sin(q[1]);
     const double t145 = 1.0/t131;
@@ -2813,16 +2804,22 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t167 = 0.13585*t161 - 0.13585*t166 + t156;
     const double t168 = 0.00666 - t149*t150 + t167;
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t169 = 1.0/t168;
 
-    /* ---- column 0 ---- */
+    /* ==== column 0 ==== */
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t170 = -t150*t169;
     const double t171 = -t143*t169;
     const double t172 = -t144*t169;
     const double t173 = -0.13585*t169;
     const double t174 = -t144*t173;
     const double t175 = t143*t173;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t176 = -t88*t170 - t83*t171 - t85*t172 - t86*t174 - t87*t175;
     const double t177 = t71*t171 - t72*t172;
     const double t178 = t72*t171 + t71*t172;
@@ -2833,20 +2830,30 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t183 = t71*t181 - t72*t182;
     const double t184 = t71*t182 + t72*t181;
     const double t185 = t170 + t176;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t186 = -t37*t177 - t39*t178 - t41*t184 - t40*t183 - t42*t185;
     const double t187 = -t30*t177 - t29*t178;
     const double t188 = t29*t177 - t30*t178;
     const double t189 = t185 + t186;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t190 = -t188 - t16*t187 - t17*t189;
     const double t191 = t11*t189 - t12*t187;
 
-    /* ---- column 1 ---- */
+    /* ==== column 1 ==== */
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t192 = t145 - t150*t170;
     const double t193 = -t143*t170;
     const double t194 = -t144*t170;
     const double t195 = -0.13585*t170;
     const double t196 = -t144*t195;
     const double t197 = t143*t195;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t198 = -t88*t192 - t83*t193 - t85*t194 - t86*t196 - t87*t197;
     const double t199 = t71*t193 - t72*t194;
     const double t200 = t72*t193 + t71*t194;
@@ -2857,27 +2864,43 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t205 = t71*t203 - t72*t204;
     const double t206 = t71*t204 + t72*t203;
     const double t207 = t192 + t198;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t208 = -t37*t199 - t39*t200 - t41*t206 - t40*t205 - t42*t207;
     const double t209 = -t30*t199 - t29*t200;
     const double t210 = t29*t199 - t30*t200;
     const double t211 = t207 + t208;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t212 = -t210 - t16*t209 - t17*t211;
     const double t213 = t11*t211 - t12*t209;
 
-    /* ---- column 2 ---- */
+    /* ==== column 2 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t214 = -t88*t145;
     const double t215 = t143*t87 - t144*t86;
     const double t216 = t143*t83 + t144*t85;
     const double t217 = -0.13585*t215;
     const double t218 = t217 - t216;
     const double t219 = t218 - t88*t150;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t220 = -t219*t169;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t221 = t214 - t150*t220;
     const double t222 = -t143*t220;
     const double t223 = -t144*t220;
     const double t224 = -0.13585*t220;
     const double t225 = -t144*t224;
     const double t226 = t143*t224;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t227 = t73 - t88*t221 - t83*t222 - t85*t223 - t86*t225 - t87*t226;
     const double t228 = t71*t222 - t72*t223;
     const double t229 = t72*t222 + t71*t223;
@@ -2888,14 +2911,22 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t234 = t71*t232 - t72*t233;
     const double t235 = t71*t233 + t72*t232;
     const double t236 = t221 + t227;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t237 = -t37*t228 - t39*t229 - t41*t235 - t40*t234 - t42*t236;
     const double t238 = -t29*t229 - t30*t228;
     const double t239 = t29*t228 - t30*t229;
     const double t240 = t236 + t237;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t241 = -t239 - t16*t238 - t17*t240;
     const double t242 = t11*t240 - t12*t238;
 
-    /* ---- column 3 ---- */
+    /* ==== column 3 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t243 = -t42*t73;
     const double t244 = t71*t40 + t72*t41;
     const double t245 = t71*t41 - t72*t40;
@@ -2912,19 +2943,29 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t256 = t253 - t42*t85;
     const double t257 = t244 - t42*t86;
     const double t258 = t245 - t42*t87;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t259 = -t255*t145;
     const double t260 = t143*t258 - t144*t257;
     const double t261 = t143*t254 + t144*t256;
     const double t262 = -0.13585*t260;
     const double t263 = t262 - t261;
     const double t264 = t263 - t255*t150;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t265 = -t264*t169;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t266 = t259 - t150*t265;
     const double t267 = -t143*t265;
     const double t268 = -t144*t265;
     const double t269 = -0.13585*t265;
     const double t270 = -t144*t269;
     const double t271 = t143*t269;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t272 = t243 - t88*t266 - t83*t267 - t85*t268 - t86*t270 - t87*t271;
     const double t273 = t71*t267 - t72*t268;
     const double t274 = t72*t267 + t71*t268;
@@ -2935,14 +2976,22 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t279 = t71*t277 - t72*t278;
     const double t280 = t71*t278 + t72*t277;
     const double t281 = t266 + t272;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t282 = t31 - t37*t273 - t39*t274 - t41*t280 - t40*t279 - t42*t281;
     const double t283 = -t29*t274 - t30*t273;
     const double t284 = t29*t273 - t30*t274;
     const double t285 = t281 + t282;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t286 = -t284 - t16*t283 - t17*t285;
     const double t287 = t11*t285 - t12*t283;
 
-    /* ---- column 4 ---- */
+    /* ==== column 4 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t288 = -t17*t31;
     const double t289 = t30 + t29*t16;
     const double t290 = t29 - t30*t16;
@@ -2951,6 +3000,8 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t293 = -t289 - t17*t39;
     const double t294 = -t17*t40;
     const double t295 = -t17*t41;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t296 = -t292*t73;
     const double t297 = t71*t294 + t72*t295;
     const double t298 = t71*t295 - t72*t294;
@@ -2967,19 +3018,29 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t309 = t306 - t292*t85;
     const double t310 = t297 - t292*t86;
     const double t311 = t298 - t292*t87;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t312 = -t308*t145;
     const double t313 = t143*t311 - t144*t310;
     const double t314 = t143*t307 + t144*t309;
     const double t315 = -0.13585*t313;
     const double t316 = t315 - t314;
     const double t317 = t316 - t308*t150;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t318 = -t317*t169;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t319 = t312 - t150*t318;
     const double t320 = -t143*t318;
     const double t321 = -t144*t318;
     const double t322 = -0.13585*t318;
     const double t323 = -t144*t322;
     const double t324 = t143*t322;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t325 = t296 - t88*t319 - t83*t320 - t85*t321 - t86*t323 - t87*t324;
     const double t326 = t71*t320 - t72*t321;
     const double t327 = t72*t320 + t71*t321;
@@ -2990,14 +3051,22 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t332 = t71*t330 - t72*t331;
     const double t333 = t71*t331 + t72*t330;
     const double t334 = t319 + t325;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t335 = t288 - t37*t326 - t39*t327 - t41*t333 - t40*t332 - t42*t334;
     const double t336 = -t29*t327 - t30*t326;
     const double t337 = t29*t326 - t30*t327;
     const double t338 = t334 + t335;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t339 = t13 - t337 - t16*t336 - t17*t338;
     const double t340 = t11*t338 - t12*t336;
 
-    /* ---- column 5 ---- */
+    /* ==== column 5 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t341 = -t11*t31;
     const double t342 = -t12*t29;
     const double t343 = t12*t30;
@@ -3006,6 +3075,8 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t346 = -t342 - t11*t39;
     const double t347 = -t11*t40;
     const double t348 = -t11*t41;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t349 = -t345*t73;
     const double t350 = t71*t347 + t72*t348;
     const double t351 = t71*t348 - t72*t347;
@@ -3022,19 +3093,29 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t362 = t359 - t345*t85;
     const double t363 = t350 - t345*t86;
     const double t364 = t351 - t345*t87;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t365 = -t361*t145;
     const double t366 = t143*t364 - t144*t363;
     const double t367 = t143*t360 + t144*t362;
     const double t368 = -0.13585*t366;
     const double t369 = t368 - t367;
     const double t370 = t369 - t361*t150;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t371 = -t370*t169;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t372 = t365 - t150*t371;
     const double t373 = -t143*t371;
     const double t374 = -t144*t371;
     const double t375 = -0.13585*t371;
     const double t376 = -t144*t375;
     const double t377 = t143*t375;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t378 = t349 - t88*t372 - t83*t373 - t85*t374 - t86*t376 - t87*t377;
     const double t379 = t71*t373 - t72*t374;
     const double t380 = t72*t373 + t71*t374;
@@ -3045,15 +3126,21 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t385 = t71*t383 - t72*t384;
     const double t386 = t71*t384 + t72*t383;
     const double t387 = t372 + t378;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t388 = t341 - t37*t379 - t39*t380 - t41*t386 - t40*t385 - t42*t387;
     const double t389 = -t29*t380 - t30*t379;
     const double t390 = t29*t379 - t30*t380;
     const double t391 = t387 + t388;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t392 = -t390 - t16*t389 - t17*t391;
     const double t393 = t11*t391 - t12*t389;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t394 = 58.355064750790525 - t393;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Minv[0] = t169;
     Minv[1] = t170;
     Minv[2] = t220;
@@ -3094,15 +3181,14 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
 
 long ur5_mass_matrix_inverse_innovations_batch(long count, const double *q, double *Minv)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_mass_matrix_inverse_innovations(q + 6*i, Minv + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * inverse mass matrix by composite-body M and LDL^T, row-major n x n
+ * inverse mass matrix by composite-body M and LDL^T, row-major n x n [RK (3.20)]
  * mass_matrix_inverse_cholesky      246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
@@ -3110,7 +3196,9 @@ long ur5_mass_matrix_inverse_innovations_batch(long count, const double *q, doub
 void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
@@ -3123,7 +3211,7 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t9 = 0.111172755531 + t8;
     const double t10 = 0.21942 + t5;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t11 = soagen_cos(q[4]);
     const double t12 = soagen_sin(q[4]);
     const double t13 = t9 - 0.12999255384415;
@@ -3142,7 +3230,7 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t26 = 0.111172755531 + t18;
     const double t27 = 0.21942 + t24;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t28 = soagen_cos(q[3]);
     const double t29 = soagen_sin(q[3]);
     const double t30 = t27 - t25;
@@ -3171,7 +3259,7 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t53 = t44 - 0.56875;
     const double t54 = 0.56875 + t45;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t55 = soagen_cos(q[2]);
     const double t56 = soagen_sin(q[2]);
     const double t57 = t52 - t50;
@@ -3205,7 +3293,7 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t85 = 0.0151074 + t82;
     const double t86 = 2.3500400000000004 + t76;
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t87 = soagen_cos(q[1]);
     const double t88 = soagen_sin(q[1]);
     const double t89 = t85 - t83;
@@ -3220,9 +3308,13 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t98 = 0.12150210104175 + t94;
     const double t99 = 0.00666 + t98;
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t100 = -0.13585*t97;
     const double t101 = t100 - t95;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t102 = -0.1197*t70;
     const double t103 = 0.425*t72;
     const double t104 = 0.1197*t72;
@@ -3233,6 +3325,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t109 = t87*t105 + t88*t107;
     const double t110 = -0.13585*t108;
     const double t111 = t110 - t109;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t112 = 0.39225*t40;
     const double t113 = t112 + t26;
     const double t114 = t55*t40 - t71;
@@ -3249,11 +3343,15 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t125 = t87*t121 + t88*t123;
     const double t126 = -0.13585*t124;
     const double t127 = t126 - t125;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t128 = t28*t20 + t29*t10;
     const double t129 = t28*t10 - t29*t20;
     const double t130 = t55*t129 - t56*t128;
     const double t131 = -t55*t128 - t56*t129;
     const double t132 = t88*t131 + t87*t130;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t133 = -0.0171364731454*t12;
     const double t134 = 0.0171364731454*t11;
     const double t135 = t28*t133;
@@ -3261,6 +3359,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t137 = t55*t136 - t56*t135;
     const double t138 = -t55*t135 - t56*t136;
     const double t139 = t87*t137 + t88*t138;
+
+    /* ---- LDL^T of the reversed mass matrix (M = L^T D L, no fill-in on trees) ---- */
     const double t140 = 58.355064750790525*t134;
     const double t141 = -58.355064750790525*t139;
     const double t142 = 1.0/t10;
@@ -3331,7 +3431,7 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t207 = t170 + t172*t172*t179;
     const double t208 = -t172*t179;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Minv[0] = t179;
     Minv[1] = t208;
     Minv[2] = t206;
@@ -3372,15 +3472,14 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
 
 long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_mass_matrix_inverse_cholesky(q + 6*i, Minv + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot.
+ * joint accelerations from torques. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_crba).
  * forward_dynamics                  364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -3389,451 +3488,19 @@ long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double 
  */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
-
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t0;
-    const double t3 = -qd[0]*t1;
-
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t4*t2 - t5*t3;
-    const double t7 = t5*t2 + t4*t3;
-    const double t8 = qd[1] + qd[2];
-
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = -t10*t6 - t9*t7;
-    const double t12 = t9*t6 - t10*t7;
-    const double t13 = qd[3] + t8;
-
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t13*t15 + t14*t11;
-    const double t17 = t13*t14 - t15*t11;
-    const double t18 = qd[4] + t12;
-
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t19*t16 - t20*t18;
-    const double t22 = t20*t16 + t19*t18;
-    const double t23 = qd[5] + t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.13585*t24;
-    const double t26 = qd[1]*t3;
-    const double t27 = -0.8697944759100001*t26;
-    const double t28 = t2*t3;
-    const double t29 = 0.8697944759100001*t28;
-    const double t30 = 2.3500400000000004*t28;
-    const double t31 = t2*t2;
-    const double t32 = qd[1]*qd[1];
-    const double t33 = -t32 - t31;
-    const double t34 = 2.3500400000000004*t33;
-    const double t35 = t8*t7;
-    const double t36 = -0.187535813556*t35;
-    const double t37 = t6*t7;
-    const double t38 = 0.187535813556*t37;
-    const double t39 = 0.56875*t37;
-    const double t40 = t6*t6;
-    const double t41 = t8*t8;
-    const double t42 = -t41 - t40;
-    const double t43 = 0.56875*t42;
-    const double t44 = 0.39225*t37;
-    const double t45 = 0.39225*t42;
-    const double t46 = t13*t12;
-    const double t47 = 0.108247244469*t46;
-    const double t48 = t11*t12;
-    const double t49 = -0.108247244469*t48;
-    const double t50 = t13*t11;
-    const double t51 = t11*t11;
-    const double t52 = t12*t12;
-    const double t53 = -t51 - t52;
-    const double t54 = 0.093*t53;
-    const double t55 = t17*t18;
-    const double t56 = 0.108247244469*t55;
-    const double t57 = t16*t18;
-    const double t58 = -0.108247244469*t57;
-    const double t59 = t16*t16;
-    const double t60 = t17*t17;
-    const double t61 = -t60 - t59;
-    const double t62 = 0.09465*t61;
-    const double t63 = t23*t22;
-    const double t64 = 0.016685526854599998*t63;
-    const double t65 = t21*t22;
-    const double t66 = -0.016685526854599998*t65;
-    const double t67 = -t26;
-    const double t68 = qd[1]*t2;
-    const double t69 = -qd[2]*t7;
-    const double t70 = qd[2]*t6;
-    const double t71 = -qd[3]*t12;
-    const double t72 = qd[3]*t11;
-    const double t73 = qd[4]*t17;
-    const double t74 = -qd[4]*t16;
-    const double t75 = -qd[5]*t22;
-    const double t76 = qd[5]*t21;
-    const double t77 = -9.81*t0;
-    const double t78 = -9.81*t1;
-    const double t79 = t3*t3;
-    const double t80 = -t79 - t31;
-    const double t81 = t26 - t67;
-    const double t82 = t67 + t26;
-    const double t83 = t27 - 2.3500400000000004*t25 + 0.8849018759100001*t67;
-    const double t84 = 2.3500400000000004*t77 + t29;
-    const double t85 = 0.0151074*t68;
-    const double t86 = 8.393*t77 + t30;
-    const double t87 = 8.393*t78 + t34;
-    const double t88 = 0.425*t28;
-    const double t89 = 0.425*t81 - 0.1197*t80;
-    const double t90 = 0.425*t33 - 0.1197*t82;
-    const double t91 = t77 + t88;
-    const double t92 = t25 + t89;
-    const double t93 = t78 + t90;
-    const double t94 = t4*t67 - t5*t68;
-    const double t95 = t5*t67 + t4*t68;
-    const double t96 = t69 + t94;
-    const double t97 = t70 + t95;
-    const double t98 = t4*t91 - t5*t93;
-    const double t99 = t5*t91 + t4*t93;
-    const double t100 = t35 - t96;
-    const double t101 = t36 + 0.19163081355599998*t96 - 0.56875*t92;
-    const double t102 = t38 + 0.56875*t98;
-    const double t103 = 0.004095*t97;
-    const double t104 = 0.56875*t100;
-    const double t105 = t39 + 2.275*t98;
-    const double t106 = t104 + 2.275*t92;
-    const double t107 = t43 + 2.275*t99;
-    const double t108 = 0.39225*t100;
-    const double t109 = t44 + t98;
-    const double t110 = t92 + t108;
-    const double t111 = t45 + t99;
-    const double t112 = -t10*t96 - t9*t97;
-    const double t113 = t9*t96 - t10*t97;
-    const double t114 = t71 + t112;
-    const double t115 = t72 + t113;
-    const double t116 = -t10*t109 - t9*t111;
-    const double t117 = t9*t109 - t10*t111;
-    const double t118 = t50 - t115;
-    const double t119 = t46 + t114;
-    const double t120 = t47 + 0.111172755531*t114;
-    const double t121 = 0.21942*t115;
-    const double t122 = 1.219*t116;
-    const double t123 = 1.219*t110;
-    const double t124 = 1.219*t117;
-    const double t125 = 0.093*t118;
-    const double t126 = 0.093*t119;
-    const double t127 = t116 + t125;
-    const double t128 = t110 + t54;
-    const double t129 = t117 + t126;
-    const double t130 = t14*t114;
-    const double t131 = -t15*t114;
-    const double t132 = t73 + t130;
-    const double t133 = t74 + t131;
-    const double t134 = t15*t128 + t14*t127;
-    const double t135 = t14*t128 - t15*t127;
-    const double t136 = t57 + t133;
-    const double t137 = t55 - t132;
-    const double t138 = t56 + 0.111172755531*t132;
-    const double t139 = t58 + 0.111172755531*t133;
-    const double t140 = 1.219*t134;
-    const double t141 = 1.219*t135;
-    const double t142 = 1.219*t129;
-    const double t143 = 0.09465*t136;
-    const double t144 = 0.09465*t137;
-    const double t145 = t134 + t143;
-    const double t146 = t135 + t144;
-    const double t147 = t62 + t129;
-    const double t148 = t19*t132 - t20*t115;
-    const double t149 = t19*t115 + t20*t132;
-    const double t150 = t75 + t148;
-    const double t151 = t76 + t149;
-    const double t152 = t19*t145 - t20*t147;
-    const double t153 = t19*t147 + t20*t145;
-    const double t154 = t64 + 0.0171364731454*t150;
-    const double t155 = t66 + 0.0171364731454*t133;
-    const double t156 = 0.033822*t151;
-    const double t157 = 0.1879*t152;
-    const double t158 = 0.1879*t146;
-    const double t159 = 0.1879*t153;
-    const double t160 = t20*t159 + t19*t157;
-    const double t161 = t19*t159 - t20*t157;
-    const double t162 = t20*t156 + t19*t154;
-    const double t163 = t19*t156 - t20*t154;
-    const double t164 = -0.09465*t158;
-    const double t165 = 0.09465*t160;
-    const double t166 = t162 + t164;
-    const double t167 = t155 + t165;
-    const double t168 = t138 + t166;
-    const double t169 = t139 + t167;
-    const double t170 = t121 + t163;
-    const double t171 = t140 + t160;
-    const double t172 = t141 + t158;
-    const double t173 = t142 + t161;
-    const double t174 = t14*t171 - t15*t172;
-    const double t175 = t14*t172 + t15*t171;
-    const double t176 = t14*t168 - t15*t169;
-    const double t177 = t15*t168 + t14*t169;
-    const double t178 = 0.093*t173;
-    const double t179 = -0.093*t174;
-    const double t180 = t178 + t176;
-    const double t181 = t170 + t179;
-    const double t182 = t120 + t180;
-    const double t183 = t49 + t177;
-    const double t184 = t121 + t181;
-    const double t185 = t122 + t174;
-    const double t186 = t123 + t175;
-    const double t187 = t124 + t173;
-    const double t188 = t10*t187 + t9*t185;
-    const double t189 = t9*t187 - t10*t185;
-    const double t190 = t9*t182 + t10*t184;
-    const double t191 = t9*t184 - t10*t182;
-    const double t192 = -0.39225*t186;
-    const double t193 = 0.39225*t189;
-    const double t194 = t192 + t191;
-    const double t195 = t183 + t193;
-    const double t196 = t101 + t194;
-    const double t197 = t102 + t195;
-    const double t198 = t103 - t190;
-    const double t199 = t105 + t189;
-    const double t200 = t106 + t186;
-    const double t201 = t107 - t188;
-    const double t202 = t5*t201 + t4*t199;
-    const double t203 = t4*t201 - t5*t199;
-    const double t204 = t5*t198 + t4*t196;
-    const double t205 = t4*t198 - t5*t196;
-    const double t206 = -0.425*t200 - 0.1197*t203;
-    const double t207 = 0.425*t202;
-    const double t208 = 0.1197*t202;
-    const double t209 = t206 + t204;
-    const double t210 = t197 + t207;
-    const double t211 = t208 + t205;
-    const double t212 = t83 + t209;
-    const double t213 = t84 + t210;
-    const double t214 = t85 + t211;
-    const double t215 = t86 + t202;
-    const double t216 = t87 + t203;
-    const double t217 = t0*t216 - t1*t215;
-    const double t218 = t0*t212 + t1*t214;
-    const double t219 = -0.13585*t217;
-    const double t220 = t219 - t218;
-    const double t221 = tau[0] - t220;
-    const double t222 = tau[1] - t213;
-    const double t223 = tau[2] - t197;
-    const double t224 = tau[3] - t183;
-    const double t225 = tau[4] - t170;
-    const double t226 = tau[5] - t155;
-    const double t227 = t20*t20;
-    const double t228 = 0.016685526854599998*t227;
-    const double t229 = t19*t20;
-    const double t230 = 0.033822 - t228;
-    const double t231 = 0.0171364731454 + t228;
-    const double t232 = 0.016685526854599998*t229;
-    const double t233 = 0.00168332516775 + t231;
-    const double t234 = 0.111172755531 + t233;
-    const double t235 = 0.21942 + t230;
-    const double t236 = t234 - 0.12999255384415;
-    const double t237 = t15*t15;
-    const double t238 = t237*t236;
-    const double t239 = t14*t15;
-    const double t240 = t234 - t238;
-    const double t241 = 0.12999255384415 + t238;
-    const double t242 = t239*t236;
-    const double t243 = t14*t232;
-    const double t244 = t15*t232;
-    const double t245 = 0.0121682781 + t240;
-    const double t246 = t244 - 0.0016539803549999999;
-    const double t247 = 0.0121682781 + t235;
-    const double t248 = 0.111172755531 + t245;
-    const double t249 = 0.111172755531 + t241;
-    const double t250 = 0.21942 + t247;
-    const double t251 = t250 - t248;
-    const double t252 = t10*t10;
-    const double t253 = t252*t251;
-    const double t254 = t9*t10;
-    const double t255 = 2.0*t254*t243;
-    const double t256 = t250 - t255 - t253;
-    const double t257 = t255 + t248 + t253;
-    const double t258 = t243 - 2.0*t252*t243 + t254*t251;
-    const double t259 = t9*t246 - t10*t242;
-    const double t260 = t10*t246 + t9*t242;
-    const double t261 = -0.017784735*t10;
-    const double t262 = 0.017784735*t9;
-    const double t263 = 0.017784735*t10;
-    const double t264 = -0.017784735*t9;
-    const double t265 = t263 - 1.030009275;
-    const double t266 = 1.030009275 + t261;
-    const double t267 = t256 - 0.39225*t263 - 0.39225*t265;
-    const double t268 = 0.39225*t264 - t258;
-    const double t269 = 0.39225*t261 + 0.39225*t266 + t249;
-    const double t270 = -0.051322656825 - t260;
-    const double t271 = 0.19163081355599998 + t267;
-    const double t272 = 0.19163081355599998 + t269;
-    const double t273 = 0.004095 + t257;
-    const double t274 = t265 - 0.56875;
-    const double t275 = 0.56875 + t266;
-    const double t276 = t273 - t271;
-    const double t277 = t5*t5;
-    const double t278 = t277*t276;
-    const double t279 = t5*t4;
-    const double t280 = 2.0*t279*t268;
-    const double t281 = t273 - t280 - t278;
-    const double t282 = t280 + t271 + t278;
-    const double t283 = t268 - 2.0*t277*t268 + t279*t276;
-    const double t284 = t5*t259;
-    const double t285 = t4*t270 - t284;
-    const double t286 = t4*t259;
-    const double t287 = t286 + t5*t270;
-    const double t288 = t4*t262;
-    const double t289 = -t288 - t5*t275;
-    const double t290 = t5*t262;
-    const double t291 = t4*t275 - t290;
-    const double t292 = -t4*t264 - t5*t274;
-    const double t293 = t4*t274 - t5*t264;
-    const double t294 = t293 - 2.0828824999999997;
-    const double t295 = 2.0828824999999997 + t291;
-    const double t296 = 0.038897033301 - 0.425*t293 - 0.425*t294 + t282;
-    const double t297 = t287 - 0.1197*t289;
-    const double t298 = t283 - 0.425*t292;
-    const double t299 = 0.425*t291 + 0.425*t295 + t272;
-    const double t300 = 0.19371331275 + 0.1197*t291 + t285;
-    const double t301 = 0.038897033301 + t281;
-    const double t302 = 0.8849018759100001 + t296;
-    const double t303 = 0.8849018759100001 + t299;
-    const double t304 = 0.0151074 + t301;
-    const double t305 = 2.3500400000000004 + t295;
-    const double t306 = t304 - t302;
-    const double t307 = t1*t1;
-    const double t308 = t307*t306;
-    const double t309 = t0*t1;
-    const double t310 = 2.0*t309*t298;
-    const double t311 = t310 + t302 + t308;
-    const double t312 = t0*t297 + t1*t300;
-    const double t313 = t0*t289;
-    const double t314 = t313 - t1*t305;
-    const double t315 = 0.12150210104175 + t311;
-    const double t316 = 0.00666 + t315;
-    const double t317 = -0.13585*t314;
-    const double t318 = t317 - t312;
-    const double t319 = -0.1197*t289;
-    const double t320 = 0.425*t291;
-    const double t321 = 0.1197*t291;
-    const double t322 = t319 + t287;
-    const double t323 = t320 + t272;
-    const double t324 = t321 + t285;
-    const double t325 = t313 - t1*t291;
-    const double t326 = t0*t322 + t1*t324;
-    const double t327 = -0.13585*t325;
-    const double t328 = t327 - t326;
-    const double t329 = 0.39225*t261;
-    const double t330 = t329 + t249;
-    const double t331 = t4*t261 - t290;
-    const double t332 = -t288 - t5*t261;
-    const double t333 = t286 - t5*t260;
-    const double t334 = -t284 - t4*t260;
-    const double t335 = -0.1197*t332;
-    const double t336 = 0.425*t331;
-    const double t337 = 0.1197*t331;
-    const double t338 = t335 + t333;
-    const double t339 = t336 + t330;
-    const double t340 = t337 + t334;
-    const double t341 = t0*t332 - t1*t331;
-    const double t342 = t0*t338 + t1*t340;
-    const double t343 = -0.13585*t341;
-    const double t344 = t343 - t342;
-    const double t345 = t9*t243 + t10*t235;
-    const double t346 = t9*t235 - t10*t243;
-    const double t347 = t4*t346 - t5*t345;
-    const double t348 = -t4*t345 - t5*t346;
-    const double t349 = t1*t348 + t0*t347;
-    const double t350 = -0.0171364731454*t15;
-    const double t351 = 0.0171364731454*t14;
-    const double t352 = t9*t350;
-    const double t353 = -t10*t350;
-    const double t354 = t4*t353 - t5*t352;
-    const double t355 = -t5*t353 - t4*t352;
-    const double t356 = t0*t354 + t1*t355;
-    const double t357 = 58.355064750790525*t351;
-    const double t358 = -58.355064750790525*t356;
-    const double t359 = 1.0/t235;
-    const double t360 = t244*t359;
-    const double t361 = -t359*t349;
-    const double t362 = t351*t351;
-    const double t363 = t244*t244;
-    const double t364 = t363*t359;
-    const double t365 = t249 - 58.355064750790525*t362 - t364;
-    const double t366 = 1.0/t365;
-    const double t367 = t244*t360;
-    const double t368 = t351*t357;
-    const double t369 = t330 - t368 - t367;
-    const double t370 = t369*t366;
-    const double t371 = t339 - t368 - t367;
-    const double t372 = t371*t366;
-    const double t373 = t244*t361;
-    const double t374 = t351*t358;
-    const double t375 = t344 - t374 - t373;
-    const double t376 = t366*t375;
-    const double t377 = t369*t369;
-    const double t378 = t272 - 58.355064750790525*t362 - t364 - t377*t366;
-    const double t379 = 1.0/t378;
-    const double t380 = t323 - t368 - t367 - t369*t372;
-    const double t381 = t380*t379;
-    const double t382 = t328 - t374 - t373 - t369*t376;
-    const double t383 = t382*t379;
-    const double t384 = t371*t371;
-    const double t385 = t380*t380;
-    const double t386 = t303 - 58.355064750790525*t362 - t364 - t384*t366 - t385*t379;
-    const double t387 = 1.0/t386;
-    const double t388 = t318 - t374 - t373 - t371*t376 - t380*t383;
-    const double t389 = t388*t387;
-    const double t390 = t356*t356;
-    const double t391 = t349*t349;
-    const double t392 = t375*t375;
-    const double t393 = t382*t382;
-    const double t394 = t388*t388;
-    const double t395 = t316 - 58.355064750790525*t390 - t359*t391 - t366*t392 - t379*t393 - t394*t387;
-    const double t396 = 1.0/t395;
-    const double t397 = t360*t225;
-    const double t398 = t357*t226;
-    const double t399 = t224 - t398 - t397;
-    const double t400 = t223 - t398 - t397 - t370*t399;
-    const double t401 = t222 - t398 - t397 - t372*t399 - t381*t400;
-    const double t402 = t221 - t358*t226 - t361*t225 - t376*t399 - t383*t400 - t389*t401;
-    const double t403 = 58.355064750790525*t226;
-    const double t404 = t359*t225;
-    const double t405 = t366*t399;
-    const double t406 = t379*t400;
-    const double t407 = t387*t401;
-    const double t408 = t396*t402;
-    const double t409 = t407 - t389*t408;
-    const double t410 = t406 - t383*t408 - t381*t409;
-    const double t411 = t405 - t376*t408 - t372*t409 - t370*t410;
-    const double t412 = t404 - t361*t408 - t360*t409 - t360*t410 - t360*t411;
-    const double t413 = t403 - t358*t408 - t357*t409 - t357*t410 - t357*t411;
-
-    /* ---- outputs ---- */
-    qdd[0] = t408;
-    qdd[1] = t409;
-    qdd[2] = t410;
-    qdd[3] = t411;
-    qdd[4] = t412;
-    qdd[5] = t413;
+    ur5_forward_dynamics_crba(q, qd, tau, qdd);
 }
 
 long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_forward_dynamics(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17))
+ * joint accelerations from torques, algorithm FD4 [RK (5.13)-(5.17)]
  * forward_dynamics_fd4              443 mul    338 add    5 div   0 sqrt  10 trig    432 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -3843,131 +3510,141 @@ long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, c
 void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t0;
-    const double t3 = -qd[0]*t1;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.13585*t2;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t4*t2 - t5*t3;
-    const double t7 = t5*t2 + t4*t3;
-    const double t8 = 0.425*qd[1] + 0.1197*t3;
-    const double t9 = -0.425*t2;
-    const double t10 = -0.1197*t2;
-    const double t11 = qd[1] + qd[2];
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t4 = -qd[0]*t0;
+    const double t5 = -qd[0]*t1;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = qd[1]*t5;
+    const double t9 = -0.8697944759100001*t8;
+    const double t10 = t4*t5;
+    const double t11 = 0.8697944759100001*t10;
+    const double t12 = 2.3500400000000004*t10;
+    const double t13 = t4*t4;
+    const double t14 = qd[1]*qd[1];
+    const double t15 = -t14 - t13;
+    const double t16 = 2.3500400000000004*t15;
+    const double t17 = 0.425*qd[1] + 0.1197*t5;
+    const double t18 = -0.425*t4;
+    const double t19 = -0.1197*t4;
+    const double t20 = qd[1]*t19 - t5*t18;
+    const double t21 = t5*t17 - t4*t19;
+    const double t22 = t4*t18 - qd[1]*t17;
+    const double t23 = -t8;
+    const double t24 = qd[1]*t4;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t12 = soagen_cos(q[3]);
-    const double t13 = soagen_sin(q[3]);
-    const double t14 = -t13*t6 - t12*t7;
-    const double t15 = t12*t6 - t13*t7;
-    const double t16 = qd[3] + t11;
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t25 = t6*t4 - t7*t5;
+    const double t26 = t6*t5 + t7*t4;
+    const double t27 = qd[1] + qd[2];
+    const double t28 = soagen_cos(q[3]);
+    const double t29 = soagen_sin(q[3]);
+    const double t30 = t27*t26;
+    const double t31 = -0.187535813556*t30;
+    const double t32 = t25*t26;
+    const double t33 = 0.187535813556*t32;
+    const double t34 = 0.56875*t32;
+    const double t35 = 0.56875*t30;
+    const double t36 = t25*t25;
+    const double t37 = t27*t27;
+    const double t38 = -t37 - t36;
+    const double t39 = 0.56875*t38;
+    const double t40 = 0.39225*t32;
+    const double t41 = 0.39225*t30;
+    const double t42 = 0.39225*t38;
+    const double t43 = t6*t20 - t7*t22;
+    const double t44 = t6*t22 + t7*t20;
+    const double t45 = -qd[2]*t26;
+    const double t46 = qd[2]*t25;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t17 = soagen_cos(q[4]);
-    const double t18 = soagen_sin(q[4]);
-    const double t19 = t16*t18 + t17*t14;
-    const double t20 = t16*t17 - t18*t14;
-    const double t21 = qd[4] + t15;
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t47 = -t29*t25 - t28*t26;
+    const double t48 = t28*t25 - t29*t26;
+    const double t49 = qd[3] + t27;
+    const double t50 = soagen_cos(q[4]);
+    const double t51 = soagen_sin(q[4]);
+    const double t52 = t49*t48;
+    const double t53 = 0.108247244469*t52;
+    const double t54 = t47*t48;
+    const double t55 = -0.108247244469*t54;
+    const double t56 = t49*t47;
+    const double t57 = 0.093*t56;
+    const double t58 = t47*t47;
+    const double t59 = t48*t48;
+    const double t60 = -t58 - t59;
+    const double t61 = 0.093*t60;
+    const double t62 = 0.093*t52;
+    const double t63 = -t29*t40 - t28*t42;
+    const double t64 = t28*t40 - t29*t42;
+    const double t65 = -qd[3]*t48;
+    const double t66 = qd[3]*t47;
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t22 = soagen_cos(q[5]);
-    const double t23 = soagen_sin(q[5]);
-    const double t24 = t22*t19 - t23*t21;
-    const double t25 = t23*t19 + t22*t21;
-    const double t26 = qd[5] + t20;
-    const double t27 = qd[0]*qd[0];
-    const double t28 = -0.13585*t27;
-    const double t29 = qd[1]*t3;
-    const double t30 = -0.8697944759100001*t29;
-    const double t31 = t2*t3;
-    const double t32 = 0.8697944759100001*t31;
-    const double t33 = 2.3500400000000004*t31;
-    const double t34 = t2*t2;
-    const double t35 = qd[1]*qd[1];
-    const double t36 = -t35 - t34;
-    const double t37 = 2.3500400000000004*t36;
-    const double t38 = qd[1]*t10 - t3*t9;
-    const double t39 = t3*t8 - t2*t10;
-    const double t40 = t2*t9 - qd[1]*t8;
-    const double t41 = t11*t7;
-    const double t42 = -0.187535813556*t41;
-    const double t43 = t6*t7;
-    const double t44 = 0.187535813556*t43;
-    const double t45 = 0.56875*t43;
-    const double t46 = 0.56875*t41;
-    const double t47 = t6*t6;
-    const double t48 = t11*t11;
-    const double t49 = -t48 - t47;
-    const double t50 = 0.56875*t49;
-    const double t51 = 0.39225*t43;
-    const double t52 = 0.39225*t41;
-    const double t53 = 0.39225*t49;
-    const double t54 = t16*t15;
-    const double t55 = 0.108247244469*t54;
-    const double t56 = t14*t15;
-    const double t57 = -0.108247244469*t56;
-    const double t58 = t16*t14;
-    const double t59 = 0.093*t58;
-    const double t60 = t14*t14;
-    const double t61 = t15*t15;
-    const double t62 = -t60 - t61;
-    const double t63 = 0.093*t62;
-    const double t64 = 0.093*t54;
-    const double t65 = t20*t21;
-    const double t66 = 0.108247244469*t65;
-    const double t67 = t19*t21;
-    const double t68 = -0.108247244469*t67;
-    const double t69 = 0.09465*t67;
-    const double t70 = 0.09465*t65;
-    const double t71 = t19*t19;
-    const double t72 = t20*t20;
-    const double t73 = -t72 - t71;
-    const double t74 = 0.09465*t73;
-    const double t75 = t26*t25;
-    const double t76 = 0.016685526854599998*t75;
-    const double t77 = t24*t25;
-    const double t78 = -0.016685526854599998*t77;
-    const double t79 = -t29;
-    const double t80 = qd[1]*t2;
-    const double t81 = t4*t38 - t5*t40;
-    const double t82 = t5*t38 + t4*t40;
-    const double t83 = -qd[2]*t7;
-    const double t84 = qd[2]*t6;
-    const double t85 = -t13*t51 - t12*t53;
-    const double t86 = t12*t51 - t13*t53;
-    const double t87 = -qd[3]*t15;
-    const double t88 = qd[3]*t14;
-    const double t89 = t17*t59 + t18*t63;
-    const double t90 = t17*t63 - t18*t59;
-    const double t91 = qd[4]*t20;
-    const double t92 = -qd[4]*t19;
-    const double t93 = t22*t69 - t23*t74;
-    const double t94 = t23*t69 + t22*t74;
-    const double t95 = -qd[5]*t25;
-    const double t96 = qd[5]*t24;
-    const double t97 = t23*t23;
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t67 = t49*t51 + t50*t47;
+    const double t68 = t49*t50 - t51*t47;
+    const double t69 = qd[4] + t48;
+    const double t70 = soagen_cos(q[5]);
+    const double t71 = soagen_sin(q[5]);
+    const double t72 = t68*t69;
+    const double t73 = 0.108247244469*t72;
+    const double t74 = t67*t69;
+    const double t75 = -0.108247244469*t74;
+    const double t76 = 0.09465*t74;
+    const double t77 = 0.09465*t72;
+    const double t78 = t67*t67;
+    const double t79 = t68*t68;
+    const double t80 = -t78 - t79;
+    const double t81 = 0.09465*t80;
+    const double t82 = t50*t57 + t51*t61;
+    const double t83 = t50*t61 - t51*t57;
+    const double t84 = qd[4]*t68;
+    const double t85 = -qd[4]*t67;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t86 = t70*t67 - t71*t69;
+    const double t87 = t71*t67 + t70*t69;
+    const double t88 = qd[5] + t68;
+    const double t89 = t88*t87;
+    const double t90 = 0.016685526854599998*t89;
+    const double t91 = t86*t87;
+    const double t92 = -0.016685526854599998*t91;
+    const double t93 = t70*t76 - t71*t81;
+    const double t94 = t71*t76 + t70*t81;
+    const double t95 = -qd[5]*t87;
+    const double t96 = qd[5]*t86;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t97 = t71*t71;
     const double t98 = 0.016685526854599998*t97;
-    const double t99 = t22*t23;
+    const double t99 = t70*t71;
     const double t100 = 0.033822 - t98;
     const double t101 = 0.0171364731454 + t98;
     const double t102 = 0.016685526854599998*t99;
     const double t103 = 0.00168332516775 + t101;
     const double t104 = 0.111172755531 + t103;
     const double t105 = 0.21942 + t100;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t106 = 1.0/t105;
     const double t107 = t102*t106;
-    const double t108 = t17*t102;
-    const double t109 = t18*t102;
+    const double t108 = t50*t102;
+    const double t109 = t51*t102;
     const double t110 = t108*t106;
     const double t111 = t109*t106;
     const double t112 = t104 - 0.11285608069875;
-    const double t113 = t18*t18;
+    const double t113 = t51*t51;
     const double t114 = t113*t112;
-    const double t115 = t17*t18;
+    const double t115 = t50*t51;
     const double t116 = t104 - t114;
     const double t117 = 0.11285608069875 + t114;
     const double t118 = t115*t112;
@@ -3975,14 +3652,16 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t120 = 0.111172755531 + t119 - t108*t110;
     const double t121 = t118 - t108*t111;
     const double t122 = 0.111172755531 + t117 - t109*t111;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t123 = 1.0/t122;
     const double t124 = t121*t123;
     const double t125 = -0.0016539803549999999*t123;
     const double t126 = 0.017784735*t123;
-    const double t127 = 0.017784735*t12;
-    const double t128 = -0.017784735*t13;
-    const double t129 = t12*t121 - 0.0016539803549999999*t13;
-    const double t130 = -0.0016539803549999999*t12 - t13*t121;
+    const double t127 = 0.017784735*t28;
+    const double t128 = -0.017784735*t29;
+    const double t129 = t28*t121 - 0.0016539803549999999*t29;
+    const double t130 = -0.0016539803549999999*t28 - t29*t121;
     const double t131 = 0.39225*t128;
     const double t132 = t130*t123;
     const double t133 = t131*t123;
@@ -3991,14 +3670,14 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t136 = -t127*t123;
     const double t137 = 1.0 + t133;
     const double t138 = 0.23158827810000002 - t120;
-    const double t139 = t13*t13;
+    const double t139 = t29*t29;
     const double t140 = t139*t138;
-    const double t141 = t12*t13;
+    const double t141 = t28*t29;
     const double t142 = 0.23158827810000002 - t140;
     const double t143 = t120 + t140;
     const double t144 = t141*t138;
-    const double t145 = 0.017784735*t13;
-    const double t146 = -0.017784735*t12;
+    const double t145 = 0.017784735*t29;
+    const double t146 = -0.017784735*t28;
     const double t147 = t145 - 1.030009275;
     const double t148 = t142 - 0.39225*t145 - 0.39225*t147;
     const double t149 = 0.39225*t146 - t144;
@@ -4018,15 +3697,17 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t163 = 4.9009 - t128*t135;
     const double t164 = -t128*t136;
     const double t165 = 4.9009 + t127*t136;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t166 = 1.0/t153;
     const double t167 = t151*t166;
     const double t168 = t154*t166;
     const double t169 = t159*t166;
     const double t170 = t160*t166;
-    const double t171 = t5*t160 + t4*t159;
-    const double t172 = t4*t160 - t5*t159;
-    const double t173 = t5*t154 + t4*t151;
-    const double t174 = t4*t154 - t5*t151;
+    const double t171 = t6*t159 + t7*t160;
+    const double t172 = t6*t160 - t7*t159;
+    const double t173 = t6*t151 + t7*t154;
+    const double t174 = t6*t154 - t7*t151;
     const double t175 = -0.1197*t172;
     const double t176 = 0.425*t171;
     const double t177 = 0.1197*t171;
@@ -4039,9 +3720,9 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t184 = t172*t166;
     const double t185 = 1.0 + t181;
     const double t186 = t155 - t150;
-    const double t187 = t5*t5;
+    const double t187 = t7*t7;
     const double t188 = t187*t186;
-    const double t189 = t5*t4;
+    const double t189 = t6*t7;
     const double t190 = 2.0*t189*t152;
     const double t191 = t155 - t190 - t188;
     const double t192 = t190 + t150 + t188;
@@ -4056,8 +3737,8 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t201 = t156 + t196 + t197;
     const double t202 = t161 + t198 - t199;
     const double t203 = t158 + t198 - t199;
-    const double t204 = -t4*t146 - t5*t157;
-    const double t205 = t4*t157 - t5*t146;
+    const double t204 = -t6*t146 - t7*t157;
+    const double t205 = t6*t157 - t7*t146;
     const double t206 = t165 - t163;
     const double t207 = t187*t206;
     const double t208 = 2.0*t189*t164;
@@ -4093,6 +3774,8 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t238 = 8.393 + t210 - t171*t183;
     const double t239 = t211 - t171*t184;
     const double t240 = 8.393 + t209 - t172*t184;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t241 = 1.0/t228;
     const double t242 = t226*t241;
     const double t243 = t229*t241;
@@ -4127,34 +3810,42 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t272 = 0.13585*t264 - 0.13585*t270 + t256;
     const double t273 = 0.00666 - t248*t249 + t272;
     const double t274 = t271 - t248*t250;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t275 = 1.0/t273;
     const double t276 = t274*t275;
-    const double t277 = tau[5] - t78;
+
+    /* ---- tip-to-base FD4 filter z, epsilon, nu -- [RK (5.14), (5.16)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t277 = tau[5] - t92;
     const double t278 = 58.355064750790525*t277;
     const double t279 = 0.0171364731454*t95;
     const double t280 = 0.033822*t96;
     const double t281 = 0.1879*t93;
-    const double t282 = 0.1879*t70;
+    const double t282 = 0.1879*t77;
     const double t283 = 0.1879*t94;
-    const double t284 = t76 + t279;
-    const double t285 = t22*t281 + t23*t283;
-    const double t286 = t22*t283 - t23*t281;
-    const double t287 = t23*t280 + t22*t284;
-    const double t288 = t22*t280 - t23*t284;
+    const double t284 = t90 + t279;
+    const double t285 = t70*t281 + t71*t283;
+    const double t286 = t70*t283 - t71*t281;
+    const double t287 = t71*t280 + t70*t284;
+    const double t288 = t70*t280 - t71*t284;
     const double t289 = -0.09465*t282;
     const double t290 = 0.09465*t285;
     const double t291 = t289 + t287;
-    const double t292 = t78 + t290;
-    const double t293 = t66 + t291;
-    const double t294 = t68 + t277 + t292;
+    const double t292 = t92 + t290;
+    const double t293 = t73 + t291;
+    const double t294 = t75 + t277 + t292;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t295 = tau[4] - t288;
     const double t296 = t106*t295;
-    const double t297 = t104*t91 - 0.017784735*t90;
-    const double t298 = 0.11285608069875*t92 + 0.017784735*t89;
-    const double t299 = t102*t91;
-    const double t300 = 0.017784735*t92 + 1.4069*t89;
-    const double t301 = 1.4069*t90 - 0.017784735*t91;
-    const double t302 = 1.4069*t64;
+    const double t297 = t104*t84 - 0.017784735*t83;
+    const double t298 = 0.11285608069875*t85 + 0.017784735*t82;
+    const double t299 = t102*t84;
+    const double t300 = 0.017784735*t85 + 1.4069*t82;
+    const double t301 = 1.4069*t83 - 0.017784735*t84;
+    const double t302 = 1.4069*t62;
     const double t303 = t297 + t293;
     const double t304 = t298 + t294;
     const double t305 = t299 + t288;
@@ -4162,25 +3853,27 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t307 = t282 + t301;
     const double t308 = t302 + t286;
     const double t309 = t295 - t299;
-    const double t310 = t17*t306 - t18*t307;
-    const double t311 = t17*t307 + t18*t306;
-    const double t312 = t17*t303 - t18*t304;
-    const double t313 = t18*t303 + t17*t304;
+    const double t310 = t50*t306 - t51*t307;
+    const double t311 = t50*t307 + t51*t306;
+    const double t312 = t50*t303 - t51*t304;
+    const double t313 = t51*t303 + t50*t304;
     const double t314 = 0.093*t308;
     const double t315 = -0.093*t310;
     const double t316 = t314 + t312;
     const double t317 = t305 + t315;
-    const double t318 = t55 + t110*t309 + t316;
-    const double t319 = t57 + t111*t309 + t313;
+    const double t318 = t53 + t110*t309 + t316;
+    const double t319 = t55 + t111*t309 + t313;
     const double t320 = t309 + t317;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t321 = tau[3] - t319;
     const double t322 = t123*t321;
-    const double t323 = 0.1308417*t86 - 0.017784735*t52 + t87*t120;
-    const double t324 = 0.017784735*t85 - 0.0016539803549999999*t88 + t87*t121;
-    const double t325 = 0.23158827810000002*t88 - 0.1308417*t85;
-    const double t326 = 2.6259*t85 - 0.1308417*t88;
-    const double t327 = 2.6259*t52 - 0.017784735*t87;
-    const double t328 = 0.1308417*t87 + 2.6259*t86;
+    const double t323 = 0.1308417*t64 - 0.017784735*t41 + t65*t120;
+    const double t324 = 0.017784735*t63 - 0.0016539803549999999*t66 + t65*t121;
+    const double t325 = 0.23158827810000002*t66 - 0.1308417*t63;
+    const double t326 = 2.6259*t63 - 0.1308417*t66;
+    const double t327 = 2.6259*t41 - 0.017784735*t65;
+    const double t328 = 0.1308417*t65 + 2.6259*t64;
     const double t329 = t323 + t318;
     const double t330 = t324 + t319;
     const double t331 = t325 + t320;
@@ -4188,28 +3881,30 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t333 = t327 + t311;
     const double t334 = t328 + t308;
     const double t335 = t321 - t324;
-    const double t336 = t13*t334 + t12*t332;
-    const double t337 = t12*t334 - t13*t332;
-    const double t338 = t13*t331 + t12*t329;
-    const double t339 = t12*t331 - t13*t329;
+    const double t336 = t29*t334 + t28*t332;
+    const double t337 = t28*t334 - t29*t332;
+    const double t338 = t29*t331 + t28*t329;
+    const double t339 = t28*t331 - t29*t329;
     const double t340 = -0.39225*t333;
     const double t341 = 0.39225*t337;
     const double t342 = t340 + t339;
     const double t343 = t341 + t330;
-    const double t344 = t42 + t132*t335 + t342;
-    const double t345 = t44 + t343 + t137*t335;
+    const double t344 = t31 + t132*t335 + t342;
+    const double t345 = t33 + t343 + t137*t335;
     const double t346 = t134*t335 - t338;
-    const double t347 = t45 + t337 + t135*t335;
-    const double t348 = t46 + t333;
-    const double t349 = t50 - t336 + t136*t335;
+    const double t347 = t34 + t337 + t135*t335;
+    const double t348 = t35 + t333;
+    const double t349 = t39 - t336 + t136*t335;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t350 = tau[2] - t345;
     const double t351 = t166*t350;
-    const double t352 = t157*t39 + t81*t156 + t82*t158 + t84*t152 + t83*t150;
-    const double t353 = t81*t159 + t82*t160 + t83*t151 + t84*t154;
-    const double t354 = t82*t162 - t146*t39 + t83*t152 + t84*t155 + t81*t161;
-    const double t355 = t81*t163 + t82*t164 + t83*t156 + t84*t161;
-    const double t356 = 4.9009*t39 + t157*t83 - t146*t84;
-    const double t357 = t81*t164 + t82*t165 + t83*t158 + t84*t162;
+    const double t352 = t157*t21 + t46*t152 + t43*t156 + t44*t158 + t45*t150;
+    const double t353 = t45*t151 + t46*t154 + t43*t159 + t44*t160;
+    const double t354 = t45*t152 - t146*t21 + t44*t162 + t46*t155 + t43*t161;
+    const double t355 = t45*t156 + t43*t163 + t44*t164 + t46*t161;
+    const double t356 = 4.9009*t21 + t157*t45 - t146*t46;
+    const double t357 = t45*t158 + t46*t162 + t43*t164 + t44*t165;
     const double t358 = t352 + t344;
     const double t359 = t353 + t345;
     const double t360 = t354 + t346;
@@ -4217,28 +3912,30 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t362 = t356 + t348;
     const double t363 = t357 + t349;
     const double t364 = t350 - t353;
-    const double t365 = t5*t363 + t4*t361;
-    const double t366 = t4*t363 - t5*t361;
-    const double t367 = t5*t360 + t4*t358;
-    const double t368 = t4*t360 - t5*t358;
+    const double t365 = t6*t361 + t7*t363;
+    const double t366 = t6*t363 - t7*t361;
+    const double t367 = t7*t360 + t6*t358;
+    const double t368 = t6*t360 - t7*t358;
     const double t369 = -0.425*t362 - 0.1197*t366;
     const double t370 = 0.425*t365;
     const double t371 = 0.1197*t365;
     const double t372 = t367 + t369;
     const double t373 = t359 + t370;
     const double t374 = t368 + t371;
-    const double t375 = t30 + t180*t364 + t372;
-    const double t376 = t32 + t185*t364 + t373;
+    const double t375 = t9 + t180*t364 + t372;
+    const double t376 = t11 + t185*t364 + t373;
     const double t377 = t182*t364 + t374;
-    const double t378 = t33 + t365 + t183*t364;
-    const double t379 = t37 + t366 + t184*t364;
+    const double t378 = t12 + t365 + t183*t364;
+    const double t379 = t16 + t366 + t184*t364;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t380 = tau[1] - t376;
     const double t381 = t241*t380;
-    const double t382 = t28*t232 + t80*t227 + t79*t225;
-    const double t383 = t79*t226 + t80*t229;
-    const double t384 = t28*t204 + t79*t227 + t80*t230;
-    const double t385 = t79*t231 + t80*t236;
-    const double t386 = t79*t233 + t80*t237;
+    const double t382 = t3*t232 + t24*t227 + t23*t225;
+    const double t383 = t23*t226 + t24*t229;
+    const double t384 = t3*t204 + t23*t227 + t24*t230;
+    const double t385 = t23*t231 + t24*t236;
+    const double t386 = t23*t233 + t24*t237;
     const double t387 = t382 + t375;
     const double t388 = t384 + t377;
     const double t389 = t385 + t378;
@@ -4249,43 +3946,59 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t394 = -0.13585*t392;
     const double t395 = t394 - t393;
     const double t396 = t249*t391 + t395;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t397 = tau[0] - t396;
     const double t398 = t275*t397;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t399 = t398 - 9.81*t276;
-    const double t400 = t381 - 9.81*t250 - t79*t242 - t80*t243 - t249*t399;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t400 = t381 - 9.81*t250 - t23*t242 - t24*t243 - t249*t399;
     const double t401 = -t0*t399;
     const double t402 = -t1*t399;
     const double t403 = -0.13585*t399;
     const double t404 = -9.81*t0 - t1*t403;
     const double t405 = t0*t403 - 9.81*t1;
-    const double t406 = t79 + t401;
-    const double t407 = t80 + t402;
-    const double t408 = t351 - t81*t169 - t82*t170 - t83*t167 - t84*t168 - t185*t400 - t180*t406 - t182*t407 - t183*t404 - t184*t405;
-    const double t409 = t4*t406 - t5*t407;
-    const double t410 = t5*t406 + t4*t407;
+    const double t406 = t23 + t401;
+    const double t407 = t24 + t402;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t408 = t351 - t45*t167 - t46*t168 - t43*t169 - t44*t170 - t185*t400 - t180*t406 - t182*t407 - t183*t404 - t184*t405;
+    const double t409 = t6*t406 - t7*t407;
+    const double t410 = t6*t407 + t7*t406;
     const double t411 = 0.425*t400 + 0.1197*t407;
     const double t412 = -0.1197*t406;
     const double t413 = t404 + t411;
     const double t414 = t405 + t412;
-    const double t415 = t4*t413 - t5*t414;
-    const double t416 = t5*t413 + t4*t414;
-    const double t417 = t83 + t409;
+    const double t415 = t6*t413 - t7*t414;
+    const double t416 = t6*t414 + t7*t413;
+    const double t417 = t45 + t409;
     const double t418 = t400 + t408;
-    const double t419 = t84 + t410;
-    const double t420 = t81 + t415;
-    const double t421 = t82 + t416;
-    const double t422 = t322 - t85*t126 - t87*t124 - t88*t125 - t132*t417 - t134*t419 - t135*t420 - t136*t421 - t137*t418;
-    const double t423 = -t12*t419 - t13*t417;
-    const double t424 = t12*t417 - t13*t419;
-    const double t425 = t87 + t423;
+    const double t419 = t46 + t410;
+    const double t420 = t43 + t415;
+    const double t421 = t44 + t416;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t422 = t322 - t65*t124 - t66*t125 - t63*t126 - t132*t417 - t134*t419 - t135*t420 - t136*t421 - t137*t418;
+    const double t423 = -t28*t419 - t29*t417;
+    const double t424 = t28*t417 - t29*t419;
+    const double t425 = t65 + t423;
     const double t426 = t418 + t422;
-    const double t427 = t88 + t424;
-    const double t428 = t296 - t91*t107 - t427 - t110*t425 - t111*t426;
-    const double t429 = t17*t426 - t18*t425;
-    const double t430 = t92 + t429;
+    const double t427 = t66 + t424;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t428 = t296 - t84*t107 - t427 - t110*t425 - t111*t426;
+    const double t429 = t50*t426 - t51*t425;
+    const double t430 = t85 + t429;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t431 = t278 - t430;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t399;
     qdd[1] = t400;
     qdd[2] = t408;
@@ -4296,15 +4009,14 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
 
 long ur5_forward_dynamics_fd4_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_forward_dynamics_fd4(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22))
+ * joint accelerations from torques, algorithm FD1 [RK (4.17)-(4.22)]
  * forward_dynamics_fd1              405 mul    312 add    5 div   0 sqrt  10 trig    451 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -4314,179 +4026,199 @@ long ur5_forward_dynamics_fd4_batch(long count, const double *q, const double *q
 void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t0;
-    const double t3 = -qd[0]*t1;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.13585*t2;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t4*t2 - t5*t3;
-    const double t7 = t5*t2 + t4*t3;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t4 = -qd[0]*t0;
+    const double t5 = -qd[0]*t1;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = qd[1]*t5;
+    const double t9 = -0.8697944759100001*t8;
+    const double t10 = t4*t5;
+    const double t11 = 0.8697944759100001*t10;
+    const double t12 = 2.3500400000000004*t10;
+    const double t13 = t4*t4;
+    const double t14 = qd[1]*qd[1];
+    const double t15 = -t14 - t13;
+    const double t16 = 2.3500400000000004*t15;
+    const double t17 = -t8;
+    const double t18 = qd[1]*t4;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = -t10*t6 - t9*t7;
-    const double t12 = t9*t6 - t10*t7;
-    const double t13 = qd[3] + t8;
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t19 = t6*t4 - t7*t5;
+    const double t20 = t6*t5 + t7*t4;
+    const double t21 = qd[1] + qd[2];
+    const double t22 = soagen_cos(q[3]);
+    const double t23 = soagen_sin(q[3]);
+    const double t24 = t21*t20;
+    const double t25 = -0.187535813556*t24;
+    const double t26 = t19*t20;
+    const double t27 = 0.187535813556*t26;
+    const double t28 = 0.56875*t26;
+    const double t29 = t19*t19;
+    const double t30 = t21*t21;
+    const double t31 = -t30 - t29;
+    const double t32 = 0.56875*t31;
+    const double t33 = 0.39225*t26;
+    const double t34 = 0.39225*t31;
+    const double t35 = -qd[2]*t20;
+    const double t36 = qd[2]*t19;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t13*t15 + t14*t11;
-    const double t17 = t13*t14 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t37 = -t23*t19 - t22*t20;
+    const double t38 = t22*t19 - t23*t20;
+    const double t39 = qd[3] + t21;
+    const double t40 = soagen_cos(q[4]);
+    const double t41 = soagen_sin(q[4]);
+    const double t42 = t39*t38;
+    const double t43 = 0.108247244469*t42;
+    const double t44 = t37*t38;
+    const double t45 = -0.108247244469*t44;
+    const double t46 = t39*t37;
+    const double t47 = t37*t37;
+    const double t48 = t38*t38;
+    const double t49 = -t47 - t48;
+    const double t50 = 0.093*t49;
+    const double t51 = -qd[3]*t38;
+    const double t52 = qd[3]*t37;
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t19*t16 - t20*t18;
-    const double t22 = t20*t16 + t19*t18;
-    const double t23 = qd[5] + t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.13585*t24;
-    const double t26 = qd[1]*t3;
-    const double t27 = -0.8697944759100001*t26;
-    const double t28 = t2*t3;
-    const double t29 = 0.8697944759100001*t28;
-    const double t30 = 2.3500400000000004*t28;
-    const double t31 = t2*t2;
-    const double t32 = qd[1]*qd[1];
-    const double t33 = -t32 - t31;
-    const double t34 = 2.3500400000000004*t33;
-    const double t35 = t8*t7;
-    const double t36 = -0.187535813556*t35;
-    const double t37 = t6*t7;
-    const double t38 = 0.187535813556*t37;
-    const double t39 = 0.56875*t37;
-    const double t40 = t6*t6;
-    const double t41 = t8*t8;
-    const double t42 = -t41 - t40;
-    const double t43 = 0.56875*t42;
-    const double t44 = 0.39225*t37;
-    const double t45 = 0.39225*t42;
-    const double t46 = t13*t12;
-    const double t47 = 0.108247244469*t46;
-    const double t48 = t11*t12;
-    const double t49 = -0.108247244469*t48;
-    const double t50 = t13*t11;
-    const double t51 = t11*t11;
-    const double t52 = t12*t12;
-    const double t53 = -t51 - t52;
-    const double t54 = 0.093*t53;
-    const double t55 = t17*t18;
-    const double t56 = 0.108247244469*t55;
-    const double t57 = t16*t18;
-    const double t58 = -0.108247244469*t57;
-    const double t59 = t16*t16;
-    const double t60 = t17*t17;
-    const double t61 = -t60 - t59;
-    const double t62 = 0.09465*t61;
-    const double t63 = t23*t22;
-    const double t64 = 0.016685526854599998*t63;
-    const double t65 = t21*t22;
-    const double t66 = -0.016685526854599998*t65;
-    const double t67 = -t26;
-    const double t68 = qd[1]*t2;
-    const double t69 = -qd[2]*t7;
-    const double t70 = qd[2]*t6;
-    const double t71 = -qd[3]*t12;
-    const double t72 = qd[3]*t11;
-    const double t73 = qd[4]*t17;
-    const double t74 = -qd[4]*t16;
-    const double t75 = -qd[5]*t22;
-    const double t76 = qd[5]*t21;
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t53 = t39*t41 + t40*t37;
+    const double t54 = t39*t40 - t41*t37;
+    const double t55 = qd[4] + t38;
+    const double t56 = soagen_cos(q[5]);
+    const double t57 = soagen_sin(q[5]);
+    const double t58 = t54*t55;
+    const double t59 = 0.108247244469*t58;
+    const double t60 = t53*t55;
+    const double t61 = -0.108247244469*t60;
+    const double t62 = t53*t53;
+    const double t63 = t54*t54;
+    const double t64 = -t62 - t63;
+    const double t65 = 0.09465*t64;
+    const double t66 = qd[4]*t54;
+    const double t67 = -qd[4]*t53;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t68 = t56*t53 - t57*t55;
+    const double t69 = t57*t53 + t56*t55;
+    const double t70 = qd[5] + t54;
+    const double t71 = t70*t69;
+    const double t72 = 0.016685526854599998*t71;
+    const double t73 = t68*t69;
+    const double t74 = -0.016685526854599998*t73;
+    const double t75 = -qd[5]*t69;
+    const double t76 = qd[5]*t68;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t77 = -9.81*t0;
     const double t78 = -9.81*t1;
-    const double t79 = t3*t3;
-    const double t80 = -t79 - t31;
-    const double t81 = t26 - t67;
-    const double t82 = t67 + t26;
-    const double t83 = t27 - 2.3500400000000004*t25 + 0.8849018759100001*t67;
-    const double t84 = 2.3500400000000004*t77 + t29;
-    const double t85 = 0.0151074*t68;
-    const double t86 = 8.393*t77 + t30;
-    const double t87 = 8.393*t78 + t34;
-    const double t88 = 0.425*t28;
+    const double t79 = t5*t5;
+    const double t80 = -t79 - t13;
+    const double t81 = t8 - t17;
+    const double t82 = t8 + t17;
+    const double t83 = t9 - 2.3500400000000004*t3 + 0.8849018759100001*t17;
+    const double t84 = 2.3500400000000004*t77 + t11;
+    const double t85 = 0.0151074*t18;
+    const double t86 = 8.393*t77 + t12;
+    const double t87 = 8.393*t78 + t16;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t88 = 0.425*t10;
     const double t89 = 0.425*t81 - 0.1197*t80;
-    const double t90 = 0.425*t33 - 0.1197*t82;
+    const double t90 = 0.425*t15 - 0.1197*t82;
     const double t91 = t77 + t88;
-    const double t92 = t25 + t89;
+    const double t92 = t3 + t89;
     const double t93 = t78 + t90;
-    const double t94 = t4*t67 - t5*t68;
-    const double t95 = t5*t67 + t4*t68;
-    const double t96 = t69 + t94;
-    const double t97 = t70 + t95;
-    const double t98 = t4*t91 - t5*t93;
-    const double t99 = t5*t91 + t4*t93;
-    const double t100 = t35 - t96;
-    const double t101 = t36 + 0.19163081355599998*t96 - 0.56875*t92;
-    const double t102 = t38 + 0.56875*t98;
+    const double t94 = t6*t17 - t7*t18;
+    const double t95 = t6*t18 + t7*t17;
+    const double t96 = t94 + t35;
+    const double t97 = t95 + t36;
+    const double t98 = t6*t91 - t7*t93;
+    const double t99 = t7*t91 + t6*t93;
+    const double t100 = t24 - t96;
+    const double t101 = t25 + 0.19163081355599998*t96 - 0.56875*t92;
+    const double t102 = t27 + 0.56875*t98;
     const double t103 = 0.004095*t97;
     const double t104 = 0.56875*t100;
-    const double t105 = t39 + 2.275*t98;
+    const double t105 = t28 + 2.275*t98;
     const double t106 = t104 + 2.275*t92;
-    const double t107 = t43 + 2.275*t99;
+    const double t107 = t32 + 2.275*t99;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t108 = 0.39225*t100;
-    const double t109 = t44 + t98;
+    const double t109 = t33 + t98;
     const double t110 = t92 + t108;
-    const double t111 = t45 + t99;
-    const double t112 = -t10*t96 - t9*t97;
-    const double t113 = t9*t96 - t10*t97;
-    const double t114 = t71 + t112;
-    const double t115 = t72 + t113;
-    const double t116 = -t10*t109 - t9*t111;
-    const double t117 = t9*t109 - t10*t111;
-    const double t118 = t50 - t115;
-    const double t119 = t46 + t114;
-    const double t120 = t47 + 0.111172755531*t114;
+    const double t111 = t34 + t99;
+    const double t112 = -t23*t96 - t22*t97;
+    const double t113 = t22*t96 - t23*t97;
+    const double t114 = t51 + t112;
+    const double t115 = t52 + t113;
+    const double t116 = -t23*t109 - t22*t111;
+    const double t117 = t22*t109 - t23*t111;
+    const double t118 = t46 - t115;
+    const double t119 = t42 + t114;
+    const double t120 = t43 + 0.111172755531*t114;
     const double t121 = 0.21942*t115;
     const double t122 = 1.219*t116;
     const double t123 = 1.219*t110;
     const double t124 = 1.219*t117;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t125 = 0.093*t118;
     const double t126 = 0.093*t119;
     const double t127 = t116 + t125;
-    const double t128 = t110 + t54;
+    const double t128 = t110 + t50;
     const double t129 = t117 + t126;
-    const double t130 = t14*t114;
-    const double t131 = -t15*t114;
-    const double t132 = t73 + t130;
-    const double t133 = t74 + t131;
-    const double t134 = t15*t128 + t14*t127;
-    const double t135 = t14*t128 - t15*t127;
-    const double t136 = t57 + t133;
-    const double t137 = t55 - t132;
-    const double t138 = t56 + 0.111172755531*t132;
-    const double t139 = t58 + 0.111172755531*t133;
+    const double t130 = t40*t114;
+    const double t131 = -t41*t114;
+    const double t132 = t66 + t130;
+    const double t133 = t67 + t131;
+    const double t134 = t41*t128 + t40*t127;
+    const double t135 = t40*t128 - t41*t127;
+    const double t136 = t60 + t133;
+    const double t137 = t58 - t132;
+    const double t138 = t59 + 0.111172755531*t132;
+    const double t139 = t61 + 0.111172755531*t133;
     const double t140 = 1.219*t134;
     const double t141 = 1.219*t135;
     const double t142 = 1.219*t129;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t143 = 0.09465*t136;
     const double t144 = 0.09465*t137;
     const double t145 = t134 + t143;
     const double t146 = t135 + t144;
-    const double t147 = t62 + t129;
-    const double t148 = t19*t132 - t20*t115;
-    const double t149 = t19*t115 + t20*t132;
+    const double t147 = t65 + t129;
+    const double t148 = t56*t132 - t57*t115;
+    const double t149 = t56*t115 + t57*t132;
     const double t150 = t75 + t148;
     const double t151 = t76 + t149;
-    const double t152 = t19*t145 - t20*t147;
-    const double t153 = t19*t147 + t20*t145;
-    const double t154 = t64 + 0.0171364731454*t150;
-    const double t155 = t66 + 0.0171364731454*t133;
+    const double t152 = t56*t145 - t57*t147;
+    const double t153 = t56*t147 + t57*t145;
+    const double t154 = t72 + 0.0171364731454*t150;
+    const double t155 = t74 + 0.0171364731454*t133;
     const double t156 = 0.033822*t151;
     const double t157 = 0.1879*t152;
     const double t158 = 0.1879*t146;
     const double t159 = 0.1879*t153;
-    const double t160 = t20*t159 + t19*t157;
-    const double t161 = t19*t159 - t20*t157;
-    const double t162 = t20*t156 + t19*t154;
-    const double t163 = t19*t156 - t20*t154;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t160 = t57*t159 + t56*t157;
+    const double t161 = t56*t159 - t57*t157;
+    const double t162 = t57*t156 + t56*t154;
+    const double t163 = t56*t156 - t57*t154;
     const double t164 = -0.09465*t158;
     const double t165 = 0.09465*t160;
     const double t166 = t162 + t164;
@@ -4497,24 +4229,28 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t171 = t140 + t160;
     const double t172 = t141 + t158;
     const double t173 = t142 + t161;
-    const double t174 = t14*t171 - t15*t172;
-    const double t175 = t14*t172 + t15*t171;
-    const double t176 = t14*t168 - t15*t169;
-    const double t177 = t15*t168 + t14*t169;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t174 = t40*t171 - t41*t172;
+    const double t175 = t40*t172 + t41*t171;
+    const double t176 = t40*t168 - t41*t169;
+    const double t177 = t41*t168 + t40*t169;
     const double t178 = 0.093*t173;
     const double t179 = -0.093*t174;
     const double t180 = t178 + t176;
     const double t181 = t170 + t179;
     const double t182 = t120 + t180;
-    const double t183 = t49 + t177;
+    const double t183 = t45 + t177;
     const double t184 = t121 + t181;
     const double t185 = t122 + t174;
     const double t186 = t123 + t175;
     const double t187 = t124 + t173;
-    const double t188 = t10*t187 + t9*t185;
-    const double t189 = t9*t187 - t10*t185;
-    const double t190 = t9*t182 + t10*t184;
-    const double t191 = t9*t184 - t10*t182;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t188 = t23*t187 + t22*t185;
+    const double t189 = t22*t187 - t23*t185;
+    const double t190 = t22*t182 + t23*t184;
+    const double t191 = t22*t184 - t23*t182;
     const double t192 = -0.39225*t186;
     const double t193 = 0.39225*t189;
     const double t194 = t192 + t191;
@@ -4525,10 +4261,12 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t199 = t105 + t189;
     const double t200 = t106 + t186;
     const double t201 = t107 - t188;
-    const double t202 = t5*t201 + t4*t199;
-    const double t203 = t4*t201 - t5*t199;
-    const double t204 = t5*t198 + t4*t196;
-    const double t205 = t4*t198 - t5*t196;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t202 = t6*t199 + t7*t201;
+    const double t203 = t6*t201 - t7*t199;
+    const double t204 = t7*t198 + t6*t196;
+    const double t205 = t6*t198 - t7*t196;
     const double t206 = -0.425*t200 - 0.1197*t203;
     const double t207 = 0.425*t202;
     const double t208 = 0.1197*t202;
@@ -4540,34 +4278,44 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t214 = t85 + t211;
     const double t215 = t86 + t202;
     const double t216 = t87 + t203;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t217 = t0*t216 - t1*t215;
     const double t218 = t0*t212 + t1*t214;
     const double t219 = -0.13585*t217;
     const double t220 = t219 - t218;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t221 = tau[0] - t220;
     const double t222 = tau[1] - t213;
     const double t223 = tau[2] - t197;
     const double t224 = tau[3] - t183;
     const double t225 = tau[4] - t170;
     const double t226 = tau[5] - t155;
-    const double t227 = t20*t20;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t227 = t57*t57;
     const double t228 = 0.016685526854599998*t227;
-    const double t229 = t19*t20;
+    const double t229 = t56*t57;
     const double t230 = 0.033822 - t228;
     const double t231 = 0.0171364731454 + t228;
     const double t232 = 0.016685526854599998*t229;
     const double t233 = 0.00168332516775 + t231;
     const double t234 = 0.111172755531 + t233;
     const double t235 = 0.21942 + t230;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t236 = 1.0/t235;
-    const double t237 = t14*t232;
-    const double t238 = t15*t232;
+    const double t237 = t40*t232;
+    const double t238 = t41*t232;
     const double t239 = t237*t236;
     const double t240 = t238*t236;
     const double t241 = t234 - 0.11285608069875;
-    const double t242 = t15*t15;
+    const double t242 = t41*t41;
     const double t243 = t242*t241;
-    const double t244 = t14*t15;
+    const double t244 = t40*t41;
     const double t245 = t234 - t243;
     const double t246 = 0.11285608069875 + t243;
     const double t247 = t244*t241;
@@ -4575,11 +4323,13 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t249 = 0.111172755531 + t248 - t237*t239;
     const double t250 = t247 - t237*t240;
     const double t251 = 0.111172755531 + t246 - t238*t240;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t252 = 1.0/t251;
-    const double t253 = 0.017784735*t9;
-    const double t254 = -0.017784735*t10;
-    const double t255 = t9*t250 - 0.0016539803549999999*t10;
-    const double t256 = -0.0016539803549999999*t9 - t10*t250;
+    const double t253 = 0.017784735*t22;
+    const double t254 = -0.017784735*t23;
+    const double t255 = t22*t250 - 0.0016539803549999999*t23;
+    const double t256 = -0.0016539803549999999*t22 - t23*t250;
     const double t257 = 0.39225*t254;
     const double t258 = t256*t252;
     const double t259 = t257*t252;
@@ -4588,14 +4338,14 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t262 = -t253*t252;
     const double t263 = 1.0 + t259;
     const double t264 = 0.23158827810000002 - t249;
-    const double t265 = t10*t10;
+    const double t265 = t23*t23;
     const double t266 = t265*t264;
-    const double t267 = t9*t10;
+    const double t267 = t22*t23;
     const double t268 = 0.23158827810000002 - t266;
     const double t269 = t249 + t266;
     const double t270 = t267*t264;
-    const double t271 = 0.017784735*t10;
-    const double t272 = -0.017784735*t9;
+    const double t271 = 0.017784735*t23;
+    const double t272 = -0.017784735*t22;
     const double t273 = t271 - 1.030009275;
     const double t274 = t268 - 0.39225*t271 - 0.39225*t273;
     const double t275 = 0.39225*t272 - t270;
@@ -4615,11 +4365,13 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t289 = 4.9009 - t254*t261;
     const double t290 = -t254*t262;
     const double t291 = 4.9009 + t253*t262;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t292 = 1.0/t279;
-    const double t293 = t5*t286 + t4*t285;
-    const double t294 = t4*t286 - t5*t285;
-    const double t295 = t5*t280 + t4*t277;
-    const double t296 = t4*t280 - t5*t277;
+    const double t293 = t6*t285 + t7*t286;
+    const double t294 = t6*t286 - t7*t285;
+    const double t295 = t6*t277 + t7*t280;
+    const double t296 = t6*t280 - t7*t277;
     const double t297 = -0.1197*t294;
     const double t298 = 0.425*t293;
     const double t299 = 0.1197*t293;
@@ -4632,9 +4384,9 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t306 = t294*t292;
     const double t307 = 1.0 + t303;
     const double t308 = t281 - t276;
-    const double t309 = t5*t5;
+    const double t309 = t7*t7;
     const double t310 = t309*t308;
-    const double t311 = t5*t4;
+    const double t311 = t6*t7;
     const double t312 = 2.0*t311*t278;
     const double t313 = t281 - t312 - t310;
     const double t314 = t312 + t276 + t310;
@@ -4649,8 +4401,8 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t323 = t282 + t318 + t319;
     const double t324 = t287 + t320 - t321;
     const double t325 = t284 + t320 - t321;
-    const double t326 = -t4*t272 - t5*t283;
-    const double t327 = t4*t283 - t5*t272;
+    const double t326 = -t6*t272 - t7*t283;
+    const double t327 = t6*t283 - t7*t272;
     const double t328 = t291 - t289;
     const double t329 = t309*t328;
     const double t330 = 2.0*t311*t290;
@@ -4685,6 +4437,8 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t359 = 8.393 + t332 - t293*t305;
     const double t360 = t333 - t293*t306;
     const double t361 = 8.393 + t331 - t294*t306;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t362 = 1.0/t350;
     const double t363 = t0*t356 - t1*t355;
     const double t364 = t0*t348 + t1*t351;
@@ -4709,28 +4463,40 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t383 = -0.13585*t382 - t378;
     const double t384 = 0.13585*t378 - 0.13585*t383 + t373;
     const double t385 = 0.00666 - t366*t367 + t384;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t386 = 1.0/t385;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t387 = 58.355064750790525*t226;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t388 = t236*t225;
-    const double t389 = -t15*t226;
-    const double t390 = t14*t226;
+    const double t389 = -t41*t226;
+    const double t390 = t40*t226;
     const double t391 = t389 + t239*t225;
     const double t392 = t390 + t240*t225;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t393 = t224 - t392;
     const double t394 = t252*t393;
-    const double t395 = t10*t225 + t9*t391;
-    const double t396 = t9*t225 - t10*t391;
+    const double t395 = t23*t225 + t22*t391;
+    const double t396 = t22*t225 - t23*t391;
     const double t397 = t396 + t258*t393;
     const double t398 = t392 + t263*t393;
     const double t399 = t260*t393 - t395;
     const double t400 = t261*t393;
     const double t401 = t262*t393;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t402 = t223 - t398;
     const double t403 = t292*t402;
-    const double t404 = t5*t401 + t4*t400;
-    const double t405 = t4*t401 - t5*t400;
-    const double t406 = t4*t397 + t5*t399;
-    const double t407 = t4*t399 - t5*t397;
+    const double t404 = t6*t400 + t7*t401;
+    const double t405 = t6*t401 - t7*t400;
+    const double t406 = t6*t397 + t7*t399;
+    const double t407 = t6*t399 - t7*t397;
     const double t408 = -0.1197*t405;
     const double t409 = 0.425*t404;
     const double t410 = 0.1197*t404;
@@ -4742,6 +4508,8 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t416 = t304*t402 + t413;
     const double t417 = t404 + t305*t402;
     const double t418 = t405 + t306*t402;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t419 = t222 - t415;
     const double t420 = t362*t419;
     const double t421 = t0*t418 - t1*t417;
@@ -4749,33 +4517,47 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t423 = -0.13585*t421;
     const double t424 = t423 - t422;
     const double t425 = t367*t419 + t424;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t426 = t221 - t425;
     const double t427 = t386*t426;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t428 = t420 - t367*t427;
     const double t429 = -t0*t427;
     const double t430 = -t1*t427;
     const double t431 = -0.13585*t427;
     const double t432 = -t1*t431;
     const double t433 = t0*t431;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t434 = t403 - t302*t429 - t304*t430 - t307*t428 - t305*t432 - t306*t433;
-    const double t435 = t4*t429 - t5*t430;
-    const double t436 = t5*t429 + t4*t430;
+    const double t435 = t6*t429 - t7*t430;
+    const double t436 = t6*t430 + t7*t429;
     const double t437 = 0.1197*t430 + 0.425*t428;
     const double t438 = -0.1197*t429;
     const double t439 = t432 + t437;
     const double t440 = t433 + t438;
-    const double t441 = t4*t439 - t5*t440;
-    const double t442 = t4*t440 + t5*t439;
+    const double t441 = t6*t439 - t7*t440;
+    const double t442 = t6*t440 + t7*t439;
     const double t443 = t428 + t434;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t444 = t394 - t258*t435 - t260*t436 - t262*t442 - t261*t441 - t263*t443;
-    const double t445 = -t9*t436 - t10*t435;
-    const double t446 = t9*t435 - t10*t436;
+    const double t445 = -t22*t436 - t23*t435;
+    const double t446 = t22*t435 - t23*t436;
     const double t447 = t443 + t444;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t448 = t388 - t446 - t239*t445 - t240*t447;
-    const double t449 = t14*t447 - t15*t445;
+    const double t449 = t40*t447 - t41*t445;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t450 = t387 - t449;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t427;
     qdd[1] = t428;
     qdd[2] = t434;
@@ -4786,15 +4568,14 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
 
 long ur5_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_forward_dynamics_fd1(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD2 (seed 001 (5.5)-(5.7)), with the tip accelerations
+ * joint accelerations from torques, algorithm FD2, with the tip accelerations [RK (5.5)-(5.7)]
  * forward_dynamics_fd2              506 mul    376 add    5 div   0 sqrt  12 trig    528 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -4805,183 +4586,201 @@ long ur5_forward_dynamics_fd1_batch(long count, const double *q, const double *q
 void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[6], double a0[6])
 {
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[0]);
     const double t1 = soagen_sin(q[0]);
-
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
     const double t2 = soagen_cos(q[1]);
     const double t3 = soagen_sin(q[1]);
-    const double t4 = -qd[0]*t2;
-    const double t5 = -qd[0]*t3;
+    const double t4 = qd[0]*qd[0];
+    const double t5 = -0.13585*t4;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-    const double t8 = t6*t4 - t7*t5;
-    const double t9 = t7*t4 + t6*t5;
-    const double t10 = qd[1] + qd[2];
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t6 = -qd[0]*t2;
+    const double t7 = -qd[0]*t3;
+    const double t8 = soagen_cos(q[2]);
+    const double t9 = soagen_sin(q[2]);
+    const double t10 = qd[1]*t7;
+    const double t11 = -0.8697944759100001*t10;
+    const double t12 = t6*t7;
+    const double t13 = 0.8697944759100001*t12;
+    const double t14 = 2.3500400000000004*t12;
+    const double t15 = t6*t6;
+    const double t16 = qd[1]*qd[1];
+    const double t17 = -t16 - t15;
+    const double t18 = 2.3500400000000004*t17;
+    const double t19 = -t10;
+    const double t20 = qd[1]*t6;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t11 = soagen_cos(q[3]);
-    const double t12 = soagen_sin(q[3]);
-    const double t13 = -t12*t8 - t11*t9;
-    const double t14 = t11*t8 - t12*t9;
-    const double t15 = qd[3] + t10;
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t21 = t8*t6 - t9*t7;
+    const double t22 = t8*t7 + t9*t6;
+    const double t23 = qd[1] + qd[2];
+    const double t24 = soagen_cos(q[3]);
+    const double t25 = soagen_sin(q[3]);
+    const double t26 = t23*t22;
+    const double t27 = -0.187535813556*t26;
+    const double t28 = t21*t22;
+    const double t29 = 0.187535813556*t28;
+    const double t30 = 0.56875*t28;
+    const double t31 = t21*t21;
+    const double t32 = t23*t23;
+    const double t33 = -t32 - t31;
+    const double t34 = 0.56875*t33;
+    const double t35 = 0.39225*t28;
+    const double t36 = 0.39225*t33;
+    const double t37 = -qd[2]*t22;
+    const double t38 = qd[2]*t21;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t16 = soagen_cos(q[4]);
-    const double t17 = soagen_sin(q[4]);
-    const double t18 = t15*t17 + t16*t13;
-    const double t19 = t15*t16 - t17*t13;
-    const double t20 = qd[4] + t14;
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t39 = -t25*t21 - t24*t22;
+    const double t40 = t24*t21 - t25*t22;
+    const double t41 = qd[3] + t23;
+    const double t42 = soagen_cos(q[4]);
+    const double t43 = soagen_sin(q[4]);
+    const double t44 = t41*t40;
+    const double t45 = 0.108247244469*t44;
+    const double t46 = t39*t40;
+    const double t47 = -0.108247244469*t46;
+    const double t48 = t41*t39;
+    const double t49 = t39*t39;
+    const double t50 = t40*t40;
+    const double t51 = -t49 - t50;
+    const double t52 = 0.093*t51;
+    const double t53 = -qd[3]*t40;
+    const double t54 = qd[3]*t39;
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t21 = soagen_cos(q[5]);
-    const double t22 = soagen_sin(q[5]);
-    const double t23 = t21*t18 - t22*t20;
-    const double t24 = t22*t18 + t21*t20;
-    const double t25 = qd[5] + t19;
-    const double t26 = qd[0]*qd[0];
-    const double t27 = -0.13585*t26;
-    const double t28 = qd[1]*t5;
-    const double t29 = -0.8697944759100001*t28;
-    const double t30 = t4*t5;
-    const double t31 = 0.8697944759100001*t30;
-    const double t32 = 2.3500400000000004*t30;
-    const double t33 = t4*t4;
-    const double t34 = qd[1]*qd[1];
-    const double t35 = -t34 - t33;
-    const double t36 = 2.3500400000000004*t35;
-    const double t37 = t10*t9;
-    const double t38 = -0.187535813556*t37;
-    const double t39 = t8*t9;
-    const double t40 = 0.187535813556*t39;
-    const double t41 = 0.56875*t39;
-    const double t42 = t8*t8;
-    const double t43 = t10*t10;
-    const double t44 = -t43 - t42;
-    const double t45 = 0.56875*t44;
-    const double t46 = 0.39225*t39;
-    const double t47 = 0.39225*t44;
-    const double t48 = t15*t14;
-    const double t49 = 0.108247244469*t48;
-    const double t50 = t13*t14;
-    const double t51 = -0.108247244469*t50;
-    const double t52 = t15*t13;
-    const double t53 = t13*t13;
-    const double t54 = t14*t14;
-    const double t55 = -t53 - t54;
-    const double t56 = 0.093*t55;
-    const double t57 = t19*t20;
-    const double t58 = 0.108247244469*t57;
-    const double t59 = t18*t20;
-    const double t60 = -0.108247244469*t59;
-    const double t61 = t18*t18;
-    const double t62 = t19*t19;
-    const double t63 = -t62 - t61;
-    const double t64 = 0.09465*t63;
-    const double t65 = t25*t24;
-    const double t66 = 0.016685526854599998*t65;
-    const double t67 = t23*t24;
-    const double t68 = -0.016685526854599998*t67;
-    const double t69 = -t28;
-    const double t70 = qd[1]*t4;
-    const double t71 = -qd[2]*t9;
-    const double t72 = qd[2]*t8;
-    const double t73 = -qd[3]*t14;
-    const double t74 = qd[3]*t13;
-    const double t75 = qd[4]*t19;
-    const double t76 = -qd[4]*t18;
-    const double t77 = -qd[5]*t24;
-    const double t78 = qd[5]*t23;
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t55 = t41*t43 + t42*t39;
+    const double t56 = t41*t42 - t43*t39;
+    const double t57 = qd[4] + t40;
+    const double t58 = soagen_cos(q[5]);
+    const double t59 = soagen_sin(q[5]);
+    const double t60 = t56*t57;
+    const double t61 = 0.108247244469*t60;
+    const double t62 = t55*t57;
+    const double t63 = -0.108247244469*t62;
+    const double t64 = t55*t55;
+    const double t65 = t56*t56;
+    const double t66 = -t64 - t65;
+    const double t67 = 0.09465*t66;
+    const double t68 = qd[4]*t56;
+    const double t69 = -qd[4]*t55;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t70 = t58*t55 - t59*t57;
+    const double t71 = t59*t55 + t58*t57;
+    const double t72 = qd[5] + t56;
+    const double t73 = t72*t71;
+    const double t74 = 0.016685526854599998*t73;
+    const double t75 = t70*t71;
+    const double t76 = -0.016685526854599998*t75;
+    const double t77 = -qd[5]*t71;
+    const double t78 = qd[5]*t70;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t79 = -9.81*t2;
     const double t80 = -9.81*t3;
-    const double t81 = t5*t5;
-    const double t82 = -t81 - t33;
-    const double t83 = t28 - t69;
-    const double t84 = t69 + t28;
-    const double t85 = t29 - 2.3500400000000004*t27 + 0.8849018759100001*t69;
-    const double t86 = 2.3500400000000004*t79 + t31;
-    const double t87 = 0.0151074*t70;
-    const double t88 = 8.393*t79 + t32;
-    const double t89 = 8.393*t80 + t36;
-    const double t90 = 0.425*t30;
+    const double t81 = t7*t7;
+    const double t82 = -t81 - t15;
+    const double t83 = t10 - t19;
+    const double t84 = t10 + t19;
+    const double t85 = t11 - 2.3500400000000004*t5 + 0.8849018759100001*t19;
+    const double t86 = 2.3500400000000004*t79 + t13;
+    const double t87 = 0.0151074*t20;
+    const double t88 = 8.393*t79 + t14;
+    const double t89 = 8.393*t80 + t18;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t90 = 0.425*t12;
     const double t91 = 0.425*t83 - 0.1197*t82;
-    const double t92 = 0.425*t35 - 0.1197*t84;
+    const double t92 = 0.425*t17 - 0.1197*t84;
     const double t93 = t79 + t90;
-    const double t94 = t27 + t91;
+    const double t94 = t5 + t91;
     const double t95 = t80 + t92;
-    const double t96 = t6*t69 - t7*t70;
-    const double t97 = t7*t69 + t6*t70;
-    const double t98 = t71 + t96;
-    const double t99 = t72 + t97;
-    const double t100 = t6*t93 - t7*t95;
-    const double t101 = t7*t93 + t6*t95;
-    const double t102 = t37 - t98;
-    const double t103 = t38 + 0.19163081355599998*t98 - 0.56875*t94;
-    const double t104 = t40 + 0.56875*t100;
+    const double t96 = t8*t19 - t9*t20;
+    const double t97 = t8*t20 + t9*t19;
+    const double t98 = t96 + t37;
+    const double t99 = t97 + t38;
+    const double t100 = t8*t93 - t9*t95;
+    const double t101 = t9*t93 + t8*t95;
+    const double t102 = t26 - t98;
+    const double t103 = t27 + 0.19163081355599998*t98 - 0.56875*t94;
+    const double t104 = t29 + 0.56875*t100;
     const double t105 = 0.004095*t99;
     const double t106 = 0.56875*t102;
-    const double t107 = t41 + 2.275*t100;
+    const double t107 = t30 + 2.275*t100;
     const double t108 = t106 + 2.275*t94;
-    const double t109 = t45 + 2.275*t101;
+    const double t109 = t34 + 2.275*t101;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t110 = 0.39225*t102;
-    const double t111 = t46 + t100;
+    const double t111 = t35 + t100;
     const double t112 = t94 + t110;
-    const double t113 = t47 + t101;
-    const double t114 = -t12*t98 - t11*t99;
-    const double t115 = t11*t98 - t12*t99;
-    const double t116 = t73 + t114;
-    const double t117 = t74 + t115;
-    const double t118 = -t12*t111 - t11*t113;
-    const double t119 = t11*t111 - t12*t113;
-    const double t120 = t52 - t117;
-    const double t121 = t48 + t116;
-    const double t122 = t49 + 0.111172755531*t116;
+    const double t113 = t36 + t101;
+    const double t114 = -t25*t98 - t24*t99;
+    const double t115 = t24*t98 - t25*t99;
+    const double t116 = t53 + t114;
+    const double t117 = t54 + t115;
+    const double t118 = -t25*t111 - t24*t113;
+    const double t119 = t24*t111 - t25*t113;
+    const double t120 = t48 - t117;
+    const double t121 = t44 + t116;
+    const double t122 = t45 + 0.111172755531*t116;
     const double t123 = 0.21942*t117;
     const double t124 = 1.219*t118;
     const double t125 = 1.219*t112;
     const double t126 = 1.219*t119;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t127 = 0.093*t120;
     const double t128 = 0.093*t121;
     const double t129 = t118 + t127;
-    const double t130 = t112 + t56;
+    const double t130 = t112 + t52;
     const double t131 = t119 + t128;
-    const double t132 = t16*t116;
-    const double t133 = -t17*t116;
-    const double t134 = t75 + t132;
-    const double t135 = t76 + t133;
-    const double t136 = t17*t130 + t16*t129;
-    const double t137 = t16*t130 - t17*t129;
-    const double t138 = t59 + t135;
-    const double t139 = t57 - t134;
-    const double t140 = t58 + 0.111172755531*t134;
-    const double t141 = t60 + 0.111172755531*t135;
+    const double t132 = t42*t116;
+    const double t133 = -t43*t116;
+    const double t134 = t68 + t132;
+    const double t135 = t69 + t133;
+    const double t136 = t43*t130 + t42*t129;
+    const double t137 = t42*t130 - t43*t129;
+    const double t138 = t62 + t135;
+    const double t139 = t60 - t134;
+    const double t140 = t61 + 0.111172755531*t134;
+    const double t141 = t63 + 0.111172755531*t135;
     const double t142 = 1.219*t136;
     const double t143 = 1.219*t137;
     const double t144 = 1.219*t131;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t145 = 0.09465*t138;
     const double t146 = 0.09465*t139;
     const double t147 = t136 + t145;
     const double t148 = t137 + t146;
-    const double t149 = t64 + t131;
-    const double t150 = t21*t134 - t22*t117;
-    const double t151 = t21*t117 + t22*t134;
+    const double t149 = t67 + t131;
+    const double t150 = t58*t134 - t59*t117;
+    const double t151 = t58*t117 + t59*t134;
     const double t152 = t77 + t150;
     const double t153 = t78 + t151;
-    const double t154 = t21*t147 - t22*t149;
-    const double t155 = t21*t149 + t22*t147;
-    const double t156 = t66 + 0.0171364731454*t152;
-    const double t157 = t68 + 0.0171364731454*t135;
+    const double t154 = t58*t147 - t59*t149;
+    const double t155 = t58*t149 + t59*t147;
+    const double t156 = t74 + 0.0171364731454*t152;
+    const double t157 = t76 + 0.0171364731454*t135;
     const double t158 = 0.033822*t153;
     const double t159 = 0.1879*t154;
     const double t160 = 0.1879*t148;
     const double t161 = 0.1879*t155;
-    const double t162 = t22*t161 + t21*t159;
-    const double t163 = t21*t161 - t22*t159;
-    const double t164 = t22*t158 + t21*t156;
-    const double t165 = t21*t158 - t22*t156;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t162 = t59*t161 + t58*t159;
+    const double t163 = t58*t161 - t59*t159;
+    const double t164 = t59*t158 + t58*t156;
+    const double t165 = t58*t158 - t59*t156;
     const double t166 = -0.09465*t160;
     const double t167 = 0.09465*t162;
     const double t168 = t164 + t166;
@@ -4992,24 +4791,28 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t173 = t142 + t162;
     const double t174 = t143 + t160;
     const double t175 = t144 + t163;
-    const double t176 = t16*t173 - t17*t174;
-    const double t177 = t16*t174 + t17*t173;
-    const double t178 = t16*t170 - t17*t171;
-    const double t179 = t17*t170 + t16*t171;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t176 = t42*t173 - t43*t174;
+    const double t177 = t42*t174 + t43*t173;
+    const double t178 = t42*t170 - t43*t171;
+    const double t179 = t43*t170 + t42*t171;
     const double t180 = 0.093*t175;
     const double t181 = -0.093*t176;
     const double t182 = t180 + t178;
     const double t183 = t172 + t181;
     const double t184 = t122 + t182;
-    const double t185 = t51 + t179;
+    const double t185 = t47 + t179;
     const double t186 = t123 + t183;
     const double t187 = t124 + t176;
     const double t188 = t125 + t177;
     const double t189 = t126 + t175;
-    const double t190 = t12*t189 + t11*t187;
-    const double t191 = t11*t189 - t12*t187;
-    const double t192 = t11*t184 + t12*t186;
-    const double t193 = t11*t186 - t12*t184;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t190 = t25*t189 + t24*t187;
+    const double t191 = t24*t189 - t25*t187;
+    const double t192 = t24*t184 + t25*t186;
+    const double t193 = t24*t186 - t25*t184;
     const double t194 = -0.39225*t188;
     const double t195 = 0.39225*t191;
     const double t196 = t194 + t193;
@@ -5020,10 +4823,12 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t201 = t107 + t191;
     const double t202 = t108 + t188;
     const double t203 = t109 - t190;
-    const double t204 = t7*t203 + t6*t201;
-    const double t205 = t6*t203 - t7*t201;
-    const double t206 = t7*t200 + t6*t198;
-    const double t207 = t6*t200 - t7*t198;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t204 = t8*t201 + t9*t203;
+    const double t205 = t8*t203 - t9*t201;
+    const double t206 = t9*t200 + t8*t198;
+    const double t207 = t8*t200 - t9*t198;
     const double t208 = -0.425*t202 - 0.1197*t205;
     const double t209 = 0.425*t204;
     const double t210 = 0.1197*t204;
@@ -5035,34 +4840,44 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t216 = t87 + t213;
     const double t217 = t88 + t204;
     const double t218 = t89 + t205;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t219 = t2*t218 - t3*t217;
     const double t220 = t2*t214 + t3*t216;
     const double t221 = -0.13585*t219;
     const double t222 = t221 - t220;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t223 = tau[0] - t222;
     const double t224 = tau[1] - t215;
     const double t225 = tau[2] - t199;
     const double t226 = tau[3] - t185;
     const double t227 = tau[4] - t172;
     const double t228 = tau[5] - t157;
-    const double t229 = t22*t22;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t229 = t59*t59;
     const double t230 = 0.016685526854599998*t229;
-    const double t231 = t21*t22;
+    const double t231 = t58*t59;
     const double t232 = 0.033822 - t230;
     const double t233 = 0.0171364731454 + t230;
     const double t234 = 0.016685526854599998*t231;
     const double t235 = 0.00168332516775 + t233;
     const double t236 = 0.111172755531 + t235;
     const double t237 = 0.21942 + t232;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t238 = 1.0/t237;
-    const double t239 = t16*t234;
-    const double t240 = t17*t234;
+    const double t239 = t42*t234;
+    const double t240 = t43*t234;
     const double t241 = t239*t238;
     const double t242 = t240*t238;
     const double t243 = t236 - 0.11285608069875;
-    const double t244 = t17*t17;
+    const double t244 = t43*t43;
     const double t245 = t244*t243;
-    const double t246 = t16*t17;
+    const double t246 = t42*t43;
     const double t247 = t236 - t245;
     const double t248 = 0.11285608069875 + t245;
     const double t249 = t246*t243;
@@ -5070,11 +4885,13 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t251 = 0.111172755531 + t250 - t239*t241;
     const double t252 = t249 - t239*t242;
     const double t253 = 0.111172755531 + t248 - t240*t242;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t254 = 1.0/t253;
-    const double t255 = 0.017784735*t11;
-    const double t256 = -0.017784735*t12;
-    const double t257 = t11*t252 - 0.0016539803549999999*t12;
-    const double t258 = -0.0016539803549999999*t11 - t12*t252;
+    const double t255 = 0.017784735*t24;
+    const double t256 = -0.017784735*t25;
+    const double t257 = t24*t252 - 0.0016539803549999999*t25;
+    const double t258 = -0.0016539803549999999*t24 - t25*t252;
     const double t259 = 0.39225*t256;
     const double t260 = t258*t254;
     const double t261 = t259*t254;
@@ -5083,14 +4900,14 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t264 = -t255*t254;
     const double t265 = 1.0 + t261;
     const double t266 = 0.23158827810000002 - t251;
-    const double t267 = t12*t12;
+    const double t267 = t25*t25;
     const double t268 = t267*t266;
-    const double t269 = t11*t12;
+    const double t269 = t24*t25;
     const double t270 = 0.23158827810000002 - t268;
     const double t271 = t251 + t268;
     const double t272 = t269*t266;
-    const double t273 = 0.017784735*t12;
-    const double t274 = -0.017784735*t11;
+    const double t273 = 0.017784735*t25;
+    const double t274 = -0.017784735*t24;
     const double t275 = t273 - 1.030009275;
     const double t276 = t270 - 0.39225*t273 - 0.39225*t275;
     const double t277 = 0.39225*t274 - t272;
@@ -5110,11 +4927,13 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t291 = 4.9009 - t256*t263;
     const double t292 = -t256*t264;
     const double t293 = 4.9009 + t255*t264;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t294 = 1.0/t281;
-    const double t295 = t7*t288 + t6*t287;
-    const double t296 = t6*t288 - t7*t287;
-    const double t297 = t7*t282 + t6*t279;
-    const double t298 = t6*t282 - t7*t279;
+    const double t295 = t8*t287 + t9*t288;
+    const double t296 = t8*t288 - t9*t287;
+    const double t297 = t8*t279 + t9*t282;
+    const double t298 = t8*t282 - t9*t279;
     const double t299 = -0.1197*t296;
     const double t300 = 0.425*t295;
     const double t301 = 0.1197*t295;
@@ -5127,9 +4946,9 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t308 = t296*t294;
     const double t309 = 1.0 + t305;
     const double t310 = t283 - t278;
-    const double t311 = t7*t7;
+    const double t311 = t9*t9;
     const double t312 = t311*t310;
-    const double t313 = t7*t6;
+    const double t313 = t8*t9;
     const double t314 = 2.0*t313*t280;
     const double t315 = t283 - t314 - t312;
     const double t316 = t314 + t278 + t312;
@@ -5144,8 +4963,8 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t325 = t284 + t320 + t321;
     const double t326 = t289 + t322 - t323;
     const double t327 = t286 + t322 - t323;
-    const double t328 = -t6*t274 - t7*t285;
-    const double t329 = t6*t285 - t7*t274;
+    const double t328 = -t8*t274 - t9*t285;
+    const double t329 = t8*t285 - t9*t274;
     const double t330 = t293 - t291;
     const double t331 = t311*t330;
     const double t332 = 2.0*t313*t292;
@@ -5180,6 +4999,8 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t361 = 8.393 + t334 - t295*t307;
     const double t362 = t335 - t295*t308;
     const double t363 = 8.393 + t333 - t296*t308;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t364 = 1.0/t352;
     const double t365 = t2*t358 - t3*t357;
     const double t366 = t2*t350 + t3*t353;
@@ -5204,28 +5025,40 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t385 = -0.13585*t384 - t380;
     const double t386 = 0.13585*t380 - 0.13585*t385 + t375;
     const double t387 = 0.00666 - t368*t369 + t386;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t388 = 1.0/t387;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t389 = 58.355064750790525*t228;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t390 = t238*t227;
-    const double t391 = -t17*t228;
-    const double t392 = t16*t228;
+    const double t391 = -t43*t228;
+    const double t392 = t42*t228;
     const double t393 = t391 + t241*t227;
     const double t394 = t392 + t242*t227;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t395 = t226 - t394;
     const double t396 = t254*t395;
-    const double t397 = t12*t227 + t11*t393;
-    const double t398 = t11*t227 - t12*t393;
+    const double t397 = t25*t227 + t24*t393;
+    const double t398 = t24*t227 - t25*t393;
     const double t399 = t398 + t260*t395;
     const double t400 = t394 + t265*t395;
     const double t401 = t262*t395 - t397;
     const double t402 = t263*t395;
     const double t403 = t264*t395;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t404 = t225 - t400;
     const double t405 = t294*t404;
-    const double t406 = t7*t403 + t6*t402;
-    const double t407 = t6*t403 - t7*t402;
-    const double t408 = t6*t399 + t7*t401;
-    const double t409 = t6*t401 - t7*t399;
+    const double t406 = t8*t402 + t9*t403;
+    const double t407 = t8*t403 - t9*t402;
+    const double t408 = t8*t399 + t9*t401;
+    const double t409 = t8*t401 - t9*t399;
     const double t410 = -0.1197*t407;
     const double t411 = 0.425*t406;
     const double t412 = 0.1197*t406;
@@ -5237,6 +5070,8 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t418 = t306*t404 + t415;
     const double t419 = t406 + t307*t404;
     const double t420 = t407 + t308*t404;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t421 = t224 - t417;
     const double t422 = t364*t421;
     const double t423 = t2*t420 - t3*t419;
@@ -5244,54 +5079,68 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t425 = -0.13585*t423;
     const double t426 = t425 - t424;
     const double t427 = t369*t421 + t426;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t428 = t223 - t427;
     const double t429 = t388*t428;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t430 = t422 - t369*t429;
     const double t431 = -t2*t429;
     const double t432 = -t3*t429;
     const double t433 = -0.13585*t429;
     const double t434 = -t3*t433;
     const double t435 = t2*t433;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t436 = t405 - t304*t431 - t306*t432 - t309*t430 - t307*t434 - t308*t435;
-    const double t437 = t6*t431 - t7*t432;
-    const double t438 = t7*t431 + t6*t432;
+    const double t437 = t8*t431 - t9*t432;
+    const double t438 = t8*t432 + t9*t431;
     const double t439 = 0.1197*t432 + 0.425*t430;
     const double t440 = -0.425*t431;
     const double t441 = -0.1197*t431;
     const double t442 = t434 + t439;
     const double t443 = t435 + t441;
-    const double t444 = t6*t442 - t7*t443;
-    const double t445 = t6*t443 + t7*t442;
+    const double t444 = t8*t442 - t9*t443;
+    const double t445 = t8*t443 + t9*t442;
     const double t446 = t430 + t436;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t447 = t396 - t260*t437 - t262*t438 - t264*t445 - t263*t444 - t265*t446;
-    const double t448 = -t11*t438 - t12*t437;
-    const double t449 = t11*t437 - t12*t438;
+    const double t448 = -t24*t438 - t25*t437;
+    const double t449 = t24*t437 - t25*t438;
     const double t450 = 0.39225*t446;
     const double t451 = -0.39225*t437;
     const double t452 = t444 + t450;
     const double t453 = t440 + t451;
-    const double t454 = -t11*t445 - t12*t452;
-    const double t455 = t11*t452 - t12*t445;
+    const double t454 = -t24*t445 - t25*t452;
+    const double t455 = t24*t452 - t25*t445;
     const double t456 = t446 + t447;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t457 = t390 - t449 - t241*t448 - t242*t456;
-    const double t458 = t16*t448 + t17*t456;
-    const double t459 = t16*t456 - t17*t448;
+    const double t458 = t42*t448 + t43*t456;
+    const double t459 = t42*t456 - t43*t448;
     const double t460 = -0.093*t449;
     const double t461 = 0.093*t448;
     const double t462 = t460 + t454;
     const double t463 = t461 + t455;
-    const double t464 = t17*t453 + t16*t462;
-    const double t465 = t16*t453 - t17*t462;
+    const double t464 = t43*t453 + t42*t462;
+    const double t465 = t42*t453 - t43*t462;
     const double t466 = t449 + t457;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t467 = t389 - t459;
-    const double t468 = t21*t458 - t22*t466;
-    const double t469 = t22*t458 + t21*t466;
+    const double t468 = t58*t458 - t59*t466;
+    const double t469 = t59*t458 + t58*t466;
     const double t470 = 0.09465*t459;
     const double t471 = -0.09465*t458;
     const double t472 = t464 + t470;
     const double t473 = t471 + t465;
-    const double t474 = t21*t472 - t22*t463;
-    const double t475 = t21*t463 + t22*t472;
+    const double t474 = t58*t472 - t59*t463;
+    const double t475 = t58*t463 + t59*t472;
     const double t476 = t459 + t467;
     const double t477 = t152 + t468;
     const double t478 = t135 + t476;
@@ -5303,37 +5152,37 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t484 = t0*t2;
     const double t485 = -t1*t3;
     const double t486 = t1*t2;
-    const double t487 = t6*t483 - t7*t484;
-    const double t488 = t7*t483 + t6*t484;
-    const double t489 = t6*t485 - t7*t486;
-    const double t490 = t7*t485 + t6*t486;
-    const double t491 = t7*t3 - t2*t6;
-    const double t492 = -t7*t2 - t3*t6;
-    const double t493 = -t11*t488 - t12*t487;
-    const double t494 = t11*t487 - t12*t488;
-    const double t495 = -t11*t490 - t12*t489;
-    const double t496 = t11*t489 - t12*t490;
-    const double t497 = -t11*t492 - t12*t491;
-    const double t498 = t11*t491 - t12*t492;
-    const double t499 = t16*t493 - t1*t17;
-    const double t500 = -t1*t16 - t17*t493;
-    const double t501 = t0*t17 + t16*t495;
-    const double t502 = t0*t16 - t17*t495;
-    const double t503 = t16*t497;
-    const double t504 = -t17*t497;
-    const double t505 = t21*t499 - t22*t494;
-    const double t506 = t21*t494 + t22*t499;
-    const double t507 = t21*t501 - t22*t496;
-    const double t508 = t21*t496 + t22*t501;
-    const double t509 = t21*t503 - t22*t498;
-    const double t510 = t21*t498 + t22*t503;
+    const double t487 = t8*t483 - t9*t484;
+    const double t488 = t8*t484 + t9*t483;
+    const double t489 = t8*t485 - t9*t486;
+    const double t490 = t8*t486 + t9*t485;
+    const double t491 = t9*t3 - t8*t2;
+    const double t492 = -t8*t3 - t9*t2;
+    const double t493 = -t24*t488 - t25*t487;
+    const double t494 = t24*t487 - t25*t488;
+    const double t495 = -t24*t490 - t25*t489;
+    const double t496 = t24*t489 - t25*t490;
+    const double t497 = -t24*t492 - t25*t491;
+    const double t498 = t24*t491 - t25*t492;
+    const double t499 = t42*t493 - t1*t43;
+    const double t500 = -t1*t42 - t43*t493;
+    const double t501 = t0*t43 + t42*t495;
+    const double t502 = t0*t42 - t43*t495;
+    const double t503 = t42*t497;
+    const double t504 = -t43*t497;
+    const double t505 = t58*t499 - t59*t494;
+    const double t506 = t58*t494 + t59*t499;
+    const double t507 = t58*t501 - t59*t496;
+    const double t508 = t58*t496 + t59*t501;
+    const double t509 = t58*t503 - t59*t498;
+    const double t510 = t58*t498 + t59*t503;
     const double t511 = -0.0823*t479;
     const double t512 = 0.0823*t477;
-    const double t513 = -0.0823*t24;
-    const double t514 = 0.0823*t23;
-    const double t515 = t25*t514;
-    const double t516 = t24*t513 - t23*t514;
-    const double t517 = -t25*t513;
+    const double t513 = -0.0823*t71;
+    const double t514 = 0.0823*t70;
+    const double t515 = t72*t514;
+    const double t516 = t71*t513 - t70*t514;
+    const double t517 = -t72*t513;
     const double t518 = t515 + t511 + t480;
     const double t519 = t516 + t481;
     const double t520 = t517 + t512 + t482;
@@ -5345,7 +5194,7 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t526 = t507*t477 + t508*t479 + t502*t478;
     const double t527 = t509*t477 + t510*t479 + t504*t478;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t429;
     qdd[1] = t430;
     qdd[2] = t436;
@@ -5362,15 +5211,14 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
 
 long ur5_forward_dynamics_fd2_batch(long count, const double *q, const double *qd, const double *tau, double *qdd, double *a0)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_forward_dynamics_fd2(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i, a0 + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10))
+ * joint accelerations from torques, algorithm FD3 [RK (5.8)-(5.10)]
  * forward_dynamics_fd3              383 mul    300 add    5 div   0 sqrt  10 trig    417 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -5380,193 +5228,215 @@ long ur5_forward_dynamics_fd2_batch(long count, const double *q, const double *q
 void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t0;
-    const double t3 = -qd[0]*t1;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.13585*t2;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t4*t2 - t5*t3;
-    const double t7 = t5*t2 + t4*t3;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t4 = -qd[0]*t0;
+    const double t5 = -qd[0]*t1;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = qd[1]*t5;
+    const double t9 = -0.8697944759100001*t8;
+    const double t10 = t4*t5;
+    const double t11 = 0.8697944759100001*t10;
+    const double t12 = 2.3500400000000004*t10;
+    const double t13 = t4*t4;
+    const double t14 = qd[1]*qd[1];
+    const double t15 = -t14 - t13;
+    const double t16 = 2.3500400000000004*t15;
+    const double t17 = -t8;
+    const double t18 = qd[1]*t4;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = -t10*t6 - t9*t7;
-    const double t12 = t9*t6 - t10*t7;
-    const double t13 = qd[3] + t8;
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t19 = t6*t4 - t7*t5;
+    const double t20 = t6*t5 + t7*t4;
+    const double t21 = qd[1] + qd[2];
+    const double t22 = soagen_cos(q[3]);
+    const double t23 = soagen_sin(q[3]);
+    const double t24 = t21*t20;
+    const double t25 = -0.187535813556*t24;
+    const double t26 = t19*t20;
+    const double t27 = 0.187535813556*t26;
+    const double t28 = 0.56875*t26;
+    const double t29 = t19*t19;
+    const double t30 = t21*t21;
+    const double t31 = -t30 - t29;
+    const double t32 = 0.56875*t31;
+    const double t33 = 0.39225*t26;
+    const double t34 = 0.39225*t31;
+    const double t35 = -qd[2]*t20;
+    const double t36 = qd[2]*t19;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t13*t15 + t14*t11;
-    const double t17 = t13*t14 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t37 = -t23*t19 - t22*t20;
+    const double t38 = t22*t19 - t23*t20;
+    const double t39 = qd[3] + t21;
+    const double t40 = soagen_cos(q[4]);
+    const double t41 = soagen_sin(q[4]);
+    const double t42 = t39*t38;
+    const double t43 = 0.108247244469*t42;
+    const double t44 = t37*t38;
+    const double t45 = -0.108247244469*t44;
+    const double t46 = t39*t37;
+    const double t47 = t37*t37;
+    const double t48 = t38*t38;
+    const double t49 = -t47 - t48;
+    const double t50 = 0.093*t49;
+    const double t51 = -qd[3]*t38;
+    const double t52 = qd[3]*t37;
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t19*t16 - t20*t18;
-    const double t22 = t20*t16 + t19*t18;
-    const double t23 = qd[5] + t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.13585*t24;
-    const double t26 = qd[1]*t3;
-    const double t27 = -0.8697944759100001*t26;
-    const double t28 = t2*t3;
-    const double t29 = 0.8697944759100001*t28;
-    const double t30 = 2.3500400000000004*t28;
-    const double t31 = t2*t2;
-    const double t32 = qd[1]*qd[1];
-    const double t33 = -t32 - t31;
-    const double t34 = 2.3500400000000004*t33;
-    const double t35 = t8*t7;
-    const double t36 = -0.187535813556*t35;
-    const double t37 = t6*t7;
-    const double t38 = 0.187535813556*t37;
-    const double t39 = 0.56875*t37;
-    const double t40 = t6*t6;
-    const double t41 = t8*t8;
-    const double t42 = -t41 - t40;
-    const double t43 = 0.56875*t42;
-    const double t44 = 0.39225*t37;
-    const double t45 = 0.39225*t42;
-    const double t46 = t13*t12;
-    const double t47 = 0.108247244469*t46;
-    const double t48 = t11*t12;
-    const double t49 = -0.108247244469*t48;
-    const double t50 = t13*t11;
-    const double t51 = t11*t11;
-    const double t52 = t12*t12;
-    const double t53 = -t51 - t52;
-    const double t54 = 0.093*t53;
-    const double t55 = t17*t18;
-    const double t56 = 0.108247244469*t55;
-    const double t57 = t16*t18;
-    const double t58 = -0.108247244469*t57;
-    const double t59 = t16*t16;
-    const double t60 = t17*t17;
-    const double t61 = -t60 - t59;
-    const double t62 = 0.09465*t61;
-    const double t63 = t23*t22;
-    const double t64 = 0.016685526854599998*t63;
-    const double t65 = t21*t22;
-    const double t66 = -0.016685526854599998*t65;
-    const double t67 = -t26;
-    const double t68 = qd[1]*t2;
-    const double t69 = -qd[2]*t7;
-    const double t70 = qd[2]*t6;
-    const double t71 = -qd[3]*t12;
-    const double t72 = qd[3]*t11;
-    const double t73 = qd[4]*t17;
-    const double t74 = -qd[4]*t16;
-    const double t75 = -qd[5]*t22;
-    const double t76 = qd[5]*t21;
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t53 = t39*t41 + t40*t37;
+    const double t54 = t39*t40 - t41*t37;
+    const double t55 = qd[4] + t38;
+    const double t56 = soagen_cos(q[5]);
+    const double t57 = soagen_sin(q[5]);
+    const double t58 = t54*t55;
+    const double t59 = 0.108247244469*t58;
+    const double t60 = t53*t55;
+    const double t61 = -0.108247244469*t60;
+    const double t62 = t53*t53;
+    const double t63 = t54*t54;
+    const double t64 = -t62 - t63;
+    const double t65 = 0.09465*t64;
+    const double t66 = qd[4]*t54;
+    const double t67 = -qd[4]*t53;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t68 = t56*t53 - t57*t55;
+    const double t69 = t57*t53 + t56*t55;
+    const double t70 = qd[5] + t54;
+    const double t71 = t70*t69;
+    const double t72 = 0.016685526854599998*t71;
+    const double t73 = t68*t69;
+    const double t74 = -0.016685526854599998*t73;
+    const double t75 = -qd[5]*t69;
+    const double t76 = qd[5]*t68;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t77 = -9.81*t0;
     const double t78 = -9.81*t1;
-    const double t79 = t3*t3;
-    const double t80 = -t79 - t31;
-    const double t81 = t26 - t67;
-    const double t82 = t67 + t26;
-    const double t83 = t27 - 2.3500400000000004*t25 + 0.8849018759100001*t67;
-    const double t84 = 2.3500400000000004*t77 + t29;
-    const double t85 = 0.0151074*t68;
-    const double t86 = 8.393*t77 + t30;
-    const double t87 = 8.393*t78 + t34;
-    const double t88 = 0.425*t28;
+    const double t79 = t5*t5;
+    const double t80 = -t79 - t13;
+    const double t81 = t8 - t17;
+    const double t82 = t8 + t17;
+    const double t83 = t9 - 2.3500400000000004*t3 + 0.8849018759100001*t17;
+    const double t84 = 2.3500400000000004*t77 + t11;
+    const double t85 = 0.0151074*t18;
+    const double t86 = 8.393*t77 + t12;
+    const double t87 = 8.393*t78 + t16;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t88 = 0.425*t10;
     const double t89 = 0.425*t81 - 0.1197*t80;
-    const double t90 = 0.425*t33 - 0.1197*t82;
+    const double t90 = 0.425*t15 - 0.1197*t82;
     const double t91 = t77 + t88;
-    const double t92 = t25 + t89;
+    const double t92 = t3 + t89;
     const double t93 = t78 + t90;
-    const double t94 = t4*t67 - t5*t68;
-    const double t95 = t5*t67 + t4*t68;
-    const double t96 = t69 + t94;
-    const double t97 = t70 + t95;
-    const double t98 = t4*t91 - t5*t93;
-    const double t99 = t5*t91 + t4*t93;
-    const double t100 = t35 - t96;
-    const double t101 = t36 + 0.19163081355599998*t96 - 0.56875*t92;
-    const double t102 = t38 + 0.56875*t98;
+    const double t94 = t6*t17 - t7*t18;
+    const double t95 = t6*t18 + t7*t17;
+    const double t96 = t94 + t35;
+    const double t97 = t95 + t36;
+    const double t98 = t6*t91 - t7*t93;
+    const double t99 = t7*t91 + t6*t93;
+    const double t100 = t24 - t96;
+    const double t101 = t25 + 0.19163081355599998*t96 - 0.56875*t92;
+    const double t102 = t27 + 0.56875*t98;
     const double t103 = 0.004095*t97;
     const double t104 = 0.56875*t100;
-    const double t105 = t39 + 2.275*t98;
+    const double t105 = t28 + 2.275*t98;
     const double t106 = t104 + 2.275*t92;
-    const double t107 = t43 + 2.275*t99;
+    const double t107 = t32 + 2.275*t99;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t108 = 0.39225*t100;
-    const double t109 = t44 + t98;
+    const double t109 = t33 + t98;
     const double t110 = t92 + t108;
-    const double t111 = t45 + t99;
-    const double t112 = -t10*t96 - t9*t97;
-    const double t113 = t9*t96 - t10*t97;
-    const double t114 = t71 + t112;
-    const double t115 = t72 + t113;
-    const double t116 = -t10*t109 - t9*t111;
-    const double t117 = t9*t109 - t10*t111;
-    const double t118 = t50 - t115;
-    const double t119 = t46 + t114;
-    const double t120 = t47 + 0.111172755531*t114;
+    const double t111 = t34 + t99;
+    const double t112 = -t23*t96 - t22*t97;
+    const double t113 = t22*t96 - t23*t97;
+    const double t114 = t51 + t112;
+    const double t115 = t52 + t113;
+    const double t116 = -t23*t109 - t22*t111;
+    const double t117 = t22*t109 - t23*t111;
+    const double t118 = t46 - t115;
+    const double t119 = t42 + t114;
+    const double t120 = t43 + 0.111172755531*t114;
     const double t121 = 0.21942*t115;
     const double t122 = 1.219*t116;
     const double t123 = 1.219*t110;
     const double t124 = 1.219*t117;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t125 = 0.093*t118;
     const double t126 = 0.093*t119;
     const double t127 = t116 + t125;
-    const double t128 = t110 + t54;
+    const double t128 = t110 + t50;
     const double t129 = t117 + t126;
-    const double t130 = t14*t114;
-    const double t131 = -t15*t114;
-    const double t132 = t73 + t130;
-    const double t133 = t74 + t131;
-    const double t134 = t15*t128 + t14*t127;
-    const double t135 = t14*t128 - t15*t127;
-    const double t136 = t57 + t133;
-    const double t137 = t55 - t132;
-    const double t138 = t56 + 0.111172755531*t132;
-    const double t139 = t58 + 0.111172755531*t133;
+    const double t130 = t40*t114;
+    const double t131 = -t41*t114;
+    const double t132 = t66 + t130;
+    const double t133 = t67 + t131;
+    const double t134 = t41*t128 + t40*t127;
+    const double t135 = t40*t128 - t41*t127;
+    const double t136 = t60 + t133;
+    const double t137 = t58 - t132;
+    const double t138 = t59 + 0.111172755531*t132;
+    const double t139 = t61 + 0.111172755531*t133;
     const double t140 = 1.219*t134;
     const double t141 = 1.219*t135;
     const double t142 = 1.219*t129;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t143 = 0.09465*t136;
     const double t144 = 0.09465*t137;
     const double t145 = t134 + t143;
     const double t146 = t135 + t144;
-    const double t147 = t62 + t129;
-    const double t148 = t19*t132 - t20*t115;
-    const double t149 = t19*t115 + t20*t132;
+    const double t147 = t65 + t129;
+    const double t148 = t56*t132 - t57*t115;
+    const double t149 = t56*t115 + t57*t132;
     const double t150 = t75 + t148;
     const double t151 = t76 + t149;
-    const double t152 = t19*t145 - t20*t147;
-    const double t153 = t19*t147 + t20*t145;
-    const double t154 = t64 + 0.0171364731454*t150;
-    const double t155 = t66 + 0.0171364731454*t133;
+    const double t152 = t56*t145 - t57*t147;
+    const double t153 = t56*t147 + t57*t145;
+    const double t154 = t72 + 0.0171364731454*t150;
+    const double t155 = t74 + 0.0171364731454*t133;
     const double t156 = 0.033822*t151;
     const double t157 = 0.1879*t152;
     const double t158 = 0.1879*t146;
     const double t159 = 0.1879*t153;
-    const double t160 = t20*t20;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t160 = t57*t57;
     const double t161 = 0.016685526854599998*t160;
-    const double t162 = t19*t20;
+    const double t162 = t56*t57;
     const double t163 = 0.033822 - t161;
     const double t164 = 0.0171364731454 + t161;
     const double t165 = 0.016685526854599998*t162;
     const double t166 = 0.00168332516775 + t164;
     const double t167 = 0.111172755531 + t166;
     const double t168 = 0.21942 + t163;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t169 = 1.0/t168;
-    const double t170 = t14*t165;
-    const double t171 = t15*t165;
+    const double t170 = t40*t165;
+    const double t171 = t41*t165;
     const double t172 = t170*t169;
     const double t173 = t171*t169;
     const double t174 = t167 - 0.11285608069875;
-    const double t175 = t15*t15;
+    const double t175 = t41*t41;
     const double t176 = t175*t174;
-    const double t177 = t14*t15;
+    const double t177 = t40*t41;
     const double t178 = t167 - t176;
     const double t179 = 0.11285608069875 + t176;
     const double t180 = t177*t174;
@@ -5574,11 +5444,13 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t182 = 0.111172755531 + t181 - t170*t172;
     const double t183 = t180 - t170*t173;
     const double t184 = 0.111172755531 + t179 - t171*t173;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t185 = 1.0/t184;
-    const double t186 = 0.017784735*t9;
-    const double t187 = -0.017784735*t10;
-    const double t188 = t9*t183 - 0.0016539803549999999*t10;
-    const double t189 = -0.0016539803549999999*t9 - t10*t183;
+    const double t186 = 0.017784735*t22;
+    const double t187 = -0.017784735*t23;
+    const double t188 = t22*t183 - 0.0016539803549999999*t23;
+    const double t189 = -0.0016539803549999999*t22 - t23*t183;
     const double t190 = 0.39225*t187;
     const double t191 = t189*t185;
     const double t192 = t190*t185;
@@ -5587,14 +5459,14 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t195 = -t186*t185;
     const double t196 = 1.0 + t192;
     const double t197 = 0.23158827810000002 - t182;
-    const double t198 = t10*t10;
+    const double t198 = t23*t23;
     const double t199 = t198*t197;
-    const double t200 = t9*t10;
+    const double t200 = t22*t23;
     const double t201 = 0.23158827810000002 - t199;
     const double t202 = t182 + t199;
     const double t203 = t200*t197;
-    const double t204 = 0.017784735*t10;
-    const double t205 = -0.017784735*t9;
+    const double t204 = 0.017784735*t23;
+    const double t205 = -0.017784735*t22;
     const double t206 = t204 - 1.030009275;
     const double t207 = t201 - 0.39225*t204 - 0.39225*t206;
     const double t208 = 0.39225*t205 - t203;
@@ -5614,11 +5486,13 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t222 = 4.9009 - t187*t194;
     const double t223 = -t187*t195;
     const double t224 = 4.9009 + t186*t195;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t225 = 1.0/t212;
-    const double t226 = t5*t219 + t4*t218;
-    const double t227 = t4*t219 - t5*t218;
-    const double t228 = t5*t213 + t4*t210;
-    const double t229 = t4*t213 - t5*t210;
+    const double t226 = t6*t218 + t7*t219;
+    const double t227 = t6*t219 - t7*t218;
+    const double t228 = t6*t210 + t7*t213;
+    const double t229 = t6*t213 - t7*t210;
     const double t230 = -0.1197*t227;
     const double t231 = 0.425*t226;
     const double t232 = 0.1197*t226;
@@ -5631,9 +5505,9 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t239 = t227*t225;
     const double t240 = 1.0 + t236;
     const double t241 = t214 - t209;
-    const double t242 = t5*t5;
+    const double t242 = t7*t7;
     const double t243 = t242*t241;
-    const double t244 = t5*t4;
+    const double t244 = t6*t7;
     const double t245 = 2.0*t244*t211;
     const double t246 = t214 - t245 - t243;
     const double t247 = t245 + t209 + t243;
@@ -5648,8 +5522,8 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t256 = t215 + t251 + t252;
     const double t257 = t220 + t253 - t254;
     const double t258 = t217 + t253 - t254;
-    const double t259 = -t4*t205 - t5*t216;
-    const double t260 = t4*t216 - t5*t205;
+    const double t259 = -t6*t205 - t7*t216;
+    const double t260 = t6*t216 - t7*t205;
     const double t261 = t224 - t222;
     const double t262 = t242*t261;
     const double t263 = 2.0*t244*t223;
@@ -5684,6 +5558,8 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t292 = 8.393 + t265 - t226*t238;
     const double t293 = t266 - t226*t239;
     const double t294 = 8.393 + t264 - t227*t239;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t295 = 1.0/t283;
     const double t296 = t0*t289 - t1*t288;
     const double t297 = t0*t281 + t1*t284;
@@ -5708,13 +5584,19 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t316 = -0.13585*t315 - t311;
     const double t317 = 0.13585*t311 - 0.13585*t316 + t306;
     const double t318 = 0.00666 - t299*t300 + t317;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t319 = 1.0/t318;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t320 = tau[5] - t155;
     const double t321 = 58.355064750790525*t320;
-    const double t322 = t20*t159 + t19*t157;
-    const double t323 = t19*t159 - t20*t157;
-    const double t324 = t20*t156 + t19*t154;
-    const double t325 = t19*t156 - t20*t154;
+    const double t322 = t57*t159 + t56*t157;
+    const double t323 = t56*t159 - t57*t157;
+    const double t324 = t57*t156 + t56*t154;
+    const double t325 = t56*t156 - t57*t154;
     const double t326 = -0.09465*t158;
     const double t327 = 0.09465*t322;
     const double t328 = t324 + t326;
@@ -5725,28 +5607,32 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t333 = t140 + t322;
     const double t334 = t141 + t158;
     const double t335 = t142 + t323;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t336 = tau[4] - t332;
     const double t337 = t169*t336;
-    const double t338 = t14*t333 - t15*t334;
-    const double t339 = t14*t334 + t15*t333;
-    const double t340 = t14*t330 - t15*t331;
-    const double t341 = t15*t330 + t14*t331;
+    const double t338 = t40*t333 - t41*t334;
+    const double t339 = t40*t334 + t41*t333;
+    const double t340 = t40*t330 - t41*t331;
+    const double t341 = t41*t330 + t40*t331;
     const double t342 = 0.093*t335;
     const double t343 = -0.093*t338;
     const double t344 = t342 + t340;
     const double t345 = t332 + t343;
     const double t346 = t120 + t172*t336 + t344;
-    const double t347 = t49 + t173*t336 + t341;
+    const double t347 = t45 + t173*t336 + t341;
     const double t348 = t121 + t336 + t345;
     const double t349 = t122 + t338;
     const double t350 = t123 + t339;
     const double t351 = t124 + t335;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t352 = tau[3] - t347;
     const double t353 = t185*t352;
-    const double t354 = t10*t351 + t9*t349;
-    const double t355 = t9*t351 - t10*t349;
-    const double t356 = t9*t346 + t10*t348;
-    const double t357 = t9*t348 - t10*t346;
+    const double t354 = t23*t351 + t22*t349;
+    const double t355 = t22*t351 - t23*t349;
+    const double t356 = t22*t346 + t23*t348;
+    const double t357 = t22*t348 - t23*t346;
     const double t358 = -0.39225*t350;
     const double t359 = 0.39225*t355;
     const double t360 = t358 + t357;
@@ -5757,12 +5643,14 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t365 = t105 + t355 + t194*t352;
     const double t366 = t106 + t350;
     const double t367 = t107 - t354 + t195*t352;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t368 = tau[2] - t363;
     const double t369 = t225*t368;
-    const double t370 = t5*t367 + t4*t365;
-    const double t371 = t4*t367 - t5*t365;
-    const double t372 = t5*t364 + t4*t362;
-    const double t373 = t4*t364 - t5*t362;
+    const double t370 = t6*t365 + t7*t367;
+    const double t371 = t6*t367 - t7*t365;
+    const double t372 = t7*t364 + t6*t362;
+    const double t373 = t6*t364 - t7*t362;
     const double t374 = -0.425*t366 - 0.1197*t371;
     const double t375 = 0.425*t370;
     const double t376 = 0.1197*t370;
@@ -5774,6 +5662,8 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t382 = t85 + t237*t368 + t379;
     const double t383 = t86 + t370 + t238*t368;
     const double t384 = t87 + t371 + t239*t368;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t385 = tau[1] - t381;
     const double t386 = t295*t385;
     const double t387 = t0*t384 - t1*t383;
@@ -5781,33 +5671,47 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t389 = -0.13585*t387;
     const double t390 = t389 - t388;
     const double t391 = t300*t385 + t390;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t392 = tau[0] - t391;
     const double t393 = t319*t392;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t394 = t386 - t300*t393;
     const double t395 = -t0*t393;
     const double t396 = -t1*t393;
     const double t397 = -0.13585*t393;
     const double t398 = -t1*t397;
     const double t399 = t0*t397;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t400 = t369 - t235*t395 - t237*t396 - t240*t394 - t238*t398 - t239*t399;
-    const double t401 = t4*t395 - t5*t396;
-    const double t402 = t5*t395 + t4*t396;
+    const double t401 = t6*t395 - t7*t396;
+    const double t402 = t6*t396 + t7*t395;
     const double t403 = 0.1197*t396 + 0.425*t394;
     const double t404 = -0.1197*t395;
     const double t405 = t398 + t403;
     const double t406 = t399 + t404;
-    const double t407 = t4*t405 - t5*t406;
-    const double t408 = t4*t406 + t5*t405;
+    const double t407 = t6*t405 - t7*t406;
+    const double t408 = t6*t406 + t7*t405;
     const double t409 = t394 + t400;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t410 = t353 - t191*t401 - t193*t402 - t195*t408 - t194*t407 - t196*t409;
-    const double t411 = -t9*t402 - t10*t401;
-    const double t412 = t9*t401 - t10*t402;
+    const double t411 = -t22*t402 - t23*t401;
+    const double t412 = t22*t401 - t23*t402;
     const double t413 = t409 + t410;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t414 = t337 - t412 - t172*t411 - t173*t413;
-    const double t415 = t14*t413 - t15*t411;
+    const double t415 = t40*t413 - t41*t411;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t416 = t321 - t415;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t393;
     qdd[1] = t394;
     qdd[2] = t400;
@@ -5818,15 +5722,14 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
 
 long ur5_forward_dynamics_fd3_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_forward_dynamics_fd3(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve
+ * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve [RK (3.20)]
  * forward_dynamics_crba             364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -5836,179 +5739,199 @@ long ur5_forward_dynamics_fd3_batch(long count, const double *q, const double *q
 void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t0;
-    const double t3 = -qd[0]*t1;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.13585*t2;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t4*t2 - t5*t3;
-    const double t7 = t5*t2 + t4*t3;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t4 = -qd[0]*t0;
+    const double t5 = -qd[0]*t1;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = qd[1]*t5;
+    const double t9 = -0.8697944759100001*t8;
+    const double t10 = t4*t5;
+    const double t11 = 0.8697944759100001*t10;
+    const double t12 = 2.3500400000000004*t10;
+    const double t13 = t4*t4;
+    const double t14 = qd[1]*qd[1];
+    const double t15 = -t14 - t13;
+    const double t16 = 2.3500400000000004*t15;
+    const double t17 = -t8;
+    const double t18 = qd[1]*t4;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = -t10*t6 - t9*t7;
-    const double t12 = t9*t6 - t10*t7;
-    const double t13 = qd[3] + t8;
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t19 = t6*t4 - t7*t5;
+    const double t20 = t6*t5 + t7*t4;
+    const double t21 = qd[1] + qd[2];
+    const double t22 = soagen_cos(q[3]);
+    const double t23 = soagen_sin(q[3]);
+    const double t24 = t21*t20;
+    const double t25 = -0.187535813556*t24;
+    const double t26 = t19*t20;
+    const double t27 = 0.187535813556*t26;
+    const double t28 = 0.56875*t26;
+    const double t29 = t19*t19;
+    const double t30 = t21*t21;
+    const double t31 = -t30 - t29;
+    const double t32 = 0.56875*t31;
+    const double t33 = 0.39225*t26;
+    const double t34 = 0.39225*t31;
+    const double t35 = -qd[2]*t20;
+    const double t36 = qd[2]*t19;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t13*t15 + t14*t11;
-    const double t17 = t13*t14 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t37 = -t23*t19 - t22*t20;
+    const double t38 = t22*t19 - t23*t20;
+    const double t39 = qd[3] + t21;
+    const double t40 = soagen_cos(q[4]);
+    const double t41 = soagen_sin(q[4]);
+    const double t42 = t39*t38;
+    const double t43 = 0.108247244469*t42;
+    const double t44 = t37*t38;
+    const double t45 = -0.108247244469*t44;
+    const double t46 = t39*t37;
+    const double t47 = t37*t37;
+    const double t48 = t38*t38;
+    const double t49 = -t47 - t48;
+    const double t50 = 0.093*t49;
+    const double t51 = -qd[3]*t38;
+    const double t52 = qd[3]*t37;
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t19*t16 - t20*t18;
-    const double t22 = t20*t16 + t19*t18;
-    const double t23 = qd[5] + t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.13585*t24;
-    const double t26 = qd[1]*t3;
-    const double t27 = -0.8697944759100001*t26;
-    const double t28 = t2*t3;
-    const double t29 = 0.8697944759100001*t28;
-    const double t30 = 2.3500400000000004*t28;
-    const double t31 = t2*t2;
-    const double t32 = qd[1]*qd[1];
-    const double t33 = -t32 - t31;
-    const double t34 = 2.3500400000000004*t33;
-    const double t35 = t8*t7;
-    const double t36 = -0.187535813556*t35;
-    const double t37 = t6*t7;
-    const double t38 = 0.187535813556*t37;
-    const double t39 = 0.56875*t37;
-    const double t40 = t6*t6;
-    const double t41 = t8*t8;
-    const double t42 = -t41 - t40;
-    const double t43 = 0.56875*t42;
-    const double t44 = 0.39225*t37;
-    const double t45 = 0.39225*t42;
-    const double t46 = t13*t12;
-    const double t47 = 0.108247244469*t46;
-    const double t48 = t11*t12;
-    const double t49 = -0.108247244469*t48;
-    const double t50 = t13*t11;
-    const double t51 = t11*t11;
-    const double t52 = t12*t12;
-    const double t53 = -t51 - t52;
-    const double t54 = 0.093*t53;
-    const double t55 = t17*t18;
-    const double t56 = 0.108247244469*t55;
-    const double t57 = t16*t18;
-    const double t58 = -0.108247244469*t57;
-    const double t59 = t16*t16;
-    const double t60 = t17*t17;
-    const double t61 = -t60 - t59;
-    const double t62 = 0.09465*t61;
-    const double t63 = t23*t22;
-    const double t64 = 0.016685526854599998*t63;
-    const double t65 = t21*t22;
-    const double t66 = -0.016685526854599998*t65;
-    const double t67 = -t26;
-    const double t68 = qd[1]*t2;
-    const double t69 = -qd[2]*t7;
-    const double t70 = qd[2]*t6;
-    const double t71 = -qd[3]*t12;
-    const double t72 = qd[3]*t11;
-    const double t73 = qd[4]*t17;
-    const double t74 = -qd[4]*t16;
-    const double t75 = -qd[5]*t22;
-    const double t76 = qd[5]*t21;
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t53 = t39*t41 + t40*t37;
+    const double t54 = t39*t40 - t41*t37;
+    const double t55 = qd[4] + t38;
+    const double t56 = soagen_cos(q[5]);
+    const double t57 = soagen_sin(q[5]);
+    const double t58 = t54*t55;
+    const double t59 = 0.108247244469*t58;
+    const double t60 = t53*t55;
+    const double t61 = -0.108247244469*t60;
+    const double t62 = t53*t53;
+    const double t63 = t54*t54;
+    const double t64 = -t62 - t63;
+    const double t65 = 0.09465*t64;
+    const double t66 = qd[4]*t54;
+    const double t67 = -qd[4]*t53;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t68 = t56*t53 - t57*t55;
+    const double t69 = t57*t53 + t56*t55;
+    const double t70 = qd[5] + t54;
+    const double t71 = t70*t69;
+    const double t72 = 0.016685526854599998*t71;
+    const double t73 = t68*t69;
+    const double t74 = -0.016685526854599998*t73;
+    const double t75 = -qd[5]*t69;
+    const double t76 = qd[5]*t68;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t77 = -9.81*t0;
     const double t78 = -9.81*t1;
-    const double t79 = t3*t3;
-    const double t80 = -t79 - t31;
-    const double t81 = t26 - t67;
-    const double t82 = t67 + t26;
-    const double t83 = t27 - 2.3500400000000004*t25 + 0.8849018759100001*t67;
-    const double t84 = 2.3500400000000004*t77 + t29;
-    const double t85 = 0.0151074*t68;
-    const double t86 = 8.393*t77 + t30;
-    const double t87 = 8.393*t78 + t34;
-    const double t88 = 0.425*t28;
+    const double t79 = t5*t5;
+    const double t80 = -t79 - t13;
+    const double t81 = t8 - t17;
+    const double t82 = t8 + t17;
+    const double t83 = t9 - 2.3500400000000004*t3 + 0.8849018759100001*t17;
+    const double t84 = 2.3500400000000004*t77 + t11;
+    const double t85 = 0.0151074*t18;
+    const double t86 = 8.393*t77 + t12;
+    const double t87 = 8.393*t78 + t16;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t88 = 0.425*t10;
     const double t89 = 0.425*t81 - 0.1197*t80;
-    const double t90 = 0.425*t33 - 0.1197*t82;
+    const double t90 = 0.425*t15 - 0.1197*t82;
     const double t91 = t77 + t88;
-    const double t92 = t25 + t89;
+    const double t92 = t3 + t89;
     const double t93 = t78 + t90;
-    const double t94 = t4*t67 - t5*t68;
-    const double t95 = t5*t67 + t4*t68;
-    const double t96 = t69 + t94;
-    const double t97 = t70 + t95;
-    const double t98 = t4*t91 - t5*t93;
-    const double t99 = t5*t91 + t4*t93;
-    const double t100 = t35 - t96;
-    const double t101 = t36 + 0.19163081355599998*t96 - 0.56875*t92;
-    const double t102 = t38 + 0.56875*t98;
+    const double t94 = t6*t17 - t7*t18;
+    const double t95 = t6*t18 + t7*t17;
+    const double t96 = t94 + t35;
+    const double t97 = t95 + t36;
+    const double t98 = t6*t91 - t7*t93;
+    const double t99 = t7*t91 + t6*t93;
+    const double t100 = t24 - t96;
+    const double t101 = t25 + 0.19163081355599998*t96 - 0.56875*t92;
+    const double t102 = t27 + 0.56875*t98;
     const double t103 = 0.004095*t97;
     const double t104 = 0.56875*t100;
-    const double t105 = t39 + 2.275*t98;
+    const double t105 = t28 + 2.275*t98;
     const double t106 = t104 + 2.275*t92;
-    const double t107 = t43 + 2.275*t99;
+    const double t107 = t32 + 2.275*t99;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t108 = 0.39225*t100;
-    const double t109 = t44 + t98;
+    const double t109 = t33 + t98;
     const double t110 = t92 + t108;
-    const double t111 = t45 + t99;
-    const double t112 = -t10*t96 - t9*t97;
-    const double t113 = t9*t96 - t10*t97;
-    const double t114 = t71 + t112;
-    const double t115 = t72 + t113;
-    const double t116 = -t10*t109 - t9*t111;
-    const double t117 = t9*t109 - t10*t111;
-    const double t118 = t50 - t115;
-    const double t119 = t46 + t114;
-    const double t120 = t47 + 0.111172755531*t114;
+    const double t111 = t34 + t99;
+    const double t112 = -t23*t96 - t22*t97;
+    const double t113 = t22*t96 - t23*t97;
+    const double t114 = t51 + t112;
+    const double t115 = t52 + t113;
+    const double t116 = -t23*t109 - t22*t111;
+    const double t117 = t22*t109 - t23*t111;
+    const double t118 = t46 - t115;
+    const double t119 = t42 + t114;
+    const double t120 = t43 + 0.111172755531*t114;
     const double t121 = 0.21942*t115;
     const double t122 = 1.219*t116;
     const double t123 = 1.219*t110;
     const double t124 = 1.219*t117;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t125 = 0.093*t118;
     const double t126 = 0.093*t119;
     const double t127 = t116 + t125;
-    const double t128 = t110 + t54;
+    const double t128 = t110 + t50;
     const double t129 = t117 + t126;
-    const double t130 = t14*t114;
-    const double t131 = -t15*t114;
-    const double t132 = t73 + t130;
-    const double t133 = t74 + t131;
-    const double t134 = t15*t128 + t14*t127;
-    const double t135 = t14*t128 - t15*t127;
-    const double t136 = t57 + t133;
-    const double t137 = t55 - t132;
-    const double t138 = t56 + 0.111172755531*t132;
-    const double t139 = t58 + 0.111172755531*t133;
+    const double t130 = t40*t114;
+    const double t131 = -t41*t114;
+    const double t132 = t66 + t130;
+    const double t133 = t67 + t131;
+    const double t134 = t41*t128 + t40*t127;
+    const double t135 = t40*t128 - t41*t127;
+    const double t136 = t60 + t133;
+    const double t137 = t58 - t132;
+    const double t138 = t59 + 0.111172755531*t132;
+    const double t139 = t61 + 0.111172755531*t133;
     const double t140 = 1.219*t134;
     const double t141 = 1.219*t135;
     const double t142 = 1.219*t129;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t143 = 0.09465*t136;
     const double t144 = 0.09465*t137;
     const double t145 = t134 + t143;
     const double t146 = t135 + t144;
-    const double t147 = t62 + t129;
-    const double t148 = t19*t132 - t20*t115;
-    const double t149 = t19*t115 + t20*t132;
+    const double t147 = t65 + t129;
+    const double t148 = t56*t132 - t57*t115;
+    const double t149 = t56*t115 + t57*t132;
     const double t150 = t75 + t148;
     const double t151 = t76 + t149;
-    const double t152 = t19*t145 - t20*t147;
-    const double t153 = t19*t147 + t20*t145;
-    const double t154 = t64 + 0.0171364731454*t150;
-    const double t155 = t66 + 0.0171364731454*t133;
+    const double t152 = t56*t145 - t57*t147;
+    const double t153 = t56*t147 + t57*t145;
+    const double t154 = t72 + 0.0171364731454*t150;
+    const double t155 = t74 + 0.0171364731454*t133;
     const double t156 = 0.033822*t151;
     const double t157 = 0.1879*t152;
     const double t158 = 0.1879*t146;
     const double t159 = 0.1879*t153;
-    const double t160 = t20*t159 + t19*t157;
-    const double t161 = t19*t159 - t20*t157;
-    const double t162 = t20*t156 + t19*t154;
-    const double t163 = t19*t156 - t20*t154;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t160 = t57*t159 + t56*t157;
+    const double t161 = t56*t159 - t57*t157;
+    const double t162 = t57*t156 + t56*t154;
+    const double t163 = t56*t156 - t57*t154;
     const double t164 = -0.09465*t158;
     const double t165 = 0.09465*t160;
     const double t166 = t162 + t164;
@@ -6019,24 +5942,28 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t171 = t140 + t160;
     const double t172 = t141 + t158;
     const double t173 = t142 + t161;
-    const double t174 = t14*t171 - t15*t172;
-    const double t175 = t14*t172 + t15*t171;
-    const double t176 = t14*t168 - t15*t169;
-    const double t177 = t15*t168 + t14*t169;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t174 = t40*t171 - t41*t172;
+    const double t175 = t40*t172 + t41*t171;
+    const double t176 = t40*t168 - t41*t169;
+    const double t177 = t41*t168 + t40*t169;
     const double t178 = 0.093*t173;
     const double t179 = -0.093*t174;
     const double t180 = t178 + t176;
     const double t181 = t170 + t179;
     const double t182 = t120 + t180;
-    const double t183 = t49 + t177;
+    const double t183 = t45 + t177;
     const double t184 = t121 + t181;
     const double t185 = t122 + t174;
     const double t186 = t123 + t175;
     const double t187 = t124 + t173;
-    const double t188 = t10*t187 + t9*t185;
-    const double t189 = t9*t187 - t10*t185;
-    const double t190 = t9*t182 + t10*t184;
-    const double t191 = t9*t184 - t10*t182;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t188 = t23*t187 + t22*t185;
+    const double t189 = t22*t187 - t23*t185;
+    const double t190 = t22*t182 + t23*t184;
+    const double t191 = t22*t184 - t23*t182;
     const double t192 = -0.39225*t186;
     const double t193 = 0.39225*t189;
     const double t194 = t192 + t191;
@@ -6047,10 +5974,12 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t199 = t105 + t189;
     const double t200 = t106 + t186;
     const double t201 = t107 - t188;
-    const double t202 = t5*t201 + t4*t199;
-    const double t203 = t4*t201 - t5*t199;
-    const double t204 = t5*t198 + t4*t196;
-    const double t205 = t4*t198 - t5*t196;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t202 = t6*t199 + t7*t201;
+    const double t203 = t6*t201 - t7*t199;
+    const double t204 = t7*t198 + t6*t196;
+    const double t205 = t6*t198 - t7*t196;
     const double t206 = -0.425*t200 - 0.1197*t203;
     const double t207 = 0.425*t202;
     const double t208 = 0.1197*t202;
@@ -6062,54 +5991,66 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t214 = t85 + t211;
     const double t215 = t86 + t202;
     const double t216 = t87 + t203;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t217 = t0*t216 - t1*t215;
     const double t218 = t0*t212 + t1*t214;
     const double t219 = -0.13585*t217;
     const double t220 = t219 - t218;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t221 = tau[0] - t220;
     const double t222 = tau[1] - t213;
     const double t223 = tau[2] - t197;
     const double t224 = tau[3] - t183;
     const double t225 = tau[4] - t170;
     const double t226 = tau[5] - t155;
-    const double t227 = t20*t20;
+
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t227 = t57*t57;
     const double t228 = 0.016685526854599998*t227;
-    const double t229 = t19*t20;
+    const double t229 = t56*t57;
     const double t230 = 0.033822 - t228;
     const double t231 = 0.0171364731454 + t228;
     const double t232 = 0.016685526854599998*t229;
     const double t233 = 0.00168332516775 + t231;
     const double t234 = 0.111172755531 + t233;
     const double t235 = 0.21942 + t230;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t236 = t234 - 0.12999255384415;
-    const double t237 = t15*t15;
+    const double t237 = t41*t41;
     const double t238 = t237*t236;
-    const double t239 = t14*t15;
+    const double t239 = t40*t41;
     const double t240 = t234 - t238;
     const double t241 = 0.12999255384415 + t238;
     const double t242 = t239*t236;
-    const double t243 = t14*t232;
-    const double t244 = t15*t232;
+    const double t243 = t40*t232;
+    const double t244 = t41*t232;
     const double t245 = 0.0121682781 + t240;
     const double t246 = t244 - 0.0016539803549999999;
     const double t247 = 0.0121682781 + t235;
     const double t248 = 0.111172755531 + t245;
     const double t249 = 0.111172755531 + t241;
     const double t250 = 0.21942 + t247;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t251 = t250 - t248;
-    const double t252 = t10*t10;
+    const double t252 = t23*t23;
     const double t253 = t252*t251;
-    const double t254 = t9*t10;
+    const double t254 = t22*t23;
     const double t255 = 2.0*t254*t243;
     const double t256 = t250 - t255 - t253;
     const double t257 = t255 + t248 + t253;
     const double t258 = t243 - 2.0*t252*t243 + t254*t251;
-    const double t259 = t9*t246 - t10*t242;
-    const double t260 = t10*t246 + t9*t242;
-    const double t261 = -0.017784735*t10;
-    const double t262 = 0.017784735*t9;
-    const double t263 = 0.017784735*t10;
-    const double t264 = -0.017784735*t9;
+    const double t259 = t22*t246 - t23*t242;
+    const double t260 = t23*t246 + t22*t242;
+    const double t261 = -0.017784735*t23;
+    const double t262 = 0.017784735*t22;
+    const double t263 = 0.017784735*t23;
+    const double t264 = -0.017784735*t22;
     const double t265 = t263 - 1.030009275;
     const double t266 = 1.030009275 + t261;
     const double t267 = t256 - 0.39225*t263 - 0.39225*t265;
@@ -6121,24 +6062,26 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t273 = 0.004095 + t257;
     const double t274 = t265 - 0.56875;
     const double t275 = 0.56875 + t266;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t276 = t273 - t271;
-    const double t277 = t5*t5;
+    const double t277 = t7*t7;
     const double t278 = t277*t276;
-    const double t279 = t5*t4;
+    const double t279 = t6*t7;
     const double t280 = 2.0*t279*t268;
     const double t281 = t273 - t280 - t278;
     const double t282 = t280 + t271 + t278;
     const double t283 = t268 - 2.0*t277*t268 + t279*t276;
-    const double t284 = t5*t259;
-    const double t285 = t4*t270 - t284;
-    const double t286 = t4*t259;
-    const double t287 = t286 + t5*t270;
-    const double t288 = t4*t262;
-    const double t289 = -t288 - t5*t275;
-    const double t290 = t5*t262;
-    const double t291 = t4*t275 - t290;
-    const double t292 = -t4*t264 - t5*t274;
-    const double t293 = t4*t274 - t5*t264;
+    const double t284 = t7*t259;
+    const double t285 = t6*t270 - t284;
+    const double t286 = t6*t259;
+    const double t287 = t286 + t7*t270;
+    const double t288 = t6*t262;
+    const double t289 = -t288 - t7*t275;
+    const double t290 = t7*t262;
+    const double t291 = t6*t275 - t290;
+    const double t292 = -t6*t264 - t7*t274;
+    const double t293 = t6*t274 - t7*t264;
     const double t294 = t293 - 2.0828824999999997;
     const double t295 = 2.0828824999999997 + t291;
     const double t296 = 0.038897033301 - 0.425*t293 - 0.425*t294 + t282;
@@ -6151,6 +6094,8 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t303 = 0.8849018759100001 + t299;
     const double t304 = 0.0151074 + t301;
     const double t305 = 2.3500400000000004 + t295;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t306 = t304 - t302;
     const double t307 = t1*t1;
     const double t308 = t307*t306;
@@ -6162,8 +6107,14 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t314 = t313 - t1*t305;
     const double t315 = 0.12150210104175 + t311;
     const double t316 = 0.00666 + t315;
+
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t317 = -0.13585*t314;
     const double t318 = t317 - t312;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t319 = -0.1197*t289;
     const double t320 = 0.425*t291;
     const double t321 = 0.1197*t291;
@@ -6174,12 +6125,14 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t326 = t0*t322 + t1*t324;
     const double t327 = -0.13585*t325;
     const double t328 = t327 - t326;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t329 = 0.39225*t261;
     const double t330 = t329 + t249;
-    const double t331 = t4*t261 - t290;
-    const double t332 = -t288 - t5*t261;
-    const double t333 = t286 - t5*t260;
-    const double t334 = -t284 - t4*t260;
+    const double t331 = t6*t261 - t290;
+    const double t332 = -t288 - t7*t261;
+    const double t333 = t286 - t7*t260;
+    const double t334 = -t284 - t6*t260;
     const double t335 = -0.1197*t332;
     const double t336 = 0.425*t331;
     const double t337 = 0.1197*t331;
@@ -6190,18 +6143,24 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t342 = t0*t338 + t1*t340;
     const double t343 = -0.13585*t341;
     const double t344 = t343 - t342;
-    const double t345 = t9*t243 + t10*t235;
-    const double t346 = t9*t235 - t10*t243;
-    const double t347 = t4*t346 - t5*t345;
-    const double t348 = -t4*t345 - t5*t346;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t345 = t22*t243 + t23*t235;
+    const double t346 = t22*t235 - t23*t243;
+    const double t347 = t6*t346 - t7*t345;
+    const double t348 = -t6*t345 - t7*t346;
     const double t349 = t1*t348 + t0*t347;
-    const double t350 = -0.0171364731454*t15;
-    const double t351 = 0.0171364731454*t14;
-    const double t352 = t9*t350;
-    const double t353 = -t10*t350;
-    const double t354 = t4*t353 - t5*t352;
-    const double t355 = -t5*t353 - t4*t352;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t350 = -0.0171364731454*t41;
+    const double t351 = 0.0171364731454*t40;
+    const double t352 = t22*t350;
+    const double t353 = -t23*t350;
+    const double t354 = t6*t353 - t7*t352;
+    const double t355 = -t6*t352 - t7*t353;
     const double t356 = t0*t354 + t1*t355;
+
+    /* ---- LDL^T of the reversed mass matrix (M = L^T D L, no fill-in on trees) ---- */
     const double t357 = 58.355064750790525*t351;
     const double t358 = -58.355064750790525*t356;
     const double t359 = 1.0/t235;
@@ -6260,7 +6219,7 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t412 = t404 - t361*t408 - t360*t409 - t360*t410 - t360*t411;
     const double t413 = t403 - t358*t408 - t357*t409 - t357*t410 - t357*t411;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t408;
     qdd[1] = t409;
     qdd[2] = t410;
@@ -6271,15 +6230,14 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
 
 long ur5_forward_dynamics_crba_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_forward_dynamics_crba(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations caused by tip forces alone
+ * joint accelerations caused by tip forces alone [RJK (18)]
  * tip_force_acceleration            314 mul    231 add    5 div   0 sqrt  12 trig    292 statements
  *   q[6]: joint positions
  *   f[6]: tip forces on the environment
@@ -6288,7 +6246,9 @@ long ur5_forward_dynamics_crba_batch(long count, const double *q, const double *
 void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd[6])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
@@ -6301,7 +6261,7 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t9 = 0.111172755531 + t8;
     const double t10 = 0.21942 + t5;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t11 = soagen_cos(q[4]);
     const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
@@ -6321,7 +6281,7 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t27 = t24 - t14*t17;
     const double t28 = 0.111172755531 + t23 - t15*t17;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t29 = soagen_cos(q[3]);
     const double t30 = soagen_sin(q[3]);
     const double t31 = 1.0/t28;
@@ -6365,7 +6325,7 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t69 = -t33*t41;
     const double t70 = 4.9009 + t32*t41;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t71 = soagen_cos(q[2]);
     const double t72 = soagen_sin(q[2]);
     const double t73 = 1.0/t58;
@@ -6439,7 +6399,7 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t141 = t114 - t74*t87;
     const double t142 = 8.393 + t112 - t75*t87;
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t143 = soagen_cos(q[1]);
     const double t144 = soagen_sin(q[1]);
     const double t145 = 1.0/t131;
@@ -6467,7 +6427,7 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t167 = 0.13585*t161 - 0.13585*t166 + t156;
     const double t168 = 0.00666 - t149*t150 + t167;
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t169 = soagen_cos(q[0]);
     const double t170 = soagen_sin(q[0]);
     const double t171 = 1.0/t168;
@@ -6509,6 +6469,10 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t207 = -0.0823*t200;
     const double t208 = t203 + t206;
     const double t209 = t205 + t207;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t210 = -58.355064750790525*t204;
     const double t211 = t1*t202 + t0*t200;
     const double t212 = t0*t202 - t1*t200;
@@ -6519,6 +6483,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t217 = t215 + t213;
     const double t218 = t204 + t216;
     const double t219 = t218 - t204;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t220 = -t13*t214;
     const double t221 = t11*t211 - t12*t201;
     const double t222 = t11*t201 + t12*t211;
@@ -6531,6 +6497,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t229 = t227 - t16*t214;
     const double t230 = t224 - t17*t214;
     const double t231 = t228 - t214;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t232 = -t31*t230;
     const double t233 = t30*t212 + t29*t221;
     const double t234 = t29*t212 - t30*t221;
@@ -6545,6 +6513,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t243 = -t39*t230 - t235;
     const double t244 = t234 - t40*t230;
     const double t245 = -t233 - t41*t230;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t246 = -t242*t73;
     const double t247 = t71*t244 + t72*t245;
     const double t248 = t71*t245 - t72*t244;
@@ -6561,19 +6531,29 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t259 = t256 - t242*t85;
     const double t260 = t247 - t242*t86;
     const double t261 = t248 - t242*t87;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t262 = -t258*t145;
     const double t263 = t143*t261 - t144*t260;
     const double t264 = t143*t257 + t144*t259;
     const double t265 = -0.13585*t263;
     const double t266 = t265 - t264;
     const double t267 = t266 - t258*t150;
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t268 = -t267*t171;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t269 = t262 - t150*t268;
     const double t270 = -t143*t268;
     const double t271 = -t144*t268;
     const double t272 = -0.13585*t268;
     const double t273 = -t144*t272;
     const double t274 = t143*t272;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t275 = t246 - t88*t269 - t83*t270 - t85*t271 - t86*t273 - t87*t274;
     const double t276 = t71*t270 - t72*t271;
     const double t277 = t72*t270 + t71*t271;
@@ -6584,15 +6564,21 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t282 = t71*t280 - t72*t281;
     const double t283 = t71*t281 + t72*t280;
     const double t284 = t269 + t275;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t285 = t232 - t37*t276 - t39*t277 - t41*t283 - t40*t282 - t42*t284;
     const double t286 = -t29*t277 - t30*t276;
     const double t287 = t29*t276 - t30*t277;
     const double t288 = t284 + t285;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t289 = t220 - t287 - t16*t286 - t17*t288;
     const double t290 = t11*t288 - t12*t286;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t291 = t210 - t290;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t268;
     qdd[1] = t269;
     qdd[2] = t275;
@@ -6603,15 +6589,14 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
 
 long ur5_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_tip_force_acceleration(q + 6*i, f + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * operational space inverse inertia Omega(0), 6m x 6m
+ * operational space inverse inertia Omega(0), 6m x 6m [KJR (61)], [RJK (20)]
  * os_inertia_inverse                639 mul    516 add    5 div   0 sqrt  12 trig    498 statements
  *   q[6]: joint positions
  *   Omega[36]: Omega(0), row-major
@@ -6619,7 +6604,9 @@ long ur5_tip_force_acceleration_batch(long count, const double *q, const double 
 void ur5_os_inertia_inverse(const double q[6], double Omega[36])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
@@ -6632,7 +6619,7 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t9 = 0.111172755531 + t8;
     const double t10 = 0.21942 + t5;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t11 = soagen_cos(q[4]);
     const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
@@ -6654,7 +6641,7 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t29 = t26 - t16*t19;
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t31 = soagen_cos(q[3]);
     const double t32 = soagen_sin(q[3]);
     const double t33 = 1.0/t30;
@@ -6701,7 +6688,7 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t74 = -t39*t47;
     const double t75 = 4.9009 + t38*t47;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t76 = soagen_cos(q[2]);
     const double t77 = soagen_sin(q[2]);
     const double t78 = 1.0/t63;
@@ -6779,7 +6766,7 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t150 = t123 - t84*t97;
     const double t151 = 8.393 + t121 - t85*t97;
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t152 = soagen_cos(q[1]);
     const double t153 = soagen_sin(q[1]);
     const double t154 = 1.0/t140;
@@ -6811,10 +6798,14 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t180 = 0.13585*t174 - 0.13585*t179 + t169;
     const double t181 = 0.00666 - t162*t163 + t180;
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t182 = soagen_cos(q[0]);
     const double t183 = soagen_sin(q[0]);
     const double t184 = 1.0/t181;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t185 = -0.13585*t184;
     const double t186 = -0.13585*t185;
     const double t187 = -t165*t184;
@@ -6833,6 +6824,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t200 = t155*t193 - t156*t191 + t157*t196 + t158*t195;
     const double t201 = t155*t197 + t156*t198 + t157*t199 + t158*t200;
     const double t202 = t154 + t201;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t203 = t191 + 0.1197*t190 - 0.425*t197;
     const double t204 = -0.425*t189;
     const double t205 = t193 - 0.1197*t189;
@@ -6893,6 +6886,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t260 = t207 - t253;
     const double t261 = t237 - t254;
     const double t262 = t78 + t257;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t263 = t234 + 0.39225*t256;
     const double t264 = t240 - 0.39225*t223;
     const double t265 = t259 + 0.39225*t262;
@@ -6949,6 +6944,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t316 = t266 - t309;
     const double t317 = t293 - t310;
     const double t318 = t33 + t313;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t319 = t290 - 0.093*t280;
     const double t320 = 0.093*t279 + t292;
     const double t321 = t315 - 0.093*t314;
@@ -7005,6 +7002,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t372 = t350 - t365;
     const double t373 = t324 - t366;
     const double t374 = t13 + t370;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t375 = t345 + 0.09465*t336;
     const double t376 = t347 - 0.09465*t334;
     const double t377 = t348 + 0.09465*t335;
@@ -7044,7 +7043,7 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t411 = t0*t385 + t1*t382;
     const double t412 = t0*t382 - t1*t385;
 
-    /* ---- Omega(0) block (0, 0): tip tool0 ---- */
+    /* ==== Omega(0) block (0, 0): tip tool0 -- [KJR (60)] ==== */
     const double t413 = -t153*t182;
     const double t414 = t152*t182;
     const double t415 = -t153*t183;
@@ -7131,7 +7130,7 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t496 = t432*t488 + t437*t485 + t438*t491;
     const double t497 = t434*t488 + t439*t485 + t440*t491;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Omega[0] = t459;
     Omega[1] = t460;
     Omega[2] = t461;
@@ -7172,518 +7171,21 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
 
 long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         ur5_os_inertia_inverse(q + 6*i, Omega + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot. Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0), 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia                        621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
 int ur5_os_inertia(const double q[6], double Lambda[36])
 {
-
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
-
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
-    const double t2 = soagen_cos(q[4]);
-    const double t3 = soagen_sin(q[4]);
-
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
-
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
-    const double t8 = soagen_cos(q[1]);
-    const double t9 = soagen_sin(q[1]);
-
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
-    const double t10 = soagen_cos(q[0]);
-    const double t11 = soagen_sin(q[0]);
-    const double t12 = -t10*t9;
-    const double t13 = t10*t8;
-    const double t14 = -t11*t9;
-    const double t15 = t11*t8;
-    const double t16 = -0.13585*t11;
-    const double t17 = 0.13585*t10;
-    const double t18 = t6*t12 - t7*t13;
-    const double t19 = t7*t12 + t6*t13;
-    const double t20 = t6*t14 - t7*t15;
-    const double t21 = t7*t14 + t6*t15;
-    const double t22 = t7*t9 - t6*t8;
-    const double t23 = -t6*t9 - t7*t8;
-    const double t24 = 0.1197*t11 + 0.425*t13;
-    const double t25 = 0.425*t15 - 0.1197*t10;
-    const double t26 = -0.425*t9;
-    const double t27 = t16 + t24;
-    const double t28 = t17 + t25;
-    const double t29 = 0.089159 + t26;
-    const double t30 = -t5*t18 - t4*t19;
-    const double t31 = t4*t18 - t5*t19;
-    const double t32 = -t5*t20 - t4*t21;
-    const double t33 = t4*t20 - t5*t21;
-    const double t34 = -t5*t22 - t4*t23;
-    const double t35 = t4*t22 - t5*t23;
-    const double t36 = 0.39225*t19;
-    const double t37 = 0.39225*t21;
-    const double t38 = 0.39225*t23;
-    const double t39 = t27 + t36;
-    const double t40 = t28 + t37;
-    const double t41 = t29 + t38;
-    const double t42 = -t11*t2 - t3*t30;
-    const double t43 = t10*t2 - t3*t32;
-    const double t44 = -t3*t34;
-    const double t45 = -0.093*t11;
-    const double t46 = 0.093*t10;
-    const double t47 = t45 + t39;
-    const double t48 = t46 + t40;
-    const double t49 = 0.09465*t31;
-    const double t50 = 0.09465*t33;
-    const double t51 = 0.09465*t35;
-    const double t52 = t47 + t49;
-    const double t53 = t48 + t50;
-    const double t54 = t41 + t51;
-    const double t55 = 0.0823*t42;
-    const double t56 = 0.0823*t43;
-    const double t57 = 0.0823*t44;
-    const double t58 = t52 + t55;
-    const double t59 = t53 + t56;
-    const double t60 = t54 + t57;
-    const double t61 = t58 - t52;
-    const double t62 = t59 - t53;
-    const double t63 = t60 - t54;
-    const double t64 = t43*t63 - t44*t62;
-    const double t65 = t44*t61 - t42*t63;
-    const double t66 = t42*t62 - t43*t61;
-    const double t67 = t58 - t47;
-    const double t68 = t59 - t48;
-    const double t69 = t60 - t41;
-    const double t70 = t33*t69 - t35*t68;
-    const double t71 = t35*t67 - t31*t69;
-    const double t72 = t31*t68 - t33*t67;
-    const double t73 = t58 - t39;
-    const double t74 = t59 - t40;
-    const double t75 = t10*t69;
-    const double t76 = t11*t69;
-    const double t77 = -t10*t73 - t11*t74;
-    const double t78 = t58 - t27;
-    const double t79 = t59 - t28;
-    const double t80 = t60 - t29;
-    const double t81 = t10*t80;
-    const double t82 = t11*t80;
-    const double t83 = -t10*t78 - t11*t79;
-    const double t84 = t58 - t16;
-    const double t85 = t59 - t17;
-    const double t86 = t60 - 0.089159;
-    const double t87 = t10*t86;
-    const double t88 = t11*t86;
-    const double t89 = -t10*t84 - t11*t85;
-    const double t90 = t1*t1;
-    const double t91 = 0.016685526854599998*t90;
-    const double t92 = t0*t1;
-    const double t93 = 0.033822 - t91;
-    const double t94 = 0.0171364731454 + t91;
-    const double t95 = 0.016685526854599998*t92;
-    const double t96 = 0.00168332516775 + t94;
-    const double t97 = 0.111172755531 + t96;
-    const double t98 = 0.21942 + t93;
-    const double t99 = t97 - 0.12999255384415;
-    const double t100 = t3*t3;
-    const double t101 = t100*t99;
-    const double t102 = t2*t3;
-    const double t103 = t97 - t101;
-    const double t104 = 0.12999255384415 + t101;
-    const double t105 = t102*t99;
-    const double t106 = t2*t95;
-    const double t107 = t3*t95;
-    const double t108 = 0.0121682781 + t103;
-    const double t109 = t107 - 0.0016539803549999999;
-    const double t110 = 0.0121682781 + t98;
-    const double t111 = 0.111172755531 + t108;
-    const double t112 = 0.111172755531 + t104;
-    const double t113 = 0.21942 + t110;
-    const double t114 = t113 - t111;
-    const double t115 = t5*t5;
-    const double t116 = t115*t114;
-    const double t117 = t4*t5;
-    const double t118 = 2.0*t117*t106;
-    const double t119 = t113 - t118 - t116;
-    const double t120 = t118 + t111 + t116;
-    const double t121 = t106 - 2.0*t115*t106 + t117*t114;
-    const double t122 = t4*t109 - t5*t105;
-    const double t123 = t5*t109 + t4*t105;
-    const double t124 = -0.017784735*t5;
-    const double t125 = 0.017784735*t4;
-    const double t126 = 0.017784735*t5;
-    const double t127 = -0.017784735*t4;
-    const double t128 = t126 - 1.030009275;
-    const double t129 = 1.030009275 + t124;
-    const double t130 = t119 - 0.39225*t126 - 0.39225*t128;
-    const double t131 = 0.39225*t127 - t121;
-    const double t132 = 0.39225*t124 + 0.39225*t129 + t112;
-    const double t133 = -0.051322656825 - t123;
-    const double t134 = 0.19163081355599998 + t130;
-    const double t135 = 0.19163081355599998 + t132;
-    const double t136 = 0.004095 + t120;
-    const double t137 = t128 - 0.56875;
-    const double t138 = 0.56875 + t129;
-    const double t139 = t136 - t134;
-    const double t140 = t7*t7;
-    const double t141 = t140*t139;
-    const double t142 = t6*t7;
-    const double t143 = 2.0*t142*t131;
-    const double t144 = t136 - t143 - t141;
-    const double t145 = t143 + t134 + t141;
-    const double t146 = t131 - 2.0*t140*t131 + t142*t139;
-    const double t147 = t7*t122;
-    const double t148 = t6*t133 - t147;
-    const double t149 = t6*t122;
-    const double t150 = t149 + t7*t133;
-    const double t151 = t6*t125;
-    const double t152 = -t151 - t7*t138;
-    const double t153 = t7*t125;
-    const double t154 = t6*t138 - t153;
-    const double t155 = -t6*t127 - t7*t137;
-    const double t156 = t6*t137 - t7*t127;
-    const double t157 = t156 - 2.0828824999999997;
-    const double t158 = 2.0828824999999997 + t154;
-    const double t159 = 0.038897033301 - 0.425*t156 - 0.425*t157 + t145;
-    const double t160 = t150 - 0.1197*t152;
-    const double t161 = t146 - 0.425*t155;
-    const double t162 = 0.425*t154 + 0.425*t158 + t135;
-    const double t163 = 0.19371331275 + 0.1197*t154 + t148;
-    const double t164 = 0.038897033301 + t144;
-    const double t165 = 0.8849018759100001 + t159;
-    const double t166 = 0.8849018759100001 + t162;
-    const double t167 = 0.0151074 + t164;
-    const double t168 = 2.3500400000000004 + t158;
-    const double t169 = t167 - t165;
-    const double t170 = t9*t9;
-    const double t171 = t170*t169;
-    const double t172 = t8*t9;
-    const double t173 = 2.0*t172*t161;
-    const double t174 = t173 + t165 + t171;
-    const double t175 = t8*t160 + t9*t163;
-    const double t176 = t8*t152;
-    const double t177 = t176 - t9*t168;
-    const double t178 = 0.12150210104175 + t174;
-    const double t179 = 0.00666 + t178;
-    const double t180 = -0.13585*t177;
-    const double t181 = t180 - t175;
-    const double t182 = -0.1197*t152;
-    const double t183 = 0.425*t154;
-    const double t184 = 0.1197*t154;
-    const double t185 = t182 + t150;
-    const double t186 = t183 + t135;
-    const double t187 = t184 + t148;
-    const double t188 = t176 - t9*t154;
-    const double t189 = t8*t185 + t9*t187;
-    const double t190 = -0.13585*t188;
-    const double t191 = t190 - t189;
-    const double t192 = 0.39225*t124;
-    const double t193 = t192 + t112;
-    const double t194 = t6*t124 - t153;
-    const double t195 = -t151 - t7*t124;
-    const double t196 = t149 - t7*t123;
-    const double t197 = -t147 - t6*t123;
-    const double t198 = -0.1197*t195;
-    const double t199 = 0.425*t194;
-    const double t200 = 0.1197*t194;
-    const double t201 = t198 + t196;
-    const double t202 = t199 + t193;
-    const double t203 = t200 + t197;
-    const double t204 = t8*t195 - t9*t194;
-    const double t205 = t8*t201 + t9*t203;
-    const double t206 = -0.13585*t204;
-    const double t207 = t206 - t205;
-    const double t208 = t4*t106 + t5*t98;
-    const double t209 = t4*t98 - t5*t106;
-    const double t210 = t6*t209 - t7*t208;
-    const double t211 = -t6*t208 - t7*t209;
-    const double t212 = t9*t211 + t8*t210;
-    const double t213 = -0.0171364731454*t3;
-    const double t214 = 0.0171364731454*t2;
-    const double t215 = t4*t213;
-    const double t216 = -t5*t213;
-    const double t217 = t6*t216 - t7*t215;
-    const double t218 = -t6*t215 - t7*t216;
-    const double t219 = t8*t217 + t9*t218;
-    const double t220 = 58.355064750790525*t214;
-    const double t221 = -58.355064750790525*t219;
-    const double t222 = 1.0/t98;
-    const double t223 = t107*t222;
-    const double t224 = -t222*t212;
-    const double t225 = t214*t214;
-    const double t226 = t107*t107;
-    const double t227 = t226*t222;
-    const double t228 = t112 - 58.355064750790525*t225 - t227;
-    const double t229 = 1.0/t228;
-    const double t230 = t107*t223;
-    const double t231 = t214*t220;
-    const double t232 = t193 - t231 - t230;
-    const double t233 = t232*t229;
-    const double t234 = t202 - t231 - t230;
-    const double t235 = t234*t229;
-    const double t236 = t107*t224;
-    const double t237 = t214*t221;
-    const double t238 = t207 - t237 - t236;
-    const double t239 = t229*t238;
-    const double t240 = t232*t232;
-    const double t241 = t135 - 58.355064750790525*t225 - t227 - t240*t229;
-    const double t242 = 1.0/t241;
-    const double t243 = t186 - t231 - t230 - t232*t235;
-    const double t244 = t243*t242;
-    const double t245 = t191 - t237 - t236 - t232*t239;
-    const double t246 = t245*t242;
-    const double t247 = t234*t234;
-    const double t248 = t243*t243;
-    const double t249 = t166 - 58.355064750790525*t225 - t227 - t247*t229 - t248*t242;
-    const double t250 = 1.0/t249;
-    const double t251 = t181 - t237 - t236 - t234*t239 - t243*t246;
-    const double t252 = t251*t250;
-    const double t253 = t219*t219;
-    const double t254 = t212*t212;
-    const double t255 = t238*t238;
-    const double t256 = t245*t245;
-    const double t257 = t251*t251;
-    const double t258 = t179 - 58.355064750790525*t253 - t222*t254 - t229*t255 - t242*t256 - t257*t250;
-    const double t259 = 1.0/t258;
-    const double t260 = t220*t42;
-    const double t261 = t31*t223;
-    const double t262 = -t11 - t260 - t261;
-    const double t263 = -t11 - t260 - t261 - t262*t233;
-    const double t264 = -t11 - t260 - t261 - t262*t235 - t263*t244;
-    const double t265 = -t42*t221 - t31*t224 - t262*t239 - t263*t246 - t264*t252;
-    const double t266 = t220*t43;
-    const double t267 = t33*t223;
-    const double t268 = t10 - t266 - t267;
-    const double t269 = t10 - t266 - t267 - t268*t233;
-    const double t270 = t10 - t266 - t267 - t268*t235 - t269*t244;
-    const double t271 = -t43*t221 - t33*t224 - t268*t239 - t269*t246 - t270*t252;
-    const double t272 = t220*t44;
-    const double t273 = t35*t223;
-    const double t274 = -t272 - t273;
-    const double t275 = -t272 - t273 - t274*t233;
-    const double t276 = -t272 - t273 - t274*t235 - t275*t244;
-    const double t277 = 1.0 - t44*t221 - t35*t224 - t274*t239 - t275*t246 - t276*t252;
-    const double t278 = t220*t64;
-    const double t279 = t223*t70;
-    const double t280 = t75 - t278 - t279;
-    const double t281 = t81 - t278 - t279 - t280*t233;
-    const double t282 = t87 - t278 - t279 - t280*t235 - t281*t244;
-    const double t283 = -t59 - t221*t64 - t224*t70 - t280*t239 - t281*t246 - t282*t252;
-    const double t284 = t220*t65;
-    const double t285 = t223*t71;
-    const double t286 = t76 - t284 - t285;
-    const double t287 = t82 - t284 - t285 - t286*t233;
-    const double t288 = t88 - t284 - t285 - t286*t235 - t287*t244;
-    const double t289 = t58 - t221*t65 - t224*t71 - t286*t239 - t287*t246 - t288*t252;
-    const double t290 = t220*t66;
-    const double t291 = t223*t72;
-    const double t292 = t77 - t290 - t291;
-    const double t293 = t83 - t290 - t291 - t292*t233;
-    const double t294 = t89 - t290 - t291 - t292*t235 - t293*t244;
-    const double t295 = -t221*t66 - t224*t72 - t292*t239 - t293*t246 - t294*t252;
-    const double t296 = 58.355064750790525*t42;
-    const double t297 = t31*t222;
-    const double t298 = t262*t229;
-    const double t299 = t263*t242;
-    const double t300 = t264*t250;
-    const double t301 = t265*t259;
-    const double t302 = 58.355064750790525*t43;
-    const double t303 = t33*t222;
-    const double t304 = t268*t229;
-    const double t305 = t269*t242;
-    const double t306 = t270*t250;
-    const double t307 = t271*t259;
-    const double t308 = 58.355064750790525*t44;
-    const double t309 = t35*t222;
-    const double t310 = t274*t229;
-    const double t311 = t275*t242;
-    const double t312 = t276*t250;
-    const double t313 = t277*t259;
-    const double t314 = 58.355064750790525*t64;
-    const double t315 = t222*t70;
-    const double t316 = t280*t229;
-    const double t317 = t281*t242;
-    const double t318 = t282*t250;
-    const double t319 = t283*t259;
-    const double t320 = 58.355064750790525*t65;
-    const double t321 = t222*t71;
-    const double t322 = t286*t229;
-    const double t323 = t287*t242;
-    const double t324 = t288*t250;
-    const double t325 = t289*t259;
-    const double t326 = 58.355064750790525*t66;
-    const double t327 = t222*t72;
-    const double t328 = t292*t229;
-    const double t329 = t293*t242;
-    const double t330 = t294*t250;
-    const double t331 = t295*t259;
-    const double t332 = t42*t296 + t31*t297 + t262*t298 + t263*t299 + t264*t300 + t265*t301;
-    const double t333 = t43*t296 + t33*t297 + t268*t298 + t269*t299 + t270*t300 + t271*t301;
-    const double t334 = t44*t296 + t35*t297 + t274*t298 + t275*t299 + t276*t300 + t277*t301;
-    const double t335 = t296*t64 + t297*t70 + t280*t298 + t281*t299 + t282*t300 + t283*t301;
-    const double t336 = t296*t65 + t297*t71 + t286*t298 + t287*t299 + t288*t300 + t289*t301;
-    const double t337 = t296*t66 + t297*t72 + t292*t298 + t293*t299 + t294*t300 + t295*t301;
-    const double t338 = t43*t302 + t33*t303 + t268*t304 + t269*t305 + t270*t306 + t271*t307;
-    const double t339 = t44*t302 + t35*t303 + t274*t304 + t275*t305 + t276*t306 + t277*t307;
-    const double t340 = t302*t64 + t303*t70 + t280*t304 + t281*t305 + t282*t306 + t283*t307;
-    const double t341 = t302*t65 + t303*t71 + t286*t304 + t287*t305 + t288*t306 + t289*t307;
-    const double t342 = t302*t66 + t303*t72 + t292*t304 + t293*t305 + t294*t306 + t295*t307;
-    const double t343 = t44*t308 + t35*t309 + t274*t310 + t275*t311 + t276*t312 + t277*t313;
-    const double t344 = t308*t64 + t309*t70 + t280*t310 + t281*t311 + t282*t312 + t283*t313;
-    const double t345 = t308*t65 + t309*t71 + t286*t310 + t287*t311 + t288*t312 + t289*t313;
-    const double t346 = t308*t66 + t309*t72 + t292*t310 + t293*t311 + t294*t312 + t295*t313;
-    const double t347 = t64*t314 + t70*t315 + t280*t316 + t281*t317 + t282*t318 + t283*t319;
-    const double t348 = t314*t65 + t315*t71 + t286*t316 + t287*t317 + t288*t318 + t289*t319;
-    const double t349 = t314*t66 + t315*t72 + t292*t316 + t293*t317 + t294*t318 + t295*t319;
-    const double t350 = t65*t320 + t71*t321 + t286*t322 + t287*t323 + t288*t324 + t289*t325;
-    const double t351 = t66*t320 + t72*t321 + t292*t322 + t293*t323 + t294*t324 + t295*t325;
-    const double t352 = t66*t326 + t72*t327 + t292*t328 + t293*t329 + t294*t330 + t295*t331;
-    const double t353 = 1e-10*t332;
-    if (!(t332 > t353)) return 1;  /* pivot 0 of Omega(0) */
-    const double t354 = 1.0/t332;
-    const double t355 = t333*t354;
-    const double t356 = t334*t354;
-    const double t357 = t335*t354;
-    const double t358 = t336*t354;
-    const double t359 = t337*t354;
-    const double t360 = t333*t333;
-    const double t361 = t338 - t360*t354;
-    const double t362 = 1e-10*t338;
-    if (!(t361 > t362)) return 1;  /* pivot 1 of Omega(0) */
-    const double t363 = 1.0/t361;
-    const double t364 = t339 - t333*t356;
-    const double t365 = t364*t363;
-    const double t366 = t340 - t333*t357;
-    const double t367 = t366*t363;
-    const double t368 = t341 - t333*t358;
-    const double t369 = t368*t363;
-    const double t370 = t342 - t333*t359;
-    const double t371 = t370*t363;
-    const double t372 = t334*t334;
-    const double t373 = t364*t364;
-    const double t374 = t343 - t372*t354 - t373*t363;
-    const double t375 = 1e-10*t343;
-    if (!(t374 > t375)) return 1;  /* pivot 2 of Omega(0) */
-    const double t376 = 1.0/t374;
-    const double t377 = t344 - t334*t357 - t364*t367;
-    const double t378 = t377*t376;
-    const double t379 = t345 - t334*t358 - t364*t369;
-    const double t380 = t379*t376;
-    const double t381 = t346 - t334*t359 - t364*t371;
-    const double t382 = t381*t376;
-    const double t383 = t335*t335;
-    const double t384 = t366*t366;
-    const double t385 = t377*t377;
-    const double t386 = t347 - t383*t354 - t384*t363 - t385*t376;
-    const double t387 = 1e-10*t347;
-    if (!(t386 > t387)) return 1;  /* pivot 3 of Omega(0) */
-    const double t388 = 1.0/t386;
-    const double t389 = t348 - t335*t358 - t366*t369 - t377*t380;
-    const double t390 = t389*t388;
-    const double t391 = t349 - t335*t359 - t366*t371 - t377*t382;
-    const double t392 = t391*t388;
-    const double t393 = t336*t336;
-    const double t394 = t368*t368;
-    const double t395 = t379*t379;
-    const double t396 = t389*t389;
-    const double t397 = t350 - t393*t354 - t394*t363 - t395*t376 - t396*t388;
-    const double t398 = 1e-10*t350;
-    if (!(t397 > t398)) return 1;  /* pivot 4 of Omega(0) */
-    const double t399 = 1.0/t397;
-    const double t400 = t351 - t336*t359 - t368*t371 - t379*t382 - t389*t392;
-    const double t401 = t400*t399;
-    const double t402 = t337*t337;
-    const double t403 = t370*t370;
-    const double t404 = t381*t381;
-    const double t405 = t391*t391;
-    const double t406 = t400*t400;
-    const double t407 = t352 - t402*t354 - t403*t363 - t404*t376 - t405*t388 - t406*t399;
-    const double t408 = 1e-10*t352;
-    if (!(t407 > t408)) return 1;  /* pivot 5 of Omega(0) */
-    const double t409 = 1.0/t407;
-    const double t410 = t355*t365 - t356;
-    const double t411 = t355*t367 - t357 - t410*t378;
-    const double t412 = t365*t378 - t367;
-    const double t413 = t355*t369 - t358 - t410*t380 - t411*t390;
-    const double t414 = t365*t380 - t369 - t412*t390;
-    const double t415 = t378*t390 - t380;
-    const double t416 = t355*t371 - t359 - t410*t382 - t411*t392 - t413*t401;
-    const double t417 = t365*t382 - t371 - t412*t392 - t414*t401;
-    const double t418 = t378*t392 - t382 - t415*t401;
-    const double t419 = t390*t401 - t392;
-    const double t420 = t354 + t355*t355*t363 + t410*t410*t376 + t411*t411*t388 + t413*t413*t399 + t416*t416*t409;
-    const double t421 = t411*t412*t388 - t355*t363 - t365*t410*t376 + t413*t414*t399 + t416*t417*t409;
-    const double t422 = t410*t376 - t378*t411*t388 + t413*t415*t399 + t416*t418*t409;
-    const double t423 = t411*t388 - t390*t413*t399 + t416*t419*t409;
-    const double t424 = t413*t399 - t401*t416*t409;
-    const double t425 = t416*t409;
-    const double t426 = t363 + t365*t365*t376 + t412*t412*t388 + t414*t414*t399 + t417*t417*t409;
-    const double t427 = t414*t415*t399 - t365*t376 - t378*t412*t388 + t417*t418*t409;
-    const double t428 = t412*t388 - t390*t414*t399 + t417*t419*t409;
-    const double t429 = t414*t399 - t401*t417*t409;
-    const double t430 = t417*t409;
-    const double t431 = t376 + t378*t378*t388 + t415*t415*t399 + t418*t418*t409;
-    const double t432 = t418*t419*t409 - t378*t388 - t390*t415*t399;
-    const double t433 = t415*t399 - t401*t418*t409;
-    const double t434 = t418*t409;
-    const double t435 = t388 + t390*t390*t399 + t419*t419*t409;
-    const double t436 = -t390*t399 - t401*t419*t409;
-    const double t437 = t419*t409;
-    const double t438 = t399 + t401*t401*t409;
-    const double t439 = -t401*t409;
-
-    /* ---- outputs ---- */
-    Lambda[0] = t420;
-    Lambda[1] = t421;
-    Lambda[2] = t422;
-    Lambda[3] = t423;
-    Lambda[4] = t424;
-    Lambda[5] = t425;
-    Lambda[6] = t421;
-    Lambda[7] = t426;
-    Lambda[8] = t427;
-    Lambda[9] = t428;
-    Lambda[10] = t429;
-    Lambda[11] = t430;
-    Lambda[12] = t422;
-    Lambda[13] = t427;
-    Lambda[14] = t431;
-    Lambda[15] = t432;
-    Lambda[16] = t433;
-    Lambda[17] = t434;
-    Lambda[18] = t423;
-    Lambda[19] = t428;
-    Lambda[20] = t432;
-    Lambda[21] = t435;
-    Lambda[22] = t436;
-    Lambda[23] = t437;
-    Lambda[24] = t424;
-    Lambda[25] = t429;
-    Lambda[26] = t433;
-    Lambda[27] = t436;
-    Lambda[28] = t438;
-    Lambda[29] = t439;
-    Lambda[30] = t425;
-    Lambda[31] = t430;
-    Lambda[32] = t434;
-    Lambda[33] = t437;
-    Lambda[34] = t439;
-    Lambda[35] = t409;
-    return 0;
+    return ur5_os_inertia_explicit(q, Lambda);
 }
 
 long ur5_os_inertia_batch(long count, const double *q, double *Lambda)
@@ -7696,7 +7198,7 @@ long ur5_os_inertia_batch(long count, const double *q, double *Lambda)
 }
 
 /*
- * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_recursive              815 mul    606 add   11 div   0 sqrt  12 trig    585 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -7704,7 +7206,9 @@ long ur5_os_inertia_batch(long count, const double *q, double *Lambda)
 int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
@@ -7717,7 +7221,7 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t9 = 0.111172755531 + t8;
     const double t10 = 0.21942 + t5;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t11 = soagen_cos(q[4]);
     const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
@@ -7739,7 +7243,7 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t29 = t26 - t16*t19;
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t31 = soagen_cos(q[3]);
     const double t32 = soagen_sin(q[3]);
     const double t33 = 1.0/t30;
@@ -7786,7 +7290,7 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t74 = -t39*t47;
     const double t75 = 4.9009 + t38*t47;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t76 = soagen_cos(q[2]);
     const double t77 = soagen_sin(q[2]);
     const double t78 = 1.0/t63;
@@ -7864,7 +7368,7 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t150 = t123 - t84*t97;
     const double t151 = 8.393 + t121 - t85*t97;
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t152 = soagen_cos(q[1]);
     const double t153 = soagen_sin(q[1]);
     const double t154 = 1.0/t140;
@@ -7896,10 +7400,14 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t180 = 0.13585*t174 - 0.13585*t179 + t169;
     const double t181 = 0.00666 - t162*t163 + t180;
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t182 = soagen_cos(q[0]);
     const double t183 = soagen_sin(q[0]);
     const double t184 = 1.0/t181;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t185 = -0.13585*t184;
     const double t186 = -0.13585*t185;
     const double t187 = -t165*t184;
@@ -7918,6 +7426,8 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t200 = t155*t193 - t156*t191 + t157*t196 + t158*t195;
     const double t201 = t155*t197 + t156*t198 + t157*t199 + t158*t200;
     const double t202 = t154 + t201;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t203 = t191 + 0.1197*t190 - 0.425*t197;
     const double t204 = -0.425*t189;
     const double t205 = t193 - 0.1197*t189;
@@ -7978,6 +7488,8 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t260 = t207 - t253;
     const double t261 = t237 - t254;
     const double t262 = t78 + t257;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t263 = t234 + 0.39225*t256;
     const double t264 = t240 - 0.39225*t223;
     const double t265 = t259 + 0.39225*t262;
@@ -8034,6 +7546,8 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t316 = t266 - t309;
     const double t317 = t293 - t310;
     const double t318 = t33 + t313;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t319 = t290 - 0.093*t280;
     const double t320 = 0.093*t279 + t292;
     const double t321 = t315 - 0.093*t314;
@@ -8090,6 +7604,8 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t372 = t350 - t365;
     const double t373 = t324 - t366;
     const double t374 = t13 + t370;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t375 = t345 + 0.09465*t336;
     const double t376 = t347 - 0.09465*t334;
     const double t377 = t348 + 0.09465*t335;
@@ -8129,7 +7645,7 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t411 = t0*t385 + t1*t382;
     const double t412 = t0*t382 - t1*t385;
 
-    /* ---- Omega(0) block (0, 0): tip tool0 ---- */
+    /* ==== Omega(0) block (0, 0): tip tool0 -- [KJR (60)] ==== */
     const double t413 = -t153*t182;
     const double t414 = t152*t182;
     const double t415 = -t153*t183;
@@ -8215,6 +7731,8 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t495 = t432*t487 + t437*t484 + t438*t490;
     const double t496 = t432*t488 + t437*t485 + t438*t491;
     const double t497 = t434*t488 + t439*t485 + t440*t491;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t498 = 1e-10*t459;
     if (!(t459 > t498)) return 1;  /* pivot 0 of Omega(0) */
     const double t499 = 1.0/t459;
@@ -8309,7 +7827,7 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t583 = t544 + t546*t546*t554;
     const double t584 = -t546*t554;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Lambda[0] = t565;
     Lambda[1] = t566;
     Lambda[2] = t567;
@@ -8359,7 +7877,7 @@ long ur5_os_inertia_recursive_batch(long count, const double *q, double *Lambda)
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_explicit               621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -8367,27 +7885,17 @@ long ur5_os_inertia_recursive_batch(long count, const double *q, double *Lambda)
 int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
-
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
     const double t2 = soagen_cos(q[4]);
     const double t3 = soagen_sin(q[4]);
-
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
     const double t4 = soagen_cos(q[3]);
     const double t5 = soagen_sin(q[3]);
-
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
     const double t6 = soagen_cos(q[2]);
     const double t7 = soagen_sin(q[2]);
-
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
     const double t8 = soagen_cos(q[1]);
     const double t9 = soagen_sin(q[1]);
-
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
     const double t10 = soagen_cos(q[0]);
     const double t11 = soagen_sin(q[0]);
     const double t12 = -t10*t9;
@@ -8468,6 +7976,10 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t87 = t10*t86;
     const double t88 = t11*t86;
     const double t89 = -t10*t84 - t11*t85;
+
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t90 = t1*t1;
     const double t91 = 0.016685526854599998*t90;
     const double t92 = t0*t1;
@@ -8477,6 +7989,8 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t96 = 0.00168332516775 + t94;
     const double t97 = 0.111172755531 + t96;
     const double t98 = 0.21942 + t93;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t99 = t97 - 0.12999255384415;
     const double t100 = t3*t3;
     const double t101 = t100*t99;
@@ -8492,6 +8006,8 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t111 = 0.111172755531 + t108;
     const double t112 = 0.111172755531 + t104;
     const double t113 = 0.21942 + t110;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t114 = t113 - t111;
     const double t115 = t5*t5;
     const double t116 = t115*t114;
@@ -8517,6 +8033,8 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t136 = 0.004095 + t120;
     const double t137 = t128 - 0.56875;
     const double t138 = 0.56875 + t129;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t139 = t136 - t134;
     const double t140 = t7*t7;
     const double t141 = t140*t139;
@@ -8547,6 +8065,8 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t166 = 0.8849018759100001 + t162;
     const double t167 = 0.0151074 + t164;
     const double t168 = 2.3500400000000004 + t158;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t169 = t167 - t165;
     const double t170 = t9*t9;
     const double t171 = t170*t169;
@@ -8558,8 +8078,14 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t177 = t176 - t9*t168;
     const double t178 = 0.12150210104175 + t174;
     const double t179 = 0.00666 + t178;
+
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t180 = -0.13585*t177;
     const double t181 = t180 - t175;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t182 = -0.1197*t152;
     const double t183 = 0.425*t154;
     const double t184 = 0.1197*t154;
@@ -8570,6 +8096,8 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t189 = t8*t185 + t9*t187;
     const double t190 = -0.13585*t188;
     const double t191 = t190 - t189;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t192 = 0.39225*t124;
     const double t193 = t192 + t112;
     const double t194 = t6*t124 - t153;
@@ -8586,11 +8114,15 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t205 = t8*t201 + t9*t203;
     const double t206 = -0.13585*t204;
     const double t207 = t206 - t205;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t208 = t4*t106 + t5*t98;
     const double t209 = t4*t98 - t5*t106;
     const double t210 = t6*t209 - t7*t208;
     const double t211 = -t6*t208 - t7*t209;
     const double t212 = t9*t211 + t8*t210;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t213 = -0.0171364731454*t3;
     const double t214 = 0.0171364731454*t2;
     const double t215 = t4*t213;
@@ -8598,6 +8130,8 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t217 = t6*t216 - t7*t215;
     const double t218 = -t6*t215 - t7*t216;
     const double t219 = t8*t217 + t9*t218;
+
+    /* ---- LDL^T of the reversed mass matrix (M = L^T D L, no fill-in on trees) ---- */
     const double t220 = 58.355064750790525*t214;
     const double t221 = -58.355064750790525*t219;
     const double t222 = 1.0/t98;
@@ -8638,6 +8172,8 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t257 = t251*t251;
     const double t258 = t179 - 58.355064750790525*t253 - t222*t254 - t229*t255 - t242*t256 - t257*t250;
     const double t259 = 1.0/t258;
+
+    /* ==== Omega(0) = (L^-1 P J*)* D^-1 (L^-1 P J*) ==== */
     const double t260 = t220*t42;
     const double t261 = t31*t223;
     const double t262 = -t11 - t260 - t261;
@@ -8731,6 +8267,8 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t350 = t65*t320 + t71*t321 + t286*t322 + t287*t323 + t288*t324 + t289*t325;
     const double t351 = t66*t320 + t72*t321 + t292*t322 + t293*t323 + t294*t324 + t295*t325;
     const double t352 = t66*t326 + t72*t327 + t292*t328 + t293*t329 + t294*t330 + t295*t331;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t353 = 1e-10*t332;
     if (!(t332 > t353)) return 1;  /* pivot 0 of Omega(0) */
     const double t354 = 1.0/t332;
@@ -8825,7 +8363,7 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t438 = t399 + t401*t401*t409;
     const double t439 = -t401*t409;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Lambda[0] = t420;
     Lambda[1] = t421;
     Lambda[2] = t422;
@@ -8875,7 +8413,7 @@ long ur5_os_inertia_explicit_batch(long count, const double *q, double *Lambda)
 }
 
 /*
- * operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space Coriolis/centrifugal force c(0) [KJR (65)-(68)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_coriolis                      1071 mul    820 add   11 div   0 sqrt  12 trig    864 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -8884,7 +8422,9 @@ long ur5_os_inertia_explicit_batch(long count, const double *q, double *Lambda)
 int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
@@ -8897,7 +8437,7 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t9 = 0.111172755531 + t8;
     const double t10 = 0.21942 + t5;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t11 = soagen_cos(q[4]);
     const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
@@ -8919,7 +8459,7 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t29 = t26 - t16*t19;
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t31 = soagen_cos(q[3]);
     const double t32 = soagen_sin(q[3]);
     const double t33 = 1.0/t30;
@@ -8967,7 +8507,7 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t75 = -t39*t47;
     const double t76 = 4.9009 + t38*t47;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t77 = soagen_cos(q[2]);
     const double t78 = soagen_sin(q[2]);
     const double t79 = 1.0/t64;
@@ -9047,7 +8587,7 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t153 = t125 - t85*t98;
     const double t154 = 8.393 + t123 - t86*t98;
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t155 = soagen_cos(q[1]);
     const double t156 = soagen_sin(q[1]);
     const double t157 = 1.0/t142;
@@ -9079,139 +8619,157 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t183 = 0.13585*t177 - 0.13585*t182 + t172;
     const double t184 = 0.00666 - t165*t166 + t183;
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t185 = soagen_cos(q[0]);
     const double t186 = soagen_sin(q[0]);
     const double t187 = 1.0/t184;
-    const double t188 = -qd[0]*t155;
-    const double t189 = -qd[0]*t156;
-    const double t190 = t77*t188 - t78*t189;
-    const double t191 = t78*t188 + t77*t189;
-    const double t192 = 0.425*qd[1] + 0.1197*t189;
-    const double t193 = -0.425*t188;
-    const double t194 = -0.1197*t188;
-    const double t195 = qd[1] + qd[2];
-    const double t196 = -t32*t190 - t31*t191;
-    const double t197 = t31*t190 - t32*t191;
-    const double t198 = qd[3] + t195;
-    const double t199 = t198*t12 + t11*t196;
-    const double t200 = t198*t11 - t12*t196;
-    const double t201 = qd[4] + t197;
-    const double t202 = t0*t199 - t1*t201;
-    const double t203 = t0*t201 + t1*t199;
-    const double t204 = qd[5] + t200;
-    const double t205 = qd[0]*qd[0];
-    const double t206 = -0.13585*t205;
-    const double t207 = qd[1]*t189;
-    const double t208 = -0.8697944759100001*t207;
-    const double t209 = t188*t189;
-    const double t210 = 0.8697944759100001*t209;
-    const double t211 = 2.3500400000000004*t209;
-    const double t212 = t188*t188;
-    const double t213 = qd[1]*qd[1];
-    const double t214 = -t213 - t212;
-    const double t215 = 2.3500400000000004*t214;
-    const double t216 = qd[1]*t194 - t189*t193;
-    const double t217 = t189*t192 - t188*t194;
-    const double t218 = t188*t193 - qd[1]*t192;
-    const double t219 = t195*t191;
-    const double t220 = -0.187535813556*t219;
-    const double t221 = t190*t191;
-    const double t222 = 0.187535813556*t221;
-    const double t223 = 0.56875*t221;
-    const double t224 = 0.56875*t219;
-    const double t225 = t190*t190;
-    const double t226 = t195*t195;
-    const double t227 = -t226 - t225;
-    const double t228 = 0.56875*t227;
-    const double t229 = 0.39225*t221;
-    const double t230 = 0.39225*t219;
-    const double t231 = 0.39225*t227;
-    const double t232 = t198*t197;
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
+    const double t188 = qd[0]*qd[0];
+    const double t189 = -0.13585*t188;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t190 = -qd[0]*t155;
+    const double t191 = -qd[0]*t156;
+    const double t192 = qd[1]*t191;
+    const double t193 = -0.8697944759100001*t192;
+    const double t194 = t190*t191;
+    const double t195 = 0.8697944759100001*t194;
+    const double t196 = 2.3500400000000004*t194;
+    const double t197 = t190*t190;
+    const double t198 = qd[1]*qd[1];
+    const double t199 = -t198 - t197;
+    const double t200 = 2.3500400000000004*t199;
+    const double t201 = 0.425*qd[1] + 0.1197*t191;
+    const double t202 = -0.425*t190;
+    const double t203 = -0.1197*t190;
+    const double t204 = qd[1]*t203 - t191*t202;
+    const double t205 = t191*t201 - t190*t203;
+    const double t206 = t190*t202 - qd[1]*t201;
+    const double t207 = -t192;
+    const double t208 = qd[1]*t190;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t209 = t77*t190 - t78*t191;
+    const double t210 = t78*t190 + t77*t191;
+    const double t211 = qd[1] + qd[2];
+    const double t212 = t211*t210;
+    const double t213 = -0.187535813556*t212;
+    const double t214 = t209*t210;
+    const double t215 = 0.187535813556*t214;
+    const double t216 = 0.56875*t214;
+    const double t217 = 0.56875*t212;
+    const double t218 = t209*t209;
+    const double t219 = t211*t211;
+    const double t220 = -t219 - t218;
+    const double t221 = 0.56875*t220;
+    const double t222 = 0.39225*t214;
+    const double t223 = 0.39225*t212;
+    const double t224 = 0.39225*t220;
+    const double t225 = t77*t204 - t78*t206;
+    const double t226 = t78*t204 + t77*t206;
+    const double t227 = -qd[2]*t210;
+    const double t228 = qd[2]*t209;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t229 = -t32*t209 - t31*t210;
+    const double t230 = t31*t209 - t32*t210;
+    const double t231 = qd[3] + t211;
+    const double t232 = t231*t230;
     const double t233 = 0.108247244469*t232;
-    const double t234 = t196*t197;
+    const double t234 = t229*t230;
     const double t235 = -0.108247244469*t234;
-    const double t236 = t198*t196;
+    const double t236 = t231*t229;
     const double t237 = 0.093*t236;
-    const double t238 = t196*t196;
-    const double t239 = t197*t197;
+    const double t238 = t229*t229;
+    const double t239 = t230*t230;
     const double t240 = -t238 - t239;
     const double t241 = 0.093*t240;
     const double t242 = 0.093*t232;
-    const double t243 = t200*t201;
-    const double t244 = 0.108247244469*t243;
-    const double t245 = t199*t201;
-    const double t246 = -0.108247244469*t245;
-    const double t247 = 0.09465*t245;
-    const double t248 = 0.09465*t243;
-    const double t249 = t199*t199;
-    const double t250 = t200*t200;
-    const double t251 = -t249 - t250;
-    const double t252 = 0.09465*t251;
-    const double t253 = t204*t203;
-    const double t254 = 0.016685526854599998*t253;
-    const double t255 = t202*t203;
-    const double t256 = -0.016685526854599998*t255;
-    const double t257 = -t207;
-    const double t258 = qd[1]*t188;
-    const double t259 = t77*t216 - t78*t218;
-    const double t260 = t78*t216 + t77*t218;
-    const double t261 = -qd[2]*t191;
-    const double t262 = qd[2]*t190;
-    const double t263 = -t32*t229 - t31*t231;
-    const double t264 = t31*t229 - t32*t231;
-    const double t265 = -qd[3]*t197;
-    const double t266 = qd[3]*t196;
-    const double t267 = t11*t237 + t12*t241;
-    const double t268 = t11*t241 - t12*t237;
-    const double t269 = qd[4]*t200;
-    const double t270 = -qd[4]*t199;
-    const double t271 = t0*t247 - t1*t252;
-    const double t272 = t1*t247 + t0*t252;
-    const double t273 = -qd[5]*t203;
-    const double t274 = qd[5]*t202;
-    const double t275 = t206*t146 + t258*t141 + t257*t139;
-    const double t276 = t257*t140 + t258*t143;
-    const double t277 = t206*t118 + t257*t141 + t258*t144;
-    const double t278 = t257*t145 + t258*t150;
-    const double t279 = t257*t147 + t258*t151;
-    const double t280 = t208 + t275;
-    const double t281 = t210 + t276;
-    const double t282 = t211 + t278;
-    const double t283 = t215 + t279;
-    const double t284 = t68*t217 + t259*t67 + t260*t69 + t262*t63 + t261*t61;
-    const double t285 = t259*t70 + t260*t71 + t261*t62 + t262*t65;
-    const double t286 = t260*t73 - t57*t217 + t261*t63 + t262*t66 + t259*t72;
-    const double t287 = t259*t74 + t260*t75 + t261*t67 + t262*t72;
-    const double t288 = 4.9009*t217 + t68*t261 - t57*t262;
-    const double t289 = t259*t75 + t260*t76 + t261*t69 + t262*t73;
-    const double t290 = t220 + t284;
-    const double t291 = t222 + t285;
-    const double t292 = t223 + t287;
-    const double t293 = t224 + t288;
-    const double t294 = t228 + t289;
-    const double t295 = 0.1308417*t264 - 0.017784735*t230 + t265*t28;
-    const double t296 = 0.017784735*t263 - 0.0016539803549999999*t266 + t265*t29;
-    const double t297 = 0.23158827810000002*t266 - 0.1308417*t263;
-    const double t298 = 2.6259*t263 - 0.1308417*t266;
-    const double t299 = 2.6259*t230 - 0.017784735*t265;
-    const double t300 = 0.1308417*t265 + 2.6259*t264;
+    const double t243 = -t32*t222 - t31*t224;
+    const double t244 = t31*t222 - t32*t224;
+    const double t245 = -qd[3]*t230;
+    const double t246 = qd[3]*t229;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t247 = t231*t12 + t11*t229;
+    const double t248 = t231*t11 - t12*t229;
+    const double t249 = qd[4] + t230;
+    const double t250 = t248*t249;
+    const double t251 = 0.108247244469*t250;
+    const double t252 = t247*t249;
+    const double t253 = -0.108247244469*t252;
+    const double t254 = 0.09465*t252;
+    const double t255 = 0.09465*t250;
+    const double t256 = t247*t247;
+    const double t257 = t248*t248;
+    const double t258 = -t256 - t257;
+    const double t259 = 0.09465*t258;
+    const double t260 = t11*t237 + t12*t241;
+    const double t261 = t11*t241 - t12*t237;
+    const double t262 = qd[4]*t248;
+    const double t263 = -qd[4]*t247;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t264 = t0*t247 - t1*t249;
+    const double t265 = t0*t249 + t1*t247;
+    const double t266 = qd[5] + t248;
+    const double t267 = t266*t265;
+    const double t268 = 0.016685526854599998*t267;
+    const double t269 = t264*t265;
+    const double t270 = -0.016685526854599998*t269;
+    const double t271 = t0*t254 - t1*t259;
+    const double t272 = t1*t254 + t0*t259;
+    const double t273 = -qd[5]*t265;
+    const double t274 = qd[5]*t264;
+    const double t275 = t189*t146 + t208*t141 + t207*t139;
+    const double t276 = t207*t140 + t208*t143;
+    const double t277 = t189*t118 + t207*t141 + t208*t144;
+    const double t278 = t207*t145 + t208*t150;
+    const double t279 = t207*t147 + t208*t151;
+    const double t280 = t193 + t275;
+    const double t281 = t195 + t276;
+    const double t282 = t196 + t278;
+    const double t283 = t200 + t279;
+    const double t284 = t68*t205 + t225*t67 + t226*t69 + t228*t63 + t227*t61;
+    const double t285 = t225*t70 + t226*t71 + t227*t62 + t228*t65;
+    const double t286 = t226*t73 - t57*t205 + t227*t63 + t228*t66 + t225*t72;
+    const double t287 = t225*t74 + t226*t75 + t227*t67 + t228*t72;
+    const double t288 = 4.9009*t205 + t68*t227 - t57*t228;
+    const double t289 = t225*t75 + t226*t76 + t227*t69 + t228*t73;
+    const double t290 = t213 + t284;
+    const double t291 = t215 + t285;
+    const double t292 = t216 + t287;
+    const double t293 = t217 + t288;
+    const double t294 = t221 + t289;
+    const double t295 = 0.1308417*t244 - 0.017784735*t223 + t245*t28;
+    const double t296 = 0.017784735*t243 - 0.0016539803549999999*t246 + t245*t29;
+    const double t297 = 0.23158827810000002*t246 - 0.1308417*t243;
+    const double t298 = 2.6259*t243 - 0.1308417*t246;
+    const double t299 = 2.6259*t223 - 0.017784735*t245;
+    const double t300 = 0.1308417*t245 + 2.6259*t244;
     const double t301 = t233 + t295;
     const double t302 = t235 + t296;
-    const double t303 = t9*t269 - 0.017784735*t268;
-    const double t304 = 0.11285608069875*t270 + 0.017784735*t267;
-    const double t305 = t7*t269;
-    const double t306 = 0.017784735*t270 + 1.4069*t267;
-    const double t307 = 1.4069*t268 - 0.017784735*t269;
+    const double t303 = t9*t262 - 0.017784735*t261;
+    const double t304 = 0.11285608069875*t263 + 0.017784735*t260;
+    const double t305 = t7*t262;
+    const double t306 = 0.017784735*t263 + 1.4069*t260;
+    const double t307 = 1.4069*t261 - 0.017784735*t262;
     const double t308 = 1.4069*t242;
-    const double t309 = t244 + t303;
-    const double t310 = t246 + t304;
+    const double t309 = t251 + t303;
+    const double t310 = t253 + t304;
     const double t311 = 0.0171364731454*t273;
     const double t312 = 0.033822*t274;
     const double t313 = 0.1879*t271;
-    const double t314 = 0.1879*t248;
+    const double t314 = 0.1879*t255;
     const double t315 = 0.1879*t272;
-    const double t316 = t254 + t311;
+    const double t316 = t268 + t311;
+
+    /* ---- tip-to-base y = psi(P a + b) -- [KJR (66)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t317 = t0*t313 + t1*t315;
     const double t318 = t0*t315 - t1*t313;
     const double t319 = t1*t312 + t0*t316;
@@ -9219,13 +8777,15 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t321 = -0.09465*t314;
     const double t322 = 0.09465*t317;
     const double t323 = t321 + t319;
-    const double t324 = t256 + t322;
+    const double t324 = t270 + t322;
     const double t325 = t309 + t323;
-    const double t326 = t310 - t256 + t324;
+    const double t326 = t310 - t270 + t324;
     const double t327 = t305 + t320;
     const double t328 = t306 + t317;
     const double t329 = t314 + t307;
     const double t330 = t308 + t318;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t331 = t11*t328 - t12*t329;
     const double t332 = t11*t329 + t12*t328;
     const double t333 = t11*t325 - t12*t326;
@@ -9240,6 +8800,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t342 = t298 + t331;
     const double t343 = t299 + t332;
     const double t344 = t300 + t330;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t345 = t32*t344 + t31*t342;
     const double t346 = t31*t344 - t32*t342;
     const double t347 = t31*t339 + t32*t341;
@@ -9254,6 +8816,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t356 = t346 - t46*t340 + t292;
     const double t357 = t293 + t343;
     const double t358 = t294 - t345 - t47*t340;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t359 = t77*t356 + t78*t358;
     const double t360 = t77*t358 - t78*t356;
     const double t361 = t78*t355 + t77*t353;
@@ -9269,12 +8833,20 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t371 = t277 - t96*t354 + t368;
     const double t372 = t359 - t97*t354 + t282;
     const double t373 = t283 - t98*t354 + t360;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t374 = t155*t373 - t156*t372;
     const double t375 = t156*t371 + t155*t369;
     const double t376 = -0.13585*t374;
     const double t377 = t376 - t375;
     const double t378 = t377 - t166*t370;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t379 = t378*t187;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t380 = t157*t370;
     const double t381 = -t155*t379;
     const double t382 = -t156*t379;
@@ -9282,9 +8854,11 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t384 = -t156*t383;
     const double t385 = t155*t383;
     const double t386 = t166*t379;
-    const double t387 = t381 - t257;
+    const double t387 = t381 - t207;
     const double t388 = t380 - t386;
-    const double t389 = t382 - t258;
+    const double t389 = t382 - t208;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t390 = t79*t354;
     const double t391 = t77*t387 - t78*t389;
     const double t392 = t78*t387 + t77*t389;
@@ -9292,18 +8866,20 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t394 = -0.425*t387;
     const double t395 = -0.1197*t387;
     const double t396 = t384 + t393;
-    const double t397 = t394 - t206;
+    const double t397 = t394 - t189;
     const double t398 = t385 + t395;
     const double t399 = t77*t396 - t78*t398;
     const double t400 = t77*t398 + t78*t396;
     const double t401 = t97*t384 + t98*t385 + t94*t387 + t99*t388 + t96*t389;
     const double t402 = t388 - t401;
-    const double t403 = t391 - t261;
+    const double t403 = t391 - t227;
     const double t404 = t390 + t402;
-    const double t405 = t392 - t262;
-    const double t406 = t399 - t259;
-    const double t407 = t397 - t217;
-    const double t408 = t400 - t260;
+    const double t405 = t392 - t228;
+    const double t406 = t399 - t225;
+    const double t407 = t397 - t205;
+    const double t408 = t400 - t226;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t409 = t33*t340;
     const double t410 = -t31*t405 - t32*t403;
     const double t411 = t31*t403 - t32*t405;
@@ -9315,12 +8891,14 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t417 = t31*t414 - t32*t408;
     const double t418 = t43*t403 + t45*t405 + t47*t408 + t46*t406 + t48*t404;
     const double t419 = t404 - t418;
-    const double t420 = t410 - t265;
+    const double t420 = t410 - t245;
     const double t421 = t409 + t419;
-    const double t422 = t411 - t266;
-    const double t423 = t416 - t263;
-    const double t424 = t415 - t230;
-    const double t425 = t417 - t264;
+    const double t422 = t411 - t246;
+    const double t423 = t416 - t243;
+    const double t424 = t415 - t223;
+    const double t425 = t417 - t244;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t426 = t13*t327;
     const double t427 = t11*t420 + t12*t421;
     const double t428 = t11*t421 - t12*t420;
@@ -9332,13 +8910,15 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t434 = t11*t424 - t12*t431;
     const double t435 = t422 + t18*t420 + t19*t421;
     const double t436 = t422 - t435;
-    const double t437 = t427 - t269;
-    const double t438 = t428 - t270;
+    const double t437 = t427 - t262;
+    const double t438 = t428 - t263;
     const double t439 = t426 + t436;
-    const double t440 = t433 - t267;
-    const double t441 = t434 - t268;
+    const double t440 = t433 - t260;
+    const double t441 = t434 - t261;
     const double t442 = t432 - t242;
-    const double t443 = 58.355064750790525*t256;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t443 = 58.355064750790525*t270;
     const double t444 = t0*t437 - t1*t439;
     const double t445 = t1*t437 + t0*t439;
     const double t446 = 0.09465*t438;
@@ -9350,7 +8930,7 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t452 = t444 - t273;
     const double t453 = t445 - t274;
     const double t454 = t450 - t271;
-    const double t455 = t449 - t248;
+    const double t455 = t449 - t255;
     const double t456 = t451 - t272;
     const double t457 = -t156*t185;
     const double t458 = t155*t185;
@@ -9390,17 +8970,21 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t492 = t474*t455 + t480*t491 + t479*t490;
     const double t493 = t476*t455 + t482*t491 + t481*t490;
     const double t494 = t478*t455 + t484*t491 + t483*t490;
-    const double t495 = -0.0823*t203;
-    const double t496 = 0.0823*t202;
-    const double t497 = t204*t496;
-    const double t498 = t203*t495 - t202*t496;
-    const double t499 = -t204*t495;
+    const double t495 = -0.0823*t265;
+    const double t496 = 0.0823*t264;
+    const double t497 = t266*t496;
+    const double t498 = t265*t495 - t264*t496;
+    const double t499 = -t266*t495;
     const double t500 = t479*t497 + t480*t499 + t474*t498;
     const double t501 = t481*t497 + t482*t499 + t476*t498;
     const double t502 = t483*t497 + t484*t499 + t478*t498;
     const double t503 = t492 - t500;
     const double t504 = t493 - t501;
     const double t505 = t494 - t502;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t506 = -0.13585*t187;
     const double t507 = -0.13585*t506;
     const double t508 = -t168*t187;
@@ -9419,6 +9003,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t521 = t158*t514 - t159*t512 + t160*t517 + t161*t516;
     const double t522 = t158*t518 + t159*t519 + t160*t520 + t161*t521;
     const double t523 = t157 + t522;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t524 = t512 + 0.1197*t511 - 0.425*t518;
     const double t525 = -0.425*t510;
     const double t526 = t514 - 0.1197*t510;
@@ -9479,6 +9065,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t581 = t528 - t574;
     const double t582 = t558 - t575;
     const double t583 = t79 + t578;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t584 = t555 + 0.39225*t577;
     const double t585 = t561 - 0.39225*t544;
     const double t586 = t580 + 0.39225*t583;
@@ -9535,6 +9123,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t637 = t587 - t630;
     const double t638 = t614 - t631;
     const double t639 = t33 + t634;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t640 = t611 - 0.093*t601;
     const double t641 = 0.093*t600 + t613;
     const double t642 = t636 - 0.093*t635;
@@ -9591,6 +9181,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t693 = t671 - t686;
     const double t694 = t645 - t687;
     const double t695 = t13 + t691;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t696 = t666 + 0.09465*t657;
     const double t697 = t668 - 0.09465*t655;
     const double t698 = t669 + 0.09465*t656;
@@ -9630,7 +9222,7 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t732 = t0*t706 + t1*t703;
     const double t733 = t0*t703 - t1*t706;
 
-    /* ---- Omega(0) block (0, 0): tip tool0 ---- */
+    /* ==== Omega(0) block (0, 0): tip tool0 -- [KJR (60)] ==== */
     const double t734 = t721 - 0.0823*t713;
     const double t735 = t723 + 0.0823*t712;
     const double t736 = t722 - 0.0823*t711;
@@ -9688,6 +9280,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t788 = t476*t780 + t481*t777 + t482*t783;
     const double t789 = t476*t781 + t481*t778 + t482*t784;
     const double t790 = t478*t781 + t483*t778 + t484*t784;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t791 = 1e-10*t752;
     if (!(t752 > t791)) return 1;  /* pivot 0 of Omega(0) */
     const double t792 = 1.0/t752;
@@ -9768,7 +9362,7 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t862 = t854 - t809*t858 - t807*t859 - t805*t860 - t803*t861;
     const double t863 = t853 - t797*t858 - t796*t859 - t795*t860 - t794*t861 - t793*t862;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     c[0] = t863;
     c[1] = t862;
     c[2] = t861;
@@ -9788,7 +9382,7 @@ long ur5_os_coriolis_batch(long count, const double *q, const double *qd, double
 }
 
 /*
- * operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space gravity force g(0) [KJR (72)-(74)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_gravity                        838 mul    643 add   11 div   0 sqrt  12 trig    639 statements
  *   q[6]: joint positions
  *   g[6]: operational space gravity force g(0)
@@ -9796,7 +9390,9 @@ long ur5_os_coriolis_batch(long count, const double *q, const double *qd, double
 int ur5_os_gravity(const double q[6], double g[6])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
@@ -9809,7 +9405,7 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t9 = 0.111172755531 + t8;
     const double t10 = 0.21942 + t5;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t11 = soagen_cos(q[4]);
     const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
@@ -9831,7 +9427,7 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t29 = t26 - t16*t19;
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t31 = soagen_cos(q[3]);
     const double t32 = soagen_sin(q[3]);
     const double t33 = 1.0/t30;
@@ -9879,7 +9475,7 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t75 = -t39*t47;
     const double t76 = 4.9009 + t38*t47;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t77 = soagen_cos(q[2]);
     const double t78 = soagen_sin(q[2]);
     const double t79 = 1.0/t64;
@@ -9958,7 +9554,7 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t152 = t125 - t85*t98;
     const double t153 = 8.393 + t123 - t86*t98;
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t154 = soagen_cos(q[1]);
     const double t155 = soagen_sin(q[1]);
     const double t156 = 1.0/t142;
@@ -9998,18 +9594,26 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t190 = 0.00666 - t165*t166 + t189;
     const double t191 = t188 - t165*t167;
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t192 = soagen_cos(q[0]);
     const double t193 = soagen_sin(q[0]);
     const double t194 = 1.0/t190;
     const double t195 = 9.81*t191;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t196 = t195*t194;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t197 = -t154*t196;
     const double t198 = -t155*t196;
     const double t199 = -0.13585*t196;
     const double t200 = 9.81*t154 - t155*t199;
     const double t201 = 9.81*t155 + t154*t199;
     const double t202 = t166*t196 - 9.81*t167;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t203 = t77*t197 - t78*t198;
     const double t204 = t78*t197 + t77*t198;
     const double t205 = 0.1197*t198 - 0.425*t202;
@@ -10021,6 +9625,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t211 = t77*t209 + t78*t208;
     const double t212 = t94*t197 + t96*t198 + t97*t200 + t98*t201 - t99*t202;
     const double t213 = -t202 - t212;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t214 = -t32*t203 - t31*t204;
     const double t215 = t31*t203 - t32*t204;
     const double t216 = 0.39225*t213;
@@ -10031,6 +9637,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t221 = t31*t218 - t32*t211;
     const double t222 = t43*t203 + t45*t204 + t47*t211 + t46*t210 + t48*t213;
     const double t223 = t213 - t222;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t224 = t11*t214 + t12*t223;
     const double t225 = t11*t223 - t12*t214;
     const double t226 = -0.093*t215;
@@ -10041,6 +9649,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t231 = t11*t219 - t12*t228;
     const double t232 = t215 + t18*t214 + t19*t223;
     const double t233 = t215 - t232;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t234 = t0*t224 - t1*t233;
     const double t235 = t1*t224 + t0*t233;
     const double t236 = 0.09465*t225;
@@ -10088,6 +9698,10 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t278 = t261*t239 + t267*t276 + t266*t275;
     const double t279 = t263*t239 + t269*t276 + t268*t275;
     const double t280 = 9.81 + t279;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t281 = -0.13585*t194;
     const double t282 = -0.13585*t281;
     const double t283 = -t169*t194;
@@ -10106,6 +9720,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t296 = t157*t289 - t158*t287 + t159*t292 + t160*t291;
     const double t297 = t157*t293 + t158*t294 + t159*t295 + t160*t296;
     const double t298 = t156 + t297;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t299 = t287 + 0.1197*t286 - 0.425*t293;
     const double t300 = -0.425*t285;
     const double t301 = t289 - 0.1197*t285;
@@ -10166,6 +9782,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t356 = t303 - t349;
     const double t357 = t333 - t350;
     const double t358 = t79 + t353;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t359 = t330 + 0.39225*t352;
     const double t360 = t336 - 0.39225*t319;
     const double t361 = t355 + 0.39225*t358;
@@ -10222,6 +9840,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t412 = t362 - t405;
     const double t413 = t389 - t406;
     const double t414 = t33 + t409;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t415 = t386 - 0.093*t376;
     const double t416 = 0.093*t375 + t388;
     const double t417 = t411 - 0.093*t410;
@@ -10278,6 +9898,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t468 = t446 - t461;
     const double t469 = t420 - t462;
     const double t470 = t13 + t466;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t471 = t441 + 0.09465*t432;
     const double t472 = t443 - 0.09465*t430;
     const double t473 = t444 + 0.09465*t431;
@@ -10317,7 +9939,7 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t507 = t0*t481 + t1*t478;
     const double t508 = t0*t478 - t1*t481;
 
-    /* ---- Omega(0) block (0, 0): tip tool0 ---- */
+    /* ==== Omega(0) block (0, 0): tip tool0 -- [KJR (60)] ==== */
     const double t509 = t496 - 0.0823*t488;
     const double t510 = t498 + 0.0823*t487;
     const double t511 = t497 - 0.0823*t486;
@@ -10375,6 +9997,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t563 = t261*t555 + t266*t552 + t267*t558;
     const double t564 = t261*t556 + t266*t553 + t267*t559;
     const double t565 = t263*t556 + t268*t553 + t269*t559;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t566 = 1e-10*t527;
     if (!(t527 > t566)) return 1;  /* pivot 0 of Omega(0) */
     const double t567 = 1.0/t527;
@@ -10455,7 +10079,7 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t637 = t629 - t584*t633 - t582*t634 - t580*t635 - t578*t636;
     const double t638 = t628 - t572*t633 - t571*t634 - t570*t635 - t569*t636 - t568*t637;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     g[0] = t638;
     g[1] = t637;
     g[2] = t636;
@@ -10475,7 +10099,7 @@ long ur5_os_gravity_batch(long count, const double *q, double *g)
 }
 
 /*
- * operational space bias force c(0) + g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space bias force c(0) + g(0) [KJR end of Sec. 4.3] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_bias                          1085 mul    832 add   11 div   0 sqrt  12 trig    874 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -10484,7 +10108,9 @@ long ur5_os_gravity_batch(long count, const double *q, double *g)
 int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
@@ -10497,7 +10123,7 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t9 = 0.111172755531 + t8;
     const double t10 = 0.21942 + t5;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t11 = soagen_cos(q[4]);
     const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
@@ -10519,7 +10145,7 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t29 = t26 - t16*t19;
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t31 = soagen_cos(q[3]);
     const double t32 = soagen_sin(q[3]);
     const double t33 = 1.0/t30;
@@ -10567,7 +10193,7 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t75 = -t39*t47;
     const double t76 = 4.9009 + t38*t47;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t77 = soagen_cos(q[2]);
     const double t78 = soagen_sin(q[2]);
     const double t79 = 1.0/t64;
@@ -10647,7 +10273,7 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t153 = t125 - t85*t98;
     const double t154 = 8.393 + t123 - t86*t98;
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t155 = soagen_cos(q[1]);
     const double t156 = soagen_sin(q[1]);
     const double t157 = 1.0/t142;
@@ -10687,140 +10313,158 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t191 = 0.00666 - t166*t167 + t190;
     const double t192 = t189 - t166*t168;
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t193 = soagen_cos(q[0]);
     const double t194 = soagen_sin(q[0]);
     const double t195 = 1.0/t191;
-    const double t196 = -qd[0]*t155;
-    const double t197 = -qd[0]*t156;
-    const double t198 = t77*t196 - t78*t197;
-    const double t199 = t78*t196 + t77*t197;
-    const double t200 = 0.425*qd[1] + 0.1197*t197;
-    const double t201 = -0.425*t196;
-    const double t202 = -0.1197*t196;
-    const double t203 = qd[1] + qd[2];
-    const double t204 = -t32*t198 - t31*t199;
-    const double t205 = t31*t198 - t32*t199;
-    const double t206 = qd[3] + t203;
-    const double t207 = t206*t12 + t11*t204;
-    const double t208 = t206*t11 - t12*t204;
-    const double t209 = qd[4] + t205;
-    const double t210 = t0*t207 - t1*t209;
-    const double t211 = t0*t209 + t1*t207;
-    const double t212 = qd[5] + t208;
-    const double t213 = qd[0]*qd[0];
-    const double t214 = -0.13585*t213;
-    const double t215 = qd[1]*t197;
-    const double t216 = -0.8697944759100001*t215;
-    const double t217 = t196*t197;
-    const double t218 = 0.8697944759100001*t217;
-    const double t219 = 2.3500400000000004*t217;
-    const double t220 = t196*t196;
-    const double t221 = qd[1]*qd[1];
-    const double t222 = -t221 - t220;
-    const double t223 = 2.3500400000000004*t222;
-    const double t224 = qd[1]*t202 - t197*t201;
-    const double t225 = t197*t200 - t196*t202;
-    const double t226 = t196*t201 - qd[1]*t200;
-    const double t227 = t203*t199;
-    const double t228 = -0.187535813556*t227;
-    const double t229 = t198*t199;
-    const double t230 = 0.187535813556*t229;
-    const double t231 = 0.56875*t229;
-    const double t232 = 0.56875*t227;
-    const double t233 = t198*t198;
-    const double t234 = t203*t203;
-    const double t235 = -t234 - t233;
-    const double t236 = 0.56875*t235;
-    const double t237 = 0.39225*t229;
-    const double t238 = 0.39225*t227;
-    const double t239 = 0.39225*t235;
-    const double t240 = t206*t205;
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
+    const double t196 = qd[0]*qd[0];
+    const double t197 = -0.13585*t196;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t198 = -qd[0]*t155;
+    const double t199 = -qd[0]*t156;
+    const double t200 = qd[1]*t199;
+    const double t201 = -0.8697944759100001*t200;
+    const double t202 = t198*t199;
+    const double t203 = 0.8697944759100001*t202;
+    const double t204 = 2.3500400000000004*t202;
+    const double t205 = t198*t198;
+    const double t206 = qd[1]*qd[1];
+    const double t207 = -t206 - t205;
+    const double t208 = 2.3500400000000004*t207;
+    const double t209 = 0.425*qd[1] + 0.1197*t199;
+    const double t210 = -0.425*t198;
+    const double t211 = -0.1197*t198;
+    const double t212 = qd[1]*t211 - t199*t210;
+    const double t213 = t199*t209 - t198*t211;
+    const double t214 = t198*t210 - qd[1]*t209;
+    const double t215 = -t200;
+    const double t216 = qd[1]*t198;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t217 = t77*t198 - t78*t199;
+    const double t218 = t78*t198 + t77*t199;
+    const double t219 = qd[1] + qd[2];
+    const double t220 = t219*t218;
+    const double t221 = -0.187535813556*t220;
+    const double t222 = t217*t218;
+    const double t223 = 0.187535813556*t222;
+    const double t224 = 0.56875*t222;
+    const double t225 = 0.56875*t220;
+    const double t226 = t217*t217;
+    const double t227 = t219*t219;
+    const double t228 = -t227 - t226;
+    const double t229 = 0.56875*t228;
+    const double t230 = 0.39225*t222;
+    const double t231 = 0.39225*t220;
+    const double t232 = 0.39225*t228;
+    const double t233 = t77*t212 - t78*t214;
+    const double t234 = t78*t212 + t77*t214;
+    const double t235 = -qd[2]*t218;
+    const double t236 = qd[2]*t217;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t237 = -t32*t217 - t31*t218;
+    const double t238 = t31*t217 - t32*t218;
+    const double t239 = qd[3] + t219;
+    const double t240 = t239*t238;
     const double t241 = 0.108247244469*t240;
-    const double t242 = t204*t205;
+    const double t242 = t237*t238;
     const double t243 = -0.108247244469*t242;
-    const double t244 = t206*t204;
+    const double t244 = t239*t237;
     const double t245 = 0.093*t244;
-    const double t246 = t204*t204;
-    const double t247 = t205*t205;
+    const double t246 = t237*t237;
+    const double t247 = t238*t238;
     const double t248 = -t246 - t247;
     const double t249 = 0.093*t248;
     const double t250 = 0.093*t240;
-    const double t251 = t208*t209;
-    const double t252 = 0.108247244469*t251;
-    const double t253 = t207*t209;
-    const double t254 = -0.108247244469*t253;
-    const double t255 = 0.09465*t253;
-    const double t256 = 0.09465*t251;
-    const double t257 = t207*t207;
-    const double t258 = t208*t208;
-    const double t259 = -t257 - t258;
-    const double t260 = 0.09465*t259;
-    const double t261 = t212*t211;
-    const double t262 = 0.016685526854599998*t261;
-    const double t263 = t210*t211;
-    const double t264 = -0.016685526854599998*t263;
-    const double t265 = -t215;
-    const double t266 = qd[1]*t196;
-    const double t267 = t77*t224 - t78*t226;
-    const double t268 = t78*t224 + t77*t226;
-    const double t269 = -qd[2]*t199;
-    const double t270 = qd[2]*t198;
-    const double t271 = -t32*t237 - t31*t239;
-    const double t272 = t31*t237 - t32*t239;
-    const double t273 = -qd[3]*t205;
-    const double t274 = qd[3]*t204;
-    const double t275 = t11*t245 + t12*t249;
-    const double t276 = t11*t249 - t12*t245;
-    const double t277 = qd[4]*t208;
-    const double t278 = -qd[4]*t207;
-    const double t279 = t0*t255 - t1*t260;
-    const double t280 = t1*t255 + t0*t260;
-    const double t281 = -qd[5]*t211;
-    const double t282 = qd[5]*t210;
+    const double t251 = -t32*t230 - t31*t232;
+    const double t252 = t31*t230 - t32*t232;
+    const double t253 = -qd[3]*t238;
+    const double t254 = qd[3]*t237;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t255 = t239*t12 + t11*t237;
+    const double t256 = t239*t11 - t12*t237;
+    const double t257 = qd[4] + t238;
+    const double t258 = t256*t257;
+    const double t259 = 0.108247244469*t258;
+    const double t260 = t255*t257;
+    const double t261 = -0.108247244469*t260;
+    const double t262 = 0.09465*t260;
+    const double t263 = 0.09465*t258;
+    const double t264 = t255*t255;
+    const double t265 = t256*t256;
+    const double t266 = -t264 - t265;
+    const double t267 = 0.09465*t266;
+    const double t268 = t11*t245 + t12*t249;
+    const double t269 = t11*t249 - t12*t245;
+    const double t270 = qd[4]*t256;
+    const double t271 = -qd[4]*t255;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t272 = t0*t255 - t1*t257;
+    const double t273 = t0*t257 + t1*t255;
+    const double t274 = qd[5] + t256;
+    const double t275 = t274*t273;
+    const double t276 = 0.016685526854599998*t275;
+    const double t277 = t272*t273;
+    const double t278 = -0.016685526854599998*t277;
+    const double t279 = t0*t262 - t1*t267;
+    const double t280 = t1*t262 + t0*t267;
+    const double t281 = -qd[5]*t273;
+    const double t282 = qd[5]*t272;
     const double t283 = 9.81*t192;
-    const double t284 = t214*t146 + t266*t141 + t265*t139;
-    const double t285 = t265*t140 + t266*t143;
-    const double t286 = t214*t118 + t265*t141 + t266*t144;
-    const double t287 = t265*t145 + t266*t150;
-    const double t288 = t265*t147 + t266*t151;
-    const double t289 = t216 + t284;
-    const double t290 = t218 + t285;
-    const double t291 = t219 + t287;
-    const double t292 = t223 + t288;
-    const double t293 = t68*t225 + t267*t67 + t268*t69 + t270*t63 + t269*t61;
-    const double t294 = t267*t70 + t268*t71 + t269*t62 + t270*t65;
-    const double t295 = t268*t73 - t57*t225 + t269*t63 + t270*t66 + t267*t72;
-    const double t296 = t267*t74 + t268*t75 + t269*t67 + t270*t72;
-    const double t297 = 4.9009*t225 + t68*t269 - t57*t270;
-    const double t298 = t267*t75 + t268*t76 + t269*t69 + t270*t73;
-    const double t299 = t228 + t293;
-    const double t300 = t230 + t294;
-    const double t301 = t231 + t296;
-    const double t302 = t232 + t297;
-    const double t303 = t236 + t298;
-    const double t304 = 0.1308417*t272 - 0.017784735*t238 + t273*t28;
-    const double t305 = 0.017784735*t271 - 0.0016539803549999999*t274 + t273*t29;
-    const double t306 = 0.23158827810000002*t274 - 0.1308417*t271;
-    const double t307 = 2.6259*t271 - 0.1308417*t274;
-    const double t308 = 2.6259*t238 - 0.017784735*t273;
-    const double t309 = 0.1308417*t273 + 2.6259*t272;
+    const double t284 = t197*t146 + t216*t141 + t215*t139;
+    const double t285 = t215*t140 + t216*t143;
+    const double t286 = t197*t118 + t215*t141 + t216*t144;
+    const double t287 = t215*t145 + t216*t150;
+    const double t288 = t215*t147 + t216*t151;
+    const double t289 = t201 + t284;
+    const double t290 = t203 + t285;
+    const double t291 = t204 + t287;
+    const double t292 = t208 + t288;
+    const double t293 = t68*t213 + t233*t67 + t234*t69 + t236*t63 + t235*t61;
+    const double t294 = t233*t70 + t234*t71 + t235*t62 + t236*t65;
+    const double t295 = t234*t73 - t57*t213 + t235*t63 + t236*t66 + t233*t72;
+    const double t296 = t233*t74 + t234*t75 + t235*t67 + t236*t72;
+    const double t297 = 4.9009*t213 + t68*t235 - t57*t236;
+    const double t298 = t233*t75 + t234*t76 + t235*t69 + t236*t73;
+    const double t299 = t221 + t293;
+    const double t300 = t223 + t294;
+    const double t301 = t224 + t296;
+    const double t302 = t225 + t297;
+    const double t303 = t229 + t298;
+    const double t304 = 0.1308417*t252 - 0.017784735*t231 + t253*t28;
+    const double t305 = 0.017784735*t251 - 0.0016539803549999999*t254 + t253*t29;
+    const double t306 = 0.23158827810000002*t254 - 0.1308417*t251;
+    const double t307 = 2.6259*t251 - 0.1308417*t254;
+    const double t308 = 2.6259*t231 - 0.017784735*t253;
+    const double t309 = 0.1308417*t253 + 2.6259*t252;
     const double t310 = t241 + t304;
     const double t311 = t243 + t305;
-    const double t312 = t9*t277 - 0.017784735*t276;
-    const double t313 = 0.11285608069875*t278 + 0.017784735*t275;
-    const double t314 = t7*t277;
-    const double t315 = 0.017784735*t278 + 1.4069*t275;
-    const double t316 = 1.4069*t276 - 0.017784735*t277;
+    const double t312 = t9*t270 - 0.017784735*t269;
+    const double t313 = 0.11285608069875*t271 + 0.017784735*t268;
+    const double t314 = t7*t270;
+    const double t315 = 0.017784735*t271 + 1.4069*t268;
+    const double t316 = 1.4069*t269 - 0.017784735*t270;
     const double t317 = 1.4069*t250;
-    const double t318 = t252 + t312;
-    const double t319 = t254 + t313;
+    const double t318 = t259 + t312;
+    const double t319 = t261 + t313;
     const double t320 = 0.0171364731454*t281;
     const double t321 = 0.033822*t282;
     const double t322 = 0.1879*t279;
-    const double t323 = 0.1879*t256;
+    const double t323 = 0.1879*t263;
     const double t324 = 0.1879*t280;
-    const double t325 = t262 + t320;
+    const double t325 = t276 + t320;
+
+    /* ---- tip-to-base y = psi(P a + b) -- [KJR (66)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t326 = t0*t322 + t1*t324;
     const double t327 = t0*t324 - t1*t322;
     const double t328 = t1*t321 + t0*t325;
@@ -10828,13 +10472,15 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t330 = -0.09465*t323;
     const double t331 = 0.09465*t326;
     const double t332 = t330 + t328;
-    const double t333 = t264 + t331;
+    const double t333 = t278 + t331;
     const double t334 = t318 + t332;
-    const double t335 = t319 - t264 + t333;
+    const double t335 = t319 - t278 + t333;
     const double t336 = t314 + t329;
     const double t337 = t315 + t326;
     const double t338 = t323 + t316;
     const double t339 = t317 + t327;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t340 = t11*t337 - t12*t338;
     const double t341 = t11*t338 + t12*t337;
     const double t342 = t11*t334 - t12*t335;
@@ -10849,6 +10495,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t351 = t307 + t340;
     const double t352 = t308 + t341;
     const double t353 = t309 + t339;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t354 = t32*t353 + t31*t351;
     const double t355 = t31*t353 - t32*t351;
     const double t356 = t31*t348 + t32*t350;
@@ -10863,6 +10511,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t365 = t355 - t46*t349 + t301;
     const double t366 = t302 + t352;
     const double t367 = t303 - t354 - t47*t349;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t368 = t77*t365 + t78*t367;
     const double t369 = t77*t367 - t78*t365;
     const double t370 = t78*t364 + t77*t362;
@@ -10878,12 +10528,20 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t380 = t286 - t96*t363 + t377;
     const double t381 = t368 - t97*t363 + t291;
     const double t382 = t292 - t98*t363 + t369;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t383 = t155*t382 - t156*t381;
     const double t384 = t156*t380 + t155*t378;
     const double t385 = -0.13585*t383;
     const double t386 = t385 - t384;
     const double t387 = t283 - t167*t379 + t386;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t388 = t387*t195;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t389 = t157*t379;
     const double t390 = -t155*t388;
     const double t391 = -t156*t388;
@@ -10891,9 +10549,11 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t393 = 9.81*t155 - t156*t392;
     const double t394 = 9.81*t156 + t155*t392;
     const double t395 = t167*t388 - 9.81*t168;
-    const double t396 = t390 - t265;
+    const double t396 = t390 - t215;
     const double t397 = t389 - t395;
-    const double t398 = t391 - t266;
+    const double t398 = t391 - t216;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t399 = t79*t363;
     const double t400 = t77*t396 - t78*t398;
     const double t401 = t78*t396 + t77*t398;
@@ -10901,18 +10561,20 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t403 = -0.425*t396;
     const double t404 = -0.1197*t396;
     const double t405 = t393 + t402;
-    const double t406 = t403 - t214;
+    const double t406 = t403 - t197;
     const double t407 = t394 + t404;
     const double t408 = t77*t405 - t78*t407;
     const double t409 = t77*t407 + t78*t405;
     const double t410 = t97*t393 + t98*t394 + t94*t396 + t96*t398 + t99*t397;
     const double t411 = t397 - t410;
-    const double t412 = t400 - t269;
+    const double t412 = t400 - t235;
     const double t413 = t399 + t411;
-    const double t414 = t401 - t270;
-    const double t415 = t408 - t267;
-    const double t416 = t406 - t225;
-    const double t417 = t409 - t268;
+    const double t414 = t401 - t236;
+    const double t415 = t408 - t233;
+    const double t416 = t406 - t213;
+    const double t417 = t409 - t234;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t418 = t33*t349;
     const double t419 = -t31*t414 - t32*t412;
     const double t420 = t31*t412 - t32*t414;
@@ -10924,12 +10586,14 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t426 = t31*t423 - t32*t417;
     const double t427 = t43*t412 + t45*t414 + t47*t417 + t46*t415 + t48*t413;
     const double t428 = t413 - t427;
-    const double t429 = t419 - t273;
+    const double t429 = t419 - t253;
     const double t430 = t418 + t428;
-    const double t431 = t420 - t274;
-    const double t432 = t425 - t271;
-    const double t433 = t424 - t238;
-    const double t434 = t426 - t272;
+    const double t431 = t420 - t254;
+    const double t432 = t425 - t251;
+    const double t433 = t424 - t231;
+    const double t434 = t426 - t252;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t435 = t13*t336;
     const double t436 = t11*t429 + t12*t430;
     const double t437 = t11*t430 - t12*t429;
@@ -10941,13 +10605,15 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t443 = t11*t433 - t12*t440;
     const double t444 = t431 + t18*t429 + t19*t430;
     const double t445 = t431 - t444;
-    const double t446 = t436 - t277;
-    const double t447 = t437 - t278;
+    const double t446 = t436 - t270;
+    const double t447 = t437 - t271;
     const double t448 = t435 + t445;
-    const double t449 = t442 - t275;
-    const double t450 = t443 - t276;
+    const double t449 = t442 - t268;
+    const double t450 = t443 - t269;
     const double t451 = t441 - t250;
-    const double t452 = 58.355064750790525*t264;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t452 = 58.355064750790525*t278;
     const double t453 = t0*t446 - t1*t448;
     const double t454 = t1*t446 + t0*t448;
     const double t455 = 0.09465*t447;
@@ -10959,7 +10625,7 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t461 = t453 - t281;
     const double t462 = t454 - t282;
     const double t463 = t459 - t279;
-    const double t464 = t458 - t256;
+    const double t464 = t458 - t263;
     const double t465 = t460 - t280;
     const double t466 = -t156*t193;
     const double t467 = t155*t193;
@@ -10999,11 +10665,11 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t501 = t483*t464 + t489*t500 + t488*t499;
     const double t502 = t485*t464 + t491*t500 + t490*t499;
     const double t503 = t487*t464 + t493*t500 + t492*t499;
-    const double t504 = -0.0823*t211;
-    const double t505 = 0.0823*t210;
-    const double t506 = t212*t505;
-    const double t507 = t211*t504 - t210*t505;
-    const double t508 = -t212*t504;
+    const double t504 = -0.0823*t273;
+    const double t505 = 0.0823*t272;
+    const double t506 = t274*t505;
+    const double t507 = t273*t504 - t272*t505;
+    const double t508 = -t274*t504;
     const double t509 = t488*t506 + t489*t508 + t483*t507;
     const double t510 = t490*t506 + t491*t508 + t485*t507;
     const double t511 = t492*t506 + t493*t508 + t487*t507;
@@ -11011,6 +10677,10 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t513 = t502 - t510;
     const double t514 = t503 - t511;
     const double t515 = 9.81 + t514;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t516 = -0.13585*t195;
     const double t517 = -0.13585*t516;
     const double t518 = -t170*t195;
@@ -11029,6 +10699,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t531 = t158*t524 - t159*t522 + t160*t527 + t161*t526;
     const double t532 = t158*t528 + t159*t529 + t160*t530 + t161*t531;
     const double t533 = t157 + t532;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t534 = t522 + 0.1197*t521 - 0.425*t528;
     const double t535 = -0.425*t520;
     const double t536 = t524 - 0.1197*t520;
@@ -11089,6 +10761,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t591 = t538 - t584;
     const double t592 = t568 - t585;
     const double t593 = t79 + t588;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t594 = t565 + 0.39225*t587;
     const double t595 = t571 - 0.39225*t554;
     const double t596 = t590 + 0.39225*t593;
@@ -11145,6 +10819,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t647 = t597 - t640;
     const double t648 = t624 - t641;
     const double t649 = t33 + t644;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t650 = t621 - 0.093*t611;
     const double t651 = 0.093*t610 + t623;
     const double t652 = t646 - 0.093*t645;
@@ -11201,6 +10877,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t703 = t681 - t696;
     const double t704 = t655 - t697;
     const double t705 = t13 + t701;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t706 = t676 + 0.09465*t667;
     const double t707 = t678 - 0.09465*t665;
     const double t708 = t679 + 0.09465*t666;
@@ -11240,7 +10918,7 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t742 = t0*t716 + t1*t713;
     const double t743 = t0*t713 - t1*t716;
 
-    /* ---- Omega(0) block (0, 0): tip tool0 ---- */
+    /* ==== Omega(0) block (0, 0): tip tool0 -- [KJR (60)] ==== */
     const double t744 = t731 - 0.0823*t723;
     const double t745 = t733 + 0.0823*t722;
     const double t746 = t732 - 0.0823*t721;
@@ -11298,6 +10976,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t798 = t485*t790 + t490*t787 + t491*t793;
     const double t799 = t485*t791 + t490*t788 + t491*t794;
     const double t800 = t487*t791 + t492*t788 + t493*t794;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t801 = 1e-10*t762;
     if (!(t762 > t801)) return 1;  /* pivot 0 of Omega(0) */
     const double t802 = 1.0/t762;
@@ -11378,7 +11058,7 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t872 = t864 - t819*t868 - t817*t869 - t815*t870 - t813*t871;
     const double t873 = t863 - t807*t868 - t806*t869 - t805*t870 - t804*t871 - t803*t872;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     cg[0] = t873;
     cg[1] = t872;
     cg[2] = t871;
@@ -11398,7 +11078,7 @@ long ur5_os_bias_batch(long count, const double *q, const double *qd, double *cg
 }
 
 /*
- * operational space control torques J^T (Lambda u + c + g) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space control torques J^T (Lambda u + c + g) [KJR (4), (39), Conclusions] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * osc_torque                       1152 mul    881 add   11 div   0 sqrt  12 trig    928 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -11408,7 +11088,9 @@ long ur5_os_bias_batch(long count, const double *q, const double *qd, double *cg
 int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6])
 {
 
-    /* ---- body 5: wrist_3_link (joint wrist_3_joint, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
@@ -11421,7 +11103,7 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t9 = 0.111172755531 + t8;
     const double t10 = 0.21942 + t5;
 
-    /* ---- body 4: wrist_2_link (joint wrist_2_joint, revolute) ---- */
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t11 = soagen_cos(q[4]);
     const double t12 = soagen_sin(q[4]);
     const double t13 = 1.0/t10;
@@ -11443,7 +11125,7 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t29 = t26 - t16*t19;
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
-    /* ---- body 3: wrist_1_link (joint wrist_1_joint, revolute) ---- */
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t31 = soagen_cos(q[3]);
     const double t32 = soagen_sin(q[3]);
     const double t33 = 1.0/t30;
@@ -11491,7 +11173,7 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t75 = -t39*t47;
     const double t76 = 4.9009 + t38*t47;
 
-    /* ---- body 2: forearm_link (joint elbow_joint, revolute) ---- */
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t77 = soagen_cos(q[2]);
     const double t78 = soagen_sin(q[2]);
     const double t79 = 1.0/t64;
@@ -11571,7 +11253,7 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t153 = t125 - t85*t98;
     const double t154 = 8.393 + t123 - t86*t98;
 
-    /* ---- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) ---- */
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t155 = soagen_cos(q[1]);
     const double t156 = soagen_sin(q[1]);
     const double t157 = 1.0/t142;
@@ -11611,140 +11293,158 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t191 = 0.00666 - t166*t167 + t190;
     const double t192 = t189 - t166*t168;
 
-    /* ---- body 0: shoulder_link (joint shoulder_pan_joint, revolute) ---- */
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t193 = soagen_cos(q[0]);
     const double t194 = soagen_sin(q[0]);
     const double t195 = 1.0/t191;
-    const double t196 = -qd[0]*t155;
-    const double t197 = -qd[0]*t156;
-    const double t198 = t77*t196 - t78*t197;
-    const double t199 = t78*t196 + t77*t197;
-    const double t200 = 0.425*qd[1] + 0.1197*t197;
-    const double t201 = -0.425*t196;
-    const double t202 = -0.1197*t196;
-    const double t203 = qd[1] + qd[2];
-    const double t204 = -t32*t198 - t31*t199;
-    const double t205 = t31*t198 - t32*t199;
-    const double t206 = qd[3] + t203;
-    const double t207 = t206*t12 + t11*t204;
-    const double t208 = t206*t11 - t12*t204;
-    const double t209 = qd[4] + t205;
-    const double t210 = t0*t207 - t1*t209;
-    const double t211 = t0*t209 + t1*t207;
-    const double t212 = qd[5] + t208;
-    const double t213 = qd[0]*qd[0];
-    const double t214 = -0.13585*t213;
-    const double t215 = qd[1]*t197;
-    const double t216 = -0.8697944759100001*t215;
-    const double t217 = t196*t197;
-    const double t218 = 0.8697944759100001*t217;
-    const double t219 = 2.3500400000000004*t217;
-    const double t220 = t196*t196;
-    const double t221 = qd[1]*qd[1];
-    const double t222 = -t221 - t220;
-    const double t223 = 2.3500400000000004*t222;
-    const double t224 = qd[1]*t202 - t197*t201;
-    const double t225 = t197*t200 - t196*t202;
-    const double t226 = t196*t201 - qd[1]*t200;
-    const double t227 = t203*t199;
-    const double t228 = -0.187535813556*t227;
-    const double t229 = t198*t199;
-    const double t230 = 0.187535813556*t229;
-    const double t231 = 0.56875*t229;
-    const double t232 = 0.56875*t227;
-    const double t233 = t198*t198;
-    const double t234 = t203*t203;
-    const double t235 = -t234 - t233;
-    const double t236 = 0.56875*t235;
-    const double t237 = 0.39225*t229;
-    const double t238 = 0.39225*t227;
-    const double t239 = 0.39225*t235;
-    const double t240 = t206*t205;
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
+    const double t196 = qd[0]*qd[0];
+    const double t197 = -0.13585*t196;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t198 = -qd[0]*t155;
+    const double t199 = -qd[0]*t156;
+    const double t200 = qd[1]*t199;
+    const double t201 = -0.8697944759100001*t200;
+    const double t202 = t198*t199;
+    const double t203 = 0.8697944759100001*t202;
+    const double t204 = 2.3500400000000004*t202;
+    const double t205 = t198*t198;
+    const double t206 = qd[1]*qd[1];
+    const double t207 = -t206 - t205;
+    const double t208 = 2.3500400000000004*t207;
+    const double t209 = 0.425*qd[1] + 0.1197*t199;
+    const double t210 = -0.425*t198;
+    const double t211 = -0.1197*t198;
+    const double t212 = qd[1]*t211 - t199*t210;
+    const double t213 = t199*t209 - t198*t211;
+    const double t214 = t198*t210 - qd[1]*t209;
+    const double t215 = -t200;
+    const double t216 = qd[1]*t198;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t217 = t77*t198 - t78*t199;
+    const double t218 = t78*t198 + t77*t199;
+    const double t219 = qd[1] + qd[2];
+    const double t220 = t219*t218;
+    const double t221 = -0.187535813556*t220;
+    const double t222 = t217*t218;
+    const double t223 = 0.187535813556*t222;
+    const double t224 = 0.56875*t222;
+    const double t225 = 0.56875*t220;
+    const double t226 = t217*t217;
+    const double t227 = t219*t219;
+    const double t228 = -t227 - t226;
+    const double t229 = 0.56875*t228;
+    const double t230 = 0.39225*t222;
+    const double t231 = 0.39225*t220;
+    const double t232 = 0.39225*t228;
+    const double t233 = t77*t212 - t78*t214;
+    const double t234 = t78*t212 + t77*t214;
+    const double t235 = -qd[2]*t218;
+    const double t236 = qd[2]*t217;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t237 = -t32*t217 - t31*t218;
+    const double t238 = t31*t217 - t32*t218;
+    const double t239 = qd[3] + t219;
+    const double t240 = t239*t238;
     const double t241 = 0.108247244469*t240;
-    const double t242 = t204*t205;
+    const double t242 = t237*t238;
     const double t243 = -0.108247244469*t242;
-    const double t244 = t206*t204;
+    const double t244 = t239*t237;
     const double t245 = 0.093*t244;
-    const double t246 = t204*t204;
-    const double t247 = t205*t205;
+    const double t246 = t237*t237;
+    const double t247 = t238*t238;
     const double t248 = -t246 - t247;
     const double t249 = 0.093*t248;
     const double t250 = 0.093*t240;
-    const double t251 = t208*t209;
-    const double t252 = 0.108247244469*t251;
-    const double t253 = t207*t209;
-    const double t254 = -0.108247244469*t253;
-    const double t255 = 0.09465*t253;
-    const double t256 = 0.09465*t251;
-    const double t257 = t207*t207;
-    const double t258 = t208*t208;
-    const double t259 = -t257 - t258;
-    const double t260 = 0.09465*t259;
-    const double t261 = t212*t211;
-    const double t262 = 0.016685526854599998*t261;
-    const double t263 = t210*t211;
-    const double t264 = -0.016685526854599998*t263;
-    const double t265 = -t215;
-    const double t266 = qd[1]*t196;
-    const double t267 = t77*t224 - t78*t226;
-    const double t268 = t78*t224 + t77*t226;
-    const double t269 = -qd[2]*t199;
-    const double t270 = qd[2]*t198;
-    const double t271 = -t32*t237 - t31*t239;
-    const double t272 = t31*t237 - t32*t239;
-    const double t273 = -qd[3]*t205;
-    const double t274 = qd[3]*t204;
-    const double t275 = t11*t245 + t12*t249;
-    const double t276 = t11*t249 - t12*t245;
-    const double t277 = qd[4]*t208;
-    const double t278 = -qd[4]*t207;
-    const double t279 = t0*t255 - t1*t260;
-    const double t280 = t1*t255 + t0*t260;
-    const double t281 = -qd[5]*t211;
-    const double t282 = qd[5]*t210;
+    const double t251 = -t32*t230 - t31*t232;
+    const double t252 = t31*t230 - t32*t232;
+    const double t253 = -qd[3]*t238;
+    const double t254 = qd[3]*t237;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t255 = t239*t12 + t11*t237;
+    const double t256 = t239*t11 - t12*t237;
+    const double t257 = qd[4] + t238;
+    const double t258 = t256*t257;
+    const double t259 = 0.108247244469*t258;
+    const double t260 = t255*t257;
+    const double t261 = -0.108247244469*t260;
+    const double t262 = 0.09465*t260;
+    const double t263 = 0.09465*t258;
+    const double t264 = t255*t255;
+    const double t265 = t256*t256;
+    const double t266 = -t264 - t265;
+    const double t267 = 0.09465*t266;
+    const double t268 = t11*t245 + t12*t249;
+    const double t269 = t11*t249 - t12*t245;
+    const double t270 = qd[4]*t256;
+    const double t271 = -qd[4]*t255;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t272 = t0*t255 - t1*t257;
+    const double t273 = t0*t257 + t1*t255;
+    const double t274 = qd[5] + t256;
+    const double t275 = t274*t273;
+    const double t276 = 0.016685526854599998*t275;
+    const double t277 = t272*t273;
+    const double t278 = -0.016685526854599998*t277;
+    const double t279 = t0*t262 - t1*t267;
+    const double t280 = t1*t262 + t0*t267;
+    const double t281 = -qd[5]*t273;
+    const double t282 = qd[5]*t272;
     const double t283 = 9.81*t192;
-    const double t284 = t214*t146 + t266*t141 + t265*t139;
-    const double t285 = t265*t140 + t266*t143;
-    const double t286 = t214*t118 + t265*t141 + t266*t144;
-    const double t287 = t265*t145 + t266*t150;
-    const double t288 = t265*t147 + t266*t151;
-    const double t289 = t216 + t284;
-    const double t290 = t218 + t285;
-    const double t291 = t219 + t287;
-    const double t292 = t223 + t288;
-    const double t293 = t68*t225 + t267*t67 + t268*t69 + t270*t63 + t269*t61;
-    const double t294 = t267*t70 + t268*t71 + t269*t62 + t270*t65;
-    const double t295 = t268*t73 - t57*t225 + t269*t63 + t270*t66 + t267*t72;
-    const double t296 = t267*t74 + t268*t75 + t269*t67 + t270*t72;
-    const double t297 = 4.9009*t225 + t68*t269 - t57*t270;
-    const double t298 = t267*t75 + t268*t76 + t269*t69 + t270*t73;
-    const double t299 = t228 + t293;
-    const double t300 = t230 + t294;
-    const double t301 = t231 + t296;
-    const double t302 = t232 + t297;
-    const double t303 = t236 + t298;
-    const double t304 = 0.1308417*t272 - 0.017784735*t238 + t273*t28;
-    const double t305 = 0.017784735*t271 - 0.0016539803549999999*t274 + t273*t29;
-    const double t306 = 0.23158827810000002*t274 - 0.1308417*t271;
-    const double t307 = 2.6259*t271 - 0.1308417*t274;
-    const double t308 = 2.6259*t238 - 0.017784735*t273;
-    const double t309 = 0.1308417*t273 + 2.6259*t272;
+    const double t284 = t197*t146 + t216*t141 + t215*t139;
+    const double t285 = t215*t140 + t216*t143;
+    const double t286 = t197*t118 + t215*t141 + t216*t144;
+    const double t287 = t215*t145 + t216*t150;
+    const double t288 = t215*t147 + t216*t151;
+    const double t289 = t201 + t284;
+    const double t290 = t203 + t285;
+    const double t291 = t204 + t287;
+    const double t292 = t208 + t288;
+    const double t293 = t68*t213 + t233*t67 + t234*t69 + t236*t63 + t235*t61;
+    const double t294 = t233*t70 + t234*t71 + t235*t62 + t236*t65;
+    const double t295 = t234*t73 - t57*t213 + t235*t63 + t236*t66 + t233*t72;
+    const double t296 = t233*t74 + t234*t75 + t235*t67 + t236*t72;
+    const double t297 = 4.9009*t213 + t68*t235 - t57*t236;
+    const double t298 = t233*t75 + t234*t76 + t235*t69 + t236*t73;
+    const double t299 = t221 + t293;
+    const double t300 = t223 + t294;
+    const double t301 = t224 + t296;
+    const double t302 = t225 + t297;
+    const double t303 = t229 + t298;
+    const double t304 = 0.1308417*t252 - 0.017784735*t231 + t253*t28;
+    const double t305 = 0.017784735*t251 - 0.0016539803549999999*t254 + t253*t29;
+    const double t306 = 0.23158827810000002*t254 - 0.1308417*t251;
+    const double t307 = 2.6259*t251 - 0.1308417*t254;
+    const double t308 = 2.6259*t231 - 0.017784735*t253;
+    const double t309 = 0.1308417*t253 + 2.6259*t252;
     const double t310 = t241 + t304;
     const double t311 = t243 + t305;
-    const double t312 = t9*t277 - 0.017784735*t276;
-    const double t313 = 0.11285608069875*t278 + 0.017784735*t275;
-    const double t314 = t7*t277;
-    const double t315 = 0.017784735*t278 + 1.4069*t275;
-    const double t316 = 1.4069*t276 - 0.017784735*t277;
+    const double t312 = t9*t270 - 0.017784735*t269;
+    const double t313 = 0.11285608069875*t271 + 0.017784735*t268;
+    const double t314 = t7*t270;
+    const double t315 = 0.017784735*t271 + 1.4069*t268;
+    const double t316 = 1.4069*t269 - 0.017784735*t270;
     const double t317 = 1.4069*t250;
-    const double t318 = t252 + t312;
-    const double t319 = t254 + t313;
+    const double t318 = t259 + t312;
+    const double t319 = t261 + t313;
     const double t320 = 0.0171364731454*t281;
     const double t321 = 0.033822*t282;
     const double t322 = 0.1879*t279;
-    const double t323 = 0.1879*t256;
+    const double t323 = 0.1879*t263;
     const double t324 = 0.1879*t280;
-    const double t325 = t262 + t320;
+    const double t325 = t276 + t320;
+
+    /* ---- tip-to-base y = psi(P a + b) -- [KJR (66)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t326 = t0*t322 + t1*t324;
     const double t327 = t0*t324 - t1*t322;
     const double t328 = t1*t321 + t0*t325;
@@ -11752,13 +11452,15 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t330 = -0.09465*t323;
     const double t331 = 0.09465*t326;
     const double t332 = t330 + t328;
-    const double t333 = t264 + t331;
+    const double t333 = t278 + t331;
     const double t334 = t318 + t332;
-    const double t335 = t319 - t264 + t333;
+    const double t335 = t319 - t278 + t333;
     const double t336 = t314 + t329;
     const double t337 = t315 + t326;
     const double t338 = t323 + t316;
     const double t339 = t317 + t327;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t340 = t11*t337 - t12*t338;
     const double t341 = t11*t338 + t12*t337;
     const double t342 = t11*t334 - t12*t335;
@@ -11773,6 +11475,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t351 = t307 + t340;
     const double t352 = t308 + t341;
     const double t353 = t309 + t339;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t354 = t32*t353 + t31*t351;
     const double t355 = t31*t353 - t32*t351;
     const double t356 = t31*t348 + t32*t350;
@@ -11787,6 +11491,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t365 = t355 - t46*t349 + t301;
     const double t366 = t302 + t352;
     const double t367 = t303 - t354 - t47*t349;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t368 = t77*t365 + t78*t367;
     const double t369 = t77*t367 - t78*t365;
     const double t370 = t78*t364 + t77*t362;
@@ -11802,12 +11508,20 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t380 = t286 - t96*t363 + t377;
     const double t381 = t368 - t97*t363 + t291;
     const double t382 = t292 - t98*t363 + t369;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t383 = t155*t382 - t156*t381;
     const double t384 = t156*t380 + t155*t378;
     const double t385 = -0.13585*t383;
     const double t386 = t385 - t384;
     const double t387 = t283 - t167*t379 + t386;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
     const double t388 = t387*t195;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t389 = t157*t379;
     const double t390 = -t155*t388;
     const double t391 = -t156*t388;
@@ -11815,9 +11529,11 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t393 = 9.81*t155 - t156*t392;
     const double t394 = 9.81*t156 + t155*t392;
     const double t395 = t167*t388 - 9.81*t168;
-    const double t396 = t390 - t265;
+    const double t396 = t390 - t215;
     const double t397 = t389 - t395;
-    const double t398 = t391 - t266;
+    const double t398 = t391 - t216;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t399 = t79*t363;
     const double t400 = t77*t396 - t78*t398;
     const double t401 = t78*t396 + t77*t398;
@@ -11825,18 +11541,20 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t403 = -0.425*t396;
     const double t404 = -0.1197*t396;
     const double t405 = t393 + t402;
-    const double t406 = t403 - t214;
+    const double t406 = t403 - t197;
     const double t407 = t394 + t404;
     const double t408 = t77*t405 - t78*t407;
     const double t409 = t77*t407 + t78*t405;
     const double t410 = t97*t393 + t98*t394 + t94*t396 + t96*t398 + t99*t397;
     const double t411 = t397 - t410;
-    const double t412 = t400 - t269;
+    const double t412 = t400 - t235;
     const double t413 = t399 + t411;
-    const double t414 = t401 - t270;
-    const double t415 = t408 - t267;
-    const double t416 = t406 - t225;
-    const double t417 = t409 - t268;
+    const double t414 = t401 - t236;
+    const double t415 = t408 - t233;
+    const double t416 = t406 - t213;
+    const double t417 = t409 - t234;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t418 = t33*t349;
     const double t419 = -t31*t414 - t32*t412;
     const double t420 = t31*t412 - t32*t414;
@@ -11848,12 +11566,14 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t426 = t31*t423 - t32*t417;
     const double t427 = t43*t412 + t45*t414 + t47*t417 + t46*t415 + t48*t413;
     const double t428 = t413 - t427;
-    const double t429 = t419 - t273;
+    const double t429 = t419 - t253;
     const double t430 = t418 + t428;
-    const double t431 = t420 - t274;
-    const double t432 = t425 - t271;
-    const double t433 = t424 - t238;
-    const double t434 = t426 - t272;
+    const double t431 = t420 - t254;
+    const double t432 = t425 - t251;
+    const double t433 = t424 - t231;
+    const double t434 = t426 - t252;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t435 = t13*t336;
     const double t436 = t11*t429 + t12*t430;
     const double t437 = t11*t430 - t12*t429;
@@ -11865,13 +11585,15 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t443 = t11*t433 - t12*t440;
     const double t444 = t431 + t18*t429 + t19*t430;
     const double t445 = t431 - t444;
-    const double t446 = t436 - t277;
-    const double t447 = t437 - t278;
+    const double t446 = t436 - t270;
+    const double t447 = t437 - t271;
     const double t448 = t435 + t445;
-    const double t449 = t442 - t275;
-    const double t450 = t443 - t276;
+    const double t449 = t442 - t268;
+    const double t450 = t443 - t269;
     const double t451 = t441 - t250;
-    const double t452 = 58.355064750790525*t264;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t452 = 58.355064750790525*t278;
     const double t453 = t0*t446 - t1*t448;
     const double t454 = t1*t446 + t0*t448;
     const double t455 = 0.09465*t447;
@@ -11883,7 +11605,7 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t461 = t453 - t281;
     const double t462 = t454 - t282;
     const double t463 = t459 - t279;
-    const double t464 = t458 - t256;
+    const double t464 = t458 - t263;
     const double t465 = t460 - t280;
     const double t466 = -t156*t193;
     const double t467 = t155*t193;
@@ -11923,11 +11645,11 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t501 = t483*t464 + t489*t500 + t488*t499;
     const double t502 = t485*t464 + t491*t500 + t490*t499;
     const double t503 = t487*t464 + t493*t500 + t492*t499;
-    const double t504 = -0.0823*t211;
-    const double t505 = 0.0823*t210;
-    const double t506 = t212*t505;
-    const double t507 = t211*t504 - t210*t505;
-    const double t508 = -t212*t504;
+    const double t504 = -0.0823*t273;
+    const double t505 = 0.0823*t272;
+    const double t506 = t274*t505;
+    const double t507 = t273*t504 - t272*t505;
+    const double t508 = -t274*t504;
     const double t509 = t488*t506 + t489*t508 + t483*t507;
     const double t510 = t490*t506 + t491*t508 + t485*t507;
     const double t511 = t492*t506 + t493*t508 + t487*t507;
@@ -11935,378 +11657,392 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t513 = t502 - t510;
     const double t514 = t503 - t511;
     const double t515 = 9.81 + t514;
-    const double t516 = -0.13585*t195;
-    const double t517 = -0.13585*t516;
-    const double t518 = -t170*t195;
-    const double t519 = -t172;
-    const double t520 = t195 + t518;
-    const double t521 = -t519*t195;
-    const double t522 = -t519*t516;
-    const double t523 = -t170*t516;
-    const double t524 = -t516 - t523;
-    const double t525 = t170*t517;
-    const double t526 = t517 - t525;
-    const double t527 = t519*t517;
-    const double t528 = t159*t521 + t158*t520 + t160*t522 + t161*t524;
-    const double t529 = t158*t521 - t159*t518 - t160*t523 - t161*t522;
-    const double t530 = t158*t522 - t159*t523 + t160*t525 + t161*t527;
-    const double t531 = t158*t524 - t159*t522 + t160*t527 + t161*t526;
-    const double t532 = t158*t528 + t159*t529 + t160*t530 + t161*t531;
-    const double t533 = t157 + t532;
-    const double t534 = t522 + 0.1197*t521 - 0.425*t528;
-    const double t535 = -0.425*t520;
-    const double t536 = t524 - 0.1197*t520;
-    const double t537 = 0.425*t533 - t530 - 0.1197*t529;
-    const double t538 = 0.425*t528;
-    const double t539 = 0.1197*t528 - t531;
-    const double t540 = -0.1197*t518 - t523 - 0.425*t529;
-    const double t541 = -0.425*t521;
-    const double t542 = -0.1197*t521 - t522;
-    const double t543 = t525 - 0.1197*t523 + 0.1197*t540 - 0.425*t530 + 0.425*t537;
-    const double t544 = 0.1197*t541 - 0.425*t522 + 0.425*t538;
-    const double t545 = t527 - 0.1197*t522 + 0.1197*t542 + 0.425*t539;
-    const double t546 = -0.425*t535;
-    const double t547 = -0.425*t536;
-    const double t548 = t526 - 0.1197*t524 - 0.1197*t536;
-    const double t549 = -t518 - t520;
-    const double t550 = t101*t549;
-    const double t551 = -t103;
-    const double t552 = 2.0*t551*t521;
-    const double t553 = -t518 - t552 - t550;
-    const double t554 = t520 + t552 + t550;
-    const double t555 = t521 - 2.0*t101*t521 + t551*t549;
-    const double t556 = -t78*t528 - t77*t529;
-    const double t557 = t78*t529 - t77*t528;
-    const double t558 = t542 - t534;
-    const double t559 = t536 + t540;
-    const double t560 = t101*t558;
-    const double t561 = t551*t559;
-    const double t562 = t551*t558;
-    const double t563 = t101*t559;
-    const double t564 = t542 - t560 - t561;
-    const double t565 = t534 + t560 + t561;
-    const double t566 = t540 + t562 - t563;
-    const double t567 = t536 + t562 - t563;
-    const double t568 = t77*t539 + t78*t537;
-    const double t569 = t77*t537 - t78*t539;
-    const double t570 = t77*t541 + t78*t535;
-    const double t571 = t77*t535 - t78*t541;
-    const double t572 = t548 - t543;
-    const double t573 = t101*t572;
-    const double t574 = 2.0*t551*t545;
-    const double t575 = t548 - t574 - t573;
-    const double t576 = t574 + t543 + t573;
-    const double t577 = t545 - 2.0*t101*t545 + t551*t572;
-    const double t578 = t77*t547 + t78*t544;
-    const double t579 = t77*t544 - t78*t547;
-    const double t580 = t82*t555 + t80*t554 + t81*t557 + t83*t565 + t84*t567;
-    const double t581 = t82*t556 + t80*t557 + t81*t533 + t84*t568 + t83*t569;
-    const double t582 = t80*t555 + t82*t553 + t81*t556 + t84*t564 + t83*t566;
-    const double t583 = t80*t565 + t82*t566 + t81*t569 + t84*t577 + t83*t576;
-    const double t584 = t82*t570 + t80*t571 + t81*t538 + t84*t578 + t83*t579;
-    const double t585 = t82*t564 + t80*t567 + t81*t568 + t83*t577 + t84*t575;
-    const double t586 = t80*t580 + t82*t582 + t81*t581 + t83*t583 + t84*t585;
-    const double t587 = t557 - t580;
-    const double t588 = t533 - 2.0*t581 + t586;
-    const double t589 = t556 - t582;
-    const double t590 = t569 - t583;
-    const double t591 = t538 - t584;
-    const double t592 = t568 - t585;
-    const double t593 = t79 + t588;
-    const double t594 = t565 + 0.39225*t587;
-    const double t595 = t571 - 0.39225*t554;
-    const double t596 = t590 + 0.39225*t593;
-    const double t597 = t591 - 0.39225*t587;
-    const double t598 = t566 + 0.39225*t589;
-    const double t599 = t570 - 0.39225*t555;
-    const double t600 = t576 + 0.39225*t590 + 0.39225*t596;
-    const double t601 = t579 - 0.39225*t565 + 0.39225*t597;
-    const double t602 = t577 + 0.39225*t592;
-    const double t603 = t546 - 0.39225*t571 - 0.39225*t595;
-    const double t604 = t578 - 0.39225*t567;
-    const double t605 = t554 - t553;
-    const double t606 = t50*t605;
-    const double t607 = -t52;
-    const double t608 = -2.0*t607*t555;
-    const double t609 = t554 - t608 - t606;
-    const double t610 = t553 + t608 + t606;
-    const double t611 = 2.0*t50*t555 - t555 + t607*t605;
-    const double t612 = t31*t587 - t32*t589;
-    const double t613 = -t31*t589 - t32*t587;
-    const double t614 = t594 - t564;
-    const double t615 = -t567 - t598;
-    const double t616 = t50*t614;
-    const double t617 = t607*t615;
-    const double t618 = t607*t614;
-    const double t619 = t50*t615;
-    const double t620 = t594 - t616 - t617;
-    const double t621 = t564 + t616 + t617;
-    const double t622 = t618 - t567 - t619;
-    const double t623 = t618 - t598 - t619;
-    const double t624 = t31*t596 - t32*t592;
-    const double t625 = -t31*t592 - t32*t596;
-    const double t626 = t31*t595 - t32*t599;
-    const double t627 = -t31*t599 - t32*t595;
-    const double t628 = t600 - t575;
-    const double t629 = t50*t628;
-    const double t630 = -2.0*t607*t602;
-    const double t631 = t600 - t630 - t629;
-    const double t632 = t575 + t630 + t629;
-    const double t633 = 2.0*t50*t602 - t602 + t607*t628;
-    const double t634 = t31*t601 - t32*t604;
-    const double t635 = -t31*t604 - t32*t601;
-    const double t636 = t36*t611 + t34*t610 + t35*t613 + t37*t621;
-    const double t637 = t34*t613 + t36*t612 + t35*t593 + t37*t625;
-    const double t638 = t34*t611 + t36*t609 + t35*t612 + t37*t622;
-    const double t639 = t34*t621 + t36*t622 + t35*t625 + t37*t632;
-    const double t640 = t34*t627 + t36*t626 + t35*t597 + t37*t635;
-    const double t641 = t34*t623 + t36*t620 + t35*t624 + t37*t633;
-    const double t642 = t34*t636 + t36*t638 + t35*t637 + t37*t639;
-    const double t643 = t613 - t636;
-    const double t644 = t593 - 2.0*t637 + t642;
-    const double t645 = t612 - t638;
-    const double t646 = t625 - t639;
-    const double t647 = t597 - t640;
-    const double t648 = t624 - t641;
-    const double t649 = t33 + t644;
-    const double t650 = t621 - 0.093*t611;
-    const double t651 = 0.093*t610 + t623;
-    const double t652 = t646 - 0.093*t645;
-    const double t653 = 0.093*t643 + t648;
-    const double t654 = t622 - 0.093*t609;
-    const double t655 = 0.093*t611 + t620;
-    const double t656 = t632 - 0.093*t622 - 0.093*t654;
-    const double t657 = t635 - 0.093*t626;
-    const double t658 = 0.093*t621 - 0.093*t655 + t633;
-    const double t659 = 0.093*t627 + t634;
-    const double t660 = 0.093*t623 + 0.093*t651 + t631;
-    const double t661 = t610 - t649;
-    const double t662 = t21*t661;
-    const double t663 = -t23;
-    const double t664 = 2.0*t663*t643;
-    const double t665 = t610 - t664 - t662;
-    const double t666 = t664 + t649 + t662;
-    const double t667 = t643 - 2.0*t21*t643 + t663*t661;
-    const double t668 = t11*t611 + t12*t645;
-    const double t669 = t11*t645 - t12*t611;
-    const double t670 = t650 - t647;
-    const double t671 = t627 + t652;
-    const double t672 = t21*t670;
-    const double t673 = t663*t671;
-    const double t674 = t663*t670;
-    const double t675 = t21*t671;
-    const double t676 = t650 - t672 - t673;
-    const double t677 = t647 + t672 + t673;
-    const double t678 = t627 + t674 - t675;
-    const double t679 = t674 + t652 - t675;
-    const double t680 = t12*t626 + t11*t654;
-    const double t681 = t11*t626 - t12*t654;
-    const double t682 = t11*t651 + t12*t653;
-    const double t683 = t11*t653 - t12*t651;
-    const double t684 = t656 - t603;
-    const double t685 = t21*t684;
-    const double t686 = 2.0*t663*t657;
-    const double t687 = t656 - t686 - t685;
-    const double t688 = t603 + t686 + t685;
-    const double t689 = t657 - 2.0*t21*t657 + t663*t684;
-    const double t690 = t12*t659 + t11*t658;
-    const double t691 = t11*t659 - t12*t658;
-    const double t692 = t15*t668 + t14*t665;
-    const double t693 = t15*t669 + t14*t667;
-    const double t694 = t15*t609 + t14*t668;
-    const double t695 = t15*t680 + t14*t676;
-    const double t696 = t15*t681 + t14*t678;
-    const double t697 = t15*t655 + t14*t682;
-    const double t698 = t15*t694 + t14*t692;
-    const double t699 = t668 - t692;
-    const double t700 = t669 - t693;
-    const double t701 = t609 - 2.0*t694 + t698;
-    const double t702 = t680 - t695;
-    const double t703 = t681 - t696;
-    const double t704 = t655 - t697;
-    const double t705 = t13 + t701;
-    const double t706 = t676 + 0.09465*t667;
-    const double t707 = t678 - 0.09465*t665;
-    const double t708 = t679 + 0.09465*t666;
-    const double t709 = t677 - 0.09465*t667;
-    const double t710 = t702 + 0.09465*t700;
-    const double t711 = t703 - 0.09465*t699;
-    const double t712 = t687 + 0.09465*t679 + 0.09465*t708;
-    const double t713 = t689 - 0.09465*t676 + 0.09465*t709;
-    const double t714 = t690 + 0.09465*t683;
-    const double t715 = t688 - 0.09465*t678 - 0.09465*t707;
-    const double t716 = t691 - 0.09465*t682;
-    const double t717 = t705 - t665;
-    const double t718 = t2*t717;
-    const double t719 = -t4;
-    const double t720 = 2.0*t719*t699;
-    const double t721 = t705 - t720 - t718;
-    const double t722 = t665 + t720 + t718;
-    const double t723 = t699 - 2.0*t2*t699 + t719*t717;
-    const double t724 = t704 - t706;
-    const double t725 = t682 + t710;
-    const double t726 = t2*t724;
-    const double t727 = t719*t725;
-    const double t728 = t719*t724;
-    const double t729 = t2*t725;
-    const double t730 = t704 - t726 - t727;
-    const double t731 = t706 + t726 + t727;
-    const double t732 = t710 + t728 - t729;
-    const double t733 = t682 + t728 - t729;
-    const double t734 = t1*t707 + t0*t711;
-    const double t735 = t0*t707 - t1*t711;
-    const double t736 = t660 - t712;
-    const double t737 = t2*t736;
-    const double t738 = 2.0*t719*t714;
-    const double t739 = t660 - t738 - t737;
-    const double t740 = t738 + t712 + t737;
-    const double t741 = t714 - 2.0*t2*t714 + t719*t736;
-    const double t742 = t0*t716 + t1*t713;
-    const double t743 = t0*t713 - t1*t716;
+    const double t516 = u[0] + t494;
+    const double t517 = u[1] + t495;
+    const double t518 = u[2] + t496;
+    const double t519 = u[3] + t512;
+    const double t520 = u[4] + t513;
+    const double t521 = u[5] + t515;
 
-    /* ---- Omega(0) block (0, 0): tip tool0 ---- */
-    const double t744 = t731 - 0.0823*t723;
-    const double t745 = t733 + 0.0823*t722;
-    const double t746 = t732 - 0.0823*t721;
-    const double t747 = t730 + 0.0823*t723;
-    const double t748 = t740 - 0.0823*t732 - 0.0823*t746;
-    const double t749 = t743 - 0.0823*t734;
-    const double t750 = t741 + 0.0823*t731 - 0.0823*t747;
-    const double t751 = t742 + 0.0823*t735;
-    const double t752 = t739 + 0.0823*t733 + 0.0823*t745;
-    const double t753 = t489*t723 + t488*t722;
-    const double t754 = t491*t723 + t490*t722;
-    const double t755 = t493*t723 + t492*t722;
-    const double t756 = 58.355064750790525*t483;
-    const double t757 = 58.355064750790525*t485;
-    const double t758 = 58.355064750790525*t487;
-    const double t759 = t488*t723 + t489*t721;
-    const double t760 = t490*t723 + t491*t721;
-    const double t761 = t492*t723 + t493*t721;
-    const double t762 = t483*t756 + t488*t753 + t489*t759;
-    const double t763 = t483*t757 + t488*t754 + t489*t760;
-    const double t764 = t483*t758 + t488*t755 + t489*t761;
-    const double t765 = t485*t757 + t490*t754 + t491*t760;
-    const double t766 = t485*t758 + t490*t755 + t491*t761;
-    const double t767 = t487*t758 + t492*t755 + t493*t761;
-    const double t768 = t488*t744 + t489*t746;
-    const double t769 = t488*t735 + t489*t734;
-    const double t770 = t489*t747 + t488*t745;
-    const double t771 = t490*t744 + t491*t746;
-    const double t772 = t490*t735 + t491*t734;
-    const double t773 = t491*t747 + t490*t745;
-    const double t774 = t492*t744 + t493*t746;
-    const double t775 = t492*t735 + t493*t734;
-    const double t776 = t493*t747 + t492*t745;
-    const double t777 = t483*t769 + t488*t768 + t489*t770;
-    const double t778 = t485*t769 + t490*t768 + t491*t770;
-    const double t779 = t487*t769 + t492*t768 + t493*t770;
-    const double t780 = t483*t772 + t488*t771 + t489*t773;
-    const double t781 = t485*t772 + t490*t771 + t491*t773;
-    const double t782 = t487*t772 + t492*t771 + t493*t773;
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
+    const double t522 = -0.13585*t195;
+    const double t523 = -0.13585*t522;
+    const double t524 = -t170*t195;
+    const double t525 = -t172;
+    const double t526 = t195 + t524;
+    const double t527 = -t525*t195;
+    const double t528 = -t525*t522;
+    const double t529 = -t170*t522;
+    const double t530 = -t522 - t529;
+    const double t531 = t170*t523;
+    const double t532 = t523 - t531;
+    const double t533 = t525*t523;
+    const double t534 = t159*t527 + t158*t526 + t160*t528 + t161*t530;
+    const double t535 = t158*t527 - t159*t524 - t160*t529 - t161*t528;
+    const double t536 = t158*t528 - t159*t529 + t160*t531 + t161*t533;
+    const double t537 = t158*t530 - t159*t528 + t160*t533 + t161*t532;
+    const double t538 = t158*t534 + t159*t535 + t160*t536 + t161*t537;
+    const double t539 = t157 + t538;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
+    const double t540 = t528 + 0.1197*t527 - 0.425*t534;
+    const double t541 = -0.425*t526;
+    const double t542 = t530 - 0.1197*t526;
+    const double t543 = 0.425*t539 - t536 - 0.1197*t535;
+    const double t544 = 0.425*t534;
+    const double t545 = 0.1197*t534 - t537;
+    const double t546 = -0.1197*t524 - t529 - 0.425*t535;
+    const double t547 = -0.425*t527;
+    const double t548 = -0.1197*t527 - t528;
+    const double t549 = t531 - 0.1197*t529 + 0.1197*t546 - 0.425*t536 + 0.425*t543;
+    const double t550 = 0.1197*t547 - 0.425*t528 + 0.425*t544;
+    const double t551 = t533 - 0.1197*t528 + 0.1197*t548 + 0.425*t545;
+    const double t552 = -0.425*t541;
+    const double t553 = -0.425*t542;
+    const double t554 = t532 - 0.1197*t530 - 0.1197*t542;
+    const double t555 = -t524 - t526;
+    const double t556 = t101*t555;
+    const double t557 = -t103;
+    const double t558 = 2.0*t557*t527;
+    const double t559 = -t524 - t558 - t556;
+    const double t560 = t526 + t558 + t556;
+    const double t561 = t527 - 2.0*t101*t527 + t557*t555;
+    const double t562 = -t78*t534 - t77*t535;
+    const double t563 = t78*t535 - t77*t534;
+    const double t564 = t548 - t540;
+    const double t565 = t542 + t546;
+    const double t566 = t101*t564;
+    const double t567 = t557*t565;
+    const double t568 = t557*t564;
+    const double t569 = t101*t565;
+    const double t570 = t548 - t566 - t567;
+    const double t571 = t540 + t566 + t567;
+    const double t572 = t546 + t568 - t569;
+    const double t573 = t542 + t568 - t569;
+    const double t574 = t77*t545 + t78*t543;
+    const double t575 = t77*t543 - t78*t545;
+    const double t576 = t77*t547 + t78*t541;
+    const double t577 = t77*t541 - t78*t547;
+    const double t578 = t554 - t549;
+    const double t579 = t101*t578;
+    const double t580 = 2.0*t557*t551;
+    const double t581 = t554 - t580 - t579;
+    const double t582 = t580 + t549 + t579;
+    const double t583 = t551 - 2.0*t101*t551 + t557*t578;
+    const double t584 = t77*t553 + t78*t550;
+    const double t585 = t77*t550 - t78*t553;
+    const double t586 = t82*t561 + t80*t560 + t81*t563 + t83*t571 + t84*t573;
+    const double t587 = t82*t562 + t80*t563 + t81*t539 + t84*t574 + t83*t575;
+    const double t588 = t80*t561 + t82*t559 + t81*t562 + t84*t570 + t83*t572;
+    const double t589 = t80*t571 + t82*t572 + t81*t575 + t84*t583 + t83*t582;
+    const double t590 = t82*t576 + t80*t577 + t81*t544 + t84*t584 + t83*t585;
+    const double t591 = t82*t570 + t80*t573 + t81*t574 + t83*t583 + t84*t581;
+    const double t592 = t80*t586 + t82*t588 + t81*t587 + t83*t589 + t84*t591;
+    const double t593 = t563 - t586;
+    const double t594 = t539 - 2.0*t587 + t592;
+    const double t595 = t562 - t588;
+    const double t596 = t575 - t589;
+    const double t597 = t544 - t590;
+    const double t598 = t574 - t591;
+    const double t599 = t79 + t594;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
+    const double t600 = t571 + 0.39225*t593;
+    const double t601 = t577 - 0.39225*t560;
+    const double t602 = t596 + 0.39225*t599;
+    const double t603 = t597 - 0.39225*t593;
+    const double t604 = t572 + 0.39225*t595;
+    const double t605 = t576 - 0.39225*t561;
+    const double t606 = t582 + 0.39225*t596 + 0.39225*t602;
+    const double t607 = t585 - 0.39225*t571 + 0.39225*t603;
+    const double t608 = t583 + 0.39225*t598;
+    const double t609 = t552 - 0.39225*t577 - 0.39225*t601;
+    const double t610 = t584 - 0.39225*t573;
+    const double t611 = t560 - t559;
+    const double t612 = t50*t611;
+    const double t613 = -t52;
+    const double t614 = -2.0*t613*t561;
+    const double t615 = t560 - t614 - t612;
+    const double t616 = t559 + t614 + t612;
+    const double t617 = 2.0*t50*t561 - t561 + t613*t611;
+    const double t618 = t31*t593 - t32*t595;
+    const double t619 = -t31*t595 - t32*t593;
+    const double t620 = t600 - t570;
+    const double t621 = -t573 - t604;
+    const double t622 = t50*t620;
+    const double t623 = t613*t621;
+    const double t624 = t613*t620;
+    const double t625 = t50*t621;
+    const double t626 = t600 - t622 - t623;
+    const double t627 = t570 + t622 + t623;
+    const double t628 = t624 - t573 - t625;
+    const double t629 = t624 - t604 - t625;
+    const double t630 = t31*t602 - t32*t598;
+    const double t631 = -t31*t598 - t32*t602;
+    const double t632 = t31*t601 - t32*t605;
+    const double t633 = -t31*t605 - t32*t601;
+    const double t634 = t606 - t581;
+    const double t635 = t50*t634;
+    const double t636 = -2.0*t613*t608;
+    const double t637 = t606 - t636 - t635;
+    const double t638 = t581 + t636 + t635;
+    const double t639 = 2.0*t50*t608 - t608 + t613*t634;
+    const double t640 = t31*t607 - t32*t610;
+    const double t641 = -t31*t610 - t32*t607;
+    const double t642 = t36*t617 + t34*t616 + t35*t619 + t37*t627;
+    const double t643 = t34*t619 + t36*t618 + t35*t599 + t37*t631;
+    const double t644 = t34*t617 + t36*t615 + t35*t618 + t37*t628;
+    const double t645 = t34*t627 + t36*t628 + t35*t631 + t37*t638;
+    const double t646 = t34*t633 + t36*t632 + t35*t603 + t37*t641;
+    const double t647 = t34*t629 + t36*t626 + t35*t630 + t37*t639;
+    const double t648 = t34*t642 + t36*t644 + t35*t643 + t37*t645;
+    const double t649 = t619 - t642;
+    const double t650 = t599 - 2.0*t643 + t648;
+    const double t651 = t618 - t644;
+    const double t652 = t631 - t645;
+    const double t653 = t603 - t646;
+    const double t654 = t630 - t647;
+    const double t655 = t33 + t650;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
+    const double t656 = t627 - 0.093*t617;
+    const double t657 = 0.093*t616 + t629;
+    const double t658 = t652 - 0.093*t651;
+    const double t659 = 0.093*t649 + t654;
+    const double t660 = t628 - 0.093*t615;
+    const double t661 = 0.093*t617 + t626;
+    const double t662 = t638 - 0.093*t628 - 0.093*t660;
+    const double t663 = t641 - 0.093*t632;
+    const double t664 = 0.093*t627 - 0.093*t661 + t639;
+    const double t665 = 0.093*t633 + t640;
+    const double t666 = 0.093*t629 + 0.093*t657 + t637;
+    const double t667 = t616 - t655;
+    const double t668 = t21*t667;
+    const double t669 = -t23;
+    const double t670 = 2.0*t669*t649;
+    const double t671 = t616 - t670 - t668;
+    const double t672 = t670 + t655 + t668;
+    const double t673 = t649 - 2.0*t21*t649 + t669*t667;
+    const double t674 = t11*t617 + t12*t651;
+    const double t675 = t11*t651 - t12*t617;
+    const double t676 = t656 - t653;
+    const double t677 = t633 + t658;
+    const double t678 = t21*t676;
+    const double t679 = t669*t677;
+    const double t680 = t669*t676;
+    const double t681 = t21*t677;
+    const double t682 = t656 - t678 - t679;
+    const double t683 = t653 + t678 + t679;
+    const double t684 = t633 + t680 - t681;
+    const double t685 = t680 + t658 - t681;
+    const double t686 = t12*t632 + t11*t660;
+    const double t687 = t11*t632 - t12*t660;
+    const double t688 = t11*t657 + t12*t659;
+    const double t689 = t11*t659 - t12*t657;
+    const double t690 = t662 - t609;
+    const double t691 = t21*t690;
+    const double t692 = 2.0*t669*t663;
+    const double t693 = t662 - t692 - t691;
+    const double t694 = t609 + t692 + t691;
+    const double t695 = t663 - 2.0*t21*t663 + t669*t690;
+    const double t696 = t12*t665 + t11*t664;
+    const double t697 = t11*t665 - t12*t664;
+    const double t698 = t15*t674 + t14*t671;
+    const double t699 = t15*t675 + t14*t673;
+    const double t700 = t15*t615 + t14*t674;
+    const double t701 = t15*t686 + t14*t682;
+    const double t702 = t15*t687 + t14*t684;
+    const double t703 = t15*t661 + t14*t688;
+    const double t704 = t15*t700 + t14*t698;
+    const double t705 = t674 - t698;
+    const double t706 = t675 - t699;
+    const double t707 = t615 - 2.0*t700 + t704;
+    const double t708 = t686 - t701;
+    const double t709 = t687 - t702;
+    const double t710 = t661 - t703;
+    const double t711 = t13 + t707;
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
+    const double t712 = t682 + 0.09465*t673;
+    const double t713 = t684 - 0.09465*t671;
+    const double t714 = t685 + 0.09465*t672;
+    const double t715 = t683 - 0.09465*t673;
+    const double t716 = t708 + 0.09465*t706;
+    const double t717 = t709 - 0.09465*t705;
+    const double t718 = t693 + 0.09465*t685 + 0.09465*t714;
+    const double t719 = t695 - 0.09465*t682 + 0.09465*t715;
+    const double t720 = t696 + 0.09465*t689;
+    const double t721 = t694 - 0.09465*t684 - 0.09465*t713;
+    const double t722 = t697 - 0.09465*t688;
+    const double t723 = t711 - t671;
+    const double t724 = t2*t723;
+    const double t725 = -t4;
+    const double t726 = 2.0*t725*t705;
+    const double t727 = t711 - t726 - t724;
+    const double t728 = t671 + t726 + t724;
+    const double t729 = t705 - 2.0*t2*t705 + t725*t723;
+    const double t730 = t710 - t712;
+    const double t731 = t688 + t716;
+    const double t732 = t2*t730;
+    const double t733 = t725*t731;
+    const double t734 = t725*t730;
+    const double t735 = t2*t731;
+    const double t736 = t710 - t732 - t733;
+    const double t737 = t712 + t732 + t733;
+    const double t738 = t716 + t734 - t735;
+    const double t739 = t688 + t734 - t735;
+    const double t740 = t1*t713 + t0*t717;
+    const double t741 = t0*t713 - t1*t717;
+    const double t742 = t666 - t718;
+    const double t743 = t2*t742;
+    const double t744 = 2.0*t725*t720;
+    const double t745 = t666 - t744 - t743;
+    const double t746 = t744 + t718 + t743;
+    const double t747 = t720 - 2.0*t2*t720 + t725*t742;
+    const double t748 = t0*t722 + t1*t719;
+    const double t749 = t0*t719 - t1*t722;
+
+    /* ==== Omega(0) block (0, 0): tip tool0 -- [KJR (60)] ==== */
+    const double t750 = t737 - 0.0823*t729;
+    const double t751 = t739 + 0.0823*t728;
+    const double t752 = t738 - 0.0823*t727;
+    const double t753 = t736 + 0.0823*t729;
+    const double t754 = t746 - 0.0823*t738 - 0.0823*t752;
+    const double t755 = t749 - 0.0823*t740;
+    const double t756 = t747 + 0.0823*t737 - 0.0823*t753;
+    const double t757 = t748 + 0.0823*t741;
+    const double t758 = t745 + 0.0823*t739 + 0.0823*t751;
+    const double t759 = t489*t729 + t488*t728;
+    const double t760 = t491*t729 + t490*t728;
+    const double t761 = t493*t729 + t492*t728;
+    const double t762 = 58.355064750790525*t483;
+    const double t763 = 58.355064750790525*t485;
+    const double t764 = 58.355064750790525*t487;
+    const double t765 = t488*t729 + t489*t727;
+    const double t766 = t490*t729 + t491*t727;
+    const double t767 = t492*t729 + t493*t727;
+    const double t768 = t483*t762 + t488*t759 + t489*t765;
+    const double t769 = t483*t763 + t488*t760 + t489*t766;
+    const double t770 = t483*t764 + t488*t761 + t489*t767;
+    const double t771 = t485*t763 + t490*t760 + t491*t766;
+    const double t772 = t485*t764 + t490*t761 + t491*t767;
+    const double t773 = t487*t764 + t492*t761 + t493*t767;
+    const double t774 = t488*t750 + t489*t752;
+    const double t775 = t488*t741 + t489*t740;
+    const double t776 = t489*t753 + t488*t751;
+    const double t777 = t490*t750 + t491*t752;
+    const double t778 = t490*t741 + t491*t740;
+    const double t779 = t491*t753 + t490*t751;
+    const double t780 = t492*t750 + t493*t752;
+    const double t781 = t492*t741 + t493*t740;
+    const double t782 = t493*t753 + t492*t751;
     const double t783 = t483*t775 + t488*t774 + t489*t776;
     const double t784 = t485*t775 + t490*t774 + t491*t776;
     const double t785 = t487*t775 + t492*t774 + t493*t776;
-    const double t786 = t483*t749 + t489*t750 + t488*t748;
-    const double t787 = t485*t749 + t491*t750 + t490*t748;
-    const double t788 = t487*t749 + t493*t750 + t492*t748;
-    const double t789 = t483*t715 + t488*t749 + t489*t751;
-    const double t790 = t485*t715 + t490*t749 + t491*t751;
-    const double t791 = t487*t715 + t492*t749 + t493*t751;
-    const double t792 = t483*t751 + t488*t750 + t489*t752;
-    const double t793 = t485*t751 + t490*t750 + t491*t752;
-    const double t794 = t487*t751 + t492*t750 + t493*t752;
-    const double t795 = t483*t789 + t488*t786 + t489*t792;
-    const double t796 = t483*t790 + t488*t787 + t489*t793;
-    const double t797 = t483*t791 + t488*t788 + t489*t794;
-    const double t798 = t485*t790 + t490*t787 + t491*t793;
-    const double t799 = t485*t791 + t490*t788 + t491*t794;
-    const double t800 = t487*t791 + t492*t788 + t493*t794;
-    const double t801 = 1e-10*t762;
-    if (!(t762 > t801)) return 1;  /* pivot 0 of Omega(0) */
-    const double t802 = 1.0/t762;
-    const double t803 = t763*t802;
-    const double t804 = t764*t802;
-    const double t805 = t777*t802;
-    const double t806 = t778*t802;
-    const double t807 = t779*t802;
-    const double t808 = t763*t763;
-    const double t809 = t765 - t808*t802;
-    const double t810 = 1e-10*t765;
-    if (!(t809 > t810)) return 1;  /* pivot 1 of Omega(0) */
-    const double t811 = 1.0/t809;
-    const double t812 = t766 - t763*t804;
-    const double t813 = t812*t811;
-    const double t814 = t780 - t763*t805;
-    const double t815 = t814*t811;
-    const double t816 = t781 - t763*t806;
-    const double t817 = t816*t811;
-    const double t818 = t782 - t763*t807;
-    const double t819 = t818*t811;
-    const double t820 = t764*t764;
-    const double t821 = t812*t812;
-    const double t822 = t767 - t820*t802 - t821*t811;
-    const double t823 = 1e-10*t767;
-    if (!(t822 > t823)) return 1;  /* pivot 2 of Omega(0) */
-    const double t824 = 1.0/t822;
-    const double t825 = t783 - t764*t805 - t812*t815;
-    const double t826 = t825*t824;
-    const double t827 = t784 - t764*t806 - t812*t817;
-    const double t828 = t827*t824;
-    const double t829 = t785 - t764*t807 - t812*t819;
-    const double t830 = t829*t824;
-    const double t831 = t777*t777;
-    const double t832 = t814*t814;
-    const double t833 = t825*t825;
-    const double t834 = t795 - t831*t802 - t832*t811 - t833*t824;
-    const double t835 = 1e-10*t795;
-    if (!(t834 > t835)) return 1;  /* pivot 3 of Omega(0) */
-    const double t836 = 1.0/t834;
-    const double t837 = t796 - t777*t806 - t814*t817 - t825*t828;
-    const double t838 = t837*t836;
-    const double t839 = t797 - t777*t807 - t814*t819 - t825*t830;
-    const double t840 = t839*t836;
-    const double t841 = t778*t778;
-    const double t842 = t816*t816;
-    const double t843 = t827*t827;
-    const double t844 = t837*t837;
-    const double t845 = t798 - t841*t802 - t842*t811 - t843*t824 - t844*t836;
-    const double t846 = 1e-10*t798;
-    if (!(t845 > t846)) return 1;  /* pivot 4 of Omega(0) */
-    const double t847 = 1.0/t845;
-    const double t848 = t799 - t778*t807 - t816*t819 - t827*t830 - t837*t840;
-    const double t849 = t848*t847;
-    const double t850 = t779*t779;
-    const double t851 = t818*t818;
-    const double t852 = t829*t829;
-    const double t853 = t839*t839;
-    const double t854 = t848*t848;
-    const double t855 = t800 - t850*t802 - t851*t811 - t852*t824 - t853*t836 - t854*t847;
-    const double t856 = 1e-10*t800;
-    if (!(t855 > t856)) return 1;  /* pivot 5 of Omega(0) */
-    const double t857 = 1.0/t855;
-    const double t858 = u[0] + t494;
-    const double t859 = u[1] + t495;
-    const double t860 = u[2] + t496;
-    const double t861 = u[3] + t512;
-    const double t862 = u[4] + t513;
-    const double t863 = u[5] + t515;
-    const double t864 = t859 - t858*t803;
-    const double t865 = t860 - t858*t804 - t864*t813;
-    const double t866 = t861 - t858*t805 - t864*t815 - t865*t826;
-    const double t867 = t862 - t858*t806 - t864*t817 - t865*t828 - t866*t838;
-    const double t868 = t863 - t858*t807 - t864*t819 - t865*t830 - t866*t840 - t867*t849;
-    const double t869 = t858*t802;
-    const double t870 = t864*t811;
-    const double t871 = t865*t824;
-    const double t872 = t866*t836;
-    const double t873 = t867*t847;
-    const double t874 = t868*t857;
-    const double t875 = t873 - t849*t874;
-    const double t876 = t872 - t840*t874 - t838*t875;
-    const double t877 = t871 - t830*t874 - t828*t875 - t826*t876;
-    const double t878 = t870 - t819*t874 - t817*t875 - t815*t876 - t813*t877;
-    const double t879 = t869 - t807*t874 - t806*t875 - t805*t876 - t804*t877 - t803*t878;
+    const double t786 = t483*t778 + t488*t777 + t489*t779;
+    const double t787 = t485*t778 + t490*t777 + t491*t779;
+    const double t788 = t487*t778 + t492*t777 + t493*t779;
+    const double t789 = t483*t781 + t488*t780 + t489*t782;
+    const double t790 = t485*t781 + t490*t780 + t491*t782;
+    const double t791 = t487*t781 + t492*t780 + t493*t782;
+    const double t792 = t483*t755 + t489*t756 + t488*t754;
+    const double t793 = t485*t755 + t491*t756 + t490*t754;
+    const double t794 = t487*t755 + t493*t756 + t492*t754;
+    const double t795 = t483*t721 + t488*t755 + t489*t757;
+    const double t796 = t485*t721 + t490*t755 + t491*t757;
+    const double t797 = t487*t721 + t492*t755 + t493*t757;
+    const double t798 = t483*t757 + t488*t756 + t489*t758;
+    const double t799 = t485*t757 + t490*t756 + t491*t758;
+    const double t800 = t487*t757 + t492*t756 + t493*t758;
+    const double t801 = t483*t795 + t488*t792 + t489*t798;
+    const double t802 = t483*t796 + t488*t793 + t489*t799;
+    const double t803 = t483*t797 + t488*t794 + t489*t800;
+    const double t804 = t485*t796 + t490*t793 + t491*t799;
+    const double t805 = t485*t797 + t490*t794 + t491*t800;
+    const double t806 = t487*t797 + t492*t794 + t493*t800;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
+    const double t807 = 1e-10*t768;
+    if (!(t768 > t807)) return 1;  /* pivot 0 of Omega(0) */
+    const double t808 = 1.0/t768;
+    const double t809 = t769*t808;
+    const double t810 = t770*t808;
+    const double t811 = t783*t808;
+    const double t812 = t784*t808;
+    const double t813 = t785*t808;
+    const double t814 = t769*t769;
+    const double t815 = t771 - t814*t808;
+    const double t816 = 1e-10*t771;
+    if (!(t815 > t816)) return 1;  /* pivot 1 of Omega(0) */
+    const double t817 = 1.0/t815;
+    const double t818 = t772 - t769*t810;
+    const double t819 = t818*t817;
+    const double t820 = t786 - t769*t811;
+    const double t821 = t820*t817;
+    const double t822 = t787 - t769*t812;
+    const double t823 = t822*t817;
+    const double t824 = t788 - t769*t813;
+    const double t825 = t824*t817;
+    const double t826 = t770*t770;
+    const double t827 = t818*t818;
+    const double t828 = t773 - t826*t808 - t827*t817;
+    const double t829 = 1e-10*t773;
+    if (!(t828 > t829)) return 1;  /* pivot 2 of Omega(0) */
+    const double t830 = 1.0/t828;
+    const double t831 = t789 - t770*t811 - t818*t821;
+    const double t832 = t831*t830;
+    const double t833 = t790 - t770*t812 - t818*t823;
+    const double t834 = t833*t830;
+    const double t835 = t791 - t770*t813 - t818*t825;
+    const double t836 = t835*t830;
+    const double t837 = t783*t783;
+    const double t838 = t820*t820;
+    const double t839 = t831*t831;
+    const double t840 = t801 - t837*t808 - t838*t817 - t839*t830;
+    const double t841 = 1e-10*t801;
+    if (!(t840 > t841)) return 1;  /* pivot 3 of Omega(0) */
+    const double t842 = 1.0/t840;
+    const double t843 = t802 - t783*t812 - t820*t823 - t831*t834;
+    const double t844 = t843*t842;
+    const double t845 = t803 - t783*t813 - t820*t825 - t831*t836;
+    const double t846 = t845*t842;
+    const double t847 = t784*t784;
+    const double t848 = t822*t822;
+    const double t849 = t833*t833;
+    const double t850 = t843*t843;
+    const double t851 = t804 - t847*t808 - t848*t817 - t849*t830 - t850*t842;
+    const double t852 = 1e-10*t804;
+    if (!(t851 > t852)) return 1;  /* pivot 4 of Omega(0) */
+    const double t853 = 1.0/t851;
+    const double t854 = t805 - t784*t813 - t822*t825 - t833*t836 - t843*t846;
+    const double t855 = t854*t853;
+    const double t856 = t785*t785;
+    const double t857 = t824*t824;
+    const double t858 = t835*t835;
+    const double t859 = t845*t845;
+    const double t860 = t854*t854;
+    const double t861 = t806 - t856*t808 - t857*t817 - t858*t830 - t859*t842 - t860*t853;
+    const double t862 = 1e-10*t806;
+    if (!(t861 > t862)) return 1;  /* pivot 5 of Omega(0) */
+    const double t863 = 1.0/t861;
+    const double t864 = t517 - t516*t809;
+    const double t865 = t518 - t516*t810 - t864*t819;
+    const double t866 = t519 - t516*t811 - t864*t821 - t865*t832;
+    const double t867 = t520 - t516*t812 - t864*t823 - t865*t834 - t866*t844;
+    const double t868 = t521 - t516*t813 - t864*t825 - t865*t836 - t866*t846 - t867*t855;
+    const double t869 = t516*t808;
+    const double t870 = t864*t817;
+    const double t871 = t865*t830;
+    const double t872 = t866*t842;
+    const double t873 = t867*t853;
+    const double t874 = t868*t863;
+    const double t875 = t873 - t855*t874;
+    const double t876 = t872 - t846*t874 - t844*t875;
+    const double t877 = t871 - t836*t874 - t834*t875 - t832*t876;
+    const double t878 = t870 - t825*t874 - t823*t875 - t821*t876 - t819*t877;
+    const double t879 = t869 - t813*t874 - t812*t875 - t811*t876 - t810*t877 - t809*t878;
     const double t880 = t492*t874 + t490*t875 + t488*t876;
     const double t881 = t487*t874 + t485*t875 + t483*t876;
     const double t882 = t493*t874 + t491*t875 + t489*t876;
@@ -12317,6 +12053,10 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t887 = -0.0823*t880;
     const double t888 = t886 + t883;
     const double t889 = t887 + t885;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
     const double t890 = t0*t880 + t1*t882;
     const double t891 = t0*t882 - t1*t880;
     const double t892 = t0*t888 + t1*t889;
@@ -12325,6 +12065,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t895 = 0.09465*t890;
     const double t896 = t894 + t892;
     const double t897 = t884 + t895;
+
+    /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
     const double t898 = t11*t890 - t12*t881;
     const double t899 = t11*t881 + t12*t890;
     const double t900 = t11*t896 - t12*t897;
@@ -12333,6 +12075,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t903 = -0.093*t898;
     const double t904 = t902 + t900;
     const double t905 = t903 + t893;
+
+    /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
     const double t906 = t32*t891 + t31*t898;
     const double t907 = t31*t891 - t32*t898;
     const double t908 = t32*t905 + t31*t904;
@@ -12341,6 +12085,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t911 = 0.39225*t907;
     const double t912 = t910 + t909;
     const double t913 = t911 + t901;
+
+    /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
     const double t914 = t77*t907 - t78*t906;
     const double t915 = -t77*t906 - t78*t907;
     const double t916 = t77*t912 - t78*t908;
@@ -12351,12 +12097,14 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t921 = t918 + t916;
     const double t922 = t919 + t913;
     const double t923 = t920 + t917;
+
+    /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
     const double t924 = t155*t915 - t156*t914;
     const double t925 = t156*t923 + t155*t921;
     const double t926 = -0.13585*t924;
     const double t927 = t926 - t925;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t927;
     tau[1] = t922;
     tau[2] = t913;
