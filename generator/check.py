@@ -61,13 +61,14 @@ class Result:
 def random_inputs(target, rng):
     """One random value of every input name the target's functions take: per
     part (label ``a``/``b`` for a closed chain) q, qd, qdd, tau from its
-    ``random_state``, and tip forces ``f`` and accelerations ``u``."""
+    ``random_state``, tip forces ``f`` and accelerations ``u``, and a time step ``dt``."""
     pool = {}
     for label, part in target.parts:
         q, qd, qdd, tau = part.random_state(rng)
         pool.update({"q" + label: q, "qd" + label: qd, "qdd" + label: qdd, "tau" + label: tau})
         m = len(part.tips)
         pool.update({"f" + label: rng.normal(size=6 * m) * 10.0, "u" + label: rng.normal(size=6 * m)})
+    pool["dt"] = rng.uniform(1e-3, 1e-2, 1)
     return pool
 
 

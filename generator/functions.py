@@ -38,6 +38,7 @@ ARGUMENTS = {
     "tau": ("n", "joint torques"),
     "f": ("6m", "tip forces on the environment"),
     "u": ("6m", "commanded tip accelerations"),
+    "dt": (1, "time step (s)"),
     # two arms holding one point (soagen.closed_chain)
     "qa": ("na", "arm a joint positions"), "qda": ("na", "arm a joint velocities"),
     "taua": ("na", "arm a joint torques"),
@@ -126,6 +127,10 @@ LAMBDA = Output("Lambda", ("6m", "6m"), "Lambda(0), row-major")
 _DYN = "soagen.dynamics"
 _KIN = "soagen.kinematics"
 _OS = "soagen.operational_space"
+_DER = "soagen.derivatives"
+FD_DERIVATIVES = (QDD, Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"),
+                  Output("dqdd_dqd", ("n", "n"), "dqdd/dqd, row-major"),
+                  Output("Minv", ("n", "n"), "dqdd/dtau = M^-1, row-major"))
 
 
 def _fd(label, doc, candidate=True, **kw):
@@ -198,6 +203,25 @@ CATALOGUE = (
          tips=True, solves="Omega"),
     Spec("osc_torque", "operational space control torques J^T (Lambda u + c + g)", ("q", "qd", "u"), (TAU,),
          f"{_OS}:osc_torque", "osc_torque", tips=True, solves="Omega"),
+    Spec("inverse_dynamics_derivatives", "derivatives of inverse dynamics dtau/dq (tangent space), dtau/dqd",
+         ("q", "qd", "qdd"), (Output("dtau_dq", ("n", "n"), "dtau/dq, row-major"),
+                              Output("dtau_dqd", ("n", "n"), "dtau/dqd, row-major")),
+         f"{_DER}:inverse_dynamics_derivatives", "inverse_dynamics_derivatives", default=False),
+    Spec("forward_dynamics_derivatives", "forward dynamics qdd and its derivatives dqdd/dq (tangent space), "
+         "dqdd/dqd, dqdd/dtau = M^-1", ("q", "qd", "tau"), FD_DERIVATIVES, None, "forward_dynamics_derivatives",
+         family="forward_dynamics_derivatives", default=False, solves="M"),
+    Spec("forward_dynamics_derivatives_fd4", "forward dynamics derivatives by forward-mode differentiation of FD4",
+         ("q", "qd", "tau"), FD_DERIVATIVES, f"{_DER}:forward_dynamics_derivatives_fd4",
+         "forward_dynamics_derivatives", family="forward_dynamics_derivatives", label="fd4", candidate=True,
+         default=False, solves="M"),
+    Spec("forward_dynamics_derivatives_via_id", "forward dynamics derivatives -M^-1 dtau/dx at qdd, with M by "
+         "composite inertias", ("q", "qd", "tau"), FD_DERIVATIVES, f"{_DER}:forward_dynamics_derivatives_via_id",
+         "forward_dynamics_derivatives", family="forward_dynamics_derivatives", label="via_id", candidate=True,
+         default=False, solves="M"),
+    Spec("linearized_step", "A, B of one semi-implicit Euler step x+ = f(x, tau), x = (q, qd)",
+         ("q", "qd", "tau", "dt"), (Output("A", ("2n", "2n"), "A = dx+/dx, row-major"),
+                                    Output("B", ("2n", "n"), "B = dx+/dtau, row-major")),
+         f"{_DER}:linearized_step", "linearized_step", default=False, solves="M", one_dof=True),
 )
 BY_NAME = {s.name: s for s in CATALOGUE}
 

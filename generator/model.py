@@ -230,9 +230,9 @@ class Robot:
 
     @property
     def sizes(self):
-        """Values of the size keys of :mod:`soagen.functions` (``nq``, ``n``, ``m``, ``6m``)."""
+        """Values of the size keys of :mod:`soagen.functions` (``nq``, ``n``, ``2n``, ``m``, ``6m``)."""
         m = len(self.tips)
-        return {"nq": self.nq, "n": self.nv, "m": m, "6m": 6 * m}
+        return {"nq": self.nq, "n": self.nv, "2n": 2 * self.nv, "m": m, "6m": 6 * m}
 
     @property
     def specs(self):
