@@ -6,8 +6,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+# hypothesis: the same examples on every run and no example database (CI, and by default);
+# HYPOTHESIS_PROFILE=explore draws fresh examples
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parents[1]
 
