@@ -140,7 +140,7 @@ def test_power_balance(case):
 
 
 @settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(robots(max_joints=8, min_joints=2), st.sampled_from(["FD4", "FD1", "FD3", "CRBA"]),
+@given(robots(max_joints=6, min_joints=2), st.sampled_from(["FD4", "FD1", "FD3", "CRBA"]),
        st.sampled_from(["innovations", "cholesky"]))
 def test_generated_module_identities(case, fd, minv):
     """The same identities on generated C: one build per example with only the functions they
