@@ -109,17 +109,8 @@ def cmd_footprint(args):
 
     robot = _robot(args)
     gen = generate(robot, _options(args, precision="float"), args.name or robot.name)
-    runs = [("cortex-m4f", "-Os"), ("cortex-m4f", "-O2"), ("cortex-m0", "-Os"), ("cortex-m0", "-O2")]
     with tempfile.TemporaryDirectory() as tmp:
-        mcu.write_harness(gen, {p.name: [] for p in gen.programs}, tmp)
-        sizes = {run: mcu.footprint(tmp, gen.csource.name, mcu.TARGETS[run[0]], run[1]) for run in runs}
-    head = " | ".join(f"{t} {o} flash / stack (B)" for t, o in runs)
-    lines = [f"# Footprint: {robot.name} (float, arm-none-eabi-gcc, .text bytes / -fstack-usage bytes)", "",
-             f"| function | {head} |", "|---|" + "---|" * len(runs)]
-    for p in gen.programs:
-        cells = " | ".join(f"{sizes[r][p.name][0]} / {sizes[r][p.name][1]}" for r in runs)
-        lines.append(f"| {p.name} | {cells} |")
-    text = "\n".join(lines) + "\n"
+        text = mcu.footprint_table(gen, robot.name, tmp)
     print(text, end="")
     if args.markdown:
         with open(args.markdown, "w") as fh:

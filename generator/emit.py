@@ -181,6 +181,6 @@ def driver(name, programs, inputs, precision="double", template="driver.c.j2"):
                                                         ctype=ctype)
 
 
-def render_plain(template):
-    """A template that takes no data (MCU start-up code, linker script)."""
-    return _environment().get_template(template).render()
+def render_plain(template, **data):
+    """A template that takes no program, only ``data`` (MCU start-up code, linker scripts, host stand-ins)."""
+    return _environment().get_template(template).render(**data)

@@ -1,9 +1,17 @@
-"""Session fixtures: a fresh module cache, so a test run never trusts an old build."""
+"""Session fixtures: a fresh module cache, so a test run never trusts an old build;
+deterministic hypothesis examples."""
 from __future__ import annotations
 
 import os
 
 import pytest
+from hypothesis import settings
+
+# hypothesis: the same examples on every run and no example database (CI, and by default);
+# HYPOTHESIS_PROFILE=explore draws fresh examples
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session", autouse=True)

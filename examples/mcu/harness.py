@@ -20,7 +20,7 @@ def main(robot_name="panda", folder="build"):
     pool = dict(q=q, qd=qd, qdd=qdd, tau=tau, u=np.zeros(6 * len(robot.tips)))
     inputs = {p.name: [[pool[a.name] for a in p.inputs]] for p in gen.programs}
     mcu.write_harness(gen, inputs, folder)
-    print(f"wrote {folder}/: {robot_name}.c/.h, harness.c, mcu_runtime.c, mps2.ld")
+    print(f"wrote {folder}/: {robot_name}.c/.h, harness.c, mcu_runtime.c, mps2.ld, microbit.ld")
 
 
 if __name__ == "__main__":
