@@ -28,8 +28,10 @@ from .options import Options
 
 # -O3 -march=native, as the benchmarks: the module is compiled on the machine that loads it (the CPU is
 # part of the cache key); FMA (contraction is off by default under -std=c99) and wider
-# registers cut 20-30% per call
-COMPILE_ARGS = ["-O3", "-std=c99", "-march=native", "-ffp-contract=fast"]
+# registers cut 20-30% per call. No SLP vectorization: packing a few scalar statements into short
+# vectors made the Panda's M 1.36x and its Lambda 1.18x slower (gcc 12, docs/simd.md), and it fused
+# other multiply-adds than the SIMD batches, whose rows then differed from single calls in the last bits
+COMPILE_ARGS = ["-O3", "-std=c99", "-march=native", "-ffp-contract=fast", "-fno-tree-slp-vectorize"]
 
 
 def cpu_identity():
