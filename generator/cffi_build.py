@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .codegen import c_name, generate
 from .options import Options
+from .simd import emit_simd
 
 # -O3 -march=native, as the benchmarks: the module is compiled on the machine that loads it (the CPU is
 # part of the cache key); FMA (contraction is off by default under -std=c99) and wider
@@ -79,42 +80,50 @@ def cache_key(target, options, name, functions):
 
 
 def _compile_object(args):
-    source, obj, folder = args
+    source, obj, folder, flags = args
     cc = os.environ.get("CC", "cc")
-    cmd = [cc, *COMPILE_ARGS, "-fPIC", "-c", str(source), "-o", str(obj), "-I", str(folder)]
+    cmd = [cc, *COMPILE_ARGS, *flags, "-fPIC", "-c", str(source), "-o", str(obj), "-I", str(folder)]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode:
         raise RuntimeError(f"compiling {source} failed:\n{res.stderr}")
     return obj
 
 
-def compile_module(csource, folder, modname):
-    """Compile ``csource`` with cffi into ``folder``; returns the library path.
+def compile_module(csource, folder, modname, simd=None):
+    """Compile ``csource`` (and its SIMD batches ``simd``, a :class:`soagen.simd.SimdSource`)
+    with cffi into ``folder``; returns the library path.
 
-    Every generated function is its own translation unit, compiled in
-    parallel (``$SOAGEN_JOBS`` workers); cffi then links the objects with
-    its wrapper.
+    Every generated function is its own translation unit (and its SIMD batch
+    another), compiled in parallel (``$SOAGEN_JOBS`` workers); cffi then links
+    the objects with its wrapper.
     """
     import cffi
 
     from .codegen import jobs
+    from .simd import SIMD_FLAGS
 
     folder = Path(folder)
     (folder / f"{csource.name}.h").write_text(csource.header)
     (folder / f"{csource.name}.c").write_text(csource.source)
     units = []
-    for fname, text in csource.units:
-        path = folder / f"{csource.name}__{fname}.c"
-        path.write_text(text)
-        units.append((path, path.with_suffix(".o"), folder))
+    for kind, unit_list, flags in (("", csource.units, []), ("simd__", simd.units if simd else [], SIMD_FLAGS)):
+        for fname, text in unit_list:
+            path = folder / f"{csource.name}__{kind}{fname}.c"
+            path.write_text(text)
+            units.append((path, path.with_suffix(".o"), folder, flags))
+    if simd:
+        (folder / f"{csource.name}_simd.h").write_text(simd.header)
+        (folder / f"{csource.name}_simd.c").write_text(simd.source)
+    # the biggest units first: the pool's last job is a small one
+    units.sort(key=lambda u: -u[0].stat().st_size)
     with ThreadPoolExecutor(jobs()) as pool:
         objects = list(pool.map(_compile_object, units))
     ffi = cffi.FFI()
-    ffi.cdef(csource.cdef)
-    ffi.set_source(modname, f'#include "{csource.name}.h"', include_dirs=[str(folder)],
+    ffi.cdef(csource.cdef + ("\n" + simd.cdef if simd else ""))
+    ffi.set_source(modname, f'#include "{csource.name}{"_simd" if simd else ""}.h"', include_dirs=[str(folder)],
                    extra_objects=[str(o) for o in objects], extra_compile_args=COMPILE_ARGS, libraries=["m"])
     lib = Path(ffi.compile(tmpdir=str(folder / "build"), verbose=False))
-    for path, obj, _ in units:
+    for path, obj, _, _ in units:
         path.unlink()
         obj.unlink()
     return lib
@@ -128,6 +137,25 @@ def _load(path, modname):
     return mod
 
 
+def cached(root, key, make):
+    """The folder ``root/key`` and its meta.json, made once: ``make(folder)`` fills a private
+    temporary folder and returns the meta dict; the folder is moved into place atomically under
+    a file lock (two processes building the same key at once both end with a complete folder)."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / key
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (final / "meta.json").exists():
+            work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
+            meta = make(work)
+            (work / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True))
+            if final.exists():
+                shutil.rmtree(final)
+            os.replace(work, final)
+    return final, json.loads((final / "meta.json").read_text())
+
+
 def build(target, options=None, name=None, cache_dir=None, progress=None, **fields):
     """Generate, compile (once per content hash) and load the module for ``target``.
 
@@ -137,7 +165,8 @@ def build(target, options=None, name=None, cache_dir=None, progress=None, **fiel
     options : Options, optional   or its fields as keywords: ``precision``
         ("double", "float"), ``functions`` (only these C functions), ``variants``
         (also the algorithm variants of these families, None: all), ``trig_inputs``
-        (C functions take cos/sin of q as inputs; the wrappers compute them)
+        (C functions take cos/sin of q as inputs; the wrappers compute them),
+        ``simd`` (SIMD batches, default True)
     name : str, optional        C prefix (default: the target's name)
     cache_dir : path, optional  default ``$SOAGEN_CACHE`` or ``~/.cache/soagen``
     progress : callable, optional
@@ -155,32 +184,25 @@ def build(target, options=None, name=None, cache_dir=None, progress=None, **fiel
     name = c_name(name or target.name)
     functions = [s.name for s in select(target, options)]
     key = cache_key(target, options, name, functions)
-    root = Path(cache_dir) if cache_dir else cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    final = root / key
     modname = f"_soagen_{name}_{key}"
     timings = {}
-    with open(root / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (final / "meta.json").exists():
-            gen = generate(target, options, name, progress)
-            timings.update(gen.timings)
-            work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
-            t0 = time.perf_counter()
-            lib = compile_module(gen.csource, work, modname)
-            timings["compile"] = time.perf_counter() - t0
-            shutil.move(str(lib), str(work / lib.name))
-            shutil.rmtree(work / "build", ignore_errors=True)
-            meta = dict(name=name, library=lib.name, precision=options.precision,
-                        ops={p.name: p.ops for p in gen.programs},
-                        choices={p.name: p.algorithm for p in gen.programs if p.algorithm},
-                        signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs]
-                                    for p in gen.programs})
-            (work / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True))
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(work, final)
-    meta = json.loads((final / "meta.json").read_text())
+
+    def make(work):
+        gen = generate(target, options, name, progress)
+        timings.update(gen.timings)
+        t0 = time.perf_counter()
+        simd = emit_simd(target, gen.programs, name, options.precision) if options.simd else None
+        lib = compile_module(gen.csource, work, modname, simd)
+        timings["compile"] = time.perf_counter() - t0
+        shutil.move(str(lib), str(work / lib.name))
+        shutil.rmtree(work / "build", ignore_errors=True)
+        return dict(name=name, library=lib.name, precision=options.precision,
+                    ops={p.name: p.ops for p in gen.programs},
+                    choices={p.name: p.algorithm for p in gen.programs if p.algorithm},
+                    signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs] for p in gen.programs},
+                    simd=bool(simd), upper=simd.upper if simd else {})
+
+    final, meta = cached(Path(cache_dir) if cache_dir else cache_root(), key, make)
     t0 = time.perf_counter()
     lib = _load(final / meta["library"], modname)
     timings["load"] = time.perf_counter() - t0

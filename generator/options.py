@@ -23,12 +23,15 @@ class Options:
                           (after the other inputs) instead of computing them
     functions : tuple of str or None  exactly these C functions (None: the defaults)
     variants : tuple of str or None   also the variants of these families (None: every family)
+    simd : bool           compile the SIMD batches (:mod:`soagen.simd`) that the module's
+                          batch calls use (about twice the scalar code's compile time); False: batches row by row
     """
 
     precision: str = "double"
     trig_inputs: bool = False
     functions: tuple | None = None
     variants: tuple | None = ()
+    simd: bool = True
 
     def __post_init__(self):
         if self.precision not in PIVOT_RATIO:
