@@ -156,17 +156,18 @@ def cached(root, key, make):
     return final, json.loads((final / "meta.json").read_text())
 
 
-def build(target, options=None, name=None, cache_dir=None, progress=None, **fields):
-    """Generate, compile (once per content hash) and load the module for ``target``.
+def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fields):
+    """Generate, compile (once per content hash) and load the module for ``robot``.
 
     Parameters
     ----------
-    target : Robot or ClosedChain
+    robot : Robot or ClosedChain   (positional: ``target`` is the Options field)
     options : Options, optional   or its fields as keywords: ``precision``
         ("double", "float"), ``functions`` (only these C functions), ``variants``
         (also the algorithm variants of these families, None: all), ``trig_inputs``
         (C functions take cos/sin of q as inputs; the wrappers compute them),
-        ``simd`` (SIMD batches, default True)
+        ``simd`` (SIMD batches, default True), ``target`` ("c"; "cuda" or "cuda-host":
+        :func:`soagen.cuda.build_cuda`)
     name : str, optional        C prefix (default: the target's name)
     cache_dir : path, optional  default ``$SOAGEN_CACHE`` or ``~/.cache/soagen``
     progress : callable, optional
@@ -175,23 +176,27 @@ def build(target, options=None, name=None, cache_dir=None, progress=None, **fiel
     -------
     Module
         Wrappers taking and returning numpy arrays; ``.ops`` holds the op counts
-        and ``.timings`` the seconds spent per stage of this call.
+        and ``.timings`` the seconds spent per stage of this call (a
+        :class:`soagen.cuda.CudaModule` for the CUDA targets).
     """
     from .functions import select
     from .module import Module
 
     options = Options(**fields) if options is None else options.but(**fields)
-    name = c_name(name or target.name)
-    functions = [s.name for s in select(target, options)]
-    key = cache_key(target, options, name, functions)
+    if options.target != "c":
+        from .cuda import build_cuda
+        return build_cuda(robot, options, name, cache_dir, progress)
+    name = c_name(name or robot.name)
+    functions = [s.name for s in select(robot, options)]
+    key = cache_key(robot, options, name, functions)
     modname = f"_soagen_{name}_{key}"
     timings = {}
 
     def make(work):
-        gen = generate(target, options, name, progress)
+        gen = generate(robot, options, name, progress)
         timings.update(gen.timings)
         t0 = time.perf_counter()
-        simd = emit_simd(target, gen.programs, name, options.precision) if options.simd else None
+        simd = emit_simd(robot, gen.programs, name, options.precision) if options.simd else None
         lib = compile_module(gen.csource, work, modname, simd)
         timings["compile"] = time.perf_counter() - t0
         shutil.move(str(lib), str(work / lib.name))
@@ -206,4 +211,4 @@ def build(target, options=None, name=None, cache_dir=None, progress=None, **fiel
     t0 = time.perf_counter()
     lib = _load(final / meta["library"], modname)
     timings["load"] = time.perf_counter() - t0
-    return Module(target, lib, meta, timings, final)
+    return Module(robot, lib, meta, timings, final)
