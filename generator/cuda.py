@@ -216,7 +216,8 @@ def view(array, stream=None):
         strides = tuple(t.strides[i] for i in range(t.ndim))
     else:   # compact row-major
         strides = tuple(int(np.prod(shape[i + 1:])) for i in range(t.ndim))
-    kind = {(2, 64): "float64", (2, 32): "float32"}.get((t.dtype.code, t.dtype.bits), f"code{t.dtype.code}x{t.dtype.bits}")
+    code = (t.dtype.code, t.dtype.bits)
+    kind = {(2, 64): "float64", (2, 32): "float32"}.get(code, f"code{code[0]}x{code[1]}")
     return View((t.data or 0) + t.byte_offset, shape, strides, kind, t.device.device_type, capsule)
 
 
@@ -358,7 +359,8 @@ class CudaModule:
             raise RuntimeError(f"{self.name}_{fname}: CUDA launch failed (cudaError_t {err})")
         if failed is not None and int(failed[0]):
             raise SingularError(f"{fname}: Omega(0) is not positive definite in {int(failed[0])} of {count} rows")
-        shaped = [r if name in packs else self._shape(r, fname, k) for k, (r, (name, _)) in enumerate(zip(results, outs))]
+        shaped = [r if name in packs else self._shape(r, fname, k)
+                  for k, (r, (name, _)) in enumerate(zip(results, outs))]
         return shaped[0] if len(shaped) == 1 else shaped
 
     def _checked(self, v, size, name, count):
