@@ -97,8 +97,11 @@ class Direct:
         self.mod, self.lib, self.ffi = mod, lib or mod._lib.lib, ffi or mod._lib.ffi
 
     def caller(self, fname, suffix, arrays):
-        fn = getattr(self.lib, f"{self.mod.name}_{fname}{suffix}")
-        ptrs = [self.ffi.cast("double *", a.ctypes.data) for a in arrays]
+        if self.lib is self.mod._lib.lib and suffix != "_batch":      # the module's SIMD library
+            ffi, fn = self.mod._batch_function(fname, suffix.endswith("_upper"))
+        else:
+            ffi, fn = self.ffi, getattr(self.lib, f"{self.mod.name}_{fname}{suffix}")
+        ptrs = [ffi.cast("double *", a.ctypes.data) for a in arrays]
         rows = len(arrays[0])
         return lambda keep=arrays: fn(rows, *ptrs)      # keep: the arrays live as long as the call
 
@@ -136,8 +139,9 @@ def pinocchio_loops():
     source = HERE / "pinocchio_batch.cpp"
     cmd = ["g++", "-O3", "-march=native", "-DNDEBUG", "-std=c++17", "-Wno-deprecated-declarations",
            "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
-           "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12", "-I", str(prefix / "include"), "-I", str(eigen), "-shared", "-fPIC",
-           str(source), "-o", "LIB", "-L", str(prefix / "lib"), "-lboost_serialization", f"-Wl,-rpath,{prefix / 'lib'}"]
+           "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12",
+           "-I", str(prefix / "include"), "-I", str(eigen), "-shared", "-fPIC", str(source), "-o", "LIB",
+           "-L", str(prefix / "lib"), "-lboost_serialization", f"-Wl,-rpath,{prefix / 'lib'}"]
     key = hashlib.sha256(source.read_bytes() + " ".join(cmd).encode() + pin.__version__.encode()).hexdigest()[:16]
     lib = HERE / ".work" / f"pinocchio-batch-{key}" / "libpinocchio_batch.so"
     if not lib.exists():

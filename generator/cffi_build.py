@@ -89,44 +89,87 @@ def _compile_object(args):
     return obj
 
 
-def compile_module(csource, folder, modname, simd=None):
-    """Compile ``csource`` (and its SIMD batches ``simd``, a :class:`soagen.simd.SimdSource`)
-    with cffi into ``folder``; returns the library path.
+def _compile_units(units, folder, flags=()):
+    """Compile ``[(name, C text)]`` in parallel (``$SOAGEN_JOBS`` workers, the biggest first, so that
+    the pool's last job is a small one); -> the object paths, in the units' order."""
+    from .codegen import jobs
 
-    Every generated function is its own translation unit (and its SIMD batch
-    another), compiled in parallel (``$SOAGEN_JOBS`` workers); cffi then links
-    the objects with its wrapper.
+    jobs_ = []
+    for name, text in units:
+        path = Path(folder) / f"{name}.c"
+        path.write_text(text)
+        jobs_.append((path, path.with_suffix(".o"), Path(folder), list(flags)))
+    order = sorted(range(len(jobs_)), key=lambda k: -len(units[k][1]))
+    with ThreadPoolExecutor(jobs()) as pool:
+        done = dict(zip(order, pool.map(_compile_object, [jobs_[k] for k in order])))
+    for path, _, _, _ in jobs_:
+        path.unlink()
+    return [done[k] for k in range(len(jobs_))]
+
+
+def compile_module(csource, folder, modname):
+    """Compile ``csource`` with cffi into ``folder``; returns the library path.
+
+    Every generated function is its own translation unit, compiled in
+    parallel; cffi then links the objects with its wrapper.  The objects stay
+    in ``folder/objects`` (the SIMD batches, compiled later, link them for
+    their scalar tails).
     """
     import cffi
-
-    from .codegen import jobs
-    from .simd import SIMD_FLAGS
 
     folder = Path(folder)
     (folder / f"{csource.name}.h").write_text(csource.header)
     (folder / f"{csource.name}.c").write_text(csource.source)
-    units = []
-    for kind, unit_list, flags in (("", csource.units, []), ("simd__", simd.units if simd else [], SIMD_FLAGS)):
-        for fname, text in unit_list:
-            path = folder / f"{csource.name}__{kind}{fname}.c"
-            path.write_text(text)
-            units.append((path, path.with_suffix(".o"), folder, flags))
-    if simd:
-        (folder / f"{csource.name}_simd.h").write_text(simd.header)
-        (folder / f"{csource.name}_simd.c").write_text(simd.source)
-    # the biggest units first: the pool's last job is a small one
-    units.sort(key=lambda u: -u[0].stat().st_size)
-    with ThreadPoolExecutor(jobs()) as pool:
-        objects = list(pool.map(_compile_object, units))
+    (folder / "objects").mkdir()
+    objects = _compile_units([(f"objects/{csource.name}__{fname}", text) for fname, text in csource.units], folder)
     ffi = cffi.FFI()
-    ffi.cdef(csource.cdef + ("\n" + simd.cdef if simd else ""))
-    ffi.set_source(modname, f'#include "{csource.name}{"_simd" if simd else ""}.h"', include_dirs=[str(folder)],
+    ffi.cdef(csource.cdef)
+    ffi.set_source(modname, f'#include "{csource.name}.h"', include_dirs=[str(folder)],
                    extra_objects=[str(o) for o in objects], extra_compile_args=COMPILE_ARGS, libraries=["m"])
-    lib = Path(ffi.compile(tmpdir=str(folder / "build"), verbose=False))
-    for path, obj, _, _ in units:
-        path.unlink()
-        obj.unlink()
-    return lib
+    return Path(ffi.compile(tmpdir=str(folder / "build"), verbose=False))
+
+
+def write_simd(simd, folder):
+    """The SIMD batches' sources into ``folder`` (``<name>_simd.h/.c``, one unit per function under
+    ``simd/``), compiled on first use by :func:`simd_library`; -> the meta entry describing them."""
+    folder = Path(folder)
+    (folder / f"{simd.name}_simd.h").write_text(simd.header)
+    (folder / f"{simd.name}_simd.c").write_text(simd.source)
+    (folder / "simd").mkdir()
+    for fname, text in simd.units:
+        (folder / "simd" / f"{fname}.c.txt").write_text(text)
+    return dict(library=f"lib{simd.name}_simd.so", cdef=simd.cdef, units=[f for f, _ in simd.units])
+
+
+def simd_library(folder, meta):
+    """The SIMD batches of the built module in ``folder``: compiled and linked with the module's
+    scalar objects once (under a file lock, like the module), then opened; -> (ffi, lib)."""
+    import cffi
+
+    folder = Path(folder)
+    info = meta["simd"]
+    library = folder / info["library"]
+    with open(folder / "simd.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not library.exists():
+            from .simd import SIMD_FLAGS
+
+            work = Path(tempfile.mkdtemp(prefix="simd.", dir=folder))
+            try:
+                units = [(f"{work.name}/{fname}", (folder / "simd" / f"{fname}.c.txt").read_text())
+                         for fname in info["units"]]
+                objects = _compile_units(units, folder, SIMD_FLAGS)
+                cc = os.environ.get("CC", "cc")
+                res = subprocess.run([cc, "-shared", *map(str, objects), *map(str, sorted((folder / "objects").glob(
+                    "*.o"))), "-lm", "-o", str(work / library.name)], capture_output=True, text=True)
+                if res.returncode:
+                    raise RuntimeError(f"linking the SIMD batches failed:\n{res.stderr}")
+                os.replace(work / library.name, library)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+    ffi = cffi.FFI()
+    ffi.cdef(info["cdef"])
+    return ffi, ffi.dlopen(str(library))
 
 
 def _load(path, modname):
@@ -166,7 +209,7 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
         ("double", "float"), ``functions`` (only these C functions), ``variants``
         (also the algorithm variants of these families, None: all), ``trig_inputs``
         (C functions take cos/sin of q as inputs; the wrappers compute them),
-        ``simd`` (SIMD batches, default True), ``target`` ("c"; "cuda" or "cuda-host":
+        ``simd`` (SIMD batches, compiled at the first batch call; default True), ``target`` ("c"; "cuda" or "cuda-host":
         :func:`soagen.cuda.build_cuda`)
     name : str, optional        C prefix (default: the target's name)
     cache_dir : path, optional  default ``$SOAGEN_CACHE`` or ``~/.cache/soagen``
@@ -196,16 +239,16 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
         gen = generate(robot, options, name, progress)
         timings.update(gen.timings)
         t0 = time.perf_counter()
-        simd = emit_simd(robot, gen.programs, name, options.precision) if options.simd else None
-        lib = compile_module(gen.csource, work, modname, simd)
+        lib = compile_module(gen.csource, work, modname)
         timings["compile"] = time.perf_counter() - t0
         shutil.move(str(lib), str(work / lib.name))
         shutil.rmtree(work / "build", ignore_errors=True)
+        simd = emit_simd(robot, gen.programs, name, options.precision) if options.simd else None
         return dict(name=name, library=lib.name, precision=options.precision,
                     ops={p.name: p.ops for p in gen.programs},
                     choices={p.name: p.algorithm for p in gen.programs if p.algorithm},
                     signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs] for p in gen.programs},
-                    simd=bool(simd), upper=simd.upper if simd else {})
+                    simd=write_simd(simd, work) if simd else None, upper=simd.upper if simd else {})
 
     final, meta = cached(Path(cache_dir) if cache_dir else cache_root(), key, make)
     t0 = time.perf_counter()

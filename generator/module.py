@@ -21,8 +21,9 @@ class Module:
 
     Every function also takes a batch: inputs of shape (N, size) are evaluated
     in one C call (``<function>_batch_simd``: several rows per instruction,
-    each row equal to the single call, :mod:`soagen.simd`), outputs get a
-    leading N.  Symmetric matrix outputs (M, M⁻¹, Ω, Λ) can come as their upper
+    each row equal to the single call, :mod:`soagen.simd`; compiled at the
+    first batch call of a build, then cached with it), outputs get a leading
+    N.  Symmetric matrix outputs (M, M⁻¹, Ω, Λ) can come as their upper
     triangle, ``out_format="upper"``: (N, n(n+1)/2) rows (:func:`unpack_upper`),
     half the memory to write for large batches.
     Functions with one output take ``out=``: a C-contiguous array of the
@@ -59,9 +60,10 @@ class Module:
         self._ffi = lib.ffi
         self._dtype = np.float32 if self.precision == "float" else np.float64
         self._ctype = "float[]" if self.precision == "float" else "double[]"
+        self._meta = meta
         self._sig = meta["signatures"]
         self._upper = meta.get("upper", {})   # function -> outputs that "upper" packs
-        self._batch = "_batch_simd" if meta.get("simd") else "_batch"   # C suffix of the batch functions
+        self._simd = None     # (ffi, lib) of the SIMD batches, compiled and opened at the first batch call
         self._trig_inputs = {f for f, sig in self._sig.items() if any(a == "cq" for a, _ in sig)}
         self._functions = {}
         # q entries of each quaternion (spherical and floating joints)
@@ -197,12 +199,24 @@ class Module:
             outs = [(name, (size + math.isqrt(size)) // 2 if name in packs else size) for name, size in outs]
         results = ([np.empty((rows, size), dtype=self._dtype) for _, size in outs] if out is None
                    else [self._out(out, (rows, outs[0][1]), fname)])
-        fb = self._ffi.from_buffer
-        failed = self._function(f"{fname}{self._batch}{'_upper' if upper else ''}")(
+        ffi, fn = self._batch_function(fname, upper)
+        fb = ffi.from_buffer
+        failed = fn(
             rows, *[fb(self._ctype, a) for a in args], *[fb(self._ctype, r) for r in results])
         if failed:
             raise SingularError(f"{fname}: Omega(0) is not positive definite in {failed} of {rows} rows")
         return results[0] if len(results) == 1 else results
+
+    def _batch_function(self, fname, upper=False):
+        """(ffi, C function) of the batch of ``fname``: ``_batch_simd[_upper]`` (the SIMD library,
+        :func:`soagen.cffi_build.simd_library`), or the scalar ``_batch`` of a build with simd=False."""
+        if not self._meta.get("simd"):
+            return self._ffi, self._function(f"{fname}_batch")
+        if self._simd is None:
+            from .cffi_build import simd_library
+            self._simd = simd_library(self.path, self._meta)
+        ffi, lib = self._simd
+        return ffi, getattr(lib, f"{self.name}_{fname}_batch_simd{'_upper' if upper else ''}")
 
     # ---------------------------------------------------------------- functions
     def _invoke(self, spec, args, variant, out, out_format="full"):

@@ -29,8 +29,9 @@ class Options:
     functions : tuple of str or None  exactly these C functions (None: the defaults)
     variants : tuple of str or None   also the variants of these families (None: every family)
     target : str          one of :data:`TARGETS`
-    simd : bool           target "c": compile the SIMD batches (:mod:`soagen.simd`) that the module's
-                          batch calls use (about twice the scalar code's compile time); False: batches row by row
+    simd : bool           target "c": the module's batch calls use the SIMD batches (:mod:`soagen.simd`),
+                          compiled at the first batch call (about twice the scalar code's compile time,
+                          once per build); False: batches row by row
     """
 
     precision: str = "double"

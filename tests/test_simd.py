@@ -23,11 +23,10 @@ from tests.test_variants import CASES as VARIANT_CASES
 #: the UR5 with its elbow stretched: Ω(0) is singular, Λ(0) does not exist
 UR5_SINGULAR = [0.3, -1.0, 0.0, 0.4, 0.9, 0.2]
 
-BUILDS = {   # key -> (make target, options): builds of other test modules
-    "ur5_variants": (VARIANT_CASES["ur5_variants"], dict(variants=None)),
-    "tree9_variants": (VARIANT_CASES["tree9_variants"], dict(variants=None)),
-    "multidof_floating_tree": (RANDOM["floating_tree"], {}),
-    "panda": (GEN_CASES["panda"], dict(precision="float")),
+BUILDS = {   # key -> (make target, options): builds of other test modules; each compiles its SIMD batches here
+    "ur5_variants": (VARIANT_CASES["ur5_variants"], dict(variants=None)),          # every function, Ω(0) checks
+    "multidof_floating_tree": (RANDOM["floating_tree"], {}),                       # quaternions, spherical joints
+    "panda": (GEN_CASES["panda"], dict(precision="float")),                         # 16 floats a vector
 }
 
 
@@ -44,8 +43,12 @@ def rows_of(robot, count, seed, singular=()):
 
 
 def run_batch(mod, fname, suffix, args, fill=7.0):
-    """The C function ``<fname><suffix>`` on ``args``; -> (return value, [outputs (rows, size)])."""
-    ffi, lib = mod._lib.ffi, mod._lib.lib
+    """The C function ``<fname><suffix>`` (``_batch``: the module's scalar loop; ``_batch_simd[_upper]``:
+    the SIMD library's) on ``args``; -> (return value, [outputs (rows, size)])."""
+    if suffix == "_batch":
+        ffi, fn = mod._lib.ffi, getattr(mod._lib.lib, f"{mod.name}_{fname}_batch")
+    else:
+        ffi, fn = mod._batch_function(fname, upper=suffix.endswith("_upper"))
     spec = F.BY_NAME[fname]
     sig = mod._sig[fname]
     ins = [np.ascontiguousarray(args[name], dtype=mod._dtype) for name in spec.inputs]
@@ -55,7 +58,7 @@ def run_batch(mod, fname, suffix, args, fill=7.0):
         outs = [np.full((rows, (o.shape[1] + int(np.sqrt(o.shape[1]))) // 2), fill, dtype=mod._dtype)
                 if name in mod._upper[fname] else o for (name, _), o in zip(sig[len(ins):], outs)]
     ctype = mod._ctype
-    ret = getattr(lib, f"{mod.name}_{fname}{suffix}")(rows, *[ffi.from_buffer(ctype, a) for a in ins + outs])
+    ret = fn(rows, *[ffi.from_buffer(ctype, a) for a in ins + outs])
     return ret, outs
 
 
@@ -119,12 +122,13 @@ def test_upper_triangle_outputs():
 
 
 def test_wrappers_batch_through_simd():
-    """The module's batch calls go through the SIMD functions; single calls stay scalar."""
+    """The module's batch calls go through the SIMD library, compiled at the first batch call into the
+    build's folder (and linked with its scalar objects); single calls stay scalar."""
     robot, mod = built("ur5_variants", VARIANT_CASES["ur5_variants"], variants=None)
-    assert mod._batch == "_batch_simd"
     args = rows_of(robot, 13, seed=13)
     batch = mod.forward_dynamics(args["q"], args["qd"], args["tau"])
     _, (direct,) = run_batch(mod, "forward_dynamics", "_batch_simd", args)
     assert np.array_equal(batch, direct)
     assert np.array_equal(batch, [mod.forward_dynamics(args["q"][i], args["qd"][i], args["tau"][i])
                                   for i in range(13)])
+    assert mod._simd is not None and (mod.path / mod._meta["simd"]["library"]).is_file()
