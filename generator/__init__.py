@@ -16,13 +16,13 @@ from .urdf import load_urdf
 __version__ = "0.1.0"
 
 
-def build(target, options=None, **kwargs):
-    """Generate, compile and load the C module for ``target`` (a Robot or a
+def build(robot, options=None, /, **kwargs):
+    """Generate, compile and load the C module for ``robot`` (a Robot or a
     ClosedChain); ``options`` an :class:`Options` or its fields as keywords
-    (``precision="float"``, ``functions=[...]``, ``variants=None``, ...); see
-    :func:`soagen.cffi_build.build`."""
+    (``precision="float"``, ``functions=[...]``, ``variants=None``,
+    ``target="cuda"``, ...); see :func:`soagen.cffi_build.build`."""
     from .cffi_build import build as _build
-    return _build(target, options, **kwargs)
+    return _build(robot, options, **kwargs)
 
 
 __all__ = ["ClosedChain", "closed_chain", "Body", "Options", "OptionsError", "Robot", "RobotBuilder", "RobotError",

@@ -133,10 +133,19 @@ def cmd_generate(args):
     work = tempfile.mkdtemp(prefix=".soagen-", dir=parent)   # nothing half-written in out
     os.chmod(work, 0o755)
     try:
-        for fname, text in ((f"{gen.csource.name}.h", gen.csource.header),
-                            (f"{gen.csource.name}.c", gen.csource.source),
-                            ("opcounts.md", opcount.table(robot.name, gen.programs)),
-                            ("opcounts.json", opcount.as_json(robot, gen.programs))):
+        stem = gen.csource.name
+        files = [(f"{stem}.h", gen.csource.header), (f"{stem}.c", gen.csource.source)]
+        if args.target == "simd":
+            from .simd import emit_simd
+            simd = emit_simd(robot, gen.programs, stem, args.precision)
+            files += [(f"{stem}_simd.h", simd.header), (f"{stem}_simd.c", simd.source)]
+        elif args.target == "cuda":
+            from .cuda import emit_cuda
+            cu = emit_cuda(robot, gen.programs, stem, args.precision)
+            files = [(f"{stem}.cu", cu.source), (f"{stem}_cuda.h", cu.header)]
+        files += [("opcounts.md", opcount.table(robot.name, gen.programs)),
+                  ("opcounts.json", opcount.as_json(robot, gen.programs))]
+        for fname, text in files:
             with open(os.path.join(work, fname), "w") as fh:
                 fh.write(text)
         if os.path.isdir(out):   # replace our files one by one, keep others (footprint.md)
@@ -216,6 +225,9 @@ def main(argv=None):
             p.add_argument("--out", required=True, help="output folder")
             p.add_argument("--trig-inputs", action="store_true",
                            help="functions take cos/sin of q as inputs cq, sq (targets with their own trig)")
+            p.add_argument("--target", choices=["c", "simd", "cuda"], default="c",
+                           help="c: <name>.h/.c (C99); simd: also <name>_simd.h/.c, batches on several states "
+                                "per instruction (GCC/Clang); cuda: <name>.cu (kernels, launchers) and <name>_cuda.h")
         elif name == "opcount":
             p.add_argument("--json", help="also write the counts as JSON")
             p.add_argument("--markdown", help="also write the counts as a markdown table")

@@ -77,7 +77,16 @@ def call_lines(prefix, prog):
     return [{"banner": None, "code": f"return {call};" if prog.returns_status else f"{call};"}]
 
 
-def function_lines(prog, printer):
+def function_lines(prog, printer, lanes=False):
+    """The body of ``prog`` as lines: ``{"banner": text, "mark": rule}`` or ``{"banner": None, "code": C}``.
+
+    With ``lanes`` (:mod:`soagen.simd`) the same statements act on vectors of
+    states: ``printer.ctype`` is the vector type, a guard clears the lanes that
+    fail it in the mask ``ok`` and returns only when no lane is left (the other
+    lanes are computed on; the branch also keeps the scalar code's basic blocks,
+    so the compiler fuses the same multiply-adds), the function returns ``ok``;
+    a constant output is broadcast.
+    """
     lines = []
     ctype = printer.ctype
     printer.names = prog.names
@@ -88,8 +97,9 @@ def function_lines(prog, printer):
         if isinstance(item, Banner):
             lines.append({"banner": item.text, "mark": BANNER_MARKS[item.level]})
         elif isinstance(item, Guard):
-            lines.append({"banner": None, "code": f"if (!({printer.doprint(item.value)} > "
-                                                  f"{printer.doprint(item.bound)})) return {item.status};"
+            test = f"{printer.doprint(item.value)} > {printer.doprint(item.bound)}"
+            lines.append({"banner": None, "code": (f"if (soagen_none(ok &= ({test}))) return ok;" if lanes else
+                                                   f"if (!({test})) return {item.status};")
                                                   + (f"  /* {item.text} */" if item.text else "")})
         else:
             sym, expr = item
@@ -97,9 +107,12 @@ def function_lines(prog, printer):
     lines.append({"banner": "outputs", "mark": BANNER_MARKS[0]})
     for arg in prog.outputs:
         for i, e in enumerate(arg.symbols):
-            lines.append({"banner": None, "code": f"{arg.name}[{i}] = {printer.doprint(e)};"})
+            value = printer.doprint(e)
+            if lanes and e.is_Number:
+                value = f"soagen_splat({value})"
+            lines.append({"banner": None, "code": f"{arg.name}[{i}] = {value};"})
     if prog.returns_status:
-        lines.append({"banner": None, "code": "return 0;"})
+        lines.append({"banner": None, "code": "return ok;" if lanes else "return 0;"})
     return lines
 
 

@@ -20,7 +20,12 @@ class Module:
     """Generated functions of one robot (or closed chain).
 
     Every function also takes a batch: inputs of shape (N, size) are evaluated
-    row by row in one C call (``<function>_batch``), outputs get a leading N.
+    in one C call (``<function>_batch_simd``: several rows per instruction,
+    each row equal to the single call, :mod:`soagen.simd`; compiled at the
+    first batch call of a build, then cached with it), outputs get a leading
+    N.  Symmetric matrix outputs (M, M⁻¹, Ω, Λ) can come as their upper
+    triangle, ``out_format="upper"``: (N, n(n+1)/2) rows (:func:`unpack_upper`),
+    half the memory to write for large batches.
     Functions with one output take ``out=``: a C-contiguous array of the
     module's dtype and of the result's size (leading N for a batch), written
     in place and returned reshaped -- reusing it avoids allocating (for large
@@ -55,7 +60,10 @@ class Module:
         self._ffi = lib.ffi
         self._dtype = np.float32 if self.precision == "float" else np.float64
         self._ctype = "float[]" if self.precision == "float" else "double[]"
+        self._meta = meta
         self._sig = meta["signatures"]
+        self._upper = meta.get("upper", {})   # function -> outputs that "upper" packs
+        self._simd = None     # (ffi, lib) of the SIMD batches, compiled and opened at the first batch call
         self._trig_inputs = {f for f, sig in self._sig.items() if any(a == "cq" for a, _ in sig)}
         self._functions = {}
         # q entries of each quaternion (spherical and floating joints)
@@ -125,11 +133,12 @@ class Module:
                              f"(leading dimension the batch), got shape {out.shape}")
         return out.reshape(shape)
 
-    def _call(self, fname, *inputs, out=None):
+    def _call(self, fname, *inputs, out=None, out_format="full"):
         sig = self._sig.get(fname)
         if sig is None:
             raise NotImplementedError(f"{fname} was not generated for this module "
                                       "(build with functions=None for all of them)")
+        upper = self._format(fname, out_format)
         if fname in self._trig_inputs:    # cos/sin of q follow the other inputs
             q = np.asarray(inputs[0], dtype=float)
             inputs = (*inputs, np.cos(q), np.sin(q))
@@ -138,7 +147,11 @@ class Module:
             raise ValueError(f"out= is for functions with one output; {fname} has {len(outs)}")
         first = inputs[0]
         if (first.ndim if isinstance(first, np.ndarray) else np.ndim(first)) == 2:
-            return self._call_batch(fname, ins, outs, inputs, out)
+            return self._call_batch(fname, ins, outs, inputs, out, upper)
+        if upper:       # one row of the batch function
+            result = self._call_batch(fname, ins, outs, [np.asarray(v)[None, :] for v in inputs],
+                                      None if out is None else self._out(out, (np.size(out),), fname)[None, :], upper)
+            return [r[0] for r in result] if isinstance(result, list) else result[0]
         args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
         results = ([np.empty(size, dtype=self._dtype) for _, size in outs] if out is None
                    else [self._out(out, (outs[0][1],), fname)])
@@ -165,31 +178,59 @@ class Module:
             self._check_quaternions(arr)
         return arr
 
-    def _call_batch(self, fname, ins, outs, inputs, out=None):
-        """N rows in one C call (``<fname>_batch``); inputs (N, size), outputs (N, size)."""
+    def _format(self, fname, out_format):
+        """True for ``out_format="upper"`` (checked: ``fname`` has a symmetric output), False for "full"."""
+        if out_format == "full":
+            return False
+        if out_format != "upper":
+            raise ValueError(f"out_format must be 'full' or 'upper', got {out_format!r}")
+        if fname not in self._upper:
+            raise ValueError(f"{fname} has no symmetric matrix output: out_format='upper' is for "
+                             + (", ".join(sorted(self._upper)) or "the SIMD batches (build with simd=True)"))
+        return True
+
+    def _call_batch(self, fname, ins, outs, inputs, out=None, upper=False):
+        """N rows in one C call (``<fname>_batch_simd``, or ``_batch_simd_upper`` with the symmetric
+        outputs packed); inputs (N, size), outputs (N, size)."""
         rows = np.shape(inputs[0])[0]
         args = [self._batch_arg(v, rows, size, name) for v, (name, size) in zip(inputs, ins)]
+        if upper:
+            packs = self._upper[fname]
+            outs = [(name, (size + math.isqrt(size)) // 2 if name in packs else size) for name, size in outs]
         results = ([np.empty((rows, size), dtype=self._dtype) for _, size in outs] if out is None
                    else [self._out(out, (rows, outs[0][1]), fname)])
-        fb = self._ffi.from_buffer
-        failed = self._function(f"{fname}_batch")(
+        ffi, fn = self._batch_function(fname, upper)
+        fb = ffi.from_buffer
+        failed = fn(
             rows, *[fb(self._ctype, a) for a in args], *[fb(self._ctype, r) for r in results])
         if failed:
             raise SingularError(f"{fname}: Omega(0) is not positive definite in {failed} of {rows} rows")
         return results[0] if len(results) == 1 else results
 
+    def _batch_function(self, fname, upper=False):
+        """(ffi, C function) of the batch of ``fname``: ``_batch_simd[_upper]`` (the SIMD library,
+        :func:`soagen.cffi_build.simd_library`), or the scalar ``_batch`` of a build with simd=False."""
+        if not self._meta.get("simd"):
+            return self._ffi, self._function(f"{fname}_batch")
+        if self._simd is None:
+            from .cffi_build import simd_library
+            self._simd = simd_library(self.path, self._meta)
+        ffi, lib = self._simd
+        return ffi, getattr(lib, f"{self.name}_{fname}_batch_simd{'_upper' if upper else ''}")
+
     # ---------------------------------------------------------------- functions
-    def _invoke(self, spec, args, variant, out):
+    def _invoke(self, spec, args, variant, out, out_format="full"):
         """Call the C function of ``spec`` (or of its family's ``variant``) and
-        shape its outputs as the catalogue says."""
+        shape its outputs as the catalogue says (packed upper triangles stay flat)."""
         if spec.tips and not self.m:
             raise ValueError(f"{spec.name} needs tips: load the robot with tips=[...]")
         fname = self._chosen(spec.family, variant) if variant is not None else spec.name
-        result = self._call(fname, *args, out=out)
+        result = self._call(fname, *args, out=out, out_format=out_format)
         outs = self._specs[fname].outputs
-        if len(outs) == 1:
-            return self._shape(result, outs[0].shape)
-        return tuple(self._shape(r, o.shape) for r, o in zip(result, outs))
+        packed = self._upper.get(fname, ()) if out_format == "upper" else ()
+        shaped = [r if o.name in packed else self._shape(r, o.shape)
+                  for r, o in zip([result] if len(outs) == 1 else result, outs)]
+        return shaped[0] if len(outs) == 1 else tuple(shaped)
 
     def _shape(self, flat, shape):
         """(size,) -> shape, or (N, size) -> (N, *shape) for a batch; 1-D outputs stay flat."""
@@ -206,11 +247,11 @@ class Module:
             raise ValueError(f"variant must be one of {', '.join(map(repr, table))}, got {variant!r}")
         return family if variant == self.choices.get(family) else table[variant]
 
-    def call(self, fname, *inputs):
+    def call(self, fname, *inputs, out_format="full"):
         """Any generated C function by name (``module.ops`` lists them), e.g.
         ``call("forward_dynamics_fd2", q, qd, tau)`` -> ``[qdd, a0]``; outputs
         are flat arrays, one per C output argument (a single array for one)."""
-        return self._call(fname, *inputs)
+        return self._call(fname, *inputs, out_format=out_format)
 
     def integrate(self, q, v, dt):
         """Configuration after velocity ``v`` for ``dt`` (:meth:`soagen.Robot.integrate`); -> (nq,)."""
@@ -253,17 +294,40 @@ _METHODS = {}
 
 def _method(spec):
     """The wrapper method of ``spec`` (made once): its inputs by name, ``variant``
-    for a family function, keyword ``out``."""
+    for a family function, keywords ``out`` and ``out_format``."""
     if spec not in _METHODS:
         family = spec.is_family_function
-        params = ", ".join(spec.inputs) + (', variant="auto"' if family else "") + ", *, out=None"
+        params = (", ".join(spec.inputs) + (', variant="auto"' if family else "")
+                  + ', *, out=None, out_format="full"')
         doc = (f"{spec.doc} ({', '.join(spec.inputs)}) -> "
                + ", ".join(f"{o.name} {tuple(o.shape)}" for o in spec.outputs)
                + (f"; ``variant``: 'auto' or an algorithm of soagen.functions.labels({spec.family!r})"
-                  if family else ""))
+                  if family else "")
+               + "; ``out_format='upper'``: symmetric matrix outputs as upper triangles (n(n+1)/2,)")
         source = (f"def {spec.name}(self, {params}):\n    {doc!r}\n"
-                  f"    return self._invoke(SPEC, ({', '.join(spec.inputs)},), {'variant' if family else 'None'}, out)\n")
+                  f"    return self._invoke(SPEC, ({', '.join(spec.inputs)},), {'variant' if family else 'None'}, out, "
+                  "out_format)\n")
         namespace = {"SPEC": spec}
         exec(source, namespace)   # a real signature (names, defaults) at no per-call cost
         _METHODS[spec] = namespace[spec.name]
     return _METHODS[spec]
+
+
+def unpack_upper(packed, n):
+    """Full symmetric matrices from upper triangles stored row by row (``out_format="upper"``).
+
+    Parameters
+    ----------
+    packed : (n(n+1)/2,) or (N, n(n+1)/2) array
+    n : int   matrix order
+
+    Returns
+    -------
+    (n, n) or (N, n, n) array
+    """
+    packed = np.asarray(packed)
+    rows, cols = np.triu_indices(n)
+    full = np.empty(packed.shape[:-1] + (n, n), dtype=packed.dtype)
+    full[..., rows, cols] = packed
+    full[..., cols, rows] = packed
+    return full
