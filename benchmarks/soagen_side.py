@@ -1,0 +1,231 @@
+"""Every use of soagen by the benchmark, in one place.
+
+The rest of ``benchmarks/`` sees soagen only through this module: loading a robot,
+generating its C (and what each generated function takes and returns), the
+reference values the outputs are checked against, the Pinocchio-convention
+converters and the built Python module.  When soagen's internal API changes
+(function catalogue, options object), this is the file to adapt.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import soagen
+from soagen import pinocchio_convention as pc
+from soagen import reference as ref
+from soagen import robots
+from soagen.codegen import c_name, generate, jobs
+from soagen.recursion import VARIANTS
+from soagen.urdf import load_urdf
+
+TOLERANCE = 1e-8          # max |got - want| / max(1, max |want|)
+ILL_CONDITIONED = 1e6     # Λ-based outputs are compared only where cond(Ω) is below this
+
+
+def rel_error(got, want):
+    got, want = np.ravel(got), np.ravel(want)
+    return float(np.abs(got - want).max() / max(1.0, float(np.abs(want).max())))
+
+
+_COND = {}
+
+
+def _cond_ok(robot, q):
+    key = (robot.fingerprint(), np.asarray(q, float).tobytes())
+    if key not in _COND:
+        _COND[key] = np.linalg.cond(ref.os_inertia_inverse(robot, q)) < ILL_CONDITIONED
+    return _COND[key]
+
+
+# soagen function -> reference value at state i; "needs_lambda": compared only where cond(Ω) is fine
+REFERENCE = {
+    "forward_kinematics": lambda r, s, i: ref.forward_kinematics(r, s.q[i]),
+    "jacobian": lambda r, s, i: ref.jacobian(r, s.q[i]),
+    "jdot_qdot": lambda r, s, i: ref.jdot_qdot(r, s.q[i], s.qd[i]),
+    "inverse_dynamics": lambda r, s, i: ref.inverse_dynamics(r, s.q[i], s.qd[i], s.qdd[i]),
+    "inverse_dynamics_tip_force": lambda r, s, i: ref.inverse_dynamics(r, s.q[i], s.qd[i], s.qdd[i], s.f[i]),
+    "gravity": lambda r, s, i: ref.gravity(r, s.q[i]),
+    "bias_forces": lambda r, s, i: ref.bias_forces(r, s.q[i], s.qd[i]),
+    "mass_matrix": lambda r, s, i: ref.mass_matrix(r, s.q[i]),
+    "mass_matrix_inverse": lambda r, s, i: ref.mass_matrix_inverse(r, s.q[i]),
+    "forward_dynamics": lambda r, s, i: ref.forward_dynamics(r, s.q[i], s.qd[i], s.tau[i], variant="FD4"),
+    "forward_dynamics_fd1": lambda r, s, i: ref.forward_dynamics(r, s.q[i], s.qd[i], s.tau[i], variant="FD1"),
+    "tip_force_acceleration": lambda r, s, i: ref.tip_force_acceleration(r, s.q[i], s.f[i]),
+    "os_inertia_inverse": lambda r, s, i: ref.os_inertia_inverse(r, s.q[i]),
+    "os_inertia": lambda r, s, i: ref.os_inertia(r, s.q[i]),
+    "os_coriolis": lambda r, s, i: ref.os_coriolis(r, s.q[i], s.qd[i]),
+    "os_gravity": lambda r, s, i: ref.os_gravity(r, s.q[i]),
+    "os_bias": lambda r, s, i: ref.os_bias(r, s.q[i], s.qd[i]),
+    "osc_torque": lambda r, s, i: ref.osc_torque(r, s.q[i], s.qd[i], s.u[i]),
+    "coriolis": lambda r, s, i: ref.coriolis(r, s.q[i], s.qd[i]),
+    # algorithm variants (--variants): the same quantity by another algorithm
+    "mass_matrix_ne": lambda r, s, i: ref.mass_matrix(r, s.q[i]),
+    "mass_matrix_inverse_innovations": lambda r, s, i: ref.mass_matrix_inverse(r, s.q[i]),
+    "mass_matrix_inverse_cholesky": lambda r, s, i: ref.mass_matrix_inverse(r, s.q[i]),
+    "forward_dynamics_fd4": lambda r, s, i: ref.forward_dynamics(r, s.q[i], s.qd[i], s.tau[i]),
+    "forward_dynamics_fd2": lambda r, s, i: np.concatenate([
+        qdd := ref.forward_dynamics(r, s.q[i], s.qd[i], s.tau[i]),
+        ref.jacobian(r, s.q[i]) @ qdd + ref.jdot_qdot(r, s.q[i], s.qd[i])]),
+    "forward_dynamics_fd3": lambda r, s, i: ref.forward_dynamics(r, s.q[i], s.qd[i], s.tau[i]),
+    "forward_dynamics_crba": lambda r, s, i: ref.forward_dynamics(r, s.q[i], s.qd[i], s.tau[i]),
+    "os_inertia_recursive": lambda r, s, i: ref.os_inertia(r, s.q[i]),
+    "os_inertia_explicit": lambda r, s, i: ref.os_inertia(r, s.q[i]),
+}
+NEEDS_LAMBDA = {"os_inertia", "os_coriolis", "os_gravity", "os_bias", "osc_torque", "os_inertia_recursive",
+                "os_inertia_explicit"}
+
+
+def family(fn):
+    """The family a variant function belongs to (``forward_dynamics_fd4`` -> ``forward_dynamics``):
+    its rows are compared with the family's baselines."""
+    return next((fam for fam, names in VARIANTS.items() if fn in names), fn)
+
+
+def check_outputs(robot, states, outputs, what, convert=lambda name, x: x):
+    """Worst relative error of ``outputs`` {soagen function: (count, size)} against the reference.
+
+    ``convert(name, row)`` maps one backend output row to soagen's layout.
+    Returns {function: error}; functions without a reference get None.
+    """
+    errors = {}
+    for name, rows in outputs.items():
+        if name not in REFERENCE:
+            errors[name] = None
+            continue
+        worst, checked = 0.0, 0
+        for i, got in enumerate(rows):
+            if name in NEEDS_LAMBDA and not _cond_ok(robot, states.q[i]):
+                continue
+            worst = max(worst, rel_error(convert(name, got), REFERENCE[name](robot, states, i)))
+            checked += 1
+        errors[name] = worst if checked else None
+    bad = {k: v for k, v in errors.items() if v is not None and not v <= TOLERANCE}
+    if bad:
+        raise ValueError(f"{what}: outputs differ from soagen.reference: "
+                         + ", ".join(f"{k} {v:.2e}" for k, v in bad.items()))
+    return errors
+
+
+
+# --------------------------------------------------------------------------- robots
+def load_robot(urdf, tips, lock, floating_base):
+    """soagen's Robot of a URDF file (``soagen.urdf.load_urdf``)."""
+    return load_urdf(urdf, tips=list(tips), lock=lock, floating_base=floating_base)
+
+
+def bundled_urdf(name):
+    """Path of a URDF bundled with soagen."""
+    return robots.urdf_path(name)
+
+
+def is_bundled_example(name, robot):
+    """Whether ``robot`` is ``soagen.robots.example(name)`` (same numbers, same code)."""
+    return robot.fingerprint() == robots.example(name).fingerprint()
+
+
+def random_state(robot, rng):
+    """(q, qd, qdd, tau) of ``Robot.random_state``."""
+    return robot.random_state(rng)
+
+
+def joint_names(robot):
+    return [b.joint for b in robot.bodies]
+
+
+def is_floating(robot):
+    return robot.bodies[0].joint_type == "floating"
+
+
+def describe(robot):
+    """'7 joints, tip panda_hand' or, for a floating base / several tips, sizes and tips."""
+    tips = ", ".join(t.name for t in robot.tips)
+    if robot.nq == robot.nv and len(robot.tips) == 1:
+        return f"{robot.n} joints, tip {tips}"
+    base = "floating base, " if is_floating(robot) else ""
+    return f"{base}nq = {robot.nq}, nv = {robot.nv}, {len(robot.tips)} tips {tips}"
+
+
+# --------------------------------------------------------------------------- generated C
+def generate_soagen(robot, name, out, variants=True):
+    """soagen's C for every function (with ``variants``, every algorithm variant too),
+    one worker per function (``soagen.codegen.generate``, as ``soagen generate``).
+
+    Returns (csource, programs, {function: symbolic seconds}, wall seconds).
+    """
+    import time
+
+    t0 = time.perf_counter()
+    gen = generate(robot, name, variants=None if variants else ())
+    wall = time.perf_counter() - t0
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.h").write_text(gen.csource.header)
+    (out / f"{name}.c").write_text(gen.csource.source)
+    return gen.csource, gen.programs, {p.name: p.seconds for p in gen.programs}, wall
+
+
+def calls_header(name, programs, robot):
+    """bench_calls.h for soagen: direct calls to ``<name>_<function>``."""
+    inputs = {"q": "Q", "qd": "QD", "qdd": "QDD", "tau": "TAU", "f": "F", "u": "U"}
+    entries, biggest = [], 1
+    for p in programs:
+        args = [inputs[a.name] for a in p.inputs]
+        offset = 0
+        for a in p.outputs:
+            args.append(f"OUT + {offset}")
+            offset += a.size
+        biggest = max(biggest, offset)
+        entries.append(f"    X({p.name}, {offset}, {name}_{p.name}({', '.join(args)}))")
+    return "\n".join([f'#include "{name}.h"', f"#define NQ {robot.nq}", f"#define NV {robot.nv}",
+                      f"#define NTIP {len(robot.tips)}", f"#define MAX_OUT {biggest}",
+                      "#define BENCH_LIST(X) \\", " \\\n".join(entries), ""])
+
+
+def compile_args():
+    """The flags soagen's Python module is compiled with."""
+    from soagen.cffi_build import COMPILE_ARGS
+
+    return list(COMPILE_ARGS)
+
+
+version = soagen.__version__
+jobs = jobs
+c_name = c_name
+
+
+# --------------------------------------------------------------------------- Pinocchio's conventions
+def q_to_pinocchio(robot, q):
+    return pc.q_to_pinocchio(robot, q)
+
+
+def v_to_pinocchio(robot, v):
+    return pc.v_to_pinocchio(robot, v)
+
+
+def from_pinocchio(kind, row, robot):
+    """One raw Pinocchio output row in soagen's layout and conventions ([angular; linear],
+    full matrices, free-flyer velocities [ω; v] by ``soagen.pinocchio_convention``)."""
+    nv, m = robot.nv, len(robot.tips)
+    if kind == "vector":                      # tau, qdd, g, nle (nv,)
+        return pc.v_from_pinocchio(robot, row)
+    if kind == "upper":                       # M, Minv: upper triangle of (nv, nv)
+        a = row.reshape(nv, nv)
+        return pc.matrix_from_pinocchio(robot, np.triu(a) + np.triu(a, 1).T)
+    if kind == "jacobian":                    # m stacked LOCAL_WORLD_ALIGNED (6, nv), rows [v; ω]
+        return pc.jacobian_from_pinocchio(robot, list(row.reshape(m, 6, nv)))
+    if kind == "six":                         # Ω, Λ (6m, 6m) in tip space: [v; ω] -> [ω; v] per tip
+        p = np.concatenate([[6 * k + 3, 6 * k + 4, 6 * k + 5, 6 * k, 6 * k + 1, 6 * k + 2] for k in range(m)])
+        return row.reshape(6 * m, 6 * m)[np.ix_(p, p)]
+    return row                                # "pose": m homogeneous 4x4 (convention independent)
+
+
+# --------------------------------------------------------------------------- Python module
+BATCH_FUNCTIONS = {
+    "inverse_dynamics": ("q", "qd", "qdd"), "mass_matrix": ("q",), "forward_dynamics": ("q", "qd", "tau"),
+    "mass_matrix_inverse": ("q",), "jacobian": ("q",), "forward_kinematics": ("q",), "os_inertia": ("q",),
+}
+SingularError = soagen.SingularError
+
+
+def build_module(robot):
+    """The cffi module of ``robot`` (``soagen.build``)."""
+    return soagen.build(robot)
