@@ -1,156 +1,225 @@
-"""Markdown of a benchmark run: the timing tables, the notes, docs/benchmarks.md."""
+"""What a benchmark run reports: summaries as small data classes, their JSON, the markdown.
+
+``docs/benchmarks.json`` holds one :class:`RobotReport` per robot; ``docs/benchmarks.md``
+and the README's speed block are rendered from it (:func:`markdown_page`,
+:func:`readme_speed`), so a test can check that both are what the JSON says.
+This module needs nothing but the standard library (the tests import it).
+"""
 from __future__ import annotations
 
-import datetime
-import os
-import platform
-import re
-import shlex
-import sys
+import json
+import statistics
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-
-import numpy as np
-
-import soagen_side as sg
-from backends import BATCH_ROWS, CASADI_MAP, CFLAGS, CHECK_STATES, PIN_MAP, sh
-from specs import SPECS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
+DATA = ROOT / "docs" / "benchmarks.json"
+ORDER = ("panda", "ur5", "talos")       # robots' order on the page and in the README
 
 
+# --------------------------------------------------------------------------- summaries
+def percentile(values, p):
+    """Linear-interpolation percentile (numpy's default) of a list of numbers."""
+    xs = sorted(values)
+    k = (len(xs) - 1) * p / 100.0
+    lo = int(k)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+@dataclass
+class Spread:
+    """Median and interquartile range (25th, 75th percentile) of per-round values."""
+
+    median: float
+    q1: float
+    q3: float
+
+    @classmethod
+    def of(cls, values):
+        values = [float(v) for v in values]
+        return cls(statistics.median(values), percentile(values, 25), percentile(values, 75))
+
+    @classmethod
+    def ratio(cls, num, den):
+        """Of the per-round ratios num[r] / den[r]."""
+        return cls.of([a / b for a, b in zip(num, den)])
+
+
+@dataclass
+class Baseline:
+    """One baseline timed against a soagen function."""
+
+    backend: str                 # "pinocchio" or "casadi"
+    name: str                    # its entry in the driver
+    calls: str                   # what one timed call runs
+    ns: float                    # median over rounds, ns per call
+    ratio: Spread                # soagen / baseline, per round
+    ratio_libm: Spread = None    # soagen with libm sin/cos / baseline, per round
+
+
+@dataclass
+class Row:
+    """One soagen function and the baselines computing the same quantity."""
+
+    function: str
+    family: str                  # the function a variant stands in for (itself if none)
+    soagen_ns: float             # median over rounds, ns per call, inline sin/cos
+    soagen_libm_ns: float        # the same with cos/sin of q by libm in the timed call
+    operations: int              # mul + add + div + sqrt of its program
+    generation_s: float          # soagen's symbolic stage
+    compile_s: float = None      # gcc -O2 -c of its own translation unit
+    pinocchio: list = field(default_factory=list)   # [Baseline], fastest first (the headline)
+    casadi: Baseline = None
+
+
+@dataclass
+class PythonRow:
+    """The Python module on one function: ns per state."""
+
+    function: str
+    c_ns: float                  # the C loop of the driver
+    single_ns: float             # one call from Python per state
+    batch_ns: float              # one batch call on BATCH_ROWS states
+    out_ns: float                # the same into a reused out= array
+
+
+@dataclass
+class RobotReport:
+    """Everything docs/benchmarks.md says about one robot."""
+
+    robot: str
+    title: str
+    command: str
+    n: int
+    rounds: int
+    seed: int
+    machine: list                # markdown bullet lines
+    rows: list                   # [Row]
+    round_ms: Spread             # wall time of a round (every backend once)
+    overhead_ms: float           # the driver process outside its rounds (start, setup, warm-up, outputs)
+    backends: list               # names of the backends timed
+    notes: list                  # markdown bullet lines
+    python_intro: str
+    python: list                 # [PythonRow]
+    seconds: float = None        # the whole command, wall
+
+    @classmethod
+    def from_dict(cls, d):
+        d = dict(d)
+
+        def baseline(b):
+            if b is None:
+                return None
+            b = dict(b)
+            b["ratio"] = Spread(**b["ratio"])
+            b["ratio_libm"] = Spread(**b["ratio_libm"]) if b.get("ratio_libm") else None
+            return Baseline(**b)
+
+        rows = []
+        for r in d["rows"]:
+            r = dict(r)
+            r["pinocchio"] = [baseline(b) for b in r["pinocchio"]]
+            r["casadi"] = baseline(r["casadi"])
+            rows.append(Row(**r))
+        d["rows"] = rows
+        d["round_ms"] = Spread(**d["round_ms"])
+        d["python"] = [PythonRow(**p) for p in d["python"]]
+        return cls(**d)
+
+
+def load(path=DATA):
+    """{robot: RobotReport} of a JSON file (empty when there is none)."""
+    if not Path(path).exists():
+        return {}
+    return {name: RobotReport.from_dict(d) for name, d in json.loads(Path(path).read_text()).items()}
+
+
+def dumps(reports):
+    ordered = {name: asdict(reports[name]) for name in sorted(reports, key=_order)}
+    return json.dumps(ordered, indent=1, ensure_ascii=False) + "\n"
+
+
+def _order(name):
+    return (ORDER.index(name) if name in ORDER else len(ORDER), name)
+
+
+# --------------------------------------------------------------------------- markdown
 def fmt_ns(x):
     return "n/a" if x is None else (f"{x:.0f}" if x >= 100 else f"{x:.1f}")
 
 
-def fmt_ratio(a, b):
-    return "n/a" if a is None or b is None else f"{a / b:.2f}"
+def fmt_spread(s):
+    """'0.13 (0.12–0.14)': median of the per-round ratios and their interquartile range."""
+    return "n/a" if s is None else f"{s.median:.2f} ({s.q1:.2f}–{s.q3:.2f})"
 
 
-def machine_info(casadi):
-    """CPU, compilers, versions and date, as a list of markdown bullet lines."""
-    cpu, flags = "unknown", []
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-        cpu = re.search(r"model name\s*:\s*(.*)", info).group(1).strip()
-        flags = [f for f in ("avx2", "fma", "avx512f") if f in re.search(r"flags\s*:(.*)", info).group(1).split()]
-    except (OSError, AttributeError):
-        pass
-
-    def first(cmd):
-        return sh(cmd).stdout.splitlines()[0]
-
-    try:
-        import pinocchio
-        pin_v = pinocchio.__version__
-    except ImportError:
-        pin_v = "not installed"
-    return [f"- CPU: {cpu} ({os.cpu_count()} logical cores; {', '.join(flags) or 'no avx2/fma/avx512f'}); "
-            f"{platform.system()} {platform.release()}",
-            f"- C compiler: {first(['gcc', '--version'])}; C++: {first(['g++', '--version'])}",
-            f"- Python {platform.python_version()}, numpy {np.__version__}, soagen {sg.version}, "
-            f"Pinocchio (pin wheel) {pin_v}, CasADi {casadi}",
-            f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"]
-
-
-def main_table(soagen, pin, cas):
-    """Rows of the timing table: every soagen function; Pinocchio's alternative routes
-    for the same quantity on extra rows (″) under it."""
-    lines = ["| function | soagen ns/call | Pinocchio call | Pinocchio ns/call | soagen/Pinocchio "
-             "| CasADi ns/call | soagen/CasADi | generation s | gcc -O2 -c s |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
-    for fn in soagen["functions"]:
-        ns = soagen["timings"][fn][0]
-        labels = [label for f, label, _ in PIN_MAP if f == sg.family(fn)] or [None]
-        labels = labels if fn == sg.family(fn) else labels[:1]
-        p = pin["timings"][labels[0]][0] if pin and labels[0] else None
-        c = cas["timings"][CASADI_MAP[sg.family(fn)]][0] if cas and sg.family(fn) in CASADI_MAP else None
-        cc = f"{soagen['cc_per'][fn]:.2f}" if fn in soagen["cc_per"] else "n/a"
-        lines.append(f"| {fn} | {fmt_ns(ns)} | {labels[0] or '—'} | {fmt_ns(p)} | {fmt_ratio(ns, p)} "
-                     f"| {fmt_ns(c)} | {fmt_ratio(ns, c)} | {soagen['gen'][fn]:.2f} | {cc} |")
-        for label in labels[1:]:
-            p = pin["timings"][label][0] if pin else None
-            lines.append(f"| ″ | {fmt_ns(ns)} | {label} | {fmt_ns(p)} | {fmt_ratio(ns, p)} | | | | |")
+def main_table(rep):
+    """Every soagen function; Pinocchio's other routes to the same quantity on ″ rows under it."""
+    lines = ["| function | soagen ns | soagen, libm sin/cos ns | Pinocchio: calls timed | Pinocchio ns "
+             "| soagen / Pinocchio | soagen libm / Pinocchio | CasADi ns | soagen / CasADi | soagen libm / CasADi |",
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rep.rows:
+        p = r.pinocchio[0] if r.pinocchio else None
+        c = r.casadi
+        lines.append(f"| {r.function} | {fmt_ns(r.soagen_ns)} | {fmt_ns(r.soagen_libm_ns)} "
+                     f"| {p.calls if p else '—'} | {fmt_ns(p.ns if p else None)} "
+                     f"| {fmt_spread(p.ratio if p else None)} | {fmt_spread(p.ratio_libm if p else None)} "
+                     f"| {fmt_ns(c.ns if c else None)} | {fmt_spread(c.ratio if c else None)} "
+                     f"| {fmt_spread(c.ratio_libm if c else None)} |")
+        for p in r.pinocchio[1:]:
+            lines.append(f"| ″ | | | {p.calls} | {fmt_ns(p.ns)} | {fmt_spread(p.ratio)} "
+                         f"| {fmt_spread(p.ratio_libm)} | | | |")
     return lines
 
 
-def python_table(soagen, py):
-    lines = ["| function | C loop ns/call | Python single call ns (calls/s) | Python batch N=10000 ns/state "
+def cost_table(rep):
+    lines = ["| function | operations (mul + add + div + sqrt) | generation s | gcc -O2 -c s |",
+             "|---|---:|---:|---:|"]
+    for r in rep.rows:
+        cc = "n/a" if r.compile_s is None else f"{r.compile_s:.2f}"
+        lines.append(f"| {r.function} | {r.operations} | {r.generation_s:.2f} | {cc} |")
+    return lines
+
+
+def python_table(rep):
+    lines = ["| function | C loop ns/call | Python single call ns (calls/s) | Python batch ns/state "
              "| batch / C loop | batch into `out=` ns/state | `out=` / C loop |", "|---|---:|---:|---:|---:|---:|---:|"]
-    for fn, (single, batch, reused) in py.items():
-        if fn not in soagen["timings"]:
-            continue
-        c = soagen["timings"][fn][0]
-        lines.append(f"| {fn} | {fmt_ns(c)} | {fmt_ns(single)} ({1e9 / single:,.0f}) | {fmt_ns(batch)} "
-                     f"| {fmt_ratio(batch, c)} | {fmt_ns(reused)} | {fmt_ratio(reused, c)} |")
+
+    def ratio(a, b):
+        return "n/a" if a is None or b is None else f"{a / b:.2f}"
+
+    for p in rep.python:
+        lines.append(f"| {p.function} | {fmt_ns(p.c_ns)} | {fmt_ns(p.single_ns)} ({1e9 / p.single_ns:,.0f}) "
+                     f"| {fmt_ns(p.batch_ns)} | {ratio(p.batch_ns, p.c_ns)} | {fmt_ns(p.out_ns)} "
+                     f"| {ratio(p.out_ns, p.c_ns)} |")
     return lines
 
 
-def report(robot_name, spec, robot, args, soagen, pin, cas, py_build, py, why):
-    """Markdown section for one robot."""
-    cmd = "python benchmarks/run.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    casadi_v = cas["version"] if cas else "n/a"
-    m = len(robot.tips)
-    lines = [f"## {robot_name} ({sg.describe(robot)})", "",
-             f"Command: `{cmd}`; N = {args.n} random states (seed {args.seed}), "
-             f"{args.reps} timed passes, median pass reported, ns per call.", ""]
-    lines += machine_info(casadi_v) + [""]
-    lines += main_table(soagen, pin, cas) + [""]
-    lines += ["Ratios are soagen ns / baseline ns (below 1: soagen is faster). ″ rows: other Pinocchio "
-              "routes to the same quantity. generation s: soagen's symbolic stage for that function; "
-              "gcc -O2 -c s: compiling its translation unit.", ""]
-    if robot.nq != robot.nv or m > 1:
-        lines += [f"Here q has nq = {robot.nq} entries (the free-flyer's position and unit quaternion "
-                  f"(x, y, z, w)), velocities, accelerations and torques nv = {robot.nv}; Λ is "
-                  f"{6 * m}×{6 * m} (the {m} tips stacked, coupling blocks included). "
-                  + ("soagen's default functions only (no algorithm variants). " if not spec.variants else "")
-                  + "Pinocchio's per-tip calls (computeFrameJacobian, updateFramePlacement, getFrameJacobian) "
-                  "are made once per tip and timed together.", ""]
-    total_gen = sum(soagen["gen"].values())
-    unchecked = [fn for fn, err in soagen["errors"].items() if err is None]
-    lines += [f"- soagen generation (sympy stage, record + CSE, summed over functions): {total_gen:.1f} s; "
-              f"wall with {sg.jobs()} workers incl. emit: {soagen['gen_wall']:.1f} s",
-              f"- `gcc -O2 -c {sg.c_name(robot.name)}.c` (whole file): {soagen['cc_whole']:.2f} s; "
-              f"per-function units: {sum(soagen['cc_per'].values()):.2f} s summed (column above)",
-              f"- timed builds: soagen and CasADi C with `gcc {' '.join(CFLAGS)}`, Pinocchio "
-              f"`g++ {' '.join(CFLAGS)} -DNDEBUG` header-only; outputs of the first {CHECK_STATES} states "
-              f"checked against `soagen.reference` (relative error <= {sg.TOLERANCE:g})"
-              + (f"; not checked (no reference mapping or no well-conditioned state): {', '.join(unchecked)}"
-                 if unchecked else "")]
-    if pin:
-        worst = max((v for v in pin["errors"].values() if v is not None), default=float("nan"))
-        floating = sg.is_floating(robot)
-        lines.append(f"- Pinocchio {pin['version']}: URDF parsed "
-                     + ("with a `JointModelFreeFlyer` root " if floating else "and reduced (locked joints) ")
-                     + "by Pinocchio's Python bindings, handed to `pinocchio_bench.cpp` as a text archive"
-                     + ("; states handed over in Pinocchio's conventions and its outputs converted back "
-                        "(`soagen.pinocchio_convention`: normalized quaternions, free-flyer [v; ω] ↔ soagen's "
-                        "[ω; v] in velocities, torques, M, M⁻¹ and Jacobian columns) before the checks"
-                        if floating else "")
-                     + f"; crba (LOCAL convention) and computeMinverse fill only the upper triangle (not "
-                     f"symmetrised in the timed call; the Λ routes do symmetrise Minv); computeFrameJacobian "
-                     f"(LOCAL_WORLD_ALIGNED) includes its kinematics pass; Λ = (J M⁻¹ Jᵀ)⁻¹ with Eigen LLT "
-                     f"on {6 * m}×{6 * m}; computeDelassusMatrix (Pinocchio's O(n) Delassus recursion) and "
-                     f"ConstraintCholeskyDecomposition (after crba, as in its constraintDynamics) with one "
-                     f"CONTACT_6D constraint per tip in the tip's LOCAL frame (Ω, Λ rotated to world-aligned "
-                     f"axes outside the timed loop for the check); worst error vs reference {worst:.1e}")
-    else:
-        lines.append(f"- Pinocchio: n/a — {why['pinocchio']}")
-    if cas:
-        worst = max((v for v in cas["errors"].values() if v is not None), default=float("nan"))
-        lines.append(f"- CasADi {cas['version']}: SX functions of casadi_kin_dyn, generated C compiled "
-                     f"`-O3 -march=native`; `gcc -O2 -c` of rnea/crba/aba: "
-                     + ", ".join(f"{k} {v:.1f} s" for k, v in cas["cc"].items())
-                     + f"; generation (SX build + C codegen, in its venv) {cas['gen_s']:.2f} s"
-                     + f"; worst error vs reference {worst:.1e}")
-    else:
-        lines.append(f"- CasADi: n/a — {why['casadi']}")
-    lines += ["", f"Python module (`soagen.build`, cffi, compiled `{' '.join(sg.compile_args())}`; "
-              f"build/load {py_build:.1f} s): "
-              f"single calls loop over the {args.n} states, batch = one call on {BATCH_ROWS} states, median of 15 back to back "
-              "(a fresh result array per call, or `out=` reusing one; large fresh arrays come from the "
-              "kernel as new pages, which costs per call what streaming the rows out costs).", ""]
-    lines += python_table(soagen, py)
+def markdown_section(rep):
+    """The markdown section of one robot."""
+    rounds = rep.round_ms
+    lines = [f"## {rep.title}", "",
+             f"Command: `{rep.command}` ({'' if rep.seconds is None else f'{rep.seconds:.0f} s; '}"
+             f"N = {rep.n} random states, seed {rep.seed}; {rep.rounds} rounds of "
+             f"{', '.join(rep.backends)}).", ""]
+    lines += rep.machine + [""]
+    lines += main_table(rep) + [""]
+    lines += ["ns: median over the rounds of one pass's ns per call. Ratios: soagen ns / baseline ns "
+              "(below 1: soagen is faster), the median of the per-round ratios with their interquartile "
+              "range in parentheses. ″ rows: Pinocchio's other routes to the same quantity, fastest first "
+              "(the first row is the headline). \"soagen libm\": soagen's trig-inputs form, each timed call "
+              "computing cos and sin of the revolute joints' q with libm first, as Pinocchio and CasADi do.",
+              "",
+              f"A round (every backend once over the {rep.n} states) took {rounds.median:.0f} ms "
+              f"(interquartile {rounds.q1:.0f}–{rounds.q3:.0f} ms); the one driver process spent "
+              f"{rep.overhead_ms:.0f} ms outside its rounds (start, reading states, setting up the backends, "
+              f"the warm-up round, the outputs for the checks), which a process per round would pay every "
+              f"round.", ""]
+    lines += rep.notes + [""]
+    lines += cost_table(rep) + [""]
+    lines += [rep.python_intro, ""] + python_table(rep)
     return "\n".join(lines) + "\n"
 
 
@@ -158,26 +227,121 @@ PREAMBLE = """# Benchmarks
 
 soagen's generated C against Pinocchio (C++) and CasADi-generated C (via casadi_kin_dyn) on the
 same random states, with every backend's outputs checked against `soagen.reference` first.
-Reproduce with `python benchmarks/run.py --robot all` (or `--robot panda` / `--robot ur5` /
-`--robot talos`, which rewrite only their own section below; `--help` for N, repetitions, seed).
-talos is the humanoid of the multi-dof issue (example-robot-data's `talos_reduced.urdf` with a
-free-flyer root, both hands as tips).
+Each robot's section is the output of the command it names (`python benchmarks/run.py --robot
+panda`, `ur5`, `talos`; `--help` for N, rounds, seed), which rewrites that section here and in
+`docs/benchmarks.json`; this page is rendered from that JSON (a test checks both, and that the
+README's speed table is rendered from it too).
 
-Needs gcc/g++; talos needs the `example-robot-data` wheel; Pinocchio timings need the `pin` wheel
-plus `cmeel-eigen` (Eigen headers, which the wheel does not ship), CasADi timings the helper
-`benchmarks/casadi_kin_dyn.py`, which makes its own venv (it supports 1-dof joints only, so talos
-has no CasADi column). Whatever is missing is reported as n/a with the reason. Numbers are ns per
-call, single-threaded, and depend on the machine listed in each section.
+How the numbers are taken:
+
+- **Every baseline at its best settings.** soagen's C, CasADi's C and Pinocchio's C++ are all
+  compiled `-O3 -march=native -ffp-contract=fast` (Pinocchio header-only, `-DNDEBUG`, so every
+  algorithm is inlined for this CPU); CasADi's functions are rebuilt with CasADi's own
+  common-subexpression elimination (`cse`) before code generation.
+- **Interleaved.** One driver process (`benchmarks/bench_driver.c`) links every backend and
+  runs rounds: in each round every backend makes one pass over all states for each of its
+  functions, the backends in rotating order. This machine is shared (2 cores, other jobs
+  running): a slow period lands on every backend of the rounds it spans instead of on whichever
+  backend happened to be running, so the per-round ratio soagen / baseline stays meaningful
+  when absolute times do not. Each ratio is the **median of the per-round ratios**, with the
+  **interquartile range** (25th–75th percentile of those ratios) beside it: the spread says how
+  far one round's ratio can move, and a difference smaller than it is noise. One process rather
+  than a process per round: a process pays its start, the states, the setup of Pinocchio's
+  model and a warm-up pass (cold caches) before timing anything, an overhead each section
+  reports, and separate processes would also be scheduled apart.
+- **What differs is said.** soagen inlines its own sin/cos; Pinocchio and CasADi call libm.
+  The "soagen libm" columns time soagen's trig-inputs form (`generate(..., trig_inputs=True)`)
+  with cos and sin of the revolute joints' q computed by libm inside each timed call (gcc
+  merges each pair into one `sincos` call), so the gap between the two soagen columns is what
+  the inline trig is worth. The Pinocchio column names the calls each row times.
+
+Needs gcc/g++; talos needs the `example-robot-data` wheel; Pinocchio timings need the `pin`
+wheel plus `cmeel-eigen` (Eigen headers, which the wheel does not ship); CasADi timings the
+helper `benchmarks/casadi_kin_dyn.py`, which makes its own venv (it supports 1-dof joints only,
+so talos has no CasADi column). Whatever is missing is reported as n/a with the reason. Numbers
+are ns per call, single-threaded, and depend on the machine listed in each section.
 """
 
 
-def write_doc(robot_name, section):
-    """Rewrite docs/benchmarks.md: the preamble, this robot's section, other robots' sections kept."""
-    text = DOC.read_text() if DOC.exists() else ""
-    blocks = re.findall(r"(<!-- begin (\S+) -->.*?<!-- end \2 -->\n)", text, flags=re.S)
-    sections = {name: block for block, name in blocks}
-    sections[robot_name] = f"<!-- begin {robot_name} -->\n{section}<!-- end {robot_name} -->\n"
-    order = [name for name in SPECS if name in sections] + sorted(set(sections) - set(SPECS))
-    DOC.write_text(PREAMBLE + "".join("\n" + sections[name] for name in order))
+def markdown_page(reports):
+    """docs/benchmarks.md from {robot: RobotReport}."""
+    return PREAMBLE + "".join(f"\n<!-- begin {name} -->\n{markdown_section(reports[name])}<!-- end {name} -->\n"
+                              for name in sorted(reports, key=_order))
 
 
+def write_docs(rep, data=DATA, doc=DOC):
+    """Put ``rep`` into docs/benchmarks.json (other robots kept) and render docs/benchmarks.md."""
+    reports = load(data)
+    reports[rep.robot] = rep
+    Path(data).write_text(dumps(reports))
+    Path(doc).write_text(markdown_page(reports))
+
+
+# --------------------------------------------------------------------------- the README's speed block
+README_ROWS = (  # (quantity, soagen function)
+    ("inverse dynamics", "inverse_dynamics"),
+    ("mass matrix M", "mass_matrix"),
+    ("M⁻¹ (`mass_matrix_inverse`, cheapest algorithm)", "mass_matrix_inverse"),
+    ("forward dynamics (`forward_dynamics`, cheapest algorithm)", "forward_dynamics"),
+    ("forward dynamics FD4 (ABA's algorithm)", "forward_dynamics_fd4"),
+    ("Jacobian", "jacobian"),
+    ("Λ(0) (`os_inertia`, cheapest algorithm)", "os_inertia"),
+    ("Λ(0) by the O(n) recursion", "os_inertia_recursive"),
+    ("Λ(0) as (J M⁻¹ Jᵀ)⁻¹", "os_inertia_explicit"),
+)
+README_NAMES = {"panda": "Panda", "ur5": "UR5", "talos": "TALOS"}
+
+
+def readme_speed(reports):
+    """The README's speed block (between ``<!-- speed:begin -->`` and ``<!-- speed:end -->``)."""
+    names = sorted(reports, key=_order)
+    lines = ["| quantity | robot | soagen ns | Pinocchio: calls timed | Pinocchio ns | soagen / Pinocchio "
+             "| soagen libm / Pinocchio | CasADi ns | soagen / CasADi | soagen libm / CasADi |",
+             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for quantity, fn in README_ROWS:
+        for name in names:
+            row = next((r for r in reports[name].rows if r.function == fn), None)
+            if row is None:
+                continue
+            p, c = (row.pinocchio[0] if row.pinocchio else None), row.casadi
+            lines.append(f"| {quantity} | {README_NAMES.get(name, name)} | {fmt_ns(row.soagen_ns)} "
+                         f"| {p.calls if p else '—'} | {fmt_ns(p.ns if p else None)} "
+                         f"| {fmt_spread(p.ratio if p else None)} | {fmt_spread(p.ratio_libm if p else None)} "
+                         f"| {fmt_ns(c.ns if c else None)} | {fmt_spread(c.ratio if c else None)} "
+                         f"| {fmt_spread(c.ratio_libm if c else None)} |")
+    lines += ["", "Ratios: median of the per-round ratios (interquartile range). "
+              + "; ".join(f"{README_NAMES.get(n, n)}: N = {reports[n].n} states, {reports[n].rounds} rounds, "
+                          f"`{reports[n].command}`" for n in names) + "."]
+    single = {n: [p.single_ns for p in reports[n].python] for n in names}
+    batch = {n: [p.batch_ns / p.c_ns for p in reports[n].python if p.batch_ns] for n in names}
+    lines += ["", "From Python (`soagen.build`): one call costs "
+              + ", ".join(f"{min(single[n]) / 1e3:.1f}–{max(single[n]) / 1e3:.1f} µs ({README_NAMES.get(n, n)})"
+                          for n in names if single[n])
+              + "; a batch call costs per state "
+              + ", ".join(f"{min(batch[n]):.2f}–{max(batch[n]):.2f}× ({README_NAMES.get(n, n)})"
+                          for n in names if batch[n])
+              + " the driver's C loop (functions and batch size in docs/benchmarks.md)."]
+    return "\n".join(lines) + "\n"
+
+
+README = ROOT / "README.md"
+BEGIN, END = "<!-- speed:begin -->\n", "<!-- speed:end -->"
+
+
+def readme_block(text):
+    """The text between the README's speed markers."""
+    return text.split(BEGIN, 1)[1].split(END, 1)[0]
+
+
+def update_readme(reports, path=README):
+    """Rewrite the README's speed block from ``reports``."""
+    text = Path(path).read_text()
+    Path(path).write_text(text.replace(BEGIN + readme_block(text) + END, BEGIN + readme_speed(reports) + END))
+
+
+if __name__ == "__main__":
+    # python benchmarks/report.py: docs/benchmarks.md and the README's speed block from docs/benchmarks.json
+    committed = load()
+    DOC.write_text(markdown_page(committed))
+    update_readme(committed)
+    print(f"rendered {DOC.relative_to(ROOT)} and the speed block of README.md from docs/benchmarks.json")

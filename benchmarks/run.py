@@ -3,88 +3,122 @@
 
     python benchmarks/run.py --robot panda        # or ur5, talos, or all
 
-One run, per robot:
-
-1. draws N seeded random states and writes them, float64 little-endian, to
-   ``benchmarks/.work/<robot>/states.bin`` (rows: q (nq), qd, qdd, tau (nv each),
-   f, u (6 per tip each)), and the same states in Pinocchio's conventions
-   (normalized quaternions, free-flyer velocities [v; ω]) to ``states_pinocchio.bin``;
-2. generates soagen's C (timing the symbolic stage per function and
-   ``gcc -O2 -c`` per file and per function), compiles it with
-   ``bench_driver.c`` at ``-O3 -march=native`` and times every function;
-3. builds ``pinocchio_bench.cpp`` header-only against the ``pin`` wheel
-   (once, cached) and times the matching Pinocchio algorithms on the same states
-   (outputs converted back with ``soagen.pinocchio_convention`` for the checks);
-4. runs the CasADi helper (``casadi_kin_dyn.py``) if present and times its
-   generated ``rnea``/``crba``/``aba`` with the same C driver;
-5. times the Python module (``soagen.build``): single calls and one batch call;
-6. checks every backend's outputs on the first states against
-   ``soagen.reference`` (a wrong soagen result aborts; a wrong baseline is
-   reported n/a, never shown), prints the tables and writes them to
-   ``docs/benchmarks.md`` (this robot's section; other robots' are kept).
+One run, per robot: N seeded random states (``states.py``); soagen's C in two
+forms (inline sin/cos; cos/sin of q by libm, the trig-inputs form), Pinocchio's
+C++ and CasADi's C built and linked into one driver that times them round-robin
+on the same states (``backends.py``); every backend's outputs on the first
+states checked against ``soagen.reference`` (a wrong soagen result aborts, a
+wrong baseline is reported n/a); the Python module timed; the report printed
+and written to ``docs/benchmarks.json`` and ``docs/benchmarks.md`` (this robot's
+section; other robots' are kept; ``report.py``).
 """
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
+import time
 
+import backends as bk
 import soagen_side as sg
-from backends import BATCH_ROWS, CHECK_STATES, Unavailable, WORK, bench_casadi, bench_pinocchio, bench_python, bench_soagen
-from report import DOC, ROOT, report, write_doc
+from report import DOC, ROOT, markdown_section, write_docs
 from specs import SPECS
 from states import draw_states, write_states
+from summary import summarize
+
+BASELINES = {"pinocchio": bk.pinocchio_backend, "casadi": bk.casadi_backend}
+FAILURES = (bk.Unavailable, RuntimeError, OSError, ValueError, KeyError, subprocess.TimeoutExpired)
 
 
-# --------------------------------------------------------------------------- main
-def run_robot(robot_name, args):
-    """States, every backend, the Python module, then the report (printed and written)."""
-    spec = SPECS[robot_name]
-    robot = spec.robot()
-    work = WORK / robot_name
-    work.mkdir(parents=True, exist_ok=True)
-    print(f"== {robot_name}: {sg.describe(robot)}, N={args.n}, reps={args.reps}", flush=True)
-    states = write_states(draw_states(robot, args.n, args.seed), work / "states.bin")
-
-    soagen = bench_soagen(spec, robot, states, args.reps, work)
-    print(f"  soagen: generated in {soagen['gen_wall']:.1f} s, outputs checked", flush=True)
-    why = {}
-    results = {}
-    for label, fn in (("pinocchio", bench_pinocchio), ("casadi", bench_casadi)):
-        if getattr(args, f"no_{label}"):
-            why[label], results[label] = f"skipped (--no-{label})", None
+def build_baselines(spec, robot, states, work, args):
+    """{name: Backend} of the baselines that build, and {name: why not} of the others."""
+    built, why = {}, {}
+    for name, make in BASELINES.items():
+        if getattr(args, f"no_{name}"):
+            why[name] = f"skipped (--no-{name})"
             continue
         try:
-            results[label] = fn(spec, robot, states, args.reps, work)
-            print(f"  {label}: timed, outputs checked", flush=True)
-        except (Unavailable, RuntimeError, OSError, ValueError, KeyError, subprocess.TimeoutExpired) as exc:
-            why[label], results[label] = str(exc), None
-            print(f"  {label}: n/a — {exc}", flush=True)
-    big = draw_states(robot, BATCH_ROWS, args.seed + 1)
-    py_build, py = bench_python(robot, soagen["functions"], states, big)
-    section = report(robot_name, spec, robot, args, soagen, results["pinocchio"], results["casadi"], py_build, py,
-                     why)
+            built[name] = make(spec, robot, states, work)
+            print(f"  {name}: built", flush=True)
+        except FAILURES as exc:
+            why[name] = str(exc)
+            print(f"  {name}: n/a — {exc}", flush=True)
+    return built, why
+
+
+def check_baselines(robot, states, run, built, why):
+    """{name: {entry: error}} of the baselines whose outputs match the reference."""
+    errors = {}
+    checks = {"pinocchio": lambda: bk.check_pinocchio(robot, states, run),
+              "casadi": lambda: bk.check_casadi(robot, states, run, built["casadi"].info["manifest"])}
+    for name in built:
+        try:
+            errors[name] = checks[name]()
+        except bk.Unavailable as exc:
+            why[name] = str(exc)
+            print(f"  {name}: n/a — {exc}", flush=True)
+    return errors
+
+
+def run_robot(robot_name, args, command):
+    """States, every backend interleaved, the Python module, then the report (printed and written)."""
+    t_start = time.perf_counter()
+    spec = SPECS[robot_name]
+    robot = spec.robot()
+    work = bk.WORK / robot_name
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"== {robot_name}: {sg.describe(robot)}, N={args.n}, rounds={args.rounds}", flush=True)
+    states = write_states(draw_states(robot, args.n, args.seed), work / "states.bin")
+
+    soagen = bk.soagen_backends(spec, robot, states, work, args.functions)
+    print(f"  soagen: generated in {soagen.gen_wall:.1f} s (and the trig-inputs form), compiled", flush=True)
+    built, why = build_baselines(spec, robot, states, work, args)
+    try:
+        run = bk.run_interleaved(soagen.backends + list(built.values()), args.rounds, states.row, work / "driver")
+    except RuntimeError as exc:
+        if not built:
+            raise
+        for name in built:
+            why[name] = f"the driver with it failed: {exc}"
+        print(f"  driver failed with the baselines, timing soagen alone: {exc}", flush=True)
+        built = {}
+        run = bk.run_interleaved(soagen.backends, args.rounds, states.row, work / "driver")
+    print(f"  timed {args.rounds} rounds in {run.wall_s:.1f} s", flush=True)
+    errors = {b.name: bk.check_soagen(robot, states, run, b.name) for b in soagen.backends}
+    print("  soagen: outputs checked", flush=True)
+    errors.update(check_baselines(robot, states, run, built, why))
+    big = draw_states(robot, bk.BATCH_ROWS, args.seed + 1)
+    python = bk.bench_python(robot, [f.name for f in soagen.functions], states, big, only=args.functions)
+    rep = summarize(robot_name, command, args, robot, spec, soagen, run, errors,
+                    {name: b.info for name, b in built.items()}, why, python, time.perf_counter() - t_start)
     print()
-    print(section)
+    print(markdown_section(rep))
     if not args.no_doc:
-        write_doc(robot_name, section)
-        print(f"(written to {DOC.relative_to(ROOT)})")
+        write_docs(rep)
+        print(f"(written to {DOC.relative_to(ROOT)} and docs/benchmarks.json)")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--robot", choices=[*SPECS, "all"], default="panda")
     parser.add_argument("-n", "--n", type=int, default=1000, help="random states (default 1000)")
-    parser.add_argument("--reps", type=int, default=21, help="timed passes over the states (default 21)")
+    parser.add_argument("--rounds", type=int, default=101,
+                        help="timed rounds, every backend once per round (default 101)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-casadi", action="store_true", help="skip the CasADi baseline")
     parser.add_argument("--no-pinocchio", action="store_true", help="skip the Pinocchio baseline")
-    parser.add_argument("--no-doc", action="store_true", help="do not write docs/benchmarks.md")
+    parser.add_argument("--no-doc", action="store_true", help="do not write docs/benchmarks.md, .json")
+    parser.add_argument("--functions", type=lambda s: s.split(","), metavar="NAME,...",
+                        help="only these soagen functions (quick checks of the harness)")
     args = parser.parse_args(argv)
-    if args.n < CHECK_STATES:
-        parser.error(f"--n must be at least {CHECK_STATES}")
+    if args.n < bk.CHECK_STATES:
+        parser.error(f"--n must be at least {bk.CHECK_STATES}")
     for name in SPECS if args.robot == "all" else [args.robot]:
-        run_robot(name, args)
+        argv_here = [a for a in (sys.argv[1:] if argv is None else argv)]
+        if args.robot == "all":
+            argv_here = [a if a != "all" else name for a in argv_here]
+        run_robot(name, args, "python benchmarks/run.py " + " ".join(shlex.quote(a) for a in argv_here))
     return 0
 
 

@@ -8,6 +8,11 @@ converters and the built Python module.  When soagen's internal API changes
 """
 from __future__ import annotations
 
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
 
 import soagen
@@ -15,7 +20,7 @@ from soagen import pinocchio_convention as pc
 from soagen import reference as ref
 from soagen import robots
 from soagen.codegen import c_name, generate, jobs
-from soagen.recursion import VARIANTS
+from soagen.recursion import VARIANTS, cost
 from soagen.urdf import load_urdf
 
 TOLERANCE = 1e-8          # max |got - want| / max(1, max |want|)
@@ -146,38 +151,63 @@ def describe(robot):
 
 
 # --------------------------------------------------------------------------- generated C
-def generate_soagen(robot, name, out, variants=True):
-    """soagen's C for every function (with ``variants``, every algorithm variant too),
-    one worker per function (``soagen.codegen.generate``, as ``soagen generate``).
+@dataclass
+class Function:
+    """One generated C function as the drivers call it.
 
-    Returns (csource, programs, {function: symbolic seconds}, wall seconds).
+    name : str           without the file prefix (``inverse_dynamics``)
+    inputs : list of str argument names in C order (``q``, ``qd``, ..., ``cq``, ``sq``)
+    outputs : list of int sizes of the output arrays, after the inputs
+    seconds : float      symbolic stage (record + CSE) of its program
+    operations : int     mul + add + div + sqrt of its program (what a family's choice minimizes)
+    trig : list of int   trig-inputs form: the entries k of q whose cq[k] or sq[k] it reads
     """
-    import time
 
+    name: str
+    inputs: list
+    outputs: list
+    seconds: float
+    operations: int
+    trig: list
+
+
+@dataclass
+class GeneratedC:
+    """soagen's C for one robot: files, per-function translation units, functions."""
+
+    prefix: str          # C file stem and function prefix
+    source: Path
+    header: Path
+    units: list          # [(function, C text of its own translation unit)]
+    functions: list      # [Function]
+    wall: float          # seconds, generation (all workers) and emission
+
+
+def generate_c(robot, prefix, out, variants, trig_inputs=False, functions=None):
+    """soagen's C (``soagen.codegen.generate``, as ``soagen generate``), written to ``out``.
+
+    variants : None (every family's algorithm variants too), () or a tuple of families
+    trig_inputs : the functions take cos/sin of q as inputs ``cq``, ``sq`` after the others
+    functions : None (the default functions and the variants) or exactly these functions
+    """
     t0 = time.perf_counter()
-    gen = generate(robot, name, variants=None if variants else ())
+    gen = generate(robot, prefix, functions=functions, variants=variants, trig_inputs=trig_inputs)
     wall = time.perf_counter() - t0
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{name}.h").write_text(gen.csource.header)
-    (out / f"{name}.c").write_text(gen.csource.source)
-    return gen.csource, gen.programs, {p.name: p.seconds for p in gen.programs}, wall
+    header, source = out / f"{prefix}.h", out / f"{prefix}.c"
+    header.write_text(gen.csource.header)
+    source.write_text(gen.csource.source)
+    units = dict(gen.csource.units or [])
+    functions = [Function(p.name, [a.name for a in p.inputs], [a.size for a in p.outputs], p.seconds,
+                          cost(p.ops), trig_reads(units.get(p.name, gen.csource.source), prefix, p.name))
+                 for p in gen.programs]
+    return GeneratedC(prefix, source, header, list(gen.csource.units or []), functions, wall)
 
 
-def calls_header(name, programs, robot):
-    """bench_calls.h for soagen: direct calls to ``<name>_<function>``."""
-    inputs = {"q": "Q", "qd": "QD", "qdd": "QDD", "tau": "TAU", "f": "F", "u": "U"}
-    entries, biggest = [], 1
-    for p in programs:
-        args = [inputs[a.name] for a in p.inputs]
-        offset = 0
-        for a in p.outputs:
-            args.append(f"OUT + {offset}")
-            offset += a.size
-        biggest = max(biggest, offset)
-        entries.append(f"    X({p.name}, {offset}, {name}_{p.name}({', '.join(args)}))")
-    return "\n".join([f'#include "{name}.h"', f"#define NQ {robot.nq}", f"#define NV {robot.nv}",
-                      f"#define NTIP {len(robot.tips)}", f"#define MAX_OUT {biggest}",
-                      "#define BENCH_LIST(X) \\", " \\\n".join(entries), ""])
+def trig_reads(source, prefix, name):
+    """Entries k of q whose ``cq[k]`` or ``sq[k]`` the C function ``<prefix>_<name>`` reads."""
+    body = source.split(f" {prefix}_{name}(", 1)[1].split("{", 1)[1].split("\n}", 1)[0]
+    return sorted({int(k) for k in re.findall(r"\b[cs]q\[(\d+)\]", body)})
 
 
 def compile_args():
@@ -226,6 +256,6 @@ BATCH_FUNCTIONS = {
 SingularError = soagen.SingularError
 
 
-def build_module(robot):
-    """The cffi module of ``robot`` (``soagen.build``)."""
-    return soagen.build(robot)
+def build_module(robot, functions=None):
+    """The cffi module of ``robot`` (``soagen.build``; all default functions, or these)."""
+    return soagen.build(robot, functions=functions)
