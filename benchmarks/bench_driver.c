@@ -11,7 +11,9 @@
  * One warm-up round, then ROUNDS timed rounds.  In round r the backends run in
  * rotated order (r, r+1, ... modulo their number), each making one pass over all
  * states for every one of its functions, so slow periods of a shared machine
- * fall on every backend alike and ratios can be taken round by round.
+ * fall on every backend alike and ratios can be taken round by round.  A pass
+ * starts with one untimed call (the other backends' passes have evicted its code
+ * from cache), then times one call per state.
  *
  * stdout, tab-separated:
  *   backend NAME SETUP_SECONDS
