@@ -210,7 +210,7 @@ def markdown_section(rep):
               "(below 1: soagen is faster), the median of the per-round ratios with their interquartile "
               "range in parentheses. ″ rows: Pinocchio's other routes to the same quantity, fastest first "
               "(the first row is the headline). \"soagen libm\": soagen's trig-inputs form, each timed call "
-              "computing cos and sin of the revolute joints' q with libm first, as Pinocchio and CasADi do.",
+              "computing cos and sin of the joint angles it reads with libm first, as Pinocchio and CasADi do.",
               "",
               f"A round (every backend once over the {rep.n} states) took {rounds.median:.0f} ms "
               f"(interquartile {rounds.q1:.0f}–{rounds.q3:.0f} ms); the one driver process spent "
@@ -240,7 +240,8 @@ How the numbers are taken:
   common-subexpression elimination (`cse`) before code generation.
 - **Interleaved.** One driver process (`benchmarks/bench_driver.c`) links every backend and
   runs rounds: in each round every backend makes one pass over all states for each of its
-  functions, the backends in rotating order. This machine is shared (2 cores, other jobs
+  functions, the backends in rotating order (a pass starts with one untimed call, since the
+  other passes have evicted its code from cache). This machine is shared (2 cores, other jobs
   running): a slow period lands on every backend of the rounds it spans instead of on whichever
   backend happened to be running, so the per-round ratio soagen / baseline stays meaningful
   when absolute times do not. Each ratio is the **median of the per-round ratios**, with the
@@ -251,9 +252,10 @@ How the numbers are taken:
   reports, and separate processes would also be scheduled apart.
 - **What differs is said.** soagen inlines its own sin/cos; Pinocchio and CasADi call libm.
   The "soagen libm" columns time soagen's trig-inputs form (`generate(..., trig_inputs=True)`)
-  with cos and sin of the revolute joints' q computed by libm inside each timed call (gcc
-  merges each pair into one `sincos` call), so the gap between the two soagen columns is what
-  the inline trig is worth. The Pinocchio column names the calls each row times.
+  with cos and sin of the joint angles the function reads computed by libm inside each timed
+  call (one glibc `sincos` per angle, as in Pinocchio's and CasADi's compiled code), so the gap
+  between the two soagen columns is what the inline trig is worth. The Pinocchio column names
+  the calls each row times.
 
 Needs gcc/g++; talos needs the `example-robot-data` wheel; Pinocchio timings need the `pin`
 wheel plus `cmeel-eigen` (Eigen headers, which the wheel does not ship); CasADi timings the
