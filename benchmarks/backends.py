@@ -108,6 +108,7 @@ class DriverRun:
     timed: dict               # {(backend, function): Timed}
     round_ms: np.ndarray      # (rounds,) wall time of each round
     setup_s: dict             # {backend: init seconds}
+    chunk: int                # a pass reports its median chunk of this many consecutive states
     wall_s: float             # the driver process, start to exit
     link_s: float             # compiling bench_driver.c and linking
 
@@ -457,10 +458,12 @@ def run_interleaved(backends, rounds, row, build):
     t0 = time.perf_counter()
     res = sh(args)
     wall = time.perf_counter() - t0
-    setup, entries, rows = {}, [], []
+    setup, entries, rows, chunk = {}, [], [], None
     for line in res.stdout.splitlines():
         kind, *cols = line.split("\t")
-        if kind == "backend":
+        if kind == "chunk":
+            chunk = int(cols[0])
+        elif kind == "backend":
             setup[cols[0]] = float(cols[1])
         elif kind == "entry":
             entries.append((cols[0], cols[1], int(cols[2]), cols[3]))
@@ -476,7 +479,7 @@ def run_interleaved(backends, rounds, row, build):
         result[backend, name] = Timed(backend, name, calls, size, table[:, 1 + k], outputs)
     if pos != flat.size:
         raise RuntimeError(f"outputs.bin: {flat.size} doubles, expected {pos}")
-    return DriverRun(result, table[:, 0], setup, wall, link_s)
+    return DriverRun(result, table[:, 0], setup, chunk, wall, link_s)
 
 
 # --------------------------------------------------------------------------- Python module

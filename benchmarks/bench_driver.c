@@ -13,9 +13,11 @@
  * states for every one of its functions, so slow periods of a shared machine
  * fall on every backend alike and ratios can be taken round by round.  A pass
  * starts with one untimed call (the other backends' passes have evicted its code
- * from cache), then times one call per state.
+ * from cache), then times the states in chunks and reports the median chunk's
+ * ns per call (bench.h).
  *
  * stdout, tab-separated:
+ *   chunk BENCH_CHUNK
  *   backend NAME SETUP_SECONDS
  *   entry BACKEND FUNCTION SIZE CALLS           (one per timed function, in order)
  *   round R MILLISECONDS NS_1 NS_2 ...          (ns per call of every entry, entry order)
@@ -41,12 +43,7 @@ static const bench_backend *backends[] = {
 };
 #define NB ((int)(sizeof backends / sizeof backends[0]))
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+static double now_s(void) { return 1e-9 * bench_now_ns(); }
 
 static double *read_states(const char *path, long row, long *rows)
 {
@@ -84,6 +81,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bad ROUNDS/ROW or unwritable %s\n", argv[4]);
         return 2;
     }
+    printf("chunk\t%d\n", BENCH_CHUNK);
     int first[NB + 1]; /* index of each backend's first entry in the row of all entries */
     first[0] = 0;
     for (int b = 0; b < NB; b++) {

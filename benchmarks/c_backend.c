@@ -18,8 +18,8 @@
  * Interface: bench.h.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
 #include BENCH_CALLS
@@ -35,18 +35,13 @@
 
 static const double *states;
 static long rows;
+static double *chunks; /* ns per call of each chunk of a pass */
 static volatile double sink; /* keeps every result observable */
 static double out[MAX_OUT];
 
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
-}
-
-/* Per function: one pass over all states (ns per call), after one untimed call that brings
-   its code and data back into cache; and its outputs on the first states. */
+/* Per function: one pass over all states, after one untimed call that brings its code and
+   data back into cache (ns per call of the median chunk, see bench.h); and its outputs on
+   the first states. */
 #define X(name, size, calls, call)                                  \
     static double pass_##name(void)                                 \
     {                                                               \
@@ -55,15 +50,21 @@ static double now_ns(void)
             (void)s;                                                \
             call;                                                   \
         }                                                           \
-        double acc = out[0], t0 = now_ns();                         \
-        for (long i = 0; i < rows; i++) {                           \
-            const double *s = states + i * ROW;                     \
-            (void)s;                                                \
-            call;                                                   \
-            acc += out[0];                                          \
+        double acc = out[0];                                        \
+        long n = 0;                                                 \
+        for (long i0 = 0; i0 < rows; i0 += BENCH_CHUNK, n++) {      \
+            long i1 = i0 + BENCH_CHUNK < rows ? i0 + BENCH_CHUNK : rows; \
+            double t0 = bench_now_ns();                             \
+            for (long i = i0; i < i1; i++) {                        \
+                const double *s = states + i * ROW;                 \
+                (void)s;                                            \
+                call;                                               \
+                acc += out[0];                                      \
+            }                                                       \
+            chunks[n] = (bench_now_ns() - t0) / (double)(i1 - i0);  \
         }                                                           \
         sink = acc;                                                 \
-        return (now_ns() - t0) / (double)rows;                      \
+        return bench_median(chunks, n);                             \
     }                                                               \
     static void outputs_##name(long count, double *dst)             \
     {                                                               \
@@ -95,7 +96,8 @@ static int init(const double *s, long n, long row, const char *arg)
     (void)arg;
     states = s;
     rows = n;
-    return row == ROW ? 0 : 1;
+    chunks = malloc(sizeof(double) * (size_t)(n / BENCH_CHUNK + 1));
+    return row == ROW && chunks ? 0 : 1;
 }
 
 static int count(void) { return (int)(sizeof entries / sizeof entries[0]); }

@@ -97,6 +97,7 @@ class RobotReport:
     seed: int
     machine: list                # markdown bullet lines
     rows: list                   # [Row]
+    chunk: int                   # a pass's ns per call is that of its median chunk of this many states
     round_ms: Spread             # wall time of a round (every backend once)
     overhead_ms: float           # the driver process outside its rounds (start, setup, warm-up, outputs)
     backends: list               # names of the backends timed
@@ -206,7 +207,8 @@ def markdown_section(rep):
              f"{', '.join(rep.backends)}).", ""]
     lines += rep.machine + [""]
     lines += main_table(rep) + [""]
-    lines += ["ns: median over the rounds of one pass's ns per call. Ratios: soagen ns / baseline ns "
+    lines += [f"ns: median over the rounds of one pass's ns per call, a pass counting its median chunk of "
+              f"{rep.chunk} consecutive states. Ratios: soagen ns / baseline ns "
               "(below 1: soagen is faster), the median of the per-round ratios with their interquartile "
               "range in parentheses. ″ rows: Pinocchio's other routes to the same quantity, fastest first "
               "(the first row is the headline). \"soagen libm\": soagen's trig-inputs form, each timed call "
@@ -240,16 +242,18 @@ How the numbers are taken:
   common-subexpression elimination (`cse`) before code generation.
 - **Interleaved.** One driver process (`benchmarks/bench_driver.c`) links every backend and
   runs rounds: in each round every backend makes one pass over all states for each of its
-  functions, the backends in rotating order (a pass starts with one untimed call, since the
-  other passes have evicted its code from cache). This machine is shared (2 cores, other jobs
-  running): a slow period lands on every backend of the rounds it spans instead of on whichever
-  backend happened to be running, so the per-round ratio soagen / baseline stays meaningful
-  when absolute times do not. Each ratio is the **median of the per-round ratios**, with the
-  **interquartile range** (25th–75th percentile of those ratios) beside it: the spread says how
-  far one round's ratio can move, and a difference smaller than it is noise. One process rather
-  than a process per round: a process pays its start, the states, the setup of Pinocchio's
-  model and a warm-up pass (cold caches) before timing anything, an overhead each section
-  reports, and separate processes would also be scheduled apart.
+  functions, the backends in rotating order. A pass starts with one untimed call (the other
+  passes have evicted its code from cache) and reports the ns per call of its median chunk of
+  consecutive states, so that a chunk the scheduler interrupted does not count. This machine
+  is shared (2 cores, other jobs running): a slow period lands on every backend of the rounds
+  it spans instead of on whichever backend happened to be running, so the per-round ratio
+  soagen / baseline stays meaningful when absolute times do not. Each ratio is the **median of
+  the per-round ratios**, with the **interquartile range** (25th–75th percentile of those
+  ratios) beside it: the spread says how far one round's ratio can move, and a difference
+  smaller than it is noise. One process rather than a process per round: a process pays its
+  start, the states, the setup of Pinocchio's model and a warm-up pass (cold caches) before
+  timing anything, an overhead each section reports, and separate processes would also be
+  scheduled apart.
 - **What differs is said.** soagen inlines its own sin/cos; Pinocchio and CasADi call libm.
   The "soagen libm" columns time soagen's trig-inputs form (`generate(..., trig_inputs=True)`)
   with cos and sin of the joint angles the function reads computed by libm inside each timed

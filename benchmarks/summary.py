@@ -146,6 +146,6 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
     return RobotReport(
         robot=robot_name, title=f"{robot_name} ({sg.describe(robot)})", command=command, n=args.n,
         rounds=args.rounds, seed=args.seed, machine=machine_info(infos.get("casadi", {}).get("version", "n/a")),
-        rows=rows, round_ms=round_ms, overhead_ms=1e3 * run.wall_s - float(np.sum(run.round_ms)),
+        rows=rows, chunk=run.chunk, round_ms=round_ms, overhead_ms=1e3 * run.wall_s - float(np.sum(run.round_ms)),
         backends=[b for b in ("soagen", "soagen_libm", "pinocchio", "casadi") if b in available],
         notes=notes, python_intro=python_intro, python=py_rows, seconds=seconds)
