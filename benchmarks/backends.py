@@ -486,7 +486,9 @@ def run_interleaved(backends, rounds, row, build):
 def bench_python(robot, functions, states, big, reps=5, batch_reps=15, only=None):
     """Per-state cost of the cffi module: a loop of single calls over ``states`` (``reps``
     times), then ``batch_reps`` back-to-back batch calls on ``big`` (BATCH_ROWS states) with a
-    fresh result each, then as many into one reused ``out=`` buffer; medians.
+    fresh result each, then as many into one reused ``out=`` buffer; medians.  Timed in this
+    thread's CPU time (user + system, page faults included), which leaves out the time the
+    scheduler gives other processes: these timings are not interleaved with a baseline.
     ``only``: build the module with these functions only (quick checks).
     -> (build seconds, {function: (single ns, batch ns, batch into out= ns)})."""
     t0 = time.perf_counter()
@@ -495,9 +497,9 @@ def bench_python(robot, functions, states, big, reps=5, batch_reps=15, only=None
     result = {}
 
     def per_state(call, args, count):
-        t0 = time.perf_counter()
+        t0 = time.thread_time_ns()
         call(*args)
-        return (time.perf_counter() - t0) / count * 1e9
+        return (time.thread_time_ns() - t0) / count
 
     for fn, names in sg.BATCH_FUNCTIONS.items():
         if fn not in functions:
@@ -507,13 +509,13 @@ def bench_python(robot, functions, states, big, reps=5, batch_reps=15, only=None
         batch_args = [getattr(big, a) for a in names]
         single = []
         for _ in range(reps):
-            t0 = time.perf_counter()
+            t0 = time.thread_time_ns()
             for args in single_args:
                 try:
                     call(*args)
                 except sg.SingularError:
                     pass
-            single.append((time.perf_counter() - t0) / len(single_args) * 1e9)
+            single.append((time.thread_time_ns() - t0) / len(single_args))
         try:
             buf = np.empty_like(call(*batch_args))
             batch = [per_state(call, batch_args, len(big)) for _ in range(batch_reps)]

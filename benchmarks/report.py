@@ -130,11 +130,20 @@ class RobotReport:
         return cls(**d)
 
 
-def load(path=DATA):
-    """{robot: RobotReport} of a JSON file (empty when there is none)."""
+def load(path=DATA, skip_stale=False):
+    """{robot: RobotReport} of a JSON file (empty when there is none); with ``skip_stale``,
+    robots written by an older version of this module are left out (with a note)."""
     if not Path(path).exists():
         return {}
-    return {name: RobotReport.from_dict(d) for name, d in json.loads(Path(path).read_text()).items()}
+    reports = {}
+    for name, d in json.loads(Path(path).read_text()).items():
+        try:
+            reports[name] = RobotReport.from_dict(d)
+        except TypeError as exc:
+            if not skip_stale:
+                raise
+            print(f"({path}: dropping {name}, written by an older benchmark ({exc}); rerun it)")
+    return reports
 
 
 def dumps(reports):
@@ -277,7 +286,7 @@ def markdown_page(reports):
 
 def write_docs(rep, data=DATA, doc=DOC):
     """Put ``rep`` into docs/benchmarks.json (other robots kept) and render docs/benchmarks.md."""
-    reports = load(data)
+    reports = load(data, skip_stale=True)
     reports[rep.robot] = rep
     Path(data).write_text(dumps(reports))
     Path(doc).write_text(markdown_page(reports))

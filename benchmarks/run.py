@@ -22,7 +22,7 @@ import time
 
 import backends as bk
 import soagen_side as sg
-from report import DOC, ROOT, markdown_section, write_docs
+from report import DOC, ROOT, dumps, markdown_section, write_docs
 from specs import SPECS
 from states import draw_states, write_states
 from summary import summarize
@@ -92,6 +92,7 @@ def run_robot(robot_name, args, command):
     python = bk.bench_python(robot, [f.name for f in soagen.functions], states, big, only=args.functions)
     rep = summarize(robot_name, command, args, robot, spec, soagen, run, errors,
                     {name: b.info for name, b in built.items()}, why, python, time.perf_counter() - t_start)
+    (work / "report.json").write_text(dumps({robot_name: rep}))   # kept even if the docs are not written
     print()
     print(markdown_section(rep))
     if not args.no_doc:

@@ -138,7 +138,8 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
     py_rows = [PythonRow(fn, run.timed["soagen", fn].median, *vals) for fn, vals in py.items()
                if ("soagen", fn) in run.timed]
     python_intro = (f"Python module (`soagen.build`, cffi, compiled `{' '.join(sg.compile_args())}`; build/load "
-                    f"{build_s:.1f} s), timed after the driver, on its own: single calls loop over the {args.n} "
+                    f"{build_s:.1f} s), timed after the driver, on its own and in thread CPU time (time the scheduler "
+                    f"gives other processes left out): single calls loop over the {args.n} "
                     f"states, batch = one call on {BATCH_ROWS} states, median of 15 back to back (a fresh result "
                     f"array per call, or `out=` reusing one; large fresh arrays come from the kernel as new pages, "
                     f"which costs per call what streaming the rows out costs).")
