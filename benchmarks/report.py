@@ -259,7 +259,10 @@ How the numbers are taken:
   soagen / baseline stays meaningful when absolute times do not. Each ratio is the **median of
   the per-round ratios**, with the **interquartile range** (25th–75th percentile of those
   ratios) beside it: the spread says how far one round's ratio can move, and a difference
-  smaller than it is noise. One process rather than a process per round: a process pays its
+  smaller than it is noise. Interleaving protects the ratios from slow periods, not from what
+  the other jobs do to the shared core and caches while a pass runs: runs at different load
+  can differ by more than one run's spread, so each section lists the load average at the
+  start and end of its run. One process rather than a process per round: a process pays its
   start, the states, the setup of Pinocchio's model and a warm-up pass (cold caches) before
   timing anything, an overhead each section reports, and separate processes would also be
   scheduled apart.

@@ -25,7 +25,7 @@ import soagen_side as sg
 from report import DOC, ROOT, dumps, markdown_section, write_docs
 from specs import SPECS
 from states import draw_states, write_states
-from summary import summarize
+from summary import load_average, summarize
 
 BASELINES = {"pinocchio": bk.pinocchio_backend, "casadi": bk.casadi_backend}
 FAILURES = (bk.Unavailable, RuntimeError, OSError, ValueError, KeyError, subprocess.TimeoutExpired)
@@ -63,7 +63,7 @@ def check_baselines(robot, states, run, built, why):
 
 def run_robot(robot_name, args, command):
     """States, every backend interleaved, the Python module, then the report (printed and written)."""
-    t_start = time.perf_counter()
+    t_start, load_start = time.perf_counter(), load_average()
     spec = SPECS[robot_name]
     robot = spec.robot()
     work = bk.WORK / robot_name
@@ -91,7 +91,8 @@ def run_robot(robot_name, args, command):
     big = draw_states(robot, bk.BATCH_ROWS, args.seed + 1)
     python = bk.bench_python(robot, [f.name for f in soagen.functions], states, big, only=args.functions)
     rep = summarize(robot_name, command, args, robot, spec, soagen, run, errors,
-                    {name: b.info for name, b in built.items()}, why, python, time.perf_counter() - t_start)
+                    {name: b.info for name, b in built.items()}, why, python, time.perf_counter() - t_start,
+                    load_start)
     (work / "report.json").write_text(dumps({robot_name: rep}))   # kept even if the docs are not written
     print()
     print(markdown_section(rep))

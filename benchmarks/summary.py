@@ -14,8 +14,16 @@ from backends import BATCH_ROWS, CASADI_MAP, CFLAGS, CHECK_STATES, PIN_MAP, sh
 from report import Baseline, PythonRow, RobotReport, Row, Spread
 
 
-def machine_info(casadi):
-    """CPU, compilers, versions and date, as markdown bullet lines."""
+def load_average():
+    """The 1-minute load average (None where /proc/loadavg is missing)."""
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def machine_info(casadi, load_start):
+    """CPU, compilers, versions, date and load, as markdown bullet lines."""
     cpu, flags = "unknown", []
     try:
         info = Path("/proc/cpuinfo").read_text()
@@ -37,7 +45,9 @@ def machine_info(casadi):
             f"- C compiler: {first(['gcc', '--version'])}; C++: {first(['g++', '--version'])}",
             f"- Python {platform.python_version()}, numpy {np.__version__}, soagen {sg.version}, "
             f"Pinocchio (pin wheel) {pin_v}, CasADi {casadi}",
-            f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"]
+            f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}; load "
+            f"average (1 min, {os.cpu_count()} logical cores) {load_start} at the start of the run, "
+            f"{load_average()} at its end"]
 
 
 def baselines(fn, run, available, libm):
@@ -60,7 +70,8 @@ def baselines(fn, run, available, libm):
     return pins, cas
 
 
-def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos, why, python, seconds):
+def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos, why, python, seconds,
+              load_start=None):
     """The :class:`RobotReport` of one run.
 
     soagen : backends.SoagenBuild; run : backends.DriverRun; errors : {backend: {entry: error}}
@@ -146,7 +157,7 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
     round_ms = Spread.of(run.round_ms)
     return RobotReport(
         robot=robot_name, title=f"{robot_name} ({sg.describe(robot)})", command=command, n=args.n,
-        rounds=args.rounds, seed=args.seed, machine=machine_info(infos.get("casadi", {}).get("version", "n/a")),
+        rounds=args.rounds, seed=args.seed, machine=machine_info(infos.get("casadi", {}).get("version", "n/a"), load_start),
         rows=rows, chunk=run.chunk, round_ms=round_ms, overhead_ms=1e3 * run.wall_s - float(np.sum(run.round_ms)),
         backends=[b for b in ("soagen", "soagen_libm", "pinocchio", "casadi") if b in available],
         notes=notes, python_intro=python_intro, python=py_rows, seconds=seconds)
