@@ -18,6 +18,21 @@ def test_literature_page_is_fresh():
         "stale: run `python benchmarks/casadi_opcounts.py --table`"
 
 
+def test_casadi_statements_are_counted_like_soagens():
+    """CasADi's C spellings count as the same operations as soagen's (docs/opcounts.md):
+    ``casadi_sq(x)`` and ``2.*x`` are multiplications, ``(-x)`` a negation, libm sin/cos trig."""
+    def only(**kinds):
+        return {k: kinds.get(k, 0) for k in ("mul", "add", "div", "sqrt", "trig", "neg")}
+
+    assert opcount.count_line("casadi_sq(a2);") == only(mul=1)
+    assert opcount.count_line("(2.*a1);") == only(mul=1)
+    assert opcount.count_line("(a1-a2);") == only(add=1)
+    assert opcount.count_line("(-a3);") == only(neg=1)
+    assert opcount.count_line("sin(a4);") == opcount.count_line("soagen_cos(q[0]);") == only(trig=1)
+    stored = json.loads((DOCS / "casadi_opcounts.json").read_text())
+    assert "`cse`" in stored["method"] and set(stored["without_cse"]) == set(stored["functions"])
+
+
 def test_scaling_data_regenerates_for_small_sizes():
     """The study's smallest robots regenerate to the committed counts (the whole
     study takes minutes: `make scaling`)."""
