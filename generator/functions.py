@@ -43,6 +43,10 @@ ARGUMENTS = {
     "taua": ("na", "arm a joint torques"),
     "qb": ("nb", "arm b joint positions"), "qdb": ("nb", "arm b joint velocities"),
     "taub": ("nb", "arm b joint torques"),
+    # identification (soagen.identification)
+    "qdr": ("n", "reference joint velocities"),
+    "qddr": ("n", "reference joint accelerations"),
+    "pi": ("p", "parameters (soagen.parameters)"),
 }
 
 
@@ -117,6 +121,11 @@ class Spec:
     def is_family_function(self):
         return self.family == self.name
 
+    @property
+    def parametric(self):
+        """May take the parameters π as an input (``parameters="inputs"``, :data:`PARAMETRIC`)."""
+        return self.name in PARAMETRIC
+
 
 TAU = Output("tau", ("n",), "joint torques")
 M_OUT = Output("M", ("n", "n"), "mass matrix, row-major")
@@ -126,6 +135,7 @@ LAMBDA = Output("Lambda", ("6m", "6m"), "Lambda(0), row-major")
 _DYN = "soagen.dynamics"
 _KIN = "soagen.kinematics"
 _OS = "soagen.operational_space"
+_ID = "soagen.identification"
 
 
 def _fd(label, doc, candidate=True, **kw):
@@ -198,7 +208,25 @@ CATALOGUE = (
          tips=True, solves="Omega"),
     Spec("osc_torque", "operational space control torques J^T (Lambda u + c + g)", ("q", "qd", "u"), (TAU,),
          f"{_OS}:osc_torque", "osc_torque", tips=True, solves="Omega"),
+    # ---- identification and adaptive control (soagen.identification, soagen.parameters)
+    Spec("regressor", "joint-torque regressor Y, T = Y pi with pi = robot.parameters(), row-major n x p",
+         ("q", "qd", "qdd"), (Output("Y", ("n", "p"), "regressor, row-major"),), f"{_ID}:regressor", "regressor",
+         default=False),
+    Spec("base_regressor", "base regressor Y_b, T = Y_b beta with (beta, K) = robot.base_parameters(), "
+         "row-major n x b", ("q", "qd", "qdd"), (Output("Yb", ("n", "b"), "base regressor, row-major"),),
+         f"{_ID}:base_regressor", "base_regressor", default=False),
+    Spec("slotine_li_regressor", "Slotine-Li regressor Y, Y pi = M qdd_r + C(q, qd) qd_r + G with C "
+         "Christoffel-consistent, row-major n x p", ("q", "qd", "qdr", "qddr"),
+         (Output("Y", ("n", "p"), "Slotine-Li regressor, row-major"),), f"{_ID}:slotine_li_regressor",
+         "slotine_li_regressor", default=False),
 )
+#: the functions that may take the parameters π as an input (``parameters="inputs"``): joint-space
+#: dynamics; kinematics has no parameters, the regressors none by definition, and the
+#: operational-space functions keep theirs baked
+PARAMETRIC = frozenset({"inverse_dynamics", "inverse_dynamics_tip_force", "gravity", "bias_forces", "coriolis",
+                        "mass_matrix", "mass_matrix_ne", "mass_matrix_inverse", "mass_matrix_inverse_innovations",
+                        "mass_matrix_inverse_cholesky", "forward_dynamics", "forward_dynamics_fd4",
+                        "forward_dynamics_fd1", "forward_dynamics_fd3", "forward_dynamics_crba"})
 BY_NAME = {s.name: s for s in CATALOGUE}
 
 
