@@ -169,7 +169,7 @@ def build(target, options=None, name=None, cache_dir=None, progress=None, **fiel
             timings["compile"] = time.perf_counter() - t0
             shutil.move(str(lib), str(work / lib.name))
             shutil.rmtree(work / "build", ignore_errors=True)
-            meta = dict(name=name, library=lib.name, precision=options.precision,
+            meta = dict(name=name, library=lib.name, precision=options.precision, parameters=options.parameters,
                         ops={p.name: p.ops for p in gen.programs},
                         choices={p.name: p.algorithm for p in gen.programs if p.algorithm},
                         signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs]

@@ -68,6 +68,10 @@ def random_inputs(target, rng):
         pool.update({"q" + label: q, "qd" + label: qd, "qdd" + label: qdd, "tau" + label: tau})
         m = len(part.tips)
         pool.update({"f" + label: rng.normal(size=6 * m) * 10.0, "u" + label: rng.normal(size=6 * m)})
+    if len(target.parts) == 1:
+        from .parameters import perturbed_parameters
+        pool.update(qdr=rng.normal(size=target.nv), qddr=rng.normal(size=target.nv),
+                    pi=perturbed_parameters(target, rng))
     return pool
 
 
@@ -91,18 +95,20 @@ def check_module(target, mod, samples=100, seed=0):
     results = {s.name: Result(s.name, solves=s.solves if s.solves in KAPPA_NAMES else None) for s in specs}
     for _ in range(samples):
         values = random_inputs(target, rng)
+        # with the parameters as inputs: π drawn per state, the reference on a robot with it
+        model = target.with_parameters(values["pi"]) if mod.parameters == "inputs" else target
         kappas = {}
         for spec in specs:
             res = results[spec.name]
             if spec.solves not in kappas:
-                kappas[spec.solves] = _kappa(spec.solves, target, values)
+                kappas[spec.solves] = _kappa(spec.solves, model, values)
             kappa = kappas[spec.solves] if res.solves else 1.0
             if kappa is None:
                 res.skipped += 1
                 continue
             args = [values[a] for a in spec.inputs]
-            got = mod.call(spec.name, *args)
-            want = spec.reference_function()(target, *args)
+            got = mod.call(spec.name, *args, pi=values["pi"] if mod.parameters == "inputs" else None)
+            want = spec.reference_function()(model, *args)
             got = np.concatenate([np.ravel(x) for x in (got if isinstance(got, list) else [got])])
             want = np.concatenate([np.ravel(x) for x in (want if isinstance(want, tuple) else [want])])
             err = float(np.abs(got - want).max() / max(1.0, float(np.abs(want).max())))

@@ -244,9 +244,10 @@ def select(target, options):
     names = [s.name for s in specs]
     has_tips = bool(target.sizes.get("m"))
     multi_dof = any(part.multi_dof for _, part in target.parts)
+    inputs = options.parameters == "inputs"
 
     def possible(s):
-        return (has_tips or not s.tips) and not (s.one_dof and multi_dof)
+        return (has_tips or not s.tips) and not (s.one_dof and multi_dof) and (s.parametric or not inputs)
 
     if options.functions is not None:
         unknown = sorted(set(options.functions) - set(names))
@@ -256,13 +257,20 @@ def select(target, options):
         tipless = sorted(s.name for s in specs if s.name in chosen and s.tips and not has_tips)
         if tipless:
             raise OptionsError(f"{', '.join(tipless)} need operational points: give the robot tips")
+        fixed = sorted(s.name for s in specs if s.name in chosen and inputs and not s.parametric)
+        if fixed:
+            raise OptionsError(f"{', '.join(fixed)} cannot take the parameters as inputs; those that can: "
+                               f"{', '.join(sorted(PARAMETRIC))}")
         one_dof = sorted(s.name for s in specs if s.name in chosen and s.one_dof and multi_dof)
         if one_dof:
             raise OptionsError(f"{', '.join(one_dof)} need 1-dof joints: this robot has spherical or floating "
                                "joints (compose forward_dynamics_derivatives with your integrator's Jacobians)")
     else:
         chosen = {s.name for s in specs if s.default} | variant_names(options.variants, specs)
-    return [s for s in specs if s.name in chosen and possible(s)]
+    out = [s for s in specs if s.name in chosen and possible(s)]
+    if inputs and not out:
+        raise OptionsError("no function of this target can take the parameters as inputs")
+    return out
 
 
 def members(family):
@@ -342,6 +350,8 @@ def markdown_table(specs=CATALOGUE):
             what += "; with `--variants`" if s.family and not s.is_family_function else "; when named"
         if s.tips:
             what += "; needs tips"
+        if s.parametric:
+            what += "; π may be an input"
         rows.append(f"| `{python_call(s)}` | `{s.name}` | {outs} | {what} | {citations(s)} |")
     return "\n".join(rows) + "\n"
 

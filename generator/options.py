@@ -23,16 +23,22 @@ class Options:
                           (after the other inputs) instead of computing them
     functions : tuple of str or None  exactly these C functions (None: the defaults)
     variants : tuple of str or None   also the variants of these families (None: every family)
+    parameters : {"baked", "inputs"}  the robot's parameters as constants, or π (and the
+                          actuator parameters) as the last input ``pi`` of the functions that
+                          can take it (:data:`soagen.functions.PARAMETRIC`)
     """
 
     precision: str = "double"
     trig_inputs: bool = False
     functions: tuple | None = None
     variants: tuple | None = ()
+    parameters: str = "baked"
 
     def __post_init__(self):
         if self.precision not in PIVOT_RATIO:
             raise OptionsError(f"precision must be 'double' or 'float', got {self.precision!r}")
+        if self.parameters not in ("baked", "inputs"):
+            raise OptionsError(f"parameters must be 'baked' or 'inputs', got {self.parameters!r}")
         for field in ("functions", "variants"):
             value = getattr(self, field)
             if value is not None and not isinstance(value, tuple):
