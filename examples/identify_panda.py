@@ -135,7 +135,7 @@ def run(seed=0):
     ident = soagen.build(robot, functions=["base_regressor"])
     pi_nominal = robot.parameters()
     pi_true = true_parameters(robot, rng)
-    K = robot.base.K
+    K = robot.identifiable.K
     fit, check = excitation(robot, rng), excitation(robot, rng)
     Qm, Tm, _ = simulate(mod, robot, pi_true, pi_nominal, fit, rng)
     beta, sigma = identify(ident, *derivatives(Qm), Tm)
@@ -143,7 +143,7 @@ def run(seed=0):
     Yv = ident.base_regressor(*derivatives(Qv))
     before, after = Yv @ (K @ pi_nominal), Yv @ beta
     rms = lambda e: float(np.sqrt(np.mean(e ** 2)))                          # noqa: E731
-    return dict(robot=robot, b=robot.base.b, samples=len(Qm), sigma=sigma,
+    return dict(robot=robot, b=robot.identifiable.b, samples=len(Qm), sigma=sigma,
                 rms_torque=rms(Tv_true), rms_before=rms(before - Tv_true), rms_after=rms(after - Tv_true),
                 joint_before=np.sqrt(((before - Tv_true) ** 2).mean(axis=0)),
                 joint_after=np.sqrt(((after - Tv_true) ** 2).mean(axis=0)),

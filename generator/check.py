@@ -58,10 +58,13 @@ class Result:
         return f"{BASE[precision]:g}"
 
 
-def random_inputs(target, rng):
+def random_inputs(target, rng, extra=None):
     """One random value of every input name the target's functions take: per
     part (label ``a``/``b`` for a closed chain) q, qd, qdd, tau from its
-    ``random_state``, and tip forces ``f`` and accelerations ``u``."""
+    ``random_state``, and tip forces ``f`` and accelerations ``u``; for a robot,
+    from the generator ``extra`` (default ``rng``: a separate one leaves the
+    other draws as they were), the reference velocities and accelerations
+    ``qdr``, ``qddr`` and parameters ``pi`` (a physically consistent perturbation)."""
     pool = {}
     for label, part in target.parts:
         q, qd, qdd, tau = part.random_state(rng)
@@ -70,8 +73,9 @@ def random_inputs(target, rng):
         pool.update({"f" + label: rng.normal(size=6 * m) * 10.0, "u" + label: rng.normal(size=6 * m)})
     if len(target.parts) == 1:
         from .parameters import perturbed_parameters
-        pool.update(qdr=rng.normal(size=target.nv), qddr=rng.normal(size=target.nv),
-                    pi=perturbed_parameters(target, rng))
+        extra = rng if extra is None else extra
+        pool.update(qdr=extra.normal(size=target.nv), qddr=extra.normal(size=target.nv),
+                    pi=perturbed_parameters(target, extra))
     return pool
 
 
@@ -90,11 +94,12 @@ def check_module(target, mod, samples=100, seed=0):
     """Compare every function ``mod`` has with its reference on ``samples``
     random states; ``{C name: Result}`` in catalogue order."""
     rng = np.random.default_rng(seed)
+    extra = np.random.default_rng([seed, 17])     # qdr, qddr, pi: the states of the other inputs unchanged
     precision = mod.precision
     specs = [s for s in target.specs if s.name in mod.ops]
     results = {s.name: Result(s.name, solves=s.solves if s.solves in KAPPA_NAMES else None) for s in specs}
     for _ in range(samples):
-        values = random_inputs(target, rng)
+        values = random_inputs(target, rng, extra)
         # with the parameters as inputs: π drawn per state, the reference on a robot with it
         model = target.with_parameters(values["pi"]) if mod.parameters == "inputs" else target
         kappas = {}

@@ -31,7 +31,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import symbolic as S
-from .sweeps import Sweeps, joint_space, newton_euler, velocities
+from .sweeps import Sweeps, newton_euler, velocities
 
 ZERO = sp.Integer(0)
 
@@ -167,7 +167,7 @@ def regressor(prog, robot, q, qd, qdd):
 
 def base_regressor(prog, robot, q, qd, qdd):
     """Y_b: the base columns of the regressor [RK (2.26), (2.29)–(2.30)] (Gautier's QR, soagen.parameters)."""
-    return [_row_major(_regressor(prog, robot, q, qd, qdd), robot.base.columns)]
+    return [_row_major(_regressor(prog, robot, q, qd, qdd), robot.identifiable.columns)]
 
 
 def slotine_li_regressor(prog, robot, q, qd, qdr, qddr):
@@ -216,7 +216,8 @@ def combine(prog, columns, params):
                 coeff = sp.expand(col[part][i])
                 if coeff == 0 or par == 0:
                     continue
-                # the coefficient or its negative may be a statement already (an entry of U)
+                # the coefficient or its negative may be a statement already (an entry of U):
+                # look it up in the program's hash-consing table to take that sign
                 sign = -1 if (-coeff in prog._table or coeff.could_extract_minus_sign()) \
                     and coeff not in prog._table else 1
                 key = sign * coeff
@@ -253,4 +254,3 @@ def parameter_inputs(prog, robot):
     return prog.parameters
 
 
-__all__ = ["regressor", "base_regressor", "slotine_li_regressor", "joint_space"]

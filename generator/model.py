@@ -177,7 +177,7 @@ class _Sizes(dict):
     def __missing__(self, key):
         if key != "b":
             raise KeyError(key)
-        self["b"] = len(self.robot.base.columns)
+        self["b"] = len(self.robot.identifiable.columns)
         return self["b"]
 
 
@@ -437,7 +437,7 @@ class Robot:
         return with_parameters(self, pi)
 
     @cached_property
-    def base(self):
+    def identifiable(self):
         """:class:`soagen.parameters.BaseParameters` of this robot (computed once)."""
         from .parameters import base_parameters
 
@@ -446,7 +446,7 @@ class Robot:
     def base_parameters(self):
         """(β (b,), K (b, p)) with β = K π the identifiable combinations of the
         parameters (:func:`soagen.parameters.base_parameters`)."""
-        return self.base.K @ self.parameters(), self.base.K.copy()
+        return self.identifiable.K @ self.parameters(), self.identifiable.K.copy()
 
     def with_actuators(self, armature=None, friction=None, coulomb_velocity=None):
         """A copy with rotor inertias ``armature={joint: value}`` (the rotor inertia

@@ -271,13 +271,13 @@ def report(robots):
              "kept and the largest dropped |R_ii|/|R_00|: the rank decision has that much room.", "",
              "| robot | joints | p (standard) | b (base) | gap | states |", "|---|---:|---:|---:|---|---:|"]
     for robot in robots:
-        base = robot.base
+        base = robot.identifiable
         kept, dropped = base.gap
         lines.append(f"| {robot.name} | {robot.nv} | {robot.n_parameters} | {base.b} | {kept:.1e} / {dropped:.1e} "
                      f"| {base.states} |")
     for robot in robots:
         names = parameter_names(robot)
         lines += ["", f"## {robot.name}: β = K π", "", "```"]
-        lines += [f"beta[{i}] = {text}" for i, text in enumerate(robot.base.describe(names))]
+        lines += [f"beta[{i}] = {text}" for i, text in enumerate(robot.identifiable.describe(names))]
         lines += ["```"]
     return "\n".join(lines) + "\n"

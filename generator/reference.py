@@ -649,7 +649,7 @@ def regressor(robot, q, qd, qdd):
 
 def base_regressor(robot, q, qd, qdd):
     """Y_b (n, b): the base columns of the regressor (:mod:`soagen.parameters`); -> (n, b)"""
-    return regressor(robot, q, qd, qdd)[:, list(robot.base.columns)]
+    return regressor(robot, q, qd, qdd)[:, list(robot.identifiable.columns)]
 
 
 def _motion_cross(v):

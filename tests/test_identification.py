@@ -67,7 +67,7 @@ def test_regressors_three_routes(case):
         assert_close(mod.inverse_dynamics(q, qd, qdd), tau, 1e-10, "generated inverse dynamics")
         Yb = mod.base_regressor(q, qd, qdd)
         assert Yb.shape == (robot.nv, len(beta))
-        assert_close(Yb, Y[:, list(robot.base.columns)], 1e-14, "Y_b is Y's base columns")
+        assert_close(Yb, Y[:, list(robot.identifiable.columns)], 1e-14, "Y_b is Y's base columns")
         assert_close(Yb @ beta, tau, 1e-10, "Y_b beta vs rnea")
         Ys = mod.slotine_li_regressor(q, qd, qdr, qddr)
         assert_close(Ys, ref.slotine_li_regressor(robot, q, qd, qdr, qddr), 1e-12, "Slotine-Li vs reference")
@@ -81,7 +81,7 @@ def test_base_parameters(case):
     """b is the rank of Pinocchio's regressor stacked over other states than the
     ones soagen used; Y = Y_b K there (so Y π = Y_b β for every π); deterministic."""
     robot = CASES[case]()
-    base = robot.base
+    base = robot.identifiable
     oracle = _oracle(case, robot)
     rng = np.random.default_rng(99)
     Y = np.vstack([oracle.regressor(*robot.random_state(rng)[:3]) for _ in range(2 * base.states)])
@@ -104,7 +104,7 @@ def test_puma560_and_rx90_base_parameters_match_the_regrouping_rules():
     -0.0203 aside, the RX-90's axes) has 36 as well."""
     d3, rl4 = 0.45, 0.42
     rx90 = robots.rx90(d3=d3, rl4=rl4).with_actuators(armature={f"joint{i}": 0.1 for i in range(1, 7)})
-    base = rx90.base
+    base = rx90.identifiable
     names = P.parameter_names(rx90)
     inertial = [c for c in base.columns if not names[c].endswith(("viscous", "coulomb"))]
     assert len(inertial) == 40 and base.b == 40 + 12            # + Coulomb and viscous per joint
@@ -143,7 +143,7 @@ def test_puma560_and_rx90_base_parameters_match_the_regrouping_rules():
     check("link4.mcy", {"link4.mcy": 1, "link5.mcz": -1})
     check("link5.mcy", {"link5.mcy": 1, "link6.mcz": 1})
     check("link6.Ixx", {"link6.Ixx": 1, "link6.Iyy": -1})
-    assert robots.rx90().base.b == 36 and robots.example("puma560").base.b == 36
+    assert robots.rx90().identifiable.b == 36 and robots.example("puma560").identifiable.b == 36
 
 
 def test_base_regressor_needs_nothing_but_the_base_columns():
