@@ -60,18 +60,21 @@ def test_regressors_three_routes(case):
         Y = mod.regressor(q, qd, qdd)
         assert Y.shape == (robot.nv, robot.n_parameters)
         assert_close(Y, ref.regressor(robot, q, qd, qdd), 1e-12, "generated vs reference")
-        # 1e-10 for Pinocchio: soagen snaps URDF rotation entries within 1e-10 (UR5), Pinocchio does not
-        assert_close(Y, oracle.regressor(q, qd, qdd), 1e-10, "generated vs Pinocchio")
+        # 1e-9 against Pinocchio (as tests/test_reference_vs_pinocchio.py): soagen snaps URDF
+        # rotation entries within 1e-10 of 0 or ±1 and Pinocchio does not; the UR5's torques
+        # differ by up to 2e-10 relative over 50 states
+        assert_close(Y, oracle.regressor(q, qd, qdd), 1e-9, "generated vs Pinocchio")
         tau = oracle.rnea(q, qd, qdd)
-        assert_close(Y @ pi, tau, 1e-10, "Y pi vs rnea")
-        assert_close(mod.inverse_dynamics(q, qd, qdd), tau, 1e-10, "generated inverse dynamics")
+        assert_close(Y @ pi, tau, 1e-9, "Y pi vs rnea")
+        assert_close(Y @ pi, mod.inverse_dynamics(q, qd, qdd), 1e-12, "Y pi vs generated inverse dynamics")
         Yb = mod.base_regressor(q, qd, qdd)
         assert Yb.shape == (robot.nv, len(beta))
         assert_close(Yb, Y[:, list(robot.identifiable.columns)], 1e-14, "Y_b is Y's base columns")
-        assert_close(Yb @ beta, tau, 1e-10, "Y_b beta vs rnea")
+        assert_close(Yb @ beta, tau, 1e-9, "Y_b beta vs rnea")
+        assert_close(Yb @ beta, Y @ pi, 1e-12, "Y_b beta vs Y pi")
         Ys = mod.slotine_li_regressor(q, qd, qdr, qddr)
         assert_close(Ys, ref.slotine_li_regressor(robot, q, qd, qdr, qddr), 1e-12, "Slotine-Li vs reference")
-        assert_close(Ys @ pi, oracle.slotine_li(q, qd, qdr, qddr), 1e-10, "Slotine-Li vs Pinocchio")
+        assert_close(Ys @ pi, oracle.slotine_li(q, qd, qdr, qddr), 1e-9, "Slotine-Li vs Pinocchio")
     # the Slotine–Li regressor is the regressor when q̇_r = q̇, q̈_r = q̈
     assert_close(mod.slotine_li_regressor(q, qd, qd, qdd), mod.regressor(q, qd, qdd), 1e-12, "q_r = q")
 
@@ -88,6 +91,7 @@ def test_base_parameters(case):
     s = np.linalg.svd(Y, compute_uv=False)
     assert int(np.sum(s > 1e-9 * s[0])) == base.b
     assert 0 < base.b < robot.n_parameters
+    # K is a least-squares fit: accurate to about cond(Y_b) ε (1e-11 on the random tree)
     assert_close(Y[:, list(base.columns)] @ base.K, Y, 1e-10, "Y = Y_b K")
     assert_close(base.K[:, list(base.columns)], np.eye(base.b), 0, "K is the identity on the base columns")
     again = P.base_parameters(robot)
