@@ -17,3 +17,12 @@ literature:
 	python benchmarks/casadi_opcounts.py --table > /dev/null
 
 .PHONY: generated footprint scaling literature
+
+# Identification pages: base parameters of the bundled robots, op counts with the parameters as
+# inputs beside SymPyBotics / OpenSYMORO, the identification example's output and figure
+identification:
+	soagen parameters --all --markdown docs/base_parameters.md > /dev/null
+	soagen opcount --peers docs/parameter_opcounts.md > /dev/null
+	python examples/identify_panda.py --plot > docs/identify_panda.txt
+
+.PHONY: identification
