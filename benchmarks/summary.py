@@ -130,11 +130,11 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
         manifest = info["manifest"]
         notes.append(f"- CasADi {info['version']}: SX functions of casadi_kin_dyn "
                      f"{manifest.get('casadi_kin_dyn_version', '?')} rebuilt with Function options "
-                     f"`{info['options']}` (instructions rnea/crba/aba with cse: "
+                     f"`{info['options']}` (instructions {'/'.join(CASADI_MAP.values())} with cse: "
                      + ", ".join(f"{manifest[k]['n_instructions']}" for k in CASADI_MAP.values())
                      + "; without: "
                      + ", ".join(f"{manifest[k].get('n_instructions_without_cse', '?')}" for k in CASADI_MAP.values())
-                     + f"), generated C compiled `{' '.join(CFLAGS)}`; `gcc -O2 -c` of rnea/crba/aba: "
+                     + f"), generated C compiled `{' '.join(CFLAGS)}`; `gcc -O2 -c`: "
                      + ", ".join(f"{k} {v:.1f} s" for k, v in info["cc"].items())
                      + f"; generation (SX build + C codegen, in its venv) {info['gen_s']:.2f} s"
                      + f"; worst error vs reference {worst:.1e}")
