@@ -51,6 +51,11 @@ def reference_value(robot, states, i, name):
     return np.concatenate([np.ravel(w) for w in (want if isinstance(want, tuple) else [want])])
 
 
+def cost(counts):
+    """mul + add + div + sqrt of {operation kind: count} (what soagen's operations column counts)."""
+    return F.cost(counts)
+
+
 def needs_lambda(name):
     """Λ(0)-based outputs are compared only where cond(Ω) is fine."""
     return F.BY_NAME[name].solves == "Omega"
