@@ -237,12 +237,13 @@ def from_pinocchio(kind, row, robot):
         a = row.reshape(nv, nv)
         return pc.matrix_from_pinocchio(robot, np.triu(a) + np.triu(a, 1).T)
     if kind in ("rnea_derivatives", "aba_derivatives"):   # dtau_dq, dtau_dv | ddq, ddq_dq, ddq_dv, Minv (upper)
-        if robot.nq != robot.nv:
-            raise ValueError("Pinocchio's derivatives of a multi-dof joint are not converted here")
-        if kind == "rnea_derivatives":
-            return row
-        a = row[nv + 2 * nv * nv:].reshape(nv, nv)
-        return np.concatenate([row[:nv + 2 * nv * nv], (np.triu(a) + np.triu(a, 1).T).ravel()])
+        # rows (torques, accelerations) and columns (tangent directions, velocities) permuted as M's
+        # (as tests/test_derivatives.py converts them); the identity for 1-dof joints
+        head = [pc.v_from_pinocchio(robot, row[:nv])] if kind == "aba_derivatives" else []
+        mats = row[len(head) * nv:].reshape(-1, nv, nv).copy()
+        if kind == "aba_derivatives":
+            mats[-1] = np.triu(mats[-1]) + np.triu(mats[-1], 1).T
+        return np.concatenate(head + [pc.matrix_from_pinocchio(robot, a).ravel() for a in mats])
     if kind == "jacobian":                    # m stacked LOCAL_WORLD_ALIGNED (6, nv), rows [v; ω]
         return pc.jacobian_from_pinocchio(robot, list(row.reshape(m, 6, nv)))
     if kind == "six":                         # Ω, Λ (6m, 6m) in tip space: [v; ω] -> [ω; v] per tip
