@@ -321,7 +321,7 @@ How the numbers are taken:
   w.r.t. q, v, τ; the CasADi functions are built from casadi_kin_dyn's SX graphs and rebuilt with
   `cse` like the others. Pinocchio's outputs are row-major and, for these fixed-base robots with
   revolute joints, already in soagen's conventions. The TALOS section has no derivative rows:
-  its derivatives are not generated here (its default functions alone take minutes to generate).
+  its run is not yet repeated with them (it takes about 19 minutes without them).
 
 Needs gcc/g++; talos needs the `example-robot-data` wheel; Pinocchio timings need the `pin`
 wheel plus `cmeel-eigen` (Eigen headers, which the wheel does not ship); CasADi timings the

@@ -61,7 +61,8 @@ SPECS = {
     "ur5": Spec("ur5", ["tool0"]),
     # the humanoid of the multi-dof issue: free-flyer root (nq = 39, nv = 38), both hands (Λ is 12 x 12);
     # the default functions and Λ's two algorithms (every variant would multiply the ~1 min generation);
-    # no derivatives: at nv = 38 they would add more than the whole run's generation
+    # no derivatives yet: the run takes ~19 min without them, and they would be generated twice (both
+    # forms) and compiled at -O3 on top (derivatives=True times them; Pinocchio's are converted)
     "talos": Spec("talos", ["gripper_left_base_link", "gripper_right_base_link"],
                   erd="talos_data/robots/talos_reduced.urdf", floating_base=True, variants=("os_inertia",),
                   derivatives=False),
