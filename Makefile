@@ -5,8 +5,10 @@ generated:
 	for r in $(EXAMPLES); do soagen generate --example $$r --variants --out generated/$$r --quiet || exit 1; done
 
 # Flash and stack per function on Cortex-M (needs gcc-arm-none-eabi); tests check these files are current.
+# The Panda's page also has the dynamics' derivatives (Cortex-M4F -Os).
 footprint:
-	for r in puma560 panda; do soagen footprint --example $$r --markdown generated/$$r/footprint.md > /dev/null || exit 1; done
+	soagen footprint --example puma560 --markdown generated/puma560/footprint.md > /dev/null
+	soagen footprint --example panda --derivatives --markdown generated/panda/footprint.md > /dev/null
 
 # Op counts against n for every variant (a few minutes) and the PUMA literature page
 # (CasADi counts are re-measured by `python benchmarks/casadi_opcounts.py`, which builds its venv).

@@ -117,8 +117,10 @@ def cmd_footprint(args):
 
     robot = _robot(args)
     gen = generate(robot, _options(args, precision="float"), args.name or robot.name)
-    with tempfile.TemporaryDirectory() as tmp:
-        text = mcu.footprint_table(gen, robot.name, tmp)
+    dgen = (generate(robot, Options(precision="float", functions=mcu.DERIVATIVES), args.name or robot.name)
+            if args.derivatives else None)
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as dtmp:
+        text = mcu.footprint_table(gen, robot.name, tmp, derivatives=(dgen, dtmp) if dgen is not None else None)
     print(text, end="")
     if args.markdown:
         with open(args.markdown, "w") as fh:
@@ -275,6 +277,8 @@ def main(argv=None):
                                 "and the regressors' counts, written to FILE (markdown)")
         elif name == "footprint":
             p.add_argument("--markdown", help="also write the table to this file")
+            p.add_argument("--derivatives", action="store_true",
+                           help="also the dynamics' derivatives (Cortex-M4F -Os; generation takes a minute)")
         else:
             p.add_argument("--samples", type=int, default=100)
             p.add_argument("--seed", type=int, default=0)
