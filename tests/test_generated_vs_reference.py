@@ -20,7 +20,6 @@ CASES = {
     "planar_2link": lambda: planar_2link(),
     "chain3": lambda: random_robot(11, 3),
     "chain7_prismatic": lambda: random_robot(12, 7, prismatic_fraction=0.5),
-    "chain12": lambda: random_robot(13, 12),
     "tree6_2tips": lambda: random_robot(14, 6, tree=True, tips=2),
     "tree9_3tips": lambda: random_robot(15, 9, tree=True, tips=3),
     "tree12_2tips": lambda: random_robot(16, 12, tree=True, tips=2, prismatic_fraction=0.2),

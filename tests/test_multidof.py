@@ -35,9 +35,12 @@ RANDOM = {
     "floating_tree": lambda: random_robot(34, 9, tree=True, tips=2, floating_base=True, spherical_fraction=0.3,
                                           prismatic_fraction=0.2),
 }
+#: the G1 with hands and feet (four tips, nv = 35; 80 s) ran here too until the suite outgrew
+#: its 30 minutes; `python benchmarks/sweep.py` still checks its ID, M, J and FD against
+#: Pinocchio, and this line brings back its four-tip Λ_e:
+#: HUMANOIDS["g1_hands_feet"] = (G1, G1_HANDS_FEET)
 HUMANOIDS = {
     "talos_hands": (TALOS, TALOS_HANDS),
-    "g1_hands_feet": (G1, G1_HANDS_FEET),
 }
 
 
