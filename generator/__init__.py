@@ -1,13 +1,14 @@
 """soagen: Spatial Operator Algebra recursions → straight-line C for one robot.
 
 Stages (one module each, one data type handed on):
-``model`` (Robot) → ``reference`` (numpy) → ``recursion`` (symbolic sweeps)
+``builder`` (checks) → ``model`` (Robot) → ``reference`` (numpy) → ``recursion`` (symbolic sweeps)
 → ``program`` (SSA statements, CSE, op counts) → ``emit`` (C text via Jinja)
 → ``cffi_build`` (cffi module) → ``cli``.
 """
 from . import reference
 from .closed_chain import ClosedChain, closed_chain
-from .model import Body, Robot, RobotBuilder, RobotError, Tip
+from .builder import RobotBuilder
+from .model import Body, ModelWarning, Robot, RobotError, Tip
 from .reference import SingularError
 from .urdf import load_urdf
 
@@ -20,4 +21,5 @@ def build(robot, precision="double", **kwargs):
     return _build(robot, precision=precision, **kwargs)
 
 
-__all__ = ["ClosedChain", "closed_chain", "Body", "Robot", "RobotBuilder", "RobotError", "SingularError", "Tip", "build", "load_urdf", "reference"]
+__all__ = ["ClosedChain", "closed_chain", "Body", "ModelWarning", "Robot", "RobotBuilder", "RobotError", "SingularError",
+           "Tip", "build", "load_urdf", "reference"]

@@ -8,12 +8,13 @@ Tree form: the paper's ``k+1`` is ``parent[k]``, its ``k-1`` the children.
 from __future__ import annotations
 
 import copy
+import warnings
 
 import numpy as np
 import sympy as sp
 
 from . import symbolic as S
-from .model import Robot
+from .model import ModelWarning, Robot, RobotError
 from .program import Program, const
 
 
@@ -760,7 +761,26 @@ def function_names(robot, functions=None, variants=()):
     else:
         extra = variant_names(variants) if variants != () else set()
         chosen = (set(table) - variant_names()) | extra
-    return [name for name, (tips, _) in table.items() if name in chosen and (robot.tips or not tips)]
+    names = [name for name, (tips, _) in table.items() if name in chosen and (robot.tips or not tips)]
+    singular = getattr(robot, "singular_joints", ())
+    undefined = [name for name in names if name in NEEDS_INVERSE] if singular else []
+    if undefined and functions is not None:
+        raise RobotError(f"{robot.name}: cannot generate {', '.join(undefined)} (they need M^-1 or Lambda): "
+                         f"{robot.singular_reason}")
+    if undefined:
+        warnings.warn(f"{robot.name}: left out {', '.join(undefined)} (they need M^-1 or Lambda): "
+                      f"{robot.singular_reason}", ModelWarning, stacklevel=3)
+    return [name for name in names if name not in undefined]
+
+
+# The functions that need M⁻¹ or Λ (a solve with D(k)): not defined when the robot
+# has joints with D(k) = 0 (``Robot.singular_joints``).
+NEEDS_INVERSE = frozenset({
+    "mass_matrix_inverse", "mass_matrix_inverse_innovations", "mass_matrix_inverse_cholesky",
+    "forward_dynamics", "forward_dynamics_fd1", "forward_dynamics_fd2", "forward_dynamics_fd3",
+    "forward_dynamics_fd4", "forward_dynamics_crba", "tip_force_acceleration", "os_inertia_inverse",
+    "os_inertia", "os_inertia_recursive", "os_inertia_explicit", "os_coriolis", "os_gravity", "os_bias",
+    "osc_torque"})
 
 
 def make_program(robot, name, precision="double", trig_inputs=False):

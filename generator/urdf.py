@@ -5,10 +5,12 @@ import os
 
 import numpy as np
 
-from .model import RobotBuilder, RobotError
+from .builder import RobotBuilder
+from .model import RobotError
 
 
-def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, floating_base=False):
+def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, floating_base=False,
+              strict=False):
     """Read a URDF file into a :class:`Robot`.
 
     Parameters
@@ -31,11 +33,25 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, fl
         above the root link, as a humanoid or a mobile base needs.  A URDF
         ``floating`` joint on the root link does the same; ``planar`` joints
         are not supported.
+    strict : bool
+        Refuse what is otherwise a :class:`~soagen.model.ModelWarning`
+        (non-physical inertia, joints with D(k) = 0); see :mod:`soagen.builder`.
+
+    Returns
+    -------
+    Robot
+        Its ``notes`` say what was lumped, locked or rounded, its
+        ``singular_joints`` which joints make M singular.
 
     Raises
     ------
     RobotError
         With a one-line reason naming the file and the element at fault.
+
+    Warns
+    -----
+    ModelWarning
+        One per finding that leaves the dynamics defined (see :mod:`soagen.builder`).
     """
     import xml.etree.ElementTree as ET
 
@@ -79,7 +95,7 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, fl
         builder.add_joint(joint.name, joint.type, joint.parent, joint.child,
                           xyz=origin[:3, 3], rotation=origin[:3, :3],
                           axis=(1.0, 0.0, 0.0) if joint.axis is None else joint.axis, limits=limits)
-    return builder.build(tips=tips, lock=lock, floating_base=floating_base)
+    return builder.build(tips=tips, lock=lock, floating_base=floating_base, strict=strict)
 
 
 def _rpy(R):
