@@ -22,12 +22,13 @@ What happens to a description (the README's "Errors" section says the same):
   the dynamics.  A body with zero mass and a rotational inertia (a flywheel
   about its centre) is a rigid body like any other.
 * **Noted** (``Robot.notes``): links lumped on fixed joints, links welded to
-  the fixed base, locked joints, axes scaled to unit length, and numbers made
-  exact integers.  Only round-off is rounded: an entry within
-  :data:`SNAP_ULPS` units in the last place of its array's largest entry of an
-  integer becomes that integer (``cos(π/2) = 6.1e-17`` → 0, which keeps the
-  generated code short); a number the file states to more digits than that,
-  like ``cos(1.57079632679) = 4.9e-12``, is kept, so the model is the file's.
+  the fixed base, locked joints, axes scaled to unit length (when not unit to
+  :data:`AXIS_UNIT`), and numbers made exact integers.  Only round-off is
+  rounded: an entry within :data:`SNAP_ULPS` units in the last place of its
+  array's largest entry of an integer becomes that integer
+  (``cos(π/2) = 6.1e-17`` → 0, which keeps the generated code short); a number
+  the file states to more digits than that, like ``cos(1.57079632679) = 4.9e-12``,
+  is kept, so the model is the file's.
 """
 from __future__ import annotations
 
@@ -49,6 +50,9 @@ INERTIA_ROUNDOFF = 1e-12
 #: D(k) is zero when its smallest eigenvalue is at most this fraction of the
 #: largest entry of the articulated inertia P(k) it comes from
 D_ZERO = 1e-12
+#: a joint axis whose length differs from 1 by more than this is noted when scaled to
+#: unit length (below it, the file's axis is unit to its printed digits: (0, -1, 4.4e-8))
+AXIS_UNIT = 1e-9
 _EPS = float(np.finfo(float).eps)
 
 
@@ -197,7 +201,7 @@ class RobotBuilder:
             norm = float(np.linalg.norm(a))
             if norm < 1e-9:
                 raise RobotError(f"{what}: joint axis has zero length")
-            if abs(norm - 1.0) > SNAP_ULPS * _EPS:
+            if abs(norm - 1.0) > AXIS_UNIT:
                 self._notes.append(f"joint '{name}': axis {np.array2string(a, precision=6)} scaled to unit length")
             a = a / norm
         else:

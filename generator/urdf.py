@@ -66,6 +66,8 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, fl
         raise RobotError(f"{src}: invalid XML: {exc}") from None
     if root.tag != "robot":
         raise RobotError(f"{src}: root element is <{root.tag}>, not <robot>")
+    if not root.get("name"):
+        raise RobotError(f"{src}: <robot> has no name attribute (URDF requires one)")
     try:
         urdf = yourdfpy.URDF.load(src, build_scene_graph=False, load_meshes=False,
                                   build_collision_scene_graph=False, load_collision_meshes=False)

@@ -60,7 +60,19 @@ class Oracle:
                                               else urdf_model(robot, urdf))
 
     def _q(self, q):
-        return pc.q_to_pinocchio(self.robot, q)
+        qp = pc.q_to_pinocchio(self.robot, q)
+        if self.model.nq == len(qp):
+            return qp
+        # URDF continuous joints: Pinocchio's q is (cos, sin) (nq 2, nv 1)
+        out, i = [], 0
+        for joint in list(self.model.joints)[1:]:
+            if joint.nq == 2 and joint.nv == 1:
+                out += [np.cos(qp[i]), np.sin(qp[i])]
+                i += 1
+            else:
+                out += list(qp[i:i + joint.nq])
+                i += joint.nq
+        return np.array(out)
 
     def _v(self, v):
         return pc.v_to_pinocchio(self.robot, v)
@@ -90,6 +102,16 @@ class Oracle:
         Js = [pin.getFrameJacobian(self.model, self.data, f, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
               for f in self.frames]
         return pc.jacobian_from_pinocchio(self.robot, Js)
+
+    def jdot_qdot(self, q, qd):
+        """J̇q̇ (6m,): classical tip accelerations ``[angular; linear]`` at qdd = 0, no
+        gravity, world-aligned axes at each tip."""
+        pin.forwardKinematics(self.model, self.data, self._q(q), self._v(qd), np.zeros(self.model.nv))
+        out = []
+        for f in self.frames:
+            a = pin.getFrameClassicalAcceleration(self.model, self.data, f, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
+            out += [a.angular, a.linear]
+        return np.concatenate(out)
 
     def os_inertia(self, q):
         """Λ = (J M⁻¹ Jᵀ)⁻¹ from Pinocchio's J and M⁻¹."""

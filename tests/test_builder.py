@@ -181,3 +181,14 @@ def test_model_holds_data_types_only():
     assert imported == {"__future__", "functools", "dataclasses", ".spatial"}, imported
     from soagen.model import RobotBuilder
     assert RobotBuilder is soagen.RobotBuilder is builder.RobotBuilder
+
+
+def test_bundled_robots_load_without_findings():
+    """`--example` robots need no --strict: they are physical, with no singular joint."""
+    from soagen import robots
+
+    for name in robots.EXAMPLES:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", soagen.ModelWarning)
+            robot = robots.example(name)
+        assert robot.singular_joints == ()
