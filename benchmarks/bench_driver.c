@@ -1,135 +1,130 @@
 /*
- * C timing driver for benchmarks/run.py (benchmark tooling, not part of soagen).
+ * Interleaved timing driver for benchmarks/run.py (benchmark tooling, not part of soagen).
  *
- *   bench STATES.bin REPS CHECK OUT.bin
+ *   bench ROUNDS CHECK ROW OUT.bin STATES_1 ARG_1 [STATES_2 ARG_2 ...]
  *
- * The functions to time come from "bench_calls.h", which run.py writes for
- * each backend (soagen's generated C, CasADi's generated C).  It defines
+ * The backends linked in are listed by "bench_backends.h" (BENCH_BACKENDS(X):
+ * X(symbol) per backend, see bench.h); each gets one STATES/ARG pair, in that
+ * order: a file of float64 little-endian rows of ROW doubles (q, qd, qdd, tau,
+ * f, u in the backend's conventions) and a backend-specific argument.
  *
- *   NQ, NV, NTIP      configuration size, velocity size and tips: a state row is
- *                     q (NQ), qd, qdd, tau (NV each), then f and u (6 NTIP each),
- *                     float64 little-endian (NV defaults to NQ)
- *   MAX_OUT           the largest output of any call, in doubles
- *   BENCH_LIST(X)     X(name, out_size, call) for each function; `call` is an
- *                     expression using Q, QD, QDD, TAU, F, U (inputs of the current
- *                     state) and OUT (the output buffer)
+ * One warm-up round, then ROUNDS timed rounds.  In round r the backends run in
+ * rotated order (r, r+1, ... modulo their number), each making one pass over all
+ * states for every one of its functions, so slow periods of a shared machine
+ * fall on every backend alike and ratios can be taken round by round.  A pass
+ * starts with one untimed call (the other backends' passes have evicted its code
+ * from cache), then times the states in chunks and reports the median chunk's
+ * ns per call (bench.h).
  *
- * stdout: one line per function, "name median_ns_per_call min_ns_per_call size".
- * OUT.bin: for each function in BENCH_LIST order, CHECK x size doubles: its
- * outputs on the first CHECK states (NaN where a call left them untouched).
+ * stdout, tab-separated:
+ *   chunk BENCH_CHUNK
+ *   backend NAME SETUP_SECONDS
+ *   entry BACKEND FUNCTION SIZE CALLS           (one per timed function, in order)
+ *   round R MILLISECONDS NS_1 NS_2 ...          (ns per call of every entry, entry order)
+ * OUT.bin: for each entry in order, CHECK x SIZE doubles: its outputs on the
+ * first CHECK states (NaN where a call left them untouched).
  */
 #define _POSIX_C_SOURCE 199309L
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#include "bench_calls.h"
+#include "bench.h"
+#include "bench_backends.h"
 
-#ifndef NV
-#define NV NQ
-#endif
-#define ROW (NQ + 3 * NV + 12 * NTIP)
-#define Q (s)
-#define QD (s + NQ)
-#define QDD (s + NQ + NV)
-#define TAU (s + NQ + 2 * NV)
-#define F (s + NQ + 3 * NV)
-#define U (s + NQ + 3 * NV + 6 * NTIP)
-#define OUT (out)
-
-static volatile double sink; /* keeps every result observable */
-static double out[MAX_OUT];
-
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* One function per BENCH_LIST entry: all states once, returns ns per call. */
-#define X(name, size, call)                                  \
-    static double pass_##name(const double *states, long rows) \
-    {                                                        \
-        double acc = 0.0, t0 = now_ns();                     \
-        for (long i = 0; i < rows; i++) {                    \
-            const double *s = states + i * ROW;              \
-            (void)s;                                         \
-            call;                                            \
-            acc += out[0];                                   \
-        }                                                    \
-        sink = acc;                                          \
-        return (now_ns() - t0) / (double)rows;               \
-    }                                                        \
-    static void check_##name(const double *states, long count, FILE *fh) \
-    {                                                        \
-        for (long i = 0; i < count; i++) {                   \
-            const double *s = states + i * ROW;              \
-            (void)s;                                         \
-            for (int k = 0; k < (size); k++) out[k] = NAN;   \
-            call;                                            \
-            fwrite(out, sizeof(double), (size), fh);         \
-        }                                                    \
-    }
-BENCH_LIST(X)
+#define X(sym) extern const bench_backend sym;
+BENCH_BACKENDS(X)
 #undef X
 
-/* Warm-up pass, `reps` timed passes, print median and minimum. */
-static void report(const char *name, int size, double (*pass)(const double *, long),
-                   const double *states, long rows, int reps)
-{
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    pass(states, rows);
-    for (int r = 0; r < reps; r++) t[r] = pass(states, rows);
-    qsort(t, (size_t)reps, sizeof(double), by_value);
-    printf("%s %.3f %.3f %d\n", name, t[reps / 2], t[0], size);
-    free(t);
-}
+static const bench_backend *backends[] = {
+#define X(sym) &sym,
+    BENCH_BACKENDS(X)
+#undef X
+};
+#define NB ((int)(sizeof backends / sizeof backends[0]))
 
-static double *read_states(const char *path, long *rows)
+static double now_s(void) { return 1e-9 * bench_now_ns(); }
+
+static double *read_states(const char *path, long row, long *rows)
 {
     FILE *fh = fopen(path, "rb");
     if (!fh) return NULL;
     fseek(fh, 0, SEEK_END);
     long bytes = ftell(fh);
     fseek(fh, 0, SEEK_SET);
-    *rows = bytes / (long)(sizeof(double) * ROW);
+    *rows = bytes / (long)(sizeof(double) * (size_t)row);
     double *s = malloc((size_t)bytes);
-    if (s && fread(s, 1, (size_t)bytes, fh) != (size_t)bytes) { free(s); s = NULL; }
+    if (s && fread(s, 1, (size_t)bytes, fh) != (size_t)bytes) {
+        free(s);
+        s = NULL;
+    }
     fclose(fh);
     return s;
 }
 
+/* One pass of every function of backend b; ns per call into t (entry order). */
+static void run_backend(int b, double *t)
+{
+    for (int i = 0; i < backends[b]->count(); i++) t[i] = backends[b]->pass(i);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: %s STATES.bin REPS CHECK OUT.bin\n", argv[0]);
+    if (argc != 5 + 2 * NB) {
+        fprintf(stderr, "usage: %s ROUNDS CHECK ROW OUT.bin then STATES ARG for each of %d backends\n", argv[0], NB);
         return 2;
     }
-    long rows = 0;
-    double *states = read_states(argv[1], &rows);
-    int reps = atoi(argv[2]);
-    long check = atol(argv[3]);
+    int rounds = atoi(argv[1]);
+    long check = atol(argv[2]), row = atol(argv[3]), rows = -1;
     FILE *fh = fopen(argv[4], "wb");
-    if (!states || rows < 1 || reps < 1 || check > rows || !fh) {
-        fprintf(stderr, "bad arguments or unreadable %s / unwritable %s\n", argv[1], argv[4]);
+    if (rounds < 1 || row < 1 || !fh) {
+        fprintf(stderr, "bad ROUNDS/ROW or unwritable %s\n", argv[4]);
         return 2;
     }
-#define X(name, size, call) report(#name, (size), pass_##name, states, rows, reps);
-    BENCH_LIST(X)
-#undef X
-#define X(name, size, call) check_##name(states, check, fh);
-    BENCH_LIST(X)
-#undef X
+    printf("chunk\t%d\n", BENCH_CHUNK);
+    int first[NB + 1]; /* index of each backend's first entry in the row of all entries */
+    first[0] = 0;
+    for (int b = 0; b < NB; b++) {
+        long n = 0;
+        double *states = read_states(argv[5 + 2 * b], row, &n);
+        if (!states || n < 1 || n < check || (rows >= 0 && n != rows)) {
+            fprintf(stderr, "%s: unreadable, or not %ld rows of %ld doubles\n", argv[5 + 2 * b], rows, row);
+            return 2;
+        }
+        rows = n;
+        double t0 = now_s();
+        if (backends[b]->init(states, rows, row, argv[6 + 2 * b])) {
+            fprintf(stderr, "backend %s: init failed\n", backends[b]->name);
+            return 2;
+        }
+        printf("backend\t%s\t%.6f\n", backends[b]->name, now_s() - t0);
+        first[b + 1] = first[b] + backends[b]->count();
+    }
+    for (int b = 0; b < NB; b++)
+        for (int i = 0; i < backends[b]->count(); i++)
+            printf("entry\t%s\t%s\t%d\t%s\n", backends[b]->name, backends[b]->entry_name(i),
+                   backends[b]->entry_size(i), backends[b]->entry_calls(i));
+    double *t = malloc(sizeof(double) * (size_t)(first[NB] > 0 ? first[NB] : 1));
+    for (int b = 0; b < NB; b++) run_backend(b, t + first[b]); /* warm-up round */
+    for (int r = 0; r < rounds; r++) {
+        double t0 = now_s();
+        for (int k = 0; k < NB; k++) {
+            int b = (r + k) % NB;
+            run_backend(b, t + first[b]);
+        }
+        printf("round\t%d\t%.3f", r, 1e3 * (now_s() - t0));
+        for (int i = 0; i < first[NB]; i++) printf("\t%.3f", t[i]);
+        printf("\n");
+    }
+    for (int b = 0; b < NB; b++)
+        for (int i = 0; i < backends[b]->count(); i++) {
+            size_t n = (size_t)check * (size_t)backends[b]->entry_size(i);
+            double *o = malloc(sizeof(double) * (n ? n : 1));
+            backends[b]->outputs(i, check, o);
+            fwrite(o, sizeof(double), n, fh);
+            free(o);
+        }
     fclose(fh);
-    free(states);
+    free(t);
     return 0;
 }

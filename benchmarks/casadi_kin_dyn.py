@@ -26,12 +26,15 @@ Inside the venv:
   gravity is Pinocchio's default, 9.81 m/s^2 along -z of the world;
 * ``gravity(q) = rnea(q, 0, 0)`` and ``bias(q, v) = rnea(q, v, 0)`` are made
   from rnea's SX graph (zeros folded), for operation counts;
+* every function is rebuilt from its SX graph with CasADi's own common
+  subexpression elimination (the Function option ``cse``, CasADi >= 3.6) before
+  code generation; the instruction counts with and without it are recorded;
 * CasADi's code generator writes ``DIR/{rnea,crba,aba,gravity,bias}.{c,h}``; each C entry
   point is CasADi's usual
   ``int NAME(const casadi_real** arg, casadi_real** res, casadi_int* iw,
   casadi_real* w, int mem)`` (with ``NAME_work`` giving the work sizes);
 * ``DIR/manifest.json`` describes the functions (sizes, work sizes, instruction
-  counts, versions, joint order, whether M is full or a triangle) and
+  counts by CasADi operation with and without cse, versions, joint order, whether M is full or a triangle) and
   ``DIR/check.json`` holds their values at 3 seeded states, cross-checked
   against the venv's own double-precision Pinocchio 2.6.20;
 * ``DIR/model.urdf`` is the rewritten URDF handed to casadi_kin_dyn.
@@ -60,6 +63,9 @@ REQUIREMENTS = ["cmeel-casadi-kin-dyn==1.6.14", "numpy<2"]
 MARKER = "soagen-casadi-venv.json"
 FUNCTIONS = ("rnea", "crba", "aba")
 CODEGEN_OPTIONS = {"with_header": True, "casadi_real": "double"}
+# CasADi's own common-subexpression elimination (Function option, CasADi >= 3.6):
+# every function is rebuilt from its SX graph with it before code generation
+FUNCTION_OPTIONS = {"cse": True}
 SEEDS = (0, 1, 2)
 CHECK_TOL = 1e-9
 
@@ -316,11 +322,20 @@ def _as_function(cs, obj):
                   f"nor a serialized one")
 
 
-def _renamed(cs, f, name):
-    if f.name() == name:
-        return f
+def _with_cse(cs, f, name):
+    """``f`` rebuilt from its SX graph as ``name`` with :data:`FUNCTION_OPTIONS` (CasADi's cse)."""
     xs = f.sx_in()
-    return cs.Function(name, xs, f.call(xs), f.name_in(), f.name_out())
+    return cs.Function(name, xs, f.call(xs), f.name_in(), f.name_out(), dict(FUNCTION_OPTIONS))
+
+
+def _instructions(cs, f):
+    """{CasADi operation name (``OP_MUL`` ...): count} over the instructions of SX Function ``f``."""
+    names = {getattr(cs, n): n for n in dir(cs) if n.startswith("OP_")}
+    counts = {}
+    for k in range(f.n_instructions()):
+        op = names.get(f.instruction_id(k), str(f.instruction_id(k)))
+        counts[op] = counts.get(op, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _triangle(M, tol=1e-12):
@@ -393,15 +408,21 @@ def inner(args) -> int:
                               f"{expect[name][1]} (API changed?)")
             if f0.has_free():
                 raise Failure(f"casadi_kin_dyn's {name} has free symbols {f0.get_free()}")
-            f = _renamed(cs, f0, name)
+            f = _with_cse(cs, f0, name)
             funcs[name] = f
-            raw_info[name] = {"casadi_kin_dyn_name": f0.name(), "n_instructions_before_rename": f0.n_instructions()}
+            raw_info[name] = {"casadi_kin_dyn_name": f0.name(), "n_instructions_without_cse": f0.n_instructions(),
+                              "instructions_without_cse": _instructions(cs, f0)}
 
         # gravity G(q) = rnea(q, 0, 0) and bias C + G = rnea(q, v, 0): the SX graph
         # with the zeros folded, for the operation-count comparison (docs/opcounts.md)
         q_s, v_s, zero = cs.SX.sym("q", nq), cs.SX.sym("v", nv), cs.SX.zeros(nv)
-        funcs["gravity"] = cs.Function("gravity", [q_s], [funcs["rnea"](q_s, zero, zero)], ["q"], ["tau"])
-        funcs["bias"] = cs.Function("bias", [q_s, v_s], [funcs["rnea"](q_s, v_s, zero)], ["q", "v"], ["tau"])
+        raw_rnea = _as_function(cs, kd.rnea())
+        for name, ins, outs, names_in in (("gravity", [q_s], raw_rnea(q_s, zero, zero), ["q"]),
+                                          ("bias", [q_s, v_s], raw_rnea(q_s, v_s, zero), ["q", "v"])):
+            plain = cs.Function(name, ins, [outs], names_in, ["tau"])
+            funcs[name] = _with_cse(cs, plain, name)
+            raw_info[name] = {"n_instructions_without_cse": plain.n_instructions(),
+                              "instructions_without_cse": _instructions(cs, plain)}
 
         # -- numeric values at seeded states, and a cross-check against double Pinocchio
         qmin, qmax = np.array(kd.q_min(), float), np.array(kd.q_max(), float)
@@ -457,7 +478,7 @@ def inner(args) -> int:
         manifest = {"urdf": str(Path(args.urdf).resolve()), "nq": nq, "nv": nv, "joint_names": names,
                     "locked": notes["locked"], "continuous_as_revolute": notes["continuous_as_revolute"],
                     "gravity": pin_check.get("gravity", [0.0, 0.0, -9.81]),
-                    "codegen_options": CODEGEN_OPTIONS,
+                    "codegen_options": CODEGEN_OPTIONS, "function_options": FUNCTION_OPTIONS,
                     "calling_convention": "int NAME(const casadi_real** arg, casadi_real** res, casadi_int* iw, "
                                           "casadi_real* w, int mem); arg/res arrays of sz_arg/sz_res pointers, "
                                           "iw/w of sz_iw/sz_w elements (NAME_work); dense column-major buffers",
@@ -479,7 +500,8 @@ def inner(args) -> int:
                      "outputs": [f.nnz_out(i) for i in range(f.n_out())], "output_names": f.name_out(),
                      "output_shapes": [list(f.size_out(i)) for i in range(f.n_out())],
                      "sz_arg": f.sz_arg(), "sz_res": f.sz_res(), "sz_iw": f.sz_iw(), "sz_w": f.sz_w(),
-                     "n_instructions": f.n_instructions(), "n_nodes": f.n_nodes(),
+                     "n_instructions": f.n_instructions(), "instructions": _instructions(cs, f),
+                     "n_nodes": f.n_nodes(),
                      "nnz_in": f.nnz_in(), "nnz_out": f.nnz_out(),
                      "c_bytes": c.stat().st_size, "c_lines": c.read_text().count("\n"),
                      "codegen_seconds": round(seconds, 4), **raw_info.get(name, {}), **versions}

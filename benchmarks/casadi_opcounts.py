@@ -6,8 +6,10 @@
 
 The PUMA 560 of ``soagen.robots`` is written as URDF (``soagen.urdf.to_urdf``),
 handed to ``benchmarks/casadi_kin_dyn.py`` (Pinocchio 2.6 on casadi::SX, in its
-own venv), and the arithmetic of each generated C function is counted with
-soagen's own C counter (``soagen.opcount.count_line``) statement by statement.
+own venv, every function with CasADi's ``cse``), and the arithmetic of each
+generated C function is counted with soagen's own C counter
+(``soagen.opcount.count_line``) statement by statement; the count must equal the
+one of CasADi's own instruction list (else this script stops).
 The counts are stored in ``docs/casadi_opcounts.json``; the page combines them
 with ``generated/puma560/opcounts.json``.
 """
@@ -29,8 +31,16 @@ STORED = ROOT / "docs" / "casadi_opcounts.json"
 PAGE = ROOT / "docs" / "opcounts.md"
 
 
+# CasADi's SX operations as soagen counts them (``casadi_sq(x)`` = x*x and ``2.*x`` are
+# multiplications, a subtraction is an addition); constants, inputs and outputs are no arithmetic
+OPERATION_KINDS = {"OP_MUL": "mul", "OP_SQ": "mul", "OP_TWICE": "mul", "OP_ADD": "add", "OP_SUB": "add",
+                   "OP_NEG": "neg", "OP_DIV": "div", "OP_SQRT": "sqrt", "OP_SIN": "trig", "OP_COS": "trig"}
+NOT_ARITHMETIC = {"OP_CONST", "OP_INPUT", "OP_OUTPUT", "OP_PARAMETER"}
+
+
 def count_casadi_c(path):
-    """Arithmetic of the body of CasADi's ``casadi_f0`` (one operation per statement)."""
+    """Arithmetic of the body of CasADi's ``casadi_f0`` (one operation per statement),
+    by ``soagen.opcount.count_line``, the counter of soagen's own C."""
     body = re.search(r"static int casadi_f0\(.*?\{\n(.*?)\n\}", Path(path).read_text(), re.S).group(1)
     total = dict.fromkeys(opcount.OP_KINDS, 0)
     for line in body.splitlines():
@@ -38,6 +48,17 @@ def count_casadi_c(path):
         if re.match(r"a\d+=", line):
             for k, v in opcount.count_line(line.split("=", 1)[1]).items():
                 total[k] += v
+    return total
+
+
+def count_instructions(histogram, what):
+    """soagen's operation kinds from CasADi's own {``OP_...``: count} of an SX Function."""
+    total = dict.fromkeys(opcount.OP_KINDS, 0)
+    for op, n in histogram.items():
+        if op in OPERATION_KINDS:
+            total[OPERATION_KINDS[op]] += n
+        elif op not in NOT_ARITHMETIC:
+            raise SystemExit(f"{what}: CasADi operation {op} ({n}x) has no operation kind here; count it")
     return total
 
 
@@ -50,16 +71,26 @@ def measure():
         subprocess.run([sys.executable, str(ROOT / "benchmarks" / "casadi_kin_dyn.py"), "--urdf", str(urdf),
                         "--out", str(out)], check=True)
         manifest = json.loads((out / "manifest.json").read_text())
-        funcs = {name: count_casadi_c(out / f"{name}.c") for name in ("rnea", "crba", "aba", "gravity", "bias")}
+        funcs, without_cse = {}, {}
+        for name in ("rnea", "crba", "aba", "gravity", "bias"):
+            funcs[name] = count_casadi_c(out / f"{name}.c")
+            # the C text and CasADi's own instruction list must agree (nothing uncounted)
+            expected = count_instructions(manifest[name]["instructions"], name)
+            if funcs[name] != expected:
+                raise SystemExit(f"{name}: counted in the C text {funcs[name]}, CasADi's instructions {expected}")
+            without_cse[name] = count_instructions(manifest[name]["instructions_without_cse"], name)
     return {"robot": "puma560",
             "tool": f"cmeel-casadi-kin-dyn {manifest['casadi_kin_dyn_version']} (Pinocchio "
                     f"{manifest['pinocchio_version']} on casadi::SX), CasADi {manifest['casadi_version']} "
                     f"code generator",
             "method": "rnea, crba (full M), aba as the package builds them; gravity = rnea(q, 0, 0) and "
-                      "bias = rnea(q, v, 0) from rnea's SX graph with the zeros folded. Counted in the C text "
-                      "with soagen.opcount.count_line. CasADi multiplies by the 2.2e-16 that cos(π/2) leaves "
+                      "bias = rnea(q, v, 0) from rnea's SX graph with the zeros folded; every function "
+                      "rebuilt with CasADi's common-subexpression elimination (Function option `cse`) before "
+                      "code generation. Counted in the C text with soagen.opcount.count_line, as soagen's C "
+                      "(`casadi_sq(x)` is one multiplication), and checked equal to the count of CasADi's own "
+                      "instruction list. CasADi multiplies by the 2.2e-16 that cos(π/2) leaves "
                       "in Pinocchio's joint placements (soagen snaps it to 0), a few operations.",
-            "functions": funcs}
+            "functions": funcs, "without_cse": without_cse}
 
 
 def main(argv=None):

@@ -1,26 +1,23 @@
-// Pinocchio timing driver for benchmarks/run.py (benchmark tooling, not part of soagen).
+// Pinocchio backend of the interleaved timing driver (benchmark tooling, not part of soagen).
 //
-//   pinocchio_bench MODEL.txt TIP_FRAMES STATES.bin ROW REPS CHECK OUT.bin
+// Linked into the driver of benchmarks/backends.py with bench_driver.c; the
+// interface is bench.h.  init's arg is "MODEL.txt|TIP,TIP":
 //
-// MODEL.txt  a Pinocchio model as a Boost text archive (run.py parses the URDF
+// MODEL.txt  a Pinocchio model as a Boost text archive (backends.py parses the URDF
 //            and reduces it with Pinocchio's Python bindings, then saveToText)
-// TIP_FRAMES operational frames, comma separated (m of them: Jacobians, kinematics,
-//            Lambda, stacked in that order: J is 6m x nv, Omega and Lambda 6m x 6m)
-// STATES.bin float64 little-endian rows of ROW doubles, in Pinocchio's conventions:
-//            q (nq), qd, qdd, tau (nv each), then anything (ignored)
-// REPS       timed passes over all states; the median pass is reported
-// CHECK      number of leading states whose results are written to OUT.bin
+// TIP,TIP    operational frames (m of them: Jacobians, kinematics, Lambda, stacked in
+//            that order: J is 6m x nv, Omega and Lambda 6m x 6m)
 //
-// stdout: one line per algorithm, "name median_ns_per_call min_ns_per_call size";
-// OUT.bin: for each algorithm in that order, CHECK x size doubles, row-major,
-// as Pinocchio leaves them (crba / computeMinverse: upper triangle only;
-// spatial quantities [linear; angular], velocities in Pinocchio's order); run.py
-// converts before comparing.  The Delassus / constraint-Cholesky routes work in
-// each tip's LOCAL frame; their Omega / Lambda are rotated to LOCAL_WORLD_ALIGNED
-// (R Omega R^T per tip block) when written, outside the timed loop.
+// States are rows in Pinocchio's conventions: q (nq), qd, qdd, tau (nv each), then
+// anything (ignored).  Each entry's `calls` says which Pinocchio calls one timed call
+// makes.  Outputs are as Pinocchio leaves them (crba / computeMinverse: upper triangle
+// only; spatial quantities [linear; angular], velocities in Pinocchio's order);
+// backends.py converts before comparing.  The Delassus / constraint-Cholesky routes
+// work in each tip's LOCAL frame; their Omega / Lambda are rotated to
+// LOCAL_WORLD_ALIGNED (R Omega R^T per tip block) when written, outside the timed loop.
 //
 // Compiled header-only (no PINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION), so every
-// algorithm is inlined and optimised here with -O3 -march=native.
+// algorithm is inlined and optimised here with -O3 -march=native -DNDEBUG.
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/serialization.hpp>
 #include <pinocchio/algorithm/aba.hpp>
@@ -36,13 +33,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <iostream>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
-#include <time.h>
 #include <vector>
+
+#include "bench.h"
 
 namespace
 {
@@ -57,57 +54,68 @@ namespace
 
   volatile double sink; // keeps every result observable
 
-  double now_ns()
-  {
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return 1e9 * t.tv_sec + t.tv_nsec;
-  }
-
-  /// Everything a timing loop needs: the model, its data, the states and the output file.
+  /// The model, its data and the states every entry reads.
   struct Context
   {
-    const Model & model;
-    Data & data;
-    const std::vector<double> & states;
-    long rows, row, reps, check;
-    std::FILE * out;
+    Model model;
+    std::unique_ptr<Data> data;
+    const double * states = nullptr;
+    long rows = 0, row = 0;
 
-    CVec q(long i) const { return CVec(&states[i * row], model.nq); }
-    CVec qd(long i) const { return CVec(&states[i * row + model.nq], model.nv); }
-    CVec qdd(long i) const { return CVec(&states[i * row + model.nq + model.nv], model.nv); }
-    CVec tau(long i) const { return CVec(&states[i * row + model.nq + 2 * model.nv], model.nv); }
+    CVec q(long i) const { return CVec(states + i * row, model.nq); }
+    CVec qd(long i) const { return CVec(states + i * row + model.nq, model.nv); }
+    CVec qdd(long i) const { return CVec(states + i * row + model.nq + model.nv, model.nv); }
+    CVec tau(long i) const { return CVec(states + i * row + model.nq + 2 * model.nv, model.nv); }
   };
 
-  /// Time `run(i)` (which returns one double of its result) over all states,
-  /// REPS times; print the median and minimum ns per call; then write the result
-  /// `result()` of `run(i)` for the first CHECK states.
-  template<class Run, class Result>
-  void bench(const char * name, const Context & c, Run run, Result result)
+  /// One timed function: `pass` runs it on every state and returns ns per call;
+  /// `outputs(count)` its results on the first states, row-major.
+  struct Entry
   {
-    double acc = 0.0;
-    for (long i = 0; i < c.rows; ++i) // warm-up pass
-      acc += run(i);
-    std::vector<double> per_call;
-    for (long r = 0; r < c.reps; ++r)
-    {
-      const double t0 = now_ns();
-      for (long i = 0; i < c.rows; ++i)
-        acc += run(i);
-      per_call.push_back((now_ns() - t0) / c.rows);
-    }
-    sink = acc;
-    std::sort(per_call.begin(), per_call.end());
-    std::vector<double> values;
-    for (long i = 0; i < c.check; ++i)
-    {
-      run(i);
-      const std::vector<double> v = result();
-      values.insert(values.end(), v.begin(), v.end());
-    }
-    const long size = c.check ? long(values.size() / c.check) : 0;
-    std::fwrite(values.data(), sizeof(double), values.size(), c.out);
-    std::printf("%s %.3f %.3f %ld\n", name, per_call[per_call.size() / 2], per_call[0], size);
+    std::string name, calls;
+    int size;
+    std::function<double()> pass;
+    std::function<std::vector<double>(long)> outputs;
+  };
+
+  Context ctx;
+  std::vector<Entry> entries;
+
+  /// Register `run(i)` (which returns one double of its result) and `result()` (the
+  /// result of the last run, row-major); the timing loop is instantiated per entry and,
+  /// like the C backends', starts with one untimed call.
+  template<class Run, class Result>
+  void add(const char * name, const char * calls, Run run, Result result)
+  {
+    Entry e;
+    e.name = name;
+    e.calls = calls;
+    e.pass = [run]() { // ns per call of the median chunk (bench.h)
+      double acc = run(0); // untimed: brings the code and data back into cache
+      std::vector<double> chunks;
+      for (long i0 = 0; i0 < ctx.rows; i0 += BENCH_CHUNK)
+      {
+        const long i1 = std::min(i0 + BENCH_CHUNK, ctx.rows);
+        const double t0 = bench_now_ns();
+        for (long i = i0; i < i1; ++i)
+          acc += run(i);
+        chunks.push_back((bench_now_ns() - t0) / double(i1 - i0));
+      }
+      sink = acc;
+      return bench_median(chunks.data(), long(chunks.size()));
+    };
+    e.outputs = [run, result](long count) {
+      std::vector<double> values;
+      for (long i = 0; i < count; ++i)
+      {
+        run(i);
+        const std::vector<double> v = result();
+        values.insert(values.end(), v.begin(), v.end());
+      }
+      return values;
+    };
+    e.size = int(e.outputs(1).size());
+    entries.push_back(e);
   }
 
   template<class M>
@@ -118,17 +126,6 @@ namespace
       for (Eigen::Index j = 0; j < m.cols(); ++j)
         v.push_back(m(i, j));
     return v;
-  }
-
-  std::vector<double> read_states(const char * path)
-  {
-    std::ifstream f(path, std::ios::binary | std::ios::ate);
-    if (!f)
-      throw std::runtime_error(std::string("cannot read ") + path);
-    std::vector<double> s(f.tellg() / sizeof(double));
-    f.seekg(0);
-    f.read(reinterpret_cast<char *>(s.data()), s.size() * sizeof(double));
-    return s;
   }
 
   /// Lambda = Omega^-1 for a symmetric positive definite K x K Omega, by Eigen's LLT.
@@ -152,220 +149,264 @@ namespace
     return B * a * B.transpose();
   }
 
-  /// Every timed algorithm; K = 6 m (a compile-time size for one or two tips).
+  /// Work arrays of the operational-space routes; K = 6 m (a compile-time size for one or
+  /// two tips).  Lives as long as the process (the entries refer to it).
   template<int K>
-  void run_all(const Context & c, const std::vector<FrameIndex> & tips)
+  struct Workspace
   {
-    const Model & model = c.model;
-    Data & data = c.data;
-    const int m = int(tips.size()), k6 = 6 * m;
     typedef Eigen::Matrix<double, K, Eigen::Dynamic> MatJ;
     typedef Eigen::Matrix<double, K, K> MatK;
     typedef Eigen::Matrix<double, Eigen::Dynamic, K> MatMinvJt;
-    const auto LWA = pinocchio::LOCAL_WORLD_ALIGNED;
-    MatJ J = MatJ::Zero(k6, model.nv); // computeFrameJacobian wants it zeroed once
-    MatMinvJt MinvJt(model.nv, k6);
-    MatK omega(k6, k6), lambda(k6, k6);
-
-    // One 6D constraint per tip, at the tip frame, LOCAL (Delassus and constraint-Cholesky routes).
+    std::vector<FrameIndex> tips;
+    MatJ J;
+    MatMinvJt MinvJt;
+    MatK omega, lambda;
     ConstraintModels cms;
-    for (const FrameIndex f : tips)
-      cms.push_back(ConstraintModel(
-        pinocchio::CONTACT_6D, model, model.frames[f].parentJoint, model.frames[f].placement,
-        pinocchio::LOCAL));
     ConstraintDatas cds;
-    for (const ConstraintModel & cm : cms)
-      cds.push_back(ConstraintData(cm));
-    pinocchio::ConstraintCholeskyDecomposition chol(model, data, cms, cds);
+    std::unique_ptr<pinocchio::ConstraintCholeskyDecomposition> chol;
 
-    auto frame_jacobians = [&](long i) { // computeFrameJacobian (own kinematics pass) per tip
+    explicit Workspace(const std::vector<FrameIndex> & tips_)
+    : tips(tips_)
+    , J(MatJ::Zero(6 * tips_.size(), ctx.model.nv)) // computeFrameJacobian wants it zeroed once
+    , MinvJt(ctx.model.nv, 6 * tips_.size())
+    , omega(6 * tips_.size(), 6 * tips_.size())
+    , lambda(6 * tips_.size(), 6 * tips_.size())
+    {
+      // One 6D constraint per tip, at the tip frame, LOCAL (Delassus and constraint-Cholesky routes).
+      for (const FrameIndex f : tips)
+        cms.push_back(ConstraintModel(
+          pinocchio::CONTACT_6D, ctx.model, ctx.model.frames[f].parentJoint, ctx.model.frames[f].placement,
+          pinocchio::LOCAL));
+      for (const ConstraintModel & cm : cms)
+        cds.push_back(ConstraintData(cm));
+      chol.reset(new pinocchio::ConstraintCholeskyDecomposition(ctx.model, *ctx.data, cms, cds));
+    }
+  };
+
+  /// Register every timed algorithm.
+  template<int K>
+  void add_all(const std::vector<FrameIndex> & tips)
+  {
+    // captured by value: the entries outlive this function
+    const Model * const mp = &ctx.model;
+    Data * const dp = ctx.data.get();
+    const Context * const c = &ctx;
+    Workspace<K> * const w = new Workspace<K>(tips); // never freed: the entries use it until exit
+    const int m = int(tips.size());
+    const auto LWA = pinocchio::LOCAL_WORLD_ALIGNED;
+
+    auto frame_jacobians = [=](long i) { // own kinematics pass per tip
       for (int k = 0; k < m; ++k)
         pinocchio::computeFrameJacobian(
-          model, data, c.q(i), tips[k], LWA, J.template middleRows<6>(6 * k));
+          *mp, *dp, c->q(i), w->tips[k], LWA, w->J.template middleRows<6>(6 * k));
     };
-    auto get_frame_jacobians = [&] { // from data.oMi, data.J of an earlier pass
+    auto get_frame_jacobians = [=] { // from dp->oMi, dp->J of an earlier pass
       for (int k = 0; k < m; ++k)
-        pinocchio::getFrameJacobian(model, data, tips[k], LWA, J.template middleRows<6>(6 * k));
+        pinocchio::getFrameJacobian(*mp, *dp, w->tips[k], LWA, w->J.template middleRows<6>(6 * k));
     };
-    auto poses = [&] {
-      std::vector<double> v;
-      for (const FrameIndex f : tips)
-      {
-        const std::vector<double> p = row_major(data.oMf[f].toHomogeneousMatrix());
-        v.insert(v.end(), p.begin(), p.end());
-      }
-      return v;
+    auto symmetrise_minv = [=] {
+      dp->Minv.template triangularView<Eigen::StrictlyLower>() =
+        dp->Minv.transpose().template triangularView<Eigen::StrictlyLower>();
     };
 
-    bench(
-      "rnea", c, [&](long i) { return pinocchio::rnea(model, data, c.q(i), c.qd(i), c.qdd(i))[0]; },
-      [&] { return row_major(data.tau); });
-    bench(
-      "crba", c, [&](long i) { return pinocchio::crba(model, data, c.q(i))(0, 0); },
-      [&] { return row_major(data.M); });
-    bench(
-      "aba", c, [&](long i) { return pinocchio::aba(model, data, c.q(i), c.qd(i), c.tau(i))[0]; },
-      [&] { return row_major(data.ddq); });
-    bench(
-      "computeMinverse", c,
-      [&](long i) { return pinocchio::computeMinverse(model, data, c.q(i))(0, 0); },
-      [&] { return row_major(data.Minv); });
-    bench(
-      "computeGeneralizedGravity", c,
-      [&](long i) { return pinocchio::computeGeneralizedGravity(model, data, c.q(i))[0]; },
-      [&] { return row_major(data.g); });
-    bench(
-      "nonLinearEffects", c,
-      [&](long i) { return pinocchio::nonLinearEffects(model, data, c.q(i), c.qd(i))[0]; },
-      [&] { return row_major(data.nle); });
-    bench(
-      "computeFrameJacobian", c,
-      [&](long i) {
+    add(
+      "rnea", "rnea", [=](long i) { return pinocchio::rnea(*mp, *dp, c->q(i), c->qd(i), c->qdd(i))[0]; },
+      [=] { return row_major(dp->tau); });
+    add(
+      "crba", "crba (LOCAL convention; fills the upper triangle of M)",
+      [=](long i) { return pinocchio::crba(*mp, *dp, c->q(i))(0, 0); }, [=] { return row_major(dp->M); });
+    add(
+      "aba", "aba", [=](long i) { return pinocchio::aba(*mp, *dp, c->q(i), c->qd(i), c->tau(i))[0]; },
+      [=] { return row_major(dp->ddq); });
+    add(
+      "computeMinverse", "computeMinverse (fills the upper triangle of M⁻¹)",
+      [=](long i) { return pinocchio::computeMinverse(*mp, *dp, c->q(i))(0, 0); },
+      [=] { return row_major(dp->Minv); });
+    add(
+      "computeGeneralizedGravity", "computeGeneralizedGravity",
+      [=](long i) { return pinocchio::computeGeneralizedGravity(*mp, *dp, c->q(i))[0]; },
+      [=] { return row_major(dp->g); });
+    add(
+      "nonLinearEffects", "nonLinearEffects",
+      [=](long i) { return pinocchio::nonLinearEffects(*mp, *dp, c->q(i), c->qd(i))[0]; },
+      [=] { return row_major(dp->nle); });
+    add(
+      "computeFrameJacobian", "computeFrameJacobian (LOCAL_WORLD_ALIGNED, each with its kinematics pass) per tip",
+      [=](long i) {
         frame_jacobians(i);
-        return J(0, 0);
+        return w->J(0, 0);
       },
-      [&] { return row_major(J); });
-    bench(
-      "forwardKinematics+updateFramePlacement", c,
-      [&](long i) {
-        pinocchio::forwardKinematics(model, data, c.q(i));
+      [=] { return row_major(w->J); });
+    add(
+      "framePlacements", "forwardKinematics + updateFramePlacement per tip",
+      [=](long i) {
+        pinocchio::forwardKinematics(*mp, *dp, c->q(i));
         double x = 0.0;
-        for (const FrameIndex f : tips)
-          x += pinocchio::updateFramePlacement(model, data, f).translation()[0];
+        for (const FrameIndex f : w->tips)
+          x += pinocchio::updateFramePlacement(*mp, *dp, f).translation()[0];
         return x;
       },
-      poses);
+      [=] {
+        std::vector<double> v;
+        for (const FrameIndex f : w->tips)
+        {
+          const std::vector<double> p = row_major(dp->oMf[f].toHomogeneousMatrix());
+          v.insert(v.end(), p.begin(), p.end());
+        }
+        return v;
+      });
 
     // Operational space inertia "the usual way": Minv by ABA, J, Omega = J Minv J^T, Lambda = Omega^-1.
-    auto omega_minv = [&](long i) {
-      pinocchio::computeMinverse(model, data, c.q(i));
-      data.Minv.triangularView<Eigen::StrictlyLower>() =
-        data.Minv.transpose().triangularView<Eigen::StrictlyLower>();
+    auto omega_minv = [=](long i) {
+      pinocchio::computeMinverse(*mp, *dp, c->q(i));
+      symmetrise_minv();
       frame_jacobians(i);
-      MinvJt.noalias() = data.Minv * J.transpose();
-      omega.noalias() = J * MinvJt;
+      w->MinvJt.noalias() = dp->Minv * w->J.transpose();
+      w->omega.noalias() = w->J * w->MinvJt;
     };
-    bench(
-      "J*Minv*J^T", c,
-      [&](long i) {
+    add(
+      "omega_minv",
+      "computeMinverse, lower triangle copied, computeFrameJacobian per tip, Ω = J (M⁻¹ Jᵀ)",
+      [=](long i) {
         omega_minv(i);
-        return omega(0, 0);
+        return w->omega(0, 0);
       },
-      [&] { return row_major(omega); });
-    bench(
-      "(J*Minv*J^T)^-1", c,
-      [&](long i) {
+      [=] { return row_major(w->omega); });
+    add(
+      "lambda_minv",
+      "computeMinverse, lower triangle copied, computeFrameJacobian per tip, Ω = J (M⁻¹ Jᵀ), Λ = Ω⁻¹ by Eigen LLT",
+      [=](long i) {
         omega_minv(i);
-        lambda = spd_inverse(omega);
-        return lambda(0, 0);
+        w->lambda = spd_inverse(w->omega);
+        return w->lambda(0, 0);
       },
-      [&] { return row_major(lambda); });
-    // Cheaper variant: reuse the kinematics computeMinverse already did (data.oMi, data.J).
-    bench(
-      "(J*Minv*J^T)^-1 reusing kinematics", c,
-      [&](long i) {
-        pinocchio::computeMinverse(model, data, c.q(i));
-        data.Minv.triangularView<Eigen::StrictlyLower>() =
-          data.Minv.transpose().triangularView<Eigen::StrictlyLower>();
+      [=] { return row_major(w->lambda); });
+    // Cheaper variant: reuse the kinematics computeMinverse already did (dp->oMi, dp->J).
+    add(
+      "lambda_minv_reuse",
+      "computeMinverse, lower triangle copied, getFrameJacobian per tip (its kinematics reused), "
+      "Ω = J (M⁻¹ Jᵀ), Λ = Ω⁻¹ by Eigen LLT",
+      [=](long i) {
+        pinocchio::computeMinverse(*mp, *dp, c->q(i));
+        symmetrise_minv();
         get_frame_jacobians();
-        MinvJt.noalias() = data.Minv * J.transpose();
-        omega.noalias() = J * MinvJt;
-        lambda = spd_inverse(omega);
-        return lambda(0, 0);
+        w->MinvJt.noalias() = dp->Minv * w->J.transpose();
+        w->omega.noalias() = w->J * w->MinvJt;
+        w->lambda = spd_inverse(w->omega);
+        return w->lambda(0, 0);
       },
-      [&] { return row_major(lambda); });
-    // Variant: crba (WORLD convention also fills data.J) + sparse Cholesky of M, Minv J^T by solves.
-    bench(
-      "(J*M^-1*J^T)^-1 by crba+cholesky", c,
-      [&](long i) {
-        pinocchio::crba(model, data, c.q(i), pinocchio::Convention::WORLD);
-        pinocchio::cholesky::decompose(model, data);
+      [=] { return row_major(w->lambda); });
+    // Variant: crba (WORLD convention also fills dp->J) + sparse Cholesky of M, Minv J^T by solves.
+    add(
+      "lambda_crba_cholesky",
+      "crba (WORLD), cholesky::decompose, getFrameJacobian per tip, cholesky::solve on Jᵀ, Ω = J (M⁻¹ Jᵀ), "
+      "Λ = Ω⁻¹ by Eigen LLT",
+      [=](long i) {
+        pinocchio::crba(*mp, *dp, c->q(i), pinocchio::Convention::WORLD);
+        pinocchio::cholesky::decompose(*mp, *dp);
         get_frame_jacobians();
-        MinvJt = J.transpose();
-        pinocchio::cholesky::solve(model, data, MinvJt);
-        omega.noalias() = J * MinvJt;
-        lambda = spd_inverse(omega);
-        return lambda(0, 0);
+        w->MinvJt = w->J.transpose();
+        pinocchio::cholesky::solve(*mp, *dp, w->MinvJt);
+        w->omega.noalias() = w->J * w->MinvJt;
+        w->lambda = spd_inverse(w->omega);
+        return w->lambda(0, 0);
       },
-      [&] { return row_major(lambda); });
+      [=] { return row_major(w->lambda); });
     // Pinocchio's O(n) Delassus recursion (computeDelassusMatrix, LOCAL tip frames), alone and + LLT.
     // It fills the diagonal blocks and the blocks above them: the lower part is copied, as for Minv.
-    auto delassus = [&](long i) {
-      pinocchio::computeDelassusMatrix(model, data, c.q(i), cms, cds, omega, 0.0);
-      omega.template triangularView<Eigen::StrictlyLower>() =
-        omega.transpose().template triangularView<Eigen::StrictlyLower>();
+    auto delassus = [=](long i) {
+      pinocchio::computeDelassusMatrix(*mp, *dp, c->q(i), w->cms, w->cds, w->omega, 0.0);
+      w->omega.template triangularView<Eigen::StrictlyLower>() =
+        w->omega.transpose().template triangularView<Eigen::StrictlyLower>();
     };
-    bench(
-      "computeDelassusMatrix", c,
-      [&](long i) {
+    add(
+      "delassus", "computeDelassusMatrix (one CONTACT_6D constraint per tip, LOCAL), lower triangle copied",
+      [=](long i) {
         delassus(i);
-        return omega(0, 0);
+        return w->omega(0, 0);
       },
-      [&] { return row_major(local_to_world_aligned(omega, cds)); });
-    bench(
-      "computeDelassusMatrix + LLT inverse", c,
-      [&](long i) {
+      [=] { return row_major(local_to_world_aligned(w->omega, w->cds)); });
+    add(
+      "lambda_delassus",
+      "computeDelassusMatrix (one CONTACT_6D constraint per tip, LOCAL), lower triangle copied, "
+      "Λ = Ω⁻¹ by Eigen LLT",
+      [=](long i) {
         delassus(i);
-        lambda = spd_inverse(omega);
-        return lambda(0, 0);
+        w->lambda = spd_inverse(w->omega);
+        return w->lambda(0, 0);
       },
-      [&] { return row_major(local_to_world_aligned(lambda, cds)); });
+      [=] { return row_major(local_to_world_aligned(w->lambda, w->cds)); });
     // Constraint Cholesky of the KKT matrix (as in Pinocchio's constraintDynamics): crba (WORLD),
     // constraint kinematics, sparse factorization, Lambda from its constraint block.
-    bench(
-      "crba + ConstraintCholeskyDecomposition", c,
-      [&](long i) {
-        pinocchio::crba(model, data, c.q(i), pinocchio::Convention::WORLD);
-        pinocchio::calc(model, data, cms, cds);
-        chol.compute(model, data, cms, cds, 0.0);
-        chol.getOperationalSpaceInertiaMatrix(lambda);
-        return lambda(0, 0);
+    add(
+      "lambda_constraint_cholesky",
+      "crba (WORLD), calc of the CONTACT_6D constraints, ConstraintCholeskyDecomposition::compute, "
+      "getOperationalSpaceInertiaMatrix",
+      [=](long i) {
+        pinocchio::crba(*mp, *dp, c->q(i), pinocchio::Convention::WORLD);
+        pinocchio::calc(*mp, *dp, w->cms, w->cds);
+        w->chol->compute(*mp, *dp, w->cms, w->cds, 0.0);
+        w->chol->getOperationalSpaceInertiaMatrix(w->lambda);
+        return w->lambda(0, 0);
       },
-      [&] { return row_major(local_to_world_aligned(lambda, cds)); });
+      [=] { return row_major(local_to_world_aligned(w->lambda, w->cds)); });
+  }
+
+  int init(const double * states, long rows, long row, const char * arg)
+  {
+    const std::string text(arg);
+    const std::size_t bar = text.find('|');
+    if (bar == std::string::npos)
+    {
+      std::fprintf(stderr, "pinocchio: init wants MODEL.txt|TIP,TIP, got %s\n", arg);
+      return 1;
+    }
+    ctx.model.loadFromText(text.substr(0, bar));
+    ctx.data.reset(new Data(ctx.model));
+    ctx.states = states;
+    ctx.rows = rows;
+    ctx.row = row;
+    if (row < ctx.model.nq + 3 * ctx.model.nv)
+    {
+      std::fprintf(stderr, "pinocchio: a state row of %ld doubles < nq + 3 nv\n", row);
+      return 1;
+    }
+    std::vector<FrameIndex> tips;
+    std::stringstream names(text.substr(bar + 1));
+    for (std::string name; std::getline(names, name, ',');)
+    {
+      if (!ctx.model.existFrame(name))
+      {
+        std::fprintf(stderr, "pinocchio: no frame named %s in the model\n", name.c_str());
+        return 1;
+      }
+      tips.push_back(ctx.model.getFrameId(name));
+    }
+    if (tips.empty())
+    {
+      std::fprintf(stderr, "pinocchio: no tip frame given\n");
+      return 1;
+    }
+    if (tips.size() == 1)
+      add_all<6>(tips);
+    else if (tips.size() == 2)
+      add_all<12>(tips);
+    else
+      add_all<Eigen::Dynamic>(tips);
+    return 0;
+  }
+
+  int count() { return int(entries.size()); }
+  const char * entry_name(int i) { return entries[i].name.c_str(); }
+  const char * entry_calls(int i) { return entries[i].calls.c_str(); }
+  int entry_size(int i) { return entries[i].size; }
+  double pass(int i) { return entries[i].pass(); }
+  void outputs(int i, long count, double * out)
+  {
+    const std::vector<double> v = entries[i].outputs(count);
+    std::copy(v.begin(), v.end(), out);
   }
 } // namespace
 
-int main(int argc, char ** argv)
-{
-  if (argc != 8)
-  {
-    std::fprintf(stderr, "usage: %s MODEL.txt TIP_FRAMES STATES.bin ROW REPS CHECK OUT.bin\n", argv[0]);
-    return 2;
-  }
-  Model model;
-  model.loadFromText(argv[1]);
-  std::vector<FrameIndex> tips;
-  std::stringstream names(argv[2]);
-  for (std::string name; std::getline(names, name, ',');)
-  {
-    if (!model.existFrame(name))
-    {
-      std::fprintf(stderr, "no frame named %s in the model\n", name.c_str());
-      return 2;
-    }
-    tips.push_back(model.getFrameId(name));
-  }
-  if (tips.empty())
-  {
-    std::fprintf(stderr, "no tip frame given\n");
-    return 2;
-  }
-  Data data(model);
-  const std::vector<double> states = read_states(argv[3]);
-  const long row = std::atol(argv[4]);
-  std::FILE * out = std::fopen(argv[7], "wb");
-  if (!out || row < model.nq + 3 * model.nv)
-  {
-    std::fprintf(stderr, "cannot write %s, or ROW < nq + 3 nv\n", argv[7]);
-    return 2;
-  }
-  const Context c{model, data, states, long(states.size()) / row, row, std::atol(argv[5]), std::atol(argv[6]), out};
-  if (tips.size() == 1)
-    run_all<6>(c, tips);
-  else if (tips.size() == 2)
-    run_all<12>(c, tips);
-  else
-    run_all<Eigen::Dynamic>(c, tips);
-  std::fclose(out);
-  return 0;
-}
+extern "C" const bench_backend bench_pinocchio = {
+  "pinocchio", init, count, entry_name, entry_calls, entry_size, pass, outputs};

@@ -3,10 +3,11 @@ by soagen, four functions generated, compiled and compared with Pinocchio.
 
     python benchmarks/sweep.py                 # writes docs/sweep.md and docs/sweep.json
     python benchmarks/sweep.py --only romeo    # these files only, printed, nothing written
+    python benchmarks/sweep.py --render        # docs/sweep.md again from docs/sweep.json, no run
 
 The cases, functions, states and bounds are those of ``tests/test_real_robots.py``
-(both use ``tests/real_robots.py``); the README's "Real robot files" table is
-docs/sweep.md's (a test keeps them equal).  Seconds are one run's, wall clock,
+(both use ``tests/support/real_robots.py``; the test runs a sample of the cases);
+the README's "Real robot files" table is docs/sweep.md's (a test keeps them equal).  Seconds are one run's, wall clock,
 ``$SOAGEN_JOBS`` workers (default: one per CPU); a shared machine swings 1.5-2x.
 """
 from __future__ import annotations
@@ -22,11 +23,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
-import real_robots as rr  # noqa: E402
-
+from soagen import cffi_build  # noqa: E402
 from soagen.codegen import jobs  # noqa: E402
+from tests.support import real_robots as rr  # noqa: E402
 
 
 def _version(dist):
@@ -40,11 +41,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="run the files whose path contains one of these; write nothing")
     parser.add_argument("--out", default=str(ROOT / "docs"), help="folder of sweep.md and sweep.json")
+    parser.add_argument("--render", action="store_true", help="rewrite sweep.md from sweep.json; run nothing")
     args = parser.parse_args(argv)
+    if args.render:
+        run = json.loads((Path(args.out) / "sweep.json").read_text())
+        (Path(args.out) / "sweep.md").write_text(report(run, [rr.Result.from_json(row) for row in run["cases"]]))
+        return 0
 
     # a fresh module cache: the seconds are generation and compilation, not cache hits
     # (files with the same robot inside, e.g. talos_reduced_box.urdf, do hit the cache)
     os.environ["SOAGEN_CACHE"] = tempfile.mkdtemp(prefix="soagen-sweep-")
+    commit = _commit()   # the code the cases run on (before the run: the tree may move meanwhile)
     results, t0 = [], time.perf_counter()
     for rel, floating in rr.cases():
         if args.only and not any(s in rel for s in args.only):
@@ -62,32 +69,50 @@ def main(argv=None):
     if args.only:
         return 1 if failed else 0
 
-    head = (f"# example-robot-data sweep\n\n"
-            f"Written by `python benchmarks/sweep.py` (the cases of `tests/test_real_robots.py`): "
-            f"example-robot-data {_version('example-robot-data')}, Pinocchio {_version('pin')}, "
-            f"{platform.machine()} {os.cpu_count()} CPUs, SOAGEN_JOBS={jobs()}; {len(results)} cases in "
-            f"{total:.0f} s.\n\n"
+    run = dict(total_s=round(total, 1), jobs=jobs(), example_robot_data=_version("example-robot-data"),
+               pinocchio=_version("pin"), machine=f"{platform.machine()} {os.cpu_count()} CPUs",
+               compile_args=" ".join(cffi_build.COMPILE_ARGS), commit=commit,
+               cases=[r.as_json() for r in results])
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    (Path(args.out) / "sweep.json").write_text(json.dumps(run, indent=1) + "\n")
+    (Path(args.out) / "sweep.md").write_text(report(run, results))
+    return 1 if failed else 0
+
+
+def _commit():
+    """The commit the sweep ran on (``+`` when the work tree had changes), or ``?``."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return head + ("+" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
+def report(run, results):
+    """docs/sweep.md: how the sweep was run, then the table."""
+    return (f"# example-robot-data sweep\n\n"
+            f"Written by `python benchmarks/sweep.py` (the cases of `tests/test_real_robots.py`) at commit "
+            f"{run.get('commit', '?')}: example-robot-data {run.get('example_robot_data', '?')}, Pinocchio "
+            f"{run.get('pinocchio', '?')}, {run.get('machine', '?')}, SOAGEN_JOBS={run['jobs']}, modules compiled "
+            f"`{run.get('compile_args', '?')}`; {len(results)} cases in {run['total_s']:.0f} s.\n\n"
             f"Each URDF is loaded as a user would (`soagen.load_urdf(path, tips=[deepest link])`, "
             f"`floating_base=True` for the second row of a robot that moves freely); inverse dynamics, "
             f"M, the Jacobian of the deepest link and forward dynamics (FD4) are generated and compiled "
-            f"as one module (seconds: generation wall clock with emission, compilation), and compared "
+            f"as one module (seconds: generation wall clock with emission, compilation; *cached*: the "
+            f"file's model is the same as an earlier row's, e.g. a variant differing only in collision "
+            f"geometry, so the module came from soagen's cache), and compared "
             f"with Pinocchio's model of the same file on {rr.SAMPLES} random states.  Errors are "
             f"max |soagen − Pinocchio| / max |Pinocchio|, the worst state; the forward-dynamics bound is "
             f"{rr.FD_EPS:g} · cond(M) · nv (at least {rr.FD_FLOOR:g}); M is bounded by "
             f"{rr.BOUND['mass_matrix']:g}, inverse dynamics and the Jacobian by "
             f"{rr.BOUND['inverse_dynamics']:g}.  *left out*: joints with D(k) = 0 make M singular, so "
             f"forward dynamics is not generated.  Warnings: the non-physical rigid bodies "
-            f"(after lumping) that soagen names when loading.\n\n")
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    (Path(args.out) / "sweep.md").write_text(head + rr.table(results))
-    rows = [dict(file=r.rel, floating=r.floating, robot=r.name, nq=r.nq, nv=r.nv, tip=r.tip,
-                 functions=list(r.functions), generate_s=round(r.generate_s, 2), compile_s=round(r.compile_s, 2),
-                 errors={k: {"error": e, "bound": b} for k, (e, b) in r.errors.items()},
-                 warnings=r.warnings, notes=list(r.notes), singular_joints=list(r.singular_joints))
-            for r in results]
-    (Path(args.out) / "sweep.json").write_text(json.dumps(dict(total_s=round(total, 1), jobs=jobs(), cases=rows),
-                                                          indent=1) + "\n")
-    return 1 if failed else 0
+            f"(after lumping) and singular joints that soagen names when loading.\n\n" + rr.table(results))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Two Panda arms holding one bar (seed 002 §5.3), simulated with generated code.
+"""Two Panda arms holding one bar ([RJK] §5.3), simulated with generated code.
 
 The arms face each other 0.8 m apart; their hands are welded to a massless bar
 (one held point, rigid in all 6 directions).  Each arm applies gravity

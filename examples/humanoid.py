@@ -2,7 +2,7 @@
 
 Generates the TALOS humanoid of example-robot-data (32 joints + a 6-dof
 floating base: nq = 39, nv = 38) with its two hands as operational points,
-computes Λ_e (12 × 12) with the O(n) recursion of seed 000/003 and its coupling
+computes Λ_e (12 × 12) with the O(n) recursion of [KJR]/[CK] and its coupling
 blocks (the hands share the torso and the floating base), checks it against
 (J M⁻¹ Jᵀ)⁻¹ from the numpy reference, and prints the time per call of the
 generated function against the numpy reference.

@@ -2,7 +2,7 @@
 
 The hand tracks a horizontal circle (radius 10 cm, period 4 s) and holds its
 orientation.  Each 1 ms control step calls the generated ``osc_torque``
-(F = Λu + c + g, T = JᵀF in four sweeps, seed 000) plus a joint-space null-space
+(F = Λu + c + g, T = JᵀF in four sweeps, [KJR]) plus a joint-space null-space
 damping term; the plant is integrated with the generated forward dynamics (FD4)
 by semi-implicit Euler at 1 ms.  Run ``python examples/osc_panda.py`` to print
 the tracking error and write ``docs/osc_panda.png`` (needs matplotlib).

@@ -37,8 +37,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import (DEFAULT_GRAVITY, FLOATING, PRISMATIC, REVOLUTE, SPHERICAL, Body, ModelWarning, Robot,
-                    RobotError, Tip, _vector)
+from .model import (
+    DEFAULT_GRAVITY,
+    FLOATING,
+    PRISMATIC,
+    REVOLUTE,
+    SPHERICAL,
+    Body,
+    ModelWarning,
+    Robot,
+    RobotError,
+    Tip,
+    _vector,
+)
 from .spatial import axis_angle, rpy_matrix, skew
 
 #: numbers within this many units in the last place (ulps) of their array's largest

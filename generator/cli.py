@@ -1,4 +1,4 @@
-"""Command line: ``soagen generate`` and ``soagen check``."""
+"""Command line: ``soagen generate``, ``check``, ``opcount`` and ``footprint``."""
 from __future__ import annotations
 
 import argparse
@@ -9,10 +9,9 @@ import tempfile
 import time
 import warnings
 
-import numpy as np
-
 from . import opcount
 from .model import ModelWarning, RobotError
+from .options import Options, OptionsError
 
 
 def _robot(args):
@@ -46,9 +45,14 @@ def _show_warning(message, category, filename, lineno, file=None, line=None, _de
         _default(message, category, filename, lineno, file, line)
 
 
-def _variants(args):
-    """``--variants`` alone: every family; with names: those; absent: none."""
-    return () if args.variants is None else (args.variants or None)
+def _options(args, **fixed):
+    """The :class:`Options` of a command line (``fixed`` overrides)."""
+    fields = dict(precision=getattr(args, "precision", "double"), trig_inputs=getattr(args, "trig_inputs", False),
+                  functions=args.function,
+                  # --variants alone: every family; with names: those; absent: none
+                  variants=() if args.variants is None else (args.variants or None))
+    fields.update(fixed)
+    return Options(**fields)
 
 
 def _progress(done, total, label):
@@ -94,11 +98,10 @@ def cmd_opcount(args):
     if args.scaling:
         return cmd_scaling(args)
     robot = _robot(args)
-    gen = generate(robot, args.name or robot.name, args.precision, functions=args.function,
-                   variants=_variants(args))
+    gen = generate(robot, _options(args), args.name or robot.name)
     in_c = opcount.count_c(gen.csource.source)
     for p in gen.programs:
-        c = in_c[f"{gen.csource.name}_{p.name}"]
+        c = in_c[f"{gen.csource.name}_{p.calls or p.name}"]
         if any(c[k] != p.ops[k] for k in c):
             raise RuntimeError(f"{p.name}: program counts {p.ops} differ from the C text {c}")
     _print_counts(gen.programs)
@@ -118,19 +121,9 @@ def cmd_footprint(args):
     from .codegen import generate
 
     robot = _robot(args)
-    gen = generate(robot, args.name or robot.name, "float", functions=args.function,
-                   variants=_variants(args))
-    runs = [("cortex-m4f", "-Os"), ("cortex-m4f", "-O2"), ("cortex-m0", "-Os"), ("cortex-m0", "-O2")]
+    gen = generate(robot, _options(args, precision="float"), args.name or robot.name)
     with tempfile.TemporaryDirectory() as tmp:
-        mcu.write_harness(gen, {p.name: [] for p in gen.programs}, tmp)
-        sizes = {run: mcu.footprint(tmp, gen.csource.name, mcu.TARGETS[run[0]], run[1]) for run in runs}
-    head = " | ".join(f"{t} {o} flash / stack (B)" for t, o in runs)
-    lines = [f"# Footprint: {robot.name} (float, arm-none-eabi-gcc, .text bytes / -fstack-usage bytes)", "",
-             f"| function | {head} |", "|---|" + "---|" * len(runs)]
-    for p in gen.programs:
-        cells = " | ".join(f"{sizes[r][p.name][0]} / {sizes[r][p.name][1]}" for r in runs)
-        lines.append(f"| {p.name} | {cells} |")
-    text = "\n".join(lines) + "\n"
+        text = mcu.footprint_table(gen, robot.name, tmp)
     print(text, end="")
     if args.markdown:
         with open(args.markdown, "w") as fh:
@@ -146,18 +139,26 @@ def cmd_generate(args):
     t_load = time.perf_counter() - t0
     name = args.name or robot.name
     print(f"soagen: {robot.name}: {robot.n} joints, {len(robot.tips)} tips -> {args.out}", file=sys.stderr)
-    gen = generate(robot, name, args.precision, progress=None if args.quiet else _progress,
-                   functions=args.function, trig_inputs=args.trig_inputs, variants=_variants(args))
+    gen = generate(robot, _options(args), name, progress=None if args.quiet else _progress)
     out = os.path.abspath(args.out)
     parent = os.path.dirname(out) or "."
     os.makedirs(parent, exist_ok=True)
     work = tempfile.mkdtemp(prefix=".soagen-", dir=parent)   # nothing half-written in out
     os.chmod(work, 0o755)
     try:
-        for fname, text in ((f"{gen.csource.name}.h", gen.csource.header),
-                            (f"{gen.csource.name}.c", gen.csource.source),
-                            ("opcounts.md", opcount.table(robot.name, gen.programs)),
-                            ("opcounts.json", opcount.as_json(robot, gen.programs))):
+        stem = gen.csource.name
+        files = [(f"{stem}.h", gen.csource.header), (f"{stem}.c", gen.csource.source)]
+        if args.target == "simd":
+            from .simd import emit_simd
+            simd = emit_simd(robot, gen.programs, stem, args.precision)
+            files += [(f"{stem}_simd.h", simd.header), (f"{stem}_simd.c", simd.source)]
+        elif args.target == "cuda":
+            from .cuda import emit_cuda
+            cu = emit_cuda(robot, gen.programs, stem, args.precision)
+            files = [(f"{stem}.cu", cu.source), (f"{stem}_cuda.h", cu.header)]
+        files += [("opcounts.md", opcount.table(robot.name, gen.programs)),
+                  ("opcounts.json", opcount.as_json(robot, gen.programs))]
+        for fname, text in files:
             with open(os.path.join(work, fname), "w") as fh:
                 fh.write(text)
         if os.path.isdir(out):   # replace our files one by one, keep others (footprint.md)
@@ -176,108 +177,37 @@ def cmd_generate(args):
     return 0
 
 
-ILL_CONDITIONED = 1e6
+def cmd_functions(args):
+    """The catalogue of generated functions (README's function table)."""
+    from .functions import markdown_table
 
-
-def check_module(robot, mod, samples=100, seed=0):
-    """Max relative error of each generated function against the numpy reference
-    on ``samples`` random states (functions the module lacks are skipped; the
-    Λ(0)-based functions at states where cond(Ω(0)) < :data:`ILL_CONDITIONED`)."""
-    from . import reference as ref
-
-    rng = np.random.default_rng(seed)
-    errors = {}
-    m = len(robot.tips)
-
-    def record(label, got, want):
-        try:
-            value = got()
-        except NotImplementedError:
-            return
-        err = float(np.abs(value - want()).max() / max(1.0, float(np.abs(want()).max())))
-        errors[label] = max(errors.get(label, 0.0), err)
-
-    for _ in range(samples):
-        q, qd, qdd, tau = robot.random_state(rng)
-        f, u = rng.normal(size=6 * m) * 10.0, rng.normal(size=6 * m)
-        cases = [
-            ("inverse_dynamics", lambda: mod.inverse_dynamics(q, qd, qdd),
-             lambda: ref.inverse_dynamics(robot, q, qd, qdd)),
-            ("gravity", lambda: mod.gravity(q), lambda: ref.gravity(robot, q)),
-            ("bias_forces", lambda: mod.bias_forces(q, qd), lambda: ref.bias_forces(robot, q, qd)),
-            ("coriolis", lambda: mod.coriolis(q, qd), lambda: ref.coriolis(robot, q, qd)),
-            ("mass_matrix", lambda: mod.mass_matrix(q), lambda: ref.mass_matrix(robot, q)),
-            ("mass_matrix_inverse", lambda: mod.mass_matrix_inverse(q), lambda: ref.mass_matrix_inverse(robot, q)),
-            ("forward_dynamics", lambda: mod.forward_dynamics(q, qd, tau),
-             lambda: ref.forward_dynamics(robot, q, qd, tau, variant="FD4")),
-            ("forward_dynamics_fd1", lambda: mod.forward_dynamics(q, qd, tau, variant="FD1"),
-             lambda: ref.forward_dynamics(robot, q, qd, tau, variant="FD1")),
-            # variants: another algorithm, the same quantity as the reference's
-            ("mass_matrix_ne", lambda: mod.mass_matrix(q, "newton_euler"), lambda: ref.mass_matrix(robot, q)),
-            ("mass_matrix_inverse_innovations", lambda: mod.mass_matrix_inverse(q, "innovations"),
-             lambda: ref.mass_matrix_inverse(robot, q)),
-            ("mass_matrix_inverse_cholesky", lambda: mod.mass_matrix_inverse(q, "cholesky"),
-             lambda: ref.mass_matrix_inverse(robot, q)),
-            ("forward_dynamics_fd4", lambda: mod.forward_dynamics(q, qd, tau, variant="FD4"),
-             lambda: ref.forward_dynamics(robot, q, qd, tau)),
-            ("forward_dynamics_fd3", lambda: mod.forward_dynamics(q, qd, tau, variant="FD3"),
-             lambda: ref.forward_dynamics(robot, q, qd, tau)),
-            ("forward_dynamics_crba", lambda: mod.forward_dynamics(q, qd, tau, variant="CRBA"),
-             lambda: ref.forward_dynamics(robot, q, qd, tau)),
-        ]
-        if m:
-            cases += [
-                ("inverse_dynamics (tip force)", lambda: mod.inverse_dynamics(q, qd, qdd, f),
-                 lambda: ref.inverse_dynamics(robot, q, qd, qdd, f)),
-                ("forward_kinematics", lambda: mod.forward_kinematics(q), lambda: ref.forward_kinematics(robot, q)),
-                ("jacobian", lambda: mod.jacobian(q), lambda: ref.jacobian(robot, q)),
-                ("jdot_qdot", lambda: mod.jdot_qdot(q, qd), lambda: ref.jdot_qdot(robot, q, qd)),
-                ("tip_force_acceleration", lambda: mod.tip_force_acceleration(q, f),
-                 lambda: ref.tip_force_acceleration(robot, q, f)),
-                ("os_inertia_inverse", lambda: mod.os_inertia_inverse(q), lambda: ref.os_inertia_inverse(robot, q)),
-                ("forward_dynamics_fd2", lambda: np.concatenate(mod.call("forward_dynamics_fd2", q, qd, tau)),
-                 lambda: np.concatenate([qdd_ref := ref.forward_dynamics(robot, q, qd, tau),
-                                         ref.jacobian(robot, q) @ qdd_ref + ref.jdot_qdot(robot, q, qd)])),
-            ]
-            # Λ(0) is compared where it exists and is well conditioned: near a singular
-            # pose both routes lose cond(Ω)·eps digits and agree only to that
-            # (none of them exists where D(k) = 0: robot.singular_joints)
-            if not robot.singular_joints and np.linalg.cond(ref.os_inertia_inverse(robot, q)) < ILL_CONDITIONED:
-                cases += [
-                    ("os_inertia", lambda: mod.os_inertia(q), lambda: ref.os_inertia(robot, q)),
-                    ("os_inertia_recursive", lambda: mod.os_inertia(q, "recursive"), lambda: ref.os_inertia(robot, q)),
-                    ("os_inertia_explicit", lambda: mod.os_inertia(q, "explicit"), lambda: ref.os_inertia(robot, q)),
-                    ("os_coriolis", lambda: mod.os_coriolis(q, qd), lambda: ref.os_coriolis(robot, q, qd)),
-                    ("os_gravity", lambda: mod.os_gravity(q), lambda: ref.os_gravity(robot, q)),
-                    ("os_bias", lambda: mod.os_bias(q, qd), lambda: ref.os_bias(robot, q, qd)),
-                    ("osc_torque", lambda: mod.osc_torque(q, qd, u), lambda: ref.osc_torque(robot, q, qd, u)),
-                ]
-        for label, got, want in cases:
-            record(label, got, want)
-    return errors
+    print(markdown_table(), end="")
+    return 0
 
 
 def cmd_check(args):
     from .cffi_build import build
+    from .check import check_module
 
     robot = _robot(args)
     print(f"soagen check: {robot.name}: {robot.n} joints, {len(robot.tips)} tips, {args.precision}",
           file=sys.stderr)
     t0 = time.perf_counter()
-    mod = build(robot, precision=args.precision, progress=None if args.quiet else _progress,
-                functions=args.function, variants=_variants(args))
+    mod = build(robot, _options(args), progress=None if args.quiet else _progress)
     t = mod.timings
     stages = ", ".join(f"{k} {v:.2f} s" for k, v in t.items())
     print(f"build: {time.perf_counter() - t0:.2f} s ({stages})")
-    errors = check_module(robot, mod, args.samples, args.seed)
-    tol = 1e-10 if args.precision == "double" else 1e-3
-    print(f"generated C vs numpy reference, {args.samples} random states (max relative error):")
-    worst = 0.0
-    for name, err in errors.items():
-        worst = max(worst, err)
-        print(f"  {name:<30} {err:9.2e}  {'ok' if err <= tol else 'FAIL'}")
-    print(f"{'PASS' if worst <= tol else 'FAIL'}: worst {worst:.2e} (tolerance {tol:g})")
-    return 0 if worst <= tol else 1
+    results = check_module(robot, mod, args.samples, args.seed)
+    print(f"generated C vs numpy reference, {args.samples} random states (seed {args.seed}); "
+          "relative error, and its bound:")
+    for r in results.values():
+        states = f"{r.compared} states" + (f", {r.skipped} skipped (Lambda ill-conditioned)" if r.skipped else "")
+        print(f"  {r.name:<32} {r.error:9.2e}  bound {r.bound_text(args.precision):<44} "
+              f"{'ok' if r.ok else 'FAIL'}  ({states})")
+    failed = [r.name for r in results.values() if not r.ok]
+    worst = max((r.ratio for r in results.values()), default=0.0)
+    print(f"{'FAIL: ' + ', '.join(failed) if failed else 'PASS'}: worst error/bound {worst:.2e}")
+    return 1 if failed else 0
 
 
 def main(argv=None):
@@ -310,6 +240,9 @@ def main(argv=None):
             p.add_argument("--out", required=True, help="output folder")
             p.add_argument("--trig-inputs", action="store_true",
                            help="functions take cos/sin of q as inputs cq, sq (targets with their own trig)")
+            p.add_argument("--target", choices=["c", "simd", "cuda"], default="c",
+                           help="c: <name>.h/.c (C99); simd: also <name>_simd.h/.c, batches on several states "
+                                "per instruction (GCC/Clang); cuda: <name>.cu (kernels, launchers) and <name>_cuda.h")
         elif name == "opcount":
             p.add_argument("--json", help="also write the counts as JSON")
             p.add_argument("--markdown", help="also write the counts as a markdown table")
@@ -322,14 +255,15 @@ def main(argv=None):
         else:
             p.add_argument("--samples", type=int, default=100)
             p.add_argument("--seed", type=int, default=0)
+    sub.add_parser("functions", help="list every function soagen can generate (a markdown table)")
     args = parser.parse_args(argv)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ModelWarning)
             warnings.showwarning = _show_warning
             return {"generate": cmd_generate, "check": cmd_check, "opcount": cmd_opcount,
-                    "footprint": cmd_footprint}[args.command](args)
-    except (RobotError, ValueError) as exc:
+                    "footprint": cmd_footprint, "functions": cmd_functions}[args.command](args)
+    except (RobotError, OptionsError) as exc:
         print(f"soagen: error: {exc}", file=sys.stderr)
         return 2
 

@@ -1,4 +1,4 @@
-"""Two arms whose tips hold one point rigidly (seed 002 §5.3, (21)–(26)).
+"""Two arms whose tips hold one point rigidly ([RJK §5.3, (21)–(26)]).
 
 Arm a exerts the wrench ``f`` (world axes at the common point) on arm b, arm b
 exerts ``-f`` on arm a: ``M_a θ̈_a + C_a + G_a + J_aᵀ f = T_a`` and
@@ -6,7 +6,7 @@ exerts ``-f`` on arm a: ``M_a θ̈_a + C_a + G_a + J_aᵀ f = T_a`` and
 tip accelerations α_a(0) = α_b(0) (22).  With the free accelerations α_f (no
 contact force) and Ω = J M⁻¹ Jᵀ, α_a = α_af − Ω_a f and α_b = α_bf + Ω_b f, so
 ``f = Λ_c (α_af − α_bf)`` with ``Λ_c⁻¹ = Ω_a + Ω_b`` (26), and each arm's
-accelerations get the tip-force correction of seed 002 (18).
+accelerations get the tip-force correction of [RJK (18)].
 """
 from __future__ import annotations
 
@@ -16,11 +16,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import reference as ref
-from . import symbolic as S
+from .functions import Output, Spec
 from .model import RobotError
-from .program import Program
-from .recursion import Sweeps, fd4, tip_force_response
-from .recursion_os import omega_tips
+
+#: the one function of a closed chain (its maker and reference are below)
+FORWARD_DYNAMICS = Spec(
+    "forward_dynamics", "closed chain: joint accelerations of both arms and the wrench f arm a exerts on arm b "
+    "(world axes)", ("qa", "qda", "taua", "qb", "qdb", "taub"),
+    (Output("qdda", ("na",), "arm a joint accelerations"), Output("qddb", ("nb",), "arm b joint accelerations"),
+     Output("f", (6,), "wrench arm a exerts on arm b, world axes at the held point")),
+    "soagen.closed_chain:forward_dynamics", "soagen.closed_chain:reference_forward_dynamics", solves="Omega")
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,18 @@ class ClosedChain:
 
     @property
     def parts(self):
+        """``[(label, Robot)]`` of the two arms (the generated header lists both)."""
         return [("a", self.robot_a), ("b", self.robot_b)]
+
+    @property
+    def sizes(self):
+        """Values of the size keys of its function: ``na``, ``nb`` joints."""
+        return {"na": self.robot_a.nv, "nb": self.robot_b.nv}
+
+    @property
+    def specs(self):
+        """Its one generated function, :data:`FORWARD_DYNAMICS`."""
+        return (FORWARD_DYNAMICS,)
 
     @property
     def gravity(self):
@@ -102,49 +118,45 @@ def reference_forward_dynamics(chain, qa, qda, taua, qb, qdb, taub):
     return qdd_a, qdd_b, f
 
 
-def _free_tip_acceleration(sw, qdd_lam_v):
+def _free_tip_acceleration(sw, result):
     """α_f(0) = φ*(k,0)λ(k) + a(0) − a_g: the true tip acceleration after FD4."""
+    from . import symbolic as S
+    from .sweeps import base_acceleration
+
     prog = sw.prog
-    _, lam, V, _ = qdd_lam_v
+    _, lam, vel, _ = result
     tip = sw.robot.tips[0]
     R, _ = sw.world(tip.body)
     off = S.const_vector(tip.offset)
     w, lin = S.motion_to_tip(prog, R, off, lam[tip.body])
-    w_body = V[tip.body][0]
+    w_body = vel.V[tip.body][0]
     a0 = S.matvec(prog, R, S.cross(prog, w_body, S.cross(prog, w_body, off)))
-    ag = sw.base_acceleration()[1]
+    ag = base_acceleration(sw.robot)[1]
     return list(w) + [prog.let(lin[i] + a0[i] - ag[i]) for i in range(3)]
 
 
-def program(chain, ratio):
-    """The closed-chain forward dynamics as one straight-line program (guarded Λ_c)."""
-    prog = Program("forward_dynamics", "closed chain: joint accelerations of both arms and the "
-                                       "wrench f arm a exerts on arm b (world axes)")
+def forward_dynamics(prog, chain, qa, qda, taua, qb, qdb, taub):
+    """Maker of the closed-chain forward dynamics (guarded Λ_c) [RJK (21)–(26)]."""
+    from . import symbolic as S
+    from .operational_space import omega_tips
+    from .sweeps import Sweeps, fd4, tip_force_response
+
     ra, rb = chain.robot_a, chain.robot_b
-    qa, qda, taua = (prog.input(nm, ra.n, doc) for nm, doc in
-                     (("qa", "arm a joint positions"), ("qda", "arm a joint velocities"),
-                      ("taua", "arm a joint torques")))
-    qb, qdb, taub = (prog.input(nm, rb.n, doc) for nm, doc in
-                     (("qb", "arm b joint positions"), ("qdb", "arm b joint velocities"),
-                      ("taub", "arm b joint torques")))
-    swa, swb = Sweeps(prog, ra, qa, "arm a "), Sweeps(prog, rb, qb, "arm b ")
+    swa, swb = Sweeps(prog, ra, qa, "arm a: "), Sweeps(prog, rb, qb, "arm b: ")
     fa, fb = fd4(swa, qda, taua), fd4(swb, qdb, taub)
     alpha_a, alpha_b = _free_tip_acceleration(swa, fa), _free_tip_acceleration(swb, fb)
     Rb = S.const_matrix(chain.rotation)
     alpha_bw = S.matvec(prog, Rb, alpha_b[:3]) + S.matvec(prog, Rb, alpha_b[3:])
-    prog.banner("Lambda_c^-1 = Omega_a + R Omega_b R^T (seed 002 (26))")
     Om_a, Om_b = omega_tips(swa, fa[3]), omega_tips(swb, fb[3])
+    prog.banner("Lambda_c^-1 = Omega_a + R Omega_b R^T -- [RJK (26)]", level=0)
     A, B, C = S.blocks_from_full(Om_b)
     Om_bw = S.full_from_blocks(S.rotate_sym(prog, Rb, A), S.rotate_gen(prog, Rb, B), S.rotate_sym(prog, Rb, C))
     Lc_inv = [[prog.let(Om_a[i][j] + Om_bw[i][j]) for j in range(6)] for i in range(6)]
-    L, d, dinv = S.ldl(prog, Lc_inv, ratio)
+    L, d, dinv = S.ldl(prog, Lc_inv, prog.options.pivot_ratio)
     f = S.ldl_solve(prog, L, dinv, [prog.let(alpha_a[i] - alpha_bw[i]) for i in range(6)])
-    prog.banner("tip-force corrections (seed 002 (18))")
+    prog.banner("tip-force corrections -- [RJK (18)]", level=0)
     dqa = tip_force_response(swa, fa[3], f)
     RbT = S.transpose(Rb)
     fb_local = [-x for x in S.matvec(prog, RbT, f[:3]) + S.matvec(prog, RbT, f[3:])]
     dqb = tip_force_response(swb, fb[3], fb_local)
-    prog.output("qdda", [prog.let(fa[0][k] + dqa[k]) for k in range(ra.n)], "arm a joint accelerations")
-    prog.output("qddb", [prog.let(fb[0][k] + dqb[k]) for k in range(rb.n)], "arm b joint accelerations")
-    prog.output("f", f, "wrench arm a exerts on arm b, world axes at the held point")
-    return prog
+    return [[prog.let(fa[0][k] + dqa[k]) for k in range(ra.n)], [prog.let(fb[0][k] + dqb[k]) for k in range(rb.n)], f]

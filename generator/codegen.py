@@ -1,6 +1,13 @@
-"""Robot → programs → C text, with a timing per stage (the CLI prints it)."""
+"""Target → programs → C text, with a timing per stage (the CLI prints it).
+
+A target is a :class:`~soagen.model.Robot` or a
+:class:`~soagen.closed_chain.ClosedChain`: both offer ``name``, ``specs`` (the
+functions it can have), ``sizes`` (the values of the catalogue's size keys),
+``parts`` and ``fingerprint()``.
+"""
 from __future__ import annotations
 
+import copy
 import os
 import re
 import time
@@ -8,15 +15,17 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 
-from . import recursion
+from . import functions as F
 from .emit import CSource, emit
+from .options import Options
+from .program import Program
 
 
 @dataclass
 class Generated:
-    """Everything the generator made for one robot.
+    """Everything the generator made for one target.
 
-    programs : list of Program   finished straight-line programs
+    programs : list of Program   finished straight-line programs, in header order
     csource : CSource            header, source and cdef text
     timings : dict               seconds: "record" and "cse" summed over functions
                                  (CPU time in the workers), "generate (wall)", "emit";
@@ -34,17 +43,52 @@ def c_name(name):
     return out if out and not out[0].isdigit() else "r_" + out
 
 
+def record(spec, target, options=Options()):
+    """Record (not yet finish) the program of ``spec`` for ``target``: inputs and
+    outputs from the catalogue, statements from the spec's maker."""
+    cites = F.citations(spec, ascii=True)
+    prog = Program(spec.name, f"{spec.doc} {cites}" if cites else spec.doc, options)
+    inputs = [prog.input(a, F.size((F.ARGUMENTS[a][0],), target.sizes), F.ARGUMENTS[a][1]) for a in spec.inputs]
+    values = spec.make(prog, target, *inputs)
+    for out, exprs in zip(spec.outputs, values):
+        prog.output(out.name, exprs, out.doc)
+    return prog
+
+
+def make_program(target, name, options=Options()):
+    """The finished program of the function ``name``; for a family function
+    whose algorithm is picked, the cheapest candidate's, renamed."""
+    spec = {s.name: s for s in target.specs}[name]
+    if spec.maker is not None:
+        return record(spec, target, options).finish()
+    return pick(spec, {s.name: record(s, target, options).finish() for _, s in F.candidates(spec.family)})
+
+
+def pick(spec, programs, generated=()):
+    """The program of the family function ``spec`` from the finished programs of
+    its candidates (``{C name: Program}``): a copy of the one with the lowest
+    :func:`soagen.functions.cost` (the first on ties), named as the family, its
+    ``algorithm`` the label.  When the chosen algorithm's own function is among
+    ``generated`` (the same file has it), the family function only calls it."""
+    choices = F.candidates(spec.family)
+    label, best = None, None
+    for lab, s in choices:
+        if best is None or F.cost(programs[s.name].ops) < F.cost(best.ops):
+            label, best = lab, programs[s.name]
+    prog = copy.copy(best)
+    prog.name, prog.algorithm = spec.name, label
+    prog.doc = (f"{spec.doc}. Algorithm: {label}, the cheapest of {', '.join(lab for lab, _ in choices)} for this "
+                "robot" + (f" (calls {best.name})." if best.name in generated else f": {best.doc}."))
+    prog.calls = best.name if best.name in generated else None
+    return prog
+
+
 def _one_program(job):
     """Record and finish one program; runs in a worker process."""
-    target, name, precision, trig_inputs = job
+    target, name, options = job
+    spec = {s.name: s for s in target.specs}[name]
     t0 = time.perf_counter()
-    if name is None:
-        from .closed_chain import program
-        from .reference import PIVOT_RATIO
-
-        prog = program(target, PIVOT_RATIO[precision])
-    else:
-        prog = recursion.make_program(target, name, precision, trig_inputs)
+    prog = record(spec, target, options)
     t1 = time.perf_counter()
     prog.finish()
     t2 = time.perf_counter()
@@ -57,35 +101,29 @@ def jobs():
     return max(1, int(os.environ.get("SOAGEN_JOBS") or os.cpu_count() or 1))
 
 
-def generate(robot, name=None, precision="double", progress=None, functions=None, trig_inputs=False,
-             variants=()):
+def generate(target, options=Options(), name=None, progress=None):
     """Run the symbolic recursions, clean the programs and emit C.
 
     Each C function is an independent program, recorded and finished in its
     own worker process (``$SOAGEN_JOBS``, default one per CPU); the output
-    does not depend on the number of workers.
+    does not depend on the number of workers.  A family function whose
+    algorithm is picked by operation count has each candidate recorded as a
+    job of its own (:func:`pick`).
 
     Parameters
     ----------
-    robot : Robot or ClosedChain
-    name : str, optional   file stem / function prefix (default: robot name)
-    precision : {"double", "float"}
+    target : Robot or ClosedChain
+    options : Options   precision, trig inputs, which functions and variants
+    name : str, optional   file stem / function prefix (default: target name)
     progress : callable, optional   called as ``progress(done, total, label)``
-    functions : list of str, optional   generate only these C functions (default: all)
-    trig_inputs : bool   take cos/sin of the joint angles as inputs ``cq``, ``sq``
-        (after the other inputs) instead of calling cos/sin, for targets with their own trig
-    variants : iterable of str or None   also the algorithm variants of these families
-        (:data:`soagen.recursion.VARIANTS`; None: every family)
     """
-    from .closed_chain import ClosedChain
-
-    name = c_name(name or robot.name)
-    names = [None] if isinstance(robot, ClosedChain) else recursion.function_names(robot, functions, variants)
-    # a family's function is picked from the programs of its algorithms, each its own job
-    families = [f for f in names if f in recursion.CHOICES]
-    candidates = [a for f in families for _, a in recursion.CHOICES[f]]
-    recorded = [fn for fn in dict.fromkeys(names + candidates) if fn not in families]
-    work = [(robot, fn, precision, trig_inputs) for fn in recorded]
+    name = c_name(name or target.name)
+    specs = F.select(target, options)
+    names = [s.name for s in specs]
+    picked = [s for s in specs if s.maker is None]
+    candidates = [c.name for s in picked for _, c in F.candidates(s.family)]
+    recorded = [fn for fn in dict.fromkeys(names + candidates) if fn not in {s.name for s in picked}]
+    work = [(target, fn, options) for fn in recorded]
     t0 = time.perf_counter()
     results = [None] * len(work)
     if progress:
@@ -103,12 +141,12 @@ def generate(robot, name=None, precision="double", progress=None, functions=None
             if progress:
                 progress(i + 1, len(work), results[i][0].name)
     by_name = {r[0].name: r[0] for r in results}
-    for family in families:
-        by_name[family] = recursion.as_family(family, by_name)
-    programs = [r[0] for r in results] if isinstance(robot, ClosedChain) else [by_name[fn] for fn in names]
+    for spec in picked:
+        by_name[spec.name] = pick(spec, by_name, generated=names)
+    programs = [by_name[fn] for fn in names]
     timings = {"record": sum(r[1] for r in results), "cse": sum(r[2] for r in results),
                "generate (wall)": time.perf_counter() - t0}
     t0 = time.perf_counter()
-    csource = emit(robot, programs, name, precision)
+    csource = emit(target, programs, name, options.precision)
     timings["emit"] = time.perf_counter() - t0
     return Generated(programs, csource, timings)

@@ -66,7 +66,27 @@ def batch_call(prefix, prog):
     return f"{prefix}_{prog.name}({', '.join(args)})"
 
 
-def function_lines(prog, printer):
+#: comment rule of a banner by level: a section (a column, a block), a pass, a body inside a pass
+BANNER_MARKS = {0: "====", 1: "----", 2: "--"}
+
+
+def call_lines(prefix, prog):
+    """The body of a family function that calls the generated function of its algorithm."""
+    args = ", ".join(a.name for a in prog.inputs + prog.outputs)
+    call = f"{prefix}_{prog.calls}({args})"
+    return [{"banner": None, "code": f"return {call};" if prog.returns_status else f"{call};"}]
+
+
+def function_lines(prog, printer, lanes=False):
+    """The body of ``prog`` as lines: ``{"banner": text, "mark": rule}`` or ``{"banner": None, "code": C}``.
+
+    With ``lanes`` (:mod:`soagen.simd`) the same statements act on vectors of
+    states: ``printer.ctype`` is the vector type, a guard clears the lanes that
+    fail it in the mask ``ok`` and returns only when no lane is left (the other
+    lanes are computed on; the branch also keeps the scalar code's basic blocks,
+    so the compiler fuses the same multiply-adds), the function returns ``ok``;
+    a constant output is broadcast.
+    """
     lines = []
     ctype = printer.ctype
     printer.names = prog.names
@@ -75,20 +95,24 @@ def function_lines(prog, printer):
         lines.append({"banner": None, "code": f"(void){name};"})
     for item in prog.body:
         if isinstance(item, Banner):
-            lines.append({"banner": item.text})
+            lines.append({"banner": item.text, "mark": BANNER_MARKS[item.level]})
         elif isinstance(item, Guard):
-            lines.append({"banner": None, "code": f"if (!({printer.doprint(item.value)} > "
-                                                  f"{printer.doprint(item.bound)})) return {item.status};"
+            test = f"{printer.doprint(item.value)} > {printer.doprint(item.bound)}"
+            lines.append({"banner": None, "code": (f"if (soagen_none(ok &= ({test}))) return ok;" if lanes else
+                                                   f"if (!({test})) return {item.status};")
                                                   + (f"  /* {item.text} */" if item.text else "")})
         else:
             sym, expr = item
             lines.append({"banner": None, "code": f"const {ctype} {printer.doprint(sym)} = {printer.doprint(expr)};"})
-    lines.append({"banner": "outputs"})
+    lines.append({"banner": "outputs", "mark": BANNER_MARKS[0]})
     for arg in prog.outputs:
         for i, e in enumerate(arg.symbols):
-            lines.append({"banner": None, "code": f"{arg.name}[{i}] = {printer.doprint(e)};"})
+            value = printer.doprint(e)
+            if lanes and e.is_Number:
+                value = f"soagen_splat({value})"
+            lines.append({"banner": None, "code": f"{arg.name}[{i}] = {value};"})
     if prog.returns_status:
-        lines.append({"banner": None, "code": "return 0;"})
+        lines.append({"banner": None, "code": "return ok;" if lanes else "return 0;"})
     return lines
 
 
@@ -105,11 +129,14 @@ def emit(robot, programs, name, precision="double"):
                             if prog.returns_status else ""), opline=opline(prog),
             batch_prototype=batch_prototype(name, prog, ctype), batch_call=batch_call(name, prog),
             returns_status=prog.returns_status, prototype=prototype(name, prog, ctype),
+            batch_doc="The same on `count` rows of row-major arrays; " + (
+                "returns the number of rows where Omega(0) is singular (their outputs untouched)."
+                if prog.returns_status else "returns 0."),
             argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
-            lines=function_lines(prog, printer)))
+            lines=call_lines(name, prog) if prog.calls else function_lines(prog, printer)))
     joints, tips = [], []
-    multi = getattr(robot, "multi_dof", False)
-    for label, part in getattr(robot, "parts", [("", robot)]):
+    multi = any(part.multi_dof for _, part in robot.parts)
+    for label, part in robot.parts:
         prefix = f"arm {label}: " if label else ""
         joints += [f"{prefix}{k:2d} {b.joint} ({b.joint_type}, moves link {b.name}, parent "
                    f"{'base' if b.parent < 0 else b.parent})"
@@ -120,7 +147,7 @@ def emit(robot, programs, name, precision="double"):
     ctx = dict(version=__version__, robot_name=robot.name, guard_name=name, guard=f"SOAGEN_{name.upper()}_H",
                macro=name.upper(), ctype=ctype,
                sizes=[(f"{name.upper()}_{('N' + label.upper()) if label else 'NQ'}", part.n)
-                      for label, part in getattr(robot, "parts", [("", robot)])], joints=joints, tips=tips,
+                      for label, part in robot.parts], joints=joints, tips=tips,
                gravity=", ".join(repr(float(g)) for g in robot.gravity), functions=functions,
                conventions_extra=[
                    f"- This robot has multi-dof joints: q has nq = {robot.nq} entries, qd, qdd, tau",
@@ -167,6 +194,6 @@ def driver(name, programs, inputs, precision="double", template="driver.c.j2"):
                                                         ctype=ctype)
 
 
-def render_plain(template):
-    """A template that takes no data (MCU start-up code, linker script)."""
-    return _environment().get_template(template).render()
+def render_plain(template, **data):
+    """A template that takes no program, only ``data`` (MCU start-up code, linker scripts, host stand-ins)."""
+    return _environment().get_template(template).render(**data)

@@ -229,6 +229,37 @@ class Robot:
         """Indices of the bodies whose parent is ``k`` (``-1``: the base)."""
         return [i for i, b in enumerate(self.bodies) if b.parent == k]
 
+    def base_to_tip(self):
+        """Body indices, every parent before its children (the anticausal order)."""
+        return range(self.nb)
+
+    def tip_to_base(self):
+        """Body indices, every child before its parent (the causal order)."""
+        return reversed(range(self.nb))
+
+    def roots(self):
+        """Indices of the bodies attached to the base."""
+        return self.children(-1)
+
+    # ---------------------------------------------- what the generator reads
+    @property
+    def parts(self):
+        """``[(label, Robot)]``: the robots whose joints a generated file has (here one, unlabelled)."""
+        return [("", self)]
+
+    @property
+    def sizes(self):
+        """Values of the size keys of :mod:`soagen.functions` (``nq``, ``n``, ``2n``, ``m``, ``6m``)."""
+        m = len(self.tips)
+        return {"nq": self.nq, "n": self.nv, "2n": 2 * self.nv, "m": m, "6m": 6 * m}
+
+    @property
+    def specs(self):
+        """The functions soagen can generate for a robot (:data:`soagen.functions.CATALOGUE`)."""
+        from .functions import CATALOGUE
+
+        return CATALOGUE
+
     def ancestors(self, k):
         """Path from body ``k`` to the root, ``k`` first."""
         path = []

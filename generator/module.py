@@ -1,8 +1,10 @@
-"""Python face of a compiled robot module: numpy in, numpy out.
+"""Python face of a compiled module: numpy in, numpy out.
 
-Every wrapper checks its arguments (shape, real dtype, no NaN/inf) and
-raises ``ValueError``/``TypeError`` with the argument's name; arrays are
-converted to C-contiguous float64 (float32 for ``precision="float"``).
+Every generated function of the target is a method named as in
+:mod:`soagen.functions` (a family's method takes ``variant=``); every wrapper
+checks its arguments (shape, real dtype, no NaN/inf) and raises
+``ValueError``/``TypeError`` with the argument's name; arrays are converted
+to C-contiguous float64 (float32 for ``precision="float"``).
 """
 from __future__ import annotations
 
@@ -10,15 +12,20 @@ import math
 
 import numpy as np
 
-from .recursion import CHOICES
+from . import functions as F
 from .reference import SingularError
 
 
 class Module:
-    """Generated dynamics of one robot.
+    """Generated functions of one robot (or closed chain).
 
     Every function also takes a batch: inputs of shape (N, size) are evaluated
-    row by row in one C call (``<function>_batch``), outputs get a leading N.
+    in one C call (``<function>_batch_simd``: several rows per instruction,
+    each row equal to the single call, :mod:`soagen.simd`; compiled at the
+    first batch call of a build, then cached with it), outputs get a leading
+    N.  Symmetric matrix outputs (M, M⁻¹, Ω, Λ) can come as their upper
+    triangle, ``out_format="upper"``: (N, n(n+1)/2) rows (:func:`unpack_upper`),
+    half the memory to write for large batches.
     Functions with one output take ``out=``: a C-contiguous array of the
     module's dtype and of the result's size (leading N for a batch), written
     in place and returned reshaped -- reusing it avoids allocating (for large
@@ -26,40 +33,62 @@ class Module:
 
     Attributes
     ----------
-    robot : Robot
+    robot : Robot or ClosedChain   the target it was built for
     n : int                degrees of freedom nv (the length of qd, qdd, tau)
     nq : int               configuration size (the length of q; nq > n with quaternions)
+    m : int                number of tips
     ops : dict             op counts per C function
-    choices : dict         family -> the algorithm its default function uses (the cheapest
-                           for this robot, :data:`soagen.recursion.CHOICES`)
+    choices : dict         family -> the algorithm its family function uses (the cheapest
+                           for this robot, :mod:`soagen.functions`)
     timings : dict         seconds per stage of the ``build`` call that made it
     path : Path            cache folder with the .c/.h and the library
     """
 
-    def __init__(self, robot, lib, meta, dtype, timings, path):
-        self.robot = robot
-        self.n = getattr(robot, "n", None)
-        self.m = len(getattr(robot, "tips", ()))
+    def __init__(self, target, lib, meta, timings, path):
+        sizes = target.sizes
+        self.robot = target
+        self.n, self.nq, self.m = sizes.get("n"), sizes.get("nq"), sizes.get("m", 0)
         self.ops = meta["ops"]
         self.choices = meta.get("choices", {})
         self.name = meta["name"]
         self.precision = meta["precision"]
         self.timings = timings
         self.path = path
+        self._sizes = sizes
+        self._specs = {s.name: s for s in target.specs}
         self._lib = lib
         self._ffi = lib.ffi
-        self._dtype = dtype
-        self._ctype = "float[]" if dtype == np.float32 else "double[]"
+        self._dtype = np.float32 if self.precision == "float" else np.float64
+        self._ctype = "float[]" if self.precision == "float" else "double[]"
+        self._meta = meta
         self._sig = meta["signatures"]
+        self._upper = meta.get("upper", {})   # function -> outputs that "upper" packs
+        self._simd = None     # (ffi, lib) of the SIMD batches, compiled and opened at the first batch call
         self._trig_inputs = {f for f, sig in self._sig.items() if any(a == "cq" for a, _ in sig)}
         self._functions = {}
         # q entries of each quaternion (spherical and floating joints)
-        self._quats = [slice(robot.qslice(k).stop - 4, robot.qslice(k).stop)
-                       for k, b in enumerate(getattr(robot, "bodies", ())) if b.nq > 1]
-        self.nq = getattr(robot, "nq", None)
+        self._quats = [slice(part.qslice(k).stop - 4, part.qslice(k).stop) for _, part in target.parts
+                       for k, b in enumerate(part.bodies) if b.nq > 1] if "nq" in sizes else []
 
     def __repr__(self):
         return f"<soagen module {self.name}: n={self.n}, tips={self.m}, {self.precision}>"
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._methods()))
+
+    def _methods(self):
+        """``{method name: spec}`` of the generated functions reachable as methods."""
+        out = {}
+        for s in self._specs.values():
+            if s.family is None or s.is_family_function:
+                out[s.name] = s
+        return out
+
+    def __getattr__(self, attr):
+        spec = self.__dict__.get("_specs", {}).get(attr)
+        if spec is None or (spec.family is not None and not spec.is_family_function):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        return _method(spec).__get__(self)
 
     # ---------------------------------------------------------------- calling
     def _arg(self, value, size, what):
@@ -104,11 +133,12 @@ class Module:
                              f"(leading dimension the batch), got shape {out.shape}")
         return out.reshape(shape)
 
-    def _call(self, fname, *inputs, out=None):
+    def _call(self, fname, *inputs, out=None, out_format="full"):
         sig = self._sig.get(fname)
         if sig is None:
             raise NotImplementedError(f"{fname} was not generated for this module "
                                       "(build with functions=None for all of them)")
+        upper = self._format(fname, out_format)
         if fname in self._trig_inputs:    # cos/sin of q follow the other inputs
             q = np.asarray(inputs[0], dtype=float)
             inputs = (*inputs, np.cos(q), np.sin(q))
@@ -117,7 +147,11 @@ class Module:
             raise ValueError(f"out= is for functions with one output; {fname} has {len(outs)}")
         first = inputs[0]
         if (first.ndim if isinstance(first, np.ndarray) else np.ndim(first)) == 2:
-            return self._call_batch(fname, ins, outs, inputs, out)
+            return self._call_batch(fname, ins, outs, inputs, out, upper)
+        if upper:       # one row of the batch function
+            result = self._call_batch(fname, ins, outs, [np.asarray(v)[None, :] for v in inputs],
+                                      None if out is None else self._out(out, (np.size(out),), fname)[None, :], upper)
+            return [r[0] for r in result] if isinstance(result, list) else result[0]
         args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
         results = ([np.empty(size, dtype=self._dtype) for _, size in outs] if out is None
                    else [self._out(out, (outs[0][1],), fname)])
@@ -144,58 +178,80 @@ class Module:
             self._check_quaternions(arr)
         return arr
 
-    def _call_batch(self, fname, ins, outs, inputs, out=None):
-        """N rows in one C call (``<fname>_batch``); inputs (N, size), outputs (N, size)."""
+    def _format(self, fname, out_format):
+        """True for ``out_format="upper"`` (checked: ``fname`` has a symmetric output), False for "full"."""
+        if out_format == "full":
+            return False
+        if out_format != "upper":
+            raise ValueError(f"out_format must be 'full' or 'upper', got {out_format!r}")
+        if fname not in self._upper:
+            raise ValueError(f"{fname} has no symmetric matrix output: out_format='upper' is for "
+                             + (", ".join(sorted(self._upper)) or "the SIMD batches (build with simd=True)"))
+        return True
+
+    def _call_batch(self, fname, ins, outs, inputs, out=None, upper=False):
+        """N rows in one C call (``<fname>_batch_simd``, or ``_batch_simd_upper`` with the symmetric
+        outputs packed); inputs (N, size), outputs (N, size)."""
         rows = np.shape(inputs[0])[0]
         args = [self._batch_arg(v, rows, size, name) for v, (name, size) in zip(inputs, ins)]
+        if upper:
+            packs = self._upper[fname]
+            outs = [(name, (size + math.isqrt(size)) // 2 if name in packs else size) for name, size in outs]
         results = ([np.empty((rows, size), dtype=self._dtype) for _, size in outs] if out is None
                    else [self._out(out, (rows, outs[0][1]), fname)])
-        fb = self._ffi.from_buffer
-        failed = self._function(f"{fname}_batch")(
+        ffi, fn = self._batch_function(fname, upper)
+        fb = ffi.from_buffer
+        failed = fn(
             rows, *[fb(self._ctype, a) for a in args], *[fb(self._ctype, r) for r in results])
         if failed:
             raise SingularError(f"{fname}: Omega(0) is not positive definite in {failed} of {rows} rows")
         return results[0] if len(results) == 1 else results
 
-    @staticmethod
-    def _shape(flat, shape):
-        """(size,) -> shape, or (N, size) -> (N, *shape) for a batch."""
-        return flat.reshape(shape if flat.ndim == 1 else (flat.shape[0], *shape))
-
-    def _need_tips(self, what):
-        if not self.m:
-            raise ValueError(f"{what} needs tips: load the robot with tips=[...]")
+    def _batch_function(self, fname, upper=False):
+        """(ffi, C function) of the batch of ``fname``: ``_batch_simd[_upper]`` (the SIMD library,
+        :func:`soagen.cffi_build.simd_library`), or the scalar ``_batch`` of a build with simd=False."""
+        if not self._meta.get("simd"):
+            return self._ffi, self._function(f"{fname}_batch")
+        if self._simd is None:
+            from .cffi_build import simd_library
+            self._simd = simd_library(self.path, self._meta)
+        ffi, lib = self._simd
+        return ffi, getattr(lib, f"{self.name}_{fname}_batch_simd{'_upper' if upper else ''}")
 
     # ---------------------------------------------------------------- functions
-    def forward_kinematics(self, q, out=None):
-        """World pose of each tip; -> (m, 4, 4)."""
-        self._need_tips("forward_kinematics")
-        return self._shape(self._call("forward_kinematics", q, out=out), (self.m, 4, 4))
+    def _invoke(self, spec, args, variant, out, out_format="full"):
+        """Call the C function of ``spec`` (or of its family's ``variant``) and
+        shape its outputs as the catalogue says (packed upper triangles stay flat)."""
+        if spec.tips and not self.m:
+            raise ValueError(f"{spec.name} needs tips: load the robot with tips=[...]")
+        fname = self._chosen(spec.family, variant) if variant is not None else spec.name
+        result = self._call(fname, *args, out=out, out_format=out_format)
+        outs = self._specs[fname].outputs
+        packed = self._upper.get(fname, ()) if out_format == "upper" else ()
+        shaped = [r if o.name in packed else self._shape(r, o.shape)
+                  for r, o in zip([result] if len(outs) == 1 else result, outs)]
+        return shaped[0] if len(outs) == 1 else tuple(shaped)
 
-    def jacobian(self, q, out=None):
-        """Tip Jacobians J = B*φ*H*, rows [angular; linear] per tip; -> (6m, n)."""
-        self._need_tips("jacobian")
-        return self._shape(self._call("jacobian", q, out=out), (6 * self.m, self.n))
+    def _shape(self, flat, shape):
+        """(size,) -> shape, or (N, size) -> (N, *shape) for a batch; 1-D outputs stay flat."""
+        if len(shape) == 1:
+            return flat
+        dims = tuple(self._sizes[d] if isinstance(d, str) else d for d in shape)
+        return flat.reshape(dims if flat.ndim == 1 else (flat.shape[0], *dims))
 
-    def jdot_qdot(self, q, qd, out=None):
-        """J̇q̇, tip classical accelerations at q̈ = 0 without gravity; -> (6m,)."""
-        self._need_tips("jdot_qdot")
-        return self._call("jdot_qdot", q, qd, out=out)
+    def _chosen(self, family, variant):
+        """The C function computing ``family`` by ``variant``: the family's own
+        function for ``"auto"`` and for the algorithm it uses, else the variant's."""
+        table = {"auto": family, **F.labels(family)}
+        if variant not in table:
+            raise ValueError(f"variant must be one of {', '.join(map(repr, table))}, got {variant!r}")
+        return family if variant == self.choices.get(family) else table[variant]
 
-    def inverse_dynamics(self, q, qd, qdd, f_tip=None, out=None):
-        """T = M q̈ + C + G (+ Jᵀ f_tip, the wrench (6m,) the tips exert); -> (n,)."""
-        if f_tip is None:
-            return self._call("inverse_dynamics", q, qd, qdd, out=out)
-        self._need_tips("a tip force")
-        return self._call("inverse_dynamics_tip_force", q, qd, qdd, f_tip, out=out)
-
-    def gravity(self, q, out=None):
-        """Gravity torques G(q); -> (n,)."""
-        return self._call("gravity", q, out=out)
-
-    def bias_forces(self, q, qd, out=None):
-        """C(q, q̇) + G(q); -> (n,)."""
-        return self._call("bias_forces", q, qd, out=out)
+    def call(self, fname, *inputs, out_format="full"):
+        """Any generated C function by name (``module.ops`` lists them), e.g.
+        ``call("forward_dynamics_fd2", q, qd, tau)`` -> ``[qdd, a0]``; outputs
+        are flat arrays, one per C output argument (a single array for one)."""
+        return self._call(fname, *inputs, out_format=out_format)
 
     def integrate(self, q, v, dt):
         """Configuration after velocity ``v`` for ``dt`` (:meth:`soagen.Robot.integrate`); -> (nq,)."""
@@ -205,113 +261,73 @@ class Module:
         """A random q (nq,) with unit quaternions (:meth:`soagen.Robot.random_configuration`)."""
         return self.robot.random_configuration(rng if rng is not None else np.random.default_rng())
 
-    def call(self, fname, *inputs):
-        """Any generated C function by name (``module.ops`` lists them), e.g.
-        ``call("forward_dynamics_fd2", q, qd, tau)`` -> ``(qdd, a0)``; outputs
-        are flat arrays, one per C output argument."""
-        return self._call(fname, *inputs)
+    # conveniences of the robot catalogue: a tip force, FD2's first output
+    def inverse_dynamics(self, q, qd, qdd, f_tip=None, out=None):
+        """T = M q̈ + C + G (+ Jᵀ f_tip, the wrench (6m,) the tips exert); -> (n,)."""
+        if f_tip is None:
+            return self._invoke(self._specs["inverse_dynamics"], (q, qd, qdd), None, out)
+        return self._invoke(self._specs["inverse_dynamics_tip_force"], (q, qd, qdd, f_tip), None, out)
 
-    @staticmethod
-    def _variant(table, variant):
-        if variant not in table:
-            raise ValueError(f"variant must be one of {', '.join(map(repr, table))}, got {variant!r}")
-        return table[variant]
-
-    def _chosen(self, family, variant, extra=None):
-        """The C function computing ``family`` by ``variant``: the family's own
-        function for ``"auto"`` and for the algorithm it chose, else the variant's."""
-        table = {"auto": family, **{label: f for label, f in CHOICES[family]}, **(extra or {})}
-        fname = self._variant(table, variant)
-        return family if variant == self.choices.get(family) else fname
-
-    def coriolis(self, q, qd, out=None):
-        """C(q, q̇) alone (no gravity); -> (n,)."""
-        return self._call("coriolis", q, qd, out=out)
-
-    def mass_matrix(self, q, variant="composite", out=None):
-        """M(q) by composite inertias (default) or ``"newton_euler"`` (n passes); -> (n, n)."""
-        fname = self._variant({"composite": "mass_matrix", "newton_euler": "mass_matrix_ne"}, variant)
-        return self._shape(self._call(fname, q, out=out), (self.n, self.n))
-
-    def mass_matrix_inverse(self, q, variant="auto", out=None):
-        """M(q)⁻¹ by the cheaper, for this robot, of the innovations factorization
-        and ``"cholesky"`` (composite-body M and LDLᵀ), or by the one named
-        (:attr:`choices` tells which ``"auto"`` is); -> (n, n)."""
-        fname = self._chosen("mass_matrix_inverse", variant)
-        return self._shape(self._call(fname, q, out=out), (self.n, self.n))
-
-    def forward_dynamics(self, q, qd, tau, f_tip=None, variant="auto", out=None):
-        """q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by the cheapest, for this robot, of FD4,
-        FD1, FD3 and CRBA, or by the one named (also FD2); -> (n,).
-
-        A tip force adds :meth:`tip_force_acceleration` (the dynamics are linear in f).
-        FD2 also yields the tip accelerations: ``call("forward_dynamics_fd2", ...)``.
-        """
-        fname = self._chosen("forward_dynamics", variant, {"FD2": "forward_dynamics_fd2"})
-        if variant == "FD2":
-            qdd = self._call(fname, q, qd, tau)[0]
+    def forward_dynamics(self, *args, f_tip=None, variant="auto", out=None):
+        """Robot: ``forward_dynamics(q, qd, tau, f_tip=None, variant="auto")`` -> q̈ (n,),
+        q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by the family's algorithm for this robot or
+        the one named (FD2 too: its tip accelerations come from ``call``); a tip
+        force adds :meth:`tip_force_acceleration` (the dynamics are linear in f).
+        Closed chain: ``forward_dynamics(qa, qda, taua, qb, qdb, taub)`` -> (q̈_a, q̈_b, f)."""
+        spec = self._specs["forward_dynamics"]
+        if spec.family is None:           # a closed chain's one function
+            return self._invoke(spec, args, None, out)
+        if self._chosen("forward_dynamics", variant) == "forward_dynamics_fd2":
+            qdd = self._call("forward_dynamics_fd2", *args)[0]
             if out is not None:
-                self._out(out, qdd.shape, fname)[...] = qdd
+                self._out(out, qdd.shape, "forward_dynamics_fd2")[...] = qdd
                 qdd = out
         else:
-            qdd = self._call(fname, q, qd, tau, out=out)
+            qdd = self._invoke(spec, args, variant, out)
         if f_tip is not None:
-            qdd += self.tip_force_acceleration(q, f_tip)
+            qdd += self.tip_force_acceleration(args[0], f_tip)
         return qdd
 
-    def tip_force_acceleration(self, q, f_tip, out=None):
-        """Δq̈ = −M⁻¹Jᵀ f caused by tip forces alone (seed 002 (18)); -> (n,)."""
-        self._need_tips("tip_force_acceleration")
-        return self._call("tip_force_acceleration", q, f_tip, out=out)
 
-    # ------------------------------------------------------ operational space
-    def os_inertia_inverse(self, q, out=None):
-        """Ω(0) = Λ(0)⁻¹ = J M⁻¹ Jᵀ by the O(n) recursion (seed 000 (58)–(61)); -> (6m, 6m)."""
-        self._need_tips("os_inertia_inverse")
-        return self._shape(self._call("os_inertia_inverse", q, out=out), (6 * self.m, 6 * self.m))
-
-    def os_inertia(self, q, variant="auto", out=None):
-        """Λ(0) by the cheaper, for this robot, of the O(n) recursion and
-        ``"explicit"`` (J M⁻¹ Jᵀ)⁻¹, or by the one named; raises
-        :class:`SingularError` where Ω(0) is singular; -> (6m, 6m)."""
-        self._need_tips("os_inertia")
-        fname = self._chosen("os_inertia", variant)
-        return self._shape(self._call(fname, q, out=out), (6 * self.m, 6 * self.m))
-
-    def os_coriolis(self, q, qd, out=None):
-        """c(0) = Λ(J M⁻¹ C − J̇q̇) (seed 000 (65)–(68)); -> (6m,)."""
-        self._need_tips("os_coriolis")
-        return self._call("os_coriolis", q, qd, out=out)
-
-    def os_gravity(self, q, out=None):
-        """g(0) = Λ J M⁻¹ G (seed 000 (72)–(74)); -> (6m,)."""
-        self._need_tips("os_gravity")
-        return self._call("os_gravity", q, out=out)
-
-    def os_bias(self, q, qd, out=None):
-        """c(0) + g(0) in one pass (seed 000 end of §4.3); -> (6m,)."""
-        self._need_tips("os_bias")
-        return self._call("os_bias", q, qd, out=out)
-
-    def osc_torque(self, q, qd, u, out=None):
-        """T = Jᵀ[Λ(0)u + c(0) + g(0)] for commanded tip accelerations u (6m,); -> (n,)."""
-        self._need_tips("osc_torque")
-        return self._call("osc_torque", q, qd, u, out=out)
+_METHODS = {}
 
 
-class ClosedChainModule(Module):
-    """Generated forward dynamics of two arms holding one point (seed 002 §5.3)."""
+def _method(spec):
+    """The wrapper method of ``spec`` (made once): its inputs by name, ``variant``
+    for a family function, keywords ``out`` and ``out_format``."""
+    if spec not in _METHODS:
+        family = spec.is_family_function
+        params = (", ".join(spec.inputs) + (', variant="auto"' if family else "")
+                  + ', *, out=None, out_format="full"')
+        doc = (f"{spec.doc} ({', '.join(spec.inputs)}) -> "
+               + ", ".join(f"{o.name} {tuple(o.shape)}" for o in spec.outputs)
+               + (f"; ``variant``: 'auto' or an algorithm of soagen.functions.labels({spec.family!r})"
+                  if family else "")
+               + "; ``out_format='upper'``: symmetric matrix outputs as upper triangles (n(n+1)/2,)")
+        source = (f"def {spec.name}(self, {params}):\n    {doc!r}\n"
+                  f"    return self._invoke(SPEC, ({', '.join(spec.inputs)},), {'variant' if family else 'None'}, out, "
+                  "out_format)\n")
+        namespace = {"SPEC": spec}
+        exec(source, namespace)   # a real signature (names, defaults) at no per-call cost
+        _METHODS[spec] = namespace[spec.name]
+    return _METHODS[spec]
 
-    def __repr__(self):
-        return f"<soagen closed chain {self.name}: {self.robot.robot_a.n} + {self.robot.robot_b.n} joints>"
 
-    def forward_dynamics(self, qa, qda, taua, qb, qdb, taub):
-        """Joint accelerations of both arms and the wrench f (6,) arm a exerts on
-        arm b, world axes at the held point; -> (θ̈_a, θ̈_b, f)."""
-        return tuple(self._call("forward_dynamics", qa, qda, taua, qb, qdb, taub))
+def unpack_upper(packed, n):
+    """Full symmetric matrices from upper triangles stored row by row (``out_format="upper"``).
 
+    Parameters
+    ----------
+    packed : (n(n+1)/2,) or (N, n(n+1)/2) array
+    n : int   matrix order
 
-def module_class(target):
-    from .closed_chain import ClosedChain
-
-    return ClosedChainModule if isinstance(target, ClosedChain) else Module
+    Returns
+    -------
+    (n, n) or (N, n, n) array
+    """
+    packed = np.asarray(packed)
+    rows, cols = np.triu_indices(n)
+    full = np.empty(packed.shape[:-1] + (n, n), dtype=packed.dtype)
+    full[..., rows, cols] = packed
+    full[..., cols, rows] = packed
+    return full

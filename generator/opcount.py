@@ -20,18 +20,23 @@ def _strip_comments(text):
     return re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
 
 
+# calls that are arithmetic: sin/cos (soagen's inline ones, libm's), sqrt, and CasADi's
+# ``casadi_sq(x)`` (x*x, one multiplication)
+_CALLS = {"sin": "trig", "cos": "trig", "sinf": "trig", "cosf": "trig", "soagen_sin": "trig",
+          "soagen_cos": "trig", "sqrt": "sqrt", "sqrtf": "sqrt", "casadi_sq": "mul"}
+
+
 def count_line(line):
-    """Arithmetic in one C statement; a minus in front of a literal is part of it."""
+    """Arithmetic in one C statement; a minus in front of a literal is part of it.
+    Calls count as their operation (:data:`_CALLS`: ``casadi_sq(x)`` is one multiplication)."""
     counts = dict.fromkeys(OP_KINDS, 0)
     prev = None
     tokens = [m for m in _TOKEN.finditer(line)]
     for i, m in enumerate(tokens):
         kind = m.lastgroup
         tok = m.group(kind)
-        if kind == "name" and tok in ("sin", "cos", "sinf", "cosf", "soagen_sin", "soagen_cos"):
-            counts["trig"] += 1
-        elif kind == "name" and tok in ("sqrt", "sqrtf"):
-            counts["sqrt"] += 1
+        if kind == "name" and tok in _CALLS:
+            counts[_CALLS[tok]] += 1
         elif kind == "op" and tok == "*":
             counts["mul"] += 1
         elif kind == "op" and tok == "/":
@@ -123,16 +128,20 @@ def literature_markdown(soagen_counts, casadi):
              "(`soagen.robots.example('puma560')`, handed to CasADi as the URDF that",
              "`soagen.urdf.to_urdf` writes). Both tools know every parameter as a number, so",
              "zero offsets and zero products of inertia cost nothing.", "",
-             "| quantity | soagen mul / add (trig) | CasADi-generated C mul / add (trig) |", "|---|---:|---:|"]
+             "| quantity | soagen mul / add (trig) | CasADi-generated C with `cse` mul / add (trig) "
+             "| CasADi without `cse` |", "|---|---:|---:|---:|"]
+
+    def cell(counts):
+        return f"{counts['mul']} / {counts['add']} ({counts['trig']})"
+
     for label, ours, theirs in LITERATURE_FUNCTIONS:
-        o = soagen_counts[ours]
-        cell = "n/a"
+        cells = ["n/a", "n/a"]
         if casadi and theirs and theirs in casadi["functions"]:
-            c = casadi["functions"][theirs]
-            cell = f"{c['mul']} / {c['add']} ({c['trig']})"
+            cells = [cell(casadi["functions"][theirs]),
+                     cell(casadi["without_cse"][theirs]) if theirs in casadi.get("without_cse", {}) else "n/a"]
         elif theirs is None:
-            cell = "— (gravity is part of the model)"
-        lines.append(f"| {label} | {o['mul']} / {o['add']} ({o['trig']}) | {cell} |")
+            cells = ["— (gravity is part of the model)", "—"]
+        lines.append(f"| {label} | {cell(soagen_counts[ours])} | {' | '.join(cells)} |")
     if casadi:
         lines += ["", f"CasADi: {casadi['tool']}. {casadi['method']}"]
     lines += ["", "soagen: the straight-line programs of `soagen generate --example puma560`",

@@ -9,18 +9,16 @@ statement per component, so no expression tree grows across links.
 """
 from __future__ import annotations
 
-import contextvars
 from dataclasses import dataclass, field
 
 import sympy as sp
+
+from .options import Options
 
 # a constant within this many ulps of a non-zero integer is that integer (1 - 2⁻⁵³ → 1);
 # nothing non-zero becomes 0 here: the builder has made the model's round-off exact
 # (cos(π/2) = 6e-17 → 0), and a small constant such as 4.9e-12 · 0.01 is part of the model
 SNAP_ULPS = 4
-# programs created while this is True read cos/sin of joint angles from inputs
-# (set for one recording by soagen.recursion.make_program)
-TRIG_INPUTS = contextvars.ContextVar("soagen_trig_inputs", default=False)
 
 
 def const(x):
@@ -52,9 +50,12 @@ class Argument:
 
 @dataclass
 class Banner:
-    """A comment block placed before the statements that follow it."""
+    """A comment placed before the statements that follow it: ``level`` 0 a
+    section (a column, a block), 1 a pass, 2 a body inside a pass.  A banner is
+    kept when a statement follows it before the next banner of its level or above."""
 
     text: str
+    level: int = 1
 
 
 @dataclass
@@ -79,12 +80,18 @@ class Program:
         Function name (without the robot prefix).
     doc : str
         One-line description printed above the C function.
+    options : Options
+        What the makers read while recording (precision, trig inputs).
+    prefix : str
+        Name stem of the statement symbols (an inner program replayed into
+        another one, :mod:`soagen.tangent`, gets its own).
     """
 
-    def __init__(self, name, doc=""):
+    def __init__(self, name, doc="", options=Options(), prefix="t"):
         self.name = name
         self.doc = doc
-        self.trig_inputs = TRIG_INPUTS.get()
+        self.options = options
+        self.prefix = prefix
         self.inputs: list[Argument] = []
         self.outputs: list[Argument] = []
         self.body: list = []          # Banner or (Symbol, expr)
@@ -93,7 +100,8 @@ class Program:
         self.ops: dict | None = None
         self.names: dict = {}         # Symbol -> printed name, set by finish()
         self.seconds: float | None = None   # record + finish, set by codegen
-        self.algorithm: str | None = None   # label of the algorithm a family chose (recursion.CHOICES)
+        self.algorithm: str | None = None   # label of the algorithm a family function uses (soagen.functions)
+        self.calls: str | None = None       # a family function that only calls this generated variant
 
     # -------------------------------------------------------------- recording
     def input(self, name, size, doc=""):
@@ -108,9 +116,9 @@ class Program:
 
     def trig(self, q):
         """(cos q, sin q) of a joint coordinate symbol ``q[k]``: computed once, or,
-        with ``trig_inputs``, read from the inputs ``cq[k]``, ``sq[k]`` (declared
-        on first use, after the other inputs) for targets with their own trig."""
-        if not self.trig_inputs:
+        with ``options.trig_inputs``, read from the inputs ``cq[k]``, ``sq[k]``
+        (declared on first use, after the other inputs) for targets with their own trig."""
+        if not self.options.trig_inputs:
             return self.let(sp.cos(q)), self.let(sp.sin(q))
         base, index = q.name.split("[")
         size = next(a.size for a in self.inputs if a.name == base)
@@ -135,8 +143,8 @@ class Program:
                 used |= e.free_symbols
         return [a.name for a in self.inputs if not used & set(a.symbols)]
 
-    def banner(self, text):
-        self.body.append(Banner(text))
+    def banner(self, text, level=1):
+        self.body.append(Banner(text, level))
 
     def guard(self, value, bound, text=""):
         """Record a check ``value > bound`` (see :class:`Guard`)."""
@@ -163,7 +171,7 @@ class Program:
         hit = self._table.get(expr)
         if hit is not None:
             return hit
-        sym = sp.Symbol(f"t{self._count}")
+        sym = sp.Symbol(f"{self.prefix}{self._count}")
         self._count += 1
         self._table[expr] = sym
         self.body.append((sym, expr))
@@ -197,19 +205,25 @@ class Program:
             for e in arg.symbols:
                 live |= e.free_symbols
         kept = []
+        # walking backwards: a banner is kept when its level is below ``open``, the
+        # level of the last banner kept since the last statement (3: none yet)
+        open_ = 0            # no statement after the end
         for item in reversed(self.body):
             if isinstance(item, Banner):
-                if kept and not isinstance(kept[-1], Banner):
+                if item.level < open_:
                     kept.append(item)
+                    open_ = item.level
                 continue
             if isinstance(item, Guard):
                 live |= item.value.free_symbols | item.bound.free_symbols
                 kept.append(item)
+                open_ = 3
                 continue
             sym, expr = item
             if sym in live:
                 live |= expr.free_symbols
                 kept.append(item)
+                open_ = 3
         kept.reverse()
         self.body = kept
 

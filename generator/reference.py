@@ -1,9 +1,16 @@
-"""numpy reference: the spatial operator recursions, one sweep per loop.
+"""numpy reference: the spatial operator recursions, one pass per loop.
 
-Every function takes the :class:`~soagen.model.Robot` first.  Notation
-follows Rodriguez, Jain & Kreutz-Delgado (seeds 000, 001, 002): the paper's
-``k+1`` (towards the base) is ``parent[k]`` here and its ``k-1`` (towards the
-tip) are the children of ``k``; tips play the role of the paper's frame 0.
+Every public function takes the :class:`~soagen.model.Robot` first and has
+the name of the generated function it checks.  The passes have the names of
+their symbolic twins in :mod:`soagen.sweeps` (``velocities``,
+``newton_euler``, ``forces_tip_to_base``, ``articulated``,
+``innovations_filter``/``innovations_smoother``, ``fd4``, ``omega_bodies``,
+``omega_tips``, ``os_rhs``) and walk the tree the same way
+(``robot.base_to_tip()``, ``robot.tip_to_base()``), but share no code with
+them: dense 6×6 blocks, numpy only.  Notation follows the papers
+(docs/references.md: [RK], [KJR], [RJK], [CK]): the paper's ``k+1`` (towards
+the base) is ``parent[k]`` here and its ``k-1`` (towards the tip) are the
+children of ``k``; tips play the role of the paper's frame 0.
 
 Per-body quantities, all in body-``k`` coordinates at the body-frame origin:
 ``φ(p, k)`` (6, 6) force transform to the parent, ``H*(k)`` (6, nv_k) joint map
@@ -20,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .model import Robot
-from .spatial import phi, spatial_inertia
+from .options import PIVOT_RATIO
+from .spatial import phi, skew, spatial_inertia
 
 
 @dataclass
@@ -48,9 +56,10 @@ class Kinematics:
 
 
 def kinematics(robot: Robot, q) -> Kinematics:
-    """Build φ, H, M and world poses at ``q`` (seed 001 (2.14)–(2.16))."""
+    """Build φ, H, M and world poses at ``q`` [RK (2.14)–(2.16)], base-to-tip."""
     phis, Hs, Ms, rots, ells, Rw, pw = [], [], [], [], [], [], []
-    for k, b in enumerate(robot.bodies):
+    for k in robot.base_to_tip():
+        b = robot.bodies[k]
         R, ell = b.joint_transform(robot.joint_q(q, k))
         phis.append(phi(R, ell))
         rots.append(R)
@@ -78,21 +87,21 @@ def forward_kinematics(robot, q):
     return out
 
 
-def _base_acceleration(robot):
-    """α(n+1) = [0; −g]: gravity as a base acceleration (seed 001 (3.21))."""
+def base_acceleration(robot):
+    """α(n+1) = [0; −g]: gravity as a base acceleration [RK (3.21)]."""
     return np.concatenate([np.zeros(3), -robot.gravity])
 
 
-def bias_terms(robot, kin, qd):
-    """Velocity sweep V = φ*H*θ̇ (seed 000 (41)) with the bias acceleration
-    a(k) (seed 001 (2.19), (2.32)) and bias force b(k) (seed 000 (47)).
+def velocities(robot, kin, qd):
+    """Base-to-tip velocity pass V = φ*H*θ̇ [KJR (41)], [RK (2.17)] with the
+    bias acceleration a(k) [RK (2.19), (2.32)] and bias force b(k) [KJR (47)].
 
     a(k) is derived for link-local frames: with ω_p the parent's angular
     velocity, ℓ the joint offset and [ω_r; v_r] = H*(k)θ̇(k) the joint's
     relative velocity, all in body-k axes,
     ``a = [ω_p × ω_r; ω_p × (ω_p × ℓ) + 2 ω_p × v_r + ω_r × v_r]``: revolute and
     spherical joints have v_r = 0, prismatic ω_r = 0 (the Coriolis term of a
-    sliding joint; the seed's (2.32) lost its factor 2 in conversion), and a
+    sliding joint; the text of [RK (2.32)] we have lost its factor 2), and a
     floating base (ω_p = 0) keeps ω_r × v_r, because its generalized
     acceleration is the derivative of the body-frame velocity (Pinocchio's).
 
@@ -103,7 +112,8 @@ def bias_terms(robot, kin, qd):
     """
     qd = np.asarray(qd, float)
     V, a, b = [], [], []
-    for k, body in enumerate(robot.bodies):
+    for k in robot.base_to_tip():
+        body = robot.bodies[k]
         p = body.parent
         Vp = np.zeros(6) if p < 0 else V[p]
         rel = kin.H[k] @ qd[robot.vslice(k)]
@@ -128,7 +138,7 @@ def bias_terms(robot, kin, qd):
     return V, a, b, a0
 
 
-def _tip_forces(robot, kin, f_tip):
+def tip_forces(robot, kin, f_tip):
     """B f(0): each tip's force (6,) moved into its body; list of (6,) per body."""
     out = [np.zeros(6) for _ in robot.bodies]
     if f_tip is not None:
@@ -138,62 +148,70 @@ def _tip_forces(robot, kin, f_tip):
     return out
 
 
-def _causal(robot, kin, y):
-    """Tip-to-base sweep z = φ y (seed 000, text after (36)); lists of (6,)."""
+def forces_tip_to_base(robot, kin, y):
+    """Tip-to-base force pass z = φ y [RK (2.29)], [KJR text after (36)]; lists of (6,)."""
     z = [v.copy() for v in y]
-    for k in reversed(range(robot.nb)):
+    for k in robot.tip_to_base():
         p = robot.bodies[k].parent
         if p >= 0:
             z[p] += kin.phi[k] @ z[k]
     return z
 
 
+def newton_euler(robot, kin, qd, qdd, with_gravity=True):
+    """Newton–Euler before the force sum: the velocity pass, then base-to-tip
+    α(k) = φ*α(p) + H*θ̈ + a [RK (2.26)] and f(k) = M(k)α(k) + b(k) [RK (2.29)].
+    Returns (V, α, f), lists of (6,)."""
+    V, a, b, _ = velocities(robot, kin, qd)
+    qdd = np.asarray(qdd, float)
+    alpha = [None] * robot.nb
+    for k in robot.base_to_tip():
+        p = robot.bodies[k].parent
+        ap = (base_acceleration(robot) if with_gravity else np.zeros(6)) if p < 0 else alpha[p]
+        alpha[k] = kin.phi[k].T @ ap + kin.H[k] @ qdd[robot.vslice(k)] + a[k]
+    return V, alpha, [kin.M[k] @ alpha[k] + b[k] for k in range(robot.nb)]
+
+
 def inverse_dynamics(robot, q, qd, qdd, f_tip=None):
-    """Newton–Euler: T = Mθ̈ + C + G + J*f(0) (seed 001 (2.24)–(2.30), gravity (3.21)).
+    """Newton–Euler: T = Mθ̈ + C + G + J*f(0) [RK (2.24)–(2.30), gravity (3.21)].
 
     ``f_tip`` (6m,) is the force each tip exerts on the environment.  -> (n,)
     """
     kin = kinematics(robot, q)
-    V, a, b, _ = bias_terms(robot, kin, qd)
-    qdd = np.asarray(qdd, float)
-    alpha = []
-    for k, body in enumerate(robot.bodies):   # anticausal: α = φ*α + H*θ̈ + a  (2.26)
-        ap = _base_acceleration(robot) if body.parent < 0 else alpha[body.parent]
-        alpha.append(kin.phi[k].T @ ap + kin.H[k] @ qdd[robot.vslice(k)] + a[k])
-    fb = _tip_forces(robot, kin, f_tip)
-    f = _causal(robot, kin, [kin.M[k] @ alpha[k] + b[k] + fb[k] for k in range(robot.nb)])  # (2.29)
-    return _project(robot, kin, f)  # (2.30)
+    _, _, f = newton_euler(robot, kin, qd, qdd)
+    fb = tip_forces(robot, kin, f_tip)
+    f = forces_tip_to_base(robot, kin, [f[k] + fb[k] for k in range(robot.nb)])  # (2.29)
+    return project(robot, kin, f)  # (2.30)
 
 
-def _project(robot, kin, f):
+def project(robot, kin, f):
     """T = H f: the joint-space components of per-body spatial forces; -> (nv,)"""
     return np.concatenate([kin.H[k].T @ f[k] for k in range(robot.nb)])
 
 
 def gravity(robot, q):
-    """Gravity torques G(q) = HφMφ*E*a_g (seed 000 (44)); -> (n,)"""
+    """Gravity torques G(q) = HφMφ*E*a_g [KJR (44)]; -> (n,)"""
     z = np.zeros(robot.n)
     return inverse_dynamics(robot, q, z, z)
 
 
 def bias_forces(robot, q, qd):
-    """C(q, θ̇) + G(q) = Hφ(Mφ*ā + b) (seed 000 (45)); -> (n,)"""
+    """C(q, θ̇) + G(q) = Hφ(Mφ*ā + b) [KJR (45)]; -> (n,)"""
     return inverse_dynamics(robot, q, qd, np.zeros(robot.n))
 
 
 def coriolis(robot, q, qd):
     """Coriolis and centrifugal torques C(q, θ̇) alone: Hφ(Mφ*a + b) with no
-    gravity (seed 000 (45) without E*a_g); -> (n,)"""
-    import dataclasses
-
-    still = dataclasses.replace(robot, gravity=np.zeros(3))
-    return inverse_dynamics(still, q, qd, np.zeros(robot.n))
+    gravity ([KJR (45)] without E*a_g); -> (n,)"""
+    kin = kinematics(robot, q)
+    _, _, f = newton_euler(robot, kin, qd, np.zeros(robot.nv), with_gravity=False)
+    return project(robot, kin, forces_tip_to_base(robot, kin, f))
 
 
 def composite_inertias(robot, kin):
-    """R(k) = M(k) + Σ_c φ(k,c) R(c) φ*(k,c): the tip-to-base sweep of φMφ*; list of (6, 6)."""
+    """Tip-to-base pass R(k) = M(k) + Σ_c φ(k,c) R(c) φ*(k,c) of φMφ* [RK (3.20)]; list of (6, 6)."""
     R = [m.copy() for m in kin.M]
-    for k in reversed(range(robot.nb)):
+    for k in robot.tip_to_base():
         p = robot.bodies[k].parent
         if p >= 0:
             R[p] += kin.phi[k] @ R[k] @ kin.phi[k].T
@@ -201,7 +219,7 @@ def composite_inertias(robot, kin):
 
 
 def mass_matrix(robot, q):
-    """M = HφMφ*H* (seed 001 (3.20), seed 000 (42)); -> (n, n)
+    """M = HφMφ*H* [RK (3.20)], [KJR (42)]; -> (n, n)
 
     Column k: X = R(k)H*(k) is carried to each ancestor i by φ(i, k) and
     projected, M(i, k) = H(i) φ(i, k) R(k) H*(k).
@@ -209,7 +227,7 @@ def mass_matrix(robot, q):
     kin = kinematics(robot, q)
     R = composite_inertias(robot, kin)
     out = np.zeros((robot.nv, robot.nv))
-    for k in range(robot.nb):
+    for k in robot.base_to_tip():
         X = R[k] @ kin.H[k]
         sk = robot.vslice(k)
         out[sk, sk] = kin.H[k].T @ X
@@ -224,14 +242,14 @@ def mass_matrix(robot, q):
 
 
 @dataclass
-class Articulated:
-    """Riccati sweep results (seed 000 (37)), one entry per body.
+class ArticulatedBodies:
+    """Riccati pass results [KJR (37)], one entry per body.
 
     P : (6, 6)          articulated body inertia P(k)
     D : (nv_k, nv_k)    D(k) = H P H*
     Dinv : (nv_k, nv_k) D(k)⁻¹, computed once (NaN where D(k) is singular)
     G : (6, nv_k)       G(k) = P H* D⁻¹
-    K : (6, nv_k)       K(p(k), k) = φ(p, k) G(k)
+    K : (6, nv_k)       K(p(k), k) = φ(p, k) G(k) [KJR (32)]
     psi : (6, 6)        ψ(p(k), k) = φ(p, k) [I − G(k)H(k)]
     """
 
@@ -244,13 +262,13 @@ class Articulated:
 
 
 def articulated(robot, kin):
-    """Tip-to-base Riccati sweep (seed 000 (37); seed 001 (4.4)–(4.7)):
+    """Tip-to-base Riccati pass [KJR (37)], [RK (4.4)–(4.7)]:
     P(k) = M(k) + Σ_c ψ(k,c) P(c) ψ*(k,c) — equivalently φ P⁺ φ* with
     P⁺(c) = [I − G(c)H(c)] P(c)."""
     n = robot.nb
     P = [m.copy() for m in kin.M]
     D, Dinv, G, K, psi = [None] * n, [None] * n, [None] * n, [None] * n, [None] * n
-    for k in reversed(range(n)):
+    for k in robot.tip_to_base():
         h = kin.H[k]
         D[k] = h.T @ P[k] @ h
         Dinv[k] = _inverse(D[k])
@@ -260,7 +278,7 @@ def articulated(robot, kin):
         p = robot.bodies[k].parent
         if p >= 0:
             P[p] += psi[k] @ P[k] @ psi[k].T
-    return Articulated(P, D, Dinv, G, K, psi)
+    return ArticulatedBodies(P, D, Dinv, G, K, psi)
 
 
 def _inverse(D):
@@ -271,26 +289,28 @@ def _inverse(D):
         return np.full_like(D, np.nan)
 
 
-def _innovations_solve(robot, kin, art, T, z0=None):
-    """θ̈ = (I − HψK)* D⁻¹ (I − HψK) T (seed 001 (4.19)–(4.22), seed 002 (15)).
-
-    Causal filtering ẑ(k) = Σ_c [ψ(k,c) ẑ(c) + K(k,c) T(c)], ε = T − Hẑ, ν = D⁻¹ε;
-    anticausal smoothing λ(k) = ψ*(p,k)λ(p) + H*ν(k), θ̈(k) = ν(k) − K*(p,k)λ(p).
-    ``z0`` adds a force per body to ẑ before projection (used for H ψ B f(0)).
-    Returns θ̈ (nv,) and λ (list of (6,)).
-    """
-    n = robot.nb
+def innovations_filter(robot, kin, art, T, z=None):
+    """Tip-to-base innovations filter [RK (4.19)–(4.20)]:
+    ẑ(p) += ψ(p,k) ẑ(k) + K(p,k) T(k), ε = T − Hẑ, ν = D⁻¹ε.
+    ``z`` adds a force per body to ẑ before projection (used for H ψ B f(0)).
+    Returns ν, a list of (nv_k,)."""
     T = np.asarray(T, float)
-    z = [np.zeros(6) if z0 is None else z0[k].copy() for k in range(n)]
-    nu = [None] * n
-    for k in reversed(range(n)):
+    z = [np.zeros(6) if z is None else z[k].copy() for k in range(robot.nb)]
+    nu = [None] * robot.nb
+    for k in robot.tip_to_base():
         sk = robot.vslice(k)
         nu[k] = art.Dinv[k] @ (T[sk] - kin.H[k].T @ z[k])
         p = robot.bodies[k].parent
         if p >= 0:
             z[p] += art.psi[k] @ z[k] + art.K[k] @ T[sk]
-    lam, qdd = [None] * n, np.zeros(robot.nv)
-    for k in range(n):
+    return nu
+
+
+def innovations_smoother(robot, kin, art, nu):
+    """Base-to-tip smoother [RK (4.21)–(4.22)]: λ(k) = ψ*(p,k)λ(p) + H*ν(k),
+    θ̈(k) = ν(k) − K*(p,k)λ(p).  Returns θ̈ (nv,) and λ (list of (6,))."""
+    lam, qdd = [None] * robot.nb, np.zeros(robot.nv)
+    for k in robot.base_to_tip():
         p = robot.bodies[k].parent
         lp = np.zeros(6) if p < 0 else lam[p]
         qdd[robot.vslice(k)] = nu[k] - art.K[k].T @ lp
@@ -298,52 +318,70 @@ def _innovations_solve(robot, kin, art, T, z0=None):
     return qdd, lam
 
 
+def innovations_solve(robot, kin, art, T, z=None):
+    """θ̈ = (I − HψK)* D⁻¹ (I − HψK) T [RK (4.18)], [RJK (15)], with forces ``z``
+    injected into the filter; returns θ̈ (nv,) and λ."""
+    return innovations_smoother(robot, kin, art, innovations_filter(robot, kin, art, T, z))
+
+
 def mass_matrix_inverse(robot, q):
-    """M⁻¹ = (I − HψK)* D⁻¹ (I − HψK) (seed 001 Theorem 4.1, (4.16)); -> (n, n)"""
+    """M⁻¹ = (I − HψK)* D⁻¹ (I − HψK) [RK Theorem 4.1, (4.16)]; -> (n, n)"""
     kin = kinematics(robot, q)
     art = articulated(robot, kin)
     eye = np.eye(robot.n)
-    return np.column_stack([_innovations_solve(robot, kin, art, eye[:, j])[0] for j in range(robot.n)])
+    return np.column_stack([innovations_solve(robot, kin, art, eye[:, j])[0] for j in range(robot.n)])
 
 
 def forward_dynamics(robot, q, qd, tau, f_tip=None, variant="FD4"):
     """Joint accelerations θ̈ from torques ``tau``; -> (n,)
 
     ``variant="FD1"``: T' = T − Hφ[Mφ*a + b + Bf(0)] by Newton–Euler, then
-    (I−HψK)*D⁻¹(I−HψK)T' (seed 001 (4.17)–(4.22)).
-    ``variant="FD4"``: the three-sweep algorithm (seed 001 (5.13)–(5.17)),
-    gravity folded into a(k) of the root bodies (seed 000, end of §4.3).
+    (I−HψK)*D⁻¹(I−HψK)T' [RK (4.17)–(4.22)].
+    ``variant="FD4"``: the three-sweep algorithm [RK (5.13)–(5.17)], gravity
+    folded into a(k) of the root bodies [KJR end of §4.3].
     """
     kin = kinematics(robot, q)
     art = articulated(robot, kin)
     if variant == "FD1":
         Tp = np.asarray(tau, float) - inverse_dynamics(robot, q, qd, np.zeros(robot.n), f_tip)
-        return _innovations_solve(robot, kin, art, Tp)[0]
+        return innovations_solve(robot, kin, art, Tp)[0]
     if variant != "FD4":
         raise ValueError(f"unknown forward dynamics variant {variant!r}")
-    return _fd4(robot, kin, art, qd, tau, f_tip)[0]
+    return fd4(robot, kin, art, qd, tau, f_tip)[0]
 
 
-def _fd4(robot, kin, art, qd, tau, f_tip):
-    """FD4 (seed 001 (5.16)–(5.17)); returns θ̈ (nv,) and α (list of (6,))."""
-    n = robot.nb
-    tau = np.asarray(tau, float)
-    _, a, b, _ = bias_terms(robot, kin, qd)
+def forward_dynamics_fd2(robot, q, qd, tau):
+    """θ̈ and the tip accelerations α(0) = Jθ̈ + J̇θ̇ (what FD2 [RK (5.5)–(5.7)]
+    returns), here from FD4, the dense Jacobian and J̇θ̇; -> ((n,), (6m,))."""
+    qdd = forward_dynamics(robot, q, qd, tau)
+    return qdd, jacobian(robot, q) @ qdd + jdot_qdot(robot, q, qd)
+
+
+def gravity_bar(robot, kin, a):
+    """ā = a + E*a_g: gravity folded into the root bodies [KJR end of §4.3]."""
     a = [ak.copy() for ak in a]
-    for k, body in enumerate(robot.bodies):
-        if body.parent < 0:  # ā(k) = a(k) + φ*(n+1, k) a_g
-            a[k] += kin.phi[k].T @ _base_acceleration(robot)
-    fb = _tip_forces(robot, kin, f_tip)
-    z = [b[k] + fb[k] for k in range(n)]
-    nu = [None] * n
-    for k in reversed(range(n)):  # (5.16)
+    for k in robot.roots():
+        a[k] += kin.phi[k].T @ base_acceleration(robot)
+    return a
+
+
+def fd4(robot, kin, art, qd, tau, f_tip):
+    """FD4 [RK (5.13)–(5.17)]; returns θ̈ (nv,) and λ (list of (6,)), the link
+    accelerations plus the fictitious gravity acceleration."""
+    tau = np.asarray(tau, float)
+    _, a, b, _ = velocities(robot, kin, qd)
+    a = gravity_bar(robot, kin, a)
+    fb = tip_forces(robot, kin, f_tip)
+    z = [b[k] + fb[k] for k in range(robot.nb)]
+    nu = [None] * robot.nb
+    for k in robot.tip_to_base():  # (5.16)
         sk = robot.vslice(k)
         nu[k] = art.Dinv[k] @ (tau[sk] - kin.H[k].T @ z[k])
         p = robot.bodies[k].parent
         if p >= 0:
             z[p] += art.psi[k] @ (z[k] + art.P[k] @ a[k]) + art.K[k] @ tau[sk]
-    lam, qdd = [None] * n, np.zeros(robot.nv)
-    for k in range(n):  # (5.17); λ(k) is the link acceleration α(k)
+    lam, qdd = [None] * robot.nb, np.zeros(robot.nv)
+    for k in robot.base_to_tip():  # (5.17)
         p = robot.bodies[k].parent
         lp = np.zeros(6) if p < 0 else lam[p]
         ga = art.G[k].T @ a[k]
@@ -353,15 +391,14 @@ def _fd4(robot, kin, art, qd, tau, f_tip):
 
 
 def tip_force_acceleration(robot, q, f_tip):
-    """Δθ̈ = −(I − HψK)* D⁻¹ H ψ B f(0) caused by tip forces alone (seed 002 (18)); -> (n,)"""
+    """Δθ̈ = −(I − HψK)* D⁻¹ H ψ B f(0) caused by tip forces alone [RJK (18)]; -> (n,)"""
     kin = kinematics(robot, q)
     art = articulated(robot, kin)
-    fb = _tip_forces(robot, kin, f_tip)
-    return _innovations_solve(robot, kin, art, np.zeros(robot.n), z0=fb)[0]
+    return innovations_solve(robot, kin, art, np.zeros(robot.n), tip_forces(robot, kin, f_tip))[0]
 
 
 def jacobian(robot, q):
-    """J = B*φ*H* (seed 002 (1), seed 000 (38)–(40)), tips stacked; -> (6m, n)
+    """J = B*φ*H* [RJK (1)], [KJR (38)–(40)], tips stacked; -> (6m, n)
 
     Column k of tip i is φ*(k, 0)H*(k), non-zero when k is an ancestor of the tip.
     """
@@ -377,31 +414,24 @@ def jacobian(robot, q):
 
 
 def jdot_qdot(robot, q, qd):
-    """J̇θ̇ = B*φ*a + a(0) (seed 000 (46)): tip classical accelerations at θ̈ = 0,
+    """J̇θ̇ = B*φ*a + a(0) [KJR (46)]: tip classical accelerations at θ̈ = 0,
     no gravity; -> (6m,)"""
     kin = kinematics(robot, q)
-    _, a, _, a0 = bias_terms(robot, kin, qd)
-    alpha = []
-    for k, body in enumerate(robot.bodies):
-        ap = np.zeros(6) if body.parent < 0 else alpha[body.parent]
-        alpha.append(kin.phi[k].T @ ap + a[k])
+    _, alpha, _ = newton_euler(robot, kin, qd, np.zeros(robot.nv), with_gravity=False)
+    a0 = velocities(robot, kin, qd)[3]
     return np.concatenate([kin.phi_tip[i].T @ alpha[t.body] + a0[i] for i, t in enumerate(robot.tips)])
 
 
 def tip_velocity(robot, q, qd):
-    """β(0) = φ*(1,0)V(1) (seed 000 (41)) for each tip; -> (6m,)"""
+    """β(0) = φ*(1,0)V(1) [KJR (41)] for each tip; -> (6m,)"""
     kin = kinematics(robot, q)
-    V, _, _, _ = bias_terms(robot, kin, qd)
+    V = velocities(robot, kin, qd)[0]
     return np.concatenate([kin.phi_tip[i].T @ V[t.body] for i, t in enumerate(robot.tips)])
 
 
 # ====================================================== operational space
 class SingularError(ArithmeticError):
     """Ω(0) is not positive definite enough to invert (singular configuration)."""
-
-
-#: a pivot d_j of the LDLᵀ factorization of Ω(0) must exceed this fraction of Ω_jj
-PIVOT_RATIO = {"double": 1e-10, "float": 1e-5}
 
 
 def ldl(A, ratio=PIVOT_RATIO["double"]):
@@ -418,18 +448,23 @@ def ldl(A, ratio=PIVOT_RATIO["double"]):
     return L, d
 
 
-def _tip_blocks(robot, kin, art):
-    """Ω(k) for every body (seed 000 (58)) and the tip-pair blocks
-    Ω_ij = φ*(a,0)ψ*(c,a) Ω(c) ψ(c,b)φ(b,0), c the nearest common ancestor of
-    the tip bodies a, b (seed 003 Table 1 in the JPL notation); -> (6m, 6m)."""
-    n = robot.nb
-    Om = [None] * n
-    for k in range(n):  # base-to-tip (58)
+def omega_bodies(robot, kin, art):
+    """Base-to-tip pass Ω(k) = ψ*(p,k)Ω(p)ψ(p,k) + H*(k)D⁻¹(k)H(k) [KJR (58)]; list of (6, 6)."""
+    Om = [None] * robot.nb
+    for k in robot.base_to_tip():
         p = robot.bodies[k].parent
         h = kin.H[k]
         Om[k] = h @ art.Dinv[k] @ h.T
         if p >= 0:
             Om[k] += art.psi[k].T @ Om[p] @ art.psi[k]
+    return Om
+
+
+def omega_tips(robot, kin, art):
+    """Ω(0) of all tips: blocks Ω_ij = φ*(a,0)ψ*(c,a) Ω(c) ψ(c,b)φ(b,0), c the
+    nearest common ancestor of the tip bodies a, b ([KJR (60)] on the diagonal,
+    [CK Table 1] in the JPL notation off it); -> (6m, 6m)."""
+    Om = omega_bodies(robot, kin, art)
     m = len(robot.tips)
     out = np.zeros((6 * m, 6 * m))
 
@@ -455,95 +490,234 @@ def _tip_blocks(robot, kin, art):
 
 
 def os_inertia_inverse(robot, q):
-    """Ω(0) = Λ(0)⁻¹ = B*ψ*H*D⁻¹HψB (seed 000 (57)–(61), seed 002 (20)); -> (6m, 6m)"""
+    """Ω(0) = Λ(0)⁻¹ = B*ψ*H*D⁻¹HψB [KJR (57)–(61)], [RJK (20)]; -> (6m, 6m)"""
     kin = kinematics(robot, q)
-    return _tip_blocks(robot, kin, articulated(robot, kin))
+    return omega_tips(robot, kin, articulated(robot, kin))
 
 
 def os_inertia(robot, q):
-    """Λ(0) = Ω(0)⁻¹ through LDLᵀ of Ω(0) (seed 000 (61)); raises
+    """Λ(0) = Ω(0)⁻¹ through LDLᵀ of Ω(0) [KJR (61)]; raises
     :class:`SingularError` at singular configurations; -> (6m, 6m)"""
     L, d = ldl(os_inertia_inverse(robot, q))
     X = np.linalg.inv(L)
     return X.T @ (X / d[:, None])
 
 
-def _eta(robot, kin, art, a, b):
-    """η(k) of (seed 000 (66)–(67)): the tip-to-base sweep y = ψ(Pa + b),
-    ξ(k) = H*(k)D⁻¹(k)H(k)y(k) − a(k), then η(k) = ψ*(p,k)η(p) + ξ(k).
+def eta(robot, kin, art, a, b):
+    """η(k) of [KJR (66)–(67)]: the tip-to-base pass y = ψ(Pa + b),
+    ξ(k) = H*(k)D⁻¹(k)H(k)y(k) − a(k), then base-to-tip η(k) = ψ*(p,k)η(p) + ξ(k).
 
-    (66) is missing from the seed's text; it follows from (65):
+    (66) is missing from the text of [KJR] we have; it follows from (65):
     Ω(0)c(0) = B*ψ*[H*D⁻¹Hψ(Pa + b) − a] − a(0).
     """
-    n = robot.nb
-    y = [art.P[k] @ a[k] + b[k] for k in range(n)]
-    for k in reversed(range(n)):
+    y = [art.P[k] @ a[k] + b[k] for k in range(robot.nb)]
+    for k in robot.tip_to_base():
         p = robot.bodies[k].parent
         if p >= 0:
             y[p] += art.psi[k] @ y[k]
-    eta = [None] * n
-    for k in range(n):
+    out = [None] * robot.nb
+    for k in robot.base_to_tip():
         h = kin.H[k]
         xi = h @ (art.Dinv[k] @ (h.T @ y[k])) - a[k]
         p = robot.bodies[k].parent
-        eta[k] = xi if p < 0 else art.psi[k].T @ eta[p] + xi
-    return eta
+        out[k] = xi if p < 0 else art.psi[k].T @ out[p] + xi
+    return out
 
 
-def _gravity_bar(robot, kin, a):
-    """ā = a + E*a_g: gravity folded into the root bodies (seed 000 end of §4.3)."""
-    a = [ak.copy() for ak in a]
-    for k, body in enumerate(robot.bodies):
-        if body.parent < 0:
-            a[k] += kin.phi[k].T @ _base_acceleration(robot)
-    return a
-
-
-def _os_rhs(robot, q, qd, coriolis=True, gravity=True):
-    """Right-hand side r of Ω(0)x = r for x = c(0) (65)–(68), g(0) (72)–(74) or
-    c(0)+g(0) (shortcut); returns (kin, art, r (6m,))."""
-    kin = kinematics(robot, q)
-    art = articulated(robot, kin)
-    _, a, b, a0 = bias_terms(robot, kin, qd if coriolis else np.zeros(robot.n))
-    if not coriolis:
-        a, b, a0 = [np.zeros(6)] * robot.nb, [np.zeros(6)] * robot.nb, [np.zeros(6)] * len(robot.tips)
+def os_rhs(robot, kin, art, qd, gravity=True):
+    """Right-hand side r of Ω(0)x = r for x = c(0) [KJR (65)–(68)] (``qd`` given,
+    no gravity), g(0) (72)–(74) (``qd`` None) or c(0)+g(0) (the shortcut); (6m,)."""
+    m = len(robot.tips)
+    if qd is None:
+        a, b, a0 = [np.zeros(6)] * robot.nb, [np.zeros(6)] * robot.nb, [np.zeros(6)] * m
+    else:
+        _, a, b, a0 = velocities(robot, kin, qd)
     if gravity:
-        a = _gravity_bar(robot, kin, a)
-    eta = _eta(robot, kin, art, a, b)
-    r = np.concatenate([kin.phi_tip[i].T @ eta[t.body] - a0[i] for i, t in enumerate(robot.tips)])
+        a = gravity_bar(robot, kin, a)
+    e = eta(robot, kin, art, a, b)
+    r = np.concatenate([kin.phi_tip[i].T @ e[t.body] - a0[i] for i, t in enumerate(robot.tips)])
     if gravity:   # (74): φ*(1,0)α(1) with α = φ*E*a_g, the base acceleration at the tip
-        r += np.tile(_base_acceleration(robot), len(robot.tips))
-    return kin, art, r
+        r += np.tile(base_acceleration(robot), m)
+    return r
 
 
-def _os_solve(robot, kin, art, r):
-    L, d = ldl(_tip_blocks(robot, kin, art))
+def os_solve(robot, kin, art, r):
+    """x with Ω(0)x = r by the guarded LDLᵀ of Ω(0)."""
+    L, d = ldl(omega_tips(robot, kin, art))
     z = np.linalg.solve(L, r) / d
     return np.linalg.solve(L.T, z)
 
 
+def _os(robot, q, qd, gravity, u=None):
+    kin = kinematics(robot, q)
+    art = articulated(robot, kin)
+    r = os_rhs(robot, kin, art, qd, gravity)
+    return kin, os_solve(robot, kin, art, r if u is None else np.asarray(u, float) + r)
+
+
 def os_coriolis(robot, q, qd):
-    """c(0): Ω(0)c(0) = η(0) − a(0) (seed 000 (65)–(68)); -> (6m,)"""
-    return _os_solve(robot, *_os_rhs(robot, q, qd, coriolis=True, gravity=False))
+    """c(0): Ω(0)c(0) = η(0) − a(0) [KJR (65)–(68)]; -> (6m,)"""
+    return _os(robot, q, qd, gravity=False)[1]
 
 
 def os_gravity(robot, q):
-    """g(0): Ω(0)g(0) = φ*(1,0)(α(1) − η(1)) (seed 000 (72)–(74)); -> (6m,)"""
-    return _os_solve(robot, *_os_rhs(robot, q, np.zeros(robot.n), coriolis=False, gravity=True))
+    """g(0): Ω(0)g(0) = φ*(1,0)(α(1) − η(1)) [KJR (72)–(74)]; -> (6m,)"""
+    return _os(robot, q, None, gravity=True)[1]
 
 
 def os_bias(robot, q, qd):
-    """c(0) + g(0) by the shortcut a → ā = a + E*a_g in (65) (seed 000 end of §4.3); -> (6m,)"""
-    return _os_solve(robot, *_os_rhs(robot, q, qd, coriolis=True, gravity=True))
+    """c(0) + g(0) by the shortcut a → ā = a + E*a_g in (65) [KJR end of §4.3]; -> (6m,)"""
+    return _os(robot, q, qd, gravity=True)[1]
 
 
 def osc_torque(robot, q, qd, u):
-    """Operational space control step T = J*[Λ(0)u + c(0) + g(0)] (seed 000 (4), (39)).
+    """Operational space control step T = J*[Λ(0)u + c(0) + g(0)] [KJR (4), (39)].
 
     ``u`` (6m,) is the commanded tip acceleration; -> (n,)
     """
-    kin, art, r = _os_rhs(robot, q, qd, coriolis=True, gravity=True)
-    F = _os_solve(robot, kin, art, np.asarray(u, float) + r)
-    fb = _tip_forces(robot, kin, F)
-    f = _causal(robot, kin, fb)                       # (39)
-    return _project(robot, kin, f)
+    kin, F = _os(robot, q, qd, gravity=True, u=u)
+    return project(robot, kin, forces_tip_to_base(robot, kin, tip_forces(robot, kin, F)))   # (39)
+
+
+# ============================================================== derivatives
+def _crm(v):
+    """Motion cross product v× (6, 6), [angular; linear]."""
+    out = np.zeros((6, 6))
+    out[:3, :3] = out[3:, 3:] = skew(v[:3])
+    out[3:, :3] = skew(v[3:])
+    return out
+
+
+def _crf(v):
+    """Force cross product v×* = −(v×)ᵀ (6, 6)."""
+    return -_crm(v).T
+
+
+def _world(robot, kin, qd, qdd):
+    """World-frame Newton–Euler: per body the motion subspace S (6, nv_k), the
+    spatial inertia I (6, 6) and the spatial velocity v, acceleration a (the base
+    acceleration −g included) and force f = I a + v×* I v, all at the world origin
+    in world axes (Featherstone's formulation; a spatial vector is the same
+    whatever frame it is expressed in, so these are the body-frame quantities of
+    :func:`newton_euler` moved to the world)."""
+    n = robot.nb
+    S, I, v, a, f = [None] * n, [None] * n, [None] * n, [None] * n, [None] * n
+    for k in robot.base_to_tip():
+        X = np.zeros((6, 6))     # body-k motion vectors to world ones
+        X[:3, :3] = X[3:, 3:] = kin.R[k]
+        X[3:, :3] = skew(kin.p[k]) @ kin.R[k]
+        Xinv = np.linalg.inv(X)
+        S[k] = X @ kin.H[k]
+        I[k] = Xinv.T @ kin.M[k] @ Xinv
+        p = robot.bodies[k].parent
+        sk = robot.vslice(k)
+        v[k] = (np.zeros(6) if p < 0 else v[p]) + S[k] @ qd[sk]
+        a[k] = (base_acceleration(robot) if p < 0 else a[p]) + S[k] @ qdd[sk] + _crm(v[k]) @ S[k] @ qd[sk]
+        f[k] = I[k] @ a[k] + _crf(v[k]) @ I[k] @ v[k]
+    return S, I, v, a, f
+
+
+def _tip_wrenches(robot, kin, f_tip):
+    """Per body: the tip wrenches moved to the world origin (world axes), and the
+    tip points (3,) and forces (3,) they act with."""
+    n = robot.nb
+    ext, points = [np.zeros(6) for _ in range(n)], [[] for _ in range(n)]
+    if f_tip is not None:
+        f_tip = np.asarray(f_tip, float).reshape(len(robot.tips), 6)
+        for i, t in enumerate(robot.tips):
+            point = kin.p[t.body] + kin.R[t.body] @ t.offset
+            ext[t.body] += np.concatenate([f_tip[i, :3] + np.cross(point, f_tip[i, 3:]), f_tip[i, 3:]])
+            points[t.body].append((point, f_tip[i, 3:]))
+    return ext, points
+
+
+def inverse_dynamics_derivatives(robot, q, qd, qdd, f_tip=None):
+    """∂τ/∂q and ∂τ/∂q̇ of T = Mq̈ + C + G (+ J*f(0)); -> ((n, n), (n, n)).
+
+    A tangent Newton–Euler pass per direction, in world axes: moving q along
+    column i of joint j's motion subspace moves the subtree of j rigidly by the
+    world twist s = S_j[:, i] (for a quaternion joint this is q ⊕ ε e_i, the
+    tangent space of :meth:`Robot.integrate`), so for every body k of the subtree
+    δS_k = s×S_k and δI_k = s×*I_k − I_k s×, and the tip points move by
+    s's velocity field (tip wrenches keep their world-aligned components).
+    Differentiating v_k = v_p + S_k q̇_k, a_k = a_p + S_k q̈_k + v_k×S_k q̇_k,
+    f_k = I_k a_k + v_k×*I_k v_k, F = Σ_subtree (f + f_ext) and τ_k = S_kᵀF_k
+    gives each column; a q̇ direction perturbs q̇_k only.  O(n²); shares nothing
+    with the generated code (which differentiates its own straight-line program).
+    """
+    qd, qdd = np.asarray(qd, float), np.asarray(qdd, float)
+    kin = kinematics(robot, q)
+    S, I, v, a, f = _world(robot, kin, qd, qdd)
+    ext, points = _tip_wrenches(robot, kin, f_tip)
+    F = [f[k] + ext[k] for k in range(robot.nb)]
+    for k in robot.tip_to_base():            # world-frame forces add without transforms
+        p = robot.bodies[k].parent
+        if p >= 0:
+            F[p] = F[p] + F[k]
+    subtree = [set() for _ in range(robot.nb)]
+    for k in robot.tip_to_base():
+        subtree[k].add(k)
+        p = robot.bodies[k].parent
+        if p >= 0:
+            subtree[p] |= subtree[k]
+    nv = robot.nv
+    dq, dv = np.zeros((nv, nv)), np.zeros((nv, nv))
+    for j in range(robot.nb):
+        for i, col in enumerate(range(robot.vslice(j).start, robot.vslice(j).stop)):
+            s = S[j][:, i]
+            dq[:, col] = _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=subtree[j], twist=s)
+            e = np.zeros(nv)
+            e[col] = 1.0
+            dv[:, col] = _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, dqd=e)
+    return dq, dv
+
+
+def _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=(), twist=None, dqd=None):
+    """δτ of the world-frame Newton–Euler for a rigid motion ``twist`` of the
+    bodies ``moved``, or a change ``dqd`` of the joint velocities."""
+    n = robot.nb
+    dS = [_crm(twist) @ S[k] if k in moved else np.zeros_like(S[k]) for k in range(n)]
+    dv, da, dF = [None] * n, [None] * n, [None] * n
+    for k in robot.base_to_tip():
+        p = robot.bodies[k].parent
+        sk = robot.vslice(k)
+        qdk = qd[sk]
+        u = np.zeros_like(qdk) if dqd is None else dqd[sk]
+        dv[k] = (np.zeros(6) if p < 0 else dv[p]) + dS[k] @ qdk + S[k] @ u
+        da[k] = ((np.zeros(6) if p < 0 else da[p]) + dS[k] @ qdd[sk] + _crm(dv[k]) @ S[k] @ qdk
+                 + _crm(v[k]) @ (dS[k] @ qdk + S[k] @ u))
+        dI = _crf(twist) @ I[k] - I[k] @ _crm(twist) if k in moved else np.zeros((6, 6))
+        df = (dI @ a[k] + I[k] @ da[k] + _crf(dv[k]) @ I[k] @ v[k] + _crf(v[k]) @ dI @ v[k]
+              + _crf(v[k]) @ I[k] @ dv[k])
+        if k in moved:   # tip points move with the body, their forces keep their world axes
+            for point, force in points[k]:
+                df[:3] += np.cross(np.cross(twist[:3], point) + twist[3:], force)
+        dF[k] = df
+    for k in robot.tip_to_base():
+        p = robot.bodies[k].parent
+        if p >= 0:
+            dF[p] = dF[p] + dF[k]
+    return np.concatenate([dS[k].T @ F[k] + S[k].T @ dF[k] for k in range(n)])
+
+
+def forward_dynamics_derivatives(robot, q, qd, tau, f_tip=None):
+    """θ̈, ∂θ̈/∂q, ∂θ̈/∂q̇ and ∂θ̈/∂τ = M⁻¹ of forward dynamics: differentiating
+    M(q)θ̈ + C + G (+ J*f) = τ at θ̈ = FD(q, q̇, τ) gives ∂θ̈/∂x = −M⁻¹ ∂τ/∂x|θ̈
+    (:func:`inverse_dynamics_derivatives`); -> ((n,), (n, n), (n, n), (n, n))."""
+    qdd = forward_dynamics(robot, q, qd, tau, f_tip)
+    Minv = mass_matrix_inverse(robot, q)
+    dq, dv = inverse_dynamics_derivatives(robot, q, qd, qdd, f_tip)
+    return qdd, -Minv @ dq, -Minv @ dv, Minv
+
+
+def linearized_step(robot, q, qd, tau, dt):
+    """A, B of one semi-implicit Euler step, q̇⁺ = q̇ + dt θ̈, q⁺ = q + dt q̇⁺
+    (1-dof joints), from :func:`forward_dynamics_derivatives`; ``dt`` a number
+    or (1,); -> ((2n, 2n), (2n, n))."""
+    h = float(np.ravel(dt)[0])
+    _, Fq, Fv, Minv = forward_dynamics_derivatives(robot, q, qd, tau)
+    n, eye = robot.nv, np.eye(robot.nv)
+    dv = np.hstack([h * Fq, eye + h * Fv])            # dq̇⁺/d(q, q̇)
+    A = np.vstack([np.hstack([eye, np.zeros((n, n))]) + h * dv, dv])   # q⁺ = q + dt q̇⁺
+    B = np.vstack([h * h * Minv, h * Minv])
+    return A, B

@@ -24,8 +24,12 @@ STUDY = {
     "forward dynamics": ("forward_dynamics_fd4", "forward_dynamics_fd1", "forward_dynamics_fd3",
                          "forward_dynamics_crba"),
     "operational space inertia": ("os_inertia_recursive", "os_inertia_explicit"),
+    "inverse dynamics derivatives": ("inverse_dynamics_derivatives",),
+    "forward dynamics derivatives": ("forward_dynamics_derivatives_fd4", "forward_dynamics_derivatives_via_id"),
 }
 FUNCTIONS = tuple(f for group in STUDY.values() for f in group)
+# the derivatives are O(n²) programs of a few hundred thousand statements at n = 48: studied up to this size
+LARGEST = {f: 24 for f in STUDY["inverse dynamics derivatives"] + STUDY["forward dynamics derivatives"]}
 _AXES = ((0, 0, 1), (0, 1, 0), (0, 1, 0), (1, 0, 0))
 
 
@@ -88,6 +92,7 @@ def parse_range(text):
 def run(sizes, families=("chain", "tree"), progress=None):
     """Op counts per family, function and size: ``{family: {function: {n: counts}}}``."""
     from .codegen import generate
+    from .options import Options
 
     out = {}
     for fam in families:
@@ -98,7 +103,7 @@ def run(sizes, families=("chain", "tree"), progress=None):
                 continue
             if progress:
                 progress(fam, n)
-            gen = generate(make(n), functions=list(FUNCTIONS))
+            gen = generate(make(n), Options(functions=tuple(f for f in FUNCTIONS if n <= LARGEST.get(f, n))))
             for p in gen.programs:
                 out[fam][p.name][n] = {k: p.ops[k] for k in ("mul", "add", "div", "statements")}
     return out
@@ -156,7 +161,8 @@ def markdown(result):
              "slope of log(ops) against log(n) over the upper half of the sizes, the last one",
              "between the two largest sizes (the leading term shows late: (J M⁻¹ Jᵀ)⁻¹ is",
              "n³/6 for the factorization of M but 6m·n² for the products, so its exponent climbs",
-             "towards 3 only past n ≈ 36m).", ""]
+             "towards 3 only past n ≈ 36m). The derivatives are studied up to n = "
+             f"{max(LARGEST.values())} (blank cells).", ""]
     for fam, funcs in result.items():
         ns = sorted({n for pts in funcs.values() for n in pts})
         title = {"chain": "Chains (one tip)", "tree": "Two-armed trees (two tips, Λ is 12 × 12)"}[fam]

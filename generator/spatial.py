@@ -36,7 +36,7 @@ def phi(rotation, offset):
 
     ``rotation`` (3, 3) is frame k's orientation in p, ``offset`` (3,) the
     origin of k in p coordinates: ``[N_p; F_p] = [[R, ℓ̃R], [0, R]] [N_k; F_k]``
-    (seed 001 (2.16) with the link rotation made explicit).  Velocities
+    ([RK (2.16)] with the link rotation made explicit).  Velocities
     propagate with its transpose, ``V_k = φ*(p, k) V_p``.
     """
     out = np.zeros((6, 6))
@@ -47,7 +47,7 @@ def phi(rotation, offset):
 
 
 def spatial_inertia(mass, com, inertia_com):
-    """Spatial inertia ``M(k)`` about the frame origin (seed 001 (2.15)); (6, 6).
+    """Spatial inertia ``M(k)`` about the frame origin [RK (2.15)]; (6, 6).
 
     ``com`` (3,) is the centre of mass and ``inertia_com`` (3, 3) the
     rotational inertia about it, both in the body frame.

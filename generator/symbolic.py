@@ -180,7 +180,7 @@ def origin_inertia(body):
 
 
 def spatial_inertia(body):
-    """Constant M(k) = [[I_o, m p̃], [−m p̃, m I]] (seed 001 (2.15)) as (A, B, C)."""
+    """Constant M(k) = [[I_o, m p̃], [−m p̃, m I]] [RK (2.15)] as (A, B, C)."""
     m, c = body.mass, body.com
     cx = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
     A = const_matrix(origin_inertia(body))
@@ -284,12 +284,12 @@ class JointFrame:
         return matmul(self.prog, self.R0, self.Rq)
 
     def phi_star(self, V):
-        """Motion transform V(k) = φ*(p, k) V(p): [Rᵀω; Rᵀ(v + ω × ℓ)] (seed 001 (2.17))."""
+        """Motion transform V(k) = φ*(p, k) V(p): [Rᵀω; Rᵀ(v + ω × ℓ)] [RK (2.17)]."""
         w, v = V
         return self.down(w), self.down(add(self.prog, v, cross(self.prog, w, self.ell)))
 
     def phi(self, f):
-        """Force transform f(p) = φ(p, k) f(k): [R n + ℓ × R F; R F] (seed 001 (2.20))."""
+        """Force transform f(p) = φ(p, k) f(k): [R n + ℓ × R F; R F] [RK (2.20)]."""
         n, F = f
         Fp = self.up(F)
         return add(self.prog, self.up(n), cross(self.prog, self.ell, Fp)), Fp
@@ -517,7 +517,7 @@ class QuadraticTerms:
     """Terms quadratic in one angular velocity ω (gyroscopic ω × Iω, centripetal
     ω × (ω × x)), each evaluated either directly (cross products) or from the
     products ω_a ω_b shared by all of them, whichever costs fewer multiplications
-    once the products are paid for (seed 001 (2.19), (2.32); the shared-product
+    once the products are paid for ([RK (2.19), (2.32)]; the shared-product
     form is the classical customization of Newton–Euler for a fixed robot)."""
 
     def __init__(self, prog, w):
@@ -598,18 +598,19 @@ class QuadraticTerms:
         return prog.let(total)
 
 
-def transport_matrix(prog, w, wd):
-    """U = [ω̇]× + [ω]×[ω]× (3×3, entries sums of the products ω_a ω_b and ω̇):
-    U x = ω̇ × x + ω × (ω × x) for any constant x, 3 multiplications per
-    non-zero entry of x (the classical customized Newton–Euler form)."""
+def rigid_acceleration_matrix(prog, w, wd):
+    """W = [ω̇]× + [ω]×[ω]× (3×3, entries sums of the products ω_a ω_b and ω̇):
+    W x = ω̇ × x + ω × (ω × x), the acceleration of a point x of a rigid body
+    relative to its origin, for any constant x: 3 multiplications per non-zero
+    entry of x (the classical customized Newton–Euler form)."""
     p = [[prog.let(w[a] * w[b]) for b in range(3)] for a in range(3)]
     for a in range(3):
         for b in range(a):
             p[a][b] = p[b][a]
-    U = [[None] * 3 for _ in range(3)]
+    W = [[None] * 3 for _ in range(3)]
     for i in range(3):
         j, k = (i + 1) % 3, (i + 2) % 3
-        U[i][i] = -(p[j][j] + p[k][k])
-        U[i][j] = p[i][j] - wd[k]
-        U[j][i] = p[i][j] + wd[k]
-    return [[prog.let(x) for x in row] for row in U]
+        W[i][i] = -(p[j][j] + p[k][k])
+        W[i][j] = p[i][j] - wd[k]
+        W[j][i] = p[i][j] + wd[k]
+    return [[prog.let(x) for x in row] for row in W]

@@ -1,19 +1,47 @@
-"""benchmarks/run.py end to end on a few states, soagen alone: the timing driver
-compiles, runs every generated function and its outputs match the reference
-(run.py aborts otherwise). The Pinocchio and CasADi baselines are built by the
-full benchmark only (minutes: a header-only Pinocchio build, a venv)."""
+"""benchmarks/run.py end to end on a few states and functions, soagen alone (inline and
+libm trig, both backends of the interleaved driver): the driver compiles and links, runs
+its rounds, every timed function's outputs match the reference (run.py aborts otherwise)
+and the report renders. It asserts no timing. The Pinocchio and CasADi baselines are
+built by the full benchmark only (minutes: a header-only Pinocchio build, a venv)."""
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 
-from conftest import ROOT
+import numpy as np
+
+from tests.support import ROOT
+
+
+def _report_module():
+    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "benchmarks" / "report.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module          # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_benchmark_runs_and_checks_soagen():
     res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--robot", "ur5", "--n", "40",
-                          "--reps", "3", "--no-casadi", "--no-pinocchio", "--no-doc"],
+                          "--rounds", "3", "--functions", "inverse_dynamics,mass_matrix,os_inertia",
+                          "--no-casadi", "--no-pinocchio", "--no-doc"],
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
-    assert "soagen: generated" in res.stdout and "outputs checked" in res.stdout
-    assert "| inverse_dynamics |" in res.stdout and "skipped (--no-pinocchio)" in res.stdout
+    out = res.stdout
+    assert "timed 3 rounds" in out and "soagen: outputs checked" in out
+    assert "3 rounds of soagen, soagen_libm" in out and "skipped (--no-pinocchio)" in out
+    for fn in ("inverse_dynamics", "mass_matrix", "os_inertia"):
+        row = next(line for line in out.splitlines() if line.startswith(f"| {fn} |"))
+        soagen_ns, libm_ns = row.split("|")[2:4]
+        assert float(soagen_ns) > 0 and float(libm_ns) > 0, row     # both forms were timed
+    assert "| forward_dynamics |" not in out                           # --functions was honoured
+
+
+def test_ratios_are_medians_of_per_round_ratios():
+    report = _report_module()
+    num, den = [1.0, 2.0, 3.0, 40.0], [2.0, 2.0, 2.0, 2.0]
+    s = report.Spread.ratio(num, den)
+    ratios = np.array(num) / np.array(den)
+    assert (s.median, s.q1, s.q3) == (np.median(ratios), np.percentile(ratios, 25), np.percentile(ratios, 75))
+    assert report.fmt_spread(s) == "1.25 (0.88–6.12)"

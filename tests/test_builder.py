@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import soagen
-from pin_model import Oracle
 from soagen import builder, reference
-from soagen.recursion import NEEDS_INVERSE, function_names
+from soagen.functions import CATALOGUE, select
+from tests.support.oracle import Oracle
 
 BAD = Path(__file__).parent / "data" / "bad"
 
@@ -117,18 +117,38 @@ def test_singular_joint_below_a_massive_one_is_named_alone():
     assert builder.singular_bodies(robot) == {1: 0.0}
 
 
+# what needs M⁻¹, Λ or 1/D(k), written out here (not read from the catalogue's `solves`)
+NEEDS_INVERSE = {
+    "mass_matrix_inverse", "mass_matrix_inverse_innovations", "mass_matrix_inverse_cholesky",
+    "forward_dynamics", "forward_dynamics_fd1", "forward_dynamics_fd2", "forward_dynamics_fd3",
+    "forward_dynamics_fd4", "forward_dynamics_crba", "tip_force_acceleration", "os_inertia_inverse",
+    "os_inertia", "os_inertia_recursive", "os_inertia_explicit", "os_coriolis", "os_gravity", "os_bias",
+    "osc_torque", "forward_dynamics_derivatives", "forward_dynamics_derivatives_fd4",
+    "forward_dynamics_derivatives_via_id", "linearized_step"}
+
+
 def test_function_selection_leaves_out_what_needs_the_inverse():
+    """On a robot with D(k) = 0: every function defined is selected (variants too), those
+    needing M⁻¹ or Λ are left out with one warning naming them, asking for one is an error
+    naming the joint; on a regular robot they are all there."""
+    every = soagen.Options(variants=None)
     with pytest.warns(soagen.ModelWarning):
         robot = _load("massless_leaf.urdf", tips=["l1"])
-    with pytest.warns(soagen.ModelWarning, match="left out .*forward_dynamics.*'j1'"):
-        names = function_names(robot)
-    assert "mass_matrix" in names and "jacobian" in names and not set(names) & NEEDS_INVERSE
+    with pytest.warns(soagen.ModelWarning, match="left out .*forward_dynamics.*'j1'") as caught:
+        names = {s.name for s in select(robot, every)}
+    assert len(caught) == 1
+    assert {"mass_matrix", "jacobian", "gravity"} <= names and not names & NEEDS_INVERSE
     with pytest.raises(soagen.RobotError, match="cannot generate os_inertia .*'j1'"):
-        function_names(robot, ["mass_matrix", "os_inertia"])
+        select(robot, soagen.Options(functions=["mass_matrix", "os_inertia"]))
+    with pytest.raises(soagen.RobotError, match="cannot generate forward_dynamics_derivatives .*'j1'"):
+        select(robot, soagen.Options(functions=["forward_dynamics_derivatives"]))
     good = _load("good_one_joint.urdf", tips=["l1"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert NEEDS_INVERSE <= set(function_names(good, variants=None))
+        on_good = {s.name for s in select(good, every)}
+        assert NEEDS_INVERSE <= {s.name for s in select(good, soagen.Options(functions=sorted(NEEDS_INVERSE)))}
+    assert on_good - names == on_good & NEEDS_INVERSE and {"forward_dynamics", "os_inertia"} <= on_good
+    assert NEEDS_INVERSE == {s.name for s in CATALOGUE if s.solves}
 
 
 def test_round_off_is_rounded_and_stated_digits_are_kept():

@@ -178,11 +178,11 @@ def test_opcount_command(tmp_path):
 
 def test_mimic_joint_is_an_independent_joint_as_in_pinocchio():
     import soagen
-    from pin_oracle import PinOracle
+    from tests.support.oracle import Oracle
 
     path = BAD.parent / "mimic_joint.urdf"
     robot = soagen.load_urdf(path, tips=["l2"])
-    assert [b.joint for b in robot.bodies] == PinOracle(str(path)).joint_names == ["j1", "j2"]
+    assert [b.joint for b in robot.bodies] == Oracle(robot, urdf=path).joint_names == ["j1", "j2"]
     assert soagen.load_urdf(path, tips=["l2"], lock={"j2": 0.2}).n == 1
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import ROOT
+from tests.support import ROOT
 
 from soagen import opcount, scaling
 
@@ -16,6 +16,21 @@ def test_literature_page_is_fresh():
     casadi = json.loads((DOCS / "casadi_opcounts.json").read_text())
     assert (DOCS / "opcounts.md").read_text() == opcount.literature_markdown(ours, casadi), \
         "stale: run `python benchmarks/casadi_opcounts.py --table`"
+
+
+def test_casadi_statements_are_counted_like_soagens():
+    """CasADi's C spellings count as the same operations as soagen's (docs/opcounts.md):
+    ``casadi_sq(x)`` and ``2.*x`` are multiplications, ``(-x)`` a negation, libm sin/cos trig."""
+    def only(**kinds):
+        return {k: kinds.get(k, 0) for k in ("mul", "add", "div", "sqrt", "trig", "neg")}
+
+    assert opcount.count_line("casadi_sq(a2);") == only(mul=1)
+    assert opcount.count_line("(2.*a1);") == only(mul=1)
+    assert opcount.count_line("(a1-a2);") == only(add=1)
+    assert opcount.count_line("(-a3);") == only(neg=1)
+    assert opcount.count_line("sin(a4);") == opcount.count_line("soagen_cos(q[0]);") == only(trig=1)
+    stored = json.loads((DOCS / "casadi_opcounts.json").read_text())
+    assert "`cse`" in stored["method"] and set(stored["without_cse"]) == set(stored["functions"])
 
 
 def test_scaling_data_regenerates_for_small_sizes():
@@ -32,7 +47,7 @@ def test_scaling_data_regenerates_for_small_sizes():
 def test_scaling_page_matches_its_data():
     stored = scaling.from_json((DOCS / "scaling.json").read_text())
     assert (DOCS / "scaling.md").read_text() == scaling.markdown(stored)
-    # the O(n) recursion overtakes (J M⁻¹ Jᵀ)⁻¹, as seed 003 claims
+    # the O(n) recursion overtakes (J M⁻¹ Jᵀ)⁻¹, as [CK] claims
     for fam in ("chain", "tree"):
         assert scaling.crossover(stored[fam]["os_inertia_recursive"], stored[fam]["os_inertia_explicit"]) is not None
         rec, exp = stored[fam]["os_inertia_recursive"], stored[fam]["os_inertia_explicit"]

@@ -1,31 +1,55 @@
-"""The examples run and meet their claims (without plotting)."""
+"""The examples run and measure what the README quotes (same duration, without plotting)."""
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
 
-from conftest import ROOT, built
 from soagen import robots
+from tests.support import ROOT
+from tests.support.builds import built
 
 sys.path.insert(0, str(ROOT / "examples"))
 
 
-def test_osc_panda_tracks_the_circle_within_a_millimetre():
+def readme_numbers(pattern):
+    """The numbers the README quotes in ``pattern`` (a regex with float groups)."""
+    text = " ".join((ROOT / "README.md").read_text().split())
+    match = re.search(pattern, text)
+    assert match, pattern
+    return [float(x) for x in match.groups()]
+
+
+def assert_as_quoted(measured, quoted, what):
+    """Within a factor 1.5 of the README's figure, either way: a regression that makes
+    the example worse by half fails, and so does a README that overstates it."""
+    assert quoted / 1.5 <= measured <= 1.5 * quoted, (what, measured, quoted)
+
+
+def test_osc_panda_tracks_the_circle_as_the_readme_says():
     import osc_panda
 
+    pos_mm, rot_mrad, duration = readme_numbers(r"Measured: max position error ([0-9.]+) mm and orientation "
+                                                r"error ([0-9.]+) mrad after 2 s of an (\d+) s run")
     _, mod = built("panda", lambda: robots.example("panda"))
-    times, log = osc_panda.simulate(mod, duration=5.0)
+    times, log = osc_panda.simulate(mod, duration=duration)
+    assert duration == osc_panda.simulate.__defaults__[0]          # what `python examples/osc_panda.py` runs
     pos, rot = osc_panda.tracking_error(times, log, after=2.0)
-    assert pos < 1e-3 and rot < 1e-3, (pos, rot)
+    assert_as_quoted(pos * 1e3, pos_mm, "position error (mm)")
+    assert_as_quoted(rot * 1e3, rot_mrad, "orientation error (mrad)")
     # the hand really went round: it covered the circle's diameter in x and y
     span = log["p"][times >= 1.0].max(axis=0) - log["p"][times >= 1.0].min(axis=0)
     assert span[0] > 0.19 and span[1] > 0.19
 
 
-def test_closed_chain_bar_runs_and_drifts_little():
+def test_closed_chain_bar_drifts_as_the_readme_says():
     import closed_chain_bar
 
-    times, drift, force = closed_chain_bar.simulate(duration=1.0)
+    pos_mm, rot_mrad, duration = readme_numbers(r"raw constraint drift of an unstabilized 1 ms Euler integration "
+                                                r"\(([0-9.]+) mm and ([0-9.]+) mrad after ([0-9.]+) s\)")
+    assert duration == closed_chain_bar.simulate.__defaults__[0]    # what the example runs
+    times, drift, force = closed_chain_bar.simulate(duration=duration)
     assert np.all(np.isfinite(force)) and np.abs(force).max() > 1.0
-    assert drift[-1, 0] < 1e-3 and drift[-1, 1] < 1e-2
+    assert_as_quoted(drift[-1, 0] * 1e3, pos_mm, "position drift (mm)")
+    assert_as_quoted(drift[-1, 1] * 1e3, rot_mrad, "orientation drift (mrad)")

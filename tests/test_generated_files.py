@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT
+from tests.support import ROOT
 from soagen import opcount, robots
 from soagen.codegen import generate
+from soagen.options import Options
 
 
 @pytest.mark.parametrize("name", robots.EXAMPLES)
 def test_generated_folder_is_fresh(name):
-    gen = generate(robots.example(name), name, variants=None)   # as `make generated`: every variant
+    gen = generate(robots.example(name), Options(variants=None), name)   # as `make generated`: every variant
     folder = ROOT / "generated" / name
     assert (folder / f"{name}.h").read_text() == gen.csource.header, "stale: run `make generated`"
     assert (folder / f"{name}.c").read_text() == gen.csource.source, "stale: run `make generated`"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from soagen import recursion, robots
+from soagen import robots
+from soagen.codegen import make_program
 from soagen.latency import LATENCY, Schedule
 from soagen.printer import SoaCPrinter
 from soagen.program import Program
@@ -45,7 +46,7 @@ def test_late_operand_is_printed_last():
                                   "inverse_dynamics"])
 def test_schedule_never_lengthens_chains(name):
     robot = robots.example("panda")
-    prog = recursion.make_program(robot, name).finish()
+    prog = make_program(robot, name)
     ordered = Schedule(prog.statements()).length(_outputs(prog))
     stored = StoredOrder(prog.statements()).length(_outputs(prog))
     assert ordered <= stored

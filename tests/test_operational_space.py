@@ -1,6 +1,6 @@
 """Operational space dynamics: Λ(0), c(0), g(0), OSC torques, several tips.
 
-Route 3 for the reference: dense formulas of seed 000 (12), (14), (15)
+Route 3 for the reference: dense formulas of [KJR] (12), (14), (15)
 (Λ = (JM⁻¹Jᵀ)⁻¹, c = Λ(JM⁻¹C − J̇q̇), g = ΛJM⁻¹G) with M, C, G, J, J̇q̇ from
 Pinocchio where the robot is a URDF, else from the dense reference operators.
 The c(0) test is also the proof of the derived ξ(k) of (66), missing from the text.
@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import built
-from pin_oracle import PinOracle, erd_urdf
-from robots_for_tests import branching_robot, branching_spec, random_robot, random_urdf, robot_from_spec
 
 import soagen
 from soagen import reference as ref
 from soagen import robots
+from tests.support import rel
+from tests.support.builds import built
+from tests.support.oracle import Oracle, erd_urdf
+from tests.support.robots import branching_robot, branching_spec, random_robot, random_urdf, robot_from_spec
 
 PANDA_LOCK = {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}
 BAXTER_LOCK = {j: 0.0 for j in ("l_gripper_l_finger_joint", "l_gripper_r_finger_joint",
@@ -27,12 +28,8 @@ PIN_CASES = {
 }
 
 
-def rel(a, b):
-    return np.abs(a - b).max() / max(1.0, np.abs(b).max())
-
-
 def dense_os(M, C, G, J, jdqd):
-    """Seed 000 (12), (14), (15)."""
+    """[KJR] (12), (14), (15)."""
     Minv = np.linalg.inv(M)
     Lam = np.linalg.inv(J @ Minv @ J.T)
     return Lam, Lam @ (J @ Minv @ C - jdqd), Lam @ J @ Minv @ G
@@ -54,12 +51,11 @@ def check_against_dense(robot, q, qd, u, M, C, G, J, jdqd, tol=1e-9):
 def test_reference_matches_dense_formulas_with_pinocchio(name):
     path, tips, lock = PIN_CASES[name]
     robot = soagen.load_urdf(erd_urdf(path), tips=tips, lock=lock)
-    oracle = PinOracle(erd_urdf(path), tips=tips, lock=lock)
+    oracle = Oracle(robot, urdf=erd_urdf(path), lock=lock)
     rng = np.random.default_rng(4)
     for _ in range(20):
         q, qd, _, _ = robot.random_state(rng)
-        J = np.vstack([oracle.jacobian(q, i) for i in range(len(tips))])
-        jdqd = np.concatenate([oracle.jdot_qdot(q, qd, i) for i in range(len(tips))])
+        J, jdqd = oracle.jacobian(q), oracle.jdot_qdot(q, qd)
         G = oracle.gravity(q)
         check_against_dense(robot, q, qd, rng.normal(size=6 * len(tips)), oracle.mass_matrix(q),
                             oracle.bias(q, qd) - G, G, J, jdqd)
@@ -68,19 +64,17 @@ def test_reference_matches_dense_formulas_with_pinocchio(name):
 @pytest.mark.parametrize("branches", [1, 2, 3])
 def test_random_chain_and_trees_against_pinocchio(branches, tmp_path):
     """A random 8-joint chain (one arm), and m = 2 and 3 operational points on
-    trees (coupling blocks Ω_ij of seed 003), written as URDF for Pinocchio."""
+    trees (coupling blocks Ω_ij of [CK]), written as URDF for Pinocchio."""
     spec = branching_spec(21 + branches, trunk=2, branches=branches, per_branch=6)
     tip_links = [name for name, _ in spec["tips"]]
     robot = robot_from_spec(spec, tips=tip_links)          # the URDF has no tip offsets
     urdf = tmp_path / "tree.urdf"
     urdf.write_text(random_urdf(spec))
-    oracle = PinOracle(str(urdf), tips=tip_links)
-    assert [b.joint for b in robot.bodies] == oracle.joint_names
+    oracle = Oracle(robot, urdf=str(urdf))
     rng = np.random.default_rng(5)
     for _ in range(10):
         q, qd, _, _ = robot.random_state(rng)
-        J = np.vstack([oracle.jacobian(q, i) for i in range(branches)])
-        jdqd = np.concatenate([oracle.jdot_qdot(q, qd, i) for i in range(branches)])
+        J, jdqd = oracle.jacobian(q), oracle.jdot_qdot(q, qd)
         G = oracle.gravity(q)
         Om = ref.os_inertia_inverse(robot, q)
         if branches > 1:
@@ -158,12 +152,12 @@ def test_too_few_joints_for_a_tip_raises():
 
 
 def test_os_inertia_ops_grow_linearly():
-    """Seed 000 §4.1: O(n) recursion plus a flat-cost 6×6 inversion."""
-    from soagen import recursion_os
+    """[KJR] §4.1: O(n) recursion plus a flat-cost 6×6 inversion."""
+    from soagen.codegen import make_program
 
     muls = {}
     for n in (6, 12, 24):
-        prog = recursion_os.os_inertia(random_robot(5, n, prismatic_fraction=0.0), 1e-10).finish()
+        prog = make_program(random_robot(5, n, prismatic_fraction=0.0), "os_inertia_recursive")
         muls[n] = prog.ops["mul"]
     slope_a = (muls[12] - muls[6]) / 6
     slope_b = (muls[24] - muls[12]) / 12

@@ -2,8 +2,8 @@
 
 The numpy reference (``soagen.reference``) computes everything by O(n)
 sweeps over per-body quantities.  Here the same per-body quantities are
-assembled into the dense operators of the JPL papers (seed 000 (17)–(37),
-seed 001 §3–§5, seed 002) and the papers' identities are checked with plain
+assembled into the dense operators of the JPL papers ([KJR] (17)–(37),
+[RK] §3–§5, [RJK]) and the papers' identities are checked with plain
 matrix algebra, and the reference's sweeps are checked against those dense
 products.  A Lagrangian finite-difference check gives an independent test
 of the bias (Coriolis + gravity) torques, prismatic joints included.
@@ -14,17 +14,13 @@ ancestor-or-self of j.
 """
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from robots_for_tests import planar_2link, random_robot, two_link_closed_form  # noqa: E402
-
-from soagen import reference as ref  # noqa: E402
+from soagen import reference as ref
+from tests.support import assert_close
+from tests.support.dense import dense_operators
+from tests.support.robots import planar_2link, random_robot, two_link_closed_form
 
 RTOL = 1e-10
 
@@ -46,63 +42,6 @@ CASES = [
 ]
 IDS = [f"{'tree' if t else 'chain'}-n{n}-s{s}-p{p}-m{m}" for s, n, t, p, m in CASES]
 STATES_PER_ROBOT = 3
-
-
-def assert_close(actual, expected, rtol=RTOL, what=""):
-    """max |a − e| <= rtol · max(|e|, |a|) (a matrix-level relative error)."""
-    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
-    assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
-    err = np.abs(actual - expected).max() if actual.size else 0.0
-    scale = max(np.abs(expected).max(initial=0.0), np.abs(actual).max(initial=0.0), 1e-300)
-    assert err <= rtol * scale + 1e-14, f"{what}: max abs error {err:.3e}, scale {scale:.3e}, rel {err / scale:.3e}"
-
-
-def _path_product(robot, per_body):
-    """Dense 6n×6n block operator with block (i, j) = per_body product along the
-    path from j up to ancestor i (identity on the diagonal, zero elsewhere)."""
-    n = robot.nb
-    out = np.zeros((6 * n, 6 * n))
-    blk = lambda i, j: out[6 * i:6 * i + 6, 6 * j:6 * j + 6]  # noqa: E731
-    for j in range(n):
-        blk(j, j)[:] = np.eye(6)
-        p = robot.bodies[j].parent
-        if p >= 0:
-            for i in robot.ancestors(p):   # φ(i, j) = φ(i, p(j)) φ(p(j), j)
-                blk(i, j)[:] = blk(i, p) @ per_body[j]
-    return out
-
-
-def dense_operators(robot, q):
-    """Dense block operators at ``q`` from the reference's per-body quantities."""
-    kin = ref.kinematics(robot, q)
-    art = ref.articulated(robot, kin)
-    n, nv, m = robot.nb, robot.nv, len(robot.tips)
-    H = np.zeros((nv, 6 * n))
-    Mb = np.zeros((6 * n, 6 * n))
-    Gb = np.zeros((6 * n, nv))
-    K = np.zeros((6 * n, nv))
-    D = np.zeros((nv, nv))
-    Ephi = np.zeros((6 * n, 6 * n))
-    Epsi = np.zeros((6 * n, 6 * n))
-    P = np.zeros((6 * n, 6 * n))
-    for k, b in enumerate(robot.bodies):
-        s, v = slice(6 * k, 6 * k + 6), robot.vslice(k)
-        H[v, s] = kin.H[k].T
-        Mb[s, s] = kin.M[k]
-        Gb[s, v] = art.G[k]
-        D[v, v] = art.D[k]
-        P[s, s] = art.P[k]
-        if b.parent >= 0:
-            sp = slice(6 * b.parent, 6 * b.parent + 6)
-            K[sp, v] = art.K[k]
-            Ephi[sp, s] = kin.phi[k]
-            Epsi[sp, s] = art.psi[k]
-    B = np.zeros((6 * n, 6 * m))
-    for i, t in enumerate(robot.tips):
-        B[6 * t.body:6 * t.body + 6, 6 * i:6 * i + 6] = kin.phi_tip[i]
-    return dict(kin=kin, art=art, H=H, M=Mb, G=Gb, K=K, D=D, P=P, B=B,
-                phi=_path_product(robot, kin.phi), psi=_path_product(robot, art.psi),
-                Ephi=Ephi, Epsi=Epsi)
 
 
 @pytest.fixture(params=CASES, ids=IDS, scope="module")
@@ -127,7 +66,7 @@ def test_robot_shape(case):
 
 
 def test_phi_is_inverse_of_shift(case):
-    """φ = (I − E_φ)⁻¹, ψ = (I − E_ψ)⁻¹ and E_ψ = E_φ − KH (seed 000 (19), (35))."""
+    """φ = (I − E_φ)⁻¹, ψ = (I − E_ψ)⁻¹ and E_ψ = E_φ − KH [KJR (19), (35)]."""
     robot, states = case
     eye = np.eye(6 * robot.nb)
     for *_, op in states:
@@ -137,7 +76,7 @@ def test_phi_is_inverse_of_shift(case):
 
 
 def test_riccati_definitions(case):
-    """D = HPH*, G = PH*D⁻¹, K = E_φ G, and the Riccati equation (seed 000 (37)):
+    """D = HPH*, G = PH*D⁻¹, K = E_φ G, and the Riccati equation [KJR (37)]:
     P = M + E_ψ P E_ψ* restricted to the block diagonal."""
     robot, states = case
     n = robot.nb
@@ -153,7 +92,7 @@ def test_riccati_definitions(case):
 
 
 def test_mass_matrix_dense(case):
-    """M = HφMφ*H* (seed 000 (42)) equals reference.mass_matrix; symmetric, PD."""
+    """M = HφMφ*H* [KJR (42)] equals reference.mass_matrix; symmetric, PD."""
     robot, states = case
     for q, *_, op in states:
         H, phi = op["H"], op["phi"]
@@ -165,7 +104,7 @@ def test_mass_matrix_dense(case):
 
 
 def test_innovations_factorization(case):
-    """M = (I+HφK)D(I+HφK)* and (I+HφK)⁻¹ = I − HψK (seed 001 (4.4)–(4.16))."""
+    """M = (I+HφK)D(I+HφK)* and (I+HφK)⁻¹ = I − HψK [RK (4.4)–(4.16)]."""
     robot, states = case
     eye = np.eye(robot.n)
     for q, *_, op in states:
@@ -178,7 +117,7 @@ def test_innovations_factorization(case):
 
 
 def test_lemma_identities(case):
-    """φKHψ = φ − ψ and (I − HψK)Hφ = Hψ (seed 001 App. A, seed 002 lemmas)."""
+    """φKHψ = φ − ψ and (I − HψK)Hφ = Hψ ([RK] App. A, [RJK] lemmas)."""
     robot, states = case
     eye = np.eye(robot.n)
     for *_, op in states:
@@ -189,7 +128,7 @@ def test_lemma_identities(case):
 
 
 def test_mass_matrix_inverse(case):
-    """M⁻¹ = (I − HψK)* D⁻¹ (I − HψK) (seed 001 (4.16)) equals
+    """M⁻¹ = (I − HψK)* D⁻¹ (I − HψK) [RK (4.16)] equals
     reference.mass_matrix_inverse and numpy.linalg.inv(M)."""
     robot, states = case
     eye = np.eye(robot.n)
@@ -206,7 +145,7 @@ def test_mass_matrix_inverse(case):
 
 
 def test_jacobian_dense(case):
-    """J = B*φ*H* (seed 002 (1)) equals reference.jacobian."""
+    """J = B*φ*H* [RJK (1)] equals reference.jacobian."""
     robot, states = case
     for q, *_, op in states:
         Jd = op["B"].T @ op["phi"].T @ op["H"].T
@@ -214,7 +153,7 @@ def test_jacobian_dense(case):
 
 
 def test_tip_force_torques(case):
-    """J*f = HφBf (seed 000 (38)) equals ID(q, q̇, q̈, f) − ID(q, q̇, q̈)."""
+    """J*f = HφBf [KJR (38)] equals ID(q, q̇, q̈, f) − ID(q, q̇, q̈)."""
     robot, states = case
     for q, qd, qdd, _, f, op in states:
         JTf = op["H"] @ op["phi"] @ op["B"] @ f
@@ -224,7 +163,7 @@ def test_tip_force_torques(case):
 
 
 def test_tip_force_acceleration(case):
-    """Δθ̈ = −M⁻¹J*f = −(I−HψK)*D⁻¹HψBf (seed 002 (18))."""
+    """Δθ̈ = −M⁻¹J*f = −(I−HψK)*D⁻¹HψBf [RJK (18)]."""
     robot, states = case
     eye = np.eye(robot.n)
     for q, *_, f, op in states:

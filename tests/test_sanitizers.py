@@ -8,8 +8,8 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import built
-from robots_for_tests import random_robot
+from tests.support.builds import built
+from tests.support.robots import random_robot
 
 import soagen
 from soagen import robots
@@ -35,7 +35,7 @@ def _inputs(prog, robot, rng):
 def test_sanitized_build_runs_clean(case, tmp_path):
     cc = shutil.which("gcc") or shutil.which("cc")
     robot, mod = built(case, CASES[case])
-    gen = generate(robot, case)
+    gen = generate(robot, name=case)
     rng = np.random.default_rng(0)
     inputs = {p.name: [_inputs(p, robot, rng) for _ in range(5)] for p in gen.programs}
     (tmp_path / f"{case}.h").write_text(gen.csource.header)

@@ -37,31 +37,19 @@ static inline double soagen_cos(double x)
 void panda_forward_kinematics(const double q[7], double T[16])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- world poses of the tip bodies, base-to-tip ---- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
-
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
     const double t2 = soagen_cos(q[5]);
     const double t3 = soagen_sin(q[5]);
-
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
     const double t4 = soagen_cos(q[4]);
     const double t5 = soagen_sin(q[4]);
-
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
     const double t6 = soagen_cos(q[3]);
     const double t7 = soagen_sin(q[3]);
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t8 = soagen_cos(q[2]);
     const double t9 = soagen_sin(q[2]);
-
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
     const double t10 = soagen_cos(q[1]);
     const double t11 = soagen_sin(q[1]);
-
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
     const double t12 = soagen_cos(q[0]);
     const double t13 = soagen_sin(q[0]);
     const double t14 = t10*t12;
@@ -133,7 +121,7 @@ void panda_forward_kinematics(const double q[7], double T[16])
     const double t80 = t77 + t68;
     const double t81 = t78 + t69;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     T[0] = t70;
     T[1] = t71;
     T[2] = -t53;
@@ -154,15 +142,14 @@ void panda_forward_kinematics(const double q[7], double T[16])
 
 long panda_forward_kinematics_batch(long count, const double *q, double *T)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_forward_kinematics(q + 7*i, T + 16*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n
+ * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n [RJK (1)]
  * jacobian                          102 mul     67 add    0 div   0 sqrt  12 trig     99 statements
  *   q[7]: joint positions
  *   J[42]: Jacobian, row-major
@@ -170,27 +157,17 @@ long panda_forward_kinematics_batch(long count, const double *q, double *T)
 void panda_jacobian(const double q[7], double J[42])
 {
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
-
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
     const double t2 = soagen_cos(q[4]);
     const double t3 = soagen_sin(q[4]);
-
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
     const double t4 = soagen_cos(q[3]);
     const double t5 = soagen_sin(q[3]);
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t6 = soagen_cos(q[2]);
     const double t7 = soagen_sin(q[2]);
-
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
     const double t8 = soagen_cos(q[1]);
     const double t9 = soagen_sin(q[1]);
-
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
     const double t10 = soagen_cos(q[0]);
     const double t11 = soagen_sin(q[0]);
     const double t12 = t8*t10;
@@ -281,7 +258,7 @@ void panda_jacobian(const double q[7], double J[42])
     const double t97 = t11*t95;
     const double t98 = -t11*t66 - t10*t65;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     J[0] = 0.0;
     J[1] = -t11;
     J[2] = -t13;
@@ -328,15 +305,14 @@ void panda_jacobian(const double q[7], double J[42])
 
 long panda_jacobian_batch(long count, const double *q, double *J)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_jacobian(q + 7*i, J + 42*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * tip bias accelerations Jdot qd, [angular; linear], world axes
+ * tip bias accelerations Jdot qd, [angular; linear], world axes [KJR (46)]
  * jdot_qdot                         197 mul    114 add    0 div   0 sqrt  14 trig    164 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -345,133 +321,147 @@ long panda_jacobian_batch(long count, const double *q, double *J)
 void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
 {
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[0]);
     const double t1 = soagen_sin(q[0]);
-
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
     const double t2 = soagen_cos(q[1]);
     const double t3 = soagen_sin(q[1]);
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t6 = soagen_cos(q[2]);
     const double t7 = soagen_sin(q[2]);
-    const double t8 = qd[1]*t7 + t6*t4;
-    const double t9 = qd[1]*t6 - t7*t4;
-    const double t10 = 0.316*qd[1];
-    const double t11 = -0.316*t4;
-    const double t12 = qd[2] - t5;
+    const double t8 = 0.316*qd[1];
+    const double t9 = -0.316*t4;
+    const double t10 = t5*t9;
+    const double t11 = qd[1]*t8 - t4*t9;
+    const double t12 = -t8*t5;
+    const double t13 = qd[1]*t5;
+    const double t14 = -qd[1]*t4;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t13 = soagen_cos(q[3]);
-    const double t14 = soagen_sin(q[3]);
-    const double t15 = t14*t12 + t13*t8;
-    const double t16 = t13*t12 - t14*t8;
-    const double t17 = 0.0825*t12;
-    const double t18 = -0.0825*t9;
-    const double t19 = qd[3] - t9;
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t15 = qd[1]*t7 + t6*t4;
+    const double t16 = qd[1]*t6 - t7*t4;
+    const double t17 = qd[2] - t5;
+    const double t18 = soagen_cos(q[3]);
+    const double t19 = soagen_sin(q[3]);
+    const double t20 = 0.0825*t17;
+    const double t21 = -0.0825*t16;
+    const double t22 = t16*t21 - t17*t20;
+    const double t23 = -t15*t21;
+    const double t24 = t15*t20;
+    const double t25 = t6*t10;
+    const double t26 = t7*t10;
+    const double t27 = qd[2]*t16;
+    const double t28 = -qd[2]*t15;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t20 = soagen_cos(q[4]);
-    const double t21 = soagen_sin(q[4]);
-    const double t22 = t20*t15 - t21*t19;
-    const double t23 = -t20*t19 - t21*t15;
-    const double t24 = -0.384*t19;
-    const double t25 = -0.0825*t19;
-    const double t26 = 0.384*t15 + 0.0825*t16;
-    const double t27 = qd[4] + t16;
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t29 = t18*t15 + t19*t17;
+    const double t30 = t18*t17 - t19*t15;
+    const double t31 = qd[3] - t16;
+    const double t32 = soagen_cos(q[4]);
+    const double t33 = soagen_sin(q[4]);
+    const double t34 = -0.384*t31;
+    const double t35 = -0.0825*t31;
+    const double t36 = 0.384*t29 + 0.0825*t30;
+    const double t37 = t30*t36 - t31*t35;
+    const double t38 = t31*t34 - t29*t36;
+    const double t39 = t29*t35 - t30*t34;
+    const double t40 = qd[3]*t30;
+    const double t41 = -qd[3]*t29;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t28 = soagen_cos(q[5]);
-    const double t29 = soagen_sin(q[5]);
-    const double t30 = t29*t27 + t28*t22;
-    const double t31 = t28*t27 - t29*t22;
-    const double t32 = qd[5] - t23;
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t42 = t32*t29 - t33*t31;
+    const double t43 = -t32*t31 - t33*t29;
+    const double t44 = qd[4] + t30;
+    const double t45 = soagen_cos(q[5]);
+    const double t46 = soagen_sin(q[5]);
+    const double t47 = qd[4]*t43;
+    const double t48 = -qd[4]*t42;
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t33 = soagen_cos(q[6]);
-    const double t34 = soagen_sin(q[6]);
-    const double t35 = t34*t32 + t33*t30;
-    const double t36 = t33*t32 - t34*t30;
-    const double t37 = 0.088*t32;
-    const double t38 = -0.088*t31;
-    const double t39 = qd[6] - t31;
-    const double t40 = t5*t11;
-    const double t41 = qd[1]*t10 - t4*t11;
-    const double t42 = -t10*t5;
-    const double t43 = t9*t18 - t12*t17;
-    const double t44 = -t8*t18;
-    const double t45 = t8*t17;
-    const double t46 = t16*t26 - t19*t25;
-    const double t47 = t19*t24 - t15*t26;
-    const double t48 = t15*t25 - t16*t24;
-    const double t49 = t31*t38 - t32*t37;
-    const double t50 = -t30*t38;
-    const double t51 = t30*t37;
-    const double t52 = qd[1]*t5;
-    const double t53 = -qd[1]*t4;
-    const double t54 = t6*t40;
-    const double t55 = t7*t40;
-    const double t56 = qd[2]*t9;
-    const double t57 = -qd[2]*t8;
-    const double t58 = qd[3]*t16;
-    const double t59 = -qd[3]*t15;
-    const double t60 = qd[4]*t23;
-    const double t61 = -qd[4]*t22;
-    const double t62 = qd[5]*t31;
-    const double t63 = -qd[5]*t30;
-    const double t64 = qd[6]*t36;
-    const double t65 = -qd[6]*t35;
-    const double t66 = -0.316*t52;
-    const double t67 = t42 + t66;
-    const double t68 = t6*t52;
-    const double t69 = -t7*t52;
-    const double t70 = t56 + t68;
-    const double t71 = t57 + t69;
-    const double t72 = t54 + t7*t67;
-    const double t73 = t6*t67 - t55;
-    const double t74 = -0.0825*t53;
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t49 = t46*t44 + t45*t42;
+    const double t50 = t45*t44 - t46*t42;
+    const double t51 = qd[5] - t43;
+    const double t52 = soagen_cos(q[6]);
+    const double t53 = soagen_sin(q[6]);
+    const double t54 = 0.088*t51;
+    const double t55 = -0.088*t50;
+    const double t56 = t50*t55 - t51*t54;
+    const double t57 = -t49*t55;
+    const double t58 = t49*t54;
+    const double t59 = qd[5]*t50;
+    const double t60 = -qd[5]*t49;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t61 = t53*t51 + t52*t49;
+    const double t62 = t52*t51 - t53*t49;
+    const double t63 = qd[6] - t50;
+    const double t64 = qd[6]*t62;
+    const double t65 = -qd[6]*t61;
+
+    /* ---- base-to-tip accelerations alpha = phi* alpha(p) + a at qdd = 0 -- [KJR (46)] ---- */
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t66 = -0.316*t13;
+    const double t67 = t12 + t66;
+    const double t68 = t6*t13;
+    const double t69 = -t7*t13;
+    const double t70 = t68 + t27;
+    const double t71 = t69 + t28;
+    const double t72 = t25 + t7*t67;
+    const double t73 = t6*t67 - t26;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t74 = -0.0825*t14;
     const double t75 = -0.0825*t71;
-    const double t76 = t72 + t43;
-    const double t77 = t74 + t44 + t73;
-    const double t78 = t45 - t41 + t75;
-    const double t79 = t13*t70 - t14*t53;
-    const double t80 = -t13*t53 - t14*t70;
-    const double t81 = t58 + t79;
-    const double t82 = t59 + t80;
-    const double t83 = t13*t76 + t14*t78;
-    const double t84 = t13*t78 - t14*t76;
+    const double t76 = t72 + t22;
+    const double t77 = t74 + t23 + t73;
+    const double t78 = t24 - t11 + t75;
+    const double t79 = t18*t70 - t19*t14;
+    const double t80 = -t18*t14 - t19*t70;
+    const double t81 = t40 + t79;
+    const double t82 = t80 + t41;
+    const double t83 = t18*t76 + t19*t78;
+    const double t84 = t18*t78 - t19*t76;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t85 = 0.384*t71;
     const double t86 = 0.0825*t71;
     const double t87 = 0.0825*t82 + 0.384*t81;
-    const double t88 = t85 + t46 + t83;
-    const double t89 = t86 + t47 + t84;
-    const double t90 = t48 - t77 + t87;
-    const double t91 = t21*t71 + t20*t81;
-    const double t92 = t20*t71 - t21*t81;
-    const double t93 = t60 + t91;
-    const double t94 = t61 + t92;
-    const double t95 = t20*t88 - t21*t90;
-    const double t96 = -t20*t90 - t21*t88;
-    const double t97 = t29*t82 + t28*t93;
-    const double t98 = t28*t82 - t29*t93;
-    const double t99 = t62 + t97;
-    const double t100 = t63 + t98;
-    const double t101 = t29*t89 + t28*t95;
-    const double t102 = t28*t89 - t29*t95;
+    const double t88 = t85 + t83 + t37;
+    const double t89 = t86 + t38 + t84;
+    const double t90 = t39 - t77 + t87;
+    const double t91 = t33*t71 + t32*t81;
+    const double t92 = t32*t71 - t33*t81;
+    const double t93 = t47 + t91;
+    const double t94 = t48 + t92;
+    const double t95 = t32*t88 - t33*t90;
+    const double t96 = -t32*t90 - t33*t88;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t97 = t46*t82 + t45*t93;
+    const double t98 = t45*t82 - t46*t93;
+    const double t99 = t59 + t97;
+    const double t100 = t60 + t98;
+    const double t101 = t46*t89 + t45*t95;
+    const double t102 = t45*t89 - t46*t95;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t103 = -0.088*t94;
     const double t104 = -0.088*t100;
-    const double t105 = t49 + t101;
-    const double t106 = t50 + t103 + t102;
-    const double t107 = t51 - t96 + t104;
-    const double t108 = t33*t99 - t34*t94;
-    const double t109 = -t33*t94 - t34*t99;
+    const double t105 = t56 + t101;
+    const double t106 = t57 + t103 + t102;
+    const double t107 = t58 - t96 + t104;
+    const double t108 = t52*t99 - t53*t94;
+    const double t109 = -t52*t94 - t53*t99;
     const double t110 = t64 + t108;
     const double t111 = t65 + t109;
-    const double t112 = t34*t107 + t33*t105;
-    const double t113 = t33*t107 - t34*t105;
+    const double t112 = t53*t107 + t52*t105;
+    const double t113 = t52*t107 - t53*t105;
     const double t114 = t0*t2;
     const double t115 = -t0*t3;
     const double t116 = t1*t2;
@@ -480,39 +470,39 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
     const double t119 = -t1*t6 - t7*t114;
     const double t120 = t0*t7 + t6*t116;
     const double t121 = t0*t6 - t7*t116;
-    const double t122 = -t3*t6;
-    const double t123 = t3*t7;
-    const double t124 = t13*t118 - t14*t115;
-    const double t125 = -t13*t115 - t14*t118;
-    const double t126 = t13*t120 - t14*t117;
-    const double t127 = -t13*t117 - t14*t120;
-    const double t128 = t14*t2 + t13*t122;
-    const double t129 = t13*t2 - t14*t122;
-    const double t130 = t21*t119 + t20*t124;
-    const double t131 = t20*t119 - t21*t124;
-    const double t132 = t21*t121 + t20*t126;
-    const double t133 = t20*t121 - t21*t126;
-    const double t134 = t21*t123 + t20*t128;
-    const double t135 = t20*t123 - t21*t128;
-    const double t136 = t29*t125 + t28*t130;
-    const double t137 = t28*t125 - t29*t130;
-    const double t138 = t29*t127 + t28*t132;
-    const double t139 = t28*t127 - t29*t132;
-    const double t140 = t29*t129 + t28*t134;
-    const double t141 = t28*t129 - t29*t134;
-    const double t142 = t33*t136 - t34*t131;
-    const double t143 = -t33*t131 - t34*t136;
-    const double t144 = t33*t138 - t34*t133;
-    const double t145 = -t33*t133 - t34*t138;
-    const double t146 = t33*t140 - t34*t135;
-    const double t147 = -t33*t135 - t34*t140;
+    const double t122 = -t6*t3;
+    const double t123 = t7*t3;
+    const double t124 = t18*t118 - t19*t115;
+    const double t125 = -t18*t115 - t19*t118;
+    const double t126 = t18*t120 - t19*t117;
+    const double t127 = -t18*t117 - t19*t120;
+    const double t128 = t2*t19 + t18*t122;
+    const double t129 = t2*t18 - t19*t122;
+    const double t130 = t33*t119 + t32*t124;
+    const double t131 = t32*t119 - t33*t124;
+    const double t132 = t33*t121 + t32*t126;
+    const double t133 = t32*t121 - t33*t126;
+    const double t134 = t33*t123 + t32*t128;
+    const double t135 = t32*t123 - t33*t128;
+    const double t136 = t46*t125 + t45*t130;
+    const double t137 = t45*t125 - t46*t130;
+    const double t138 = t46*t127 + t45*t132;
+    const double t139 = t45*t127 - t46*t132;
+    const double t140 = t46*t129 + t45*t134;
+    const double t141 = t45*t129 - t46*t134;
+    const double t142 = t52*t136 - t53*t131;
+    const double t143 = -t52*t131 - t53*t136;
+    const double t144 = t52*t138 - t53*t133;
+    const double t145 = -t52*t133 - t53*t138;
+    const double t146 = t52*t140 - t53*t135;
+    const double t147 = -t52*t135 - t53*t140;
     const double t148 = 0.107*t111;
     const double t149 = -0.107*t110;
-    const double t150 = 0.107*t36;
-    const double t151 = -0.107*t35;
-    const double t152 = -t39*t151;
-    const double t153 = t39*t150;
-    const double t154 = t35*t151 - t36*t150;
+    const double t150 = 0.107*t62;
+    const double t151 = -0.107*t61;
+    const double t152 = -t63*t151;
+    const double t153 = t63*t150;
+    const double t154 = t61*t151 - t62*t150;
     const double t155 = t152 + t148 + t112;
     const double t156 = t153 + t113 + t149;
     const double t157 = t154 - t106;
@@ -523,7 +513,7 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
     const double t162 = t139*t100 + t145*t111 + t144*t110;
     const double t163 = t141*t100 + t147*t111 + t146*t110;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     a0[0] = t161;
     a0[1] = t162;
     a0[2] = t163;
@@ -534,15 +524,14 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
 
 long panda_jdot_qdot_batch(long count, const double *q, const double *qd, double *a0)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_jdot_qdot(q + 7*i, qd + 7*i, a0 + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f)
+ * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) [RK (2.24)-(2.30)]
  * inverse_dynamics                  413 mul    354 add    0 div   0 sqrt  12 trig    334 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -552,111 +541,123 @@ long panda_jdot_qdot_batch(long count, const double *q, const double *qd, double
 void panda_inverse_dynamics(const double q[7], const double qd[7], const double qdd[7], double tau[7])
 {
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t4 = soagen_cos(q[2]);
     const double t5 = soagen_sin(q[2]);
-    const double t6 = qd[1]*t5 + t4*t2;
-    const double t7 = qd[1]*t4 - t5*t2;
-    const double t8 = qd[2] - t3;
+    const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
+    const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
+    const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
+    const double t9 = t3*t8 - qd[1]*t7;
+    const double t10 = qd[1]*t6 - t2*t8;
+    const double t11 = t2*t7 - t3*t6;
+    const double t12 = qd[1]*t3;
+    const double t13 = qd[1]*t2;
+    const double t14 = -t13;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t10*t8 + t9*t6;
-    const double t12 = t9*t8 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t15 = qd[1]*t5 + t4*t2;
+    const double t16 = qd[1]*t4 - t5*t2;
+    const double t17 = qd[2] - t3;
+    const double t18 = soagen_cos(q[3]);
+    const double t19 = soagen_sin(q[3]);
+    const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
+    const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
+    const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
+    const double t23 = t16*t22 - t17*t21;
+    const double t24 = t17*t20 - t15*t22;
+    const double t25 = t15*t21 - t16*t20;
+    const double t26 = qd[2]*t16;
+    const double t27 = -qd[2]*t15;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t14*t13 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t28 = t18*t15 + t19*t17;
+    const double t29 = t18*t17 - t19*t15;
+    const double t30 = qd[3] - t16;
+    const double t31 = soagen_cos(q[4]);
+    const double t32 = soagen_sin(q[4]);
+    const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
+    const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
+    const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
+    const double t36 = t29*t35 - t30*t34;
+    const double t37 = t30*t33 - t28*t35;
+    const double t38 = t28*t34 - t29*t33;
+    const double t39 = qd[3]*t29;
+    const double t40 = -qd[3]*t28;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t41 = t31*t28 - t32*t30;
+    const double t42 = -t31*t30 - t32*t28;
+    const double t43 = qd[4] + t29;
+    const double t44 = soagen_cos(q[5]);
+    const double t45 = soagen_sin(q[5]);
+    const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
+    const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
+    const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
+    const double t49 = t42*t48 - t43*t47;
+    const double t50 = t43*t46 - t41*t48;
+    const double t51 = t41*t47 - t42*t46;
+    const double t52 = qd[4]*t42;
+    const double t53 = -qd[4]*t41;
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = soagen_cos(q[6]);
-    const double t25 = soagen_sin(q[6]);
-    const double t26 = t25*t23 + t24*t21;
-    const double t27 = t24*t23 - t25*t21;
-    const double t28 = qd[6] - t22;
-    const double t29 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
-    const double t30 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
-    const double t31 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
-    const double t32 = t3*t31 - qd[1]*t30;
-    const double t33 = qd[1]*t29 - t2*t31;
-    const double t34 = t2*t30 - t3*t29;
-    const double t35 = 0.05649492601407083*t6 - 0.005487648106562255*t8 - 0.008248333140675744*t7;
-    const double t36 = 0.05287838199960611*t7 - 0.008248333140675744*t6 - 0.004377257121839583*t8;
-    const double t37 = 0.01824920229252011*t8 - 0.005487648106562255*t6 - 0.004377257121839583*t7;
-    const double t38 = t7*t37 - t8*t36;
-    const double t39 = t8*t35 - t6*t37;
-    const double t40 = t6*t36 - t7*t35;
-    const double t41 = 0.0039053550262761003*t13 + 0.06767727025085991*t11 + 0.02771584317362585*t12;
-    const double t42 = 0.03239943042445132*t12 - 0.0016444875773692705*t13 + 0.02771584317362585*t11;
-    const double t43 = 0.0775861490525396*t13 + 0.0039053550262761003*t11 - 0.0016444875773692705*t12;
-    const double t44 = t12*t43 - t13*t42;
-    const double t45 = t13*t41 - t11*t43;
-    const double t46 = t11*t42 - t12*t41;
-    const double t47 = 0.03942757095803552*t16 - 0.0015152444733270301*t17 - 0.004600245517563105*t18;
-    const double t48 = 0.03146037232526039*t17 + 0.0021640520520981297*t18 - 0.0015152444733270301*t16;
-    const double t49 = 0.010869510762828563*t18 + 0.0021640520520981297*t17 - 0.004600245517563105*t16;
-    const double t50 = t17*t49 - t18*t48;
-    const double t51 = t18*t47 - t16*t49;
-    const double t52 = t16*t48 - t17*t47;
-    const double t53 = 0.00248046035817079*t21 - 0.00010375891721868492*t23 + 0.001524110902883315*t22;
-    const double t54 = 9.3569097314605e-05*t23 + 0.010567766133106952*t22 + 0.001524110902883315*t21;
-    const double t55 = 0.011794560230238952*t23 + 9.3569097314605e-05*t22 - 0.00010375891721868492*t21;
-    const double t56 = t22*t55 - t23*t54;
-    const double t57 = t23*t53 - t21*t55;
-    const double t58 = t21*t54 - t22*t53;
-    const double t59 = 0.000391391281684248*t27 + 0.0316333431909496*t26 - 0.0009653051699191116*t28;
-    const double t60 = 0.000391391281684248*t26 + 0.029212399412428362*t27 - 0.001255536598272898*t28;
-    const double t61 = 0.006684151967360946*t28 - 0.001255536598272898*t27 - 0.0009653051699191116*t26;
-    const double t62 = t27*t61 - t28*t60;
-    const double t63 = t28*t59 - t26*t61;
-    const double t64 = t26*t60 - t27*t59;
-    const double t65 = qd[1]*t3;
-    const double t66 = qd[1]*t2;
-    const double t67 = -t66;
-    const double t68 = qd[2]*t7;
-    const double t69 = -qd[2]*t6;
-    const double t70 = qd[3]*t12;
-    const double t71 = -qd[3]*t11;
-    const double t72 = qd[4]*t17;
-    const double t73 = -qd[4]*t16;
-    const double t74 = qd[5]*t22;
-    const double t75 = -qd[5]*t21;
-    const double t76 = qd[6]*t27;
-    const double t77 = -qd[6]*t26;
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t54 = t45*t43 + t44*t41;
+    const double t55 = t44*t43 - t45*t41;
+    const double t56 = qd[5] - t42;
+    const double t57 = soagen_cos(q[6]);
+    const double t58 = soagen_sin(q[6]);
+    const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
+    const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
+    const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
+    const double t62 = t55*t61 - t56*t60;
+    const double t63 = t56*t59 - t54*t61;
+    const double t64 = t54*t60 - t55*t59;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t67 = t58*t56 + t57*t54;
+    const double t68 = t57*t56 - t58*t54;
+    const double t69 = qd[6] - t55;
+    const double t70 = 0.000391391281684248*t68 + 0.0316333431909496*t67 - 0.0009653051699191116*t69;
+    const double t71 = 0.000391391281684248*t67 + 0.029212399412428362*t68 - 0.001255536598272898*t69;
+    const double t72 = 0.006684151967360946*t69 - 0.001255536598272898*t68 - 0.0009653051699191116*t67;
+    const double t73 = t68*t72 - t69*t71;
+    const double t74 = t69*t70 - t67*t72;
+    const double t75 = t67*t71 - t68*t70;
+    const double t76 = qd[6]*t68;
+    const double t77 = -qd[6]*t67;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t78 = 0.009213163777211224*qdd[0];
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t79 = -qdd[0]*t1;
     const double t80 = -qdd[0]*t0;
-    const double t81 = t79 + t65;
-    const double t82 = t80 + t67;
+    const double t81 = t79 + t12;
+    const double t82 = t80 + t14;
     const double t83 = -9.81*t1;
     const double t84 = -9.81*t0;
     const double t85 = t2*t2;
-    const double t86 = t2*t3;
+    const double t86 = t3*t2;
     const double t87 = qd[1]*qd[1];
     const double t88 = t86 - qdd[1];
     const double t89 = -t87 - t85;
-    const double t90 = t65 + t81;
-    const double t91 = 0.01026110182100817*qdd[1] - 0.0022610063699999997*t84 + 0.00850351162402155*t81 - 0.00398335888393552*t82 + t32;
-    const double t92 = 0.0007689361029464*qdd[1] + 0.0022610063699999997*t83 + 0.028124284712194955*t82 - 0.00398335888393552*t81 + t33;
-    const double t93 = 0.026534991901690206*qdd[1] + 0.018579714719999998*t83 - 0.002031994566*t84 + 0.01026110182100817*t81 + 0.0007689361029464*t82 + t34;
+    const double t90 = t12 + t81;
+    const double t91 = 0.01026110182100817*qdd[1] - 0.0022610063699999997*t84 + 0.00850351162402155*t81 - 0.00398335888393552*t82 + t9;
+    const double t92 = 0.0007689361029464*qdd[1] + 0.0022610063699999997*t83 + 0.028124284712194955*t82 - 0.00398335888393552*t81 + t10;
+    const double t93 = 0.026534991901690206*qdd[1] + 0.018579714719999998*t83 - 0.002031994566*t84 + 0.01026110182100817*t81 + 0.0007689361029464*t82 + t11;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t94 = -0.316*t88;
     const double t95 = -0.316*t89;
     const double t96 = -0.316*t90;
@@ -664,17 +665,17 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t98 = t84 + t95;
     const double t99 = qdd[1]*t5 + t4*t81;
     const double t100 = qdd[1]*t4 - t5*t81;
-    const double t101 = t68 + t99;
-    const double t102 = t69 + t100;
+    const double t101 = t26 + t99;
+    const double t102 = t27 + t100;
     const double t103 = qdd[2] - t82;
-    const double t104 = t5*t96 + t4*t97;
+    const double t104 = t4*t97 + t5*t96;
     const double t105 = t4*t96 - t5*t97;
-    const double t106 = t6*t6;
-    const double t107 = t6*t7;
-    const double t108 = t8*t6;
-    const double t109 = t7*t7;
-    const double t110 = t8*t7;
-    const double t111 = t8*t8;
+    const double t106 = t15*t15;
+    const double t107 = t15*t16;
+    const double t108 = t15*t17;
+    const double t109 = t16*t16;
+    const double t110 = t16*t17;
+    const double t111 = t17*t17;
     const double t112 = -t109 - t111;
     const double t113 = t107 - t103;
     const double t114 = t108 + t102;
@@ -682,32 +683,34 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t116 = -t106 - t111;
     const double t117 = t110 - t101;
     const double t118 = t108 - t102;
-    const double t119 = 0.05649492601407083*t101 - 0.005487648106562255*t103 - 0.126729164208*t98 - 0.008248333140675744*t102 + t38 + 0.214708623208*t105;
-    const double t120 = 0.05287838199960611*t102 - 0.004377257121839583*t103 + 0.088844724872*t98 - 0.008248333140675744*t101 + t39 - 0.214708623208*t104;
-    const double t121 = 0.01824920229252011*t103 - 0.005487648106562255*t101 - 0.004377257121839583*t102 + t40 + 0.088844724872*t105 - 0.126729164208*t104;
+    const double t119 = 0.05649492601407083*t101 - 0.005487648106562255*t103 - 0.126729164208*t98 - 0.008248333140675744*t102 + t23 + 0.214708623208*t105;
+    const double t120 = 0.05287838199960611*t102 - 0.004377257121839583*t103 + 0.088844724872*t98 - 0.008248333140675744*t101 + t24 - 0.214708623208*t104;
+    const double t121 = 0.01824920229252011*t103 - 0.005487648106562255*t101 - 0.004377257121839583*t102 + t25 + 0.088844724872*t105 - 0.126729164208*t104;
     const double t122 = 0.088844724872*t112 + 0.126729164208*t113 - 0.214708623208*t114;
     const double t123 = 0.126729164208*t116 + 0.088844724872*t115 - 0.214708623208*t117;
     const double t124 = t122 + 3.228604*t104;
     const double t125 = t123 + 3.228604*t105;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t126 = 0.0825*t112;
     const double t127 = 0.0825*t115;
     const double t128 = 0.0825*t118;
     const double t129 = t126 + t104;
     const double t130 = t127 + t105;
     const double t131 = t128 - t98;
-    const double t132 = t10*t103 + t9*t101;
-    const double t133 = t9*t103 - t10*t101;
-    const double t134 = t70 + t132;
-    const double t135 = t71 + t133;
+    const double t132 = t19*t103 + t18*t101;
+    const double t133 = t18*t103 - t19*t101;
+    const double t134 = t39 + t132;
+    const double t135 = t40 + t133;
     const double t136 = qdd[3] - t102;
-    const double t137 = t9*t129 + t10*t131;
-    const double t138 = t9*t131 - t10*t129;
-    const double t139 = t11*t11;
-    const double t140 = t11*t12;
-    const double t141 = t13*t11;
-    const double t142 = t12*t12;
-    const double t143 = t13*t12;
-    const double t144 = t13*t13;
+    const double t137 = t18*t129 + t19*t131;
+    const double t138 = t18*t131 - t19*t129;
+    const double t139 = t28*t28;
+    const double t140 = t28*t29;
+    const double t141 = t30*t28;
+    const double t142 = t29*t29;
+    const double t143 = t30*t29;
+    const double t144 = t30*t30;
     const double t145 = -t144 - t142;
     const double t146 = t140 - t136;
     const double t147 = t141 + t135;
@@ -717,34 +720,36 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t151 = t141 - t135;
     const double t152 = t143 + t134;
     const double t153 = -t139 - t142;
-    const double t154 = 0.0039053550262761003*t136 + t44 + 0.06767727025085991*t134 + 0.02771584317362585*t135 - 0.374644408005*t130 - 0.09850206933*t138;
-    const double t155 = t45 - 0.0016444875773692705*t136 + 0.03239943042445132*t135 + 0.02771584317362585*t134 - 0.19076837715*t130 + 0.09850206933*t137;
-    const double t156 = 0.0775861490525396*t136 + 0.0039053550262761003*t134 - 0.0016444875773692705*t135 + t46 - 0.374644408005*t137 - 0.19076837715*t138;
+    const double t154 = 0.0039053550262761003*t136 + t36 + 0.06767727025085991*t134 + 0.02771584317362585*t135 - 0.374644408005*t130 - 0.09850206933*t138;
+    const double t155 = t37 - 0.0016444875773692705*t136 + 0.03239943042445132*t135 + 0.02771584317362585*t134 - 0.19076837715*t130 + 0.09850206933*t137;
+    const double t156 = 0.0775861490525396*t136 + 0.0039053550262761003*t134 - 0.0016444875773692705*t135 + t38 - 0.374644408005*t137 - 0.19076837715*t138;
     const double t157 = 0.374644408005*t146 - 0.19076837715*t145 + 0.09850206933*t147;
     const double t158 = 0.374644408005*t149 - 0.19076837715*t148 + 0.09850206933*t150;
     const double t159 = 0.09850206933*t153 + 0.374644408005*t152 - 0.19076837715*t151;
     const double t160 = t157 + 3.587895*t137;
     const double t161 = t158 + 3.587895*t138;
     const double t162 = t159 - 3.587895*t130;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t163 = 0.384*t146 - 0.0825*t145;
     const double t164 = 0.384*t149 - 0.0825*t148;
     const double t165 = 0.384*t152 - 0.0825*t151;
     const double t166 = t163 + t137;
     const double t167 = t164 + t138;
     const double t168 = t165 - t130;
-    const double t169 = t14*t134 - t15*t136;
-    const double t170 = -t14*t136 - t15*t134;
-    const double t171 = t72 + t169;
-    const double t172 = t73 + t170;
+    const double t169 = t31*t134 - t32*t136;
+    const double t170 = -t31*t136 - t32*t134;
+    const double t171 = t52 + t169;
+    const double t172 = t53 + t170;
     const double t173 = qdd[4] + t135;
-    const double t174 = t14*t166 - t15*t168;
-    const double t175 = -t14*t168 - t15*t166;
-    const double t176 = t16*t16;
-    const double t177 = t17*t16;
-    const double t178 = t18*t16;
-    const double t179 = t17*t17;
-    const double t180 = t17*t18;
-    const double t181 = t18*t18;
+    const double t174 = t31*t166 - t32*t168;
+    const double t175 = -t32*t166 - t31*t168;
+    const double t176 = t41*t41;
+    const double t177 = t42*t41;
+    const double t178 = t43*t41;
+    const double t179 = t42*t42;
+    const double t180 = t42*t43;
+    const double t181 = t43*t43;
     const double t182 = -t179 - t181;
     const double t183 = t177 - t173;
     const double t184 = t178 + t172;
@@ -754,28 +759,30 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t188 = t178 - t172;
     const double t189 = t180 + t171;
     const double t190 = -t179 - t176;
-    const double t191 = t50 - 0.004600245517563105*t173 - 0.0015152444733270301*t172 + 0.03942757095803552*t171 + 0.05034347249*t167 + 0.047121686402*t175;
-    const double t192 = 0.0021640520520981297*t173 + 0.03146037232526039*t172 + t51 - 0.0015152444733270301*t171 + 0.014653732538*t167 - 0.047121686402*t174;
-    const double t193 = 0.010869510762828563*t173 + t52 + 0.0021640520520981297*t172 - 0.004600245517563105*t171 - 0.05034347249*t174 - 0.014653732538*t175;
+    const double t191 = t49 - 0.004600245517563105*t173 - 0.0015152444733270301*t172 + 0.03942757095803552*t171 + 0.05034347249*t167 + 0.047121686402*t175;
+    const double t192 = 0.0021640520520981297*t173 + 0.03146037232526039*t172 + t50 - 0.0015152444733270301*t171 + 0.014653732538*t167 - 0.047121686402*t174;
+    const double t193 = 0.010869510762828563*t173 + t51 + 0.0021640520520981297*t172 - 0.004600245517563105*t171 - 0.05034347249*t174 - 0.014653732538*t175;
     const double t194 = 0.05034347249*t183 - 0.014653732538*t182 - 0.047121686402*t184;
     const double t195 = 0.05034347249*t186 - 0.014653732538*t185 - 0.047121686402*t187;
     const double t196 = 0.05034347249*t189 - 0.047121686402*t190 - 0.014653732538*t188;
     const double t197 = t194 + 1.225946*t174;
     const double t198 = t195 + 1.225946*t175;
     const double t199 = 1.225946*t167 + t196;
-    const double t200 = t20*t173 + t19*t171;
-    const double t201 = t19*t173 - t20*t171;
-    const double t202 = t74 + t200;
-    const double t203 = t75 + t201;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t200 = t45*t173 + t44*t171;
+    const double t201 = t44*t173 - t45*t171;
+    const double t202 = t65 + t200;
+    const double t203 = t66 + t201;
     const double t204 = qdd[5] - t172;
-    const double t205 = t20*t167 + t19*t174;
-    const double t206 = t19*t167 - t20*t174;
-    const double t207 = t21*t21;
-    const double t208 = t21*t22;
-    const double t209 = t23*t21;
-    const double t210 = t22*t22;
-    const double t211 = t23*t22;
-    const double t212 = t23*t23;
+    const double t205 = t45*t167 + t44*t174;
+    const double t206 = t44*t167 - t45*t174;
+    const double t207 = t54*t54;
+    const double t208 = t54*t55;
+    const double t209 = t56*t54;
+    const double t210 = t55*t55;
+    const double t211 = t56*t55;
+    const double t212 = t56*t56;
     const double t213 = -t212 - t210;
     const double t214 = t208 - t204;
     const double t215 = t209 + t203;
@@ -785,34 +792,36 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t219 = t209 - t203;
     const double t220 = t211 + t202;
     const double t221 = -t207 - t210;
-    const double t222 = t56 - 0.00010375891721868492*t204 + 0.00248046035817079*t202 + 0.001524110902883315*t203 + 0.023526756935*t175 + 0.017527158935000002*t206;
-    const double t223 = 9.3569097314605e-05*t204 + t57 + 0.010567766133106952*t203 + 0.001524110902883315*t202 + 0.10024161669500001*t175 - 0.017527158935000002*t205;
-    const double t224 = t58 + 0.011794560230238952*t204 + 9.3569097314605e-05*t203 - 0.00010375891721868492*t202 + 0.10024161669500001*t206 + 0.023526756935*t205;
+    const double t222 = t62 - 0.00010375891721868492*t204 + 0.00248046035817079*t202 + 0.001524110902883315*t203 + 0.023526756935*t175 + 0.017527158935000002*t206;
+    const double t223 = 9.3569097314605e-05*t204 + t63 + 0.010567766133106952*t203 + 0.001524110902883315*t202 + 0.10024161669500001*t175 - 0.017527158935000002*t205;
+    const double t224 = t64 + 0.011794560230238952*t204 + 9.3569097314605e-05*t203 - 0.00010375891721868492*t202 + 0.10024161669500001*t206 + 0.023526756935*t205;
     const double t225 = 0.10024161669500001*t213 - 0.023526756935*t214 - 0.017527158935000002*t215;
     const double t226 = 0.10024161669500001*t216 - 0.023526756935*t217 - 0.017527158935000002*t218;
     const double t227 = 0.10024161669500001*t219 - 0.017527158935000002*t221 - 0.023526756935*t220;
     const double t228 = t225 + 1.666555*t205;
     const double t229 = t226 + 1.666555*t206;
     const double t230 = t227 - 1.666555*t175;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t231 = 0.088*t213;
     const double t232 = 0.088*t216;
     const double t233 = 0.088*t219;
     const double t234 = t231 + t205;
     const double t235 = t232 + t206;
     const double t236 = t233 - t175;
-    const double t237 = t25*t204 + t24*t202;
-    const double t238 = t24*t204 - t25*t202;
+    const double t237 = t58*t204 + t57*t202;
+    const double t238 = t57*t204 - t58*t202;
     const double t239 = t76 + t237;
     const double t240 = t77 + t238;
     const double t241 = qdd[6] - t203;
-    const double t242 = t24*t234 + t25*t236;
-    const double t243 = t24*t236 - t25*t234;
-    const double t244 = t26*t26;
-    const double t245 = t26*t27;
-    const double t246 = t26*t28;
-    const double t247 = t27*t27;
-    const double t248 = t27*t28;
-    const double t249 = t28*t28;
+    const double t242 = t57*t234 + t58*t236;
+    const double t243 = t57*t236 - t58*t234;
+    const double t244 = t67*t67;
+    const double t245 = t67*t68;
+    const double t246 = t67*t69;
+    const double t247 = t68*t68;
+    const double t248 = t68*t69;
+    const double t249 = t69*t69;
     const double t250 = -t247 - t249;
     const double t251 = t245 - t241;
     const double t252 = t246 + t240;
@@ -822,19 +831,23 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t256 = t246 - t240;
     const double t257 = t248 + t239;
     const double t258 = -t244 - t247;
-    const double t259 = t62 - 0.0009653051699191116*t241 + 0.000391391281684248*t240 + 0.0316333431909496*t239 - 0.0020344399586617965*t235 - 0.150277948634*t243;
-    const double t260 = t63 - 0.001255536598272898*t241 + 0.000391391281684248*t239 + 0.029212399412428362*t240 + 0.002573605371338202*t235 + 0.150277948634*t242;
-    const double t261 = t64 + 0.006684151967360946*t241 - 0.001255536598272898*t240 - 0.0009653051699191116*t239 + 0.002573605371338202*t243 - 0.0020344399586617965*t242;
+    const double t259 = t73 - 0.0009653051699191116*t241 + 0.000391391281684248*t240 + 0.0316333431909496*t239 - 0.0020344399586617965*t235 - 0.150277948634*t243;
+    const double t260 = t74 - 0.001255536598272898*t241 + 0.000391391281684248*t239 + 0.029212399412428362*t240 + 0.002573605371338202*t235 + 0.150277948634*t242;
+    const double t261 = t75 + 0.006684151967360946*t241 - 0.001255536598272898*t240 - 0.0009653051699191116*t239 + 0.002573605371338202*t243 - 0.0020344399586617965*t242;
     const double t262 = 0.002573605371338202*t250 + 0.0020344399586617965*t251 + 0.150277948634*t252;
     const double t263 = 0.0020344399586617965*t254 + 0.002573605371338202*t253 + 0.150277948634*t255;
     const double t264 = 0.150277948634*t258 + 0.0020344399586617965*t257 + 0.002573605371338202*t256;
     const double t265 = t262 + 1.4955219999999998*t242;
     const double t266 = t263 + 1.4955219999999998*t243;
     const double t267 = t264 - 1.4955219999999998*t235;
-    const double t268 = t24*t265 - t25*t266;
-    const double t269 = t25*t265 + t24*t266;
-    const double t270 = t24*t259 - t25*t260;
-    const double t271 = t25*t259 + t24*t260;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t268 = t57*t265 - t58*t266;
+    const double t269 = t57*t266 + t58*t265;
+    const double t270 = t57*t259 - t58*t260;
+    const double t271 = t57*t260 + t58*t259;
     const double t272 = -0.088*t269;
     const double t273 = -0.088*t267;
     const double t274 = t272 - t261;
@@ -845,20 +858,24 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t279 = t228 + t268;
     const double t280 = t229 - t267;
     const double t281 = t230 + t269;
-    const double t282 = t19*t279 - t20*t280;
-    const double t283 = t19*t280 + t20*t279;
-    const double t284 = t19*t276 - t20*t277;
-    const double t285 = t20*t276 + t19*t277;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t282 = t44*t279 - t45*t280;
+    const double t283 = t44*t280 + t45*t279;
+    const double t284 = t44*t276 - t45*t277;
+    const double t285 = t45*t276 + t44*t277;
     const double t286 = t191 + t284;
     const double t287 = t192 - t278;
     const double t288 = t193 + t285;
     const double t289 = t197 + t282;
     const double t290 = t198 - t281;
     const double t291 = t199 + t283;
-    const double t292 = t14*t289 - t15*t290;
-    const double t293 = t14*t290 + t15*t289;
-    const double t294 = t14*t286 - t15*t287;
-    const double t295 = t14*t287 + t15*t286;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t292 = t31*t289 - t32*t290;
+    const double t293 = t31*t290 + t32*t289;
+    const double t294 = t31*t286 - t32*t287;
+    const double t295 = t31*t287 + t32*t286;
     const double t296 = -0.384*t293;
     const double t297 = -0.0825*t293;
     const double t298 = -0.0825*t291 - 0.384*t292;
@@ -871,10 +888,12 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t305 = t160 + t292;
     const double t306 = t161 + t291;
     const double t307 = t162 - t293;
-    const double t308 = t9*t305 - t10*t306;
-    const double t309 = t9*t306 + t10*t305;
-    const double t310 = t9*t302 - t10*t303;
-    const double t311 = t9*t303 + t10*t302;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t308 = t18*t305 - t19*t306;
+    const double t309 = t18*t306 + t19*t305;
+    const double t310 = t18*t302 - t19*t303;
+    const double t311 = t18*t303 + t19*t302;
     const double t312 = -0.0825*t309;
     const double t313 = -0.0825*t307;
     const double t314 = t312 - t304;
@@ -884,6 +903,8 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t318 = t121 + t315;
     const double t319 = t124 + t308;
     const double t320 = t125 - t307;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t321 = t4*t319 - t5*t320;
     const double t322 = t4*t320 + t5*t319;
     const double t323 = t4*t316 - t5*t317;
@@ -895,10 +916,12 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t329 = t91 + t327;
     const double t330 = t92 - t318;
     const double t331 = t93 + t328;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t332 = t0*t330 + t1*t329;
     const double t333 = t78 - t332;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t333;
     tau[1] = t331;
     tau[2] = t318;
@@ -910,15 +933,14 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
 
 long panda_inverse_dynamics_batch(long count, const double *q, const double *qd, const double *qdd, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_inverse_dynamics(q + 7*i, qd + 7*i, qdd + 7*i, tau + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f)
+ * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) [RK (2.28)-(2.29)]
  * inverse_dynamics_tip_force        495 mul    402 add    0 div   0 sqrt  14 trig    386 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -929,115 +951,125 @@ long panda_inverse_dynamics_batch(long count, const double *q, const double *qd,
 void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], const double qdd[7], const double f[6], double tau[7])
 {
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[0]);
     const double t1 = soagen_sin(q[0]);
-
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
     const double t2 = soagen_cos(q[1]);
     const double t3 = soagen_sin(q[1]);
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t6 = soagen_cos(q[2]);
     const double t7 = soagen_sin(q[2]);
-    const double t8 = qd[1]*t7 + t6*t4;
-    const double t9 = qd[1]*t6 - t7*t4;
-    const double t10 = qd[2] - t5;
+    const double t8 = 0.01026110182100817*qd[1] + 0.00850351162402155*t4 - 0.00398335888393552*t5;
+    const double t9 = 0.0007689361029464*qd[1] + 0.028124284712194955*t5 - 0.00398335888393552*t4;
+    const double t10 = 0.026534991901690206*qd[1] + 0.01026110182100817*t4 + 0.0007689361029464*t5;
+    const double t11 = t5*t10 - qd[1]*t9;
+    const double t12 = qd[1]*t8 - t4*t10;
+    const double t13 = t4*t9 - t5*t8;
+    const double t14 = qd[1]*t5;
+    const double t15 = qd[1]*t4;
+    const double t16 = -t15;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t11 = soagen_cos(q[3]);
-    const double t12 = soagen_sin(q[3]);
-    const double t13 = t12*t10 + t11*t8;
-    const double t14 = t11*t10 - t12*t8;
-    const double t15 = qd[3] - t9;
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t17 = qd[1]*t7 + t6*t4;
+    const double t18 = qd[1]*t6 - t7*t4;
+    const double t19 = qd[2] - t5;
+    const double t20 = soagen_cos(q[3]);
+    const double t21 = soagen_sin(q[3]);
+    const double t22 = 0.05649492601407083*t17 - 0.005487648106562255*t19 - 0.008248333140675744*t18;
+    const double t23 = 0.05287838199960611*t18 - 0.008248333140675744*t17 - 0.004377257121839583*t19;
+    const double t24 = 0.01824920229252011*t19 - 0.005487648106562255*t17 - 0.004377257121839583*t18;
+    const double t25 = t18*t24 - t19*t23;
+    const double t26 = t19*t22 - t17*t24;
+    const double t27 = t17*t23 - t18*t22;
+    const double t28 = qd[2]*t18;
+    const double t29 = -qd[2]*t17;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t16 = soagen_cos(q[4]);
-    const double t17 = soagen_sin(q[4]);
-    const double t18 = t16*t13 - t17*t15;
-    const double t19 = -t16*t15 - t17*t13;
-    const double t20 = qd[4] + t14;
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t30 = t20*t17 + t21*t19;
+    const double t31 = t20*t19 - t21*t17;
+    const double t32 = qd[3] - t18;
+    const double t33 = soagen_cos(q[4]);
+    const double t34 = soagen_sin(q[4]);
+    const double t35 = 0.0039053550262761003*t32 + 0.06767727025085991*t30 + 0.02771584317362585*t31;
+    const double t36 = 0.03239943042445132*t31 - 0.0016444875773692705*t32 + 0.02771584317362585*t30;
+    const double t37 = 0.0775861490525396*t32 + 0.0039053550262761003*t30 - 0.0016444875773692705*t31;
+    const double t38 = t31*t37 - t32*t36;
+    const double t39 = t32*t35 - t30*t37;
+    const double t40 = t30*t36 - t31*t35;
+    const double t41 = qd[3]*t31;
+    const double t42 = -qd[3]*t30;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t21 = soagen_cos(q[5]);
-    const double t22 = soagen_sin(q[5]);
-    const double t23 = t22*t20 + t21*t18;
-    const double t24 = t21*t20 - t22*t18;
-    const double t25 = qd[5] - t19;
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t43 = t33*t30 - t34*t32;
+    const double t44 = -t33*t32 - t34*t30;
+    const double t45 = qd[4] + t31;
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
+    const double t48 = 0.03942757095803552*t43 - 0.0015152444733270301*t44 - 0.004600245517563105*t45;
+    const double t49 = 0.03146037232526039*t44 + 0.0021640520520981297*t45 - 0.0015152444733270301*t43;
+    const double t50 = 0.010869510762828563*t45 + 0.0021640520520981297*t44 - 0.004600245517563105*t43;
+    const double t51 = t44*t50 - t45*t49;
+    const double t52 = t45*t48 - t43*t50;
+    const double t53 = t43*t49 - t44*t48;
+    const double t54 = qd[4]*t44;
+    const double t55 = -qd[4]*t43;
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t26 = soagen_cos(q[6]);
-    const double t27 = soagen_sin(q[6]);
-    const double t28 = t27*t25 + t26*t23;
-    const double t29 = t26*t25 - t27*t23;
-    const double t30 = qd[6] - t24;
-    const double t31 = 0.01026110182100817*qd[1] + 0.00850351162402155*t4 - 0.00398335888393552*t5;
-    const double t32 = 0.0007689361029464*qd[1] + 0.028124284712194955*t5 - 0.00398335888393552*t4;
-    const double t33 = 0.026534991901690206*qd[1] + 0.01026110182100817*t4 + 0.0007689361029464*t5;
-    const double t34 = t5*t33 - qd[1]*t32;
-    const double t35 = qd[1]*t31 - t4*t33;
-    const double t36 = t4*t32 - t5*t31;
-    const double t37 = 0.05649492601407083*t8 - 0.005487648106562255*t10 - 0.008248333140675744*t9;
-    const double t38 = 0.05287838199960611*t9 - 0.008248333140675744*t8 - 0.004377257121839583*t10;
-    const double t39 = 0.01824920229252011*t10 - 0.005487648106562255*t8 - 0.004377257121839583*t9;
-    const double t40 = t9*t39 - t10*t38;
-    const double t41 = t10*t37 - t8*t39;
-    const double t42 = t8*t38 - t9*t37;
-    const double t43 = 0.0039053550262761003*t15 + 0.06767727025085991*t13 + 0.02771584317362585*t14;
-    const double t44 = 0.03239943042445132*t14 - 0.0016444875773692705*t15 + 0.02771584317362585*t13;
-    const double t45 = 0.0775861490525396*t15 + 0.0039053550262761003*t13 - 0.0016444875773692705*t14;
-    const double t46 = t14*t45 - t15*t44;
-    const double t47 = t15*t43 - t13*t45;
-    const double t48 = t13*t44 - t14*t43;
-    const double t49 = 0.03942757095803552*t18 - 0.0015152444733270301*t19 - 0.004600245517563105*t20;
-    const double t50 = 0.03146037232526039*t19 + 0.0021640520520981297*t20 - 0.0015152444733270301*t18;
-    const double t51 = 0.010869510762828563*t20 + 0.0021640520520981297*t19 - 0.004600245517563105*t18;
-    const double t52 = t19*t51 - t20*t50;
-    const double t53 = t20*t49 - t18*t51;
-    const double t54 = t18*t50 - t19*t49;
-    const double t55 = 0.00248046035817079*t23 - 0.00010375891721868492*t25 + 0.001524110902883315*t24;
-    const double t56 = 9.3569097314605e-05*t25 + 0.010567766133106952*t24 + 0.001524110902883315*t23;
-    const double t57 = 0.011794560230238952*t25 + 9.3569097314605e-05*t24 - 0.00010375891721868492*t23;
-    const double t58 = t24*t57 - t25*t56;
-    const double t59 = t25*t55 - t23*t57;
-    const double t60 = t23*t56 - t24*t55;
-    const double t61 = 0.000391391281684248*t29 + 0.0316333431909496*t28 - 0.0009653051699191116*t30;
-    const double t62 = 0.000391391281684248*t28 + 0.029212399412428362*t29 - 0.001255536598272898*t30;
-    const double t63 = 0.006684151967360946*t30 - 0.001255536598272898*t29 - 0.0009653051699191116*t28;
-    const double t64 = t29*t63 - t30*t62;
-    const double t65 = t30*t61 - t28*t63;
-    const double t66 = t28*t62 - t29*t61;
-    const double t67 = qd[1]*t5;
-    const double t68 = qd[1]*t4;
-    const double t69 = -t68;
-    const double t70 = qd[2]*t9;
-    const double t71 = -qd[2]*t8;
-    const double t72 = qd[3]*t14;
-    const double t73 = -qd[3]*t13;
-    const double t74 = qd[4]*t19;
-    const double t75 = -qd[4]*t18;
-    const double t76 = qd[5]*t24;
-    const double t77 = -qd[5]*t23;
-    const double t78 = qd[6]*t29;
-    const double t79 = -qd[6]*t28;
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t56 = t47*t45 + t46*t43;
+    const double t57 = t46*t45 - t47*t43;
+    const double t58 = qd[5] - t44;
+    const double t59 = soagen_cos(q[6]);
+    const double t60 = soagen_sin(q[6]);
+    const double t61 = 0.00248046035817079*t56 - 0.00010375891721868492*t58 + 0.001524110902883315*t57;
+    const double t62 = 9.3569097314605e-05*t58 + 0.010567766133106952*t57 + 0.001524110902883315*t56;
+    const double t63 = 0.011794560230238952*t58 + 9.3569097314605e-05*t57 - 0.00010375891721868492*t56;
+    const double t64 = t57*t63 - t58*t62;
+    const double t65 = t58*t61 - t56*t63;
+    const double t66 = t56*t62 - t57*t61;
+    const double t67 = qd[5]*t57;
+    const double t68 = -qd[5]*t56;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t69 = t60*t58 + t59*t56;
+    const double t70 = t59*t58 - t60*t56;
+    const double t71 = qd[6] - t57;
+    const double t72 = 0.000391391281684248*t70 + 0.0316333431909496*t69 - 0.0009653051699191116*t71;
+    const double t73 = 0.000391391281684248*t69 + 0.029212399412428362*t70 - 0.001255536598272898*t71;
+    const double t74 = 0.006684151967360946*t71 - 0.001255536598272898*t70 - 0.0009653051699191116*t69;
+    const double t75 = t70*t74 - t71*t73;
+    const double t76 = t71*t72 - t69*t74;
+    const double t77 = t69*t73 - t70*t72;
+    const double t78 = qd[6]*t70;
+    const double t79 = -qd[6]*t69;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t80 = 0.009213163777211224*qdd[0];
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t81 = -qdd[0]*t3;
     const double t82 = -qdd[0]*t2;
-    const double t83 = t81 + t67;
-    const double t84 = t82 + t69;
+    const double t83 = t81 + t14;
+    const double t84 = t82 + t16;
     const double t85 = -9.81*t3;
     const double t86 = -9.81*t2;
     const double t87 = t4*t4;
-    const double t88 = t4*t5;
+    const double t88 = t5*t4;
     const double t89 = qd[1]*qd[1];
     const double t90 = t88 - qdd[1];
     const double t91 = -t89 - t87;
-    const double t92 = t67 + t83;
-    const double t93 = 0.01026110182100817*qdd[1] - 0.0022610063699999997*t86 + 0.00850351162402155*t83 - 0.00398335888393552*t84 + t34;
-    const double t94 = 0.0007689361029464*qdd[1] + 0.0022610063699999997*t85 + 0.028124284712194955*t84 - 0.00398335888393552*t83 + t35;
-    const double t95 = 0.026534991901690206*qdd[1] + 0.018579714719999998*t85 - 0.002031994566*t86 + 0.01026110182100817*t83 + 0.0007689361029464*t84 + t36;
+    const double t92 = t14 + t83;
+    const double t93 = 0.01026110182100817*qdd[1] - 0.0022610063699999997*t86 + 0.00850351162402155*t83 - 0.00398335888393552*t84 + t11;
+    const double t94 = 0.0007689361029464*qdd[1] + 0.0022610063699999997*t85 + 0.028124284712194955*t84 - 0.00398335888393552*t83 + t12;
+    const double t95 = 0.026534991901690206*qdd[1] + 0.018579714719999998*t85 - 0.002031994566*t86 + 0.01026110182100817*t83 + 0.0007689361029464*t84 + t13;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t96 = -0.316*t90;
     const double t97 = -0.316*t91;
     const double t98 = -0.316*t92;
@@ -1045,17 +1077,17 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t100 = t86 + t97;
     const double t101 = qdd[1]*t7 + t6*t83;
     const double t102 = qdd[1]*t6 - t7*t83;
-    const double t103 = t70 + t101;
-    const double t104 = t71 + t102;
+    const double t103 = t28 + t101;
+    const double t104 = t29 + t102;
     const double t105 = qdd[2] - t84;
-    const double t106 = t7*t98 + t6*t99;
+    const double t106 = t6*t99 + t7*t98;
     const double t107 = t6*t98 - t7*t99;
-    const double t108 = t8*t8;
-    const double t109 = t8*t9;
-    const double t110 = t10*t8;
-    const double t111 = t9*t9;
-    const double t112 = t10*t9;
-    const double t113 = t10*t10;
+    const double t108 = t17*t17;
+    const double t109 = t17*t18;
+    const double t110 = t17*t19;
+    const double t111 = t18*t18;
+    const double t112 = t18*t19;
+    const double t113 = t19*t19;
     const double t114 = -t111 - t113;
     const double t115 = t109 - t105;
     const double t116 = t110 + t104;
@@ -1063,32 +1095,34 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t118 = -t108 - t113;
     const double t119 = t112 - t103;
     const double t120 = t110 - t104;
-    const double t121 = 0.05649492601407083*t103 - 0.005487648106562255*t105 - 0.126729164208*t100 - 0.008248333140675744*t104 + t40 + 0.214708623208*t107;
-    const double t122 = 0.05287838199960611*t104 - 0.004377257121839583*t105 + 0.088844724872*t100 - 0.008248333140675744*t103 + t41 - 0.214708623208*t106;
-    const double t123 = 0.01824920229252011*t105 - 0.005487648106562255*t103 - 0.004377257121839583*t104 + t42 + 0.088844724872*t107 - 0.126729164208*t106;
+    const double t121 = 0.05649492601407083*t103 - 0.005487648106562255*t105 - 0.126729164208*t100 - 0.008248333140675744*t104 + t25 + 0.214708623208*t107;
+    const double t122 = 0.05287838199960611*t104 - 0.004377257121839583*t105 + 0.088844724872*t100 - 0.008248333140675744*t103 + t26 - 0.214708623208*t106;
+    const double t123 = 0.01824920229252011*t105 - 0.005487648106562255*t103 - 0.004377257121839583*t104 + t27 + 0.088844724872*t107 - 0.126729164208*t106;
     const double t124 = 0.088844724872*t114 + 0.126729164208*t115 - 0.214708623208*t116;
     const double t125 = 0.126729164208*t118 + 0.088844724872*t117 - 0.214708623208*t119;
     const double t126 = t124 + 3.228604*t106;
     const double t127 = t125 + 3.228604*t107;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t128 = 0.0825*t114;
     const double t129 = 0.0825*t117;
     const double t130 = 0.0825*t120;
     const double t131 = t128 + t106;
     const double t132 = t129 + t107;
     const double t133 = t130 - t100;
-    const double t134 = t12*t105 + t11*t103;
-    const double t135 = t11*t105 - t12*t103;
-    const double t136 = t72 + t134;
-    const double t137 = t73 + t135;
+    const double t134 = t21*t105 + t20*t103;
+    const double t135 = t20*t105 - t21*t103;
+    const double t136 = t41 + t134;
+    const double t137 = t42 + t135;
     const double t138 = qdd[3] - t104;
-    const double t139 = t11*t131 + t12*t133;
-    const double t140 = t11*t133 - t12*t131;
-    const double t141 = t13*t13;
-    const double t142 = t13*t14;
-    const double t143 = t15*t13;
-    const double t144 = t14*t14;
-    const double t145 = t15*t14;
-    const double t146 = t15*t15;
+    const double t139 = t20*t131 + t21*t133;
+    const double t140 = t20*t133 - t21*t131;
+    const double t141 = t30*t30;
+    const double t142 = t30*t31;
+    const double t143 = t32*t30;
+    const double t144 = t31*t31;
+    const double t145 = t32*t31;
+    const double t146 = t32*t32;
     const double t147 = -t146 - t144;
     const double t148 = t142 - t138;
     const double t149 = t143 + t137;
@@ -1098,34 +1132,36 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t153 = t143 - t137;
     const double t154 = t145 + t136;
     const double t155 = -t141 - t144;
-    const double t156 = 0.0039053550262761003*t138 + t46 + 0.06767727025085991*t136 + 0.02771584317362585*t137 - 0.374644408005*t132 - 0.09850206933*t140;
-    const double t157 = t47 - 0.0016444875773692705*t138 + 0.03239943042445132*t137 + 0.02771584317362585*t136 - 0.19076837715*t132 + 0.09850206933*t139;
-    const double t158 = 0.0775861490525396*t138 + 0.0039053550262761003*t136 - 0.0016444875773692705*t137 + t48 - 0.374644408005*t139 - 0.19076837715*t140;
+    const double t156 = 0.0039053550262761003*t138 + t38 + 0.06767727025085991*t136 + 0.02771584317362585*t137 - 0.374644408005*t132 - 0.09850206933*t140;
+    const double t157 = t39 - 0.0016444875773692705*t138 + 0.03239943042445132*t137 + 0.02771584317362585*t136 - 0.19076837715*t132 + 0.09850206933*t139;
+    const double t158 = 0.0775861490525396*t138 + 0.0039053550262761003*t136 - 0.0016444875773692705*t137 + t40 - 0.374644408005*t139 - 0.19076837715*t140;
     const double t159 = 0.374644408005*t148 - 0.19076837715*t147 + 0.09850206933*t149;
     const double t160 = 0.374644408005*t151 - 0.19076837715*t150 + 0.09850206933*t152;
     const double t161 = 0.09850206933*t155 + 0.374644408005*t154 - 0.19076837715*t153;
     const double t162 = t159 + 3.587895*t139;
     const double t163 = t160 + 3.587895*t140;
     const double t164 = t161 - 3.587895*t132;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t165 = 0.384*t148 - 0.0825*t147;
     const double t166 = 0.384*t151 - 0.0825*t150;
     const double t167 = 0.384*t154 - 0.0825*t153;
     const double t168 = t165 + t139;
     const double t169 = t166 + t140;
     const double t170 = t167 - t132;
-    const double t171 = t16*t136 - t17*t138;
-    const double t172 = -t16*t138 - t17*t136;
-    const double t173 = t74 + t171;
-    const double t174 = t75 + t172;
+    const double t171 = t33*t136 - t34*t138;
+    const double t172 = -t33*t138 - t34*t136;
+    const double t173 = t54 + t171;
+    const double t174 = t55 + t172;
     const double t175 = qdd[4] + t137;
-    const double t176 = t16*t168 - t17*t170;
-    const double t177 = -t16*t170 - t17*t168;
-    const double t178 = t18*t18;
-    const double t179 = t19*t18;
-    const double t180 = t20*t18;
-    const double t181 = t19*t19;
-    const double t182 = t19*t20;
-    const double t183 = t20*t20;
+    const double t176 = t33*t168 - t34*t170;
+    const double t177 = -t34*t168 - t33*t170;
+    const double t178 = t43*t43;
+    const double t179 = t44*t43;
+    const double t180 = t45*t43;
+    const double t181 = t44*t44;
+    const double t182 = t44*t45;
+    const double t183 = t45*t45;
     const double t184 = -t181 - t183;
     const double t185 = t179 - t175;
     const double t186 = t180 + t174;
@@ -1135,28 +1171,30 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t190 = t180 - t174;
     const double t191 = t182 + t173;
     const double t192 = -t181 - t178;
-    const double t193 = t52 - 0.004600245517563105*t175 - 0.0015152444733270301*t174 + 0.03942757095803552*t173 + 0.05034347249*t169 + 0.047121686402*t177;
-    const double t194 = 0.0021640520520981297*t175 + 0.03146037232526039*t174 + t53 - 0.0015152444733270301*t173 + 0.014653732538*t169 - 0.047121686402*t176;
-    const double t195 = 0.010869510762828563*t175 + t54 + 0.0021640520520981297*t174 - 0.004600245517563105*t173 - 0.05034347249*t176 - 0.014653732538*t177;
+    const double t193 = t51 - 0.004600245517563105*t175 - 0.0015152444733270301*t174 + 0.03942757095803552*t173 + 0.05034347249*t169 + 0.047121686402*t177;
+    const double t194 = 0.0021640520520981297*t175 + 0.03146037232526039*t174 + t52 - 0.0015152444733270301*t173 + 0.014653732538*t169 - 0.047121686402*t176;
+    const double t195 = 0.010869510762828563*t175 + t53 + 0.0021640520520981297*t174 - 0.004600245517563105*t173 - 0.05034347249*t176 - 0.014653732538*t177;
     const double t196 = 0.05034347249*t185 - 0.014653732538*t184 - 0.047121686402*t186;
     const double t197 = 0.05034347249*t188 - 0.014653732538*t187 - 0.047121686402*t189;
     const double t198 = 0.05034347249*t191 - 0.047121686402*t192 - 0.014653732538*t190;
     const double t199 = t196 + 1.225946*t176;
     const double t200 = t197 + 1.225946*t177;
     const double t201 = 1.225946*t169 + t198;
-    const double t202 = t22*t175 + t21*t173;
-    const double t203 = t21*t175 - t22*t173;
-    const double t204 = t76 + t202;
-    const double t205 = t77 + t203;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t202 = t47*t175 + t46*t173;
+    const double t203 = t46*t175 - t47*t173;
+    const double t204 = t67 + t202;
+    const double t205 = t68 + t203;
     const double t206 = qdd[5] - t174;
-    const double t207 = t22*t169 + t21*t176;
-    const double t208 = t21*t169 - t22*t176;
-    const double t209 = t23*t23;
-    const double t210 = t23*t24;
-    const double t211 = t25*t23;
-    const double t212 = t24*t24;
-    const double t213 = t25*t24;
-    const double t214 = t25*t25;
+    const double t207 = t47*t169 + t46*t176;
+    const double t208 = t46*t169 - t47*t176;
+    const double t209 = t56*t56;
+    const double t210 = t56*t57;
+    const double t211 = t58*t56;
+    const double t212 = t57*t57;
+    const double t213 = t58*t57;
+    const double t214 = t58*t58;
     const double t215 = -t214 - t212;
     const double t216 = t210 - t206;
     const double t217 = t211 + t205;
@@ -1166,34 +1204,36 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t221 = t211 - t205;
     const double t222 = t213 + t204;
     const double t223 = -t209 - t212;
-    const double t224 = t58 - 0.00010375891721868492*t206 + 0.00248046035817079*t204 + 0.001524110902883315*t205 + 0.023526756935*t177 + 0.017527158935000002*t208;
-    const double t225 = 9.3569097314605e-05*t206 + t59 + 0.010567766133106952*t205 + 0.001524110902883315*t204 + 0.10024161669500001*t177 - 0.017527158935000002*t207;
-    const double t226 = t60 + 0.011794560230238952*t206 + 9.3569097314605e-05*t205 - 0.00010375891721868492*t204 + 0.10024161669500001*t208 + 0.023526756935*t207;
+    const double t224 = t64 - 0.00010375891721868492*t206 + 0.00248046035817079*t204 + 0.001524110902883315*t205 + 0.023526756935*t177 + 0.017527158935000002*t208;
+    const double t225 = 9.3569097314605e-05*t206 + t65 + 0.010567766133106952*t205 + 0.001524110902883315*t204 + 0.10024161669500001*t177 - 0.017527158935000002*t207;
+    const double t226 = t66 + 0.011794560230238952*t206 + 9.3569097314605e-05*t205 - 0.00010375891721868492*t204 + 0.10024161669500001*t208 + 0.023526756935*t207;
     const double t227 = 0.10024161669500001*t215 - 0.023526756935*t216 - 0.017527158935000002*t217;
     const double t228 = 0.10024161669500001*t218 - 0.023526756935*t219 - 0.017527158935000002*t220;
     const double t229 = 0.10024161669500001*t221 - 0.017527158935000002*t223 - 0.023526756935*t222;
     const double t230 = t227 + 1.666555*t207;
     const double t231 = t228 + 1.666555*t208;
     const double t232 = t229 - 1.666555*t177;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t233 = 0.088*t215;
     const double t234 = 0.088*t218;
     const double t235 = 0.088*t221;
     const double t236 = t233 + t207;
     const double t237 = t234 + t208;
     const double t238 = t235 - t177;
-    const double t239 = t27*t206 + t26*t204;
-    const double t240 = t26*t206 - t27*t204;
+    const double t239 = t60*t206 + t59*t204;
+    const double t240 = t59*t206 - t60*t204;
     const double t241 = t78 + t239;
     const double t242 = t79 + t240;
     const double t243 = qdd[6] - t205;
-    const double t244 = t26*t236 + t27*t238;
-    const double t245 = t26*t238 - t27*t236;
-    const double t246 = t28*t28;
-    const double t247 = t28*t29;
-    const double t248 = t28*t30;
-    const double t249 = t29*t29;
-    const double t250 = t29*t30;
-    const double t251 = t30*t30;
+    const double t244 = t59*t236 + t60*t238;
+    const double t245 = t59*t238 - t60*t236;
+    const double t246 = t69*t69;
+    const double t247 = t69*t70;
+    const double t248 = t69*t71;
+    const double t249 = t70*t70;
+    const double t250 = t70*t71;
+    const double t251 = t71*t71;
     const double t252 = -t249 - t251;
     const double t253 = t247 - t243;
     const double t254 = t248 + t242;
@@ -1203,9 +1243,9 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t258 = t248 - t242;
     const double t259 = t250 + t241;
     const double t260 = -t246 - t249;
-    const double t261 = t64 - 0.0009653051699191116*t243 + 0.000391391281684248*t242 + 0.0316333431909496*t241 - 0.0020344399586617965*t237 - 0.150277948634*t245;
-    const double t262 = t65 - 0.001255536598272898*t243 + 0.000391391281684248*t241 + 0.029212399412428362*t242 + 0.002573605371338202*t237 + 0.150277948634*t244;
-    const double t263 = t66 + 0.006684151967360946*t243 - 0.001255536598272898*t242 - 0.0009653051699191116*t241 + 0.002573605371338202*t245 - 0.0020344399586617965*t244;
+    const double t261 = t75 - 0.0009653051699191116*t243 + 0.000391391281684248*t242 + 0.0316333431909496*t241 - 0.0020344399586617965*t237 - 0.150277948634*t245;
+    const double t262 = t76 - 0.001255536598272898*t243 + 0.000391391281684248*t241 + 0.029212399412428362*t242 + 0.002573605371338202*t237 + 0.150277948634*t244;
+    const double t263 = t77 + 0.006684151967360946*t243 - 0.001255536598272898*t242 - 0.0009653051699191116*t241 + 0.002573605371338202*t245 - 0.0020344399586617965*t244;
     const double t264 = 0.002573605371338202*t252 + 0.0020344399586617965*t253 + 0.150277948634*t254;
     const double t265 = 0.0020344399586617965*t256 + 0.002573605371338202*t255 + 0.150277948634*t257;
     const double t266 = 0.150277948634*t260 + 0.0020344399586617965*t259 + 0.002573605371338202*t258;
@@ -1220,32 +1260,32 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t275 = -t1*t6 - t7*t270;
     const double t276 = t0*t7 + t6*t272;
     const double t277 = t0*t6 - t7*t272;
-    const double t278 = -t3*t6;
-    const double t279 = t3*t7;
-    const double t280 = t11*t274 - t12*t271;
-    const double t281 = -t11*t271 - t12*t274;
-    const double t282 = t11*t276 - t12*t273;
-    const double t283 = -t11*t273 - t12*t276;
-    const double t284 = t12*t2 + t11*t278;
-    const double t285 = t11*t2 - t12*t278;
-    const double t286 = t17*t275 + t16*t280;
-    const double t287 = t16*t275 - t17*t280;
-    const double t288 = t17*t277 + t16*t282;
-    const double t289 = t16*t277 - t17*t282;
-    const double t290 = t17*t279 + t16*t284;
-    const double t291 = t16*t279 - t17*t284;
-    const double t292 = t22*t281 + t21*t286;
-    const double t293 = t21*t281 - t22*t286;
-    const double t294 = t22*t283 + t21*t288;
-    const double t295 = t21*t283 - t22*t288;
-    const double t296 = t22*t285 + t21*t290;
-    const double t297 = t21*t285 - t22*t290;
-    const double t298 = t26*t292 - t27*t287;
-    const double t299 = -t26*t287 - t27*t292;
-    const double t300 = t26*t294 - t27*t289;
-    const double t301 = -t26*t289 - t27*t294;
-    const double t302 = t26*t296 - t27*t291;
-    const double t303 = -t26*t291 - t27*t296;
+    const double t278 = -t6*t3;
+    const double t279 = t7*t3;
+    const double t280 = t20*t274 - t21*t271;
+    const double t281 = -t20*t271 - t21*t274;
+    const double t282 = t20*t276 - t21*t273;
+    const double t283 = -t20*t273 - t21*t276;
+    const double t284 = t2*t21 + t20*t278;
+    const double t285 = t2*t20 - t21*t278;
+    const double t286 = t34*t275 + t33*t280;
+    const double t287 = t33*t275 - t34*t280;
+    const double t288 = t34*t277 + t33*t282;
+    const double t289 = t33*t277 - t34*t282;
+    const double t290 = t34*t279 + t33*t284;
+    const double t291 = t33*t279 - t34*t284;
+    const double t292 = t47*t281 + t46*t286;
+    const double t293 = t46*t281 - t47*t286;
+    const double t294 = t47*t283 + t46*t288;
+    const double t295 = t46*t283 - t47*t288;
+    const double t296 = t47*t285 + t46*t290;
+    const double t297 = t46*t285 - t47*t290;
+    const double t298 = t59*t292 - t60*t287;
+    const double t299 = -t59*t287 - t60*t292;
+    const double t300 = t59*t294 - t60*t289;
+    const double t301 = -t59*t289 - t60*t294;
+    const double t302 = t59*t296 - t60*t291;
+    const double t303 = -t59*t291 - t60*t296;
     const double t304 = f[5]*t302 + f[4]*t300 + f[3]*t298;
     const double t305 = f[5]*t303 + f[4]*t301 + f[3]*t299;
     const double t306 = -f[5]*t297 - f[4]*t295 - f[3]*t293;
@@ -1262,10 +1302,14 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t317 = t304 + t267;
     const double t318 = t305 + t268;
     const double t319 = t306 + t269;
-    const double t320 = t26*t317 - t27*t318;
-    const double t321 = t27*t317 + t26*t318;
-    const double t322 = t26*t314 - t27*t315;
-    const double t323 = t27*t314 + t26*t315;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t320 = t59*t317 - t60*t318;
+    const double t321 = t59*t318 + t60*t317;
+    const double t322 = t59*t314 - t60*t315;
+    const double t323 = t59*t315 + t60*t314;
     const double t324 = -0.088*t321;
     const double t325 = -0.088*t319;
     const double t326 = t324 - t316;
@@ -1276,20 +1320,24 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t331 = t230 + t320;
     const double t332 = t231 - t319;
     const double t333 = t232 + t321;
-    const double t334 = t21*t331 - t22*t332;
-    const double t335 = t21*t332 + t22*t331;
-    const double t336 = t21*t328 - t22*t329;
-    const double t337 = t22*t328 + t21*t329;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t334 = t46*t331 - t47*t332;
+    const double t335 = t46*t332 + t47*t331;
+    const double t336 = t46*t328 - t47*t329;
+    const double t337 = t47*t328 + t46*t329;
     const double t338 = t193 + t336;
     const double t339 = t194 - t330;
     const double t340 = t195 + t337;
     const double t341 = t199 + t334;
     const double t342 = t200 - t333;
     const double t343 = t201 + t335;
-    const double t344 = t16*t341 - t17*t342;
-    const double t345 = t16*t342 + t17*t341;
-    const double t346 = t16*t338 - t17*t339;
-    const double t347 = t16*t339 + t17*t338;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t344 = t33*t341 - t34*t342;
+    const double t345 = t33*t342 + t34*t341;
+    const double t346 = t33*t338 - t34*t339;
+    const double t347 = t33*t339 + t34*t338;
     const double t348 = -0.384*t345;
     const double t349 = -0.0825*t345;
     const double t350 = -0.0825*t343 - 0.384*t344;
@@ -1302,10 +1350,12 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t357 = t162 + t344;
     const double t358 = t163 + t343;
     const double t359 = t164 - t345;
-    const double t360 = t11*t357 - t12*t358;
-    const double t361 = t11*t358 + t12*t357;
-    const double t362 = t11*t354 - t12*t355;
-    const double t363 = t11*t355 + t12*t354;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t360 = t20*t357 - t21*t358;
+    const double t361 = t20*t358 + t21*t357;
+    const double t362 = t20*t354 - t21*t355;
+    const double t363 = t20*t355 + t21*t354;
     const double t364 = -0.0825*t361;
     const double t365 = -0.0825*t359;
     const double t366 = t364 - t356;
@@ -1315,6 +1365,8 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t370 = t123 + t367;
     const double t371 = t126 + t360;
     const double t372 = t127 - t359;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t373 = t6*t371 - t7*t372;
     const double t374 = t6*t372 + t7*t371;
     const double t375 = t6*t368 - t7*t369;
@@ -1326,10 +1378,12 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t381 = t93 + t379;
     const double t382 = t94 - t370;
     const double t383 = t95 + t380;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t384 = t2*t382 + t3*t381;
     const double t385 = t80 - t384;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t385;
     tau[1] = t383;
     tau[2] = t370;
@@ -1341,15 +1395,14 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
 
 long panda_inverse_dynamics_tip_force_batch(long count, const double *q, const double *qd, const double *qdd, const double *f, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_inverse_dynamics_tip_force(q + 7*i, qd + 7*i, qdd + 7*i, f + 6*i, tau + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * gravity torques G(q)
+ * gravity torques G(q) [KJR (44)]
  * gravity                           120 mul     81 add    0 div   0 sqrt  12 trig    121 statements
  *   q[7]: joint positions
  *   tau[7]: joint torques
@@ -1357,34 +1410,42 @@ long panda_inverse_dynamics_tip_force_batch(long count, const double *q, const d
 void panda_gravity(const double q[7], double tau[7])
 {
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = soagen_cos(q[2]);
     const double t3 = soagen_sin(q[2]);
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t4 = soagen_cos(q[3]);
     const double t5 = soagen_sin(q[3]);
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t6 = soagen_cos(q[4]);
     const double t7 = soagen_sin(q[4]);
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t8 = soagen_cos(q[5]);
     const double t9 = soagen_sin(q[5]);
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t10 = soagen_cos(q[6]);
     const double t11 = soagen_sin(q[6]);
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t12 = -9.81*t1;
     const double t13 = -9.81*t0;
     const double t14 = -0.0022610063699999997*t13;
     const double t15 = 0.0022610063699999997*t12;
     const double t16 = 0.018579714719999998*t12 - 0.002031994566*t13;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t17 = t2*t12;
     const double t18 = -t3*t12;
     const double t19 = 0.214708623208*t18 - 0.126729164208*t13;
@@ -1392,6 +1453,8 @@ void panda_gravity(const double q[7], double tau[7])
     const double t21 = 0.088844724872*t18 - 0.126729164208*t17;
     const double t22 = 3.228604*t17;
     const double t23 = 3.228604*t18;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t24 = t4*t17 - t5*t13;
     const double t25 = -t4*t13 - t5*t17;
     const double t26 = -0.374644408005*t18 - 0.09850206933*t25;
@@ -1400,6 +1463,8 @@ void panda_gravity(const double q[7], double tau[7])
     const double t29 = 3.587895*t24;
     const double t30 = 3.587895*t25;
     const double t31 = -3.587895*t18;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t32 = t7*t18 + t6*t24;
     const double t33 = t6*t18 - t7*t24;
     const double t34 = 0.05034347249*t25 + 0.047121686402*t33;
@@ -1408,6 +1473,8 @@ void panda_gravity(const double q[7], double tau[7])
     const double t37 = 1.225946*t32;
     const double t38 = 1.225946*t33;
     const double t39 = 1.225946*t25;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t40 = t9*t25 + t8*t32;
     const double t41 = t8*t25 - t9*t32;
     const double t42 = 0.023526756935*t33 + 0.017527158935000002*t41;
@@ -1416,6 +1483,8 @@ void panda_gravity(const double q[7], double tau[7])
     const double t45 = 1.666555*t40;
     const double t46 = 1.666555*t41;
     const double t47 = -1.666555*t33;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t48 = t10*t40 - t11*t33;
     const double t49 = -t10*t33 - t11*t40;
     const double t50 = -0.0020344399586617965*t41 - 0.150277948634*t49;
@@ -1424,6 +1493,10 @@ void panda_gravity(const double q[7], double tau[7])
     const double t53 = 1.4955219999999998*t48;
     const double t54 = 1.4955219999999998*t49;
     const double t55 = -1.4955219999999998*t41;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t56 = t10*t53 - t11*t54;
     const double t57 = t10*t54 + t11*t53;
     const double t58 = t10*t50 - t11*t51;
@@ -1438,6 +1511,8 @@ void panda_gravity(const double q[7], double tau[7])
     const double t67 = t45 + t56;
     const double t68 = t46 - t55;
     const double t69 = t47 + t57;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t70 = t8*t67 - t9*t68;
     const double t71 = t8*t68 + t9*t67;
     const double t72 = t8*t64 - t9*t65;
@@ -1448,6 +1523,8 @@ void panda_gravity(const double q[7], double tau[7])
     const double t77 = t37 + t70;
     const double t78 = t38 - t69;
     const double t79 = t39 + t71;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t80 = t6*t77 - t7*t78;
     const double t81 = t6*t78 + t7*t77;
     const double t82 = t6*t74 - t7*t75;
@@ -1464,6 +1541,8 @@ void panda_gravity(const double q[7], double tau[7])
     const double t93 = t29 + t80;
     const double t94 = t30 + t79;
     const double t95 = t31 - t81;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t96 = t4*t93 - t5*t94;
     const double t97 = t4*t94 + t5*t93;
     const double t98 = t4*t90 - t5*t91;
@@ -1477,6 +1556,8 @@ void panda_gravity(const double q[7], double tau[7])
     const double t106 = t21 + t103;
     const double t107 = t22 + t96;
     const double t108 = t23 - t95;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t109 = t2*t107 - t3*t108;
     const double t110 = t2*t108 + t3*t107;
     const double t111 = t2*t104 - t3*t105;
@@ -1488,9 +1569,11 @@ void panda_gravity(const double q[7], double tau[7])
     const double t117 = t14 + t115;
     const double t118 = t15 - t106;
     const double t119 = t16 + t116;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t120 = t0*t118 + t1*t117;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = -t120;
     tau[1] = t119;
     tau[2] = t106;
@@ -1502,15 +1585,14 @@ void panda_gravity(const double q[7], double tau[7])
 
 long panda_gravity_batch(long count, const double *q, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_gravity(q + 7*i, tau + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * bias torques C(q, qd) + G(q)
+ * bias torques C(q, qd) + G(q) [KJR (45)]
  * bias_forces                       406 mul    339 add    0 div   0 sqrt  12 trig    322 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -1519,154 +1601,166 @@ long panda_gravity_batch(long count, const double *q, double *tau)
 void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
 {
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t4 = soagen_cos(q[2]);
     const double t5 = soagen_sin(q[2]);
-    const double t6 = qd[1]*t5 + t4*t2;
-    const double t7 = qd[1]*t4 - t5*t2;
-    const double t8 = qd[2] - t3;
+    const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
+    const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
+    const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
+    const double t9 = t3*t8 - qd[1]*t7;
+    const double t10 = qd[1]*t6 - t2*t8;
+    const double t11 = t2*t7 - t3*t6;
+    const double t12 = qd[1]*t3;
+    const double t13 = qd[1]*t2;
+    const double t14 = -t13;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t10*t8 + t9*t6;
-    const double t12 = t9*t8 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t15 = qd[1]*t5 + t4*t2;
+    const double t16 = qd[1]*t4 - t5*t2;
+    const double t17 = qd[2] - t3;
+    const double t18 = soagen_cos(q[3]);
+    const double t19 = soagen_sin(q[3]);
+    const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
+    const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
+    const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
+    const double t23 = t16*t22 - t17*t21;
+    const double t24 = t17*t20 - t15*t22;
+    const double t25 = t15*t21 - t16*t20;
+    const double t26 = qd[2]*t16;
+    const double t27 = -qd[2]*t15;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t14*t13 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t28 = t18*t15 + t19*t17;
+    const double t29 = t18*t17 - t19*t15;
+    const double t30 = qd[3] - t16;
+    const double t31 = soagen_cos(q[4]);
+    const double t32 = soagen_sin(q[4]);
+    const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
+    const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
+    const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
+    const double t36 = t29*t35 - t30*t34;
+    const double t37 = t30*t33 - t28*t35;
+    const double t38 = t28*t34 - t29*t33;
+    const double t39 = qd[3]*t29;
+    const double t40 = -qd[3]*t28;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t41 = t31*t28 - t32*t30;
+    const double t42 = -t31*t30 - t32*t28;
+    const double t43 = qd[4] + t29;
+    const double t44 = soagen_cos(q[5]);
+    const double t45 = soagen_sin(q[5]);
+    const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
+    const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
+    const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
+    const double t49 = t42*t48 - t43*t47;
+    const double t50 = t43*t46 - t41*t48;
+    const double t51 = t41*t47 - t42*t46;
+    const double t52 = qd[4]*t42;
+    const double t53 = -qd[4]*t41;
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = soagen_cos(q[6]);
-    const double t25 = soagen_sin(q[6]);
-    const double t26 = t25*t23 + t24*t21;
-    const double t27 = t24*t23 - t25*t21;
-    const double t28 = qd[6] - t22;
-    const double t29 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
-    const double t30 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
-    const double t31 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
-    const double t32 = t3*t31 - qd[1]*t30;
-    const double t33 = qd[1]*t29 - t2*t31;
-    const double t34 = t2*t30 - t3*t29;
-    const double t35 = 0.05649492601407083*t6 - 0.005487648106562255*t8 - 0.008248333140675744*t7;
-    const double t36 = 0.05287838199960611*t7 - 0.008248333140675744*t6 - 0.004377257121839583*t8;
-    const double t37 = 0.01824920229252011*t8 - 0.005487648106562255*t6 - 0.004377257121839583*t7;
-    const double t38 = t7*t37 - t8*t36;
-    const double t39 = t8*t35 - t6*t37;
-    const double t40 = t6*t36 - t7*t35;
-    const double t41 = 0.0039053550262761003*t13 + 0.06767727025085991*t11 + 0.02771584317362585*t12;
-    const double t42 = 0.03239943042445132*t12 - 0.0016444875773692705*t13 + 0.02771584317362585*t11;
-    const double t43 = 0.0775861490525396*t13 + 0.0039053550262761003*t11 - 0.0016444875773692705*t12;
-    const double t44 = t12*t43 - t13*t42;
-    const double t45 = t13*t41 - t11*t43;
-    const double t46 = t11*t42 - t12*t41;
-    const double t47 = 0.03942757095803552*t16 - 0.0015152444733270301*t17 - 0.004600245517563105*t18;
-    const double t48 = 0.03146037232526039*t17 + 0.0021640520520981297*t18 - 0.0015152444733270301*t16;
-    const double t49 = 0.010869510762828563*t18 + 0.0021640520520981297*t17 - 0.004600245517563105*t16;
-    const double t50 = t17*t49 - t18*t48;
-    const double t51 = t18*t47 - t16*t49;
-    const double t52 = t16*t48 - t17*t47;
-    const double t53 = 0.00248046035817079*t21 - 0.00010375891721868492*t23 + 0.001524110902883315*t22;
-    const double t54 = 9.3569097314605e-05*t23 + 0.010567766133106952*t22 + 0.001524110902883315*t21;
-    const double t55 = 0.011794560230238952*t23 + 9.3569097314605e-05*t22 - 0.00010375891721868492*t21;
-    const double t56 = t22*t55 - t23*t54;
-    const double t57 = t23*t53 - t21*t55;
-    const double t58 = t21*t54 - t22*t53;
-    const double t59 = 0.000391391281684248*t27 + 0.0316333431909496*t26 - 0.0009653051699191116*t28;
-    const double t60 = 0.000391391281684248*t26 + 0.029212399412428362*t27 - 0.001255536598272898*t28;
-    const double t61 = 0.006684151967360946*t28 - 0.001255536598272898*t27 - 0.0009653051699191116*t26;
-    const double t62 = t27*t61 - t28*t60;
-    const double t63 = t28*t59 - t26*t61;
-    const double t64 = t26*t60 - t27*t59;
-    const double t65 = qd[1]*t3;
-    const double t66 = qd[1]*t2;
-    const double t67 = -t66;
-    const double t68 = qd[2]*t7;
-    const double t69 = -qd[2]*t6;
-    const double t70 = qd[3]*t12;
-    const double t71 = -qd[3]*t11;
-    const double t72 = qd[4]*t17;
-    const double t73 = -qd[4]*t16;
-    const double t74 = qd[5]*t22;
-    const double t75 = -qd[5]*t21;
-    const double t76 = qd[6]*t27;
-    const double t77 = -qd[6]*t26;
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t54 = t45*t43 + t44*t41;
+    const double t55 = t44*t43 - t45*t41;
+    const double t56 = qd[5] - t42;
+    const double t57 = soagen_cos(q[6]);
+    const double t58 = soagen_sin(q[6]);
+    const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
+    const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
+    const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
+    const double t62 = t55*t61 - t56*t60;
+    const double t63 = t56*t59 - t54*t61;
+    const double t64 = t54*t60 - t55*t59;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t67 = t58*t56 + t57*t54;
+    const double t68 = t57*t56 - t58*t54;
+    const double t69 = qd[6] - t55;
+    const double t70 = 0.000391391281684248*t68 + 0.0316333431909496*t67 - 0.0009653051699191116*t69;
+    const double t71 = 0.000391391281684248*t67 + 0.029212399412428362*t68 - 0.001255536598272898*t69;
+    const double t72 = 0.006684151967360946*t69 - 0.001255536598272898*t68 - 0.0009653051699191116*t67;
+    const double t73 = t68*t72 - t69*t71;
+    const double t74 = t69*t70 - t67*t72;
+    const double t75 = t67*t71 - t68*t70;
+    const double t76 = qd[6]*t68;
+    const double t77 = -qd[6]*t67;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t78 = -9.81*t1;
     const double t79 = -9.81*t0;
     const double t80 = t2*t2;
-    const double t81 = t2*t3;
+    const double t81 = t3*t2;
     const double t82 = qd[1]*qd[1];
     const double t83 = -t82 - t80;
-    const double t84 = 2.0*t65;
-    const double t85 = 0.00850351162402155*t65 - 0.0022610063699999997*t79 - 0.00398335888393552*t67 + t32;
-    const double t86 = 0.0022610063699999997*t78 + 0.028124284712194955*t67 - 0.00398335888393552*t65 + t33;
-    const double t87 = 0.018579714719999998*t78 - 0.002031994566*t79 + 0.01026110182100817*t65 + 0.0007689361029464*t67 + t34;
+    const double t84 = 2.0*t12;
+    const double t85 = 0.00850351162402155*t12 - 0.0022610063699999997*t79 - 0.00398335888393552*t14 + t9;
+    const double t86 = 0.0022610063699999997*t78 + 0.028124284712194955*t14 - 0.00398335888393552*t12 + t10;
+    const double t87 = 0.018579714719999998*t78 - 0.002031994566*t79 + 0.01026110182100817*t12 + 0.0007689361029464*t14 + t11;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t88 = -0.316*t81;
     const double t89 = -0.316*t83;
     const double t90 = -0.316*t84;
     const double t91 = t78 + t88;
     const double t92 = t79 + t89;
-    const double t93 = t4*t65;
-    const double t94 = -t5*t65;
-    const double t95 = t68 + t93;
-    const double t96 = t69 + t94;
-    const double t97 = t5*t90 + t4*t91;
+    const double t93 = t4*t12;
+    const double t94 = -t5*t12;
+    const double t95 = t93 + t26;
+    const double t96 = t94 + t27;
+    const double t97 = t4*t91 + t5*t90;
     const double t98 = t4*t90 - t5*t91;
-    const double t99 = t6*t6;
-    const double t100 = t6*t7;
-    const double t101 = t8*t6;
-    const double t102 = t7*t7;
-    const double t103 = t8*t7;
-    const double t104 = t8*t8;
+    const double t99 = t15*t15;
+    const double t100 = t15*t16;
+    const double t101 = t15*t17;
+    const double t102 = t16*t16;
+    const double t103 = t16*t17;
+    const double t104 = t17*t17;
     const double t105 = -t102 - t104;
-    const double t106 = t67 + t100;
+    const double t106 = t14 + t100;
     const double t107 = t101 + t96;
-    const double t108 = t100 - t67;
+    const double t108 = t100 - t14;
     const double t109 = -t99 - t104;
     const double t110 = t103 - t95;
     const double t111 = t101 - t96;
-    const double t112 = 0.005487648106562255*t67 + 0.05649492601407083*t95 - 0.008248333140675744*t96 - 0.126729164208*t92 + t38 + 0.214708623208*t98;
-    const double t113 = 0.004377257121839583*t67 + 0.05287838199960611*t96 - 0.008248333140675744*t95 + 0.088844724872*t92 + t39 - 0.214708623208*t97;
-    const double t114 = t40 - 0.01824920229252011*t67 - 0.005487648106562255*t95 - 0.004377257121839583*t96 + 0.088844724872*t98 - 0.126729164208*t97;
+    const double t112 = 0.005487648106562255*t14 + 0.05649492601407083*t95 - 0.008248333140675744*t96 - 0.126729164208*t92 + t23 + 0.214708623208*t98;
+    const double t113 = 0.004377257121839583*t14 + 0.05287838199960611*t96 - 0.008248333140675744*t95 + 0.088844724872*t92 + t24 - 0.214708623208*t97;
+    const double t114 = t25 - 0.01824920229252011*t14 - 0.005487648106562255*t95 - 0.004377257121839583*t96 + 0.088844724872*t98 - 0.126729164208*t97;
     const double t115 = 0.126729164208*t106 + 0.088844724872*t105 - 0.214708623208*t107;
     const double t116 = 0.126729164208*t109 + 0.088844724872*t108 - 0.214708623208*t110;
     const double t117 = t115 + 3.228604*t97;
     const double t118 = t116 + 3.228604*t98;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t119 = 0.0825*t105;
     const double t120 = 0.0825*t108;
     const double t121 = 0.0825*t111;
     const double t122 = t119 + t97;
     const double t123 = t120 + t98;
     const double t124 = t121 - t92;
-    const double t125 = t9*t95 - t10*t67;
-    const double t126 = -t9*t67 - t10*t95;
-    const double t127 = t70 + t125;
-    const double t128 = t71 + t126;
-    const double t129 = t9*t122 + t10*t124;
-    const double t130 = t9*t124 - t10*t122;
-    const double t131 = t11*t11;
-    const double t132 = t11*t12;
-    const double t133 = t13*t11;
-    const double t134 = t12*t12;
-    const double t135 = t13*t12;
-    const double t136 = t13*t13;
+    const double t125 = t18*t95 - t19*t14;
+    const double t126 = -t18*t14 - t19*t95;
+    const double t127 = t39 + t125;
+    const double t128 = t126 + t40;
+    const double t129 = t18*t122 + t19*t124;
+    const double t130 = t18*t124 - t19*t122;
+    const double t131 = t28*t28;
+    const double t132 = t28*t29;
+    const double t133 = t30*t28;
+    const double t134 = t29*t29;
+    const double t135 = t30*t29;
+    const double t136 = t30*t30;
     const double t137 = -t136 - t134;
     const double t138 = t96 + t132;
     const double t139 = t133 + t128;
@@ -1676,33 +1770,35 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t143 = t133 - t128;
     const double t144 = t135 + t127;
     const double t145 = -t131 - t134;
-    const double t146 = 0.02771584317362585*t128 - 0.0039053550262761003*t96 + t44 + 0.06767727025085991*t127 - 0.374644408005*t123 - 0.09850206933*t130;
-    const double t147 = 0.0016444875773692705*t96 + 0.03239943042445132*t128 + t45 + 0.02771584317362585*t127 - 0.19076837715*t123 + 0.09850206933*t129;
-    const double t148 = 0.0039053550262761003*t127 - 0.0775861490525396*t96 - 0.0016444875773692705*t128 + t46 - 0.374644408005*t129 - 0.19076837715*t130;
+    const double t146 = 0.02771584317362585*t128 - 0.0039053550262761003*t96 + t36 + 0.06767727025085991*t127 - 0.374644408005*t123 - 0.09850206933*t130;
+    const double t147 = 0.0016444875773692705*t96 + 0.03239943042445132*t128 + t37 + 0.02771584317362585*t127 - 0.19076837715*t123 + 0.09850206933*t129;
+    const double t148 = 0.0039053550262761003*t127 - 0.0775861490525396*t96 - 0.0016444875773692705*t128 + t38 - 0.374644408005*t129 - 0.19076837715*t130;
     const double t149 = 0.374644408005*t138 - 0.19076837715*t137 + 0.09850206933*t139;
     const double t150 = 0.374644408005*t141 - 0.19076837715*t140 + 0.09850206933*t142;
     const double t151 = 0.09850206933*t145 - 0.19076837715*t143 + 0.374644408005*t144;
     const double t152 = t149 + 3.587895*t129;
     const double t153 = t150 + 3.587895*t130;
     const double t154 = t151 - 3.587895*t123;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t155 = 0.384*t138 - 0.0825*t137;
     const double t156 = 0.384*t141 - 0.0825*t140;
     const double t157 = 0.384*t144 - 0.0825*t143;
     const double t158 = t155 + t129;
     const double t159 = t156 + t130;
     const double t160 = t157 - t123;
-    const double t161 = t15*t96 + t14*t127;
-    const double t162 = t14*t96 - t15*t127;
-    const double t163 = t72 + t161;
-    const double t164 = t73 + t162;
-    const double t165 = t14*t158 - t15*t160;
-    const double t166 = -t15*t158 - t14*t160;
-    const double t167 = t16*t16;
-    const double t168 = t17*t16;
-    const double t169 = t18*t16;
-    const double t170 = t17*t17;
-    const double t171 = t17*t18;
-    const double t172 = t18*t18;
+    const double t161 = t32*t96 + t31*t127;
+    const double t162 = t31*t96 - t32*t127;
+    const double t163 = t52 + t161;
+    const double t164 = t53 + t162;
+    const double t165 = t31*t158 - t32*t160;
+    const double t166 = -t32*t158 - t31*t160;
+    const double t167 = t41*t41;
+    const double t168 = t42*t41;
+    const double t169 = t43*t41;
+    const double t170 = t42*t42;
+    const double t171 = t42*t43;
+    const double t172 = t43*t43;
     const double t173 = -t170 - t172;
     const double t174 = t168 - t128;
     const double t175 = t169 + t164;
@@ -1712,27 +1808,29 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t179 = t169 - t164;
     const double t180 = t171 + t163;
     const double t181 = -t170 - t167;
-    const double t182 = t50 - 0.004600245517563105*t128 + 0.03942757095803552*t163 - 0.0015152444733270301*t164 + 0.05034347249*t159 + 0.047121686402*t166;
-    const double t183 = 0.0021640520520981297*t128 + 0.03146037232526039*t164 - 0.0015152444733270301*t163 + t51 + 0.014653732538*t159 - 0.047121686402*t165;
-    const double t184 = 0.010869510762828563*t128 + t52 + 0.0021640520520981297*t164 - 0.004600245517563105*t163 - 0.05034347249*t165 - 0.014653732538*t166;
+    const double t182 = t49 - 0.004600245517563105*t128 + 0.03942757095803552*t163 - 0.0015152444733270301*t164 + 0.05034347249*t159 + 0.047121686402*t166;
+    const double t183 = 0.0021640520520981297*t128 + 0.03146037232526039*t164 - 0.0015152444733270301*t163 + t50 + 0.014653732538*t159 - 0.047121686402*t165;
+    const double t184 = 0.010869510762828563*t128 + t51 + 0.0021640520520981297*t164 - 0.004600245517563105*t163 - 0.05034347249*t165 - 0.014653732538*t166;
     const double t185 = 0.05034347249*t174 - 0.014653732538*t173 - 0.047121686402*t175;
     const double t186 = 0.05034347249*t177 - 0.014653732538*t176 - 0.047121686402*t178;
     const double t187 = 0.05034347249*t180 - 0.047121686402*t181 - 0.014653732538*t179;
     const double t188 = t185 + 1.225946*t165;
     const double t189 = t186 + 1.225946*t166;
     const double t190 = 1.225946*t159 + t187;
-    const double t191 = t20*t128 + t19*t163;
-    const double t192 = t19*t128 - t20*t163;
-    const double t193 = t74 + t191;
-    const double t194 = t75 + t192;
-    const double t195 = t20*t159 + t19*t165;
-    const double t196 = t19*t159 - t20*t165;
-    const double t197 = t21*t21;
-    const double t198 = t21*t22;
-    const double t199 = t23*t21;
-    const double t200 = t22*t22;
-    const double t201 = t23*t22;
-    const double t202 = t23*t23;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t191 = t45*t128 + t44*t163;
+    const double t192 = t44*t128 - t45*t163;
+    const double t193 = t65 + t191;
+    const double t194 = t66 + t192;
+    const double t195 = t45*t159 + t44*t165;
+    const double t196 = t44*t159 - t45*t165;
+    const double t197 = t54*t54;
+    const double t198 = t54*t55;
+    const double t199 = t56*t54;
+    const double t200 = t55*t55;
+    const double t201 = t56*t55;
+    const double t202 = t56*t56;
     const double t203 = -t202 - t200;
     const double t204 = t198 + t164;
     const double t205 = t199 + t194;
@@ -1742,33 +1840,35 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t209 = t199 - t194;
     const double t210 = t201 + t193;
     const double t211 = -t197 - t200;
-    const double t212 = 0.00010375891721868492*t164 + t56 + 0.00248046035817079*t193 + 0.001524110902883315*t194 + 0.023526756935*t166 + 0.017527158935000002*t196;
-    const double t213 = t57 - 9.3569097314605e-05*t164 + 0.010567766133106952*t194 + 0.001524110902883315*t193 + 0.10024161669500001*t166 - 0.017527158935000002*t195;
-    const double t214 = t58 - 0.011794560230238952*t164 + 9.3569097314605e-05*t194 - 0.00010375891721868492*t193 + 0.10024161669500001*t196 + 0.023526756935*t195;
+    const double t212 = 0.00010375891721868492*t164 + t62 + 0.00248046035817079*t193 + 0.001524110902883315*t194 + 0.023526756935*t166 + 0.017527158935000002*t196;
+    const double t213 = t63 - 9.3569097314605e-05*t164 + 0.010567766133106952*t194 + 0.001524110902883315*t193 + 0.10024161669500001*t166 - 0.017527158935000002*t195;
+    const double t214 = t64 - 0.011794560230238952*t164 + 9.3569097314605e-05*t194 - 0.00010375891721868492*t193 + 0.10024161669500001*t196 + 0.023526756935*t195;
     const double t215 = 0.10024161669500001*t203 - 0.023526756935*t204 - 0.017527158935000002*t205;
     const double t216 = 0.10024161669500001*t206 - 0.023526756935*t207 - 0.017527158935000002*t208;
     const double t217 = 0.10024161669500001*t209 - 0.017527158935000002*t211 - 0.023526756935*t210;
     const double t218 = t215 + 1.666555*t195;
     const double t219 = t216 + 1.666555*t196;
     const double t220 = t217 - 1.666555*t166;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t221 = 0.088*t203;
     const double t222 = 0.088*t206;
     const double t223 = 0.088*t209;
     const double t224 = t221 + t195;
     const double t225 = t222 + t196;
     const double t226 = t223 - t166;
-    const double t227 = t24*t193 - t25*t164;
-    const double t228 = -t24*t164 - t25*t193;
+    const double t227 = t57*t193 - t58*t164;
+    const double t228 = -t57*t164 - t58*t193;
     const double t229 = t76 + t227;
     const double t230 = t77 + t228;
-    const double t231 = t24*t224 + t25*t226;
-    const double t232 = t24*t226 - t25*t224;
-    const double t233 = t26*t26;
-    const double t234 = t26*t27;
-    const double t235 = t26*t28;
-    const double t236 = t27*t27;
-    const double t237 = t27*t28;
-    const double t238 = t28*t28;
+    const double t231 = t57*t224 + t58*t226;
+    const double t232 = t57*t226 - t58*t224;
+    const double t233 = t67*t67;
+    const double t234 = t67*t68;
+    const double t235 = t67*t69;
+    const double t236 = t68*t68;
+    const double t237 = t68*t69;
+    const double t238 = t69*t69;
     const double t239 = -t236 - t238;
     const double t240 = t234 + t194;
     const double t241 = t235 + t230;
@@ -1778,19 +1878,23 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t245 = t235 - t230;
     const double t246 = t237 + t229;
     const double t247 = -t233 - t236;
-    const double t248 = 0.0009653051699191116*t194 + t62 + 0.000391391281684248*t230 + 0.0316333431909496*t229 - 0.0020344399586617965*t225 - 0.150277948634*t232;
-    const double t249 = 0.001255536598272898*t194 + t63 + 0.029212399412428362*t230 + 0.000391391281684248*t229 + 0.002573605371338202*t225 + 0.150277948634*t231;
-    const double t250 = t64 - 0.006684151967360946*t194 - 0.001255536598272898*t230 - 0.0009653051699191116*t229 + 0.002573605371338202*t232 - 0.0020344399586617965*t231;
+    const double t248 = 0.0009653051699191116*t194 + t73 + 0.000391391281684248*t230 + 0.0316333431909496*t229 - 0.0020344399586617965*t225 - 0.150277948634*t232;
+    const double t249 = 0.001255536598272898*t194 + t74 + 0.029212399412428362*t230 + 0.000391391281684248*t229 + 0.002573605371338202*t225 + 0.150277948634*t231;
+    const double t250 = t75 - 0.006684151967360946*t194 - 0.001255536598272898*t230 - 0.0009653051699191116*t229 + 0.002573605371338202*t232 - 0.0020344399586617965*t231;
     const double t251 = 0.002573605371338202*t239 + 0.0020344399586617965*t240 + 0.150277948634*t241;
     const double t252 = 0.0020344399586617965*t243 + 0.002573605371338202*t242 + 0.150277948634*t244;
     const double t253 = 0.150277948634*t247 + 0.002573605371338202*t245 + 0.0020344399586617965*t246;
     const double t254 = t251 + 1.4955219999999998*t231;
     const double t255 = t252 + 1.4955219999999998*t232;
     const double t256 = t253 - 1.4955219999999998*t225;
-    const double t257 = t24*t254 - t25*t255;
-    const double t258 = t25*t254 + t24*t255;
-    const double t259 = t24*t248 - t25*t249;
-    const double t260 = t25*t248 + t24*t249;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t257 = t57*t254 - t58*t255;
+    const double t258 = t57*t255 + t58*t254;
+    const double t259 = t57*t248 - t58*t249;
+    const double t260 = t57*t249 + t58*t248;
     const double t261 = -0.088*t258;
     const double t262 = -0.088*t256;
     const double t263 = t261 - t250;
@@ -1801,20 +1905,24 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t268 = t218 + t257;
     const double t269 = t219 - t256;
     const double t270 = t220 + t258;
-    const double t271 = t19*t268 - t20*t269;
-    const double t272 = t19*t269 + t20*t268;
-    const double t273 = t19*t265 - t20*t266;
-    const double t274 = t20*t265 + t19*t266;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t271 = t44*t268 - t45*t269;
+    const double t272 = t44*t269 + t45*t268;
+    const double t273 = t44*t265 - t45*t266;
+    const double t274 = t45*t265 + t44*t266;
     const double t275 = t182 + t273;
     const double t276 = t183 - t267;
     const double t277 = t184 + t274;
     const double t278 = t188 + t271;
     const double t279 = t189 - t270;
     const double t280 = t190 + t272;
-    const double t281 = t14*t278 - t15*t279;
-    const double t282 = t14*t279 + t15*t278;
-    const double t283 = t14*t275 - t15*t276;
-    const double t284 = t14*t276 + t15*t275;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t281 = t31*t278 - t32*t279;
+    const double t282 = t31*t279 + t32*t278;
+    const double t283 = t31*t275 - t32*t276;
+    const double t284 = t31*t276 + t32*t275;
     const double t285 = -0.384*t282;
     const double t286 = -0.0825*t282;
     const double t287 = -0.0825*t280 - 0.384*t281;
@@ -1827,10 +1935,12 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t294 = t152 + t281;
     const double t295 = t153 + t280;
     const double t296 = t154 - t282;
-    const double t297 = t9*t294 - t10*t295;
-    const double t298 = t9*t295 + t10*t294;
-    const double t299 = t9*t291 - t10*t292;
-    const double t300 = t9*t292 + t10*t291;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t297 = t18*t294 - t19*t295;
+    const double t298 = t18*t295 + t19*t294;
+    const double t299 = t18*t291 - t19*t292;
+    const double t300 = t18*t292 + t19*t291;
     const double t301 = -0.0825*t298;
     const double t302 = -0.0825*t296;
     const double t303 = t301 - t293;
@@ -1840,6 +1950,8 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t307 = t114 + t304;
     const double t308 = t117 + t297;
     const double t309 = t118 - t296;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t310 = t4*t308 - t5*t309;
     const double t311 = t4*t309 + t5*t308;
     const double t312 = t4*t305 - t5*t306;
@@ -1851,9 +1963,11 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t318 = t85 + t316;
     const double t319 = t86 - t307;
     const double t320 = t87 + t317;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t321 = t0*t319 + t1*t318;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = -t321;
     tau[1] = t320;
     tau[2] = t307;
@@ -1865,15 +1979,14 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
 
 long panda_bias_forces_batch(long count, const double *q, const double *qd, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_bias_forces(q + 7*i, qd + 7*i, tau + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * Coriolis and centrifugal torques C(q, qd), no gravity
+ * Coriolis and centrifugal torques C(q, qd), no gravity [KJR (45)]
  * coriolis                          400 mul    333 add    0 div   0 sqrt  12 trig    318 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -1882,150 +1995,162 @@ long panda_bias_forces_batch(long count, const double *q, const double *qd, doub
 void panda_coriolis(const double q[7], const double qd[7], double tau[7])
 {
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t4 = soagen_cos(q[2]);
     const double t5 = soagen_sin(q[2]);
-    const double t6 = qd[1]*t5 + t4*t2;
-    const double t7 = qd[1]*t4 - t5*t2;
-    const double t8 = qd[2] - t3;
+    const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
+    const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
+    const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
+    const double t9 = t3*t8 - qd[1]*t7;
+    const double t10 = qd[1]*t6 - t2*t8;
+    const double t11 = t2*t7 - t3*t6;
+    const double t12 = qd[1]*t3;
+    const double t13 = qd[1]*t2;
+    const double t14 = -t13;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t10*t8 + t9*t6;
-    const double t12 = t9*t8 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t15 = qd[1]*t5 + t4*t2;
+    const double t16 = qd[1]*t4 - t5*t2;
+    const double t17 = qd[2] - t3;
+    const double t18 = soagen_cos(q[3]);
+    const double t19 = soagen_sin(q[3]);
+    const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
+    const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
+    const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
+    const double t23 = t16*t22 - t17*t21;
+    const double t24 = t17*t20 - t15*t22;
+    const double t25 = t15*t21 - t16*t20;
+    const double t26 = qd[2]*t16;
+    const double t27 = -qd[2]*t15;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t14*t13 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t28 = t18*t15 + t19*t17;
+    const double t29 = t18*t17 - t19*t15;
+    const double t30 = qd[3] - t16;
+    const double t31 = soagen_cos(q[4]);
+    const double t32 = soagen_sin(q[4]);
+    const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
+    const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
+    const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
+    const double t36 = t29*t35 - t30*t34;
+    const double t37 = t30*t33 - t28*t35;
+    const double t38 = t28*t34 - t29*t33;
+    const double t39 = qd[3]*t29;
+    const double t40 = -qd[3]*t28;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t41 = t31*t28 - t32*t30;
+    const double t42 = -t31*t30 - t32*t28;
+    const double t43 = qd[4] + t29;
+    const double t44 = soagen_cos(q[5]);
+    const double t45 = soagen_sin(q[5]);
+    const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
+    const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
+    const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
+    const double t49 = t42*t48 - t43*t47;
+    const double t50 = t43*t46 - t41*t48;
+    const double t51 = t41*t47 - t42*t46;
+    const double t52 = qd[4]*t42;
+    const double t53 = -qd[4]*t41;
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = soagen_cos(q[6]);
-    const double t25 = soagen_sin(q[6]);
-    const double t26 = t25*t23 + t24*t21;
-    const double t27 = t24*t23 - t25*t21;
-    const double t28 = qd[6] - t22;
-    const double t29 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
-    const double t30 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
-    const double t31 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
-    const double t32 = t3*t31 - qd[1]*t30;
-    const double t33 = qd[1]*t29 - t2*t31;
-    const double t34 = t2*t30 - t3*t29;
-    const double t35 = 0.05649492601407083*t6 - 0.005487648106562255*t8 - 0.008248333140675744*t7;
-    const double t36 = 0.05287838199960611*t7 - 0.008248333140675744*t6 - 0.004377257121839583*t8;
-    const double t37 = 0.01824920229252011*t8 - 0.005487648106562255*t6 - 0.004377257121839583*t7;
-    const double t38 = t7*t37 - t8*t36;
-    const double t39 = t8*t35 - t6*t37;
-    const double t40 = t6*t36 - t7*t35;
-    const double t41 = 0.0039053550262761003*t13 + 0.06767727025085991*t11 + 0.02771584317362585*t12;
-    const double t42 = 0.03239943042445132*t12 - 0.0016444875773692705*t13 + 0.02771584317362585*t11;
-    const double t43 = 0.0775861490525396*t13 + 0.0039053550262761003*t11 - 0.0016444875773692705*t12;
-    const double t44 = t12*t43 - t13*t42;
-    const double t45 = t13*t41 - t11*t43;
-    const double t46 = t11*t42 - t12*t41;
-    const double t47 = 0.03942757095803552*t16 - 0.0015152444733270301*t17 - 0.004600245517563105*t18;
-    const double t48 = 0.03146037232526039*t17 + 0.0021640520520981297*t18 - 0.0015152444733270301*t16;
-    const double t49 = 0.010869510762828563*t18 + 0.0021640520520981297*t17 - 0.004600245517563105*t16;
-    const double t50 = t17*t49 - t18*t48;
-    const double t51 = t18*t47 - t16*t49;
-    const double t52 = t16*t48 - t17*t47;
-    const double t53 = 0.00248046035817079*t21 - 0.00010375891721868492*t23 + 0.001524110902883315*t22;
-    const double t54 = 9.3569097314605e-05*t23 + 0.010567766133106952*t22 + 0.001524110902883315*t21;
-    const double t55 = 0.011794560230238952*t23 + 9.3569097314605e-05*t22 - 0.00010375891721868492*t21;
-    const double t56 = t22*t55 - t23*t54;
-    const double t57 = t23*t53 - t21*t55;
-    const double t58 = t21*t54 - t22*t53;
-    const double t59 = 0.000391391281684248*t27 + 0.0316333431909496*t26 - 0.0009653051699191116*t28;
-    const double t60 = 0.000391391281684248*t26 + 0.029212399412428362*t27 - 0.001255536598272898*t28;
-    const double t61 = 0.006684151967360946*t28 - 0.001255536598272898*t27 - 0.0009653051699191116*t26;
-    const double t62 = t27*t61 - t28*t60;
-    const double t63 = t28*t59 - t26*t61;
-    const double t64 = t26*t60 - t27*t59;
-    const double t65 = qd[1]*t3;
-    const double t66 = qd[1]*t2;
-    const double t67 = -t66;
-    const double t68 = qd[2]*t7;
-    const double t69 = -qd[2]*t6;
-    const double t70 = qd[3]*t12;
-    const double t71 = -qd[3]*t11;
-    const double t72 = qd[4]*t17;
-    const double t73 = -qd[4]*t16;
-    const double t74 = qd[5]*t22;
-    const double t75 = -qd[5]*t21;
-    const double t76 = qd[6]*t27;
-    const double t77 = -qd[6]*t26;
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t54 = t45*t43 + t44*t41;
+    const double t55 = t44*t43 - t45*t41;
+    const double t56 = qd[5] - t42;
+    const double t57 = soagen_cos(q[6]);
+    const double t58 = soagen_sin(q[6]);
+    const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
+    const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
+    const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
+    const double t62 = t55*t61 - t56*t60;
+    const double t63 = t56*t59 - t54*t61;
+    const double t64 = t54*t60 - t55*t59;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t67 = t58*t56 + t57*t54;
+    const double t68 = t57*t56 - t58*t54;
+    const double t69 = qd[6] - t55;
+    const double t70 = 0.000391391281684248*t68 + 0.0316333431909496*t67 - 0.0009653051699191116*t69;
+    const double t71 = 0.000391391281684248*t67 + 0.029212399412428362*t68 - 0.001255536598272898*t69;
+    const double t72 = 0.006684151967360946*t69 - 0.001255536598272898*t68 - 0.0009653051699191116*t67;
+    const double t73 = t68*t72 - t69*t71;
+    const double t74 = t69*t70 - t67*t72;
+    const double t75 = t67*t71 - t68*t70;
+    const double t76 = qd[6]*t68;
+    const double t77 = -qd[6]*t67;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t78 = t2*t2;
-    const double t79 = t2*t3;
+    const double t79 = t3*t2;
     const double t80 = qd[1]*qd[1];
     const double t81 = -t80 - t78;
-    const double t82 = 2.0*t65;
-    const double t83 = 0.00850351162402155*t65 - 0.00398335888393552*t67 + t32;
-    const double t84 = 0.028124284712194955*t67 - 0.00398335888393552*t65 + t33;
-    const double t85 = 0.01026110182100817*t65 + 0.0007689361029464*t67 + t34;
+    const double t82 = 2.0*t12;
+    const double t83 = 0.00850351162402155*t12 - 0.00398335888393552*t14 + t9;
+    const double t84 = 0.028124284712194955*t14 - 0.00398335888393552*t12 + t10;
+    const double t85 = 0.01026110182100817*t12 + 0.0007689361029464*t14 + t11;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t86 = -0.316*t79;
     const double t87 = -0.316*t81;
     const double t88 = -0.316*t82;
-    const double t89 = t4*t65;
-    const double t90 = -t5*t65;
-    const double t91 = t68 + t89;
-    const double t92 = t69 + t90;
+    const double t89 = t4*t12;
+    const double t90 = -t5*t12;
+    const double t91 = t89 + t26;
+    const double t92 = t90 + t27;
     const double t93 = t4*t86 + t5*t88;
     const double t94 = t4*t88 - t5*t86;
-    const double t95 = t6*t6;
-    const double t96 = t6*t7;
-    const double t97 = t8*t6;
-    const double t98 = t7*t7;
-    const double t99 = t8*t7;
-    const double t100 = t8*t8;
+    const double t95 = t15*t15;
+    const double t96 = t15*t16;
+    const double t97 = t15*t17;
+    const double t98 = t16*t16;
+    const double t99 = t16*t17;
+    const double t100 = t17*t17;
     const double t101 = -t98 - t100;
-    const double t102 = t67 + t96;
+    const double t102 = t14 + t96;
     const double t103 = t97 + t92;
-    const double t104 = t96 - t67;
+    const double t104 = t96 - t14;
     const double t105 = -t95 - t100;
     const double t106 = t99 - t91;
     const double t107 = t97 - t92;
-    const double t108 = 0.005487648106562255*t67 + 0.05649492601407083*t91 - 0.126729164208*t87 - 0.008248333140675744*t92 + t38 + 0.214708623208*t94;
-    const double t109 = 0.004377257121839583*t67 + 0.05287838199960611*t92 + 0.088844724872*t87 - 0.008248333140675744*t91 - 0.214708623208*t93 + t39;
-    const double t110 = t40 - 0.01824920229252011*t67 - 0.005487648106562255*t91 - 0.004377257121839583*t92 - 0.126729164208*t93 + 0.088844724872*t94;
+    const double t108 = 0.005487648106562255*t14 + 0.05649492601407083*t91 - 0.126729164208*t87 - 0.008248333140675744*t92 + t23 + 0.214708623208*t94;
+    const double t109 = 0.004377257121839583*t14 + 0.05287838199960611*t92 + 0.088844724872*t87 - 0.008248333140675744*t91 - 0.214708623208*t93 + t24;
+    const double t110 = t25 - 0.01824920229252011*t14 - 0.005487648106562255*t91 - 0.004377257121839583*t92 - 0.126729164208*t93 + 0.088844724872*t94;
     const double t111 = 0.126729164208*t102 + 0.088844724872*t101 - 0.214708623208*t103;
     const double t112 = 0.126729164208*t105 + 0.088844724872*t104 - 0.214708623208*t106;
     const double t113 = 3.228604*t93 + t111;
     const double t114 = t112 + 3.228604*t94;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t115 = 0.0825*t101;
     const double t116 = 0.0825*t104;
     const double t117 = 0.0825*t107;
     const double t118 = t93 + t115;
     const double t119 = t116 + t94;
     const double t120 = t117 - t87;
-    const double t121 = t9*t91 - t10*t67;
-    const double t122 = -t9*t67 - t10*t91;
-    const double t123 = t70 + t121;
-    const double t124 = t71 + t122;
-    const double t125 = t9*t118 + t10*t120;
-    const double t126 = t9*t120 - t10*t118;
-    const double t127 = t11*t11;
-    const double t128 = t11*t12;
-    const double t129 = t13*t11;
-    const double t130 = t12*t12;
-    const double t131 = t13*t12;
-    const double t132 = t13*t13;
+    const double t121 = t18*t91 - t19*t14;
+    const double t122 = -t18*t14 - t19*t91;
+    const double t123 = t39 + t121;
+    const double t124 = t122 + t40;
+    const double t125 = t18*t118 + t19*t120;
+    const double t126 = t18*t120 - t19*t118;
+    const double t127 = t28*t28;
+    const double t128 = t28*t29;
+    const double t129 = t30*t28;
+    const double t130 = t29*t29;
+    const double t131 = t30*t29;
+    const double t132 = t30*t30;
     const double t133 = -t132 - t130;
     const double t134 = t92 + t128;
     const double t135 = t129 + t124;
@@ -2035,33 +2160,35 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t139 = t129 - t124;
     const double t140 = t131 + t123;
     const double t141 = -t127 - t130;
-    const double t142 = 0.02771584317362585*t124 - 0.0039053550262761003*t92 + t44 + 0.06767727025085991*t123 - 0.374644408005*t119 - 0.09850206933*t126;
-    const double t143 = 0.0016444875773692705*t92 + 0.03239943042445132*t124 + t45 + 0.02771584317362585*t123 - 0.19076837715*t119 + 0.09850206933*t125;
-    const double t144 = 0.0039053550262761003*t123 - 0.0775861490525396*t92 - 0.0016444875773692705*t124 + t46 - 0.374644408005*t125 - 0.19076837715*t126;
+    const double t142 = 0.02771584317362585*t124 - 0.0039053550262761003*t92 + t36 + 0.06767727025085991*t123 - 0.374644408005*t119 - 0.09850206933*t126;
+    const double t143 = 0.0016444875773692705*t92 + 0.03239943042445132*t124 + t37 + 0.02771584317362585*t123 - 0.19076837715*t119 + 0.09850206933*t125;
+    const double t144 = 0.0039053550262761003*t123 - 0.0775861490525396*t92 - 0.0016444875773692705*t124 + t38 - 0.374644408005*t125 - 0.19076837715*t126;
     const double t145 = 0.374644408005*t134 - 0.19076837715*t133 + 0.09850206933*t135;
     const double t146 = 0.374644408005*t137 - 0.19076837715*t136 + 0.09850206933*t138;
     const double t147 = 0.09850206933*t141 - 0.19076837715*t139 + 0.374644408005*t140;
     const double t148 = t145 + 3.587895*t125;
     const double t149 = t146 + 3.587895*t126;
     const double t150 = t147 - 3.587895*t119;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t151 = 0.384*t134 - 0.0825*t133;
     const double t152 = 0.384*t137 - 0.0825*t136;
     const double t153 = 0.384*t140 - 0.0825*t139;
     const double t154 = t125 + t151;
     const double t155 = t152 + t126;
     const double t156 = t153 - t119;
-    const double t157 = t15*t92 + t14*t123;
-    const double t158 = t14*t92 - t15*t123;
-    const double t159 = t72 + t157;
-    const double t160 = t73 + t158;
-    const double t161 = t14*t154 - t15*t156;
-    const double t162 = -t15*t154 - t14*t156;
-    const double t163 = t16*t16;
-    const double t164 = t17*t16;
-    const double t165 = t18*t16;
-    const double t166 = t17*t17;
-    const double t167 = t17*t18;
-    const double t168 = t18*t18;
+    const double t157 = t32*t92 + t31*t123;
+    const double t158 = t31*t92 - t32*t123;
+    const double t159 = t52 + t157;
+    const double t160 = t53 + t158;
+    const double t161 = t31*t154 - t32*t156;
+    const double t162 = -t32*t154 - t31*t156;
+    const double t163 = t41*t41;
+    const double t164 = t42*t41;
+    const double t165 = t43*t41;
+    const double t166 = t42*t42;
+    const double t167 = t42*t43;
+    const double t168 = t43*t43;
     const double t169 = -t166 - t168;
     const double t170 = t164 - t124;
     const double t171 = t165 + t160;
@@ -2071,27 +2198,29 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t175 = t165 - t160;
     const double t176 = t167 + t159;
     const double t177 = -t166 - t163;
-    const double t178 = t50 - 0.004600245517563105*t124 + 0.03942757095803552*t159 - 0.0015152444733270301*t160 + 0.05034347249*t155 + 0.047121686402*t162;
-    const double t179 = 0.0021640520520981297*t124 + 0.03146037232526039*t160 - 0.0015152444733270301*t159 + t51 + 0.014653732538*t155 - 0.047121686402*t161;
-    const double t180 = 0.010869510762828563*t124 + t52 + 0.0021640520520981297*t160 - 0.004600245517563105*t159 - 0.05034347249*t161 - 0.014653732538*t162;
+    const double t178 = t49 - 0.004600245517563105*t124 + 0.03942757095803552*t159 - 0.0015152444733270301*t160 + 0.05034347249*t155 + 0.047121686402*t162;
+    const double t179 = 0.0021640520520981297*t124 + 0.03146037232526039*t160 - 0.0015152444733270301*t159 + t50 + 0.014653732538*t155 - 0.047121686402*t161;
+    const double t180 = 0.010869510762828563*t124 + t51 + 0.0021640520520981297*t160 - 0.004600245517563105*t159 - 0.05034347249*t161 - 0.014653732538*t162;
     const double t181 = 0.05034347249*t170 - 0.014653732538*t169 - 0.047121686402*t171;
     const double t182 = 0.05034347249*t173 - 0.014653732538*t172 - 0.047121686402*t174;
     const double t183 = 0.05034347249*t176 - 0.047121686402*t177 - 0.014653732538*t175;
     const double t184 = t181 + 1.225946*t161;
     const double t185 = t182 + 1.225946*t162;
     const double t186 = 1.225946*t155 + t183;
-    const double t187 = t20*t124 + t19*t159;
-    const double t188 = t19*t124 - t20*t159;
-    const double t189 = t74 + t187;
-    const double t190 = t75 + t188;
-    const double t191 = t20*t155 + t19*t161;
-    const double t192 = t19*t155 - t20*t161;
-    const double t193 = t21*t21;
-    const double t194 = t21*t22;
-    const double t195 = t23*t21;
-    const double t196 = t22*t22;
-    const double t197 = t23*t22;
-    const double t198 = t23*t23;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t187 = t45*t124 + t44*t159;
+    const double t188 = t44*t124 - t45*t159;
+    const double t189 = t65 + t187;
+    const double t190 = t66 + t188;
+    const double t191 = t45*t155 + t44*t161;
+    const double t192 = t44*t155 - t45*t161;
+    const double t193 = t54*t54;
+    const double t194 = t54*t55;
+    const double t195 = t56*t54;
+    const double t196 = t55*t55;
+    const double t197 = t56*t55;
+    const double t198 = t56*t56;
     const double t199 = -t198 - t196;
     const double t200 = t194 + t160;
     const double t201 = t195 + t190;
@@ -2101,33 +2230,35 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t205 = t195 - t190;
     const double t206 = t197 + t189;
     const double t207 = -t193 - t196;
-    const double t208 = 0.00010375891721868492*t160 + t56 + 0.00248046035817079*t189 + 0.001524110902883315*t190 + 0.023526756935*t162 + 0.017527158935000002*t192;
-    const double t209 = t57 - 9.3569097314605e-05*t160 + 0.010567766133106952*t190 + 0.001524110902883315*t189 + 0.10024161669500001*t162 - 0.017527158935000002*t191;
-    const double t210 = t58 - 0.011794560230238952*t160 + 9.3569097314605e-05*t190 - 0.00010375891721868492*t189 + 0.10024161669500001*t192 + 0.023526756935*t191;
+    const double t208 = 0.00010375891721868492*t160 + t62 + 0.00248046035817079*t189 + 0.001524110902883315*t190 + 0.023526756935*t162 + 0.017527158935000002*t192;
+    const double t209 = t63 - 9.3569097314605e-05*t160 + 0.010567766133106952*t190 + 0.001524110902883315*t189 + 0.10024161669500001*t162 - 0.017527158935000002*t191;
+    const double t210 = t64 - 0.011794560230238952*t160 + 9.3569097314605e-05*t190 - 0.00010375891721868492*t189 + 0.10024161669500001*t192 + 0.023526756935*t191;
     const double t211 = 0.10024161669500001*t199 - 0.023526756935*t200 - 0.017527158935000002*t201;
     const double t212 = 0.10024161669500001*t202 - 0.023526756935*t203 - 0.017527158935000002*t204;
     const double t213 = 0.10024161669500001*t205 - 0.017527158935000002*t207 - 0.023526756935*t206;
     const double t214 = t211 + 1.666555*t191;
     const double t215 = t212 + 1.666555*t192;
     const double t216 = t213 - 1.666555*t162;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t217 = 0.088*t199;
     const double t218 = 0.088*t202;
     const double t219 = 0.088*t205;
     const double t220 = t217 + t191;
     const double t221 = t218 + t192;
     const double t222 = t219 - t162;
-    const double t223 = t24*t189 - t25*t160;
-    const double t224 = -t24*t160 - t25*t189;
+    const double t223 = t57*t189 - t58*t160;
+    const double t224 = -t57*t160 - t58*t189;
     const double t225 = t76 + t223;
     const double t226 = t77 + t224;
-    const double t227 = t24*t220 + t25*t222;
-    const double t228 = t24*t222 - t25*t220;
-    const double t229 = t26*t26;
-    const double t230 = t26*t27;
-    const double t231 = t26*t28;
-    const double t232 = t27*t27;
-    const double t233 = t27*t28;
-    const double t234 = t28*t28;
+    const double t227 = t57*t220 + t58*t222;
+    const double t228 = t57*t222 - t58*t220;
+    const double t229 = t67*t67;
+    const double t230 = t67*t68;
+    const double t231 = t67*t69;
+    const double t232 = t68*t68;
+    const double t233 = t68*t69;
+    const double t234 = t69*t69;
     const double t235 = -t232 - t234;
     const double t236 = t230 + t190;
     const double t237 = t231 + t226;
@@ -2137,19 +2268,23 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t241 = t231 - t226;
     const double t242 = t233 + t225;
     const double t243 = -t229 - t232;
-    const double t244 = 0.0009653051699191116*t190 + t62 + 0.000391391281684248*t226 + 0.0316333431909496*t225 - 0.0020344399586617965*t221 - 0.150277948634*t228;
-    const double t245 = 0.001255536598272898*t190 + t63 + 0.029212399412428362*t226 + 0.000391391281684248*t225 + 0.002573605371338202*t221 + 0.150277948634*t227;
-    const double t246 = t64 - 0.006684151967360946*t190 - 0.001255536598272898*t226 - 0.0009653051699191116*t225 + 0.002573605371338202*t228 - 0.0020344399586617965*t227;
+    const double t244 = 0.0009653051699191116*t190 + t73 + 0.000391391281684248*t226 + 0.0316333431909496*t225 - 0.0020344399586617965*t221 - 0.150277948634*t228;
+    const double t245 = 0.001255536598272898*t190 + t74 + 0.029212399412428362*t226 + 0.000391391281684248*t225 + 0.002573605371338202*t221 + 0.150277948634*t227;
+    const double t246 = t75 - 0.006684151967360946*t190 - 0.001255536598272898*t226 - 0.0009653051699191116*t225 + 0.002573605371338202*t228 - 0.0020344399586617965*t227;
     const double t247 = 0.002573605371338202*t235 + 0.0020344399586617965*t236 + 0.150277948634*t237;
     const double t248 = 0.0020344399586617965*t239 + 0.002573605371338202*t238 + 0.150277948634*t240;
     const double t249 = 0.150277948634*t243 + 0.002573605371338202*t241 + 0.0020344399586617965*t242;
     const double t250 = t247 + 1.4955219999999998*t227;
     const double t251 = t248 + 1.4955219999999998*t228;
     const double t252 = t249 - 1.4955219999999998*t221;
-    const double t253 = t24*t250 - t25*t251;
-    const double t254 = t25*t250 + t24*t251;
-    const double t255 = t24*t244 - t25*t245;
-    const double t256 = t25*t244 + t24*t245;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t253 = t57*t250 - t58*t251;
+    const double t254 = t57*t251 + t58*t250;
+    const double t255 = t57*t244 - t58*t245;
+    const double t256 = t57*t245 + t58*t244;
     const double t257 = -0.088*t254;
     const double t258 = -0.088*t252;
     const double t259 = t257 - t246;
@@ -2160,20 +2295,24 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t264 = t214 + t253;
     const double t265 = t215 - t252;
     const double t266 = t216 + t254;
-    const double t267 = t19*t264 - t20*t265;
-    const double t268 = t19*t265 + t20*t264;
-    const double t269 = t19*t261 - t20*t262;
-    const double t270 = t20*t261 + t19*t262;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t267 = t44*t264 - t45*t265;
+    const double t268 = t44*t265 + t45*t264;
+    const double t269 = t44*t261 - t45*t262;
+    const double t270 = t45*t261 + t44*t262;
     const double t271 = t178 + t269;
     const double t272 = t179 - t263;
     const double t273 = t180 + t270;
     const double t274 = t184 + t267;
     const double t275 = t185 - t266;
     const double t276 = t186 + t268;
-    const double t277 = t14*t274 - t15*t275;
-    const double t278 = t14*t275 + t15*t274;
-    const double t279 = t14*t271 - t15*t272;
-    const double t280 = t14*t272 + t15*t271;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t277 = t31*t274 - t32*t275;
+    const double t278 = t31*t275 + t32*t274;
+    const double t279 = t31*t271 - t32*t272;
+    const double t280 = t31*t272 + t32*t271;
     const double t281 = -0.384*t278;
     const double t282 = -0.0825*t278;
     const double t283 = -0.0825*t276 - 0.384*t277;
@@ -2186,10 +2325,12 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t290 = t148 + t277;
     const double t291 = t149 + t276;
     const double t292 = t150 - t278;
-    const double t293 = t9*t290 - t10*t291;
-    const double t294 = t9*t291 + t10*t290;
-    const double t295 = t9*t287 - t10*t288;
-    const double t296 = t9*t288 + t10*t287;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t293 = t18*t290 - t19*t291;
+    const double t294 = t18*t291 + t19*t290;
+    const double t295 = t18*t287 - t19*t288;
+    const double t296 = t18*t288 + t19*t287;
     const double t297 = -0.0825*t294;
     const double t298 = -0.0825*t292;
     const double t299 = t297 - t289;
@@ -2199,6 +2340,8 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t303 = t110 + t300;
     const double t304 = t113 + t293;
     const double t305 = t114 - t292;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t306 = t4*t304 - t5*t305;
     const double t307 = t4*t305 + t5*t304;
     const double t308 = t4*t301 - t5*t302;
@@ -2210,9 +2353,11 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t314 = t83 + t312;
     const double t315 = t84 - t303;
     const double t316 = t85 + t313;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t317 = t0*t315 + t1*t314;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = -t317;
     tau[1] = t316;
     tau[2] = t303;
@@ -2224,15 +2369,14 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
 
 long panda_coriolis_batch(long count, const double *q, const double *qd, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_coriolis(q + 7*i, qd + 7*i, tau + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint-space mass matrix M(q), row-major n x n
+ * joint-space mass matrix M(q), row-major n x n [RK (3.20)]
  * mass_matrix                       269 mul    268 add    0 div   0 sqrt  12 trig    302 statements
  *   q[7]: joint positions
  *   M[49]: mass matrix, row-major
@@ -2240,7 +2384,9 @@ long panda_coriolis_batch(long count, const double *q, const double *qd, double 
 void panda_mass_matrix(const double q[7], double M[49])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
@@ -2273,7 +2419,7 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t29 = t15 - 0.10024161669500001;
     const double t30 = 0.10024161669500001 + t16;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t31 = soagen_cos(q[5]);
     const double t32 = soagen_sin(q[5]);
     const double t33 = t21 - t24;
@@ -2308,7 +2454,7 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t62 = t47 - 0.05034347249;
     const double t63 = -0.014653732538 - t51;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t64 = soagen_cos(q[4]);
     const double t65 = soagen_sin(q[4]);
     const double t66 = t52 - t55;
@@ -2357,7 +2503,7 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t109 = t91 - 0.374644408005;
     const double t110 = t92 - 0.19076837715;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t111 = soagen_cos(q[3]);
     const double t112 = soagen_sin(q[3]);
     const double t113 = t99 - t102;
@@ -2402,7 +2548,7 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t152 = t132 - 0.126729164208;
     const double t153 = 0.088844724872 + t138;
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t154 = soagen_cos(q[2]);
     const double t155 = soagen_sin(q[2]);
     const double t156 = t144 - t147;
@@ -2441,7 +2587,7 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t189 = 0.0007689361029464 + t183;
     const double t190 = 0.026534991901690206 + t184;
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t191 = soagen_cos(q[1]);
     const double t192 = soagen_sin(q[1]);
     const double t193 = t185 - t188;
@@ -2453,12 +2599,16 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t199 = t191*t189 + t192*t187;
     const double t200 = 0.009213163777211224 + t198;
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t201 = -0.316*t177;
     const double t202 = 0.316*t176;
     const double t203 = t201 + t164;
     const double t204 = t202 + t165;
     const double t205 = t192*t203 - t191*t149;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t206 = -0.0825*t134;
     const double t207 = -0.0825*t82;
     const double t208 = t206 - t104;
@@ -2472,6 +2622,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t216 = t214 + t212;
     const double t217 = t215 + t213;
     const double t218 = t192*t216 - t191*t209;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t219 = -0.384*t86;
     const double t220 = -0.0825*t86;
     const double t221 = -0.0825*t44 - 0.384*t85;
@@ -2495,6 +2647,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t239 = t237 + t235;
     const double t240 = t236 + t238;
     const double t241 = t192*t239 - t191*t232;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t242 = t64*t48;
     const double t243 = t65*t48;
     const double t244 = t65*t26 + t64*t41;
@@ -2522,6 +2676,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t266 = t264 + t262;
     const double t267 = t265 + t263;
     const double t268 = t192*t266 - t191*t259;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t269 = -0.088*t12;
     const double t270 = t269 - 0.006684151967360946;
     const double t271 = t31*t11;
@@ -2556,7 +2712,7 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t300 = t298 + t296;
     const double t301 = t192*t299 - t191*t292;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     M[0] = t200;
     M[1] = -t199;
     M[2] = -t205;
@@ -2610,15 +2766,14 @@ void panda_mass_matrix(const double q[7], double M[49])
 
 long panda_mass_matrix_batch(long count, const double *q, double *M)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_mass_matrix(q + 7*i, M + 49*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n
+ * joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n [RK (3.20)], [RK (2.24)-(2.30)]
  * mass_matrix_ne                    903 mul    686 add    0 div   0 sqrt  12 trig    661 statements
  *   q[7]: joint positions
  *   M[49]: mass matrix, row-major
@@ -2626,32 +2781,42 @@ long panda_mass_matrix_batch(long count, const double *q, double *M)
 void panda_mass_matrix_ne(const double q[7], double M[49])
 {
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* ==== column 0 ==== */
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = soagen_cos(q[2]);
     const double t3 = soagen_sin(q[2]);
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t4 = soagen_cos(q[3]);
     const double t5 = soagen_sin(q[3]);
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t6 = soagen_cos(q[4]);
     const double t7 = soagen_sin(q[4]);
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t8 = soagen_cos(q[5]);
     const double t9 = soagen_sin(q[5]);
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t10 = soagen_cos(q[6]);
     const double t11 = soagen_sin(q[6]);
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t12 = 0.00398335888393552*t0 - 0.00850351162402155*t1;
     const double t13 = 0.00398335888393552*t1 - 0.028124284712194955*t0;
     const double t14 = -0.01026110182100817*t1 - 0.0007689361029464*t0;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t15 = 0.316*t1;
     const double t16 = -t1*t2;
     const double t17 = t1*t3;
@@ -2664,6 +2829,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t24 = 0.088844724872*t0 + 0.214708623208*t16;
     const double t25 = t23 + 3.228604*t18;
     const double t26 = t24 + 3.228604*t19;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t27 = 0.0825*t0;
     const double t28 = -0.0825*t17;
     const double t29 = t27 + t19;
@@ -2680,6 +2847,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t40 = t37 + 3.587895*t32;
     const double t41 = t38 + 3.587895*t33;
     const double t42 = t39 - 3.587895*t29;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t43 = 0.384*t17;
     const double t44 = 0.0825*t17;
     const double t45 = 0.384*t30 + 0.0825*t31;
@@ -2699,6 +2868,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t59 = t56 + 1.225946*t51;
     const double t60 = t57 + 1.225946*t52;
     const double t61 = t58 + 1.225946*t47;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t62 = t9*t31 + t8*t49;
     const double t63 = t8*t31 - t9*t49;
     const double t64 = t9*t47 + t8*t51;
@@ -2712,6 +2883,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t72 = t69 + 1.666555*t64;
     const double t73 = t70 + 1.666555*t65;
     const double t74 = t71 - 1.666555*t52;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t75 = -0.088*t50;
     const double t76 = -0.088*t63;
     const double t77 = t75 + t65;
@@ -2729,6 +2902,10 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t89 = t86 + 1.4955219999999998*t81;
     const double t90 = t87 + 1.4955219999999998*t82;
     const double t91 = t88 - 1.4955219999999998*t77;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t92 = t10*t89 - t11*t90;
     const double t93 = t10*t90 + t11*t89;
     const double t94 = t10*t83 - t11*t84;
@@ -2743,6 +2920,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t103 = t72 + t92;
     const double t104 = t73 - t91;
     const double t105 = t74 + t93;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t106 = t8*t103 - t9*t104;
     const double t107 = t8*t104 + t9*t103;
     const double t108 = t8*t100 - t9*t101;
@@ -2753,6 +2932,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t113 = t59 + t106;
     const double t114 = t60 - t105;
     const double t115 = t61 + t107;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t116 = t6*t113 - t7*t114;
     const double t117 = t6*t114 + t7*t113;
     const double t118 = t6*t110 - t7*t111;
@@ -2769,6 +2950,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t129 = t40 + t116;
     const double t130 = t41 + t115;
     const double t131 = t42 - t117;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t132 = t4*t129 - t5*t130;
     const double t133 = t4*t130 + t5*t129;
     const double t134 = t4*t126 - t5*t127;
@@ -2782,6 +2965,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t142 = t22 + t139;
     const double t143 = t25 + t132;
     const double t144 = t26 - t131;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t145 = t2*t143 - t3*t144;
     const double t146 = t2*t144 + t3*t143;
     const double t147 = t2*t140 - t3*t141;
@@ -2793,10 +2978,16 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t153 = t12 + t151;
     const double t154 = t13 - t142;
     const double t155 = t14 + t152;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t156 = t0*t154 + t1*t153;
     const double t157 = 0.009213163777211224 - t156;
 
-    /* ---- column 1 ---- */
+    /* ==== column 1 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t158 = 0.316*t2;
     const double t159 = -0.316*t3;
     const double t160 = 0.05649492601407083*t3 - 0.008248333140675744*t2 + 0.214708623208*t159;
@@ -2806,6 +2997,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t164 = 0.214708623208*t3;
     const double t165 = t163 + 3.228604*t158;
     const double t166 = t164 + 3.228604*t159;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t167 = -0.0825*t2;
     const double t168 = t3*t4;
     const double t169 = -t3*t5;
@@ -2820,6 +3013,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t178 = t175 + 3.587895*t170;
     const double t179 = t176 + 3.587895*t171;
     const double t180 = t177 - 3.587895*t159;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t181 = 0.384*t2;
     const double t182 = 0.0825*t2;
     const double t183 = 0.384*t168 + 0.0825*t169;
@@ -2839,6 +3034,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t197 = t194 + 1.225946*t189;
     const double t198 = t195 + 1.225946*t190;
     const double t199 = t196 + 1.225946*t185;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t200 = t9*t169 + t8*t187;
     const double t201 = t8*t169 - t9*t187;
     const double t202 = t9*t185 + t8*t189;
@@ -2852,6 +3049,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t210 = t207 + 1.666555*t202;
     const double t211 = t208 + 1.666555*t203;
     const double t212 = t209 - 1.666555*t190;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t213 = -0.088*t188;
     const double t214 = -0.088*t201;
     const double t215 = t213 + t203;
@@ -2869,6 +3068,10 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t227 = t224 + 1.4955219999999998*t219;
     const double t228 = t225 + 1.4955219999999998*t220;
     const double t229 = t226 - 1.4955219999999998*t215;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t230 = t10*t227 - t11*t228;
     const double t231 = t10*t228 + t11*t227;
     const double t232 = t10*t221 - t11*t222;
@@ -2883,6 +3086,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t241 = t210 + t230;
     const double t242 = t211 - t229;
     const double t243 = t212 + t231;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t244 = t8*t241 - t9*t242;
     const double t245 = t8*t242 + t9*t241;
     const double t246 = t8*t238 - t9*t239;
@@ -2893,6 +3098,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t251 = t197 + t244;
     const double t252 = t198 - t243;
     const double t253 = t199 + t245;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t254 = t6*t251 - t7*t252;
     const double t255 = t6*t252 + t7*t251;
     const double t256 = t6*t248 - t7*t249;
@@ -2909,6 +3116,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t267 = t178 + t254;
     const double t268 = t179 + t253;
     const double t269 = t180 - t255;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t270 = t4*t267 - t5*t268;
     const double t271 = t4*t268 + t5*t267;
     const double t272 = t4*t264 - t5*t265;
@@ -2922,6 +3131,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t280 = t162 + t277;
     const double t281 = t165 + t270;
     const double t282 = t166 - t269;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t283 = t2*t281 - t3*t282;
     const double t284 = t2*t282 + t3*t281;
     const double t285 = t2*t278 - t3*t279;
@@ -2933,9 +3144,15 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t291 = 0.01026110182100817 + t289;
     const double t292 = 0.0007689361029464 - t280;
     const double t293 = 0.026534991901690206 + t290;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t294 = t0*t292 + t1*t291;
 
-    /* ---- column 2 ---- */
+    /* ==== column 2 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t295 = 0.06767727025085991*t5 - 0.0309081636604125 + 0.02771584317362585*t4;
     const double t296 = 0.03239943042445132*t4 - 0.015738391114875 + 0.02771584317362585*t5;
     const double t297 = 0.0039053550262761003*t5 - 0.0016444875773692705*t4;
@@ -2943,6 +3160,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t299 = -0.09850206933*t5;
     const double t300 = 0.374644408005*t5 + 0.19076837715*t4;
     const double t301 = t300 - 0.2960013375;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t302 = 0.384*t5 + 0.0825*t4;
     const double t303 = t302 - 0.0825;
     const double t304 = t5*t6;
@@ -2957,6 +3176,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t313 = 0.05034347249*t304 + 0.014653732538*t305;
     const double t314 = t311 + 1.225946*t306;
     const double t315 = t312 + 1.225946*t307;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t316 = t9*t4 + t8*t304;
     const double t317 = t8*t4 - t9*t304;
     const double t318 = t8*t306;
@@ -2970,6 +3191,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t326 = t323 + 1.666555*t318;
     const double t327 = t324 + 1.666555*t319;
     const double t328 = t325 - 1.666555*t307;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t329 = -0.088*t305;
     const double t330 = -0.088*t317;
     const double t331 = t329 + t319;
@@ -2987,6 +3210,10 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t343 = t340 + 1.4955219999999998*t335;
     const double t344 = t341 + 1.4955219999999998*t336;
     const double t345 = t342 - 1.4955219999999998*t331;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t346 = t10*t343 - t11*t344;
     const double t347 = t10*t344 + t11*t343;
     const double t348 = t10*t337 - t11*t338;
@@ -3001,6 +3228,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t357 = t326 + t346;
     const double t358 = t327 - t345;
     const double t359 = t328 + t347;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t360 = t8*t357 - t9*t358;
     const double t361 = t8*t358 + t9*t357;
     const double t362 = t8*t354 - t9*t355;
@@ -3011,6 +3240,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t367 = t314 + t360;
     const double t368 = t315 - t359;
     const double t369 = t313 + t361;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t370 = t6*t367 - t7*t368;
     const double t371 = t6*t368 + t7*t367;
     const double t372 = t6*t364 - t7*t365;
@@ -3027,6 +3258,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t383 = t298 + t370;
     const double t384 = t299 + t369;
     const double t385 = t301 - t371;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t386 = t4*t383 - t5*t384;
     const double t387 = t4*t384 + t5*t383;
     const double t388 = t4*t380 - t5*t381;
@@ -3040,6 +3273,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t396 = 0.01824920229252011 + t393;
     const double t397 = t386 - 0.126729164208;
     const double t398 = 0.088844724872 - t385;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t399 = t2*t397 - t3*t398;
     const double t400 = t2*t398 + t3*t397;
     const double t401 = t2*t394 - t3*t395;
@@ -3048,9 +3283,15 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t404 = 0.316*t399;
     const double t405 = t403 + t401;
     const double t406 = t404 + t402;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t407 = t1*t405 - t0*t396;
 
-    /* ---- column 3 ---- */
+    /* ==== column 3 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t408 = -0.384*t6;
     const double t409 = 0.384*t7;
     const double t410 = 0.0015152444733270301*t6 - 0.004153336480425 - 0.03942757095803552*t7 + 0.047121686402*t409;
@@ -3062,6 +3303,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t416 = t413 + 1.225946*t408;
     const double t417 = t414 + 1.225946*t409;
     const double t418 = t415 - 0.101140545;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t419 = -t8*t7;
     const double t420 = t9*t7;
     const double t421 = t8*t408 - 0.0825*t9;
@@ -3075,6 +3318,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t429 = t426 + 1.666555*t421;
     const double t430 = t427 + 1.666555*t422;
     const double t431 = t428 - 1.666555*t409;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t432 = 0.088*t6;
     const double t433 = -0.088*t420;
     const double t434 = t432 + t422;
@@ -3092,6 +3337,10 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t446 = t443 + 1.4955219999999998*t438;
     const double t447 = t444 + 1.4955219999999998*t439;
     const double t448 = t445 - 1.4955219999999998*t434;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t449 = t10*t446 - t11*t447;
     const double t450 = t10*t447 + t11*t446;
     const double t451 = t10*t440 - t11*t441;
@@ -3106,6 +3355,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t460 = t429 + t449;
     const double t461 = t430 - t448;
     const double t462 = t431 + t450;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t463 = t8*t460 - t9*t461;
     const double t464 = t8*t461 + t9*t460;
     const double t465 = t8*t457 - t9*t458;
@@ -3116,6 +3367,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t470 = t416 + t463;
     const double t471 = t417 - t462;
     const double t472 = t418 + t464;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t473 = t6*t470 - t7*t471;
     const double t474 = t6*t471 + t7*t470;
     const double t475 = t6*t467 - t7*t468;
@@ -3131,6 +3384,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t485 = 0.0775861490525396 + t482;
     const double t486 = t473 - 0.374644408005;
     const double t487 = t472 - 0.19076837715;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t488 = t4*t486 - t5*t487;
     const double t489 = t4*t487 + t5*t486;
     const double t490 = t4*t483 - t5*t484;
@@ -3139,6 +3394,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t493 = 0.0825*t474;
     const double t494 = t492 - t485;
     const double t495 = t493 + t491;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t496 = t2*t488 - t3*t474;
     const double t497 = t2*t474 + t3*t488;
     const double t498 = t2*t490 - t3*t494;
@@ -3147,15 +3404,23 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t501 = 0.316*t496;
     const double t502 = t500 + t498;
     const double t503 = t501 + t499;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t504 = t1*t502 - t0*t495;
 
-    /* ---- column 4 ---- */
+    /* ==== column 4 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t505 = 0.00248046035817079*t9 + 0.001524110902883315*t8;
     const double t506 = 0.010567766133106952*t8 + 0.001524110902883315*t9;
     const double t507 = 9.3569097314605e-05*t8 - 0.00010375891721868492*t9;
     const double t508 = -0.017527158935000002*t8;
     const double t509 = 0.017527158935000002*t9;
     const double t510 = -0.10024161669500001*t8 - 0.023526756935*t9;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t511 = -0.088*t8;
     const double t512 = t9*t10;
     const double t513 = -t9*t11;
@@ -3169,6 +3434,10 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t521 = 0.0020344399586617965*t512 - 0.002573605371338202*t513;
     const double t522 = t519 + 1.4955219999999998*t514;
     const double t523 = t520 + 1.4955219999999998*t515;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t524 = t10*t522 - t11*t523;
     const double t525 = t10*t523 + t11*t522;
     const double t526 = t10*t516 - t11*t517;
@@ -3183,6 +3452,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t535 = t508 + t524;
     const double t536 = t509 - t521;
     const double t537 = t510 + t525;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t538 = t8*t535 - t9*t536;
     const double t539 = t8*t536 + t9*t535;
     const double t540 = t8*t532 - t9*t533;
@@ -3192,6 +3463,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t544 = 0.010869510762828563 + t541;
     const double t545 = t538 - 0.05034347249;
     const double t546 = -0.014653732538 - t537;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t547 = t6*t545 - t7*t546;
     const double t548 = t6*t546 + t7*t545;
     const double t549 = t6*t542 - t7*t543;
@@ -3202,6 +3475,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t554 = t551 + t549;
     const double t555 = t544 + t552;
     const double t556 = t553 - t550;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t557 = t4*t547 - t5*t539;
     const double t558 = t4*t539 + t5*t547;
     const double t559 = t4*t554 - t5*t555;
@@ -3210,6 +3485,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t562 = 0.0825*t548;
     const double t563 = t561 - t556;
     const double t564 = t562 + t560;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t565 = t2*t557 - t3*t548;
     const double t566 = t2*t548 + t3*t557;
     const double t567 = t2*t559 - t3*t563;
@@ -3218,9 +3495,15 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t570 = 0.316*t565;
     const double t571 = t569 + t567;
     const double t572 = t570 + t568;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t573 = t1*t571 - t0*t564;
 
-    /* ---- column 5 ---- */
+    /* ==== column 5 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t574 = 0.000391391281684248*t10 - 0.00017903071636223808 + 0.0316333431909496*t11;
     const double t575 = 0.00022647727267776177 + 0.000391391281684248*t11 + 0.029212399412428362*t10;
     const double t576 = -0.001255536598272898*t10 - 0.0009653051699191116*t11;
@@ -3228,6 +3511,10 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t578 = -0.150277948634*t11;
     const double t579 = 0.0020344399586617965*t11 - 0.002573605371338202*t10;
     const double t580 = t579 - 0.13160593599999998;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t581 = t10*t577 - t11*t578;
     const double t582 = t10*t578 + t11*t577;
     const double t583 = t10*t574 - t11*t575;
@@ -3241,10 +3528,14 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t591 = 0.011794560230238952 + t588;
     const double t592 = 0.023526756935 + t581;
     const double t593 = 0.10024161669500001 - t580;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t594 = t8*t592 - t9*t593;
     const double t595 = t8*t593 + t9*t592;
     const double t596 = t8*t589 - t9*t590;
     const double t597 = t8*t590 + t9*t589;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t598 = t7*t582 + t6*t594;
     const double t599 = t7*t594 - t6*t582;
     const double t600 = t7*t591 + t6*t596;
@@ -3255,6 +3546,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t605 = t600 + t602;
     const double t606 = t597 + t603;
     const double t607 = t604 - t601;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t608 = t4*t598 - t5*t595;
     const double t609 = t4*t595 + t5*t598;
     const double t610 = t4*t605 - t5*t606;
@@ -3263,6 +3556,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t613 = 0.0825*t599;
     const double t614 = t612 - t607;
     const double t615 = t613 + t611;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t616 = t2*t608 - t3*t599;
     const double t617 = t2*t599 + t3*t608;
     const double t618 = t2*t610 - t3*t614;
@@ -3271,18 +3566,28 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t621 = 0.316*t616;
     const double t622 = t620 + t618;
     const double t623 = t621 + t619;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t624 = t1*t622 - t0*t615;
 
-    /* ---- column 6 ---- */
+    /* ==== column 6 ==== */
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t625 = -0.0020344399586617965*t10 - 0.002573605371338202*t11;
     const double t626 = 0.002573605371338202*t10 - 0.0020344399586617965*t11;
     const double t627 = 0.001255536598272898*t11 - 0.0009653051699191116*t10;
     const double t628 = -0.088*t626;
     const double t629 = t628 - 0.006684151967360946;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t630 = t8*t625;
     const double t631 = t9*t625;
     const double t632 = t8*t627 - t9*t629;
     const double t633 = t9*t627 + t8*t629;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t634 = t7*t626 + t6*t630;
     const double t635 = t7*t630 - t6*t626;
     const double t636 = t7*t576 + t6*t632;
@@ -3293,6 +3598,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t641 = t636 + t638;
     const double t642 = t633 + t639;
     const double t643 = t640 - t637;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t644 = t4*t634 - t5*t631;
     const double t645 = t4*t631 + t5*t634;
     const double t646 = t4*t641 - t5*t642;
@@ -3301,6 +3608,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t649 = 0.0825*t635;
     const double t650 = t648 - t643;
     const double t651 = t649 + t647;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t652 = t2*t644 - t3*t635;
     const double t653 = t2*t635 + t3*t644;
     const double t654 = t2*t646 - t3*t650;
@@ -3309,9 +3618,11 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
     const double t657 = 0.316*t652;
     const double t658 = t656 + t654;
     const double t659 = t657 + t655;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t660 = t1*t658 - t0*t651;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     M[0] = t157;
     M[1] = -t294;
     M[2] = -t407;
@@ -3365,512 +3676,33 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
 
 long panda_mass_matrix_ne_batch(long count, const double *q, double *M)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_mass_matrix_ne(q + 7*i, M + 49*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * inverse mass matrix by composite-body M and LDL^T, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot.
+ * inverse mass matrix, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot (calls mass_matrix_inverse_cholesky).
  * mass_matrix_inverse               535 mul    415 add    6 div   0 sqrt  12 trig    413 statements
  *   q[7]: joint positions
  *   Minv[49]: inverse mass matrix, row-major
  */
 void panda_mass_matrix_inverse(const double q[7], double Minv[49])
 {
-
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
-    const double t2 = t1*t1;
-    const double t3 = 0.0024209437785212354*t2;
-    const double t4 = t0*t1;
-    const double t5 = 0.000782782563368496*t4;
-    const double t6 = 0.0316333431909496 - t3 - t5;
-    const double t7 = 0.029212399412428362 + t3 + t5;
-    const double t8 = 0.000391391281684248 + 0.0024209437785212354*t4 - 0.000782782563368496*t2;
-    const double t9 = 0.001255536598272898*t1 - 0.0009653051699191116*t0;
-    const double t10 = -0.001255536598272898*t0 - 0.0009653051699191116*t1;
-    const double t11 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
-    const double t12 = 0.002573605371338202*t0 - 0.0020344399586617965*t1;
-    const double t13 = 0.0020344399586617965*t0 + 0.002573605371338202*t1;
-    const double t14 = 0.0020344399586617965*t1 - 0.002573605371338202*t0;
-    const double t15 = -0.13160593599999998 - t12;
-    const double t16 = 0.13160593599999998 - t14;
-    const double t17 = 0.013224459479792 - t9;
-    const double t18 = t8 - 0.088*t13;
-    const double t19 = 0.006684151967360946 + 0.088*t12 - 0.088*t15;
-    const double t20 = t7 - 0.088*t14 + 0.088*t16;
-    const double t21 = 0.00248046035817079 + t6;
-    const double t22 = 0.001524110902883315 + t17;
-    const double t23 = t18 - 0.00010375891721868492;
-    const double t24 = 0.010567766133106952 + t19;
-    const double t25 = 9.3569097314605e-05 - t10;
-    const double t26 = 0.011794560230238952 + t20;
-    const double t27 = 0.017527158935000002 - t13;
-    const double t28 = -0.017527158935000002 - t11;
-    const double t29 = t15 - 0.10024161669500001;
-    const double t30 = 0.10024161669500001 + t16;
-
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t31 = soagen_cos(q[5]);
-    const double t32 = soagen_sin(q[5]);
-    const double t33 = t21 - t24;
-    const double t34 = t32*t32;
-    const double t35 = t34*t33;
-    const double t36 = t31*t32;
-    const double t37 = 2.0*t36*t22;
-    const double t38 = t21 - t37 - t35;
-    const double t39 = t24 + t37 + t35;
-    const double t40 = t22 - 2.0*t34*t22 + t36*t33;
-    const double t41 = t31*t23 - t32*t25;
-    const double t42 = t31*t25 + t32*t23;
-    const double t43 = t27 + t28;
-    const double t44 = t36*t43;
-    const double t45 = t34*t43;
-    const double t46 = t27 - t45;
-    const double t47 = t28 - t45;
-    const double t48 = 0.17380470556900002*t31 - t32*t30;
-    const double t49 = 0.17380470556900002*t32 + t31*t30;
-    const double t50 = -0.17380470556900002*t31 - t32*t29;
-    const double t51 = t31*t29 - 0.17380470556900002*t32;
-    const double t52 = 0.03942757095803552 + t38;
-    const double t53 = -0.0015152444733270301 - t41;
-    const double t54 = t40 - 0.004600245517563105;
-    const double t55 = 0.03146037232526039 + t26;
-    const double t56 = 0.0021640520520981297 - t42;
-    const double t57 = 0.010869510762828563 + t39;
-    const double t58 = 0.047121686402 - t50;
-    const double t59 = 0.05034347249 + t46;
-    const double t60 = -0.047121686402 - t48;
-    const double t61 = 0.014653732538 - t49;
-    const double t62 = t47 - 0.05034347249;
-    const double t63 = -0.014653732538 - t51;
-
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t64 = soagen_cos(q[4]);
-    const double t65 = soagen_sin(q[4]);
-    const double t66 = t52 - t55;
-    const double t67 = t65*t65;
-    const double t68 = t67*t66;
-    const double t69 = t64*t65;
-    const double t70 = 2.0*t69*t53;
-    const double t71 = t52 - t70 - t68;
-    const double t72 = t55 + t70 + t68;
-    const double t73 = t53 - 2.0*t67*t53 + t69*t66;
-    const double t74 = t64*t54 - t65*t56;
-    const double t75 = t64*t56 + t65*t54;
-    const double t76 = t58 + t60;
-    const double t77 = -t67*t44;
-    const double t78 = t69*t76;
-    const double t79 = -t69*t44;
-    const double t80 = t67*t76;
-    const double t81 = -t44 - t77 - t78;
-    const double t82 = t77 + t78;
-    const double t83 = t58 + t79 - t80;
-    const double t84 = t60 + t79 - t80;
-    const double t85 = t64*t62 - t65*t63;
-    const double t86 = t65*t62 + t64*t63;
-    const double t87 = t64*t59 - t65*t61;
-    const double t88 = t64*t61 + t65*t59;
-    const double t89 = 1.6850008320000003 - t83;
-    const double t90 = 0.36201189750000007 - t86;
-    const double t91 = -1.6850008320000003 - t84;
-    const double t92 = -0.36201189750000007 - t88;
-    const double t93 = 0.384*t89 - 0.384*t83 + t71;
-    const double t94 = t74 - 0.0825*t83 + 0.384*t90;
-    const double t95 = 0.384*t82 - 0.384*t81 - 0.0825*t87 - t73;
-    const double t96 = t57 - 0.0825*t86 + 0.0825*t90;
-    const double t97 = 0.0825*t82 - 0.0825*t44 - t75 - 0.384*t85;
-    const double t98 = 0.0825*t88 + 0.384*t84 - 0.0825*t92 - 0.384*t91 + t72;
-    const double t99 = 0.06767727025085991 + t93;
-    const double t100 = 0.02771584317362585 + t94;
-    const double t101 = 0.0039053550262761003 + t95;
-    const double t102 = 0.03239943042445132 + t96;
-    const double t103 = t97 - 0.0016444875773692705;
-    const double t104 = 0.0775861490525396 + t98;
-    const double t105 = t87 - 0.09850206933;
-    const double t106 = 0.374644408005 + t89;
-    const double t107 = 0.09850206933 + t85;
-    const double t108 = 0.19076837715 + t90;
-    const double t109 = t91 - 0.374644408005;
-    const double t110 = t92 - 0.19076837715;
-
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t111 = soagen_cos(q[3]);
-    const double t112 = soagen_sin(q[3]);
-    const double t113 = t99 - t102;
-    const double t114 = t112*t112;
-    const double t115 = t114*t113;
-    const double t116 = t111*t112;
-    const double t117 = 2.0*t116*t100;
-    const double t118 = t99 - t117 - t115;
-    const double t119 = t102 + t117 + t115;
-    const double t120 = t100 - 2.0*t114*t100 + t116*t113;
-    const double t121 = t111*t101 - t112*t103;
-    const double t122 = t112*t101 + t111*t103;
-    const double t123 = t81 - t44;
-    const double t124 = t105 + t107;
-    const double t125 = t114*t123;
-    const double t126 = t116*t124;
-    const double t127 = t116*t123;
-    const double t128 = t114*t124;
-    const double t129 = t81 - t125 - t126;
-    const double t130 = t44 + t125 + t126;
-    const double t131 = t105 + t127 - t128;
-    const double t132 = t107 + t127 - t128;
-    const double t133 = t111*t109 - t112*t110;
-    const double t134 = t111*t110 + t112*t109;
-    const double t135 = t111*t106 - t112*t108;
-    const double t136 = t112*t106 + t111*t108;
-    const double t137 = -0.6580132350000001 - t134;
-    const double t138 = 0.6580132350000001 - t136;
-    const double t139 = -0.0825*t131 - t121;
-    const double t140 = t120 - 0.0825*t135;
-    const double t141 = 0.0825*t134 + t104 - 0.0825*t137;
-    const double t142 = 0.0825*t82 - 0.0825*t130 - t122;
-    const double t143 = 0.0825*t138 - 0.0825*t136 + t119;
-    const double t144 = 0.05649492601407083 + t118;
-    const double t145 = t139 - 0.008248333140675744;
-    const double t146 = t140 - 0.005487648106562255;
-    const double t147 = 0.05287838199960611 + t141;
-    const double t148 = t142 - 0.004377257121839583;
-    const double t149 = 0.01824920229252011 + t143;
-    const double t150 = 0.214708623208 - t135;
-    const double t151 = -0.214708623208 - t133;
-    const double t152 = t132 - 0.126729164208;
-    const double t153 = 0.088844724872 + t138;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t154 = soagen_cos(q[2]);
-    const double t155 = soagen_sin(q[2]);
-    const double t156 = t144 - t147;
-    const double t157 = t155*t155;
-    const double t158 = t157*t156;
-    const double t159 = t154*t155;
-    const double t160 = 2.0*t159*t145;
-    const double t161 = t144 - t160 - t158;
-    const double t162 = t147 + t160 + t158;
-    const double t163 = t145 - 2.0*t157*t145 + t159*t156;
-    const double t164 = t154*t146 - t155*t148;
-    const double t165 = t155*t146 + t154*t148;
-    const double t166 = t129 - t82;
-    const double t167 = t150 + t151;
-    const double t168 = t157*t166;
-    const double t169 = t159*t167;
-    const double t170 = t159*t166;
-    const double t171 = t157*t167;
-    const double t172 = t129 - t168 - t169;
-    const double t173 = t82 + t168 + t169;
-    const double t174 = t150 + t170 - t171;
-    const double t175 = t151 + t170 - t171;
-    const double t176 = t154*t152 - t155*t153;
-    const double t177 = t155*t152 + t154*t153;
-    const double t178 = t174 - 3.5406289520000005;
-    const double t179 = 3.5406289520000005 + t175;
-    const double t180 = t161 - 0.316*t174 - 0.316*t178;
-    const double t181 = 0.316*t177 - t164;
-    const double t182 = 0.316*t172 - 0.316*t173 + t163;
-    const double t183 = -0.316*t176 - t165;
-    const double t184 = 0.316*t175 + 0.316*t179 + t162;
-    const double t185 = 0.00850351162402155 + t180;
-    const double t186 = t181 - 0.00398335888393552;
-    const double t187 = 0.01026110182100817 + t182;
-    const double t188 = 0.028124284712194955 + t149;
-    const double t189 = 0.0007689361029464 + t183;
-    const double t190 = 0.026534991901690206 + t184;
-
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t191 = soagen_cos(q[1]);
-    const double t192 = soagen_sin(q[1]);
-    const double t193 = t185 - t188;
-    const double t194 = t192*t192;
-    const double t195 = t194*t193;
-    const double t196 = t191*t192;
-    const double t197 = 2.0*t196*t186;
-    const double t198 = t188 + t197 + t195;
-    const double t199 = t191*t189 + t192*t187;
-    const double t200 = 0.009213163777211224 + t198;
-
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t201 = -0.316*t177;
-    const double t202 = 0.316*t176;
-    const double t203 = t201 + t164;
-    const double t204 = t202 + t165;
-    const double t205 = t192*t203 - t191*t149;
-    const double t206 = -0.0825*t134;
-    const double t207 = -0.0825*t82;
-    const double t208 = t206 - t104;
-    const double t209 = t207 + t122;
-    const double t210 = t155*t82 + t154*t133;
-    const double t211 = t155*t133 - t154*t82;
-    const double t212 = t154*t121 - t155*t208;
-    const double t213 = t154*t208 + t155*t121;
-    const double t214 = -0.316*t211;
-    const double t215 = 0.316*t210;
-    const double t216 = t214 + t212;
-    const double t217 = t215 + t213;
-    const double t218 = t192*t216 - t191*t209;
-    const double t219 = -0.384*t86;
-    const double t220 = -0.0825*t86;
-    const double t221 = -0.0825*t44 - 0.384*t85;
-    const double t222 = t219 + t74;
-    const double t223 = t57 + t220;
-    const double t224 = t221 - t75;
-    const double t225 = t111*t85 - t112*t44;
-    const double t226 = t111*t44 + t112*t85;
-    const double t227 = t111*t222 - t112*t223;
-    const double t228 = t111*t223 + t112*t222;
-    const double t229 = -0.0825*t226;
-    const double t230 = 0.0825*t86;
-    const double t231 = t229 - t224;
-    const double t232 = t230 + t228;
-    const double t233 = t154*t225 - t155*t86;
-    const double t234 = t154*t86 + t155*t225;
-    const double t235 = t154*t227 - t155*t231;
-    const double t236 = t154*t231 + t155*t227;
-    const double t237 = -0.316*t234;
-    const double t238 = 0.316*t233;
-    const double t239 = t237 + t235;
-    const double t240 = t236 + t238;
-    const double t241 = t192*t239 - t191*t232;
-    const double t242 = t64*t48;
-    const double t243 = t65*t48;
-    const double t244 = t65*t26 + t64*t41;
-    const double t245 = t65*t41 - t64*t26;
-    const double t246 = -0.384*t243;
-    const double t247 = -0.0825*t243;
-    const double t248 = -0.0825*t49 - 0.384*t242;
-    const double t249 = t246 + t244;
-    const double t250 = t42 + t247;
-    const double t251 = t248 - t245;
-    const double t252 = t111*t242 - t112*t49;
-    const double t253 = t111*t49 + t112*t242;
-    const double t254 = t111*t249 - t112*t250;
-    const double t255 = t111*t250 + t112*t249;
-    const double t256 = -0.0825*t253;
-    const double t257 = 0.0825*t243;
-    const double t258 = t256 - t251;
-    const double t259 = t257 + t255;
-    const double t260 = t154*t252 - t155*t243;
-    const double t261 = t154*t243 + t155*t252;
-    const double t262 = t154*t254 - t155*t258;
-    const double t263 = t154*t258 + t155*t254;
-    const double t264 = -0.316*t261;
-    const double t265 = 0.316*t260;
-    const double t266 = t264 + t262;
-    const double t267 = t265 + t263;
-    const double t268 = t192*t266 - t191*t259;
-    const double t269 = -0.088*t12;
-    const double t270 = t269 - 0.006684151967360946;
-    const double t271 = t31*t11;
-    const double t272 = t32*t11;
-    const double t273 = t31*t9 - t32*t270;
-    const double t274 = t32*t9 + t31*t270;
-    const double t275 = t65*t12 + t64*t271;
-    const double t276 = t65*t271 - t64*t12;
-    const double t277 = t65*t10 + t64*t273;
-    const double t278 = t65*t273 - t64*t10;
-    const double t279 = -0.384*t276;
-    const double t280 = -0.0825*t276;
-    const double t281 = -0.0825*t272 - 0.384*t275;
-    const double t282 = t277 + t279;
-    const double t283 = t274 + t280;
-    const double t284 = t281 - t278;
-    const double t285 = t111*t275 - t112*t272;
-    const double t286 = t111*t272 + t112*t275;
-    const double t287 = t111*t282 - t112*t283;
-    const double t288 = t111*t283 + t112*t282;
-    const double t289 = -0.0825*t286;
-    const double t290 = 0.0825*t276;
-    const double t291 = t289 - t284;
-    const double t292 = t290 + t288;
-    const double t293 = t154*t285 - t155*t276;
-    const double t294 = t154*t276 + t155*t285;
-    const double t295 = t154*t287 - t155*t291;
-    const double t296 = t154*t291 + t155*t287;
-    const double t297 = -0.316*t294;
-    const double t298 = 0.316*t293;
-    const double t299 = t297 + t295;
-    const double t300 = t298 + t296;
-    const double t301 = t192*t299 - t191*t292;
-    const double t302 = 149.60760989322966*t10;
-    const double t303 = 149.60760989322966*t274;
-    const double t304 = 149.60760989322966*t284;
-    const double t305 = 149.60760989322966*t292;
-    const double t306 = 149.60760989322966*t300;
-    const double t307 = -149.60760989322966*t301;
-    const double t308 = t10*t10;
-    const double t309 = t26 - 149.60760989322966*t308;
-    const double t310 = 1.0/t309;
-    const double t311 = t42 - t10*t303;
-    const double t312 = t311*t310;
-    const double t313 = t251 - t10*t304;
-    const double t314 = t313*t310;
-    const double t315 = t259 - t10*t305;
-    const double t316 = t310*t315;
-    const double t317 = t267 - t10*t306;
-    const double t318 = t310*t317;
-    const double t319 = -t10*t307 - t268;
-    const double t320 = t310*t319;
-    const double t321 = t274*t274;
-    const double t322 = t311*t311;
-    const double t323 = t57 - 149.60760989322966*t321 - t322*t310;
-    const double t324 = 1.0/t323;
-    const double t325 = t224 - t274*t304 - t311*t314;
-    const double t326 = t325*t324;
-    const double t327 = t232 - t274*t305 - t311*t316;
-    const double t328 = t324*t327;
-    const double t329 = t240 - t274*t306 - t311*t318;
-    const double t330 = t324*t329;
-    const double t331 = -t274*t307 - t241 - t311*t320;
-    const double t332 = t324*t331;
-    const double t333 = t284*t284;
-    const double t334 = t313*t313;
-    const double t335 = t325*t325;
-    const double t336 = t104 - 149.60760989322966*t333 - t310*t334 - t335*t324;
-    const double t337 = 1.0/t336;
-    const double t338 = t209 - t284*t305 - t313*t316 - t325*t328;
-    const double t339 = t338*t337;
-    const double t340 = t217 - t284*t306 - t313*t318 - t325*t330;
-    const double t341 = t337*t340;
-    const double t342 = -t284*t307 - t313*t320 - t218 - t325*t332;
-    const double t343 = t337*t342;
-    const double t344 = t292*t292;
-    const double t345 = t315*t315;
-    const double t346 = t327*t327;
-    const double t347 = t338*t338;
-    const double t348 = t149 - 149.60760989322966*t344 - t310*t345 - t324*t346 - t337*t347;
-    const double t349 = 1.0/t348;
-    const double t350 = t204 - t292*t306 - t315*t318 - t327*t330 - t338*t341;
-    const double t351 = t350*t349;
-    const double t352 = -t292*t307 - t315*t320 - t327*t332 - t205 - t338*t343;
-    const double t353 = t352*t349;
-    const double t354 = t300*t300;
-    const double t355 = t317*t317;
-    const double t356 = t329*t329;
-    const double t357 = t340*t340;
-    const double t358 = t350*t350;
-    const double t359 = t190 - 149.60760989322966*t354 - t310*t355 - t324*t356 - t337*t357 - t358*t349;
-    const double t360 = 1.0/t359;
-    const double t361 = -t300*t307 - t317*t320 - t329*t332 - t199 - t340*t343 - t350*t353;
-    const double t362 = t361*t360;
-    const double t363 = t301*t301;
-    const double t364 = t319*t319;
-    const double t365 = t331*t331;
-    const double t366 = t342*t342;
-    const double t367 = t352*t352;
-    const double t368 = t361*t361;
-    const double t369 = t200 - 149.60760989322966*t363 - t310*t364 - t324*t365 - t337*t366 - t367*t349 - t368*t360;
-    const double t370 = 1.0/t369;
-    const double t371 = t302*t312 - t303;
-    const double t372 = t302*t314 - t304 - t371*t326;
-    const double t373 = t312*t326 - t314;
-    const double t374 = t302*t316 - t305 - t371*t328 - t372*t339;
-    const double t375 = t312*t328 - t316 - t373*t339;
-    const double t376 = t326*t339 - t328;
-    const double t377 = t302*t318 - t306 - t371*t330 - t372*t341 - t374*t351;
-    const double t378 = t312*t330 - t318 - t373*t341 - t375*t351;
-    const double t379 = t326*t341 - t330 - t376*t351;
-    const double t380 = t339*t351 - t341;
-    const double t381 = t302*t320 - t307 - t371*t332 - t372*t343 - t374*t353 - t377*t362;
-    const double t382 = t312*t332 - t320 - t373*t343 - t375*t353 - t378*t362;
-    const double t383 = t326*t343 - t332 - t376*t353 - t379*t362;
-    const double t384 = t339*t353 - t343 - t380*t362;
-    const double t385 = t351*t362 - t353;
-    const double t386 = 149.60760989322966 + t302*t302*t310 + t371*t371*t324 + t372*t372*t337 + t374*t374*t349 + t377*t377*t360 + t381*t381*t370;
-    const double t387 = t372*t373*t337 - t302*t310 - t312*t371*t324 + t374*t375*t349 + t377*t378*t360 + t381*t382*t370;
-    const double t388 = t371*t324 - t326*t372*t337 + t374*t376*t349 + t377*t379*t360 + t381*t383*t370;
-    const double t389 = t372*t337 - t339*t374*t349 + t377*t380*t360 + t381*t384*t370;
-    const double t390 = t374*t349 - t351*t377*t360 + t381*t385*t370;
-    const double t391 = t377*t360 - t362*t381*t370;
-    const double t392 = t381*t370;
-    const double t393 = t310 + t312*t312*t324 + t373*t373*t337 + t375*t375*t349 + t378*t378*t360 + t382*t382*t370;
-    const double t394 = t375*t376*t349 - t312*t324 - t326*t373*t337 + t378*t379*t360 + t382*t383*t370;
-    const double t395 = t373*t337 - t339*t375*t349 + t378*t380*t360 + t382*t384*t370;
-    const double t396 = t375*t349 - t351*t378*t360 + t382*t385*t370;
-    const double t397 = t378*t360 - t362*t382*t370;
-    const double t398 = t382*t370;
-    const double t399 = t324 + t326*t326*t337 + t376*t376*t349 + t379*t379*t360 + t383*t383*t370;
-    const double t400 = t379*t380*t360 - t326*t337 - t339*t376*t349 + t383*t384*t370;
-    const double t401 = t376*t349 - t351*t379*t360 + t383*t385*t370;
-    const double t402 = t379*t360 - t362*t383*t370;
-    const double t403 = t383*t370;
-    const double t404 = t337 + t339*t339*t349 + t380*t380*t360 + t384*t384*t370;
-    const double t405 = t384*t385*t370 - t339*t349 - t351*t380*t360;
-    const double t406 = t380*t360 - t362*t384*t370;
-    const double t407 = t384*t370;
-    const double t408 = t349 + t351*t351*t360 + t385*t385*t370;
-    const double t409 = -t351*t360 - t362*t385*t370;
-    const double t410 = t385*t370;
-    const double t411 = t360 + t362*t362*t370;
-    const double t412 = -t362*t370;
-
-    /* ---- outputs ---- */
-    Minv[0] = t370;
-    Minv[1] = t412;
-    Minv[2] = t410;
-    Minv[3] = t407;
-    Minv[4] = t403;
-    Minv[5] = t398;
-    Minv[6] = t392;
-    Minv[7] = t412;
-    Minv[8] = t411;
-    Minv[9] = t409;
-    Minv[10] = t406;
-    Minv[11] = t402;
-    Minv[12] = t397;
-    Minv[13] = t391;
-    Minv[14] = t410;
-    Minv[15] = t409;
-    Minv[16] = t408;
-    Minv[17] = t405;
-    Minv[18] = t401;
-    Minv[19] = t396;
-    Minv[20] = t390;
-    Minv[21] = t407;
-    Minv[22] = t406;
-    Minv[23] = t405;
-    Minv[24] = t404;
-    Minv[25] = t400;
-    Minv[26] = t395;
-    Minv[27] = t389;
-    Minv[28] = t403;
-    Minv[29] = t402;
-    Minv[30] = t401;
-    Minv[31] = t400;
-    Minv[32] = t399;
-    Minv[33] = t394;
-    Minv[34] = t388;
-    Minv[35] = t398;
-    Minv[36] = t397;
-    Minv[37] = t396;
-    Minv[38] = t395;
-    Minv[39] = t394;
-    Minv[40] = t393;
-    Minv[41] = t387;
-    Minv[42] = t392;
-    Minv[43] = t391;
-    Minv[44] = t390;
-    Minv[45] = t389;
-    Minv[46] = t388;
-    Minv[47] = t387;
-    Minv[48] = t386;
+    panda_mass_matrix_inverse_cholesky(q, Minv);
 }
 
 long panda_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_mass_matrix_inverse(q + 7*i, Minv + 49*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * inverse mass matrix by the innovations factorization, row-major n x n
+ * inverse mass matrix by the innovations factorization, row-major n x n [RK Theorem 4.1, (4.16)]
  * mass_matrix_inverse_innovations    910 mul    723 add    6 div   0 sqrt  12 trig    724 statements
  *   q[7]: joint positions
  *   Minv[49]: inverse mass matrix, row-major
@@ -3878,7 +3710,9 @@ long panda_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
 void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
@@ -3922,7 +3756,7 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t40 = -t2*t11;
     const double t41 = 3.162077 - t3*t11;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t42 = soagen_cos(q[5]);
     const double t43 = soagen_sin(q[5]);
     const double t44 = 1.0/t30;
@@ -3978,7 +3812,7 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t94 = t38*t54 - t80;
     const double t95 = 1.225946 + t77 - t47*t54;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t96 = soagen_cos(q[4]);
     const double t97 = soagen_sin(q[4]);
     const double t98 = 1.0/t83;
@@ -4062,7 +3896,7 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t176 = -t141 - t89*t113;
     const double t177 = 3.587895 + t138 + t101*t113;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t178 = soagen_cos(q[3]);
     const double t179 = soagen_sin(q[3]);
     const double t180 = 1.0/t162;
@@ -4135,7 +3969,7 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t247 = -t221 - t182*t193;
     const double t248 = 3.228604 + t177 + t171*t193;
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t249 = soagen_cos(q[2]);
     const double t250 = soagen_sin(q[2]);
     const double t251 = 1.0/t239;
@@ -4183,7 +4017,7 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t293 = 0.01026110182100817 + t290 - t258*t261;
     const double t294 = 0.026534991901690206 + t291 - t259*t261;
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t295 = soagen_cos(q[1]);
     const double t296 = soagen_sin(q[1]);
     const double t297 = 1.0/t294;
@@ -4197,13 +4031,19 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t305 = 0.028124284712194955 + t304 + t302;
     const double t306 = 0.009213163777211224 + t305 + t298*t299;
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t307 = 1.0/t306;
 
-    /* ---- column 0 ---- */
+    /* ==== column 0 ==== */
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t308 = -t299*t307;
     const double t309 = -t296*t307;
     const double t310 = -t295*t307;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t311 = t310 - t260*t309 - t261*t308;
     const double t312 = t249*t309 + t250*t308;
     const double t313 = t249*t308 - t250*t309;
@@ -4212,6 +4052,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t316 = t249*t314 + t250*t315;
     const double t317 = t249*t315 - t250*t314;
     const double t318 = t311 - t310;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t319 = -t189*t312 - t194*t313 - t191*t318 - t192*t316 - t193*t317;
     const double t320 = t178*t312 + t179*t318;
     const double t321 = t178*t318 - t179*t312;
@@ -4221,6 +4063,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t325 = t178*t316 + t179*t323;
     const double t326 = t178*t323 - t179*t316;
     const double t327 = t319 - t313;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t328 = t113*t324 - t109*t320 - t99*t326 - t112*t325 - t114*t321 - t111*t327;
     const double t329 = t96*t320 - t97*t327;
     const double t330 = -t97*t320 - t96*t327;
@@ -4233,17 +4077,27 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t337 = t96*t334 - t97*t336;
     const double t338 = -t96*t336 - t97*t334;
     const double t339 = t321 + t328;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t340 = t330 - t50*t329 - t54*t335 - t53*t338 - t52*t337 - t51*t339;
     const double t341 = t42*t329 + t43*t339;
     const double t342 = t42*t339 - t43*t329;
     const double t343 = t43*t335 + t42*t337;
     const double t344 = t340 - t330;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t345 = t11*t338 - t10*t343 - t7*t341 - t12*t342 - t9*t344;
 
-    /* ---- column 1 ---- */
+    /* ==== column 1 ==== */
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t346 = t297 - t299*t308;
     const double t347 = -t296*t308;
     const double t348 = -t295*t308;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t349 = t348 - t260*t347 - t261*t346;
     const double t350 = t249*t347 + t250*t346;
     const double t351 = t249*t346 - t250*t347;
@@ -4252,6 +4106,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t354 = t249*t352 + t250*t353;
     const double t355 = t249*t353 - t250*t352;
     const double t356 = t349 - t348;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t357 = -t189*t350 - t194*t351 - t191*t356 - t192*t354 - t193*t355;
     const double t358 = t178*t350 + t179*t356;
     const double t359 = t178*t356 - t179*t350;
@@ -4261,6 +4117,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t363 = t178*t354 + t179*t361;
     const double t364 = t178*t361 - t179*t354;
     const double t365 = t357 - t351;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t366 = t113*t362 - t109*t358 - t99*t364 - t112*t363 - t114*t359 - t111*t365;
     const double t367 = t96*t358 - t97*t365;
     const double t368 = -t97*t358 - t96*t365;
@@ -4273,21 +4131,37 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t375 = t96*t372 - t97*t374;
     const double t376 = -t96*t374 - t97*t372;
     const double t377 = t359 + t366;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t378 = t368 - t50*t367 - t54*t373 - t53*t376 - t52*t375 - t51*t377;
     const double t379 = t42*t367 + t43*t377;
     const double t380 = t42*t377 - t43*t367;
     const double t381 = t43*t373 + t42*t375;
     const double t382 = t378 - t368;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t383 = t11*t376 - t10*t381 - t7*t379 - t12*t380 - t9*t382;
 
-    /* ---- column 2 ---- */
+    /* ==== column 2 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t384 = -t261*t297;
     const double t385 = t296*t260 - t295;
     const double t386 = -t385 - t261*t299;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t387 = -t386*t307;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t388 = t384 - t299*t387;
     const double t389 = -t296*t387;
     const double t390 = -t295*t387;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t391 = t251 + t390 - t260*t389 - t261*t388;
     const double t392 = t249*t389 + t250*t388;
     const double t393 = t249*t388 - t250*t389;
@@ -4296,6 +4170,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t396 = t249*t394 + t250*t395;
     const double t397 = t249*t395 - t250*t394;
     const double t398 = t391 - t390;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t399 = -t189*t392 - t194*t393 - t192*t396 - t193*t397 - t191*t398;
     const double t400 = t178*t392 + t179*t398;
     const double t401 = t178*t398 - t179*t392;
@@ -4305,6 +4181,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t405 = t178*t396 + t179*t403;
     const double t406 = t178*t403 - t179*t396;
     const double t407 = t399 - t393;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t408 = t113*t404 - t99*t406 - t109*t400 - t112*t405 - t114*t401 - t111*t407;
     const double t409 = t96*t400 - t97*t407;
     const double t410 = -t97*t400 - t96*t407;
@@ -4317,14 +4195,22 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t417 = t96*t414 - t97*t416;
     const double t418 = -t96*t416 - t97*t414;
     const double t419 = t401 + t408;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t420 = t410 - t50*t409 - t54*t415 - t53*t418 - t52*t417 - t51*t419;
     const double t421 = t42*t409 + t43*t419;
     const double t422 = t42*t419 - t43*t409;
     const double t423 = t43*t415 + t42*t417;
     const double t424 = t420 - t410;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t425 = t11*t418 - t10*t423 - t7*t421 - t12*t422 - t9*t424;
 
-    /* ---- column 3 ---- */
+    /* ==== column 3 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t426 = -t191*t251;
     const double t427 = t249*t192 - t250*t193;
     const double t428 = t250*t192 + t249*t193;
@@ -4336,13 +4222,23 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t434 = t430 + t432;
     const double t435 = t433 - t191*t260;
     const double t436 = t434 - t191*t261;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t437 = -t436*t297;
     const double t438 = t296*t435;
     const double t439 = -t438 - t436*t299;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t440 = -t439*t307;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t441 = t437 - t299*t440;
     const double t442 = -t296*t440;
     const double t443 = -t295*t440;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t444 = t426 + t443 - t260*t442 - t261*t441;
     const double t445 = t249*t442 + t250*t441;
     const double t446 = t249*t441 - t250*t442;
@@ -4351,6 +4247,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t449 = t249*t447 + t250*t448;
     const double t450 = t249*t448 - t250*t447;
     const double t451 = t444 - t443;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t452 = t180 - t189*t445 - t194*t446 - t192*t449 - t193*t450 - t191*t451;
     const double t453 = t178*t445 + t179*t451;
     const double t454 = t178*t451 - t179*t445;
@@ -4360,6 +4258,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t458 = t178*t449 + t179*t456;
     const double t459 = t178*t456 - t179*t449;
     const double t460 = t452 - t446;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t461 = t113*t457 - t99*t459 - t109*t453 - t112*t458 - t114*t454 - t111*t460;
     const double t462 = t96*t453 - t97*t460;
     const double t463 = -t97*t453 - t96*t460;
@@ -4372,14 +4272,22 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t470 = t96*t467 - t97*t469;
     const double t471 = -t96*t469 - t97*t467;
     const double t472 = t454 + t461;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t473 = t463 - t50*t462 - t54*t468 - t53*t471 - t52*t470 - t51*t472;
     const double t474 = t42*t462 + t43*t472;
     const double t475 = t42*t472 - t43*t462;
     const double t476 = t43*t468 + t42*t470;
     const double t477 = t473 - t463;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t478 = t11*t471 - t10*t476 - t7*t474 - t12*t475 - t9*t477;
 
-    /* ---- column 4 ---- */
+    /* ==== column 4 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t479 = -t111*t180;
     const double t480 = t178*t112 - t179*t99;
     const double t481 = t178*t99 + t179*t112;
@@ -4394,6 +4302,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t490 = t487 - t111*t191;
     const double t491 = t480 - t111*t192;
     const double t492 = -t113 - t111*t193;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t493 = -t490*t251;
     const double t494 = t249*t491 - t250*t492;
     const double t495 = t249*t492 + t250*t491;
@@ -4405,13 +4315,23 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t501 = t497 + t499;
     const double t502 = t500 - t490*t260;
     const double t503 = t501 - t490*t261;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t504 = -t503*t297;
     const double t505 = t296*t502;
     const double t506 = -t505 - t503*t299;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t507 = -t506*t307;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t508 = t504 - t299*t507;
     const double t509 = -t296*t507;
     const double t510 = -t295*t507;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t511 = t493 + t510 - t260*t509 - t261*t508;
     const double t512 = t249*t509 + t250*t508;
     const double t513 = t249*t508 - t250*t509;
@@ -4420,6 +4340,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t516 = t249*t514 + t250*t515;
     const double t517 = t249*t515 - t250*t514;
     const double t518 = t511 - t510;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t519 = t479 - t189*t512 - t194*t513 - t192*t516 - t193*t517 - t191*t518;
     const double t520 = t178*t512 + t179*t518;
     const double t521 = t178*t518 - t179*t512;
@@ -4429,6 +4351,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t525 = t178*t516 + t179*t523;
     const double t526 = t178*t523 - t179*t516;
     const double t527 = t519 - t513;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t528 = t98 - t99*t526 - t109*t520 - t112*t525 + t113*t524 - t114*t521 - t111*t527;
     const double t529 = t96*t520 - t97*t527;
     const double t530 = -t97*t520 - t96*t527;
@@ -4441,14 +4365,22 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t537 = t96*t534 - t97*t536;
     const double t538 = -t96*t536 - t97*t534;
     const double t539 = t521 + t528;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t540 = t530 - t50*t529 - t54*t535 - t53*t538 - t51*t539 - t52*t537;
     const double t541 = t42*t529 + t43*t539;
     const double t542 = t42*t539 - t43*t529;
     const double t543 = t43*t535 + t42*t537;
     const double t544 = t540 - t530;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t545 = t11*t538 - t10*t543 - t7*t541 - t12*t542 - t9*t544;
 
-    /* ---- column 5 ---- */
+    /* ==== column 5 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t546 = -t51*t98;
     const double t547 = t96*t52 - t97*t53;
     const double t548 = t96*t53 + t97*t52;
@@ -4466,6 +4398,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t560 = t547 - t51*t112;
     const double t561 = t54 - t51*t99;
     const double t562 = -t548 - t51*t113;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t563 = -t559*t180;
     const double t564 = t178*t560 - t179*t561;
     const double t565 = t178*t561 + t179*t560;
@@ -4480,6 +4414,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t574 = t571 - t559*t191;
     const double t575 = t564 - t559*t192;
     const double t576 = -t562 - t559*t193;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t577 = -t574*t251;
     const double t578 = t249*t575 - t250*t576;
     const double t579 = t249*t576 + t250*t575;
@@ -4491,13 +4427,23 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t585 = t581 + t583;
     const double t586 = t584 - t574*t260;
     const double t587 = t585 - t574*t261;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t588 = -t587*t297;
     const double t589 = t296*t586;
     const double t590 = -t589 - t587*t299;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t591 = -t590*t307;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t592 = t588 - t299*t591;
     const double t593 = -t296*t591;
     const double t594 = -t295*t591;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t595 = t577 + t594 - t260*t593 - t261*t592;
     const double t596 = t249*t593 + t250*t592;
     const double t597 = t249*t592 - t250*t593;
@@ -4506,6 +4452,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t600 = t249*t598 + t250*t599;
     const double t601 = t249*t599 - t250*t598;
     const double t602 = t595 - t594;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t603 = t563 - t189*t596 - t194*t597 - t192*t600 - t193*t601 - t191*t602;
     const double t604 = t178*t596 + t179*t602;
     const double t605 = t178*t602 - t179*t596;
@@ -4515,6 +4463,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t609 = t178*t600 + t179*t607;
     const double t610 = t178*t607 - t179*t600;
     const double t611 = t603 - t597;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t612 = t546 - t99*t610 - t109*t604 - t112*t609 + t113*t608 - t114*t605 - t111*t611;
     const double t613 = t96*t604 - t97*t611;
     const double t614 = -t97*t604 - t96*t611;
@@ -4527,14 +4477,22 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t621 = t96*t618 - t97*t620;
     const double t622 = -t96*t620 - t97*t618;
     const double t623 = t605 + t612;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t624 = t44 + t614 - t50*t613 - t54*t619 - t53*t622 - t51*t623 - t52*t621;
     const double t625 = t42*t613 + t43*t623;
     const double t626 = t42*t623 - t43*t613;
     const double t627 = t43*t619 + t42*t621;
     const double t628 = t624 - t614;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t629 = t11*t622 - t10*t627 - t7*t625 - t12*t626 - t9*t628;
 
-    /* ---- column 6 ---- */
+    /* ==== column 6 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t630 = -t9*t44;
     const double t631 = t42*t10;
     const double t632 = t43*t10;
@@ -4545,6 +4503,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t637 = t631 - t9*t52;
     const double t638 = -t11 - t9*t53;
     const double t639 = t632 - t9*t54;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t640 = -t636*t98;
     const double t641 = t96*t637 - t97*t638;
     const double t642 = t96*t638 + t97*t637;
@@ -4562,6 +4522,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t654 = t641 - t636*t112;
     const double t655 = t639 - t636*t99;
     const double t656 = -t642 - t636*t113;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t657 = -t653*t180;
     const double t658 = t178*t654 - t179*t655;
     const double t659 = t178*t655 + t179*t654;
@@ -4576,6 +4538,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t668 = t665 - t653*t191;
     const double t669 = t658 - t653*t192;
     const double t670 = -t656 - t653*t193;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t671 = -t668*t251;
     const double t672 = t249*t669 - t250*t670;
     const double t673 = t249*t670 + t250*t669;
@@ -4587,13 +4551,23 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t679 = t675 + t677;
     const double t680 = t678 - t668*t260;
     const double t681 = t679 - t668*t261;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t682 = -t681*t297;
     const double t683 = t296*t680;
     const double t684 = -t683 - t681*t299;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t685 = -t684*t307;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t686 = t682 - t299*t685;
     const double t687 = -t296*t685;
     const double t688 = -t295*t685;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t689 = t671 + t688 - t260*t687 - t261*t686;
     const double t690 = t249*t687 + t250*t686;
     const double t691 = t249*t686 - t250*t687;
@@ -4602,6 +4576,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t694 = t249*t692 + t250*t693;
     const double t695 = t249*t693 - t250*t692;
     const double t696 = t689 - t688;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t697 = t657 - t189*t690 - t194*t691 - t192*t694 - t193*t695 - t191*t696;
     const double t698 = t178*t690 + t179*t696;
     const double t699 = t178*t696 - t179*t690;
@@ -4611,6 +4587,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t703 = t178*t694 + t179*t701;
     const double t704 = t178*t701 - t179*t694;
     const double t705 = t697 - t691;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t706 = t640 - t99*t704 - t109*t698 - t112*t703 + t113*t702 - t114*t699 - t111*t705;
     const double t707 = t96*t698 - t97*t705;
     const double t708 = -t97*t698 - t96*t705;
@@ -4623,14 +4601,18 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t715 = t96*t712 - t97*t714;
     const double t716 = -t96*t714 - t97*t712;
     const double t717 = t699 + t706;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t718 = t630 + t708 - t50*t707 - t54*t713 - t53*t716 - t51*t717 - t52*t715;
     const double t719 = t42*t707 + t43*t717;
     const double t720 = t42*t717 - t43*t707;
     const double t721 = t43*t713 + t42*t715;
     const double t722 = t718 - t708;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t723 = 149.60760989322966 + t11*t716 - t10*t721 - t7*t719 - t12*t720 - t9*t722;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Minv[0] = t307;
     Minv[1] = t308;
     Minv[2] = t387;
@@ -4684,15 +4666,14 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
 
 long panda_mass_matrix_inverse_innovations_batch(long count, const double *q, double *Minv)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_mass_matrix_inverse_innovations(q + 7*i, Minv + 49*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * inverse mass matrix by composite-body M and LDL^T, row-major n x n
+ * inverse mass matrix by composite-body M and LDL^T, row-major n x n [RK (3.20)]
  * mass_matrix_inverse_cholesky      535 mul    415 add    6 div   0 sqrt  12 trig    413 statements
  *   q[7]: joint positions
  *   Minv[49]: inverse mass matrix, row-major
@@ -4700,7 +4681,9 @@ long panda_mass_matrix_inverse_innovations_batch(long count, const double *q, do
 void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
     const double t2 = t1*t1;
@@ -4733,7 +4716,7 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t29 = t15 - 0.10024161669500001;
     const double t30 = 0.10024161669500001 + t16;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t31 = soagen_cos(q[5]);
     const double t32 = soagen_sin(q[5]);
     const double t33 = t21 - t24;
@@ -4768,7 +4751,7 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t62 = t47 - 0.05034347249;
     const double t63 = -0.014653732538 - t51;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t64 = soagen_cos(q[4]);
     const double t65 = soagen_sin(q[4]);
     const double t66 = t52 - t55;
@@ -4817,7 +4800,7 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t109 = t91 - 0.374644408005;
     const double t110 = t92 - 0.19076837715;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t111 = soagen_cos(q[3]);
     const double t112 = soagen_sin(q[3]);
     const double t113 = t99 - t102;
@@ -4862,7 +4845,7 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t152 = t132 - 0.126729164208;
     const double t153 = 0.088844724872 + t138;
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t154 = soagen_cos(q[2]);
     const double t155 = soagen_sin(q[2]);
     const double t156 = t144 - t147;
@@ -4901,7 +4884,7 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t189 = 0.0007689361029464 + t183;
     const double t190 = 0.026534991901690206 + t184;
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t191 = soagen_cos(q[1]);
     const double t192 = soagen_sin(q[1]);
     const double t193 = t185 - t188;
@@ -4913,12 +4896,16 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t199 = t191*t189 + t192*t187;
     const double t200 = 0.009213163777211224 + t198;
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t201 = -0.316*t177;
     const double t202 = 0.316*t176;
     const double t203 = t201 + t164;
     const double t204 = t202 + t165;
     const double t205 = t192*t203 - t191*t149;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t206 = -0.0825*t134;
     const double t207 = -0.0825*t82;
     const double t208 = t206 - t104;
@@ -4932,6 +4919,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t216 = t214 + t212;
     const double t217 = t215 + t213;
     const double t218 = t192*t216 - t191*t209;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t219 = -0.384*t86;
     const double t220 = -0.0825*t86;
     const double t221 = -0.0825*t44 - 0.384*t85;
@@ -4955,6 +4944,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t239 = t237 + t235;
     const double t240 = t236 + t238;
     const double t241 = t192*t239 - t191*t232;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t242 = t64*t48;
     const double t243 = t65*t48;
     const double t244 = t65*t26 + t64*t41;
@@ -4982,6 +4973,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t266 = t264 + t262;
     const double t267 = t265 + t263;
     const double t268 = t192*t266 - t191*t259;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t269 = -0.088*t12;
     const double t270 = t269 - 0.006684151967360946;
     const double t271 = t31*t11;
@@ -5015,6 +5008,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t299 = t297 + t295;
     const double t300 = t298 + t296;
     const double t301 = t192*t299 - t191*t292;
+
+    /* ---- LDL^T of the reversed mass matrix (M = L^T D L, no fill-in on trees) ---- */
     const double t302 = 149.60760989322966*t10;
     const double t303 = 149.60760989322966*t274;
     const double t304 = 149.60760989322966*t284;
@@ -5127,7 +5122,7 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t411 = t360 + t362*t362*t370;
     const double t412 = -t362*t370;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Minv[0] = t370;
     Minv[1] = t412;
     Minv[2] = t410;
@@ -5181,15 +5176,14 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
 
 long panda_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_mass_matrix_inverse_cholesky(q + 7*i, Minv + 49*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)). Algorithm: FD3, the cheapest of FD4, FD1, FD3, CRBA for this robot.
+ * joint accelerations from torques. Algorithm: FD3, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_fd3).
  * forward_dynamics                  797 mul    712 add    6 div   0 sqrt  12 trig    671 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -5198,711 +5192,19 @@ long panda_mass_matrix_inverse_cholesky_batch(long count, const double *q, doubl
  */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7])
 {
-
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t1;
-    const double t3 = -qd[0]*t0;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = qd[1]*t5 + t4*t2;
-    const double t7 = qd[1]*t4 - t5*t2;
-    const double t8 = qd[2] - t3;
-
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t10*t8 + t9*t6;
-    const double t12 = t9*t8 - t10*t6;
-    const double t13 = qd[3] - t7;
-
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t14*t13 - t15*t11;
-    const double t18 = qd[4] + t12;
-
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
-
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = soagen_cos(q[6]);
-    const double t25 = soagen_sin(q[6]);
-    const double t26 = t25*t23 + t24*t21;
-    const double t27 = t24*t23 - t25*t21;
-    const double t28 = qd[6] - t22;
-    const double t29 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
-    const double t30 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
-    const double t31 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
-    const double t32 = t3*t31 - qd[1]*t30;
-    const double t33 = qd[1]*t29 - t2*t31;
-    const double t34 = t2*t30 - t3*t29;
-    const double t35 = 0.05649492601407083*t6 - 0.005487648106562255*t8 - 0.008248333140675744*t7;
-    const double t36 = 0.05287838199960611*t7 - 0.008248333140675744*t6 - 0.004377257121839583*t8;
-    const double t37 = 0.01824920229252011*t8 - 0.005487648106562255*t6 - 0.004377257121839583*t7;
-    const double t38 = t7*t37 - t8*t36;
-    const double t39 = t8*t35 - t6*t37;
-    const double t40 = t6*t36 - t7*t35;
-    const double t41 = 0.0039053550262761003*t13 + 0.06767727025085991*t11 + 0.02771584317362585*t12;
-    const double t42 = 0.03239943042445132*t12 - 0.0016444875773692705*t13 + 0.02771584317362585*t11;
-    const double t43 = 0.0775861490525396*t13 + 0.0039053550262761003*t11 - 0.0016444875773692705*t12;
-    const double t44 = t12*t43 - t13*t42;
-    const double t45 = t13*t41 - t11*t43;
-    const double t46 = t11*t42 - t12*t41;
-    const double t47 = 0.03942757095803552*t16 - 0.0015152444733270301*t17 - 0.004600245517563105*t18;
-    const double t48 = 0.03146037232526039*t17 + 0.0021640520520981297*t18 - 0.0015152444733270301*t16;
-    const double t49 = 0.010869510762828563*t18 + 0.0021640520520981297*t17 - 0.004600245517563105*t16;
-    const double t50 = t17*t49 - t18*t48;
-    const double t51 = t18*t47 - t16*t49;
-    const double t52 = t16*t48 - t17*t47;
-    const double t53 = 0.00248046035817079*t21 - 0.00010375891721868492*t23 + 0.001524110902883315*t22;
-    const double t54 = 9.3569097314605e-05*t23 + 0.010567766133106952*t22 + 0.001524110902883315*t21;
-    const double t55 = 0.011794560230238952*t23 + 9.3569097314605e-05*t22 - 0.00010375891721868492*t21;
-    const double t56 = t22*t55 - t23*t54;
-    const double t57 = t23*t53 - t21*t55;
-    const double t58 = t21*t54 - t22*t53;
-    const double t59 = 0.000391391281684248*t27 + 0.0316333431909496*t26 - 0.0009653051699191116*t28;
-    const double t60 = 0.000391391281684248*t26 + 0.029212399412428362*t27 - 0.001255536598272898*t28;
-    const double t61 = 0.006684151967360946*t28 - 0.001255536598272898*t27 - 0.0009653051699191116*t26;
-    const double t62 = t27*t61 - t28*t60;
-    const double t63 = t28*t59 - t26*t61;
-    const double t64 = t26*t60 - t27*t59;
-    const double t65 = qd[1]*t3;
-    const double t66 = qd[1]*t2;
-    const double t67 = -t66;
-    const double t68 = qd[2]*t7;
-    const double t69 = -qd[2]*t6;
-    const double t70 = qd[3]*t12;
-    const double t71 = -qd[3]*t11;
-    const double t72 = qd[4]*t17;
-    const double t73 = -qd[4]*t16;
-    const double t74 = qd[5]*t22;
-    const double t75 = -qd[5]*t21;
-    const double t76 = qd[6]*t27;
-    const double t77 = -qd[6]*t26;
-    const double t78 = -9.81*t1;
-    const double t79 = -9.81*t0;
-    const double t80 = t2*t2;
-    const double t81 = t2*t3;
-    const double t82 = qd[1]*qd[1];
-    const double t83 = -t82 - t80;
-    const double t84 = 2.0*t65;
-    const double t85 = 0.00850351162402155*t65 - 0.0022610063699999997*t79 - 0.00398335888393552*t67 + t32;
-    const double t86 = 0.0022610063699999997*t78 + 0.028124284712194955*t67 - 0.00398335888393552*t65 + t33;
-    const double t87 = 0.018579714719999998*t78 - 0.002031994566*t79 + 0.01026110182100817*t65 + 0.0007689361029464*t67 + t34;
-    const double t88 = -0.316*t81;
-    const double t89 = -0.316*t83;
-    const double t90 = -0.316*t84;
-    const double t91 = t78 + t88;
-    const double t92 = t79 + t89;
-    const double t93 = t4*t65;
-    const double t94 = -t5*t65;
-    const double t95 = t68 + t93;
-    const double t96 = t69 + t94;
-    const double t97 = t5*t90 + t4*t91;
-    const double t98 = t4*t90 - t5*t91;
-    const double t99 = t6*t6;
-    const double t100 = t6*t7;
-    const double t101 = t8*t6;
-    const double t102 = t7*t7;
-    const double t103 = t8*t7;
-    const double t104 = t8*t8;
-    const double t105 = -t102 - t104;
-    const double t106 = t67 + t100;
-    const double t107 = t101 + t96;
-    const double t108 = t100 - t67;
-    const double t109 = -t99 - t104;
-    const double t110 = t103 - t95;
-    const double t111 = t101 - t96;
-    const double t112 = 0.005487648106562255*t67 + 0.05649492601407083*t95 - 0.008248333140675744*t96 - 0.126729164208*t92 + t38 + 0.214708623208*t98;
-    const double t113 = 0.004377257121839583*t67 + 0.05287838199960611*t96 - 0.008248333140675744*t95 + 0.088844724872*t92 + t39 - 0.214708623208*t97;
-    const double t114 = t40 - 0.01824920229252011*t67 - 0.005487648106562255*t95 - 0.004377257121839583*t96 + 0.088844724872*t98 - 0.126729164208*t97;
-    const double t115 = 0.126729164208*t106 + 0.088844724872*t105 - 0.214708623208*t107;
-    const double t116 = 0.126729164208*t109 + 0.088844724872*t108 - 0.214708623208*t110;
-    const double t117 = t115 + 3.228604*t97;
-    const double t118 = t116 + 3.228604*t98;
-    const double t119 = 0.0825*t105;
-    const double t120 = 0.0825*t108;
-    const double t121 = 0.0825*t111;
-    const double t122 = t119 + t97;
-    const double t123 = t120 + t98;
-    const double t124 = t121 - t92;
-    const double t125 = t9*t95 - t10*t67;
-    const double t126 = -t9*t67 - t10*t95;
-    const double t127 = t70 + t125;
-    const double t128 = t71 + t126;
-    const double t129 = t9*t122 + t10*t124;
-    const double t130 = t9*t124 - t10*t122;
-    const double t131 = t11*t11;
-    const double t132 = t11*t12;
-    const double t133 = t13*t11;
-    const double t134 = t12*t12;
-    const double t135 = t13*t12;
-    const double t136 = t13*t13;
-    const double t137 = -t136 - t134;
-    const double t138 = t96 + t132;
-    const double t139 = t133 + t128;
-    const double t140 = t132 - t96;
-    const double t141 = -t136 - t131;
-    const double t142 = t135 - t127;
-    const double t143 = t133 - t128;
-    const double t144 = t135 + t127;
-    const double t145 = -t131 - t134;
-    const double t146 = 0.02771584317362585*t128 - 0.0039053550262761003*t96 + t44 + 0.06767727025085991*t127 - 0.374644408005*t123 - 0.09850206933*t130;
-    const double t147 = 0.0016444875773692705*t96 + 0.03239943042445132*t128 + t45 + 0.02771584317362585*t127 - 0.19076837715*t123 + 0.09850206933*t129;
-    const double t148 = 0.0039053550262761003*t127 - 0.0775861490525396*t96 - 0.0016444875773692705*t128 + t46 - 0.374644408005*t129 - 0.19076837715*t130;
-    const double t149 = 0.374644408005*t138 - 0.19076837715*t137 + 0.09850206933*t139;
-    const double t150 = 0.374644408005*t141 - 0.19076837715*t140 + 0.09850206933*t142;
-    const double t151 = 0.09850206933*t145 - 0.19076837715*t143 + 0.374644408005*t144;
-    const double t152 = t149 + 3.587895*t129;
-    const double t153 = t150 + 3.587895*t130;
-    const double t154 = t151 - 3.587895*t123;
-    const double t155 = 0.384*t138 - 0.0825*t137;
-    const double t156 = 0.384*t141 - 0.0825*t140;
-    const double t157 = 0.384*t144 - 0.0825*t143;
-    const double t158 = t155 + t129;
-    const double t159 = t156 + t130;
-    const double t160 = t157 - t123;
-    const double t161 = t15*t96 + t14*t127;
-    const double t162 = t14*t96 - t15*t127;
-    const double t163 = t72 + t161;
-    const double t164 = t73 + t162;
-    const double t165 = t14*t158 - t15*t160;
-    const double t166 = -t15*t158 - t14*t160;
-    const double t167 = t16*t16;
-    const double t168 = t17*t16;
-    const double t169 = t18*t16;
-    const double t170 = t17*t17;
-    const double t171 = t17*t18;
-    const double t172 = t18*t18;
-    const double t173 = -t170 - t172;
-    const double t174 = t168 - t128;
-    const double t175 = t169 + t164;
-    const double t176 = t128 + t168;
-    const double t177 = -t172 - t167;
-    const double t178 = t171 - t163;
-    const double t179 = t169 - t164;
-    const double t180 = t171 + t163;
-    const double t181 = -t170 - t167;
-    const double t182 = t50 - 0.004600245517563105*t128 + 0.03942757095803552*t163 - 0.0015152444733270301*t164 + 0.05034347249*t159 + 0.047121686402*t166;
-    const double t183 = 0.0021640520520981297*t128 + 0.03146037232526039*t164 - 0.0015152444733270301*t163 + t51 + 0.014653732538*t159 - 0.047121686402*t165;
-    const double t184 = 0.010869510762828563*t128 + t52 + 0.0021640520520981297*t164 - 0.004600245517563105*t163 - 0.05034347249*t165 - 0.014653732538*t166;
-    const double t185 = 0.05034347249*t174 - 0.014653732538*t173 - 0.047121686402*t175;
-    const double t186 = 0.05034347249*t177 - 0.014653732538*t176 - 0.047121686402*t178;
-    const double t187 = 0.05034347249*t180 - 0.047121686402*t181 - 0.014653732538*t179;
-    const double t188 = t185 + 1.225946*t165;
-    const double t189 = t186 + 1.225946*t166;
-    const double t190 = 1.225946*t159 + t187;
-    const double t191 = t20*t128 + t19*t163;
-    const double t192 = t19*t128 - t20*t163;
-    const double t193 = t74 + t191;
-    const double t194 = t75 + t192;
-    const double t195 = t20*t159 + t19*t165;
-    const double t196 = t19*t159 - t20*t165;
-    const double t197 = t21*t21;
-    const double t198 = t21*t22;
-    const double t199 = t23*t21;
-    const double t200 = t22*t22;
-    const double t201 = t23*t22;
-    const double t202 = t23*t23;
-    const double t203 = -t202 - t200;
-    const double t204 = t198 + t164;
-    const double t205 = t199 + t194;
-    const double t206 = t198 - t164;
-    const double t207 = -t202 - t197;
-    const double t208 = t201 - t193;
-    const double t209 = t199 - t194;
-    const double t210 = t201 + t193;
-    const double t211 = -t197 - t200;
-    const double t212 = 0.00010375891721868492*t164 + t56 + 0.00248046035817079*t193 + 0.001524110902883315*t194 + 0.023526756935*t166 + 0.017527158935000002*t196;
-    const double t213 = t57 - 9.3569097314605e-05*t164 + 0.010567766133106952*t194 + 0.001524110902883315*t193 + 0.10024161669500001*t166 - 0.017527158935000002*t195;
-    const double t214 = t58 - 0.011794560230238952*t164 + 9.3569097314605e-05*t194 - 0.00010375891721868492*t193 + 0.10024161669500001*t196 + 0.023526756935*t195;
-    const double t215 = 0.10024161669500001*t203 - 0.023526756935*t204 - 0.017527158935000002*t205;
-    const double t216 = 0.10024161669500001*t206 - 0.023526756935*t207 - 0.017527158935000002*t208;
-    const double t217 = 0.10024161669500001*t209 - 0.017527158935000002*t211 - 0.023526756935*t210;
-    const double t218 = t215 + 1.666555*t195;
-    const double t219 = t216 + 1.666555*t196;
-    const double t220 = t217 - 1.666555*t166;
-    const double t221 = 0.088*t203;
-    const double t222 = 0.088*t206;
-    const double t223 = 0.088*t209;
-    const double t224 = t221 + t195;
-    const double t225 = t222 + t196;
-    const double t226 = t223 - t166;
-    const double t227 = t24*t193 - t25*t164;
-    const double t228 = -t24*t164 - t25*t193;
-    const double t229 = t76 + t227;
-    const double t230 = t77 + t228;
-    const double t231 = t24*t224 + t25*t226;
-    const double t232 = t24*t226 - t25*t224;
-    const double t233 = t26*t26;
-    const double t234 = t26*t27;
-    const double t235 = t26*t28;
-    const double t236 = t27*t27;
-    const double t237 = t27*t28;
-    const double t238 = t28*t28;
-    const double t239 = -t236 - t238;
-    const double t240 = t234 + t194;
-    const double t241 = t235 + t230;
-    const double t242 = t234 - t194;
-    const double t243 = -t233 - t238;
-    const double t244 = t237 - t229;
-    const double t245 = t235 - t230;
-    const double t246 = t237 + t229;
-    const double t247 = -t233 - t236;
-    const double t248 = 0.0009653051699191116*t194 + t62 + 0.000391391281684248*t230 + 0.0316333431909496*t229 - 0.0020344399586617965*t225 - 0.150277948634*t232;
-    const double t249 = 0.001255536598272898*t194 + t63 + 0.029212399412428362*t230 + 0.000391391281684248*t229 + 0.002573605371338202*t225 + 0.150277948634*t231;
-    const double t250 = t64 - 0.006684151967360946*t194 - 0.001255536598272898*t230 - 0.0009653051699191116*t229 + 0.002573605371338202*t232 - 0.0020344399586617965*t231;
-    const double t251 = 0.002573605371338202*t239 + 0.0020344399586617965*t240 + 0.150277948634*t241;
-    const double t252 = 0.0020344399586617965*t243 + 0.002573605371338202*t242 + 0.150277948634*t244;
-    const double t253 = 0.150277948634*t247 + 0.002573605371338202*t245 + 0.0020344399586617965*t246;
-    const double t254 = t251 + 1.4955219999999998*t231;
-    const double t255 = t252 + 1.4955219999999998*t232;
-    const double t256 = t253 - 1.4955219999999998*t225;
-    const double t257 = -0.0020344399586617965*t24 - 0.002573605371338202*t25;
-    const double t258 = 0.002573605371338202*t24 - 0.0020344399586617965*t25;
-    const double t259 = 0.001255536598272898*t25 - 0.0009653051699191116*t24;
-    const double t260 = -0.001255536598272898*t24 - 0.0009653051699191116*t25;
-    const double t261 = -0.088*t258;
-    const double t262 = 149.60760989322966*t259;
-    const double t263 = 149.60760989322966*t261;
-    const double t264 = 149.60760989322966*t260;
-    const double t265 = 149.60760989322966*t257;
-    const double t266 = 149.60760989322966*t258;
-    const double t267 = t263 - 1.0;
-    const double t268 = t25*t25;
-    const double t269 = 0.0024209437785212354*t268;
-    const double t270 = t24*t25;
-    const double t271 = 0.000782782563368496*t270;
-    const double t272 = 0.0316333431909496 - t269 - t271;
-    const double t273 = 0.029212399412428362 + t269 + t271;
-    const double t274 = 0.000391391281684248 + 0.0024209437785212354*t270 - 0.000782782563368496*t268;
-    const double t275 = 0.0020344399586617965*t24 + 0.002573605371338202*t25;
-    const double t276 = 0.0020344399586617965*t25 - 0.002573605371338202*t24;
-    const double t277 = 0.13160593599999998 - t276;
-    const double t278 = t274 - 0.088*t275;
-    const double t279 = t273 - 0.088*t276 + 0.088*t277;
-    const double t280 = 0.00248046035817079 + t272 - t259*t262;
-    const double t281 = 0.014748570382675316 - t259*t263;
-    const double t282 = t278 - 0.00010375891721868492 - t259*t264;
-    const double t283 = 0.022149088501106952 - t261*t263;
-    const double t284 = 9.3569097314605e-05 - t261*t264;
-    const double t285 = 0.011794560230238952 - t260*t264 + t279;
-    const double t286 = -t259*t265;
-    const double t287 = 0.017527158935000002 - t275;
-    const double t288 = -0.17380470556900002 - t259*t266;
-    const double t289 = -0.017527158935000002 - t261*t265;
-    const double t290 = -0.231847552695 - t261*t266;
-    const double t291 = 0.17380470556900002 - t260*t265;
-    const double t292 = 0.10024161669500001 + t277;
-    const double t293 = -t260*t266;
-    const double t294 = 3.162077 - t257*t265;
-    const double t295 = -t257*t266;
-    const double t296 = 3.162077 - t258*t266;
-    const double t297 = 1.0/t285;
-    const double t298 = t293*t297;
-    const double t299 = t19*t291 - t20*t292;
-    const double t300 = t19*t292 + t20*t291;
-    const double t301 = t19*t282 - t20*t284;
-    const double t302 = t19*t284 + t20*t282;
-    const double t303 = t301*t297;
-    const double t304 = t302*t297;
-    const double t305 = t299*t297;
-    const double t306 = -t298;
-    const double t307 = t300*t297;
-    const double t308 = t280 - t283;
-    const double t309 = t20*t20;
-    const double t310 = t309*t308;
-    const double t311 = t19*t20;
-    const double t312 = 2.0*t311*t281;
-    const double t313 = t280 - t312 - t310;
-    const double t314 = t283 + t312 + t310;
-    const double t315 = t281 - 2.0*t309*t281 + t311*t308;
-    const double t316 = t287 + t289;
-    const double t317 = t309*t286;
-    const double t318 = t311*t316;
-    const double t319 = t311*t286;
-    const double t320 = t309*t316;
-    const double t321 = t286 - t317 - t318;
-    const double t322 = t317 + t318;
-    const double t323 = t287 + t319 - t320;
-    const double t324 = t289 + t319 - t320;
-    const double t325 = t19*t288 - t20*t290;
-    const double t326 = t19*t290 + t20*t288;
-    const double t327 = t294 - 3.162077;
-    const double t328 = t309*t327;
-    const double t329 = t294 - t328;
-    const double t330 = 3.162077 + t328;
-    const double t331 = t311*t327;
-    const double t332 = t19*t295;
-    const double t333 = t20*t295;
-    const double t334 = 0.03942757095803552 + t313 - t301*t303;
-    const double t335 = t315 - 0.004600245517563105 - t301*t304;
-    const double t336 = 0.010869510762828563 + t314 - t302*t304;
-    const double t337 = t321 - t301*t305;
-    const double t338 = 0.047121686402 - t325 - t301*t306;
-    const double t339 = 0.05034347249 + t323 - t301*t307;
-    const double t340 = t324 - 0.05034347249 - t302*t305;
-    const double t341 = -0.014653732538 - t326 - t302*t306;
-    const double t342 = t322 - t302*t307;
-    const double t343 = 1.225946 + t329 - t299*t305;
-    const double t344 = -t332 - t299*t306;
-    const double t345 = t331 - t299*t307;
-    const double t346 = 1.225946 + t296 + t293*t306;
-    const double t347 = t293*t307 - t333;
-    const double t348 = 1.225946 + t330 - t300*t307;
-    const double t349 = 1.0/t336;
-    const double t350 = t342*t349;
-    const double t351 = t14*t340 - t15*t341;
-    const double t352 = t14*t341 + t15*t340;
-    const double t353 = t14*t335 - 0.0021640520520981297*t15;
-    const double t354 = 0.0021640520520981297*t14 + t15*t335;
-    const double t355 = -0.384*t352;
-    const double t356 = -0.0825*t352;
-    const double t357 = -0.0825*t342 - 0.384*t351;
-    const double t358 = t353 + t355;
-    const double t359 = t357 - t354;
-    const double t360 = t349*t358;
-    const double t361 = t356*t349;
-    const double t362 = t349*t359;
-    const double t363 = t351*t349;
-    const double t364 = -t352*t349;
-    const double t365 = 1.0 + t361;
-    const double t366 = t334 - 0.03146037232526039;
-    const double t367 = t15*t15;
-    const double t368 = t367*t366;
-    const double t369 = t14*t15;
-    const double t370 = -0.0030304889466540603*t369;
-    const double t371 = t334 - t370 - t368;
-    const double t372 = 0.03146037232526039 + t370 + t368;
-    const double t373 = 0.0030304889466540603*t367 - 0.0015152444733270301 + t369*t366;
-    const double t374 = t338 - 0.047121686402;
-    const double t375 = t367*t337;
-    const double t376 = t369*t374;
-    const double t377 = t369*t337;
-    const double t378 = t367*t374;
-    const double t379 = t337 - t375 - t376;
-    const double t380 = t375 + t376;
-    const double t381 = t338 + t377 - t378;
-    const double t382 = t377 - 0.047121686402 - t378;
-    const double t383 = t14*t339 - 0.014653732538*t15;
-    const double t384 = 0.014653732538*t14 + t15*t339;
-    const double t385 = t343 - t346;
-    const double t386 = t367*t385;
-    const double t387 = 2.0*t369*t344;
-    const double t388 = t343 - t387 - t386;
-    const double t389 = t346 + t387 + t386;
-    const double t390 = t344 - 2.0*t367*t344 + t369*t385;
-    const double t391 = t14*t345 - t15*t347;
-    const double t392 = t15*t345 + t14*t347;
-    const double t393 = t379 - 0.384*t390;
-    const double t394 = t383 - 0.384*t392;
-    const double t395 = 0.384*t389 - t381;
-    const double t396 = -0.0825*t390;
-    const double t397 = -0.0825*t392;
-    const double t398 = 0.0825*t389;
-    const double t399 = -0.0825*t391 - t382 - 0.384*t388;
-    const double t400 = -0.0825*t348 - t384 - 0.384*t391;
-    const double t401 = t380 + 0.0825*t392 + 0.384*t390;
-    const double t402 = t371 - 0.384*t381 + 0.384*t395;
-    const double t403 = 0.384*t398 - 0.0825*t381;
-    const double t404 = 0.384*t401 - t373 - 0.0825*t383 - 0.384*t379;
-    const double t405 = 0.0825*t398;
-    const double t406 = 0.0825*t401;
-    const double t407 = 0.0825*t384 + t372 + 0.384*t382 - 0.0825*t400 - 0.384*t399;
-    const double t408 = 0.06767727025085991 + t402 - t358*t360;
-    const double t409 = 0.02771584317362585 - t358*t361 + t403;
-    const double t410 = 0.0039053550262761003 - t358*t362 + t404;
-    const double t411 = 0.03239943042445132 + t405 - t356*t361;
-    const double t412 = t406 - 0.0016444875773692705 - t356*t362;
-    const double t413 = 0.0775861490525396 - t359*t362 + t407;
-    const double t414 = t393 - t358*t363;
-    const double t415 = t394 - 0.09850206933 - t358*t350;
-    const double t416 = 0.374644408005 + t395 - t358*t364;
-    const double t417 = 0.09850206933 + t396 - t356*t363;
-    const double t418 = t397 - t356*t350;
-    const double t419 = 0.19076837715 + t398 - t356*t364;
-    const double t420 = t399 - 0.374644408005 - t359*t363;
-    const double t421 = t400 - 0.19076837715 - t359*t350;
-    const double t422 = t401 - t359*t364;
-    const double t423 = 3.587895 + t388 - t351*t363;
-    const double t424 = t391 - t351*t350;
-    const double t425 = -t390 - t351*t364;
-    const double t426 = 3.587895 + t348 - t342*t350;
-    const double t427 = -t392 - t342*t364;
-    const double t428 = 3.587895 + t389 + t352*t364;
-    const double t429 = 1.0/t413;
-    const double t430 = t422*t429;
-    const double t431 = t9*t420 - t10*t421;
-    const double t432 = t9*t421 + t10*t420;
-    const double t433 = t9*t410 - t10*t412;
-    const double t434 = t9*t412 + t10*t410;
-    const double t435 = -0.0825*t432;
-    const double t436 = -0.0825*t422;
-    const double t437 = t436 + t434;
-    const double t438 = t429*t433;
-    const double t439 = t435*t429;
-    const double t440 = t429*t437;
-    const double t441 = t431*t429;
-    const double t442 = -t430;
-    const double t443 = t439 - 1.0;
-    const double t444 = t408 - t411;
-    const double t445 = t10*t10;
-    const double t446 = t445*t444;
-    const double t447 = t9*t10;
-    const double t448 = 2.0*t447*t409;
-    const double t449 = t408 - t448 - t446;
-    const double t450 = t411 + t448 + t446;
-    const double t451 = t409 - 2.0*t445*t409 + t447*t444;
-    const double t452 = t414 - t418;
-    const double t453 = t415 + t417;
-    const double t454 = t445*t452;
-    const double t455 = t447*t453;
-    const double t456 = t447*t452;
-    const double t457 = t445*t453;
-    const double t458 = t414 - t454 - t455;
-    const double t459 = t418 + t454 + t455;
-    const double t460 = t415 + t456 - t457;
-    const double t461 = t417 + t456 - t457;
-    const double t462 = t9*t416 - t10*t419;
-    const double t463 = t9*t419 + t10*t416;
-    const double t464 = t423 - t426;
-    const double t465 = t445*t464;
-    const double t466 = 2.0*t447*t424;
-    const double t467 = t423 - t466 - t465;
-    const double t468 = t426 + t466 + t465;
-    const double t469 = t424 - 2.0*t445*t424 + t447*t464;
-    const double t470 = t9*t425 - t10*t427;
-    const double t471 = t9*t427 + t10*t425;
-    const double t472 = -0.0825*t469;
-    const double t473 = 0.0825*t471;
-    const double t474 = -0.0825*t468;
-    const double t475 = t461 - 0.0825*t470;
-    const double t476 = 0.0825*t428 - t463;
-    const double t477 = t459 - 0.0825*t471;
-    const double t478 = -0.0825*t460;
-    const double t479 = t451 - 0.0825*t462;
-    const double t480 = -0.0825*t474;
-    const double t481 = -0.0825*t477;
-    const double t482 = 0.0825*t476 - 0.0825*t463 + t450;
-    const double t483 = 0.05649492601407083 + t449 - t433*t438;
-    const double t484 = t478 - 0.008248333140675744 - t433*t439;
-    const double t485 = t479 - 0.005487648106562255 - t433*t440;
-    const double t486 = 0.05287838199960611 + t480 - t435*t439;
-    const double t487 = t481 - 0.004377257121839583 - t435*t440;
-    const double t488 = 0.01824920229252011 + t482 - t437*t440;
-    const double t489 = t458 - t433*t441;
-    const double t490 = 0.214708623208 - t462 - t433*t442;
-    const double t491 = t472 - 0.214708623208 - t435*t441;
-    const double t492 = t473 - t435*t442;
-    const double t493 = t475 - 0.126729164208 - t437*t441;
-    const double t494 = 0.088844724872 + t476 - t437*t442;
-    const double t495 = 3.228604 + t467 - t431*t441;
-    const double t496 = -t470 - t431*t442;
-    const double t497 = 3.228604 + t428 + t422*t442;
-    const double t498 = 1.0/t488;
-    const double t499 = t4*t493 - t5*t494;
-    const double t500 = t4*t494 + t5*t493;
-    const double t501 = t4*t485 - t5*t487;
-    const double t502 = t4*t487 + t5*t485;
-    const double t503 = -0.316*t500;
-    const double t504 = 0.316*t499;
-    const double t505 = t501 + t503;
-    const double t506 = t502 + t504;
-    const double t507 = t498*t505;
-    const double t508 = t498*t506;
-    const double t509 = t483 - t486;
-    const double t510 = t5*t5;
-    const double t511 = t510*t509;
-    const double t512 = t4*t5;
-    const double t513 = 2.0*t512*t484;
-    const double t514 = t483 - t513 - t511;
-    const double t515 = t486 + t513 + t511;
-    const double t516 = t484 - 2.0*t510*t484 + t512*t509;
-    const double t517 = t489 - t492;
-    const double t518 = t490 + t491;
-    const double t519 = t510*t517;
-    const double t520 = t512*t518;
-    const double t521 = t512*t517;
-    const double t522 = t510*t518;
-    const double t523 = t489 - t519 - t520;
-    const double t524 = t492 + t519 + t520;
-    const double t525 = t490 + t521 - t522;
-    const double t526 = t491 + t521 - t522;
-    const double t527 = t495 - t497;
-    const double t528 = t510*t527;
-    const double t529 = 2.0*t512*t496;
-    const double t530 = t495 - t529 - t528;
-    const double t531 = t497 + t529 + t528;
-    const double t532 = t496 - 2.0*t510*t496 + t512*t527;
-    const double t533 = t525 - 0.316*t531;
-    const double t534 = t526 + 0.316*t530;
-    const double t535 = t524 + 0.316*t532;
-    const double t536 = t514 - 0.316*t525 - 0.316*t533;
-    const double t537 = t516 + 0.316*t523 - 0.316*t535;
-    const double t538 = t515 + 0.316*t526 + 0.316*t534;
-    const double t539 = 0.00850351162402155 + t536 - t505*t507;
-    const double t540 = 0.01026110182100817 + t537 - t505*t508;
-    const double t541 = 0.026534991901690206 + t538 - t506*t508;
-    const double t542 = 1.0/t541;
-    const double t543 = 0.0007689361029464*t0 + t1*t540;
-    const double t544 = -t543*t542;
-    const double t545 = t539 - 0.028124284712194955;
-    const double t546 = t1*t1;
-    const double t547 = t546*t545;
-    const double t548 = t0*t1;
-    const double t549 = -0.00796671776787104*t548;
-    const double t550 = 0.028124284712194955 + t549 + t547;
-    const double t551 = 0.009213163777211224 + t550 + t543*t544;
-    const double t552 = 1.0/t551;
-    const double t553 = tau[6] - t250;
-    const double t554 = 149.60760989322966*t553;
-    const double t555 = t24*t254 - t25*t255;
-    const double t556 = t25*t254 + t24*t255;
-    const double t557 = t24*t248 - t25*t249;
-    const double t558 = t25*t248 + t24*t249;
-    const double t559 = -0.088*t556;
-    const double t560 = -0.088*t256;
-    const double t561 = t559 - t250;
-    const double t562 = t560 + t558;
-    const double t563 = t212 + t557 + t262*t553;
-    const double t564 = t213 + t267*t553 + t561;
-    const double t565 = t214 + t264*t553 + t562;
-    const double t566 = t218 + t555 + t265*t553;
-    const double t567 = t219 - t256;
-    const double t568 = t220 + t556 + t266*t553;
-    const double t569 = tau[5] - t565;
-    const double t570 = t297*t569;
-    const double t571 = t19*t566 - t20*t567;
-    const double t572 = t19*t567 + t20*t566;
-    const double t573 = t19*t563 - t20*t564;
-    const double t574 = t19*t564 + t20*t563;
-    const double t575 = t182 + t573 + t303*t569;
-    const double t576 = t183 - t565 - t569;
-    const double t577 = t184 + t574 + t304*t569;
-    const double t578 = t188 + t571 + t305*t569;
-    const double t579 = t189 - t568 + t306*t569;
-    const double t580 = t190 + t572 + t307*t569;
-    const double t581 = tau[4] - t577;
-    const double t582 = t349*t581;
-    const double t583 = t14*t578 - t15*t579;
-    const double t584 = t14*t579 + t15*t578;
-    const double t585 = t14*t575 - t15*t576;
-    const double t586 = t14*t576 + t15*t575;
-    const double t587 = -0.384*t584;
-    const double t588 = -0.0825*t584;
-    const double t589 = -0.0825*t580 - 0.384*t583;
-    const double t590 = t587 + t585;
-    const double t591 = t577 + t588;
-    const double t592 = t589 - t586;
-    const double t593 = t146 + t360*t581 + t590;
-    const double t594 = t147 + t591 + t365*t581;
-    const double t595 = t148 + t362*t581 + t592;
-    const double t596 = t152 + t583 + t363*t581;
-    const double t597 = t153 + t580 + t350*t581;
-    const double t598 = t154 - t584 + t364*t581;
-    const double t599 = tau[3] - t595;
-    const double t600 = t429*t599;
-    const double t601 = t9*t596 - t10*t597;
-    const double t602 = t9*t597 + t10*t596;
-    const double t603 = t9*t593 - t10*t594;
-    const double t604 = t9*t594 + t10*t593;
-    const double t605 = -0.0825*t602;
-    const double t606 = -0.0825*t598;
-    const double t607 = t605 - t595;
-    const double t608 = t606 + t604;
-    const double t609 = t112 + t603 + t438*t599;
-    const double t610 = t113 + t607 + t443*t599;
-    const double t611 = t114 + t440*t599 + t608;
-    const double t612 = t117 + t601 + t441*t599;
-    const double t613 = t118 - t598 + t442*t599;
-    const double t614 = tau[2] - t611;
-    const double t615 = t498*t614;
-    const double t616 = t4*t612 - t5*t613;
-    const double t617 = t4*t613 + t5*t612;
-    const double t618 = t4*t609 - t5*t610;
-    const double t619 = t4*t610 + t5*t609;
-    const double t620 = -0.316*t617;
-    const double t621 = 0.316*t616;
-    const double t622 = t620 + t618;
-    const double t623 = t619 + t621;
-    const double t624 = t85 + t507*t614 + t622;
-    const double t625 = t86 - t611 - t614;
-    const double t626 = t87 + t508*t614 + t623;
-    const double t627 = tau[1] - t626;
-    const double t628 = t542*t627;
-    const double t629 = t0*t625 + t1*t624;
-    const double t630 = t544*t627 - t629;
-    const double t631 = tau[0] - t630;
-    const double t632 = t631*t552;
-    const double t633 = t628 - t544*t632;
-    const double t634 = -t1*t632;
-    const double t635 = -t0*t632;
-    const double t636 = t615 + t635 - t507*t634 - t508*t633;
-    const double t637 = t4*t634 + t5*t633;
-    const double t638 = t4*t633 - t5*t634;
-    const double t639 = 0.316*t633;
-    const double t640 = -0.316*t634;
-    const double t641 = t4*t639 + t5*t640;
-    const double t642 = t4*t640 - t5*t639;
-    const double t643 = t636 - t635;
-    const double t644 = t600 - t438*t637 - t443*t638 - t441*t641 - t442*t642 - t440*t643;
-    const double t645 = t9*t637 + t10*t643;
-    const double t646 = t9*t643 - t10*t637;
-    const double t647 = 0.0825*t643;
-    const double t648 = -0.0825*t638;
-    const double t649 = t642 + t647;
-    const double t650 = t9*t641 + t10*t648;
-    const double t651 = t9*t648 - t10*t641;
-    const double t652 = t644 - t638;
-    const double t653 = t582 - t350*t651 - t360*t645 - t363*t650 + t364*t649 - t365*t646 - t362*t652;
-    const double t654 = t14*t645 - t15*t652;
-    const double t655 = -t15*t645 - t14*t652;
-    const double t656 = -0.384*t652;
-    const double t657 = -0.0825*t652;
-    const double t658 = 0.384*t645 + 0.0825*t646;
-    const double t659 = t650 + t656;
-    const double t660 = t651 + t657;
-    const double t661 = t658 - t649;
-    const double t662 = t14*t659 - t15*t661;
-    const double t663 = -t14*t661 - t15*t659;
-    const double t664 = t646 + t653;
-    const double t665 = t570 + t655 - t303*t654 - t307*t660 - t306*t663 - t304*t664 - t305*t662;
-    const double t666 = t19*t654 + t20*t664;
-    const double t667 = t19*t664 - t20*t654;
-    const double t668 = t20*t660 + t19*t662;
-    const double t669 = t665 - t655;
-    const double t670 = t554 + t266*t663 - t262*t666 - t265*t668 - t267*t667 - t264*t669;
-
-    /* ---- outputs ---- */
-    qdd[0] = t632;
-    qdd[1] = t633;
-    qdd[2] = t636;
-    qdd[3] = t644;
-    qdd[4] = t653;
-    qdd[5] = t665;
-    qdd[6] = t670;
+    panda_forward_dynamics_fd3(q, qd, tau, qdd);
 }
 
 long panda_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_forward_dynamics(q + 7*i, qd + 7*i, tau + 7*i, qdd + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17))
+ * joint accelerations from torques, algorithm FD4 [RK (5.13)-(5.17)]
  * forward_dynamics_fd4              864 mul    741 add    6 div   0 sqrt  12 trig    686 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -5912,156 +5214,164 @@ long panda_forward_dynamics_batch(long count, const double *q, const double *qd,
 void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const double tau[7], double qdd[7])
 {
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t4 = soagen_cos(q[2]);
     const double t5 = soagen_sin(q[2]);
-    const double t6 = qd[1]*t5 + t4*t2;
-    const double t7 = qd[1]*t4 - t5*t2;
-    const double t8 = 0.316*qd[1];
-    const double t9 = -0.316*t2;
-    const double t10 = qd[2] - t3;
+    const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
+    const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
+    const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
+    const double t9 = t3*t8 - qd[1]*t7;
+    const double t10 = qd[1]*t6 - t2*t8;
+    const double t11 = t2*t7 - t3*t6;
+    const double t12 = 0.316*qd[1];
+    const double t13 = -0.316*t2;
+    const double t14 = t3*t13;
+    const double t15 = qd[1]*t12 - t2*t13;
+    const double t16 = -t12*t3;
+    const double t17 = qd[1]*t3;
+    const double t18 = -qd[1]*t2;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t11 = soagen_cos(q[3]);
-    const double t12 = soagen_sin(q[3]);
-    const double t13 = t12*t10 + t11*t6;
-    const double t14 = t11*t10 - t12*t6;
-    const double t15 = 0.0825*t10;
-    const double t16 = -0.0825*t7;
-    const double t17 = qd[3] - t7;
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t19 = qd[1]*t5 + t4*t2;
+    const double t20 = qd[1]*t4 - t5*t2;
+    const double t21 = qd[2] - t3;
+    const double t22 = soagen_cos(q[3]);
+    const double t23 = soagen_sin(q[3]);
+    const double t24 = 0.05649492601407083*t19 - 0.005487648106562255*t21 - 0.008248333140675744*t20;
+    const double t25 = 0.05287838199960611*t20 - 0.008248333140675744*t19 - 0.004377257121839583*t21;
+    const double t26 = 0.01824920229252011*t21 - 0.005487648106562255*t19 - 0.004377257121839583*t20;
+    const double t27 = t20*t26 - t21*t25;
+    const double t28 = t21*t24 - t19*t26;
+    const double t29 = t19*t25 - t20*t24;
+    const double t30 = -0.214708623208*t20 - 0.126729164208*t21;
+    const double t31 = 0.214708623208*t19 + 0.088844724872*t21;
+    const double t32 = 0.126729164208*t19 - 0.088844724872*t20;
+    const double t33 = t20*t32 - t21*t31;
+    const double t34 = t21*t30 - t19*t32;
+    const double t35 = 0.0825*t21;
+    const double t36 = -0.0825*t20;
+    const double t37 = t20*t36 - t21*t35;
+    const double t38 = -t19*t36;
+    const double t39 = t19*t35;
+    const double t40 = t5*t16 + t4*t14;
+    const double t41 = t4*t16 - t5*t14;
+    const double t42 = qd[2]*t20;
+    const double t43 = -qd[2]*t19;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t18 = soagen_cos(q[4]);
-    const double t19 = soagen_sin(q[4]);
-    const double t20 = t18*t13 - t19*t17;
-    const double t21 = -t18*t17 - t19*t13;
-    const double t22 = -0.384*t17;
-    const double t23 = -0.0825*t17;
-    const double t24 = 0.384*t13 + 0.0825*t14;
-    const double t25 = qd[4] + t14;
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t44 = t22*t19 + t23*t21;
+    const double t45 = t22*t21 - t23*t19;
+    const double t46 = qd[3] - t20;
+    const double t47 = soagen_cos(q[4]);
+    const double t48 = soagen_sin(q[4]);
+    const double t49 = 0.0039053550262761003*t46 + 0.06767727025085991*t44 + 0.02771584317362585*t45;
+    const double t50 = 0.03239943042445132*t45 - 0.0016444875773692705*t46 + 0.02771584317362585*t44;
+    const double t51 = 0.0775861490525396*t46 + 0.0039053550262761003*t44 - 0.0016444875773692705*t45;
+    const double t52 = t45*t51 - t46*t50;
+    const double t53 = t46*t49 - t44*t51;
+    const double t54 = t44*t50 - t45*t49;
+    const double t55 = 0.09850206933*t45 - 0.374644408005*t46;
+    const double t56 = -0.19076837715*t46 - 0.09850206933*t44;
+    const double t57 = 0.374644408005*t44 + 0.19076837715*t45;
+    const double t58 = t45*t57 - t46*t56;
+    const double t59 = t46*t55 - t44*t57;
+    const double t60 = t44*t56 - t45*t55;
+    const double t61 = -0.384*t46;
+    const double t62 = -0.0825*t46;
+    const double t63 = 0.384*t44 + 0.0825*t45;
+    const double t64 = t45*t63 - t46*t62;
+    const double t65 = t46*t61 - t44*t63;
+    const double t66 = t44*t62 - t45*t61;
+    const double t67 = t23*t39 + t22*t37;
+    const double t68 = t22*t39 - t23*t37;
+    const double t69 = qd[3]*t45;
+    const double t70 = -qd[3]*t44;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t26 = soagen_cos(q[5]);
-    const double t27 = soagen_sin(q[5]);
-    const double t28 = t27*t25 + t26*t20;
-    const double t29 = t26*t25 - t27*t20;
-    const double t30 = qd[5] - t21;
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t71 = t47*t44 - t48*t46;
+    const double t72 = -t47*t46 - t48*t44;
+    const double t73 = qd[4] + t45;
+    const double t74 = soagen_cos(q[5]);
+    const double t75 = soagen_sin(q[5]);
+    const double t76 = 0.03942757095803552*t71 - 0.0015152444733270301*t72 - 0.004600245517563105*t73;
+    const double t77 = 0.03146037232526039*t72 + 0.0021640520520981297*t73 - 0.0015152444733270301*t71;
+    const double t78 = 0.010869510762828563*t73 + 0.0021640520520981297*t72 - 0.004600245517563105*t71;
+    const double t79 = t72*t78 - t73*t77;
+    const double t80 = t73*t76 - t71*t78;
+    const double t81 = t71*t77 - t72*t76;
+    const double t82 = -0.047121686402*t72 - 0.05034347249*t73;
+    const double t83 = 0.047121686402*t71 - 0.014653732538*t73;
+    const double t84 = 0.014653732538*t72 + 0.05034347249*t71;
+    const double t85 = t72*t84 - t73*t83;
+    const double t86 = t73*t82 - t71*t84;
+    const double t87 = t71*t83 - t72*t82;
+    const double t88 = t47*t64 - t48*t66;
+    const double t89 = -t47*t66 - t48*t64;
+    const double t90 = qd[4]*t72;
+    const double t91 = -qd[4]*t71;
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t31 = soagen_cos(q[6]);
-    const double t32 = soagen_sin(q[6]);
-    const double t33 = t32*t30 + t31*t28;
-    const double t34 = t31*t30 - t32*t28;
-    const double t35 = 0.088*t30;
-    const double t36 = -0.088*t29;
-    const double t37 = qd[6] - t29;
-    const double t38 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
-    const double t39 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
-    const double t40 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
-    const double t41 = t3*t40 - qd[1]*t39;
-    const double t42 = qd[1]*t38 - t2*t40;
-    const double t43 = t2*t39 - t3*t38;
-    const double t44 = t3*t9;
-    const double t45 = qd[1]*t8 - t2*t9;
-    const double t46 = -t8*t3;
-    const double t47 = 0.05649492601407083*t6 - 0.005487648106562255*t10 - 0.008248333140675744*t7;
-    const double t48 = 0.05287838199960611*t7 - 0.008248333140675744*t6 - 0.004377257121839583*t10;
-    const double t49 = 0.01824920229252011*t10 - 0.005487648106562255*t6 - 0.004377257121839583*t7;
-    const double t50 = t7*t49 - t10*t48;
-    const double t51 = t10*t47 - t6*t49;
-    const double t52 = t6*t48 - t7*t47;
-    const double t53 = -0.214708623208*t7 - 0.126729164208*t10;
-    const double t54 = 0.214708623208*t6 + 0.088844724872*t10;
-    const double t55 = 0.126729164208*t6 - 0.088844724872*t7;
-    const double t56 = t7*t55 - t10*t54;
-    const double t57 = t10*t53 - t6*t55;
-    const double t58 = t7*t16 - t10*t15;
-    const double t59 = -t6*t16;
-    const double t60 = t6*t15;
-    const double t61 = 0.0039053550262761003*t17 + 0.06767727025085991*t13 + 0.02771584317362585*t14;
-    const double t62 = 0.03239943042445132*t14 - 0.0016444875773692705*t17 + 0.02771584317362585*t13;
-    const double t63 = 0.0775861490525396*t17 + 0.0039053550262761003*t13 - 0.0016444875773692705*t14;
-    const double t64 = t14*t63 - t17*t62;
-    const double t65 = t17*t61 - t13*t63;
-    const double t66 = t13*t62 - t14*t61;
-    const double t67 = 0.09850206933*t14 - 0.374644408005*t17;
-    const double t68 = -0.19076837715*t17 - 0.09850206933*t13;
-    const double t69 = 0.374644408005*t13 + 0.19076837715*t14;
-    const double t70 = t14*t69 - t17*t68;
-    const double t71 = t17*t67 - t13*t69;
-    const double t72 = t13*t68 - t14*t67;
-    const double t73 = t14*t24 - t17*t23;
-    const double t74 = t17*t22 - t13*t24;
-    const double t75 = t13*t23 - t14*t22;
-    const double t76 = 0.03942757095803552*t20 - 0.0015152444733270301*t21 - 0.004600245517563105*t25;
-    const double t77 = 0.03146037232526039*t21 + 0.0021640520520981297*t25 - 0.0015152444733270301*t20;
-    const double t78 = 0.010869510762828563*t25 + 0.0021640520520981297*t21 - 0.004600245517563105*t20;
-    const double t79 = t21*t78 - t25*t77;
-    const double t80 = t25*t76 - t20*t78;
-    const double t81 = t20*t77 - t21*t76;
-    const double t82 = -0.047121686402*t21 - 0.05034347249*t25;
-    const double t83 = 0.047121686402*t20 - 0.014653732538*t25;
-    const double t84 = 0.014653732538*t21 + 0.05034347249*t20;
-    const double t85 = t21*t84 - t25*t83;
-    const double t86 = t25*t82 - t20*t84;
-    const double t87 = t20*t83 - t21*t82;
-    const double t88 = 0.00248046035817079*t28 - 0.00010375891721868492*t30 + 0.001524110902883315*t29;
-    const double t89 = 9.3569097314605e-05*t30 + 0.010567766133106952*t29 + 0.001524110902883315*t28;
-    const double t90 = 0.011794560230238952*t30 + 9.3569097314605e-05*t29 - 0.00010375891721868492*t28;
-    const double t91 = t29*t90 - t30*t89;
-    const double t92 = t30*t88 - t28*t90;
-    const double t93 = t28*t89 - t29*t88;
-    const double t94 = 0.023526756935*t30 - 0.017527158935000002*t29;
-    const double t95 = 0.10024161669500001*t30 + 0.017527158935000002*t28;
-    const double t96 = -0.10024161669500001*t29 - 0.023526756935*t28;
-    const double t97 = t29*t96 - t30*t95;
-    const double t98 = t30*t94 - t28*t96;
-    const double t99 = t28*t95 - t29*t94;
-    const double t100 = t29*t36 - t30*t35;
-    const double t101 = -t28*t36;
-    const double t102 = t28*t35;
-    const double t103 = 0.000391391281684248*t34 + 0.0316333431909496*t33 - 0.0009653051699191116*t37;
-    const double t104 = 0.000391391281684248*t33 + 0.029212399412428362*t34 - 0.001255536598272898*t37;
-    const double t105 = 0.006684151967360946*t37 - 0.001255536598272898*t34 - 0.0009653051699191116*t33;
-    const double t106 = t34*t105 - t37*t104;
-    const double t107 = t37*t103 - t33*t105;
-    const double t108 = t33*t104 - t34*t103;
-    const double t109 = 0.150277948634*t34 - 0.0020344399586617965*t37;
-    const double t110 = 0.002573605371338202*t37 - 0.150277948634*t33;
-    const double t111 = 0.0020344399586617965*t33 - 0.002573605371338202*t34;
-    const double t112 = t34*t111 - t37*t110;
-    const double t113 = t37*t109 - t33*t111;
-    const double t114 = t33*t110 - t34*t109;
-    const double t115 = qd[1]*t3;
-    const double t116 = -qd[1]*t2;
-    const double t117 = t5*t46 + t4*t44;
-    const double t118 = t4*t46 - t5*t44;
-    const double t119 = qd[2]*t7;
-    const double t120 = -qd[2]*t6;
-    const double t121 = t12*t60 + t11*t58;
-    const double t122 = t11*t60 - t12*t58;
-    const double t123 = qd[3]*t14;
-    const double t124 = -qd[3]*t13;
-    const double t125 = t18*t73 - t19*t75;
-    const double t126 = -t18*t75 - t19*t73;
-    const double t127 = qd[4]*t21;
-    const double t128 = -qd[4]*t20;
-    const double t129 = qd[5]*t29;
-    const double t130 = -qd[5]*t28;
-    const double t131 = t32*t102 + t31*t100;
-    const double t132 = t31*t102 - t32*t100;
-    const double t133 = qd[6]*t34;
-    const double t134 = -qd[6]*t33;
-    const double t135 = -0.0020344399586617965*t31 - 0.002573605371338202*t32;
-    const double t136 = 0.002573605371338202*t31 - 0.0020344399586617965*t32;
-    const double t137 = 0.001255536598272898*t32 - 0.0009653051699191116*t31;
-    const double t138 = -0.001255536598272898*t31 - 0.0009653051699191116*t32;
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t92 = t75*t73 + t74*t71;
+    const double t93 = t74*t73 - t75*t71;
+    const double t94 = qd[5] - t72;
+    const double t95 = soagen_cos(q[6]);
+    const double t96 = soagen_sin(q[6]);
+    const double t97 = 0.00248046035817079*t92 - 0.00010375891721868492*t94 + 0.001524110902883315*t93;
+    const double t98 = 9.3569097314605e-05*t94 + 0.010567766133106952*t93 + 0.001524110902883315*t92;
+    const double t99 = 0.011794560230238952*t94 + 9.3569097314605e-05*t93 - 0.00010375891721868492*t92;
+    const double t100 = t93*t99 - t94*t98;
+    const double t101 = t94*t97 - t92*t99;
+    const double t102 = t92*t98 - t93*t97;
+    const double t103 = 0.023526756935*t94 - 0.017527158935000002*t93;
+    const double t104 = 0.10024161669500001*t94 + 0.017527158935000002*t92;
+    const double t105 = -0.10024161669500001*t93 - 0.023526756935*t92;
+    const double t106 = t93*t105 - t94*t104;
+    const double t107 = t94*t103 - t92*t105;
+    const double t108 = t92*t104 - t93*t103;
+    const double t109 = 0.088*t94;
+    const double t110 = -0.088*t93;
+    const double t111 = t93*t110 - t94*t109;
+    const double t112 = -t92*t110;
+    const double t113 = t92*t109;
+    const double t114 = qd[5]*t93;
+    const double t115 = -qd[5]*t92;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t116 = t96*t94 + t95*t92;
+    const double t117 = t95*t94 - t96*t92;
+    const double t118 = qd[6] - t93;
+    const double t119 = 0.000391391281684248*t117 + 0.0316333431909496*t116 - 0.0009653051699191116*t118;
+    const double t120 = 0.000391391281684248*t116 + 0.029212399412428362*t117 - 0.001255536598272898*t118;
+    const double t121 = 0.006684151967360946*t118 - 0.001255536598272898*t117 - 0.0009653051699191116*t116;
+    const double t122 = t117*t121 - t118*t120;
+    const double t123 = t118*t119 - t116*t121;
+    const double t124 = t116*t120 - t117*t119;
+    const double t125 = 0.150277948634*t117 - 0.0020344399586617965*t118;
+    const double t126 = 0.002573605371338202*t118 - 0.150277948634*t116;
+    const double t127 = 0.0020344399586617965*t116 - 0.002573605371338202*t117;
+    const double t128 = t117*t127 - t118*t126;
+    const double t129 = t118*t125 - t116*t127;
+    const double t130 = t116*t126 - t117*t125;
+    const double t131 = t96*t113 + t95*t111;
+    const double t132 = t95*t113 - t96*t111;
+    const double t133 = qd[6]*t117;
+    const double t134 = -qd[6]*t116;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t135 = -0.0020344399586617965*t95 - 0.002573605371338202*t96;
+    const double t136 = 0.002573605371338202*t95 - 0.0020344399586617965*t96;
+    const double t137 = 0.001255536598272898*t96 - 0.0009653051699191116*t95;
+    const double t138 = -0.001255536598272898*t95 - 0.0009653051699191116*t96;
     const double t139 = -0.088*t136;
     const double t140 = 149.60760989322966*t137;
     const double t141 = 149.60760989322966*t139;
@@ -6069,15 +5379,15 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t143 = 149.60760989322966*t135;
     const double t144 = 149.60760989322966*t136;
     const double t145 = t141 - 1.0;
-    const double t146 = t32*t32;
+    const double t146 = t96*t96;
     const double t147 = 0.0024209437785212354*t146;
-    const double t148 = t31*t32;
+    const double t148 = t95*t96;
     const double t149 = 0.000782782563368496*t148;
     const double t150 = 0.0316333431909496 - t147 - t149;
     const double t151 = 0.029212399412428362 + t147 + t149;
     const double t152 = 0.000391391281684248 + 0.0024209437785212354*t148 - 0.000782782563368496*t146;
-    const double t153 = 0.0020344399586617965*t31 + 0.002573605371338202*t32;
-    const double t154 = 0.0020344399586617965*t32 - 0.002573605371338202*t31;
+    const double t153 = 0.0020344399586617965*t95 + 0.002573605371338202*t96;
+    const double t154 = 0.0020344399586617965*t96 - 0.002573605371338202*t95;
     const double t155 = 0.13160593599999998 - t154;
     const double t156 = t152 - 0.088*t153;
     const double t157 = t151 - 0.088*t154 + 0.088*t155;
@@ -6098,23 +5408,25 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t172 = 3.162077 - t135*t143;
     const double t173 = -t135*t144;
     const double t174 = 3.162077 - t136*t144;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t175 = 1.0/t163;
     const double t176 = t160*t175;
     const double t177 = t162*t175;
     const double t178 = t171*t175;
-    const double t179 = t26*t169 - t27*t170;
-    const double t180 = t27*t169 + t26*t170;
-    const double t181 = t26*t160 - t27*t162;
-    const double t182 = t26*t162 + t27*t160;
+    const double t179 = t74*t169 - t75*t170;
+    const double t180 = t75*t169 + t74*t170;
+    const double t181 = t74*t160 - t75*t162;
+    const double t182 = t74*t162 + t75*t160;
     const double t183 = t181*t175;
     const double t184 = t182*t175;
     const double t185 = t179*t175;
     const double t186 = -t178;
     const double t187 = t180*t175;
     const double t188 = t158 - t161;
-    const double t189 = t27*t27;
+    const double t189 = t75*t75;
     const double t190 = t189*t188;
-    const double t191 = t26*t27;
+    const double t191 = t74*t75;
     const double t192 = 2.0*t191*t159;
     const double t193 = t158 - t192 - t190;
     const double t194 = t161 + t192 + t190;
@@ -6128,15 +5440,15 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t202 = t197 + t198;
     const double t203 = t165 + t199 - t200;
     const double t204 = t167 + t199 - t200;
-    const double t205 = t26*t166 - t27*t168;
-    const double t206 = t27*t166 + t26*t168;
+    const double t205 = t74*t166 - t75*t168;
+    const double t206 = t75*t166 + t74*t168;
     const double t207 = t172 - 3.162077;
     const double t208 = t189*t207;
     const double t209 = t172 - t208;
     const double t210 = 3.162077 + t208;
     const double t211 = t191*t207;
-    const double t212 = t26*t173;
-    const double t213 = t27*t173;
+    const double t212 = t74*t173;
+    const double t213 = t75*t173;
     const double t214 = 0.03942757095803552 + t193 - t181*t183;
     const double t215 = t195 - 0.004600245517563105 - t181*t184;
     const double t216 = 0.010869510762828563 + t194 - t182*t184;
@@ -6152,16 +5464,18 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t226 = 1.225946 + t174 + t171*t186;
     const double t227 = t171*t187 - t213;
     const double t228 = 1.225946 + t210 - t180*t187;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t229 = 1.0/t216;
     const double t230 = t215*t229;
     const double t231 = 0.0021640520520981297*t229;
     const double t232 = t220*t229;
     const double t233 = t221*t229;
     const double t234 = t222*t229;
-    const double t235 = t18*t220 - t19*t221;
-    const double t236 = t18*t221 + t19*t220;
-    const double t237 = t18*t215 - 0.0021640520520981297*t19;
-    const double t238 = 0.0021640520520981297*t18 + t19*t215;
+    const double t235 = t47*t220 - t48*t221;
+    const double t236 = t48*t220 + t47*t221;
+    const double t237 = t47*t215 - 0.0021640520520981297*t48;
+    const double t238 = 0.0021640520520981297*t47 + t48*t215;
     const double t239 = -0.384*t236;
     const double t240 = -0.0825*t236;
     const double t241 = -0.0825*t222 - 0.384*t235;
@@ -6174,9 +5488,9 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t248 = -t236*t229;
     const double t249 = 1.0 + t245;
     const double t250 = t214 - 0.03146037232526039;
-    const double t251 = t19*t19;
+    const double t251 = t48*t48;
     const double t252 = t251*t250;
-    const double t253 = t18*t19;
+    const double t253 = t47*t48;
     const double t254 = -0.0030304889466540603*t253;
     const double t255 = t214 - t254 - t252;
     const double t256 = 0.03146037232526039 + t254 + t252;
@@ -6190,16 +5504,16 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t264 = t259 + t260;
     const double t265 = t218 + t261 - t262;
     const double t266 = t261 - 0.047121686402 - t262;
-    const double t267 = t18*t219 - 0.014653732538*t19;
-    const double t268 = 0.014653732538*t18 + t19*t219;
+    const double t267 = t47*t219 - 0.014653732538*t48;
+    const double t268 = 0.014653732538*t47 + t48*t219;
     const double t269 = t223 - t226;
     const double t270 = t251*t269;
     const double t271 = 2.0*t253*t224;
     const double t272 = t223 - t271 - t270;
     const double t273 = t226 + t271 + t270;
     const double t274 = t224 - 2.0*t251*t224 + t253*t269;
-    const double t275 = t18*t225 - t19*t227;
-    const double t276 = t19*t225 + t18*t227;
+    const double t275 = t47*t225 - t48*t227;
+    const double t276 = t48*t225 + t47*t227;
     const double t277 = t263 - 0.384*t274;
     const double t278 = t267 - 0.384*t276;
     const double t279 = 0.384*t273 - t265;
@@ -6236,16 +5550,18 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t310 = 3.587895 + t228 - t222*t234;
     const double t311 = -t276 - t222*t248;
     const double t312 = 3.587895 + t273 + t236*t248;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t313 = 1.0/t297;
     const double t314 = t294*t313;
     const double t315 = t296*t313;
     const double t316 = t304*t313;
     const double t317 = t305*t313;
     const double t318 = t306*t313;
-    const double t319 = t11*t304 - t12*t305;
-    const double t320 = t11*t305 + t12*t304;
-    const double t321 = t11*t294 - t12*t296;
-    const double t322 = t11*t296 + t12*t294;
+    const double t319 = t22*t304 - t23*t305;
+    const double t320 = t22*t305 + t23*t304;
+    const double t321 = t22*t294 - t23*t296;
+    const double t322 = t22*t296 + t23*t294;
     const double t323 = -0.0825*t320;
     const double t324 = -0.0825*t306;
     const double t325 = t324 + t322;
@@ -6257,9 +5573,9 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t331 = t320*t313;
     const double t332 = t327 - 1.0;
     const double t333 = t292 - t295;
-    const double t334 = t12*t12;
+    const double t334 = t23*t23;
     const double t335 = t334*t333;
-    const double t336 = t11*t12;
+    const double t336 = t22*t23;
     const double t337 = 2.0*t336*t293;
     const double t338 = t292 - t337 - t335;
     const double t339 = t295 + t337 + t335;
@@ -6274,16 +5590,16 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t348 = t302 + t343 + t344;
     const double t349 = t299 + t345 - t346;
     const double t350 = t301 + t345 - t346;
-    const double t351 = t11*t300 - t12*t303;
-    const double t352 = t11*t303 + t12*t300;
+    const double t351 = t22*t300 - t23*t303;
+    const double t352 = t22*t303 + t23*t300;
     const double t353 = t307 - t310;
     const double t354 = t334*t353;
     const double t355 = 2.0*t336*t308;
     const double t356 = t307 - t355 - t354;
     const double t357 = t310 + t355 + t354;
     const double t358 = t308 - 2.0*t334*t308 + t336*t353;
-    const double t359 = t11*t309 - t12*t311;
-    const double t360 = t11*t311 + t12*t309;
+    const double t359 = t22*t309 - t23*t311;
+    const double t360 = t23*t309 + t22*t311;
     const double t361 = -0.0825*t358;
     const double t362 = 0.0825*t360;
     const double t363 = -0.0825*t357;
@@ -6315,6 +5631,8 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t389 = t358 - t319*t331;
     const double t390 = 3.228604 + t312 + t306*t330;
     const double t391 = t306*t331 - t360;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t392 = 1.0/t377;
     const double t393 = t374*t392;
     const double t394 = t376*t392;
@@ -6322,9 +5640,9 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t396 = t385*t392;
     const double t397 = t386*t392;
     const double t398 = t4*t384 - t5*t385;
-    const double t399 = t5*t384 + t4*t385;
+    const double t399 = t4*t385 + t5*t384;
     const double t400 = t4*t374 - t5*t376;
-    const double t401 = t5*t374 + t4*t376;
+    const double t401 = t4*t376 + t5*t374;
     const double t402 = -0.316*t399;
     const double t403 = 0.316*t398;
     const double t404 = t400 + t402;
@@ -6352,7 +5670,7 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t426 = t379 + t422 - t423;
     const double t427 = t381 + t422 - t423;
     const double t428 = t4*t380 - t5*t383;
-    const double t429 = t5*t380 + t4*t383;
+    const double t429 = t4*t383 + t5*t380;
     const double t430 = t387 - t390;
     const double t431 = t411*t430;
     const double t432 = 2.0*t413*t388;
@@ -6377,6 +5695,8 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t451 = t439 - 0.0022610063699999997 - t404*t409;
     const double t452 = 0.018579714719999998 + t441 - t405*t408;
     const double t453 = t442 - 0.002031994566 - t405*t409;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t454 = 1.0/t449;
     const double t455 = t448*t454;
     const double t456 = 0.0007689361029464*t454;
@@ -6396,45 +5716,53 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t470 = t468 + t469;
     const double t471 = 0.009213163777211224 + t466 + t458*t459;
     const double t472 = t470 + t458*t460;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t473 = 1.0/t471;
     const double t474 = t472*t473;
-    const double t475 = tau[6] - t108;
+
+    /* ---- tip-to-base FD4 filter z, epsilon, nu -- [RK (5.14), (5.16)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t475 = tau[6] - t124;
     const double t476 = 149.60760989322966*t475;
-    const double t477 = 0.000391391281684248*t134 + 0.0316333431909496*t133 - 0.0020344399586617965*t101 - 0.150277948634*t132;
-    const double t478 = 0.000391391281684248*t133 + 0.002573605371338202*t101 + 0.029212399412428362*t134 + 0.150277948634*t131;
+    const double t477 = 0.000391391281684248*t134 + 0.0316333431909496*t133 - 0.0020344399586617965*t112 - 0.150277948634*t132;
+    const double t478 = 0.000391391281684248*t133 + 0.002573605371338202*t112 + 0.029212399412428362*t134 + 0.150277948634*t131;
     const double t479 = 0.002573605371338202*t132 - 0.001255536598272898*t134 - 0.0009653051699191116*t133 - 0.0020344399586617965*t131;
     const double t480 = 0.150277948634*t134 + 1.4955219999999998*t131;
     const double t481 = 1.4955219999999998*t132 - 0.150277948634*t133;
-    const double t482 = 0.0020344399586617965*t133 - 0.002573605371338202*t134 - 1.4955219999999998*t101;
-    const double t483 = t106 + t477;
-    const double t484 = t107 + t478;
-    const double t485 = t108 + t479;
-    const double t486 = t112 + t480;
-    const double t487 = t113 + t481;
-    const double t488 = t114 + t482;
+    const double t482 = 0.0020344399586617965*t133 - 0.002573605371338202*t134 - 1.4955219999999998*t112;
+    const double t483 = t122 + t477;
+    const double t484 = t123 + t478;
+    const double t485 = t124 + t479;
+    const double t486 = t128 + t480;
+    const double t487 = t129 + t481;
+    const double t488 = t130 + t482;
     const double t489 = t475 - t479;
-    const double t490 = t31*t486 - t32*t487;
-    const double t491 = t32*t486 + t31*t487;
-    const double t492 = t31*t483 - t32*t484;
-    const double t493 = t31*t484 + t32*t483;
+    const double t490 = t95*t486 - t96*t487;
+    const double t491 = t96*t486 + t95*t487;
+    const double t492 = t95*t483 - t96*t484;
+    const double t493 = t95*t484 + t96*t483;
     const double t494 = -0.088*t491;
     const double t495 = -0.088*t488;
     const double t496 = t494 - t485;
     const double t497 = t495 + t493;
-    const double t498 = t91 + t492 + t140*t489;
-    const double t499 = t92 + t496 + t145*t489;
-    const double t500 = t93 + t497 + t142*t489;
-    const double t501 = t97 + t490 + t143*t489;
-    const double t502 = t98 - t488;
-    const double t503 = t99 + t491 + t144*t489;
+    const double t498 = t100 + t492 + t140*t489;
+    const double t499 = t101 + t496 + t145*t489;
+    const double t500 = t102 + t497 + t142*t489;
+    const double t501 = t106 + t490 + t143*t489;
+    const double t502 = t107 - t488;
+    const double t503 = t108 + t491 + t144*t489;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t504 = tau[5] - t500;
     const double t505 = t175*t504;
-    const double t506 = t158*t129 + t159*t130;
-    const double t507 = t159*t129 + t161*t130;
-    const double t508 = t160*t129 + t162*t130;
-    const double t509 = t164*t129 + t167*t130;
-    const double t510 = t165*t129;
-    const double t511 = t166*t129 + t168*t130;
+    const double t506 = t158*t114 + t159*t115;
+    const double t507 = t159*t114 + t161*t115;
+    const double t508 = t160*t114 + t162*t115;
+    const double t509 = t164*t114 + t167*t115;
+    const double t510 = t165*t114;
+    const double t511 = t166*t114 + t168*t115;
     const double t512 = t506 + t498;
     const double t513 = t507 + t499;
     const double t514 = t508 + t500;
@@ -6442,24 +5770,26 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t516 = t510 + t502;
     const double t517 = t511 + t503;
     const double t518 = t504 - t508;
-    const double t519 = t26*t515 - t27*t516;
-    const double t520 = t26*t516 + t27*t515;
-    const double t521 = t26*t512 - t27*t513;
-    const double t522 = t27*t512 + t26*t513;
+    const double t519 = t74*t515 - t75*t516;
+    const double t520 = t74*t516 + t75*t515;
+    const double t521 = t74*t512 - t75*t513;
+    const double t522 = t75*t512 + t74*t513;
     const double t523 = t79 + t521 + t183*t518;
     const double t524 = t80 - t514 - t518;
     const double t525 = t81 + t522 + t184*t518;
     const double t526 = t85 + t519 + t185*t518;
     const double t527 = t86 - t517 + t186*t518;
     const double t528 = t87 + t520 + t187*t518;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t529 = tau[4] - t525;
     const double t530 = t229*t529;
-    const double t531 = t74*t219 - 0.0015152444733270301*t128 + t125*t217 + t126*t218 + t127*t214;
-    const double t532 = 0.03146037232526039*t128 - 0.0015152444733270301*t127 + 0.014653732538*t74 - 0.047121686402*t125;
-    const double t533 = 0.0021640520520981297*t128 + t74*t222 + t125*t220 + t126*t221 + t127*t215;
-    const double t534 = t74*t225 - 0.047121686402*t128 + t125*t223 + t126*t224 + t127*t217;
-    const double t535 = t125*t224 + t126*t226 + t127*t218 + t74*t227;
-    const double t536 = 0.014653732538*t128 + t74*t228 + t125*t225 + t127*t219 + t126*t227;
+    const double t531 = t88*t217 - 0.0015152444733270301*t91 + t89*t218 + t90*t214 + t65*t219;
+    const double t532 = 0.03146037232526039*t91 - 0.0015152444733270301*t90 + 0.014653732538*t65 - 0.047121686402*t88;
+    const double t533 = 0.0021640520520981297*t91 + t88*t220 + t89*t221 + t90*t215 + t65*t222;
+    const double t534 = t88*t223 - 0.047121686402*t91 + t89*t224 + t90*t217 + t65*t225;
+    const double t535 = t88*t224 + t89*t226 + t90*t218 + t65*t227;
+    const double t536 = 0.014653732538*t91 + t88*t225 + t90*t219 + t65*t228 + t89*t227;
     const double t537 = t531 + t523;
     const double t538 = t532 + t524;
     const double t539 = t533 + t525;
@@ -6467,30 +5797,32 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t541 = t535 + t527;
     const double t542 = t536 + t528;
     const double t543 = t529 - t533;
-    const double t544 = t18*t540 - t19*t541;
-    const double t545 = t18*t541 + t19*t540;
-    const double t546 = t18*t537 - t19*t538;
-    const double t547 = t18*t538 + t19*t537;
+    const double t544 = t47*t540 - t48*t541;
+    const double t545 = t48*t540 + t47*t541;
+    const double t546 = t47*t537 - t48*t538;
+    const double t547 = t47*t538 + t48*t537;
     const double t548 = -0.384*t545;
     const double t549 = -0.0825*t545;
     const double t550 = -0.0825*t542 - 0.384*t544;
     const double t551 = t546 + t548;
     const double t552 = t539 + t549;
     const double t553 = t550 - t547;
-    const double t554 = t64 + t244*t543 + t551;
-    const double t555 = t65 + t249*t543 + t552;
-    const double t556 = t66 + t246*t543 + t553;
-    const double t557 = t70 + t544 + t247*t543;
-    const double t558 = t71 + t542 + t234*t543;
-    const double t559 = t72 - t545 + t248*t543;
+    const double t554 = t52 + t244*t543 + t551;
+    const double t555 = t53 + t249*t543 + t552;
+    const double t556 = t54 + t246*t543 + t553;
+    const double t557 = t58 + t544 + t247*t543;
+    const double t558 = t59 + t542 + t234*t543;
+    const double t559 = t60 - t545 + t248*t543;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t560 = tau[3] - t556;
     const double t561 = t313*t560;
-    const double t562 = t121*t298 + t122*t299 + t124*t293 - t59*t300 + t123*t292;
-    const double t563 = t122*t302 + t121*t301 - t59*t303 + t123*t293 + t124*t295;
-    const double t564 = t122*t305 - t59*t306 + t121*t304 + t124*t296 + t123*t294;
-    const double t565 = t121*t307 + t122*t308 + t123*t298 - t59*t309 + t124*t301;
-    const double t566 = t121*t308 + t122*t310 + t123*t299 + t124*t302 - t59*t311;
-    const double t567 = t121*t309 + t122*t311 - t59*t312 + t124*t303 + t123*t300;
+    const double t562 = t67*t298 + t68*t299 + t70*t293 - t38*t300 + t69*t292;
+    const double t563 = t68*t302 + t67*t301 - t38*t303 + t69*t293 + t70*t295;
+    const double t564 = t68*t305 - t38*t306 + t67*t304 + t70*t296 + t69*t294;
+    const double t565 = t69*t298 + t67*t307 + t68*t308 - t38*t309 + t70*t301;
+    const double t566 = t69*t299 + t70*t302 + t67*t308 + t68*t310 - t38*t311;
+    const double t567 = t67*t309 + t68*t311 - t38*t312 + t70*t303 + t69*t300;
     const double t568 = t562 + t554;
     const double t569 = t563 + t555;
     const double t570 = t564 + t556;
@@ -6498,26 +5830,28 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t572 = t566 + t558;
     const double t573 = t567 + t559;
     const double t574 = t560 - t564;
-    const double t575 = t11*t571 - t12*t572;
-    const double t576 = t11*t572 + t12*t571;
-    const double t577 = t11*t568 - t12*t569;
-    const double t578 = t11*t569 + t12*t568;
+    const double t575 = t22*t571 - t23*t572;
+    const double t576 = t22*t572 + t23*t571;
+    const double t577 = t22*t568 - t23*t569;
+    const double t578 = t22*t569 + t23*t568;
     const double t579 = -0.0825*t576;
     const double t580 = -0.0825*t573;
     const double t581 = t579 - t570;
     const double t582 = t580 + t578;
-    const double t583 = t50 + t577 + t326*t574;
-    const double t584 = t51 + t581 + t332*t574;
-    const double t585 = t52 + t328*t574 + t582;
-    const double t586 = t56 + t575 + t329*t574;
-    const double t587 = t57 - t573 + t330*t574;
+    const double t583 = t27 + t577 + t326*t574;
+    const double t584 = t28 + t581 + t332*t574;
+    const double t585 = t29 + t328*t574 + t582;
+    const double t586 = t33 + t575 + t329*t574;
+    const double t587 = t34 - t573 + t330*t574;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t588 = tau[2] - t585;
     const double t589 = t392*t588;
-    const double t590 = t117*t378 + t118*t379 + t120*t373 - t45*t380 + t119*t372;
-    const double t591 = t117*t381 + t118*t382 + t119*t373 + t120*t375 - t45*t383;
-    const double t592 = t117*t384 + t118*t385 - t45*t386 + t119*t374 + t120*t376;
-    const double t593 = t117*t387 + t118*t388 + t119*t378 + t120*t381 - t45*t389;
-    const double t594 = t117*t388 + t118*t390 + t119*t379 + t120*t382 - t45*t391;
+    const double t590 = t43*t373 + t40*t378 + t41*t379 - t15*t380 + t42*t372;
+    const double t591 = t42*t373 + t43*t375 + t40*t381 + t41*t382 - t15*t383;
+    const double t592 = t40*t384 + t41*t385 - t15*t386 + t42*t374 + t43*t376;
+    const double t593 = t42*t378 + t43*t381 + t40*t387 + t41*t388 - t15*t389;
+    const double t594 = t42*t379 + t43*t382 + t40*t388 + t41*t390 - t15*t391;
     const double t595 = t590 + t583;
     const double t596 = t591 + t584;
     const double t597 = t592 + t585;
@@ -6532,30 +5866,42 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t606 = 0.316*t601;
     const double t607 = t605 + t603;
     const double t608 = t604 + t606;
-    const double t609 = t41 + t406*t600 + t607;
-    const double t610 = t42 - t597 - t600;
-    const double t611 = t43 + t407*t600 + t608;
+    const double t609 = t9 + t406*t600 + t607;
+    const double t610 = t10 - t597 - t600;
+    const double t611 = t11 + t407*t600 + t608;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t612 = tau[1] - t611;
     const double t613 = t454*t612;
-    const double t614 = t115*t447 - 0.00398335888393552*t116;
-    const double t615 = 0.028124284712194955*t116 - 0.00398335888393552*t115;
-    const double t616 = 0.0007689361029464*t116 + t115*t448;
+    const double t614 = t17*t447 - 0.00398335888393552*t18;
+    const double t615 = 0.028124284712194955*t18 - 0.00398335888393552*t17;
+    const double t616 = 0.0007689361029464*t18 + t17*t448;
     const double t617 = t614 + t609;
     const double t618 = t615 + t610;
     const double t619 = t612 - t616;
     const double t620 = t0*t618 + t1*t617;
     const double t621 = t459*t619 - t620;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t622 = tau[0] - t621;
     const double t623 = t473*t622;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t624 = t623 - 9.81*t474;
-    const double t625 = t613 - 9.81*t460 - t115*t455 - t116*t456 - t459*t624;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
+    const double t625 = t613 - 9.81*t460 - t17*t455 - t18*t456 - t459*t624;
     const double t626 = -t1*t624;
     const double t627 = -t0*t624;
     const double t628 = -9.81*t1;
     const double t629 = -9.81*t0;
-    const double t630 = t115 + t626;
-    const double t631 = t116 + t627;
-    const double t632 = t45*t397 - t117*t395 - t118*t396 - t119*t393 - t120*t394 - t628*t408 - t629*t409 + t589 + t631 - t407*t625 - t406*t630;
+    const double t630 = t17 + t626;
+    const double t631 = t18 + t627;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t632 = t15*t397 - t42*t393 - t43*t394 - t40*t395 - t41*t396 - t628*t408 - t629*t409 + t589 + t631 - t407*t625 - t406*t630;
     const double t633 = t5*t625 + t4*t630;
     const double t634 = t4*t625 - t5*t630;
     const double t635 = 0.316*t625;
@@ -6563,54 +5909,62 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t637 = t628 + t635;
     const double t638 = t4*t637 + t5*t636;
     const double t639 = t4*t636 - t5*t637;
-    const double t640 = t119 + t633;
-    const double t641 = t120 + t634;
+    const double t640 = t42 + t633;
+    const double t641 = t43 + t634;
     const double t642 = t632 - t631;
-    const double t643 = t117 + t638;
-    const double t644 = t118 + t639;
-    const double t645 = -t629 - t45;
-    const double t646 = t59*t318 - t121*t316 - t122*t317 - t123*t314 - t124*t315 - t645*t331 + t561 - t326*t640 - t332*t641 - t328*t642 - t329*t643 - t330*t644;
-    const double t647 = t11*t640 + t12*t642;
-    const double t648 = t11*t642 - t12*t640;
+    const double t643 = t40 + t638;
+    const double t644 = t41 + t639;
+    const double t645 = -t629 - t15;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t646 = t38*t318 - t69*t314 - t70*t315 - t67*t316 - t68*t317 - t645*t331 + t561 - t326*t640 - t332*t641 - t328*t642 - t329*t643 - t330*t644;
+    const double t647 = t22*t640 + t23*t642;
+    const double t648 = t22*t642 - t23*t640;
     const double t649 = 0.0825*t642;
     const double t650 = -0.0825*t641;
     const double t651 = t644 + t649;
     const double t652 = t645 + t650;
-    const double t653 = t11*t643 + t12*t652;
-    const double t654 = t11*t652 - t12*t643;
-    const double t655 = t123 + t647;
-    const double t656 = t124 + t648;
+    const double t653 = t22*t643 + t23*t652;
+    const double t654 = t22*t652 - t23*t643;
+    const double t655 = t69 + t647;
+    const double t656 = t70 + t648;
     const double t657 = t646 - t641;
-    const double t658 = t121 + t653;
-    const double t659 = t122 + t654;
-    const double t660 = -t59 - t651;
-    const double t661 = t530 - t74*t234 - t125*t232 - t126*t233 - t127*t230 - t128*t231 - t244*t655 - t234*t659 - t247*t658 - t248*t660 - t249*t656 - t246*t657;
-    const double t662 = t18*t655 - t19*t657;
-    const double t663 = -t19*t655 - t18*t657;
+    const double t658 = t67 + t653;
+    const double t659 = t68 + t654;
+    const double t660 = -t38 - t651;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t661 = t530 - t88*t232 - t89*t233 - t90*t230 - t91*t231 - t65*t234 - t244*t655 - t234*t659 - t247*t658 - t248*t660 - t249*t656 - t246*t657;
+    const double t662 = t47*t655 - t48*t657;
+    const double t663 = -t48*t655 - t47*t657;
     const double t664 = -0.384*t657;
     const double t665 = -0.0825*t657;
     const double t666 = 0.384*t655 + 0.0825*t656;
     const double t667 = t658 + t664;
     const double t668 = t659 + t665;
     const double t669 = t660 + t666;
-    const double t670 = t18*t667 - t19*t669;
-    const double t671 = -t18*t669 - t19*t667;
-    const double t672 = t127 + t662;
-    const double t673 = t128 + t663;
+    const double t670 = t47*t667 - t48*t669;
+    const double t671 = -t47*t669 - t48*t667;
+    const double t672 = t90 + t662;
+    const double t673 = t91 + t663;
     const double t674 = t656 + t661;
-    const double t675 = t125 + t670;
-    const double t676 = t126 + t671;
-    const double t677 = t74 + t668;
-    const double t678 = t505 - t129*t176 - t130*t177 + t673 - t183*t672 - t187*t677 - t186*t676 - t184*t674 - t185*t675;
-    const double t679 = t26*t672 + t27*t674;
-    const double t680 = t26*t674 - t27*t672;
-    const double t681 = t27*t677 + t26*t675;
-    const double t682 = t129 + t679;
-    const double t683 = t130 + t680;
+    const double t675 = t88 + t670;
+    const double t676 = t89 + t671;
+    const double t677 = t65 + t668;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t678 = t505 - t114*t176 - t115*t177 + t673 - t183*t672 - t187*t677 - t186*t676 - t184*t674 - t185*t675;
+    const double t679 = t74*t672 + t75*t674;
+    const double t680 = t74*t674 - t75*t672;
+    const double t681 = t75*t677 + t74*t675;
+    const double t682 = t114 + t679;
+    const double t683 = t115 + t680;
     const double t684 = t678 - t673;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t685 = 0.14441699928917623*t133 + 0.18783782960108433*t134 + 0.3043676996866723*t131 - 0.3850309484142862*t132 + t476 + t144*t676 - t143*t681 - t140*t682 - t145*t683 - t142*t684;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t624;
     qdd[1] = t625;
     qdd[2] = t632;
@@ -6622,15 +5976,14 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
 
 long panda_forward_dynamics_fd4_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_forward_dynamics_fd4(q + 7*i, qd + 7*i, tau + 7*i, qdd + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22))
+ * joint accelerations from torques, algorithm FD1 [RK (4.17)-(4.22)]
  * forward_dynamics_fd1              837 mul    736 add    6 div   0 sqrt  12 trig    733 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -6640,154 +5993,166 @@ long panda_forward_dynamics_fd4_batch(long count, const double *q, const double 
 void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const double tau[7], double qdd[7])
 {
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t4 = soagen_cos(q[2]);
     const double t5 = soagen_sin(q[2]);
-    const double t6 = qd[1]*t5 + t4*t2;
-    const double t7 = qd[1]*t4 - t5*t2;
-    const double t8 = qd[2] - t3;
+    const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
+    const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
+    const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
+    const double t9 = t3*t8 - qd[1]*t7;
+    const double t10 = qd[1]*t6 - t2*t8;
+    const double t11 = t2*t7 - t3*t6;
+    const double t12 = qd[1]*t3;
+    const double t13 = qd[1]*t2;
+    const double t14 = -t13;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t10*t8 + t9*t6;
-    const double t12 = t9*t8 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t15 = qd[1]*t5 + t4*t2;
+    const double t16 = qd[1]*t4 - t5*t2;
+    const double t17 = qd[2] - t3;
+    const double t18 = soagen_cos(q[3]);
+    const double t19 = soagen_sin(q[3]);
+    const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
+    const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
+    const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
+    const double t23 = t16*t22 - t17*t21;
+    const double t24 = t17*t20 - t15*t22;
+    const double t25 = t15*t21 - t16*t20;
+    const double t26 = qd[2]*t16;
+    const double t27 = -qd[2]*t15;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t14*t13 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t28 = t18*t15 + t19*t17;
+    const double t29 = t18*t17 - t19*t15;
+    const double t30 = qd[3] - t16;
+    const double t31 = soagen_cos(q[4]);
+    const double t32 = soagen_sin(q[4]);
+    const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
+    const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
+    const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
+    const double t36 = t29*t35 - t30*t34;
+    const double t37 = t30*t33 - t28*t35;
+    const double t38 = t28*t34 - t29*t33;
+    const double t39 = qd[3]*t29;
+    const double t40 = -qd[3]*t28;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t41 = t31*t28 - t32*t30;
+    const double t42 = -t31*t30 - t32*t28;
+    const double t43 = qd[4] + t29;
+    const double t44 = soagen_cos(q[5]);
+    const double t45 = soagen_sin(q[5]);
+    const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
+    const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
+    const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
+    const double t49 = t42*t48 - t43*t47;
+    const double t50 = t43*t46 - t41*t48;
+    const double t51 = t41*t47 - t42*t46;
+    const double t52 = qd[4]*t42;
+    const double t53 = -qd[4]*t41;
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = soagen_cos(q[6]);
-    const double t25 = soagen_sin(q[6]);
-    const double t26 = t25*t23 + t24*t21;
-    const double t27 = t24*t23 - t25*t21;
-    const double t28 = qd[6] - t22;
-    const double t29 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
-    const double t30 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
-    const double t31 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
-    const double t32 = t3*t31 - qd[1]*t30;
-    const double t33 = qd[1]*t29 - t2*t31;
-    const double t34 = t2*t30 - t3*t29;
-    const double t35 = 0.05649492601407083*t6 - 0.005487648106562255*t8 - 0.008248333140675744*t7;
-    const double t36 = 0.05287838199960611*t7 - 0.008248333140675744*t6 - 0.004377257121839583*t8;
-    const double t37 = 0.01824920229252011*t8 - 0.005487648106562255*t6 - 0.004377257121839583*t7;
-    const double t38 = t7*t37 - t8*t36;
-    const double t39 = t8*t35 - t6*t37;
-    const double t40 = t6*t36 - t7*t35;
-    const double t41 = 0.0039053550262761003*t13 + 0.06767727025085991*t11 + 0.02771584317362585*t12;
-    const double t42 = 0.03239943042445132*t12 - 0.0016444875773692705*t13 + 0.02771584317362585*t11;
-    const double t43 = 0.0775861490525396*t13 + 0.0039053550262761003*t11 - 0.0016444875773692705*t12;
-    const double t44 = t12*t43 - t13*t42;
-    const double t45 = t13*t41 - t11*t43;
-    const double t46 = t11*t42 - t12*t41;
-    const double t47 = 0.03942757095803552*t16 - 0.0015152444733270301*t17 - 0.004600245517563105*t18;
-    const double t48 = 0.03146037232526039*t17 + 0.0021640520520981297*t18 - 0.0015152444733270301*t16;
-    const double t49 = 0.010869510762828563*t18 + 0.0021640520520981297*t17 - 0.004600245517563105*t16;
-    const double t50 = t17*t49 - t18*t48;
-    const double t51 = t18*t47 - t16*t49;
-    const double t52 = t16*t48 - t17*t47;
-    const double t53 = 0.00248046035817079*t21 - 0.00010375891721868492*t23 + 0.001524110902883315*t22;
-    const double t54 = 9.3569097314605e-05*t23 + 0.010567766133106952*t22 + 0.001524110902883315*t21;
-    const double t55 = 0.011794560230238952*t23 + 9.3569097314605e-05*t22 - 0.00010375891721868492*t21;
-    const double t56 = t22*t55 - t23*t54;
-    const double t57 = t23*t53 - t21*t55;
-    const double t58 = t21*t54 - t22*t53;
-    const double t59 = 0.000391391281684248*t27 + 0.0316333431909496*t26 - 0.0009653051699191116*t28;
-    const double t60 = 0.000391391281684248*t26 + 0.029212399412428362*t27 - 0.001255536598272898*t28;
-    const double t61 = 0.006684151967360946*t28 - 0.001255536598272898*t27 - 0.0009653051699191116*t26;
-    const double t62 = t27*t61 - t28*t60;
-    const double t63 = t28*t59 - t26*t61;
-    const double t64 = t26*t60 - t27*t59;
-    const double t65 = qd[1]*t3;
-    const double t66 = qd[1]*t2;
-    const double t67 = -t66;
-    const double t68 = qd[2]*t7;
-    const double t69 = -qd[2]*t6;
-    const double t70 = qd[3]*t12;
-    const double t71 = -qd[3]*t11;
-    const double t72 = qd[4]*t17;
-    const double t73 = -qd[4]*t16;
-    const double t74 = qd[5]*t22;
-    const double t75 = -qd[5]*t21;
-    const double t76 = qd[6]*t27;
-    const double t77 = -qd[6]*t26;
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t54 = t45*t43 + t44*t41;
+    const double t55 = t44*t43 - t45*t41;
+    const double t56 = qd[5] - t42;
+    const double t57 = soagen_cos(q[6]);
+    const double t58 = soagen_sin(q[6]);
+    const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
+    const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
+    const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
+    const double t62 = t55*t61 - t56*t60;
+    const double t63 = t56*t59 - t54*t61;
+    const double t64 = t54*t60 - t55*t59;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t67 = t58*t56 + t57*t54;
+    const double t68 = t57*t56 - t58*t54;
+    const double t69 = qd[6] - t55;
+    const double t70 = 0.000391391281684248*t68 + 0.0316333431909496*t67 - 0.0009653051699191116*t69;
+    const double t71 = 0.000391391281684248*t67 + 0.029212399412428362*t68 - 0.001255536598272898*t69;
+    const double t72 = 0.006684151967360946*t69 - 0.001255536598272898*t68 - 0.0009653051699191116*t67;
+    const double t73 = t68*t72 - t69*t71;
+    const double t74 = t69*t70 - t67*t72;
+    const double t75 = t67*t71 - t68*t70;
+    const double t76 = qd[6]*t68;
+    const double t77 = -qd[6]*t67;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t78 = -9.81*t1;
     const double t79 = -9.81*t0;
     const double t80 = t2*t2;
-    const double t81 = t2*t3;
+    const double t81 = t3*t2;
     const double t82 = qd[1]*qd[1];
     const double t83 = -t82 - t80;
-    const double t84 = 2.0*t65;
-    const double t85 = 0.00850351162402155*t65 - 0.0022610063699999997*t79 - 0.00398335888393552*t67 + t32;
-    const double t86 = 0.0022610063699999997*t78 + 0.028124284712194955*t67 - 0.00398335888393552*t65 + t33;
-    const double t87 = 0.018579714719999998*t78 - 0.002031994566*t79 + 0.01026110182100817*t65 + 0.0007689361029464*t67 + t34;
+    const double t84 = 2.0*t12;
+    const double t85 = 0.00850351162402155*t12 - 0.0022610063699999997*t79 - 0.00398335888393552*t14 + t9;
+    const double t86 = 0.0022610063699999997*t78 + 0.028124284712194955*t14 - 0.00398335888393552*t12 + t10;
+    const double t87 = 0.018579714719999998*t78 - 0.002031994566*t79 + 0.01026110182100817*t12 + 0.0007689361029464*t14 + t11;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t88 = -0.316*t81;
     const double t89 = -0.316*t83;
     const double t90 = -0.316*t84;
     const double t91 = t78 + t88;
     const double t92 = t79 + t89;
-    const double t93 = t4*t65;
-    const double t94 = -t5*t65;
-    const double t95 = t68 + t93;
-    const double t96 = t69 + t94;
-    const double t97 = t5*t90 + t4*t91;
+    const double t93 = t4*t12;
+    const double t94 = -t5*t12;
+    const double t95 = t93 + t26;
+    const double t96 = t94 + t27;
+    const double t97 = t4*t91 + t5*t90;
     const double t98 = t4*t90 - t5*t91;
-    const double t99 = t6*t6;
-    const double t100 = t6*t7;
-    const double t101 = t8*t6;
-    const double t102 = t7*t7;
-    const double t103 = t8*t7;
-    const double t104 = t8*t8;
+    const double t99 = t15*t15;
+    const double t100 = t15*t16;
+    const double t101 = t15*t17;
+    const double t102 = t16*t16;
+    const double t103 = t16*t17;
+    const double t104 = t17*t17;
     const double t105 = -t102 - t104;
-    const double t106 = t67 + t100;
+    const double t106 = t14 + t100;
     const double t107 = t101 + t96;
-    const double t108 = t100 - t67;
+    const double t108 = t100 - t14;
     const double t109 = -t99 - t104;
     const double t110 = t103 - t95;
     const double t111 = t101 - t96;
-    const double t112 = 0.005487648106562255*t67 + 0.05649492601407083*t95 - 0.008248333140675744*t96 - 0.126729164208*t92 + t38 + 0.214708623208*t98;
-    const double t113 = 0.004377257121839583*t67 + 0.05287838199960611*t96 - 0.008248333140675744*t95 + 0.088844724872*t92 + t39 - 0.214708623208*t97;
-    const double t114 = t40 - 0.01824920229252011*t67 - 0.005487648106562255*t95 - 0.004377257121839583*t96 + 0.088844724872*t98 - 0.126729164208*t97;
+    const double t112 = 0.005487648106562255*t14 + 0.05649492601407083*t95 - 0.008248333140675744*t96 - 0.126729164208*t92 + t23 + 0.214708623208*t98;
+    const double t113 = 0.004377257121839583*t14 + 0.05287838199960611*t96 - 0.008248333140675744*t95 + 0.088844724872*t92 + t24 - 0.214708623208*t97;
+    const double t114 = t25 - 0.01824920229252011*t14 - 0.005487648106562255*t95 - 0.004377257121839583*t96 + 0.088844724872*t98 - 0.126729164208*t97;
     const double t115 = 0.126729164208*t106 + 0.088844724872*t105 - 0.214708623208*t107;
     const double t116 = 0.126729164208*t109 + 0.088844724872*t108 - 0.214708623208*t110;
     const double t117 = t115 + 3.228604*t97;
     const double t118 = t116 + 3.228604*t98;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t119 = 0.0825*t105;
     const double t120 = 0.0825*t108;
     const double t121 = 0.0825*t111;
     const double t122 = t119 + t97;
     const double t123 = t120 + t98;
     const double t124 = t121 - t92;
-    const double t125 = t9*t95 - t10*t67;
-    const double t126 = -t9*t67 - t10*t95;
-    const double t127 = t70 + t125;
-    const double t128 = t71 + t126;
-    const double t129 = t9*t122 + t10*t124;
-    const double t130 = t9*t124 - t10*t122;
-    const double t131 = t11*t11;
-    const double t132 = t11*t12;
-    const double t133 = t13*t11;
-    const double t134 = t12*t12;
-    const double t135 = t13*t12;
-    const double t136 = t13*t13;
+    const double t125 = t18*t95 - t19*t14;
+    const double t126 = -t18*t14 - t19*t95;
+    const double t127 = t39 + t125;
+    const double t128 = t126 + t40;
+    const double t129 = t18*t122 + t19*t124;
+    const double t130 = t18*t124 - t19*t122;
+    const double t131 = t28*t28;
+    const double t132 = t28*t29;
+    const double t133 = t30*t28;
+    const double t134 = t29*t29;
+    const double t135 = t30*t29;
+    const double t136 = t30*t30;
     const double t137 = -t136 - t134;
     const double t138 = t96 + t132;
     const double t139 = t133 + t128;
@@ -6797,33 +6162,35 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t143 = t133 - t128;
     const double t144 = t135 + t127;
     const double t145 = -t131 - t134;
-    const double t146 = 0.02771584317362585*t128 - 0.0039053550262761003*t96 + t44 + 0.06767727025085991*t127 - 0.374644408005*t123 - 0.09850206933*t130;
-    const double t147 = 0.0016444875773692705*t96 + 0.03239943042445132*t128 + t45 + 0.02771584317362585*t127 - 0.19076837715*t123 + 0.09850206933*t129;
-    const double t148 = 0.0039053550262761003*t127 - 0.0775861490525396*t96 - 0.0016444875773692705*t128 + t46 - 0.374644408005*t129 - 0.19076837715*t130;
+    const double t146 = 0.02771584317362585*t128 - 0.0039053550262761003*t96 + t36 + 0.06767727025085991*t127 - 0.374644408005*t123 - 0.09850206933*t130;
+    const double t147 = 0.0016444875773692705*t96 + 0.03239943042445132*t128 + t37 + 0.02771584317362585*t127 - 0.19076837715*t123 + 0.09850206933*t129;
+    const double t148 = 0.0039053550262761003*t127 - 0.0775861490525396*t96 - 0.0016444875773692705*t128 + t38 - 0.374644408005*t129 - 0.19076837715*t130;
     const double t149 = 0.374644408005*t138 - 0.19076837715*t137 + 0.09850206933*t139;
     const double t150 = 0.374644408005*t141 - 0.19076837715*t140 + 0.09850206933*t142;
     const double t151 = 0.09850206933*t145 - 0.19076837715*t143 + 0.374644408005*t144;
     const double t152 = t149 + 3.587895*t129;
     const double t153 = t150 + 3.587895*t130;
     const double t154 = t151 - 3.587895*t123;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t155 = 0.384*t138 - 0.0825*t137;
     const double t156 = 0.384*t141 - 0.0825*t140;
     const double t157 = 0.384*t144 - 0.0825*t143;
     const double t158 = t155 + t129;
     const double t159 = t156 + t130;
     const double t160 = t157 - t123;
-    const double t161 = t15*t96 + t14*t127;
-    const double t162 = t14*t96 - t15*t127;
-    const double t163 = t72 + t161;
-    const double t164 = t73 + t162;
-    const double t165 = t14*t158 - t15*t160;
-    const double t166 = -t15*t158 - t14*t160;
-    const double t167 = t16*t16;
-    const double t168 = t17*t16;
-    const double t169 = t18*t16;
-    const double t170 = t17*t17;
-    const double t171 = t17*t18;
-    const double t172 = t18*t18;
+    const double t161 = t32*t96 + t31*t127;
+    const double t162 = t31*t96 - t32*t127;
+    const double t163 = t52 + t161;
+    const double t164 = t53 + t162;
+    const double t165 = t31*t158 - t32*t160;
+    const double t166 = -t32*t158 - t31*t160;
+    const double t167 = t41*t41;
+    const double t168 = t42*t41;
+    const double t169 = t43*t41;
+    const double t170 = t42*t42;
+    const double t171 = t42*t43;
+    const double t172 = t43*t43;
     const double t173 = -t170 - t172;
     const double t174 = t168 - t128;
     const double t175 = t169 + t164;
@@ -6833,27 +6200,29 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t179 = t169 - t164;
     const double t180 = t171 + t163;
     const double t181 = -t170 - t167;
-    const double t182 = t50 - 0.004600245517563105*t128 + 0.03942757095803552*t163 - 0.0015152444733270301*t164 + 0.05034347249*t159 + 0.047121686402*t166;
-    const double t183 = 0.0021640520520981297*t128 + 0.03146037232526039*t164 - 0.0015152444733270301*t163 + t51 + 0.014653732538*t159 - 0.047121686402*t165;
-    const double t184 = 0.010869510762828563*t128 + t52 + 0.0021640520520981297*t164 - 0.004600245517563105*t163 - 0.05034347249*t165 - 0.014653732538*t166;
+    const double t182 = t49 - 0.004600245517563105*t128 + 0.03942757095803552*t163 - 0.0015152444733270301*t164 + 0.05034347249*t159 + 0.047121686402*t166;
+    const double t183 = 0.0021640520520981297*t128 + 0.03146037232526039*t164 - 0.0015152444733270301*t163 + t50 + 0.014653732538*t159 - 0.047121686402*t165;
+    const double t184 = 0.010869510762828563*t128 + t51 + 0.0021640520520981297*t164 - 0.004600245517563105*t163 - 0.05034347249*t165 - 0.014653732538*t166;
     const double t185 = 0.05034347249*t174 - 0.014653732538*t173 - 0.047121686402*t175;
     const double t186 = 0.05034347249*t177 - 0.014653732538*t176 - 0.047121686402*t178;
     const double t187 = 0.05034347249*t180 - 0.047121686402*t181 - 0.014653732538*t179;
     const double t188 = t185 + 1.225946*t165;
     const double t189 = t186 + 1.225946*t166;
     const double t190 = 1.225946*t159 + t187;
-    const double t191 = t20*t128 + t19*t163;
-    const double t192 = t19*t128 - t20*t163;
-    const double t193 = t74 + t191;
-    const double t194 = t75 + t192;
-    const double t195 = t20*t159 + t19*t165;
-    const double t196 = t19*t159 - t20*t165;
-    const double t197 = t21*t21;
-    const double t198 = t21*t22;
-    const double t199 = t23*t21;
-    const double t200 = t22*t22;
-    const double t201 = t23*t22;
-    const double t202 = t23*t23;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t191 = t45*t128 + t44*t163;
+    const double t192 = t44*t128 - t45*t163;
+    const double t193 = t65 + t191;
+    const double t194 = t66 + t192;
+    const double t195 = t45*t159 + t44*t165;
+    const double t196 = t44*t159 - t45*t165;
+    const double t197 = t54*t54;
+    const double t198 = t54*t55;
+    const double t199 = t56*t54;
+    const double t200 = t55*t55;
+    const double t201 = t56*t55;
+    const double t202 = t56*t56;
     const double t203 = -t202 - t200;
     const double t204 = t198 + t164;
     const double t205 = t199 + t194;
@@ -6863,33 +6232,35 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t209 = t199 - t194;
     const double t210 = t201 + t193;
     const double t211 = -t197 - t200;
-    const double t212 = 0.00010375891721868492*t164 + t56 + 0.00248046035817079*t193 + 0.001524110902883315*t194 + 0.023526756935*t166 + 0.017527158935000002*t196;
-    const double t213 = t57 - 9.3569097314605e-05*t164 + 0.010567766133106952*t194 + 0.001524110902883315*t193 + 0.10024161669500001*t166 - 0.017527158935000002*t195;
-    const double t214 = t58 - 0.011794560230238952*t164 + 9.3569097314605e-05*t194 - 0.00010375891721868492*t193 + 0.10024161669500001*t196 + 0.023526756935*t195;
+    const double t212 = 0.00010375891721868492*t164 + t62 + 0.00248046035817079*t193 + 0.001524110902883315*t194 + 0.023526756935*t166 + 0.017527158935000002*t196;
+    const double t213 = t63 - 9.3569097314605e-05*t164 + 0.010567766133106952*t194 + 0.001524110902883315*t193 + 0.10024161669500001*t166 - 0.017527158935000002*t195;
+    const double t214 = t64 - 0.011794560230238952*t164 + 9.3569097314605e-05*t194 - 0.00010375891721868492*t193 + 0.10024161669500001*t196 + 0.023526756935*t195;
     const double t215 = 0.10024161669500001*t203 - 0.023526756935*t204 - 0.017527158935000002*t205;
     const double t216 = 0.10024161669500001*t206 - 0.023526756935*t207 - 0.017527158935000002*t208;
     const double t217 = 0.10024161669500001*t209 - 0.017527158935000002*t211 - 0.023526756935*t210;
     const double t218 = t215 + 1.666555*t195;
     const double t219 = t216 + 1.666555*t196;
     const double t220 = t217 - 1.666555*t166;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t221 = 0.088*t203;
     const double t222 = 0.088*t206;
     const double t223 = 0.088*t209;
     const double t224 = t221 + t195;
     const double t225 = t222 + t196;
     const double t226 = t223 - t166;
-    const double t227 = t24*t193 - t25*t164;
-    const double t228 = -t24*t164 - t25*t193;
+    const double t227 = t57*t193 - t58*t164;
+    const double t228 = -t57*t164 - t58*t193;
     const double t229 = t76 + t227;
     const double t230 = t77 + t228;
-    const double t231 = t24*t224 + t25*t226;
-    const double t232 = t24*t226 - t25*t224;
-    const double t233 = t26*t26;
-    const double t234 = t26*t27;
-    const double t235 = t26*t28;
-    const double t236 = t27*t27;
-    const double t237 = t27*t28;
-    const double t238 = t28*t28;
+    const double t231 = t57*t224 + t58*t226;
+    const double t232 = t57*t226 - t58*t224;
+    const double t233 = t67*t67;
+    const double t234 = t67*t68;
+    const double t235 = t67*t69;
+    const double t236 = t68*t68;
+    const double t237 = t68*t69;
+    const double t238 = t69*t69;
     const double t239 = -t236 - t238;
     const double t240 = t234 + t194;
     const double t241 = t235 + t230;
@@ -6899,19 +6270,23 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t245 = t235 - t230;
     const double t246 = t237 + t229;
     const double t247 = -t233 - t236;
-    const double t248 = 0.0009653051699191116*t194 + t62 + 0.000391391281684248*t230 + 0.0316333431909496*t229 - 0.0020344399586617965*t225 - 0.150277948634*t232;
-    const double t249 = 0.001255536598272898*t194 + t63 + 0.029212399412428362*t230 + 0.000391391281684248*t229 + 0.002573605371338202*t225 + 0.150277948634*t231;
-    const double t250 = t64 - 0.006684151967360946*t194 - 0.001255536598272898*t230 - 0.0009653051699191116*t229 + 0.002573605371338202*t232 - 0.0020344399586617965*t231;
+    const double t248 = 0.0009653051699191116*t194 + t73 + 0.000391391281684248*t230 + 0.0316333431909496*t229 - 0.0020344399586617965*t225 - 0.150277948634*t232;
+    const double t249 = 0.001255536598272898*t194 + t74 + 0.029212399412428362*t230 + 0.000391391281684248*t229 + 0.002573605371338202*t225 + 0.150277948634*t231;
+    const double t250 = t75 - 0.006684151967360946*t194 - 0.001255536598272898*t230 - 0.0009653051699191116*t229 + 0.002573605371338202*t232 - 0.0020344399586617965*t231;
     const double t251 = 0.002573605371338202*t239 + 0.0020344399586617965*t240 + 0.150277948634*t241;
     const double t252 = 0.0020344399586617965*t243 + 0.002573605371338202*t242 + 0.150277948634*t244;
     const double t253 = 0.150277948634*t247 + 0.002573605371338202*t245 + 0.0020344399586617965*t246;
     const double t254 = t251 + 1.4955219999999998*t231;
     const double t255 = t252 + 1.4955219999999998*t232;
     const double t256 = t253 - 1.4955219999999998*t225;
-    const double t257 = t24*t254 - t25*t255;
-    const double t258 = t25*t254 + t24*t255;
-    const double t259 = t24*t248 - t25*t249;
-    const double t260 = t25*t248 + t24*t249;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t257 = t57*t254 - t58*t255;
+    const double t258 = t57*t255 + t58*t254;
+    const double t259 = t57*t248 - t58*t249;
+    const double t260 = t57*t249 + t58*t248;
     const double t261 = -0.088*t258;
     const double t262 = -0.088*t256;
     const double t263 = t261 - t250;
@@ -6922,20 +6297,24 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t268 = t218 + t257;
     const double t269 = t219 - t256;
     const double t270 = t220 + t258;
-    const double t271 = t19*t268 - t20*t269;
-    const double t272 = t19*t269 + t20*t268;
-    const double t273 = t19*t265 - t20*t266;
-    const double t274 = t20*t265 + t19*t266;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t271 = t44*t268 - t45*t269;
+    const double t272 = t44*t269 + t45*t268;
+    const double t273 = t44*t265 - t45*t266;
+    const double t274 = t45*t265 + t44*t266;
     const double t275 = t182 + t273;
     const double t276 = t183 - t267;
     const double t277 = t184 + t274;
     const double t278 = t188 + t271;
     const double t279 = t189 - t270;
     const double t280 = t190 + t272;
-    const double t281 = t14*t278 - t15*t279;
-    const double t282 = t14*t279 + t15*t278;
-    const double t283 = t14*t275 - t15*t276;
-    const double t284 = t14*t276 + t15*t275;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t281 = t31*t278 - t32*t279;
+    const double t282 = t31*t279 + t32*t278;
+    const double t283 = t31*t275 - t32*t276;
+    const double t284 = t31*t276 + t32*t275;
     const double t285 = -0.384*t282;
     const double t286 = -0.0825*t282;
     const double t287 = -0.0825*t280 - 0.384*t281;
@@ -6948,10 +6327,12 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t294 = t152 + t281;
     const double t295 = t153 + t280;
     const double t296 = t154 - t282;
-    const double t297 = t9*t294 - t10*t295;
-    const double t298 = t9*t295 + t10*t294;
-    const double t299 = t9*t291 - t10*t292;
-    const double t300 = t9*t292 + t10*t291;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t297 = t18*t294 - t19*t295;
+    const double t298 = t18*t295 + t19*t294;
+    const double t299 = t18*t291 - t19*t292;
+    const double t300 = t18*t292 + t19*t291;
     const double t301 = -0.0825*t298;
     const double t302 = -0.0825*t296;
     const double t303 = t301 - t293;
@@ -6961,6 +6342,8 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t307 = t114 + t304;
     const double t308 = t117 + t297;
     const double t309 = t118 - t296;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t310 = t4*t308 - t5*t309;
     const double t311 = t4*t309 + t5*t308;
     const double t312 = t4*t305 - t5*t306;
@@ -6972,7 +6355,11 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t318 = t85 + t316;
     const double t319 = t86 - t307;
     const double t320 = t87 + t317;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t321 = t0*t319 + t1*t318;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t322 = tau[0] + t321;
     const double t323 = tau[1] - t320;
     const double t324 = tau[2] - t307;
@@ -6980,10 +6367,14 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t326 = tau[4] - t277;
     const double t327 = tau[5] - t267;
     const double t328 = tau[6] - t250;
-    const double t329 = -0.0020344399586617965*t24 - 0.002573605371338202*t25;
-    const double t330 = 0.002573605371338202*t24 - 0.0020344399586617965*t25;
-    const double t331 = 0.001255536598272898*t25 - 0.0009653051699191116*t24;
-    const double t332 = -0.001255536598272898*t24 - 0.0009653051699191116*t25;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t329 = -0.0020344399586617965*t57 - 0.002573605371338202*t58;
+    const double t330 = 0.002573605371338202*t57 - 0.0020344399586617965*t58;
+    const double t331 = 0.001255536598272898*t58 - 0.0009653051699191116*t57;
+    const double t332 = -0.001255536598272898*t57 - 0.0009653051699191116*t58;
     const double t333 = -0.088*t330;
     const double t334 = 149.60760989322966*t331;
     const double t335 = 149.60760989322966*t333;
@@ -6991,15 +6382,15 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t337 = 149.60760989322966*t329;
     const double t338 = 149.60760989322966*t330;
     const double t339 = t335 - 1.0;
-    const double t340 = t25*t25;
+    const double t340 = t58*t58;
     const double t341 = 0.0024209437785212354*t340;
-    const double t342 = t24*t25;
+    const double t342 = t57*t58;
     const double t343 = 0.000782782563368496*t342;
     const double t344 = 0.0316333431909496 - t341 - t343;
     const double t345 = 0.029212399412428362 + t341 + t343;
     const double t346 = 0.000391391281684248 + 0.0024209437785212354*t342 - 0.000782782563368496*t340;
-    const double t347 = 0.0020344399586617965*t24 + 0.002573605371338202*t25;
-    const double t348 = 0.0020344399586617965*t25 - 0.002573605371338202*t24;
+    const double t347 = 0.0020344399586617965*t57 + 0.002573605371338202*t58;
+    const double t348 = 0.0020344399586617965*t58 - 0.002573605371338202*t57;
     const double t349 = 0.13160593599999998 - t348;
     const double t350 = t346 - 0.088*t347;
     const double t351 = t345 - 0.088*t348 + 0.088*t349;
@@ -7020,21 +6411,23 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t366 = 3.162077 - t329*t337;
     const double t367 = -t329*t338;
     const double t368 = 3.162077 - t330*t338;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t369 = 1.0/t357;
     const double t370 = t365*t369;
-    const double t371 = t19*t363 - t20*t364;
-    const double t372 = t19*t364 + t20*t363;
-    const double t373 = t19*t354 - t20*t356;
-    const double t374 = t19*t356 + t20*t354;
+    const double t371 = t44*t363 - t45*t364;
+    const double t372 = t45*t363 + t44*t364;
+    const double t373 = t44*t354 - t45*t356;
+    const double t374 = t44*t356 + t45*t354;
     const double t375 = t373*t369;
     const double t376 = t374*t369;
     const double t377 = t371*t369;
     const double t378 = -t370;
     const double t379 = t372*t369;
     const double t380 = t352 - t355;
-    const double t381 = t20*t20;
+    const double t381 = t45*t45;
     const double t382 = t381*t380;
-    const double t383 = t19*t20;
+    const double t383 = t44*t45;
     const double t384 = 2.0*t383*t353;
     const double t385 = t352 - t384 - t382;
     const double t386 = t355 + t384 + t382;
@@ -7048,15 +6441,15 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t394 = t389 + t390;
     const double t395 = t359 + t391 - t392;
     const double t396 = t361 + t391 - t392;
-    const double t397 = t19*t360 - t20*t362;
-    const double t398 = t19*t362 + t20*t360;
+    const double t397 = t44*t360 - t45*t362;
+    const double t398 = t45*t360 + t44*t362;
     const double t399 = t366 - 3.162077;
     const double t400 = t381*t399;
     const double t401 = t366 - t400;
     const double t402 = 3.162077 + t400;
     const double t403 = t383*t399;
-    const double t404 = t19*t367;
-    const double t405 = t20*t367;
+    const double t404 = t44*t367;
+    const double t405 = t45*t367;
     const double t406 = 0.03942757095803552 + t385 - t373*t375;
     const double t407 = t387 - 0.004600245517563105 - t373*t376;
     const double t408 = 0.010869510762828563 + t386 - t374*t376;
@@ -7072,12 +6465,14 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t418 = 1.225946 + t368 + t365*t378;
     const double t419 = t365*t379 - t405;
     const double t420 = 1.225946 + t402 - t372*t379;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t421 = 1.0/t408;
     const double t422 = t414*t421;
-    const double t423 = t14*t412 - t15*t413;
-    const double t424 = t14*t413 + t15*t412;
-    const double t425 = t14*t407 - 0.0021640520520981297*t15;
-    const double t426 = 0.0021640520520981297*t14 + t15*t407;
+    const double t423 = t31*t412 - t32*t413;
+    const double t424 = t32*t412 + t31*t413;
+    const double t425 = t31*t407 - 0.0021640520520981297*t32;
+    const double t426 = 0.0021640520520981297*t31 + t32*t407;
     const double t427 = -0.384*t424;
     const double t428 = -0.0825*t424;
     const double t429 = -0.0825*t414 - 0.384*t423;
@@ -7090,9 +6485,9 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t436 = -t424*t421;
     const double t437 = 1.0 + t433;
     const double t438 = t406 - 0.03146037232526039;
-    const double t439 = t15*t15;
+    const double t439 = t32*t32;
     const double t440 = t439*t438;
-    const double t441 = t14*t15;
+    const double t441 = t31*t32;
     const double t442 = -0.0030304889466540603*t441;
     const double t443 = t406 - t442 - t440;
     const double t444 = 0.03146037232526039 + t442 + t440;
@@ -7106,16 +6501,16 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t452 = t447 + t448;
     const double t453 = t410 + t449 - t450;
     const double t454 = t449 - 0.047121686402 - t450;
-    const double t455 = t14*t411 - 0.014653732538*t15;
-    const double t456 = 0.014653732538*t14 + t15*t411;
+    const double t455 = t31*t411 - 0.014653732538*t32;
+    const double t456 = 0.014653732538*t31 + t32*t411;
     const double t457 = t415 - t418;
     const double t458 = t439*t457;
     const double t459 = 2.0*t441*t416;
     const double t460 = t415 - t459 - t458;
     const double t461 = t418 + t459 + t458;
     const double t462 = t416 - 2.0*t439*t416 + t441*t457;
-    const double t463 = t14*t417 - t15*t419;
-    const double t464 = t15*t417 + t14*t419;
+    const double t463 = t31*t417 - t32*t419;
+    const double t464 = t32*t417 + t31*t419;
     const double t465 = t451 - 0.384*t462;
     const double t466 = t455 - 0.384*t464;
     const double t467 = 0.384*t461 - t453;
@@ -7152,12 +6547,14 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t498 = 3.587895 + t420 - t414*t422;
     const double t499 = -t464 - t414*t436;
     const double t500 = 3.587895 + t461 + t424*t436;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t501 = 1.0/t485;
     const double t502 = t494*t501;
-    const double t503 = t9*t492 - t10*t493;
-    const double t504 = t9*t493 + t10*t492;
-    const double t505 = t9*t482 - t10*t484;
-    const double t506 = t9*t484 + t10*t482;
+    const double t503 = t18*t492 - t19*t493;
+    const double t504 = t18*t493 + t19*t492;
+    const double t505 = t18*t482 - t19*t484;
+    const double t506 = t18*t484 + t19*t482;
     const double t507 = -0.0825*t504;
     const double t508 = -0.0825*t494;
     const double t509 = t508 + t506;
@@ -7168,9 +6565,9 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t514 = -t502;
     const double t515 = t511 - 1.0;
     const double t516 = t480 - t483;
-    const double t517 = t10*t10;
+    const double t517 = t19*t19;
     const double t518 = t517*t516;
-    const double t519 = t9*t10;
+    const double t519 = t18*t19;
     const double t520 = 2.0*t519*t481;
     const double t521 = t480 - t520 - t518;
     const double t522 = t483 + t520 + t518;
@@ -7185,16 +6582,16 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t531 = t490 + t526 + t527;
     const double t532 = t487 + t528 - t529;
     const double t533 = t489 + t528 - t529;
-    const double t534 = t9*t488 - t10*t491;
-    const double t535 = t9*t491 + t10*t488;
+    const double t534 = t18*t488 - t19*t491;
+    const double t535 = t18*t491 + t19*t488;
     const double t536 = t495 - t498;
     const double t537 = t517*t536;
     const double t538 = 2.0*t519*t496;
     const double t539 = t495 - t538 - t537;
     const double t540 = t498 + t538 + t537;
     const double t541 = t496 - 2.0*t517*t496 + t519*t536;
-    const double t542 = t9*t497 - t10*t499;
-    const double t543 = t9*t499 + t10*t497;
+    const double t542 = t18*t497 - t19*t499;
+    const double t543 = t18*t499 + t19*t497;
     const double t544 = -0.0825*t541;
     const double t545 = 0.0825*t543;
     const double t546 = -0.0825*t540;
@@ -7221,6 +6618,8 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t567 = 3.228604 + t539 - t503*t513;
     const double t568 = -t542 - t503*t514;
     const double t569 = 3.228604 + t500 + t494*t514;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t570 = 1.0/t560;
     const double t571 = t4*t565 - t5*t566;
     const double t572 = t4*t566 + t5*t565;
@@ -7265,6 +6664,8 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t611 = 0.00850351162402155 + t608 - t577*t579;
     const double t612 = 0.01026110182100817 + t609 - t577*t580;
     const double t613 = 0.026534991901690206 + t610 - t578*t580;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t614 = 1.0/t613;
     const double t615 = 0.0007689361029464*t0 + t1*t612;
     const double t616 = -t615*t614;
@@ -7275,31 +6676,41 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t621 = -0.00796671776787104*t620;
     const double t622 = 0.028124284712194955 + t621 + t619;
     const double t623 = 0.009213163777211224 + t622 + t615*t616;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t624 = 1.0/t623;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t625 = 149.60760989322966*t328;
     const double t626 = t334*t328;
     const double t627 = t339*t328;
     const double t628 = t336*t328;
     const double t629 = t337*t328;
     const double t630 = t338*t328;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t631 = t327 - t628;
     const double t632 = t369*t631;
-    const double t633 = t19*t629;
-    const double t634 = t20*t629;
-    const double t635 = t19*t626 - t20*t627;
-    const double t636 = t19*t627 + t20*t626;
+    const double t633 = t44*t629;
+    const double t634 = t45*t629;
+    const double t635 = t44*t626 - t45*t627;
+    const double t636 = t45*t626 + t44*t627;
     const double t637 = t635 + t375*t631;
     const double t638 = -t628 - t631;
     const double t639 = t636 + t376*t631;
     const double t640 = t633 + t377*t631;
     const double t641 = t378*t631 - t630;
     const double t642 = t634 + t379*t631;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t643 = t326 - t639;
     const double t644 = t421*t643;
-    const double t645 = t14*t640 - t15*t641;
-    const double t646 = t15*t640 + t14*t641;
-    const double t647 = t14*t637 - t15*t638;
-    const double t648 = t14*t638 + t15*t637;
+    const double t645 = t31*t640 - t32*t641;
+    const double t646 = t32*t640 + t31*t641;
+    const double t647 = t31*t637 - t32*t638;
+    const double t648 = t31*t638 + t32*t637;
     const double t649 = -0.384*t646;
     const double t650 = -0.0825*t646;
     const double t651 = -0.0825*t642 - 0.384*t645;
@@ -7312,12 +6723,14 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t658 = t645 + t435*t643;
     const double t659 = t642 + t422*t643;
     const double t660 = t436*t643 - t646;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t661 = t325 - t657;
     const double t662 = t501*t661;
-    const double t663 = t9*t658 - t10*t659;
-    const double t664 = t9*t659 + t10*t658;
-    const double t665 = t9*t655 - t10*t656;
-    const double t666 = t9*t656 + t10*t655;
+    const double t663 = t18*t658 - t19*t659;
+    const double t664 = t18*t659 + t19*t658;
+    const double t665 = t18*t655 - t19*t656;
+    const double t666 = t18*t656 + t19*t655;
     const double t667 = -0.0825*t664;
     const double t668 = -0.0825*t660;
     const double t669 = t667 - t657;
@@ -7327,6 +6740,8 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t673 = t512*t661 + t670;
     const double t674 = t663 + t513*t661;
     const double t675 = t514*t661 - t660;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t676 = t324 - t673;
     const double t677 = t570*t676;
     const double t678 = t4*t674 - t5*t675;
@@ -7340,15 +6755,25 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t686 = t684 + t579*t676;
     const double t687 = -t673 - t676;
     const double t688 = t685 + t580*t676;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t689 = t323 - t688;
     const double t690 = t614*t689;
     const double t691 = t0*t687 + t1*t686;
     const double t692 = t689*t616 - t691;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t693 = t322 - t692;
     const double t694 = t693*t624;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t695 = t690 - t616*t694;
     const double t696 = -t1*t694;
     const double t697 = -t0*t694;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t698 = t677 + t697 - t579*t696 - t580*t695;
     const double t699 = t4*t696 + t5*t695;
     const double t700 = t4*t695 - t5*t696;
@@ -7357,35 +6782,43 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t703 = t4*t701 + t5*t702;
     const double t704 = t4*t702 - t5*t701;
     const double t705 = t698 - t697;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t706 = t662 - t510*t699 - t515*t700 - t513*t703 - t514*t704 - t512*t705;
-    const double t707 = t9*t699 + t10*t705;
-    const double t708 = t9*t705 - t10*t699;
+    const double t707 = t18*t699 + t19*t705;
+    const double t708 = t18*t705 - t19*t699;
     const double t709 = 0.0825*t705;
     const double t710 = -0.0825*t700;
     const double t711 = t704 + t709;
-    const double t712 = t9*t703 + t10*t710;
-    const double t713 = t9*t710 - t10*t703;
+    const double t712 = t18*t703 + t19*t710;
+    const double t713 = t18*t710 - t19*t703;
     const double t714 = t706 - t700;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t715 = t644 - t422*t713 - t432*t707 - t435*t712 + t436*t711 - t437*t708 - t434*t714;
-    const double t716 = t14*t707 - t15*t714;
-    const double t717 = -t15*t707 - t14*t714;
+    const double t716 = t31*t707 - t32*t714;
+    const double t717 = -t32*t707 - t31*t714;
     const double t718 = -0.384*t714;
     const double t719 = -0.0825*t714;
     const double t720 = 0.384*t707 + 0.0825*t708;
     const double t721 = t712 + t718;
     const double t722 = t713 + t719;
     const double t723 = t720 - t711;
-    const double t724 = t14*t721 - t15*t723;
-    const double t725 = -t14*t723 - t15*t721;
+    const double t724 = t31*t721 - t32*t723;
+    const double t725 = -t31*t723 - t32*t721;
     const double t726 = t708 + t715;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t727 = t632 + t717 - t375*t716 - t379*t722 - t378*t725 - t376*t726 - t377*t724;
-    const double t728 = t19*t716 + t20*t726;
-    const double t729 = t19*t726 - t20*t716;
-    const double t730 = t20*t722 + t19*t724;
+    const double t728 = t44*t716 + t45*t726;
+    const double t729 = t44*t726 - t45*t716;
+    const double t730 = t45*t722 + t44*t724;
     const double t731 = t727 - t717;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t732 = t625 + t338*t725 - t334*t728 - t337*t730 - t339*t729 - t336*t731;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t694;
     qdd[1] = t695;
     qdd[2] = t698;
@@ -7397,15 +6830,14 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
 
 long panda_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_forward_dynamics_fd1(q + 7*i, qd + 7*i, tau + 7*i, qdd + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD2 (seed 001 (5.5)-(5.7)), with the tip accelerations
+ * joint accelerations from torques, algorithm FD2, with the tip accelerations [RK (5.5)-(5.7)]
  * forward_dynamics_fd2              937 mul    797 add    6 div   0 sqrt  14 trig    802 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -7416,158 +6848,168 @@ long panda_forward_dynamics_fd1_batch(long count, const double *q, const double 
 void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const double tau[7], double qdd[7], double a0[6])
 {
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[0]);
     const double t1 = soagen_sin(q[0]);
-
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
     const double t2 = soagen_cos(q[1]);
     const double t3 = soagen_sin(q[1]);
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t6 = soagen_cos(q[2]);
     const double t7 = soagen_sin(q[2]);
-    const double t8 = qd[1]*t7 + t6*t4;
-    const double t9 = qd[1]*t6 - t7*t4;
-    const double t10 = qd[2] - t5;
+    const double t8 = 0.01026110182100817*qd[1] + 0.00850351162402155*t4 - 0.00398335888393552*t5;
+    const double t9 = 0.0007689361029464*qd[1] + 0.028124284712194955*t5 - 0.00398335888393552*t4;
+    const double t10 = 0.026534991901690206*qd[1] + 0.01026110182100817*t4 + 0.0007689361029464*t5;
+    const double t11 = t5*t10 - qd[1]*t9;
+    const double t12 = qd[1]*t8 - t4*t10;
+    const double t13 = t4*t9 - t5*t8;
+    const double t14 = qd[1]*t5;
+    const double t15 = qd[1]*t4;
+    const double t16 = -t15;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t11 = soagen_cos(q[3]);
-    const double t12 = soagen_sin(q[3]);
-    const double t13 = t12*t10 + t11*t8;
-    const double t14 = t11*t10 - t12*t8;
-    const double t15 = qd[3] - t9;
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t17 = qd[1]*t7 + t6*t4;
+    const double t18 = qd[1]*t6 - t7*t4;
+    const double t19 = qd[2] - t5;
+    const double t20 = soagen_cos(q[3]);
+    const double t21 = soagen_sin(q[3]);
+    const double t22 = 0.05649492601407083*t17 - 0.005487648106562255*t19 - 0.008248333140675744*t18;
+    const double t23 = 0.05287838199960611*t18 - 0.008248333140675744*t17 - 0.004377257121839583*t19;
+    const double t24 = 0.01824920229252011*t19 - 0.005487648106562255*t17 - 0.004377257121839583*t18;
+    const double t25 = t18*t24 - t19*t23;
+    const double t26 = t19*t22 - t17*t24;
+    const double t27 = t17*t23 - t18*t22;
+    const double t28 = qd[2]*t18;
+    const double t29 = -qd[2]*t17;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t16 = soagen_cos(q[4]);
-    const double t17 = soagen_sin(q[4]);
-    const double t18 = t16*t13 - t17*t15;
-    const double t19 = -t16*t15 - t17*t13;
-    const double t20 = qd[4] + t14;
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t30 = t20*t17 + t21*t19;
+    const double t31 = t20*t19 - t21*t17;
+    const double t32 = qd[3] - t18;
+    const double t33 = soagen_cos(q[4]);
+    const double t34 = soagen_sin(q[4]);
+    const double t35 = 0.0039053550262761003*t32 + 0.06767727025085991*t30 + 0.02771584317362585*t31;
+    const double t36 = 0.03239943042445132*t31 - 0.0016444875773692705*t32 + 0.02771584317362585*t30;
+    const double t37 = 0.0775861490525396*t32 + 0.0039053550262761003*t30 - 0.0016444875773692705*t31;
+    const double t38 = t31*t37 - t32*t36;
+    const double t39 = t32*t35 - t30*t37;
+    const double t40 = t30*t36 - t31*t35;
+    const double t41 = qd[3]*t31;
+    const double t42 = -qd[3]*t30;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t21 = soagen_cos(q[5]);
-    const double t22 = soagen_sin(q[5]);
-    const double t23 = t22*t20 + t21*t18;
-    const double t24 = t21*t20 - t22*t18;
-    const double t25 = qd[5] - t19;
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t43 = t33*t30 - t34*t32;
+    const double t44 = -t33*t32 - t34*t30;
+    const double t45 = qd[4] + t31;
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
+    const double t48 = 0.03942757095803552*t43 - 0.0015152444733270301*t44 - 0.004600245517563105*t45;
+    const double t49 = 0.03146037232526039*t44 + 0.0021640520520981297*t45 - 0.0015152444733270301*t43;
+    const double t50 = 0.010869510762828563*t45 + 0.0021640520520981297*t44 - 0.004600245517563105*t43;
+    const double t51 = t44*t50 - t45*t49;
+    const double t52 = t45*t48 - t43*t50;
+    const double t53 = t43*t49 - t44*t48;
+    const double t54 = qd[4]*t44;
+    const double t55 = -qd[4]*t43;
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t26 = soagen_cos(q[6]);
-    const double t27 = soagen_sin(q[6]);
-    const double t28 = t27*t25 + t26*t23;
-    const double t29 = t26*t25 - t27*t23;
-    const double t30 = qd[6] - t24;
-    const double t31 = 0.01026110182100817*qd[1] + 0.00850351162402155*t4 - 0.00398335888393552*t5;
-    const double t32 = 0.0007689361029464*qd[1] + 0.028124284712194955*t5 - 0.00398335888393552*t4;
-    const double t33 = 0.026534991901690206*qd[1] + 0.01026110182100817*t4 + 0.0007689361029464*t5;
-    const double t34 = t5*t33 - qd[1]*t32;
-    const double t35 = qd[1]*t31 - t4*t33;
-    const double t36 = t4*t32 - t5*t31;
-    const double t37 = 0.05649492601407083*t8 - 0.005487648106562255*t10 - 0.008248333140675744*t9;
-    const double t38 = 0.05287838199960611*t9 - 0.008248333140675744*t8 - 0.004377257121839583*t10;
-    const double t39 = 0.01824920229252011*t10 - 0.005487648106562255*t8 - 0.004377257121839583*t9;
-    const double t40 = t9*t39 - t10*t38;
-    const double t41 = t10*t37 - t8*t39;
-    const double t42 = t8*t38 - t9*t37;
-    const double t43 = 0.0039053550262761003*t15 + 0.06767727025085991*t13 + 0.02771584317362585*t14;
-    const double t44 = 0.03239943042445132*t14 - 0.0016444875773692705*t15 + 0.02771584317362585*t13;
-    const double t45 = 0.0775861490525396*t15 + 0.0039053550262761003*t13 - 0.0016444875773692705*t14;
-    const double t46 = t14*t45 - t15*t44;
-    const double t47 = t15*t43 - t13*t45;
-    const double t48 = t13*t44 - t14*t43;
-    const double t49 = 0.03942757095803552*t18 - 0.0015152444733270301*t19 - 0.004600245517563105*t20;
-    const double t50 = 0.03146037232526039*t19 + 0.0021640520520981297*t20 - 0.0015152444733270301*t18;
-    const double t51 = 0.010869510762828563*t20 + 0.0021640520520981297*t19 - 0.004600245517563105*t18;
-    const double t52 = t19*t51 - t20*t50;
-    const double t53 = t20*t49 - t18*t51;
-    const double t54 = t18*t50 - t19*t49;
-    const double t55 = 0.00248046035817079*t23 - 0.00010375891721868492*t25 + 0.001524110902883315*t24;
-    const double t56 = 9.3569097314605e-05*t25 + 0.010567766133106952*t24 + 0.001524110902883315*t23;
-    const double t57 = 0.011794560230238952*t25 + 9.3569097314605e-05*t24 - 0.00010375891721868492*t23;
-    const double t58 = t24*t57 - t25*t56;
-    const double t59 = t25*t55 - t23*t57;
-    const double t60 = t23*t56 - t24*t55;
-    const double t61 = 0.000391391281684248*t29 + 0.0316333431909496*t28 - 0.0009653051699191116*t30;
-    const double t62 = 0.000391391281684248*t28 + 0.029212399412428362*t29 - 0.001255536598272898*t30;
-    const double t63 = 0.006684151967360946*t30 - 0.001255536598272898*t29 - 0.0009653051699191116*t28;
-    const double t64 = t29*t63 - t30*t62;
-    const double t65 = t30*t61 - t28*t63;
-    const double t66 = t28*t62 - t29*t61;
-    const double t67 = qd[1]*t5;
-    const double t68 = qd[1]*t4;
-    const double t69 = -t68;
-    const double t70 = qd[2]*t9;
-    const double t71 = -qd[2]*t8;
-    const double t72 = qd[3]*t14;
-    const double t73 = -qd[3]*t13;
-    const double t74 = qd[4]*t19;
-    const double t75 = -qd[4]*t18;
-    const double t76 = qd[5]*t24;
-    const double t77 = -qd[5]*t23;
-    const double t78 = qd[6]*t29;
-    const double t79 = -qd[6]*t28;
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t56 = t47*t45 + t46*t43;
+    const double t57 = t46*t45 - t47*t43;
+    const double t58 = qd[5] - t44;
+    const double t59 = soagen_cos(q[6]);
+    const double t60 = soagen_sin(q[6]);
+    const double t61 = 0.00248046035817079*t56 - 0.00010375891721868492*t58 + 0.001524110902883315*t57;
+    const double t62 = 9.3569097314605e-05*t58 + 0.010567766133106952*t57 + 0.001524110902883315*t56;
+    const double t63 = 0.011794560230238952*t58 + 9.3569097314605e-05*t57 - 0.00010375891721868492*t56;
+    const double t64 = t57*t63 - t58*t62;
+    const double t65 = t58*t61 - t56*t63;
+    const double t66 = t56*t62 - t57*t61;
+    const double t67 = qd[5]*t57;
+    const double t68 = -qd[5]*t56;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t69 = t60*t58 + t59*t56;
+    const double t70 = t59*t58 - t60*t56;
+    const double t71 = qd[6] - t57;
+    const double t72 = 0.000391391281684248*t70 + 0.0316333431909496*t69 - 0.0009653051699191116*t71;
+    const double t73 = 0.000391391281684248*t69 + 0.029212399412428362*t70 - 0.001255536598272898*t71;
+    const double t74 = 0.006684151967360946*t71 - 0.001255536598272898*t70 - 0.0009653051699191116*t69;
+    const double t75 = t70*t74 - t71*t73;
+    const double t76 = t71*t72 - t69*t74;
+    const double t77 = t69*t73 - t70*t72;
+    const double t78 = qd[6]*t70;
+    const double t79 = -qd[6]*t69;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t80 = -9.81*t3;
     const double t81 = -9.81*t2;
     const double t82 = t4*t4;
-    const double t83 = t4*t5;
+    const double t83 = t5*t4;
     const double t84 = qd[1]*qd[1];
     const double t85 = -t84 - t82;
-    const double t86 = 2.0*t67;
-    const double t87 = 0.00850351162402155*t67 - 0.0022610063699999997*t81 - 0.00398335888393552*t69 + t34;
-    const double t88 = 0.0022610063699999997*t80 + 0.028124284712194955*t69 - 0.00398335888393552*t67 + t35;
-    const double t89 = 0.018579714719999998*t80 - 0.002031994566*t81 + 0.01026110182100817*t67 + 0.0007689361029464*t69 + t36;
+    const double t86 = 2.0*t14;
+    const double t87 = 0.00850351162402155*t14 - 0.0022610063699999997*t81 - 0.00398335888393552*t16 + t11;
+    const double t88 = 0.0022610063699999997*t80 + 0.028124284712194955*t16 - 0.00398335888393552*t14 + t12;
+    const double t89 = 0.018579714719999998*t80 - 0.002031994566*t81 + 0.01026110182100817*t14 + 0.0007689361029464*t16 + t13;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t90 = -0.316*t83;
     const double t91 = -0.316*t85;
     const double t92 = -0.316*t86;
     const double t93 = t80 + t90;
     const double t94 = t81 + t91;
-    const double t95 = t6*t67;
-    const double t96 = -t7*t67;
-    const double t97 = t70 + t95;
-    const double t98 = t71 + t96;
-    const double t99 = t7*t92 + t6*t93;
+    const double t95 = t6*t14;
+    const double t96 = -t7*t14;
+    const double t97 = t95 + t28;
+    const double t98 = t96 + t29;
+    const double t99 = t6*t93 + t7*t92;
     const double t100 = t6*t92 - t7*t93;
-    const double t101 = t8*t8;
-    const double t102 = t8*t9;
-    const double t103 = t10*t8;
-    const double t104 = t9*t9;
-    const double t105 = t10*t9;
-    const double t106 = t10*t10;
+    const double t101 = t17*t17;
+    const double t102 = t17*t18;
+    const double t103 = t17*t19;
+    const double t104 = t18*t18;
+    const double t105 = t18*t19;
+    const double t106 = t19*t19;
     const double t107 = -t104 - t106;
-    const double t108 = t69 + t102;
+    const double t108 = t16 + t102;
     const double t109 = t103 + t98;
-    const double t110 = t102 - t69;
+    const double t110 = t102 - t16;
     const double t111 = -t101 - t106;
     const double t112 = t105 - t97;
     const double t113 = t103 - t98;
-    const double t114 = 0.005487648106562255*t69 + 0.05649492601407083*t97 - 0.008248333140675744*t98 - 0.126729164208*t94 + t40 + 0.214708623208*t100;
-    const double t115 = 0.004377257121839583*t69 + 0.05287838199960611*t98 - 0.008248333140675744*t97 + 0.088844724872*t94 + t41 - 0.214708623208*t99;
-    const double t116 = t42 - 0.01824920229252011*t69 - 0.005487648106562255*t97 - 0.004377257121839583*t98 + 0.088844724872*t100 - 0.126729164208*t99;
+    const double t114 = 0.005487648106562255*t16 + 0.05649492601407083*t97 - 0.008248333140675744*t98 - 0.126729164208*t94 + t25 + 0.214708623208*t100;
+    const double t115 = 0.004377257121839583*t16 + 0.05287838199960611*t98 - 0.008248333140675744*t97 + 0.088844724872*t94 + t26 - 0.214708623208*t99;
+    const double t116 = t27 - 0.01824920229252011*t16 - 0.005487648106562255*t97 - 0.004377257121839583*t98 + 0.088844724872*t100 - 0.126729164208*t99;
     const double t117 = 0.126729164208*t108 + 0.088844724872*t107 - 0.214708623208*t109;
     const double t118 = 0.126729164208*t111 + 0.088844724872*t110 - 0.214708623208*t112;
     const double t119 = t117 + 3.228604*t99;
     const double t120 = t118 + 3.228604*t100;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t121 = 0.0825*t107;
     const double t122 = 0.0825*t110;
     const double t123 = 0.0825*t113;
     const double t124 = t121 + t99;
     const double t125 = t122 + t100;
     const double t126 = t123 - t94;
-    const double t127 = t11*t97 - t12*t69;
-    const double t128 = -t11*t69 - t12*t97;
-    const double t129 = t72 + t127;
-    const double t130 = t73 + t128;
-    const double t131 = t11*t124 + t12*t126;
-    const double t132 = t11*t126 - t12*t124;
-    const double t133 = t13*t13;
-    const double t134 = t13*t14;
-    const double t135 = t15*t13;
-    const double t136 = t14*t14;
-    const double t137 = t15*t14;
-    const double t138 = t15*t15;
+    const double t127 = t20*t97 - t21*t16;
+    const double t128 = -t20*t16 - t21*t97;
+    const double t129 = t41 + t127;
+    const double t130 = t128 + t42;
+    const double t131 = t20*t124 + t21*t126;
+    const double t132 = t20*t126 - t21*t124;
+    const double t133 = t30*t30;
+    const double t134 = t30*t31;
+    const double t135 = t32*t30;
+    const double t136 = t31*t31;
+    const double t137 = t32*t31;
+    const double t138 = t32*t32;
     const double t139 = -t138 - t136;
     const double t140 = t98 + t134;
     const double t141 = t135 + t130;
@@ -7577,33 +7019,35 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t145 = t135 - t130;
     const double t146 = t137 + t129;
     const double t147 = -t133 - t136;
-    const double t148 = 0.02771584317362585*t130 - 0.0039053550262761003*t98 + t46 + 0.06767727025085991*t129 - 0.374644408005*t125 - 0.09850206933*t132;
-    const double t149 = 0.0016444875773692705*t98 + 0.03239943042445132*t130 + t47 + 0.02771584317362585*t129 - 0.19076837715*t125 + 0.09850206933*t131;
-    const double t150 = 0.0039053550262761003*t129 - 0.0775861490525396*t98 - 0.0016444875773692705*t130 + t48 - 0.374644408005*t131 - 0.19076837715*t132;
+    const double t148 = 0.02771584317362585*t130 - 0.0039053550262761003*t98 + t38 + 0.06767727025085991*t129 - 0.374644408005*t125 - 0.09850206933*t132;
+    const double t149 = 0.0016444875773692705*t98 + 0.03239943042445132*t130 + t39 + 0.02771584317362585*t129 - 0.19076837715*t125 + 0.09850206933*t131;
+    const double t150 = 0.0039053550262761003*t129 - 0.0775861490525396*t98 - 0.0016444875773692705*t130 + t40 - 0.374644408005*t131 - 0.19076837715*t132;
     const double t151 = 0.374644408005*t140 - 0.19076837715*t139 + 0.09850206933*t141;
     const double t152 = 0.374644408005*t143 - 0.19076837715*t142 + 0.09850206933*t144;
     const double t153 = 0.09850206933*t147 - 0.19076837715*t145 + 0.374644408005*t146;
     const double t154 = t151 + 3.587895*t131;
     const double t155 = t152 + 3.587895*t132;
     const double t156 = t153 - 3.587895*t125;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t157 = 0.384*t140 - 0.0825*t139;
     const double t158 = 0.384*t143 - 0.0825*t142;
     const double t159 = 0.384*t146 - 0.0825*t145;
     const double t160 = t157 + t131;
     const double t161 = t158 + t132;
     const double t162 = t159 - t125;
-    const double t163 = t17*t98 + t16*t129;
-    const double t164 = t16*t98 - t17*t129;
-    const double t165 = t74 + t163;
-    const double t166 = t75 + t164;
-    const double t167 = t16*t160 - t17*t162;
-    const double t168 = -t17*t160 - t16*t162;
-    const double t169 = t18*t18;
-    const double t170 = t19*t18;
-    const double t171 = t20*t18;
-    const double t172 = t19*t19;
-    const double t173 = t19*t20;
-    const double t174 = t20*t20;
+    const double t163 = t34*t98 + t33*t129;
+    const double t164 = t33*t98 - t34*t129;
+    const double t165 = t54 + t163;
+    const double t166 = t55 + t164;
+    const double t167 = t33*t160 - t34*t162;
+    const double t168 = -t34*t160 - t33*t162;
+    const double t169 = t43*t43;
+    const double t170 = t44*t43;
+    const double t171 = t45*t43;
+    const double t172 = t44*t44;
+    const double t173 = t44*t45;
+    const double t174 = t45*t45;
     const double t175 = -t172 - t174;
     const double t176 = t170 - t130;
     const double t177 = t171 + t166;
@@ -7613,27 +7057,29 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t181 = t171 - t166;
     const double t182 = t173 + t165;
     const double t183 = -t172 - t169;
-    const double t184 = t52 - 0.004600245517563105*t130 + 0.03942757095803552*t165 - 0.0015152444733270301*t166 + 0.05034347249*t161 + 0.047121686402*t168;
-    const double t185 = 0.0021640520520981297*t130 + 0.03146037232526039*t166 - 0.0015152444733270301*t165 + t53 + 0.014653732538*t161 - 0.047121686402*t167;
-    const double t186 = 0.010869510762828563*t130 + t54 + 0.0021640520520981297*t166 - 0.004600245517563105*t165 - 0.05034347249*t167 - 0.014653732538*t168;
+    const double t184 = t51 - 0.004600245517563105*t130 + 0.03942757095803552*t165 - 0.0015152444733270301*t166 + 0.05034347249*t161 + 0.047121686402*t168;
+    const double t185 = 0.0021640520520981297*t130 + 0.03146037232526039*t166 - 0.0015152444733270301*t165 + t52 + 0.014653732538*t161 - 0.047121686402*t167;
+    const double t186 = 0.010869510762828563*t130 + t53 + 0.0021640520520981297*t166 - 0.004600245517563105*t165 - 0.05034347249*t167 - 0.014653732538*t168;
     const double t187 = 0.05034347249*t176 - 0.014653732538*t175 - 0.047121686402*t177;
     const double t188 = 0.05034347249*t179 - 0.014653732538*t178 - 0.047121686402*t180;
     const double t189 = 0.05034347249*t182 - 0.047121686402*t183 - 0.014653732538*t181;
     const double t190 = t187 + 1.225946*t167;
     const double t191 = t188 + 1.225946*t168;
     const double t192 = 1.225946*t161 + t189;
-    const double t193 = t22*t130 + t21*t165;
-    const double t194 = t21*t130 - t22*t165;
-    const double t195 = t76 + t193;
-    const double t196 = t77 + t194;
-    const double t197 = t22*t161 + t21*t167;
-    const double t198 = t21*t161 - t22*t167;
-    const double t199 = t23*t23;
-    const double t200 = t23*t24;
-    const double t201 = t25*t23;
-    const double t202 = t24*t24;
-    const double t203 = t25*t24;
-    const double t204 = t25*t25;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t193 = t47*t130 + t46*t165;
+    const double t194 = t46*t130 - t47*t165;
+    const double t195 = t67 + t193;
+    const double t196 = t68 + t194;
+    const double t197 = t47*t161 + t46*t167;
+    const double t198 = t46*t161 - t47*t167;
+    const double t199 = t56*t56;
+    const double t200 = t56*t57;
+    const double t201 = t58*t56;
+    const double t202 = t57*t57;
+    const double t203 = t58*t57;
+    const double t204 = t58*t58;
     const double t205 = -t204 - t202;
     const double t206 = t200 + t166;
     const double t207 = t201 + t196;
@@ -7643,33 +7089,35 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t211 = t201 - t196;
     const double t212 = t203 + t195;
     const double t213 = -t199 - t202;
-    const double t214 = 0.00010375891721868492*t166 + t58 + 0.00248046035817079*t195 + 0.001524110902883315*t196 + 0.023526756935*t168 + 0.017527158935000002*t198;
-    const double t215 = t59 - 9.3569097314605e-05*t166 + 0.010567766133106952*t196 + 0.001524110902883315*t195 + 0.10024161669500001*t168 - 0.017527158935000002*t197;
-    const double t216 = t60 - 0.011794560230238952*t166 + 9.3569097314605e-05*t196 - 0.00010375891721868492*t195 + 0.10024161669500001*t198 + 0.023526756935*t197;
+    const double t214 = 0.00010375891721868492*t166 + t64 + 0.00248046035817079*t195 + 0.001524110902883315*t196 + 0.023526756935*t168 + 0.017527158935000002*t198;
+    const double t215 = t65 - 9.3569097314605e-05*t166 + 0.010567766133106952*t196 + 0.001524110902883315*t195 + 0.10024161669500001*t168 - 0.017527158935000002*t197;
+    const double t216 = t66 - 0.011794560230238952*t166 + 9.3569097314605e-05*t196 - 0.00010375891721868492*t195 + 0.10024161669500001*t198 + 0.023526756935*t197;
     const double t217 = 0.10024161669500001*t205 - 0.023526756935*t206 - 0.017527158935000002*t207;
     const double t218 = 0.10024161669500001*t208 - 0.023526756935*t209 - 0.017527158935000002*t210;
     const double t219 = 0.10024161669500001*t211 - 0.017527158935000002*t213 - 0.023526756935*t212;
     const double t220 = t217 + 1.666555*t197;
     const double t221 = t218 + 1.666555*t198;
     const double t222 = t219 - 1.666555*t168;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t223 = 0.088*t205;
     const double t224 = 0.088*t208;
     const double t225 = 0.088*t211;
     const double t226 = t223 + t197;
     const double t227 = t224 + t198;
     const double t228 = t225 - t168;
-    const double t229 = t26*t195 - t27*t166;
-    const double t230 = -t26*t166 - t27*t195;
+    const double t229 = t59*t195 - t60*t166;
+    const double t230 = -t59*t166 - t60*t195;
     const double t231 = t78 + t229;
     const double t232 = t79 + t230;
-    const double t233 = t26*t226 + t27*t228;
-    const double t234 = t26*t228 - t27*t226;
-    const double t235 = t28*t28;
-    const double t236 = t28*t29;
-    const double t237 = t28*t30;
-    const double t238 = t29*t29;
-    const double t239 = t29*t30;
-    const double t240 = t30*t30;
+    const double t233 = t59*t226 + t60*t228;
+    const double t234 = t59*t228 - t60*t226;
+    const double t235 = t69*t69;
+    const double t236 = t69*t70;
+    const double t237 = t69*t71;
+    const double t238 = t70*t70;
+    const double t239 = t70*t71;
+    const double t240 = t71*t71;
     const double t241 = -t238 - t240;
     const double t242 = t236 + t196;
     const double t243 = t237 + t232;
@@ -7679,19 +7127,23 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t247 = t237 - t232;
     const double t248 = t239 + t231;
     const double t249 = -t235 - t238;
-    const double t250 = 0.0009653051699191116*t196 + t64 + 0.000391391281684248*t232 + 0.0316333431909496*t231 - 0.0020344399586617965*t227 - 0.150277948634*t234;
-    const double t251 = 0.001255536598272898*t196 + t65 + 0.029212399412428362*t232 + 0.000391391281684248*t231 + 0.002573605371338202*t227 + 0.150277948634*t233;
-    const double t252 = t66 - 0.006684151967360946*t196 - 0.001255536598272898*t232 - 0.0009653051699191116*t231 + 0.002573605371338202*t234 - 0.0020344399586617965*t233;
+    const double t250 = 0.0009653051699191116*t196 + t75 + 0.000391391281684248*t232 + 0.0316333431909496*t231 - 0.0020344399586617965*t227 - 0.150277948634*t234;
+    const double t251 = 0.001255536598272898*t196 + t76 + 0.029212399412428362*t232 + 0.000391391281684248*t231 + 0.002573605371338202*t227 + 0.150277948634*t233;
+    const double t252 = t77 - 0.006684151967360946*t196 - 0.001255536598272898*t232 - 0.0009653051699191116*t231 + 0.002573605371338202*t234 - 0.0020344399586617965*t233;
     const double t253 = 0.002573605371338202*t241 + 0.0020344399586617965*t242 + 0.150277948634*t243;
     const double t254 = 0.0020344399586617965*t245 + 0.002573605371338202*t244 + 0.150277948634*t246;
     const double t255 = 0.150277948634*t249 + 0.002573605371338202*t247 + 0.0020344399586617965*t248;
     const double t256 = t253 + 1.4955219999999998*t233;
     const double t257 = t254 + 1.4955219999999998*t234;
     const double t258 = t255 - 1.4955219999999998*t227;
-    const double t259 = t26*t256 - t27*t257;
-    const double t260 = t27*t256 + t26*t257;
-    const double t261 = t26*t250 - t27*t251;
-    const double t262 = t27*t250 + t26*t251;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t259 = t59*t256 - t60*t257;
+    const double t260 = t59*t257 + t60*t256;
+    const double t261 = t59*t250 - t60*t251;
+    const double t262 = t59*t251 + t60*t250;
     const double t263 = -0.088*t260;
     const double t264 = -0.088*t258;
     const double t265 = t263 - t252;
@@ -7702,20 +7154,24 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t270 = t220 + t259;
     const double t271 = t221 - t258;
     const double t272 = t222 + t260;
-    const double t273 = t21*t270 - t22*t271;
-    const double t274 = t21*t271 + t22*t270;
-    const double t275 = t21*t267 - t22*t268;
-    const double t276 = t22*t267 + t21*t268;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t273 = t46*t270 - t47*t271;
+    const double t274 = t46*t271 + t47*t270;
+    const double t275 = t46*t267 - t47*t268;
+    const double t276 = t47*t267 + t46*t268;
     const double t277 = t184 + t275;
     const double t278 = t185 - t269;
     const double t279 = t186 + t276;
     const double t280 = t190 + t273;
     const double t281 = t191 - t272;
     const double t282 = t192 + t274;
-    const double t283 = t16*t280 - t17*t281;
-    const double t284 = t16*t281 + t17*t280;
-    const double t285 = t16*t277 - t17*t278;
-    const double t286 = t16*t278 + t17*t277;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t283 = t33*t280 - t34*t281;
+    const double t284 = t33*t281 + t34*t280;
+    const double t285 = t33*t277 - t34*t278;
+    const double t286 = t33*t278 + t34*t277;
     const double t287 = -0.384*t284;
     const double t288 = -0.0825*t284;
     const double t289 = -0.0825*t282 - 0.384*t283;
@@ -7728,10 +7184,12 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t296 = t154 + t283;
     const double t297 = t155 + t282;
     const double t298 = t156 - t284;
-    const double t299 = t11*t296 - t12*t297;
-    const double t300 = t11*t297 + t12*t296;
-    const double t301 = t11*t293 - t12*t294;
-    const double t302 = t11*t294 + t12*t293;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t299 = t20*t296 - t21*t297;
+    const double t300 = t20*t297 + t21*t296;
+    const double t301 = t20*t293 - t21*t294;
+    const double t302 = t20*t294 + t21*t293;
     const double t303 = -0.0825*t300;
     const double t304 = -0.0825*t298;
     const double t305 = t303 - t295;
@@ -7741,6 +7199,8 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t309 = t116 + t306;
     const double t310 = t119 + t299;
     const double t311 = t120 - t298;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t312 = t6*t310 - t7*t311;
     const double t313 = t6*t311 + t7*t310;
     const double t314 = t6*t307 - t7*t308;
@@ -7752,7 +7212,11 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t320 = t87 + t318;
     const double t321 = t88 - t309;
     const double t322 = t89 + t319;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t323 = t2*t321 + t3*t320;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t324 = tau[0] + t323;
     const double t325 = tau[1] - t322;
     const double t326 = tau[2] - t309;
@@ -7760,10 +7224,14 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t328 = tau[4] - t279;
     const double t329 = tau[5] - t269;
     const double t330 = tau[6] - t252;
-    const double t331 = -0.0020344399586617965*t26 - 0.002573605371338202*t27;
-    const double t332 = 0.002573605371338202*t26 - 0.0020344399586617965*t27;
-    const double t333 = 0.001255536598272898*t27 - 0.0009653051699191116*t26;
-    const double t334 = -0.001255536598272898*t26 - 0.0009653051699191116*t27;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t331 = -0.0020344399586617965*t59 - 0.002573605371338202*t60;
+    const double t332 = 0.002573605371338202*t59 - 0.0020344399586617965*t60;
+    const double t333 = 0.001255536598272898*t60 - 0.0009653051699191116*t59;
+    const double t334 = -0.001255536598272898*t59 - 0.0009653051699191116*t60;
     const double t335 = -0.088*t332;
     const double t336 = 149.60760989322966*t333;
     const double t337 = 149.60760989322966*t335;
@@ -7771,15 +7239,15 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t339 = 149.60760989322966*t331;
     const double t340 = 149.60760989322966*t332;
     const double t341 = t337 - 1.0;
-    const double t342 = t27*t27;
+    const double t342 = t60*t60;
     const double t343 = 0.0024209437785212354*t342;
-    const double t344 = t26*t27;
+    const double t344 = t59*t60;
     const double t345 = 0.000782782563368496*t344;
     const double t346 = 0.0316333431909496 - t343 - t345;
     const double t347 = 0.029212399412428362 + t343 + t345;
     const double t348 = 0.000391391281684248 + 0.0024209437785212354*t344 - 0.000782782563368496*t342;
-    const double t349 = 0.0020344399586617965*t26 + 0.002573605371338202*t27;
-    const double t350 = 0.0020344399586617965*t27 - 0.002573605371338202*t26;
+    const double t349 = 0.0020344399586617965*t59 + 0.002573605371338202*t60;
+    const double t350 = 0.0020344399586617965*t60 - 0.002573605371338202*t59;
     const double t351 = 0.13160593599999998 - t350;
     const double t352 = t348 - 0.088*t349;
     const double t353 = t347 - 0.088*t350 + 0.088*t351;
@@ -7800,21 +7268,23 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t368 = 3.162077 - t331*t339;
     const double t369 = -t331*t340;
     const double t370 = 3.162077 - t332*t340;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t371 = 1.0/t359;
     const double t372 = t367*t371;
-    const double t373 = t21*t365 - t22*t366;
-    const double t374 = t21*t366 + t22*t365;
-    const double t375 = t21*t356 - t22*t358;
-    const double t376 = t21*t358 + t22*t356;
+    const double t373 = t46*t365 - t47*t366;
+    const double t374 = t47*t365 + t46*t366;
+    const double t375 = t46*t356 - t47*t358;
+    const double t376 = t46*t358 + t47*t356;
     const double t377 = t375*t371;
     const double t378 = t376*t371;
     const double t379 = t373*t371;
     const double t380 = -t372;
     const double t381 = t374*t371;
     const double t382 = t354 - t357;
-    const double t383 = t22*t22;
+    const double t383 = t47*t47;
     const double t384 = t383*t382;
-    const double t385 = t21*t22;
+    const double t385 = t46*t47;
     const double t386 = 2.0*t385*t355;
     const double t387 = t354 - t386 - t384;
     const double t388 = t357 + t386 + t384;
@@ -7828,15 +7298,15 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t396 = t391 + t392;
     const double t397 = t361 + t393 - t394;
     const double t398 = t363 + t393 - t394;
-    const double t399 = t21*t362 - t22*t364;
-    const double t400 = t21*t364 + t22*t362;
+    const double t399 = t46*t362 - t47*t364;
+    const double t400 = t47*t362 + t46*t364;
     const double t401 = t368 - 3.162077;
     const double t402 = t383*t401;
     const double t403 = t368 - t402;
     const double t404 = 3.162077 + t402;
     const double t405 = t385*t401;
-    const double t406 = t21*t369;
-    const double t407 = t22*t369;
+    const double t406 = t46*t369;
+    const double t407 = t47*t369;
     const double t408 = 0.03942757095803552 + t387 - t375*t377;
     const double t409 = t389 - 0.004600245517563105 - t375*t378;
     const double t410 = 0.010869510762828563 + t388 - t376*t378;
@@ -7852,12 +7322,14 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t420 = 1.225946 + t370 + t367*t380;
     const double t421 = t367*t381 - t407;
     const double t422 = 1.225946 + t404 - t374*t381;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t423 = 1.0/t410;
     const double t424 = t416*t423;
-    const double t425 = t16*t414 - t17*t415;
-    const double t426 = t16*t415 + t17*t414;
-    const double t427 = t16*t409 - 0.0021640520520981297*t17;
-    const double t428 = 0.0021640520520981297*t16 + t17*t409;
+    const double t425 = t33*t414 - t34*t415;
+    const double t426 = t34*t414 + t33*t415;
+    const double t427 = t33*t409 - 0.0021640520520981297*t34;
+    const double t428 = 0.0021640520520981297*t33 + t34*t409;
     const double t429 = -0.384*t426;
     const double t430 = -0.0825*t426;
     const double t431 = -0.0825*t416 - 0.384*t425;
@@ -7870,9 +7342,9 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t438 = -t426*t423;
     const double t439 = 1.0 + t435;
     const double t440 = t408 - 0.03146037232526039;
-    const double t441 = t17*t17;
+    const double t441 = t34*t34;
     const double t442 = t441*t440;
-    const double t443 = t16*t17;
+    const double t443 = t33*t34;
     const double t444 = -0.0030304889466540603*t443;
     const double t445 = t408 - t444 - t442;
     const double t446 = 0.03146037232526039 + t444 + t442;
@@ -7886,16 +7358,16 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t454 = t449 + t450;
     const double t455 = t412 + t451 - t452;
     const double t456 = t451 - 0.047121686402 - t452;
-    const double t457 = t16*t413 - 0.014653732538*t17;
-    const double t458 = 0.014653732538*t16 + t17*t413;
+    const double t457 = t33*t413 - 0.014653732538*t34;
+    const double t458 = 0.014653732538*t33 + t34*t413;
     const double t459 = t417 - t420;
     const double t460 = t441*t459;
     const double t461 = 2.0*t443*t418;
     const double t462 = t417 - t461 - t460;
     const double t463 = t420 + t461 + t460;
     const double t464 = t418 - 2.0*t441*t418 + t443*t459;
-    const double t465 = t16*t419 - t17*t421;
-    const double t466 = t17*t419 + t16*t421;
+    const double t465 = t33*t419 - t34*t421;
+    const double t466 = t34*t419 + t33*t421;
     const double t467 = t453 - 0.384*t464;
     const double t468 = t457 - 0.384*t466;
     const double t469 = 0.384*t463 - t455;
@@ -7932,12 +7404,14 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t500 = 3.587895 + t422 - t416*t424;
     const double t501 = -t466 - t416*t438;
     const double t502 = 3.587895 + t463 + t426*t438;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t503 = 1.0/t487;
     const double t504 = t496*t503;
-    const double t505 = t11*t494 - t12*t495;
-    const double t506 = t11*t495 + t12*t494;
-    const double t507 = t11*t484 - t12*t486;
-    const double t508 = t11*t486 + t12*t484;
+    const double t505 = t20*t494 - t21*t495;
+    const double t506 = t20*t495 + t21*t494;
+    const double t507 = t20*t484 - t21*t486;
+    const double t508 = t20*t486 + t21*t484;
     const double t509 = -0.0825*t506;
     const double t510 = -0.0825*t496;
     const double t511 = t510 + t508;
@@ -7948,9 +7422,9 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t516 = -t504;
     const double t517 = t513 - 1.0;
     const double t518 = t482 - t485;
-    const double t519 = t12*t12;
+    const double t519 = t21*t21;
     const double t520 = t519*t518;
-    const double t521 = t11*t12;
+    const double t521 = t20*t21;
     const double t522 = 2.0*t521*t483;
     const double t523 = t482 - t522 - t520;
     const double t524 = t485 + t522 + t520;
@@ -7965,16 +7439,16 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t533 = t492 + t528 + t529;
     const double t534 = t489 + t530 - t531;
     const double t535 = t491 + t530 - t531;
-    const double t536 = t11*t490 - t12*t493;
-    const double t537 = t11*t493 + t12*t490;
+    const double t536 = t20*t490 - t21*t493;
+    const double t537 = t20*t493 + t21*t490;
     const double t538 = t497 - t500;
     const double t539 = t519*t538;
     const double t540 = 2.0*t521*t498;
     const double t541 = t497 - t540 - t539;
     const double t542 = t500 + t540 + t539;
     const double t543 = t498 - 2.0*t519*t498 + t521*t538;
-    const double t544 = t11*t499 - t12*t501;
-    const double t545 = t11*t501 + t12*t499;
+    const double t544 = t20*t499 - t21*t501;
+    const double t545 = t20*t501 + t21*t499;
     const double t546 = -0.0825*t543;
     const double t547 = 0.0825*t545;
     const double t548 = -0.0825*t542;
@@ -8001,6 +7475,8 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t569 = 3.228604 + t541 - t505*t515;
     const double t570 = -t544 - t505*t516;
     const double t571 = 3.228604 + t502 + t496*t516;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t572 = 1.0/t562;
     const double t573 = t6*t567 - t7*t568;
     const double t574 = t6*t568 + t7*t567;
@@ -8045,6 +7521,8 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t613 = 0.00850351162402155 + t610 - t579*t581;
     const double t614 = 0.01026110182100817 + t611 - t579*t582;
     const double t615 = 0.026534991901690206 + t612 - t580*t582;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t616 = 1.0/t615;
     const double t617 = 0.0007689361029464*t2 + t3*t614;
     const double t618 = -t617*t616;
@@ -8055,31 +7533,41 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t623 = -0.00796671776787104*t622;
     const double t624 = 0.028124284712194955 + t623 + t621;
     const double t625 = 0.009213163777211224 + t624 + t617*t618;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t626 = 1.0/t625;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t627 = 149.60760989322966*t330;
     const double t628 = t336*t330;
     const double t629 = t341*t330;
     const double t630 = t338*t330;
     const double t631 = t339*t330;
     const double t632 = t340*t330;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t633 = t329 - t630;
     const double t634 = t371*t633;
-    const double t635 = t21*t631;
-    const double t636 = t22*t631;
-    const double t637 = t21*t628 - t22*t629;
-    const double t638 = t21*t629 + t22*t628;
+    const double t635 = t46*t631;
+    const double t636 = t47*t631;
+    const double t637 = t46*t628 - t47*t629;
+    const double t638 = t47*t628 + t46*t629;
     const double t639 = t637 + t377*t633;
     const double t640 = -t630 - t633;
     const double t641 = t638 + t378*t633;
     const double t642 = t635 + t379*t633;
     const double t643 = t380*t633 - t632;
     const double t644 = t636 + t381*t633;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t645 = t328 - t641;
     const double t646 = t423*t645;
-    const double t647 = t16*t642 - t17*t643;
-    const double t648 = t17*t642 + t16*t643;
-    const double t649 = t16*t639 - t17*t640;
-    const double t650 = t16*t640 + t17*t639;
+    const double t647 = t33*t642 - t34*t643;
+    const double t648 = t34*t642 + t33*t643;
+    const double t649 = t33*t639 - t34*t640;
+    const double t650 = t33*t640 + t34*t639;
     const double t651 = -0.384*t648;
     const double t652 = -0.0825*t648;
     const double t653 = -0.0825*t644 - 0.384*t647;
@@ -8092,12 +7580,14 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t660 = t647 + t437*t645;
     const double t661 = t644 + t424*t645;
     const double t662 = t438*t645 - t648;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t663 = t327 - t659;
     const double t664 = t503*t663;
-    const double t665 = t11*t660 - t12*t661;
-    const double t666 = t11*t661 + t12*t660;
-    const double t667 = t11*t657 - t12*t658;
-    const double t668 = t11*t658 + t12*t657;
+    const double t665 = t20*t660 - t21*t661;
+    const double t666 = t20*t661 + t21*t660;
+    const double t667 = t20*t657 - t21*t658;
+    const double t668 = t20*t658 + t21*t657;
     const double t669 = -0.0825*t666;
     const double t670 = -0.0825*t662;
     const double t671 = t669 - t659;
@@ -8107,6 +7597,8 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t675 = t514*t663 + t672;
     const double t676 = t665 + t515*t663;
     const double t677 = t516*t663 - t662;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t678 = t326 - t675;
     const double t679 = t572*t678;
     const double t680 = t6*t676 - t7*t677;
@@ -8120,15 +7612,25 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t688 = t686 + t581*t678;
     const double t689 = -t675 - t678;
     const double t690 = t687 + t582*t678;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t691 = t325 - t690;
     const double t692 = t616*t691;
     const double t693 = t2*t689 + t3*t688;
     const double t694 = t691*t618 - t693;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t695 = t324 - t694;
     const double t696 = t695*t626;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t697 = t692 - t618*t696;
     const double t698 = -t3*t696;
     const double t699 = -t2*t696;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t700 = t679 + t699 - t581*t698 - t582*t697;
     const double t701 = t6*t698 + t7*t697;
     const double t702 = t6*t697 - t7*t698;
@@ -8137,42 +7639,50 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t705 = t6*t703 + t7*t704;
     const double t706 = t6*t704 - t7*t703;
     const double t707 = t700 - t699;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t708 = t664 - t512*t701 - t517*t702 - t515*t705 - t516*t706 - t514*t707;
-    const double t709 = t11*t701 + t12*t707;
-    const double t710 = t11*t707 - t12*t701;
+    const double t709 = t20*t701 + t21*t707;
+    const double t710 = t20*t707 - t21*t701;
     const double t711 = 0.0825*t707;
     const double t712 = -0.0825*t702;
     const double t713 = t706 + t711;
-    const double t714 = t11*t705 + t12*t712;
-    const double t715 = t11*t712 - t12*t705;
+    const double t714 = t20*t705 + t21*t712;
+    const double t715 = t20*t712 - t21*t705;
     const double t716 = t708 - t702;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t717 = t646 - t424*t715 - t434*t709 - t437*t714 + t438*t713 - t439*t710 - t436*t716;
-    const double t718 = t16*t709 - t17*t716;
-    const double t719 = -t17*t709 - t16*t716;
+    const double t718 = t33*t709 - t34*t716;
+    const double t719 = -t34*t709 - t33*t716;
     const double t720 = -0.384*t716;
     const double t721 = -0.0825*t716;
     const double t722 = 0.384*t709 + 0.0825*t710;
     const double t723 = t714 + t720;
     const double t724 = t715 + t721;
     const double t725 = t722 - t713;
-    const double t726 = t16*t723 - t17*t725;
-    const double t727 = -t16*t725 - t17*t723;
+    const double t726 = t33*t723 - t34*t725;
+    const double t727 = -t33*t725 - t34*t723;
     const double t728 = t710 + t717;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t729 = t634 + t719 - t377*t718 - t381*t724 - t380*t727 - t378*t728 - t379*t726;
-    const double t730 = t21*t718 + t22*t728;
-    const double t731 = t21*t728 - t22*t718;
-    const double t732 = t22*t724 + t21*t726;
-    const double t733 = t21*t724 - t22*t726;
+    const double t730 = t46*t718 + t47*t728;
+    const double t731 = t46*t728 - t47*t718;
+    const double t732 = t47*t724 + t46*t726;
+    const double t733 = t46*t724 - t47*t726;
     const double t734 = t729 - t719;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t735 = t627 + t340*t727 - t336*t730 - t339*t732 - t341*t731 - t338*t734;
-    const double t736 = t26*t730 + t27*t734;
-    const double t737 = t26*t734 - t27*t730;
+    const double t736 = t59*t730 + t60*t734;
+    const double t737 = t59*t734 - t60*t730;
     const double t738 = 0.088*t734;
     const double t739 = -0.088*t731;
     const double t740 = t733 + t738;
     const double t741 = t739 - t727;
-    const double t742 = t26*t732 + t27*t741;
-    const double t743 = t26*t741 - t27*t732;
+    const double t742 = t59*t732 + t60*t741;
+    const double t743 = t59*t741 - t60*t732;
     const double t744 = t735 - t731;
     const double t745 = t231 + t736;
     const double t746 = t232 + t737;
@@ -8188,39 +7698,39 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t756 = -t1*t6 - t7*t751;
     const double t757 = t0*t7 + t6*t753;
     const double t758 = t0*t6 - t7*t753;
-    const double t759 = -t3*t6;
-    const double t760 = t3*t7;
-    const double t761 = t11*t755 - t12*t752;
-    const double t762 = -t11*t752 - t12*t755;
-    const double t763 = t11*t757 - t12*t754;
-    const double t764 = -t11*t754 - t12*t757;
-    const double t765 = t12*t2 + t11*t759;
-    const double t766 = t11*t2 - t12*t759;
-    const double t767 = t17*t756 + t16*t761;
-    const double t768 = t16*t756 - t17*t761;
-    const double t769 = t17*t758 + t16*t763;
-    const double t770 = t16*t758 - t17*t763;
-    const double t771 = t17*t760 + t16*t765;
-    const double t772 = t16*t760 - t17*t765;
-    const double t773 = t22*t762 + t21*t767;
-    const double t774 = t21*t762 - t22*t767;
-    const double t775 = t22*t764 + t21*t769;
-    const double t776 = t21*t764 - t22*t769;
-    const double t777 = t22*t766 + t21*t771;
-    const double t778 = t21*t766 - t22*t771;
-    const double t779 = t26*t773 - t27*t768;
-    const double t780 = -t26*t768 - t27*t773;
-    const double t781 = t26*t775 - t27*t770;
-    const double t782 = -t26*t770 - t27*t775;
-    const double t783 = t26*t777 - t27*t772;
-    const double t784 = -t26*t772 - t27*t777;
+    const double t759 = -t6*t3;
+    const double t760 = t7*t3;
+    const double t761 = t20*t755 - t21*t752;
+    const double t762 = -t20*t752 - t21*t755;
+    const double t763 = t20*t757 - t21*t754;
+    const double t764 = -t20*t754 - t21*t757;
+    const double t765 = t2*t21 + t20*t759;
+    const double t766 = t2*t20 - t21*t759;
+    const double t767 = t34*t756 + t33*t761;
+    const double t768 = t33*t756 - t34*t761;
+    const double t769 = t34*t758 + t33*t763;
+    const double t770 = t33*t758 - t34*t763;
+    const double t771 = t34*t760 + t33*t765;
+    const double t772 = t33*t760 - t34*t765;
+    const double t773 = t47*t762 + t46*t767;
+    const double t774 = t46*t762 - t47*t767;
+    const double t775 = t47*t764 + t46*t769;
+    const double t776 = t46*t764 - t47*t769;
+    const double t777 = t47*t766 + t46*t771;
+    const double t778 = t46*t766 - t47*t771;
+    const double t779 = t59*t773 - t60*t768;
+    const double t780 = -t59*t768 - t60*t773;
+    const double t781 = t59*t775 - t60*t770;
+    const double t782 = -t59*t770 - t60*t775;
+    const double t783 = t59*t777 - t60*t772;
+    const double t784 = -t59*t772 - t60*t777;
     const double t785 = 0.107*t746;
     const double t786 = -0.107*t745;
-    const double t787 = 0.107*t29;
-    const double t788 = -0.107*t28;
-    const double t789 = -t30*t788;
-    const double t790 = t30*t787;
-    const double t791 = t28*t788 - t29*t787;
+    const double t787 = 0.107*t70;
+    const double t788 = -0.107*t69;
+    const double t789 = -t71*t788;
+    const double t790 = t71*t787;
+    const double t791 = t69*t788 - t70*t787;
     const double t792 = t789 + t748 + t785;
     const double t793 = t790 + t749 + t786;
     const double t794 = t791 + t750;
@@ -8232,7 +7742,7 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t800 = t781*t745 + t782*t746 - t776*t747;
     const double t801 = t783*t745 + t784*t746 - t778*t747;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t696;
     qdd[1] = t697;
     qdd[2] = t700;
@@ -8250,15 +7760,14 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
 
 long panda_forward_dynamics_fd2_batch(long count, const double *q, const double *qd, const double *tau, double *qdd, double *a0)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_forward_dynamics_fd2(q + 7*i, qd + 7*i, tau + 7*i, qdd + 7*i, a0 + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10))
+ * joint accelerations from torques, algorithm FD3 [RK (5.8)-(5.10)]
  * forward_dynamics_fd3              797 mul    712 add    6 div   0 sqrt  12 trig    671 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -8268,154 +7777,166 @@ long panda_forward_dynamics_fd2_batch(long count, const double *q, const double 
 void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const double tau[7], double qdd[7])
 {
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t4 = soagen_cos(q[2]);
     const double t5 = soagen_sin(q[2]);
-    const double t6 = qd[1]*t5 + t4*t2;
-    const double t7 = qd[1]*t4 - t5*t2;
-    const double t8 = qd[2] - t3;
+    const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
+    const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
+    const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
+    const double t9 = t3*t8 - qd[1]*t7;
+    const double t10 = qd[1]*t6 - t2*t8;
+    const double t11 = t2*t7 - t3*t6;
+    const double t12 = qd[1]*t3;
+    const double t13 = qd[1]*t2;
+    const double t14 = -t13;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t10*t8 + t9*t6;
-    const double t12 = t9*t8 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t15 = qd[1]*t5 + t4*t2;
+    const double t16 = qd[1]*t4 - t5*t2;
+    const double t17 = qd[2] - t3;
+    const double t18 = soagen_cos(q[3]);
+    const double t19 = soagen_sin(q[3]);
+    const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
+    const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
+    const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
+    const double t23 = t16*t22 - t17*t21;
+    const double t24 = t17*t20 - t15*t22;
+    const double t25 = t15*t21 - t16*t20;
+    const double t26 = qd[2]*t16;
+    const double t27 = -qd[2]*t15;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t14*t13 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t28 = t18*t15 + t19*t17;
+    const double t29 = t18*t17 - t19*t15;
+    const double t30 = qd[3] - t16;
+    const double t31 = soagen_cos(q[4]);
+    const double t32 = soagen_sin(q[4]);
+    const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
+    const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
+    const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
+    const double t36 = t29*t35 - t30*t34;
+    const double t37 = t30*t33 - t28*t35;
+    const double t38 = t28*t34 - t29*t33;
+    const double t39 = qd[3]*t29;
+    const double t40 = -qd[3]*t28;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t41 = t31*t28 - t32*t30;
+    const double t42 = -t31*t30 - t32*t28;
+    const double t43 = qd[4] + t29;
+    const double t44 = soagen_cos(q[5]);
+    const double t45 = soagen_sin(q[5]);
+    const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
+    const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
+    const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
+    const double t49 = t42*t48 - t43*t47;
+    const double t50 = t43*t46 - t41*t48;
+    const double t51 = t41*t47 - t42*t46;
+    const double t52 = qd[4]*t42;
+    const double t53 = -qd[4]*t41;
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = soagen_cos(q[6]);
-    const double t25 = soagen_sin(q[6]);
-    const double t26 = t25*t23 + t24*t21;
-    const double t27 = t24*t23 - t25*t21;
-    const double t28 = qd[6] - t22;
-    const double t29 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
-    const double t30 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
-    const double t31 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
-    const double t32 = t3*t31 - qd[1]*t30;
-    const double t33 = qd[1]*t29 - t2*t31;
-    const double t34 = t2*t30 - t3*t29;
-    const double t35 = 0.05649492601407083*t6 - 0.005487648106562255*t8 - 0.008248333140675744*t7;
-    const double t36 = 0.05287838199960611*t7 - 0.008248333140675744*t6 - 0.004377257121839583*t8;
-    const double t37 = 0.01824920229252011*t8 - 0.005487648106562255*t6 - 0.004377257121839583*t7;
-    const double t38 = t7*t37 - t8*t36;
-    const double t39 = t8*t35 - t6*t37;
-    const double t40 = t6*t36 - t7*t35;
-    const double t41 = 0.0039053550262761003*t13 + 0.06767727025085991*t11 + 0.02771584317362585*t12;
-    const double t42 = 0.03239943042445132*t12 - 0.0016444875773692705*t13 + 0.02771584317362585*t11;
-    const double t43 = 0.0775861490525396*t13 + 0.0039053550262761003*t11 - 0.0016444875773692705*t12;
-    const double t44 = t12*t43 - t13*t42;
-    const double t45 = t13*t41 - t11*t43;
-    const double t46 = t11*t42 - t12*t41;
-    const double t47 = 0.03942757095803552*t16 - 0.0015152444733270301*t17 - 0.004600245517563105*t18;
-    const double t48 = 0.03146037232526039*t17 + 0.0021640520520981297*t18 - 0.0015152444733270301*t16;
-    const double t49 = 0.010869510762828563*t18 + 0.0021640520520981297*t17 - 0.004600245517563105*t16;
-    const double t50 = t17*t49 - t18*t48;
-    const double t51 = t18*t47 - t16*t49;
-    const double t52 = t16*t48 - t17*t47;
-    const double t53 = 0.00248046035817079*t21 - 0.00010375891721868492*t23 + 0.001524110902883315*t22;
-    const double t54 = 9.3569097314605e-05*t23 + 0.010567766133106952*t22 + 0.001524110902883315*t21;
-    const double t55 = 0.011794560230238952*t23 + 9.3569097314605e-05*t22 - 0.00010375891721868492*t21;
-    const double t56 = t22*t55 - t23*t54;
-    const double t57 = t23*t53 - t21*t55;
-    const double t58 = t21*t54 - t22*t53;
-    const double t59 = 0.000391391281684248*t27 + 0.0316333431909496*t26 - 0.0009653051699191116*t28;
-    const double t60 = 0.000391391281684248*t26 + 0.029212399412428362*t27 - 0.001255536598272898*t28;
-    const double t61 = 0.006684151967360946*t28 - 0.001255536598272898*t27 - 0.0009653051699191116*t26;
-    const double t62 = t27*t61 - t28*t60;
-    const double t63 = t28*t59 - t26*t61;
-    const double t64 = t26*t60 - t27*t59;
-    const double t65 = qd[1]*t3;
-    const double t66 = qd[1]*t2;
-    const double t67 = -t66;
-    const double t68 = qd[2]*t7;
-    const double t69 = -qd[2]*t6;
-    const double t70 = qd[3]*t12;
-    const double t71 = -qd[3]*t11;
-    const double t72 = qd[4]*t17;
-    const double t73 = -qd[4]*t16;
-    const double t74 = qd[5]*t22;
-    const double t75 = -qd[5]*t21;
-    const double t76 = qd[6]*t27;
-    const double t77 = -qd[6]*t26;
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t54 = t45*t43 + t44*t41;
+    const double t55 = t44*t43 - t45*t41;
+    const double t56 = qd[5] - t42;
+    const double t57 = soagen_cos(q[6]);
+    const double t58 = soagen_sin(q[6]);
+    const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
+    const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
+    const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
+    const double t62 = t55*t61 - t56*t60;
+    const double t63 = t56*t59 - t54*t61;
+    const double t64 = t54*t60 - t55*t59;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t67 = t58*t56 + t57*t54;
+    const double t68 = t57*t56 - t58*t54;
+    const double t69 = qd[6] - t55;
+    const double t70 = 0.000391391281684248*t68 + 0.0316333431909496*t67 - 0.0009653051699191116*t69;
+    const double t71 = 0.000391391281684248*t67 + 0.029212399412428362*t68 - 0.001255536598272898*t69;
+    const double t72 = 0.006684151967360946*t69 - 0.001255536598272898*t68 - 0.0009653051699191116*t67;
+    const double t73 = t68*t72 - t69*t71;
+    const double t74 = t69*t70 - t67*t72;
+    const double t75 = t67*t71 - t68*t70;
+    const double t76 = qd[6]*t68;
+    const double t77 = -qd[6]*t67;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t78 = -9.81*t1;
     const double t79 = -9.81*t0;
     const double t80 = t2*t2;
-    const double t81 = t2*t3;
+    const double t81 = t3*t2;
     const double t82 = qd[1]*qd[1];
     const double t83 = -t82 - t80;
-    const double t84 = 2.0*t65;
-    const double t85 = 0.00850351162402155*t65 - 0.0022610063699999997*t79 - 0.00398335888393552*t67 + t32;
-    const double t86 = 0.0022610063699999997*t78 + 0.028124284712194955*t67 - 0.00398335888393552*t65 + t33;
-    const double t87 = 0.018579714719999998*t78 - 0.002031994566*t79 + 0.01026110182100817*t65 + 0.0007689361029464*t67 + t34;
+    const double t84 = 2.0*t12;
+    const double t85 = 0.00850351162402155*t12 - 0.0022610063699999997*t79 - 0.00398335888393552*t14 + t9;
+    const double t86 = 0.0022610063699999997*t78 + 0.028124284712194955*t14 - 0.00398335888393552*t12 + t10;
+    const double t87 = 0.018579714719999998*t78 - 0.002031994566*t79 + 0.01026110182100817*t12 + 0.0007689361029464*t14 + t11;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t88 = -0.316*t81;
     const double t89 = -0.316*t83;
     const double t90 = -0.316*t84;
     const double t91 = t78 + t88;
     const double t92 = t79 + t89;
-    const double t93 = t4*t65;
-    const double t94 = -t5*t65;
-    const double t95 = t68 + t93;
-    const double t96 = t69 + t94;
-    const double t97 = t5*t90 + t4*t91;
+    const double t93 = t4*t12;
+    const double t94 = -t5*t12;
+    const double t95 = t93 + t26;
+    const double t96 = t94 + t27;
+    const double t97 = t4*t91 + t5*t90;
     const double t98 = t4*t90 - t5*t91;
-    const double t99 = t6*t6;
-    const double t100 = t6*t7;
-    const double t101 = t8*t6;
-    const double t102 = t7*t7;
-    const double t103 = t8*t7;
-    const double t104 = t8*t8;
+    const double t99 = t15*t15;
+    const double t100 = t15*t16;
+    const double t101 = t15*t17;
+    const double t102 = t16*t16;
+    const double t103 = t16*t17;
+    const double t104 = t17*t17;
     const double t105 = -t102 - t104;
-    const double t106 = t67 + t100;
+    const double t106 = t14 + t100;
     const double t107 = t101 + t96;
-    const double t108 = t100 - t67;
+    const double t108 = t100 - t14;
     const double t109 = -t99 - t104;
     const double t110 = t103 - t95;
     const double t111 = t101 - t96;
-    const double t112 = 0.005487648106562255*t67 + 0.05649492601407083*t95 - 0.008248333140675744*t96 - 0.126729164208*t92 + t38 + 0.214708623208*t98;
-    const double t113 = 0.004377257121839583*t67 + 0.05287838199960611*t96 - 0.008248333140675744*t95 + 0.088844724872*t92 + t39 - 0.214708623208*t97;
-    const double t114 = t40 - 0.01824920229252011*t67 - 0.005487648106562255*t95 - 0.004377257121839583*t96 + 0.088844724872*t98 - 0.126729164208*t97;
+    const double t112 = 0.005487648106562255*t14 + 0.05649492601407083*t95 - 0.008248333140675744*t96 - 0.126729164208*t92 + t23 + 0.214708623208*t98;
+    const double t113 = 0.004377257121839583*t14 + 0.05287838199960611*t96 - 0.008248333140675744*t95 + 0.088844724872*t92 + t24 - 0.214708623208*t97;
+    const double t114 = t25 - 0.01824920229252011*t14 - 0.005487648106562255*t95 - 0.004377257121839583*t96 + 0.088844724872*t98 - 0.126729164208*t97;
     const double t115 = 0.126729164208*t106 + 0.088844724872*t105 - 0.214708623208*t107;
     const double t116 = 0.126729164208*t109 + 0.088844724872*t108 - 0.214708623208*t110;
     const double t117 = t115 + 3.228604*t97;
     const double t118 = t116 + 3.228604*t98;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t119 = 0.0825*t105;
     const double t120 = 0.0825*t108;
     const double t121 = 0.0825*t111;
     const double t122 = t119 + t97;
     const double t123 = t120 + t98;
     const double t124 = t121 - t92;
-    const double t125 = t9*t95 - t10*t67;
-    const double t126 = -t9*t67 - t10*t95;
-    const double t127 = t70 + t125;
-    const double t128 = t71 + t126;
-    const double t129 = t9*t122 + t10*t124;
-    const double t130 = t9*t124 - t10*t122;
-    const double t131 = t11*t11;
-    const double t132 = t11*t12;
-    const double t133 = t13*t11;
-    const double t134 = t12*t12;
-    const double t135 = t13*t12;
-    const double t136 = t13*t13;
+    const double t125 = t18*t95 - t19*t14;
+    const double t126 = -t18*t14 - t19*t95;
+    const double t127 = t39 + t125;
+    const double t128 = t126 + t40;
+    const double t129 = t18*t122 + t19*t124;
+    const double t130 = t18*t124 - t19*t122;
+    const double t131 = t28*t28;
+    const double t132 = t28*t29;
+    const double t133 = t30*t28;
+    const double t134 = t29*t29;
+    const double t135 = t30*t29;
+    const double t136 = t30*t30;
     const double t137 = -t136 - t134;
     const double t138 = t96 + t132;
     const double t139 = t133 + t128;
@@ -8425,33 +7946,35 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t143 = t133 - t128;
     const double t144 = t135 + t127;
     const double t145 = -t131 - t134;
-    const double t146 = 0.02771584317362585*t128 - 0.0039053550262761003*t96 + t44 + 0.06767727025085991*t127 - 0.374644408005*t123 - 0.09850206933*t130;
-    const double t147 = 0.0016444875773692705*t96 + 0.03239943042445132*t128 + t45 + 0.02771584317362585*t127 - 0.19076837715*t123 + 0.09850206933*t129;
-    const double t148 = 0.0039053550262761003*t127 - 0.0775861490525396*t96 - 0.0016444875773692705*t128 + t46 - 0.374644408005*t129 - 0.19076837715*t130;
+    const double t146 = 0.02771584317362585*t128 - 0.0039053550262761003*t96 + t36 + 0.06767727025085991*t127 - 0.374644408005*t123 - 0.09850206933*t130;
+    const double t147 = 0.0016444875773692705*t96 + 0.03239943042445132*t128 + t37 + 0.02771584317362585*t127 - 0.19076837715*t123 + 0.09850206933*t129;
+    const double t148 = 0.0039053550262761003*t127 - 0.0775861490525396*t96 - 0.0016444875773692705*t128 + t38 - 0.374644408005*t129 - 0.19076837715*t130;
     const double t149 = 0.374644408005*t138 - 0.19076837715*t137 + 0.09850206933*t139;
     const double t150 = 0.374644408005*t141 - 0.19076837715*t140 + 0.09850206933*t142;
     const double t151 = 0.09850206933*t145 - 0.19076837715*t143 + 0.374644408005*t144;
     const double t152 = t149 + 3.587895*t129;
     const double t153 = t150 + 3.587895*t130;
     const double t154 = t151 - 3.587895*t123;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t155 = 0.384*t138 - 0.0825*t137;
     const double t156 = 0.384*t141 - 0.0825*t140;
     const double t157 = 0.384*t144 - 0.0825*t143;
     const double t158 = t155 + t129;
     const double t159 = t156 + t130;
     const double t160 = t157 - t123;
-    const double t161 = t15*t96 + t14*t127;
-    const double t162 = t14*t96 - t15*t127;
-    const double t163 = t72 + t161;
-    const double t164 = t73 + t162;
-    const double t165 = t14*t158 - t15*t160;
-    const double t166 = -t15*t158 - t14*t160;
-    const double t167 = t16*t16;
-    const double t168 = t17*t16;
-    const double t169 = t18*t16;
-    const double t170 = t17*t17;
-    const double t171 = t17*t18;
-    const double t172 = t18*t18;
+    const double t161 = t32*t96 + t31*t127;
+    const double t162 = t31*t96 - t32*t127;
+    const double t163 = t52 + t161;
+    const double t164 = t53 + t162;
+    const double t165 = t31*t158 - t32*t160;
+    const double t166 = -t32*t158 - t31*t160;
+    const double t167 = t41*t41;
+    const double t168 = t42*t41;
+    const double t169 = t43*t41;
+    const double t170 = t42*t42;
+    const double t171 = t42*t43;
+    const double t172 = t43*t43;
     const double t173 = -t170 - t172;
     const double t174 = t168 - t128;
     const double t175 = t169 + t164;
@@ -8461,27 +7984,29 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t179 = t169 - t164;
     const double t180 = t171 + t163;
     const double t181 = -t170 - t167;
-    const double t182 = t50 - 0.004600245517563105*t128 + 0.03942757095803552*t163 - 0.0015152444733270301*t164 + 0.05034347249*t159 + 0.047121686402*t166;
-    const double t183 = 0.0021640520520981297*t128 + 0.03146037232526039*t164 - 0.0015152444733270301*t163 + t51 + 0.014653732538*t159 - 0.047121686402*t165;
-    const double t184 = 0.010869510762828563*t128 + t52 + 0.0021640520520981297*t164 - 0.004600245517563105*t163 - 0.05034347249*t165 - 0.014653732538*t166;
+    const double t182 = t49 - 0.004600245517563105*t128 + 0.03942757095803552*t163 - 0.0015152444733270301*t164 + 0.05034347249*t159 + 0.047121686402*t166;
+    const double t183 = 0.0021640520520981297*t128 + 0.03146037232526039*t164 - 0.0015152444733270301*t163 + t50 + 0.014653732538*t159 - 0.047121686402*t165;
+    const double t184 = 0.010869510762828563*t128 + t51 + 0.0021640520520981297*t164 - 0.004600245517563105*t163 - 0.05034347249*t165 - 0.014653732538*t166;
     const double t185 = 0.05034347249*t174 - 0.014653732538*t173 - 0.047121686402*t175;
     const double t186 = 0.05034347249*t177 - 0.014653732538*t176 - 0.047121686402*t178;
     const double t187 = 0.05034347249*t180 - 0.047121686402*t181 - 0.014653732538*t179;
     const double t188 = t185 + 1.225946*t165;
     const double t189 = t186 + 1.225946*t166;
     const double t190 = 1.225946*t159 + t187;
-    const double t191 = t20*t128 + t19*t163;
-    const double t192 = t19*t128 - t20*t163;
-    const double t193 = t74 + t191;
-    const double t194 = t75 + t192;
-    const double t195 = t20*t159 + t19*t165;
-    const double t196 = t19*t159 - t20*t165;
-    const double t197 = t21*t21;
-    const double t198 = t21*t22;
-    const double t199 = t23*t21;
-    const double t200 = t22*t22;
-    const double t201 = t23*t22;
-    const double t202 = t23*t23;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t191 = t45*t128 + t44*t163;
+    const double t192 = t44*t128 - t45*t163;
+    const double t193 = t65 + t191;
+    const double t194 = t66 + t192;
+    const double t195 = t45*t159 + t44*t165;
+    const double t196 = t44*t159 - t45*t165;
+    const double t197 = t54*t54;
+    const double t198 = t54*t55;
+    const double t199 = t56*t54;
+    const double t200 = t55*t55;
+    const double t201 = t56*t55;
+    const double t202 = t56*t56;
     const double t203 = -t202 - t200;
     const double t204 = t198 + t164;
     const double t205 = t199 + t194;
@@ -8491,33 +8016,35 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t209 = t199 - t194;
     const double t210 = t201 + t193;
     const double t211 = -t197 - t200;
-    const double t212 = 0.00010375891721868492*t164 + t56 + 0.00248046035817079*t193 + 0.001524110902883315*t194 + 0.023526756935*t166 + 0.017527158935000002*t196;
-    const double t213 = t57 - 9.3569097314605e-05*t164 + 0.010567766133106952*t194 + 0.001524110902883315*t193 + 0.10024161669500001*t166 - 0.017527158935000002*t195;
-    const double t214 = t58 - 0.011794560230238952*t164 + 9.3569097314605e-05*t194 - 0.00010375891721868492*t193 + 0.10024161669500001*t196 + 0.023526756935*t195;
+    const double t212 = 0.00010375891721868492*t164 + t62 + 0.00248046035817079*t193 + 0.001524110902883315*t194 + 0.023526756935*t166 + 0.017527158935000002*t196;
+    const double t213 = t63 - 9.3569097314605e-05*t164 + 0.010567766133106952*t194 + 0.001524110902883315*t193 + 0.10024161669500001*t166 - 0.017527158935000002*t195;
+    const double t214 = t64 - 0.011794560230238952*t164 + 9.3569097314605e-05*t194 - 0.00010375891721868492*t193 + 0.10024161669500001*t196 + 0.023526756935*t195;
     const double t215 = 0.10024161669500001*t203 - 0.023526756935*t204 - 0.017527158935000002*t205;
     const double t216 = 0.10024161669500001*t206 - 0.023526756935*t207 - 0.017527158935000002*t208;
     const double t217 = 0.10024161669500001*t209 - 0.017527158935000002*t211 - 0.023526756935*t210;
     const double t218 = t215 + 1.666555*t195;
     const double t219 = t216 + 1.666555*t196;
     const double t220 = t217 - 1.666555*t166;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t221 = 0.088*t203;
     const double t222 = 0.088*t206;
     const double t223 = 0.088*t209;
     const double t224 = t221 + t195;
     const double t225 = t222 + t196;
     const double t226 = t223 - t166;
-    const double t227 = t24*t193 - t25*t164;
-    const double t228 = -t24*t164 - t25*t193;
+    const double t227 = t57*t193 - t58*t164;
+    const double t228 = -t57*t164 - t58*t193;
     const double t229 = t76 + t227;
     const double t230 = t77 + t228;
-    const double t231 = t24*t224 + t25*t226;
-    const double t232 = t24*t226 - t25*t224;
-    const double t233 = t26*t26;
-    const double t234 = t26*t27;
-    const double t235 = t26*t28;
-    const double t236 = t27*t27;
-    const double t237 = t27*t28;
-    const double t238 = t28*t28;
+    const double t231 = t57*t224 + t58*t226;
+    const double t232 = t57*t226 - t58*t224;
+    const double t233 = t67*t67;
+    const double t234 = t67*t68;
+    const double t235 = t67*t69;
+    const double t236 = t68*t68;
+    const double t237 = t68*t69;
+    const double t238 = t69*t69;
     const double t239 = -t236 - t238;
     const double t240 = t234 + t194;
     const double t241 = t235 + t230;
@@ -8527,19 +8054,23 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t245 = t235 - t230;
     const double t246 = t237 + t229;
     const double t247 = -t233 - t236;
-    const double t248 = 0.0009653051699191116*t194 + t62 + 0.000391391281684248*t230 + 0.0316333431909496*t229 - 0.0020344399586617965*t225 - 0.150277948634*t232;
-    const double t249 = 0.001255536598272898*t194 + t63 + 0.029212399412428362*t230 + 0.000391391281684248*t229 + 0.002573605371338202*t225 + 0.150277948634*t231;
-    const double t250 = t64 - 0.006684151967360946*t194 - 0.001255536598272898*t230 - 0.0009653051699191116*t229 + 0.002573605371338202*t232 - 0.0020344399586617965*t231;
+    const double t248 = 0.0009653051699191116*t194 + t73 + 0.000391391281684248*t230 + 0.0316333431909496*t229 - 0.0020344399586617965*t225 - 0.150277948634*t232;
+    const double t249 = 0.001255536598272898*t194 + t74 + 0.029212399412428362*t230 + 0.000391391281684248*t229 + 0.002573605371338202*t225 + 0.150277948634*t231;
+    const double t250 = t75 - 0.006684151967360946*t194 - 0.001255536598272898*t230 - 0.0009653051699191116*t229 + 0.002573605371338202*t232 - 0.0020344399586617965*t231;
     const double t251 = 0.002573605371338202*t239 + 0.0020344399586617965*t240 + 0.150277948634*t241;
     const double t252 = 0.0020344399586617965*t243 + 0.002573605371338202*t242 + 0.150277948634*t244;
     const double t253 = 0.150277948634*t247 + 0.002573605371338202*t245 + 0.0020344399586617965*t246;
     const double t254 = t251 + 1.4955219999999998*t231;
     const double t255 = t252 + 1.4955219999999998*t232;
     const double t256 = t253 - 1.4955219999999998*t225;
-    const double t257 = -0.0020344399586617965*t24 - 0.002573605371338202*t25;
-    const double t258 = 0.002573605371338202*t24 - 0.0020344399586617965*t25;
-    const double t259 = 0.001255536598272898*t25 - 0.0009653051699191116*t24;
-    const double t260 = -0.001255536598272898*t24 - 0.0009653051699191116*t25;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t257 = -0.0020344399586617965*t57 - 0.002573605371338202*t58;
+    const double t258 = 0.002573605371338202*t57 - 0.0020344399586617965*t58;
+    const double t259 = 0.001255536598272898*t58 - 0.0009653051699191116*t57;
+    const double t260 = -0.001255536598272898*t57 - 0.0009653051699191116*t58;
     const double t261 = -0.088*t258;
     const double t262 = 149.60760989322966*t259;
     const double t263 = 149.60760989322966*t261;
@@ -8547,15 +8078,15 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t265 = 149.60760989322966*t257;
     const double t266 = 149.60760989322966*t258;
     const double t267 = t263 - 1.0;
-    const double t268 = t25*t25;
+    const double t268 = t58*t58;
     const double t269 = 0.0024209437785212354*t268;
-    const double t270 = t24*t25;
+    const double t270 = t57*t58;
     const double t271 = 0.000782782563368496*t270;
     const double t272 = 0.0316333431909496 - t269 - t271;
     const double t273 = 0.029212399412428362 + t269 + t271;
     const double t274 = 0.000391391281684248 + 0.0024209437785212354*t270 - 0.000782782563368496*t268;
-    const double t275 = 0.0020344399586617965*t24 + 0.002573605371338202*t25;
-    const double t276 = 0.0020344399586617965*t25 - 0.002573605371338202*t24;
+    const double t275 = 0.0020344399586617965*t57 + 0.002573605371338202*t58;
+    const double t276 = 0.0020344399586617965*t58 - 0.002573605371338202*t57;
     const double t277 = 0.13160593599999998 - t276;
     const double t278 = t274 - 0.088*t275;
     const double t279 = t273 - 0.088*t276 + 0.088*t277;
@@ -8576,21 +8107,23 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t294 = 3.162077 - t257*t265;
     const double t295 = -t257*t266;
     const double t296 = 3.162077 - t258*t266;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t297 = 1.0/t285;
     const double t298 = t293*t297;
-    const double t299 = t19*t291 - t20*t292;
-    const double t300 = t19*t292 + t20*t291;
-    const double t301 = t19*t282 - t20*t284;
-    const double t302 = t19*t284 + t20*t282;
+    const double t299 = t44*t291 - t45*t292;
+    const double t300 = t45*t291 + t44*t292;
+    const double t301 = t44*t282 - t45*t284;
+    const double t302 = t44*t284 + t45*t282;
     const double t303 = t301*t297;
     const double t304 = t302*t297;
     const double t305 = t299*t297;
     const double t306 = -t298;
     const double t307 = t300*t297;
     const double t308 = t280 - t283;
-    const double t309 = t20*t20;
+    const double t309 = t45*t45;
     const double t310 = t309*t308;
-    const double t311 = t19*t20;
+    const double t311 = t44*t45;
     const double t312 = 2.0*t311*t281;
     const double t313 = t280 - t312 - t310;
     const double t314 = t283 + t312 + t310;
@@ -8604,15 +8137,15 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t322 = t317 + t318;
     const double t323 = t287 + t319 - t320;
     const double t324 = t289 + t319 - t320;
-    const double t325 = t19*t288 - t20*t290;
-    const double t326 = t19*t290 + t20*t288;
+    const double t325 = t44*t288 - t45*t290;
+    const double t326 = t45*t288 + t44*t290;
     const double t327 = t294 - 3.162077;
     const double t328 = t309*t327;
     const double t329 = t294 - t328;
     const double t330 = 3.162077 + t328;
     const double t331 = t311*t327;
-    const double t332 = t19*t295;
-    const double t333 = t20*t295;
+    const double t332 = t44*t295;
+    const double t333 = t45*t295;
     const double t334 = 0.03942757095803552 + t313 - t301*t303;
     const double t335 = t315 - 0.004600245517563105 - t301*t304;
     const double t336 = 0.010869510762828563 + t314 - t302*t304;
@@ -8628,12 +8161,14 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t346 = 1.225946 + t296 + t293*t306;
     const double t347 = t293*t307 - t333;
     const double t348 = 1.225946 + t330 - t300*t307;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t349 = 1.0/t336;
     const double t350 = t342*t349;
-    const double t351 = t14*t340 - t15*t341;
-    const double t352 = t14*t341 + t15*t340;
-    const double t353 = t14*t335 - 0.0021640520520981297*t15;
-    const double t354 = 0.0021640520520981297*t14 + t15*t335;
+    const double t351 = t31*t340 - t32*t341;
+    const double t352 = t32*t340 + t31*t341;
+    const double t353 = t31*t335 - 0.0021640520520981297*t32;
+    const double t354 = 0.0021640520520981297*t31 + t32*t335;
     const double t355 = -0.384*t352;
     const double t356 = -0.0825*t352;
     const double t357 = -0.0825*t342 - 0.384*t351;
@@ -8646,9 +8181,9 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t364 = -t352*t349;
     const double t365 = 1.0 + t361;
     const double t366 = t334 - 0.03146037232526039;
-    const double t367 = t15*t15;
+    const double t367 = t32*t32;
     const double t368 = t367*t366;
-    const double t369 = t14*t15;
+    const double t369 = t31*t32;
     const double t370 = -0.0030304889466540603*t369;
     const double t371 = t334 - t370 - t368;
     const double t372 = 0.03146037232526039 + t370 + t368;
@@ -8662,16 +8197,16 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t380 = t375 + t376;
     const double t381 = t338 + t377 - t378;
     const double t382 = t377 - 0.047121686402 - t378;
-    const double t383 = t14*t339 - 0.014653732538*t15;
-    const double t384 = 0.014653732538*t14 + t15*t339;
+    const double t383 = t31*t339 - 0.014653732538*t32;
+    const double t384 = 0.014653732538*t31 + t32*t339;
     const double t385 = t343 - t346;
     const double t386 = t367*t385;
     const double t387 = 2.0*t369*t344;
     const double t388 = t343 - t387 - t386;
     const double t389 = t346 + t387 + t386;
     const double t390 = t344 - 2.0*t367*t344 + t369*t385;
-    const double t391 = t14*t345 - t15*t347;
-    const double t392 = t15*t345 + t14*t347;
+    const double t391 = t31*t345 - t32*t347;
+    const double t392 = t32*t345 + t31*t347;
     const double t393 = t379 - 0.384*t390;
     const double t394 = t383 - 0.384*t392;
     const double t395 = 0.384*t389 - t381;
@@ -8708,12 +8243,14 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t426 = 3.587895 + t348 - t342*t350;
     const double t427 = -t392 - t342*t364;
     const double t428 = 3.587895 + t389 + t352*t364;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t429 = 1.0/t413;
     const double t430 = t422*t429;
-    const double t431 = t9*t420 - t10*t421;
-    const double t432 = t9*t421 + t10*t420;
-    const double t433 = t9*t410 - t10*t412;
-    const double t434 = t9*t412 + t10*t410;
+    const double t431 = t18*t420 - t19*t421;
+    const double t432 = t18*t421 + t19*t420;
+    const double t433 = t18*t410 - t19*t412;
+    const double t434 = t18*t412 + t19*t410;
     const double t435 = -0.0825*t432;
     const double t436 = -0.0825*t422;
     const double t437 = t436 + t434;
@@ -8724,9 +8261,9 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t442 = -t430;
     const double t443 = t439 - 1.0;
     const double t444 = t408 - t411;
-    const double t445 = t10*t10;
+    const double t445 = t19*t19;
     const double t446 = t445*t444;
-    const double t447 = t9*t10;
+    const double t447 = t18*t19;
     const double t448 = 2.0*t447*t409;
     const double t449 = t408 - t448 - t446;
     const double t450 = t411 + t448 + t446;
@@ -8741,16 +8278,16 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t459 = t418 + t454 + t455;
     const double t460 = t415 + t456 - t457;
     const double t461 = t417 + t456 - t457;
-    const double t462 = t9*t416 - t10*t419;
-    const double t463 = t9*t419 + t10*t416;
+    const double t462 = t18*t416 - t19*t419;
+    const double t463 = t18*t419 + t19*t416;
     const double t464 = t423 - t426;
     const double t465 = t445*t464;
     const double t466 = 2.0*t447*t424;
     const double t467 = t423 - t466 - t465;
     const double t468 = t426 + t466 + t465;
     const double t469 = t424 - 2.0*t445*t424 + t447*t464;
-    const double t470 = t9*t425 - t10*t427;
-    const double t471 = t9*t427 + t10*t425;
+    const double t470 = t18*t425 - t19*t427;
+    const double t471 = t18*t427 + t19*t425;
     const double t472 = -0.0825*t469;
     const double t473 = 0.0825*t471;
     const double t474 = -0.0825*t468;
@@ -8777,6 +8314,8 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t495 = 3.228604 + t467 - t431*t441;
     const double t496 = -t470 - t431*t442;
     const double t497 = 3.228604 + t428 + t422*t442;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t498 = 1.0/t488;
     const double t499 = t4*t493 - t5*t494;
     const double t500 = t4*t494 + t5*t493;
@@ -8821,6 +8360,8 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t539 = 0.00850351162402155 + t536 - t505*t507;
     const double t540 = 0.01026110182100817 + t537 - t505*t508;
     const double t541 = 0.026534991901690206 + t538 - t506*t508;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t542 = 1.0/t541;
     const double t543 = 0.0007689361029464*t0 + t1*t540;
     const double t544 = -t543*t542;
@@ -8831,13 +8372,19 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t549 = -0.00796671776787104*t548;
     const double t550 = 0.028124284712194955 + t549 + t547;
     const double t551 = 0.009213163777211224 + t550 + t543*t544;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t552 = 1.0/t551;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t553 = tau[6] - t250;
     const double t554 = 149.60760989322966*t553;
-    const double t555 = t24*t254 - t25*t255;
-    const double t556 = t25*t254 + t24*t255;
-    const double t557 = t24*t248 - t25*t249;
-    const double t558 = t25*t248 + t24*t249;
+    const double t555 = t57*t254 - t58*t255;
+    const double t556 = t57*t255 + t58*t254;
+    const double t557 = t57*t248 - t58*t249;
+    const double t558 = t57*t249 + t58*t248;
     const double t559 = -0.088*t556;
     const double t560 = -0.088*t256;
     const double t561 = t559 - t250;
@@ -8848,24 +8395,28 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t566 = t218 + t555 + t265*t553;
     const double t567 = t219 - t256;
     const double t568 = t220 + t556 + t266*t553;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t569 = tau[5] - t565;
     const double t570 = t297*t569;
-    const double t571 = t19*t566 - t20*t567;
-    const double t572 = t19*t567 + t20*t566;
-    const double t573 = t19*t563 - t20*t564;
-    const double t574 = t19*t564 + t20*t563;
+    const double t571 = t44*t566 - t45*t567;
+    const double t572 = t44*t567 + t45*t566;
+    const double t573 = t44*t563 - t45*t564;
+    const double t574 = t45*t563 + t44*t564;
     const double t575 = t182 + t573 + t303*t569;
     const double t576 = t183 - t565 - t569;
     const double t577 = t184 + t574 + t304*t569;
     const double t578 = t188 + t571 + t305*t569;
     const double t579 = t189 - t568 + t306*t569;
     const double t580 = t190 + t572 + t307*t569;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t581 = tau[4] - t577;
     const double t582 = t349*t581;
-    const double t583 = t14*t578 - t15*t579;
-    const double t584 = t14*t579 + t15*t578;
-    const double t585 = t14*t575 - t15*t576;
-    const double t586 = t14*t576 + t15*t575;
+    const double t583 = t31*t578 - t32*t579;
+    const double t584 = t31*t579 + t32*t578;
+    const double t585 = t31*t575 - t32*t576;
+    const double t586 = t31*t576 + t32*t575;
     const double t587 = -0.384*t584;
     const double t588 = -0.0825*t584;
     const double t589 = -0.0825*t580 - 0.384*t583;
@@ -8878,12 +8429,14 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t596 = t152 + t583 + t363*t581;
     const double t597 = t153 + t580 + t350*t581;
     const double t598 = t154 - t584 + t364*t581;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t599 = tau[3] - t595;
     const double t600 = t429*t599;
-    const double t601 = t9*t596 - t10*t597;
-    const double t602 = t9*t597 + t10*t596;
-    const double t603 = t9*t593 - t10*t594;
-    const double t604 = t9*t594 + t10*t593;
+    const double t601 = t18*t596 - t19*t597;
+    const double t602 = t18*t597 + t19*t596;
+    const double t603 = t18*t593 - t19*t594;
+    const double t604 = t18*t594 + t19*t593;
     const double t605 = -0.0825*t602;
     const double t606 = -0.0825*t598;
     const double t607 = t605 - t595;
@@ -8893,6 +8446,8 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t611 = t114 + t440*t599 + t608;
     const double t612 = t117 + t601 + t441*t599;
     const double t613 = t118 - t598 + t442*t599;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t614 = tau[2] - t611;
     const double t615 = t498*t614;
     const double t616 = t4*t612 - t5*t613;
@@ -8906,15 +8461,25 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t624 = t85 + t507*t614 + t622;
     const double t625 = t86 - t611 - t614;
     const double t626 = t87 + t508*t614 + t623;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t627 = tau[1] - t626;
     const double t628 = t542*t627;
     const double t629 = t0*t625 + t1*t624;
     const double t630 = t544*t627 - t629;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t631 = tau[0] - t630;
     const double t632 = t631*t552;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t633 = t628 - t544*t632;
     const double t634 = -t1*t632;
     const double t635 = -t0*t632;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t636 = t615 + t635 - t507*t634 - t508*t633;
     const double t637 = t4*t634 + t5*t633;
     const double t638 = t4*t633 - t5*t634;
@@ -8923,35 +8488,43 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t641 = t4*t639 + t5*t640;
     const double t642 = t4*t640 - t5*t639;
     const double t643 = t636 - t635;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t644 = t600 - t438*t637 - t443*t638 - t441*t641 - t442*t642 - t440*t643;
-    const double t645 = t9*t637 + t10*t643;
-    const double t646 = t9*t643 - t10*t637;
+    const double t645 = t18*t637 + t19*t643;
+    const double t646 = t18*t643 - t19*t637;
     const double t647 = 0.0825*t643;
     const double t648 = -0.0825*t638;
     const double t649 = t642 + t647;
-    const double t650 = t9*t641 + t10*t648;
-    const double t651 = t9*t648 - t10*t641;
+    const double t650 = t18*t641 + t19*t648;
+    const double t651 = t18*t648 - t19*t641;
     const double t652 = t644 - t638;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t653 = t582 - t350*t651 - t360*t645 - t363*t650 + t364*t649 - t365*t646 - t362*t652;
-    const double t654 = t14*t645 - t15*t652;
-    const double t655 = -t15*t645 - t14*t652;
+    const double t654 = t31*t645 - t32*t652;
+    const double t655 = -t32*t645 - t31*t652;
     const double t656 = -0.384*t652;
     const double t657 = -0.0825*t652;
     const double t658 = 0.384*t645 + 0.0825*t646;
     const double t659 = t650 + t656;
     const double t660 = t651 + t657;
     const double t661 = t658 - t649;
-    const double t662 = t14*t659 - t15*t661;
-    const double t663 = -t14*t661 - t15*t659;
+    const double t662 = t31*t659 - t32*t661;
+    const double t663 = -t31*t661 - t32*t659;
     const double t664 = t646 + t653;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t665 = t570 + t655 - t303*t654 - t307*t660 - t306*t663 - t304*t664 - t305*t662;
-    const double t666 = t19*t654 + t20*t664;
-    const double t667 = t19*t664 - t20*t654;
-    const double t668 = t20*t660 + t19*t662;
+    const double t666 = t44*t654 + t45*t664;
+    const double t667 = t44*t664 - t45*t654;
+    const double t668 = t45*t660 + t44*t662;
     const double t669 = t665 - t655;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t670 = t554 + t266*t663 - t262*t666 - t265*t668 - t267*t667 - t264*t669;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t632;
     qdd[1] = t633;
     qdd[2] = t636;
@@ -8963,15 +8536,14 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
 
 long panda_forward_dynamics_fd3_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_forward_dynamics_fd3(q + 7*i, qd + 7*i, tau + 7*i, qdd + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve
+ * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve [RK (3.20)]
  * forward_dynamics_crba             822 mul    712 add    6 div   0 sqrt  12 trig    707 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -8981,154 +8553,166 @@ long panda_forward_dynamics_fd3_batch(long count, const double *q, const double 
 void panda_forward_dynamics_crba(const double q[7], const double qd[7], const double tau[7], double qdd[7])
 {
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t4 = soagen_cos(q[2]);
     const double t5 = soagen_sin(q[2]);
-    const double t6 = qd[1]*t5 + t4*t2;
-    const double t7 = qd[1]*t4 - t5*t2;
-    const double t8 = qd[2] - t3;
+    const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
+    const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
+    const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
+    const double t9 = t3*t8 - qd[1]*t7;
+    const double t10 = qd[1]*t6 - t2*t8;
+    const double t11 = t2*t7 - t3*t6;
+    const double t12 = qd[1]*t3;
+    const double t13 = qd[1]*t2;
+    const double t14 = -t13;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t10*t8 + t9*t6;
-    const double t12 = t9*t8 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t15 = qd[1]*t5 + t4*t2;
+    const double t16 = qd[1]*t4 - t5*t2;
+    const double t17 = qd[2] - t3;
+    const double t18 = soagen_cos(q[3]);
+    const double t19 = soagen_sin(q[3]);
+    const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
+    const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
+    const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
+    const double t23 = t16*t22 - t17*t21;
+    const double t24 = t17*t20 - t15*t22;
+    const double t25 = t15*t21 - t16*t20;
+    const double t26 = qd[2]*t16;
+    const double t27 = -qd[2]*t15;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t14*t13 - t15*t11;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t28 = t18*t15 + t19*t17;
+    const double t29 = t18*t17 - t19*t15;
+    const double t30 = qd[3] - t16;
+    const double t31 = soagen_cos(q[4]);
+    const double t32 = soagen_sin(q[4]);
+    const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
+    const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
+    const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
+    const double t36 = t29*t35 - t30*t34;
+    const double t37 = t30*t33 - t28*t35;
+    const double t38 = t28*t34 - t29*t33;
+    const double t39 = qd[3]*t29;
+    const double t40 = -qd[3]*t28;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t41 = t31*t28 - t32*t30;
+    const double t42 = -t31*t30 - t32*t28;
+    const double t43 = qd[4] + t29;
+    const double t44 = soagen_cos(q[5]);
+    const double t45 = soagen_sin(q[5]);
+    const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
+    const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
+    const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
+    const double t49 = t42*t48 - t43*t47;
+    const double t50 = t43*t46 - t41*t48;
+    const double t51 = t41*t47 - t42*t46;
+    const double t52 = qd[4]*t42;
+    const double t53 = -qd[4]*t41;
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t24 = soagen_cos(q[6]);
-    const double t25 = soagen_sin(q[6]);
-    const double t26 = t25*t23 + t24*t21;
-    const double t27 = t24*t23 - t25*t21;
-    const double t28 = qd[6] - t22;
-    const double t29 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
-    const double t30 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
-    const double t31 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
-    const double t32 = t3*t31 - qd[1]*t30;
-    const double t33 = qd[1]*t29 - t2*t31;
-    const double t34 = t2*t30 - t3*t29;
-    const double t35 = 0.05649492601407083*t6 - 0.005487648106562255*t8 - 0.008248333140675744*t7;
-    const double t36 = 0.05287838199960611*t7 - 0.008248333140675744*t6 - 0.004377257121839583*t8;
-    const double t37 = 0.01824920229252011*t8 - 0.005487648106562255*t6 - 0.004377257121839583*t7;
-    const double t38 = t7*t37 - t8*t36;
-    const double t39 = t8*t35 - t6*t37;
-    const double t40 = t6*t36 - t7*t35;
-    const double t41 = 0.0039053550262761003*t13 + 0.06767727025085991*t11 + 0.02771584317362585*t12;
-    const double t42 = 0.03239943042445132*t12 - 0.0016444875773692705*t13 + 0.02771584317362585*t11;
-    const double t43 = 0.0775861490525396*t13 + 0.0039053550262761003*t11 - 0.0016444875773692705*t12;
-    const double t44 = t12*t43 - t13*t42;
-    const double t45 = t13*t41 - t11*t43;
-    const double t46 = t11*t42 - t12*t41;
-    const double t47 = 0.03942757095803552*t16 - 0.0015152444733270301*t17 - 0.004600245517563105*t18;
-    const double t48 = 0.03146037232526039*t17 + 0.0021640520520981297*t18 - 0.0015152444733270301*t16;
-    const double t49 = 0.010869510762828563*t18 + 0.0021640520520981297*t17 - 0.004600245517563105*t16;
-    const double t50 = t17*t49 - t18*t48;
-    const double t51 = t18*t47 - t16*t49;
-    const double t52 = t16*t48 - t17*t47;
-    const double t53 = 0.00248046035817079*t21 - 0.00010375891721868492*t23 + 0.001524110902883315*t22;
-    const double t54 = 9.3569097314605e-05*t23 + 0.010567766133106952*t22 + 0.001524110902883315*t21;
-    const double t55 = 0.011794560230238952*t23 + 9.3569097314605e-05*t22 - 0.00010375891721868492*t21;
-    const double t56 = t22*t55 - t23*t54;
-    const double t57 = t23*t53 - t21*t55;
-    const double t58 = t21*t54 - t22*t53;
-    const double t59 = 0.000391391281684248*t27 + 0.0316333431909496*t26 - 0.0009653051699191116*t28;
-    const double t60 = 0.000391391281684248*t26 + 0.029212399412428362*t27 - 0.001255536598272898*t28;
-    const double t61 = 0.006684151967360946*t28 - 0.001255536598272898*t27 - 0.0009653051699191116*t26;
-    const double t62 = t27*t61 - t28*t60;
-    const double t63 = t28*t59 - t26*t61;
-    const double t64 = t26*t60 - t27*t59;
-    const double t65 = qd[1]*t3;
-    const double t66 = qd[1]*t2;
-    const double t67 = -t66;
-    const double t68 = qd[2]*t7;
-    const double t69 = -qd[2]*t6;
-    const double t70 = qd[3]*t12;
-    const double t71 = -qd[3]*t11;
-    const double t72 = qd[4]*t17;
-    const double t73 = -qd[4]*t16;
-    const double t74 = qd[5]*t22;
-    const double t75 = -qd[5]*t21;
-    const double t76 = qd[6]*t27;
-    const double t77 = -qd[6]*t26;
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t54 = t45*t43 + t44*t41;
+    const double t55 = t44*t43 - t45*t41;
+    const double t56 = qd[5] - t42;
+    const double t57 = soagen_cos(q[6]);
+    const double t58 = soagen_sin(q[6]);
+    const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
+    const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
+    const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
+    const double t62 = t55*t61 - t56*t60;
+    const double t63 = t56*t59 - t54*t61;
+    const double t64 = t54*t60 - t55*t59;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t67 = t58*t56 + t57*t54;
+    const double t68 = t57*t56 - t58*t54;
+    const double t69 = qd[6] - t55;
+    const double t70 = 0.000391391281684248*t68 + 0.0316333431909496*t67 - 0.0009653051699191116*t69;
+    const double t71 = 0.000391391281684248*t67 + 0.029212399412428362*t68 - 0.001255536598272898*t69;
+    const double t72 = 0.006684151967360946*t69 - 0.001255536598272898*t68 - 0.0009653051699191116*t67;
+    const double t73 = t68*t72 - t69*t71;
+    const double t74 = t69*t70 - t67*t72;
+    const double t75 = t67*t71 - t68*t70;
+    const double t76 = qd[6]*t68;
+    const double t77 = -qd[6]*t67;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t78 = -9.81*t1;
     const double t79 = -9.81*t0;
     const double t80 = t2*t2;
-    const double t81 = t2*t3;
+    const double t81 = t3*t2;
     const double t82 = qd[1]*qd[1];
     const double t83 = -t82 - t80;
-    const double t84 = 2.0*t65;
-    const double t85 = 0.00850351162402155*t65 - 0.0022610063699999997*t79 - 0.00398335888393552*t67 + t32;
-    const double t86 = 0.0022610063699999997*t78 + 0.028124284712194955*t67 - 0.00398335888393552*t65 + t33;
-    const double t87 = 0.018579714719999998*t78 - 0.002031994566*t79 + 0.01026110182100817*t65 + 0.0007689361029464*t67 + t34;
+    const double t84 = 2.0*t12;
+    const double t85 = 0.00850351162402155*t12 - 0.0022610063699999997*t79 - 0.00398335888393552*t14 + t9;
+    const double t86 = 0.0022610063699999997*t78 + 0.028124284712194955*t14 - 0.00398335888393552*t12 + t10;
+    const double t87 = 0.018579714719999998*t78 - 0.002031994566*t79 + 0.01026110182100817*t12 + 0.0007689361029464*t14 + t11;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t88 = -0.316*t81;
     const double t89 = -0.316*t83;
     const double t90 = -0.316*t84;
     const double t91 = t78 + t88;
     const double t92 = t79 + t89;
-    const double t93 = t4*t65;
-    const double t94 = -t5*t65;
-    const double t95 = t68 + t93;
-    const double t96 = t69 + t94;
-    const double t97 = t5*t90 + t4*t91;
+    const double t93 = t4*t12;
+    const double t94 = -t5*t12;
+    const double t95 = t93 + t26;
+    const double t96 = t94 + t27;
+    const double t97 = t4*t91 + t5*t90;
     const double t98 = t4*t90 - t5*t91;
-    const double t99 = t6*t6;
-    const double t100 = t6*t7;
-    const double t101 = t8*t6;
-    const double t102 = t7*t7;
-    const double t103 = t8*t7;
-    const double t104 = t8*t8;
+    const double t99 = t15*t15;
+    const double t100 = t15*t16;
+    const double t101 = t15*t17;
+    const double t102 = t16*t16;
+    const double t103 = t16*t17;
+    const double t104 = t17*t17;
     const double t105 = -t102 - t104;
-    const double t106 = t67 + t100;
+    const double t106 = t14 + t100;
     const double t107 = t101 + t96;
-    const double t108 = t100 - t67;
+    const double t108 = t100 - t14;
     const double t109 = -t99 - t104;
     const double t110 = t103 - t95;
     const double t111 = t101 - t96;
-    const double t112 = 0.005487648106562255*t67 + 0.05649492601407083*t95 - 0.008248333140675744*t96 - 0.126729164208*t92 + t38 + 0.214708623208*t98;
-    const double t113 = 0.004377257121839583*t67 + 0.05287838199960611*t96 - 0.008248333140675744*t95 + 0.088844724872*t92 + t39 - 0.214708623208*t97;
-    const double t114 = t40 - 0.01824920229252011*t67 - 0.005487648106562255*t95 - 0.004377257121839583*t96 + 0.088844724872*t98 - 0.126729164208*t97;
+    const double t112 = 0.005487648106562255*t14 + 0.05649492601407083*t95 - 0.008248333140675744*t96 - 0.126729164208*t92 + t23 + 0.214708623208*t98;
+    const double t113 = 0.004377257121839583*t14 + 0.05287838199960611*t96 - 0.008248333140675744*t95 + 0.088844724872*t92 + t24 - 0.214708623208*t97;
+    const double t114 = t25 - 0.01824920229252011*t14 - 0.005487648106562255*t95 - 0.004377257121839583*t96 + 0.088844724872*t98 - 0.126729164208*t97;
     const double t115 = 0.126729164208*t106 + 0.088844724872*t105 - 0.214708623208*t107;
     const double t116 = 0.126729164208*t109 + 0.088844724872*t108 - 0.214708623208*t110;
     const double t117 = t115 + 3.228604*t97;
     const double t118 = t116 + 3.228604*t98;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t119 = 0.0825*t105;
     const double t120 = 0.0825*t108;
     const double t121 = 0.0825*t111;
     const double t122 = t119 + t97;
     const double t123 = t120 + t98;
     const double t124 = t121 - t92;
-    const double t125 = t9*t95 - t10*t67;
-    const double t126 = -t9*t67 - t10*t95;
-    const double t127 = t70 + t125;
-    const double t128 = t71 + t126;
-    const double t129 = t9*t122 + t10*t124;
-    const double t130 = t9*t124 - t10*t122;
-    const double t131 = t11*t11;
-    const double t132 = t11*t12;
-    const double t133 = t13*t11;
-    const double t134 = t12*t12;
-    const double t135 = t13*t12;
-    const double t136 = t13*t13;
+    const double t125 = t18*t95 - t19*t14;
+    const double t126 = -t18*t14 - t19*t95;
+    const double t127 = t39 + t125;
+    const double t128 = t126 + t40;
+    const double t129 = t18*t122 + t19*t124;
+    const double t130 = t18*t124 - t19*t122;
+    const double t131 = t28*t28;
+    const double t132 = t28*t29;
+    const double t133 = t30*t28;
+    const double t134 = t29*t29;
+    const double t135 = t30*t29;
+    const double t136 = t30*t30;
     const double t137 = -t136 - t134;
     const double t138 = t96 + t132;
     const double t139 = t133 + t128;
@@ -9138,33 +8722,35 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t143 = t133 - t128;
     const double t144 = t135 + t127;
     const double t145 = -t131 - t134;
-    const double t146 = 0.02771584317362585*t128 - 0.0039053550262761003*t96 + t44 + 0.06767727025085991*t127 - 0.374644408005*t123 - 0.09850206933*t130;
-    const double t147 = 0.0016444875773692705*t96 + 0.03239943042445132*t128 + t45 + 0.02771584317362585*t127 - 0.19076837715*t123 + 0.09850206933*t129;
-    const double t148 = 0.0039053550262761003*t127 - 0.0775861490525396*t96 - 0.0016444875773692705*t128 + t46 - 0.374644408005*t129 - 0.19076837715*t130;
+    const double t146 = 0.02771584317362585*t128 - 0.0039053550262761003*t96 + t36 + 0.06767727025085991*t127 - 0.374644408005*t123 - 0.09850206933*t130;
+    const double t147 = 0.0016444875773692705*t96 + 0.03239943042445132*t128 + t37 + 0.02771584317362585*t127 - 0.19076837715*t123 + 0.09850206933*t129;
+    const double t148 = 0.0039053550262761003*t127 - 0.0775861490525396*t96 - 0.0016444875773692705*t128 + t38 - 0.374644408005*t129 - 0.19076837715*t130;
     const double t149 = 0.374644408005*t138 - 0.19076837715*t137 + 0.09850206933*t139;
     const double t150 = 0.374644408005*t141 - 0.19076837715*t140 + 0.09850206933*t142;
     const double t151 = 0.09850206933*t145 - 0.19076837715*t143 + 0.374644408005*t144;
     const double t152 = t149 + 3.587895*t129;
     const double t153 = t150 + 3.587895*t130;
     const double t154 = t151 - 3.587895*t123;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t155 = 0.384*t138 - 0.0825*t137;
     const double t156 = 0.384*t141 - 0.0825*t140;
     const double t157 = 0.384*t144 - 0.0825*t143;
     const double t158 = t155 + t129;
     const double t159 = t156 + t130;
     const double t160 = t157 - t123;
-    const double t161 = t15*t96 + t14*t127;
-    const double t162 = t14*t96 - t15*t127;
-    const double t163 = t72 + t161;
-    const double t164 = t73 + t162;
-    const double t165 = t14*t158 - t15*t160;
-    const double t166 = -t15*t158 - t14*t160;
-    const double t167 = t16*t16;
-    const double t168 = t17*t16;
-    const double t169 = t18*t16;
-    const double t170 = t17*t17;
-    const double t171 = t17*t18;
-    const double t172 = t18*t18;
+    const double t161 = t32*t96 + t31*t127;
+    const double t162 = t31*t96 - t32*t127;
+    const double t163 = t52 + t161;
+    const double t164 = t53 + t162;
+    const double t165 = t31*t158 - t32*t160;
+    const double t166 = -t32*t158 - t31*t160;
+    const double t167 = t41*t41;
+    const double t168 = t42*t41;
+    const double t169 = t43*t41;
+    const double t170 = t42*t42;
+    const double t171 = t42*t43;
+    const double t172 = t43*t43;
     const double t173 = -t170 - t172;
     const double t174 = t168 - t128;
     const double t175 = t169 + t164;
@@ -9174,27 +8760,29 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t179 = t169 - t164;
     const double t180 = t171 + t163;
     const double t181 = -t170 - t167;
-    const double t182 = t50 - 0.004600245517563105*t128 + 0.03942757095803552*t163 - 0.0015152444733270301*t164 + 0.05034347249*t159 + 0.047121686402*t166;
-    const double t183 = 0.0021640520520981297*t128 + 0.03146037232526039*t164 - 0.0015152444733270301*t163 + t51 + 0.014653732538*t159 - 0.047121686402*t165;
-    const double t184 = 0.010869510762828563*t128 + t52 + 0.0021640520520981297*t164 - 0.004600245517563105*t163 - 0.05034347249*t165 - 0.014653732538*t166;
+    const double t182 = t49 - 0.004600245517563105*t128 + 0.03942757095803552*t163 - 0.0015152444733270301*t164 + 0.05034347249*t159 + 0.047121686402*t166;
+    const double t183 = 0.0021640520520981297*t128 + 0.03146037232526039*t164 - 0.0015152444733270301*t163 + t50 + 0.014653732538*t159 - 0.047121686402*t165;
+    const double t184 = 0.010869510762828563*t128 + t51 + 0.0021640520520981297*t164 - 0.004600245517563105*t163 - 0.05034347249*t165 - 0.014653732538*t166;
     const double t185 = 0.05034347249*t174 - 0.014653732538*t173 - 0.047121686402*t175;
     const double t186 = 0.05034347249*t177 - 0.014653732538*t176 - 0.047121686402*t178;
     const double t187 = 0.05034347249*t180 - 0.047121686402*t181 - 0.014653732538*t179;
     const double t188 = t185 + 1.225946*t165;
     const double t189 = t186 + 1.225946*t166;
     const double t190 = 1.225946*t159 + t187;
-    const double t191 = t20*t128 + t19*t163;
-    const double t192 = t19*t128 - t20*t163;
-    const double t193 = t74 + t191;
-    const double t194 = t75 + t192;
-    const double t195 = t20*t159 + t19*t165;
-    const double t196 = t19*t159 - t20*t165;
-    const double t197 = t21*t21;
-    const double t198 = t21*t22;
-    const double t199 = t23*t21;
-    const double t200 = t22*t22;
-    const double t201 = t23*t22;
-    const double t202 = t23*t23;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t191 = t45*t128 + t44*t163;
+    const double t192 = t44*t128 - t45*t163;
+    const double t193 = t65 + t191;
+    const double t194 = t66 + t192;
+    const double t195 = t45*t159 + t44*t165;
+    const double t196 = t44*t159 - t45*t165;
+    const double t197 = t54*t54;
+    const double t198 = t54*t55;
+    const double t199 = t56*t54;
+    const double t200 = t55*t55;
+    const double t201 = t56*t55;
+    const double t202 = t56*t56;
     const double t203 = -t202 - t200;
     const double t204 = t198 + t164;
     const double t205 = t199 + t194;
@@ -9204,33 +8792,35 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t209 = t199 - t194;
     const double t210 = t201 + t193;
     const double t211 = -t197 - t200;
-    const double t212 = 0.00010375891721868492*t164 + t56 + 0.00248046035817079*t193 + 0.001524110902883315*t194 + 0.023526756935*t166 + 0.017527158935000002*t196;
-    const double t213 = t57 - 9.3569097314605e-05*t164 + 0.010567766133106952*t194 + 0.001524110902883315*t193 + 0.10024161669500001*t166 - 0.017527158935000002*t195;
-    const double t214 = t58 - 0.011794560230238952*t164 + 9.3569097314605e-05*t194 - 0.00010375891721868492*t193 + 0.10024161669500001*t196 + 0.023526756935*t195;
+    const double t212 = 0.00010375891721868492*t164 + t62 + 0.00248046035817079*t193 + 0.001524110902883315*t194 + 0.023526756935*t166 + 0.017527158935000002*t196;
+    const double t213 = t63 - 9.3569097314605e-05*t164 + 0.010567766133106952*t194 + 0.001524110902883315*t193 + 0.10024161669500001*t166 - 0.017527158935000002*t195;
+    const double t214 = t64 - 0.011794560230238952*t164 + 9.3569097314605e-05*t194 - 0.00010375891721868492*t193 + 0.10024161669500001*t196 + 0.023526756935*t195;
     const double t215 = 0.10024161669500001*t203 - 0.023526756935*t204 - 0.017527158935000002*t205;
     const double t216 = 0.10024161669500001*t206 - 0.023526756935*t207 - 0.017527158935000002*t208;
     const double t217 = 0.10024161669500001*t209 - 0.017527158935000002*t211 - 0.023526756935*t210;
     const double t218 = t215 + 1.666555*t195;
     const double t219 = t216 + 1.666555*t196;
     const double t220 = t217 - 1.666555*t166;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t221 = 0.088*t203;
     const double t222 = 0.088*t206;
     const double t223 = 0.088*t209;
     const double t224 = t221 + t195;
     const double t225 = t222 + t196;
     const double t226 = t223 - t166;
-    const double t227 = t24*t193 - t25*t164;
-    const double t228 = -t24*t164 - t25*t193;
+    const double t227 = t57*t193 - t58*t164;
+    const double t228 = -t57*t164 - t58*t193;
     const double t229 = t76 + t227;
     const double t230 = t77 + t228;
-    const double t231 = t24*t224 + t25*t226;
-    const double t232 = t24*t226 - t25*t224;
-    const double t233 = t26*t26;
-    const double t234 = t26*t27;
-    const double t235 = t26*t28;
-    const double t236 = t27*t27;
-    const double t237 = t27*t28;
-    const double t238 = t28*t28;
+    const double t231 = t57*t224 + t58*t226;
+    const double t232 = t57*t226 - t58*t224;
+    const double t233 = t67*t67;
+    const double t234 = t67*t68;
+    const double t235 = t67*t69;
+    const double t236 = t68*t68;
+    const double t237 = t68*t69;
+    const double t238 = t69*t69;
     const double t239 = -t236 - t238;
     const double t240 = t234 + t194;
     const double t241 = t235 + t230;
@@ -9240,19 +8830,23 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t245 = t235 - t230;
     const double t246 = t237 + t229;
     const double t247 = -t233 - t236;
-    const double t248 = 0.0009653051699191116*t194 + t62 + 0.000391391281684248*t230 + 0.0316333431909496*t229 - 0.0020344399586617965*t225 - 0.150277948634*t232;
-    const double t249 = 0.001255536598272898*t194 + t63 + 0.029212399412428362*t230 + 0.000391391281684248*t229 + 0.002573605371338202*t225 + 0.150277948634*t231;
-    const double t250 = t64 - 0.006684151967360946*t194 - 0.001255536598272898*t230 - 0.0009653051699191116*t229 + 0.002573605371338202*t232 - 0.0020344399586617965*t231;
+    const double t248 = 0.0009653051699191116*t194 + t73 + 0.000391391281684248*t230 + 0.0316333431909496*t229 - 0.0020344399586617965*t225 - 0.150277948634*t232;
+    const double t249 = 0.001255536598272898*t194 + t74 + 0.029212399412428362*t230 + 0.000391391281684248*t229 + 0.002573605371338202*t225 + 0.150277948634*t231;
+    const double t250 = t75 - 0.006684151967360946*t194 - 0.001255536598272898*t230 - 0.0009653051699191116*t229 + 0.002573605371338202*t232 - 0.0020344399586617965*t231;
     const double t251 = 0.002573605371338202*t239 + 0.0020344399586617965*t240 + 0.150277948634*t241;
     const double t252 = 0.0020344399586617965*t243 + 0.002573605371338202*t242 + 0.150277948634*t244;
     const double t253 = 0.150277948634*t247 + 0.002573605371338202*t245 + 0.0020344399586617965*t246;
     const double t254 = t251 + 1.4955219999999998*t231;
     const double t255 = t252 + 1.4955219999999998*t232;
     const double t256 = t253 - 1.4955219999999998*t225;
-    const double t257 = t24*t254 - t25*t255;
-    const double t258 = t25*t254 + t24*t255;
-    const double t259 = t24*t248 - t25*t249;
-    const double t260 = t25*t248 + t24*t249;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t257 = t57*t254 - t58*t255;
+    const double t258 = t57*t255 + t58*t254;
+    const double t259 = t57*t248 - t58*t249;
+    const double t260 = t57*t249 + t58*t248;
     const double t261 = -0.088*t258;
     const double t262 = -0.088*t256;
     const double t263 = t261 - t250;
@@ -9263,20 +8857,24 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t268 = t218 + t257;
     const double t269 = t219 - t256;
     const double t270 = t220 + t258;
-    const double t271 = t19*t268 - t20*t269;
-    const double t272 = t19*t269 + t20*t268;
-    const double t273 = t19*t265 - t20*t266;
-    const double t274 = t20*t265 + t19*t266;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t271 = t44*t268 - t45*t269;
+    const double t272 = t44*t269 + t45*t268;
+    const double t273 = t44*t265 - t45*t266;
+    const double t274 = t45*t265 + t44*t266;
     const double t275 = t182 + t273;
     const double t276 = t183 - t267;
     const double t277 = t184 + t274;
     const double t278 = t188 + t271;
     const double t279 = t189 - t270;
     const double t280 = t190 + t272;
-    const double t281 = t14*t278 - t15*t279;
-    const double t282 = t14*t279 + t15*t278;
-    const double t283 = t14*t275 - t15*t276;
-    const double t284 = t14*t276 + t15*t275;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t281 = t31*t278 - t32*t279;
+    const double t282 = t31*t279 + t32*t278;
+    const double t283 = t31*t275 - t32*t276;
+    const double t284 = t31*t276 + t32*t275;
     const double t285 = -0.384*t282;
     const double t286 = -0.0825*t282;
     const double t287 = -0.0825*t280 - 0.384*t281;
@@ -9289,10 +8887,12 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t294 = t152 + t281;
     const double t295 = t153 + t280;
     const double t296 = t154 - t282;
-    const double t297 = t9*t294 - t10*t295;
-    const double t298 = t9*t295 + t10*t294;
-    const double t299 = t9*t291 - t10*t292;
-    const double t300 = t9*t292 + t10*t291;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t297 = t18*t294 - t19*t295;
+    const double t298 = t18*t295 + t19*t294;
+    const double t299 = t18*t291 - t19*t292;
+    const double t300 = t18*t292 + t19*t291;
     const double t301 = -0.0825*t298;
     const double t302 = -0.0825*t296;
     const double t303 = t301 - t293;
@@ -9302,6 +8902,8 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t307 = t114 + t304;
     const double t308 = t117 + t297;
     const double t309 = t118 - t296;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t310 = t4*t308 - t5*t309;
     const double t311 = t4*t309 + t5*t308;
     const double t312 = t4*t305 - t5*t306;
@@ -9313,7 +8915,11 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t318 = t85 + t316;
     const double t319 = t86 - t307;
     const double t320 = t87 + t317;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t321 = t0*t319 + t1*t318;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t322 = tau[0] + t321;
     const double t323 = tau[1] - t320;
     const double t324 = tau[2] - t307;
@@ -9321,19 +8927,23 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t326 = tau[4] - t277;
     const double t327 = tau[5] - t267;
     const double t328 = tau[6] - t250;
-    const double t329 = t25*t25;
+
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t329 = t58*t58;
     const double t330 = 0.0024209437785212354*t329;
-    const double t331 = t24*t25;
+    const double t331 = t57*t58;
     const double t332 = 0.000782782563368496*t331;
     const double t333 = 0.0316333431909496 - t330 - t332;
     const double t334 = 0.029212399412428362 + t330 + t332;
     const double t335 = 0.000391391281684248 + 0.0024209437785212354*t331 - 0.000782782563368496*t329;
-    const double t336 = 0.001255536598272898*t25 - 0.0009653051699191116*t24;
-    const double t337 = -0.001255536598272898*t24 - 0.0009653051699191116*t25;
-    const double t338 = -0.0020344399586617965*t24 - 0.002573605371338202*t25;
-    const double t339 = 0.002573605371338202*t24 - 0.0020344399586617965*t25;
-    const double t340 = 0.0020344399586617965*t24 + 0.002573605371338202*t25;
-    const double t341 = 0.0020344399586617965*t25 - 0.002573605371338202*t24;
+    const double t336 = 0.001255536598272898*t58 - 0.0009653051699191116*t57;
+    const double t337 = -0.001255536598272898*t57 - 0.0009653051699191116*t58;
+    const double t338 = -0.0020344399586617965*t57 - 0.002573605371338202*t58;
+    const double t339 = 0.002573605371338202*t57 - 0.0020344399586617965*t58;
+    const double t340 = 0.0020344399586617965*t57 + 0.002573605371338202*t58;
+    const double t341 = 0.0020344399586617965*t58 - 0.002573605371338202*t57;
     const double t342 = -0.13160593599999998 - t339;
     const double t343 = 0.13160593599999998 - t341;
     const double t344 = 0.013224459479792 - t336;
@@ -9350,25 +8960,27 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t355 = -0.017527158935000002 - t338;
     const double t356 = t342 - 0.10024161669500001;
     const double t357 = 0.10024161669500001 + t343;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t358 = t348 - t351;
-    const double t359 = t20*t20;
+    const double t359 = t45*t45;
     const double t360 = t359*t358;
-    const double t361 = t19*t20;
+    const double t361 = t44*t45;
     const double t362 = 2.0*t361*t349;
     const double t363 = t348 - t362 - t360;
     const double t364 = t351 + t362 + t360;
     const double t365 = t349 - 2.0*t359*t349 + t361*t358;
-    const double t366 = t19*t350 - t20*t352;
-    const double t367 = t19*t352 + t20*t350;
+    const double t366 = t44*t350 - t45*t352;
+    const double t367 = t44*t352 + t45*t350;
     const double t368 = t354 + t355;
     const double t369 = t361*t368;
     const double t370 = t359*t368;
     const double t371 = t354 - t370;
     const double t372 = t355 - t370;
-    const double t373 = 0.17380470556900002*t19 - t20*t357;
-    const double t374 = 0.17380470556900002*t20 + t19*t357;
-    const double t375 = -0.17380470556900002*t19 - t20*t356;
-    const double t376 = t19*t356 - 0.17380470556900002*t20;
+    const double t373 = 0.17380470556900002*t44 - t45*t357;
+    const double t374 = 0.17380470556900002*t45 + t44*t357;
+    const double t375 = -0.17380470556900002*t44 - t45*t356;
+    const double t376 = t44*t356 - 0.17380470556900002*t45;
     const double t377 = 0.03942757095803552 + t363;
     const double t378 = -0.0015152444733270301 - t366;
     const double t379 = t365 - 0.004600245517563105;
@@ -9381,16 +8993,18 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t386 = 0.014653732538 - t374;
     const double t387 = t372 - 0.05034347249;
     const double t388 = -0.014653732538 - t376;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t389 = t377 - t380;
-    const double t390 = t15*t15;
+    const double t390 = t32*t32;
     const double t391 = t390*t389;
-    const double t392 = t14*t15;
+    const double t392 = t31*t32;
     const double t393 = 2.0*t392*t378;
     const double t394 = t377 - t393 - t391;
     const double t395 = t380 + t393 + t391;
     const double t396 = t378 - 2.0*t390*t378 + t392*t389;
-    const double t397 = t14*t379 - t15*t381;
-    const double t398 = t14*t381 + t15*t379;
+    const double t397 = t31*t379 - t32*t381;
+    const double t398 = t31*t381 + t32*t379;
     const double t399 = t383 + t385;
     const double t400 = -t390*t369;
     const double t401 = t392*t399;
@@ -9400,10 +9014,10 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t405 = t400 + t401;
     const double t406 = t383 + t402 - t403;
     const double t407 = t385 + t402 - t403;
-    const double t408 = t14*t387 - t15*t388;
-    const double t409 = t14*t388 + t15*t387;
-    const double t410 = t14*t384 - t15*t386;
-    const double t411 = t14*t386 + t15*t384;
+    const double t408 = t31*t387 - t32*t388;
+    const double t409 = t32*t387 + t31*t388;
+    const double t410 = t31*t384 - t32*t386;
+    const double t411 = t31*t386 + t32*t384;
     const double t412 = 1.6850008320000003 - t406;
     const double t413 = 0.36201189750000007 - t409;
     const double t414 = -1.6850008320000003 - t407;
@@ -9426,16 +9040,18 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t431 = 0.19076837715 + t413;
     const double t432 = t414 - 0.374644408005;
     const double t433 = t415 - 0.19076837715;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t434 = t422 - t425;
-    const double t435 = t10*t10;
+    const double t435 = t19*t19;
     const double t436 = t435*t434;
-    const double t437 = t9*t10;
+    const double t437 = t18*t19;
     const double t438 = 2.0*t437*t423;
     const double t439 = t422 - t438 - t436;
     const double t440 = t425 + t438 + t436;
     const double t441 = t423 - 2.0*t435*t423 + t437*t434;
-    const double t442 = t9*t424 - t10*t426;
-    const double t443 = t9*t426 + t10*t424;
+    const double t442 = t18*t424 - t19*t426;
+    const double t443 = t18*t426 + t19*t424;
     const double t444 = t404 - t369;
     const double t445 = t428 + t430;
     const double t446 = t435*t444;
@@ -9446,10 +9062,10 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t451 = t369 + t446 + t447;
     const double t452 = t428 + t448 - t449;
     const double t453 = t430 + t448 - t449;
-    const double t454 = t9*t432 - t10*t433;
-    const double t455 = t9*t433 + t10*t432;
-    const double t456 = t9*t429 - t10*t431;
-    const double t457 = t9*t431 + t10*t429;
+    const double t454 = t18*t432 - t19*t433;
+    const double t455 = t18*t433 + t19*t432;
+    const double t456 = t18*t429 - t19*t431;
+    const double t457 = t18*t431 + t19*t429;
     const double t458 = -0.6580132350000001 - t455;
     const double t459 = 0.6580132350000001 - t457;
     const double t460 = -0.0825*t452 - t442;
@@ -9467,6 +9083,8 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t472 = -0.214708623208 - t454;
     const double t473 = t453 - 0.126729164208;
     const double t474 = 0.088844724872 + t459;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t475 = t465 - t468;
     const double t476 = t5*t5;
     const double t477 = t476*t475;
@@ -9476,7 +9094,7 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t481 = t468 + t479 + t477;
     const double t482 = t466 - 2.0*t476*t466 + t478*t475;
     const double t483 = t4*t467 - t5*t469;
-    const double t484 = t5*t467 + t4*t469;
+    const double t484 = t4*t469 + t5*t467;
     const double t485 = t450 - t405;
     const double t486 = t471 + t472;
     const double t487 = t476*t485;
@@ -9502,6 +9120,8 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t507 = 0.028124284712194955 + t470;
     const double t508 = 0.0007689361029464 + t502;
     const double t509 = 0.026534991901690206 + t503;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t510 = t504 - t507;
     const double t511 = t1*t1;
     const double t512 = t511*t510;
@@ -9510,11 +9130,17 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t515 = t507 + t514 + t512;
     const double t516 = t0*t508 + t1*t506;
     const double t517 = 0.009213163777211224 + t515;
+
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t518 = -0.316*t496;
     const double t519 = 0.316*t495;
     const double t520 = t518 + t483;
     const double t521 = t519 + t484;
     const double t522 = t1*t520 - t0*t470;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t523 = -0.0825*t455;
     const double t524 = -0.0825*t405;
     const double t525 = t523 - t427;
@@ -9528,16 +9154,18 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t533 = t531 + t529;
     const double t534 = t532 + t530;
     const double t535 = t1*t533 - t0*t526;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t536 = -0.384*t409;
     const double t537 = -0.0825*t409;
     const double t538 = -0.0825*t369 - 0.384*t408;
     const double t539 = t397 + t536;
     const double t540 = t382 + t537;
     const double t541 = t538 - t398;
-    const double t542 = t9*t408 - t10*t369;
-    const double t543 = t9*t369 + t10*t408;
-    const double t544 = t9*t539 - t10*t540;
-    const double t545 = t9*t540 + t10*t539;
+    const double t542 = t18*t408 - t19*t369;
+    const double t543 = t18*t369 + t19*t408;
+    const double t544 = t18*t539 - t19*t540;
+    const double t545 = t18*t540 + t19*t539;
     const double t546 = -0.0825*t543;
     const double t547 = 0.0825*t409;
     const double t548 = t546 - t541;
@@ -9551,20 +9179,22 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t556 = t554 + t552;
     const double t557 = t553 + t555;
     const double t558 = t1*t556 - t0*t549;
-    const double t559 = t14*t373;
-    const double t560 = t15*t373;
-    const double t561 = t14*t366 + t15*t353;
-    const double t562 = t15*t366 - t14*t353;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t559 = t31*t373;
+    const double t560 = t32*t373;
+    const double t561 = t32*t353 + t31*t366;
+    const double t562 = t32*t366 - t31*t353;
     const double t563 = -0.384*t560;
     const double t564 = -0.0825*t560;
     const double t565 = -0.0825*t374 - 0.384*t559;
     const double t566 = t563 + t561;
     const double t567 = t367 + t564;
     const double t568 = t565 - t562;
-    const double t569 = t9*t559 - t10*t374;
-    const double t570 = t9*t374 + t10*t559;
-    const double t571 = t9*t566 - t10*t567;
-    const double t572 = t9*t567 + t10*t566;
+    const double t569 = t18*t559 - t19*t374;
+    const double t570 = t18*t374 + t19*t559;
+    const double t571 = t18*t566 - t19*t567;
+    const double t572 = t18*t567 + t19*t566;
     const double t573 = -0.0825*t570;
     const double t574 = 0.0825*t560;
     const double t575 = t573 - t568;
@@ -9578,26 +9208,28 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t583 = t581 + t579;
     const double t584 = t582 + t580;
     const double t585 = t1*t583 - t0*t576;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t586 = -0.088*t339;
     const double t587 = t586 - 0.006684151967360946;
-    const double t588 = t19*t338;
-    const double t589 = t20*t338;
-    const double t590 = t19*t336 - t20*t587;
-    const double t591 = t20*t336 + t19*t587;
-    const double t592 = t15*t339 + t14*t588;
-    const double t593 = t15*t588 - t14*t339;
-    const double t594 = t15*t337 + t14*t590;
-    const double t595 = t15*t590 - t14*t337;
+    const double t588 = t44*t338;
+    const double t589 = t45*t338;
+    const double t590 = t44*t336 - t45*t587;
+    const double t591 = t45*t336 + t44*t587;
+    const double t592 = t32*t339 + t31*t588;
+    const double t593 = t32*t588 - t31*t339;
+    const double t594 = t32*t337 + t31*t590;
+    const double t595 = t32*t590 - t31*t337;
     const double t596 = -0.384*t593;
     const double t597 = -0.0825*t593;
     const double t598 = -0.0825*t589 - 0.384*t592;
     const double t599 = t594 + t596;
     const double t600 = t591 + t597;
     const double t601 = t598 - t595;
-    const double t602 = t9*t592 - t10*t589;
-    const double t603 = t9*t589 + t10*t592;
-    const double t604 = t9*t599 - t10*t600;
-    const double t605 = t9*t600 + t10*t599;
+    const double t602 = t18*t592 - t19*t589;
+    const double t603 = t18*t589 + t19*t592;
+    const double t604 = t18*t599 - t19*t600;
+    const double t605 = t18*t600 + t19*t599;
     const double t606 = -0.0825*t603;
     const double t607 = 0.0825*t593;
     const double t608 = t606 - t601;
@@ -9611,6 +9243,8 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t616 = t614 + t612;
     const double t617 = t615 + t613;
     const double t618 = t1*t616 - t0*t609;
+
+    /* ---- LDL^T of the reversed mass matrix (M = L^T D L, no fill-in on trees) ---- */
     const double t619 = 149.60760989322966*t337;
     const double t620 = 149.60760989322966*t591;
     const double t621 = 149.60760989322966*t601;
@@ -9700,7 +9334,7 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t705 = t695 - t637*t700 - t635*t701 - t633*t702 - t631*t703 - t629*t704;
     const double t706 = t694 - t624*t700 - t623*t701 - t622*t702 - t621*t703 - t620*t704 - t619*t705;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t700;
     qdd[1] = t701;
     qdd[2] = t702;
@@ -9712,15 +9346,14 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
 
 long panda_forward_dynamics_crba_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_forward_dynamics_crba(q + 7*i, qd + 7*i, tau + 7*i, qdd + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations caused by tip forces alone
+ * joint accelerations caused by tip forces alone [RJK (18)]
  * tip_force_acceleration            522 mul    434 add    6 div   0 sqrt  14 trig    462 statements
  *   q[7]: joint positions
  *   f[6]: tip forces on the environment
@@ -9729,7 +9362,9 @@ long panda_forward_dynamics_crba_batch(long count, const double *q, const double
 void panda_tip_force_acceleration(const double q[7], const double f[6], double qdd[7])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
@@ -9773,7 +9408,7 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t40 = -t2*t11;
     const double t41 = 3.162077 - t3*t11;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t42 = soagen_cos(q[5]);
     const double t43 = soagen_sin(q[5]);
     const double t44 = 1.0/t30;
@@ -9829,7 +9464,7 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t94 = t38*t54 - t80;
     const double t95 = 1.225946 + t77 - t47*t54;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t96 = soagen_cos(q[4]);
     const double t97 = soagen_sin(q[4]);
     const double t98 = 1.0/t83;
@@ -9913,7 +9548,7 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t176 = -t141 - t89*t113;
     const double t177 = 3.587895 + t138 + t101*t113;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t178 = soagen_cos(q[3]);
     const double t179 = soagen_sin(q[3]);
     const double t180 = 1.0/t162;
@@ -9986,7 +9621,7 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t247 = -t221 - t182*t193;
     const double t248 = 3.228604 + t177 + t171*t193;
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t249 = soagen_cos(q[2]);
     const double t250 = soagen_sin(q[2]);
     const double t251 = 1.0/t239;
@@ -10034,7 +9669,7 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t293 = 0.01026110182100817 + t290 - t258*t261;
     const double t294 = 0.026534991901690206 + t291 - t259*t261;
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t295 = soagen_cos(q[1]);
     const double t296 = soagen_sin(q[1]);
     const double t297 = 1.0/t294;
@@ -10048,7 +9683,7 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t305 = 0.028124284712194955 + t304 + t302;
     const double t306 = 0.009213163777211224 + t305 + t298*t299;
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t307 = soagen_cos(q[0]);
     const double t308 = soagen_sin(q[0]);
     const double t309 = 1.0/t306;
@@ -10096,6 +9731,10 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t351 = 0.107*t344;
     const double t352 = t347 + t350;
     const double t353 = t348 + t351;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t354 = -149.60760989322966*t349;
     const double t355 = t0*t344 - t1*t345;
     const double t356 = t0*t345 + t1*t344;
@@ -10110,6 +9749,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t365 = t362 - t9*t349;
     const double t366 = t355 - t10*t349;
     const double t367 = t356 - t11*t349;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t368 = -t44*t365;
     const double t369 = t43*t346 + t42*t366;
     const double t370 = t43*t366 - t42*t346;
@@ -10120,6 +9761,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t375 = t369 - t52*t365;
     const double t376 = -t367 - t53*t365;
     const double t377 = t370 - t54*t365;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t378 = -t98*t374;
     const double t379 = t96*t375 - t97*t376;
     const double t380 = t96*t376 + t97*t375;
@@ -10137,6 +9780,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t392 = t379 - t112*t374;
     const double t393 = t377 - t99*t374;
     const double t394 = -t380 - t113*t374;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t395 = -t391*t180;
     const double t396 = t178*t392 - t179*t393;
     const double t397 = t178*t393 + t179*t392;
@@ -10151,6 +9796,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t406 = t403 - t391*t191;
     const double t407 = t396 - t391*t192;
     const double t408 = -t394 - t391*t193;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t409 = -t406*t251;
     const double t410 = t249*t407 - t250*t408;
     const double t411 = t249*t408 + t250*t407;
@@ -10162,13 +9809,23 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t417 = t413 + t415;
     const double t418 = t416 - t406*t260;
     const double t419 = t417 - t406*t261;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t420 = -t419*t297;
     const double t421 = t296*t418;
     const double t422 = -t421 - t419*t299;
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t423 = -t422*t309;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t424 = t420 - t299*t423;
     const double t425 = -t296*t423;
     const double t426 = -t295*t423;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t427 = t409 + t426 - t260*t425 - t261*t424;
     const double t428 = t249*t425 + t250*t424;
     const double t429 = t249*t424 - t250*t425;
@@ -10177,6 +9834,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t432 = t249*t430 + t250*t431;
     const double t433 = t249*t431 - t250*t430;
     const double t434 = t427 - t426;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t435 = t395 - t189*t428 - t194*t429 - t192*t432 - t193*t433 - t191*t434;
     const double t436 = t178*t428 + t179*t434;
     const double t437 = t178*t434 - t179*t428;
@@ -10186,6 +9845,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t441 = t178*t432 + t179*t439;
     const double t442 = t178*t439 - t179*t432;
     const double t443 = t435 - t429;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t444 = t378 - t99*t442 - t109*t436 - t112*t441 + t113*t440 - t114*t437 - t111*t443;
     const double t445 = t96*t436 - t97*t443;
     const double t446 = -t97*t436 - t96*t443;
@@ -10198,14 +9859,18 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t453 = t96*t450 - t97*t452;
     const double t454 = -t96*t452 - t97*t450;
     const double t455 = t437 + t444;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t456 = t368 + t446 - t50*t445 - t54*t451 - t53*t454 - t51*t455 - t52*t453;
     const double t457 = t42*t445 + t43*t455;
     const double t458 = t42*t455 - t43*t445;
     const double t459 = t43*t451 + t42*t453;
     const double t460 = t456 - t446;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t461 = t354 + t11*t454 - t10*t459 - t7*t457 - t12*t458 - t9*t460;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t423;
     qdd[1] = t424;
     qdd[2] = t427;
@@ -10217,15 +9882,14 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
 
 long panda_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_tip_force_acceleration(q + 7*i, f + 6*i, qdd + 7*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * operational space inverse inertia Omega(0), 6m x 6m
+ * operational space inverse inertia Omega(0), 6m x 6m [KJR (61)], [RJK (20)]
  * os_inertia_inverse                951 mul    831 add    6 div   0 sqrt  14 trig    695 statements
  *   q[7]: joint positions
  *   Omega[36]: Omega(0), row-major
@@ -10233,7 +9897,9 @@ long panda_tip_force_acceleration_batch(long count, const double *q, const doubl
 void panda_os_inertia_inverse(const double q[7], double Omega[36])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
@@ -10276,7 +9942,7 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t39 = -t2*t11;
     const double t40 = 3.162077 - t3*t11;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t41 = soagen_cos(q[5]);
     const double t42 = soagen_sin(q[5]);
     const double t43 = 1.0/t29;
@@ -10337,7 +10003,7 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t98 = t37*t58 - t84;
     const double t99 = 1.225946 + t81 - t51*t58;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t100 = soagen_cos(q[4]);
     const double t101 = soagen_sin(q[4]);
     const double t102 = 1.0/t87;
@@ -10425,7 +10091,7 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t184 = -t149 - t93*t122;
     const double t185 = 3.587895 + t146 + t110*t122;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t186 = soagen_cos(q[3]);
     const double t187 = soagen_sin(q[3]);
     const double t188 = 1.0/t170;
@@ -10502,7 +10168,7 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t259 = -t233 - t195*t206;
     const double t260 = 3.228604 + t185 + t179*t206;
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t261 = soagen_cos(q[2]);
     const double t262 = soagen_sin(q[2]);
     const double t263 = 1.0/t251;
@@ -10555,7 +10221,7 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t310 = 0.01026110182100817 + t307 - t275*t278;
     const double t311 = 0.026534991901690206 + t308 - t276*t278;
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t312 = soagen_cos(q[1]);
     const double t313 = soagen_sin(q[1]);
     const double t314 = 1.0/t311;
@@ -10571,10 +10237,14 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t324 = 0.028124284712194955 + t323 + t321;
     const double t325 = 0.009213163777211224 + t324 + t317*t318;
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t326 = soagen_cos(q[0]);
     const double t327 = soagen_sin(q[0]);
     const double t328 = 1.0/t325;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t329 = -t320*t328;
     const double t330 = -t322;
     const double t331 = t328 + t329;
@@ -10583,6 +10253,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t334 = t315*t332 + t316*t331;
     const double t335 = t315*t333 + t316*t334;
     const double t336 = t314 + t335;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t337 = -0.316*t333;
     const double t338 = 0.316*t329;
     const double t339 = -0.316*t334;
@@ -10631,6 +10303,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t382 = t365 - t376;
     const double t383 = t366 - t377;
     const double t384 = t263 + t381;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t385 = t363 + 0.0825*t379;
     const double t386 = -0.0825*t352;
     const double t387 = t362 + 0.0825*t380;
@@ -10687,6 +10361,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t438 = t416 - t431;
     const double t439 = t387 - t432;
     const double t440 = t188 + t436;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t441 = t411 - 0.384*t434;
     const double t442 = t413 - 0.0825*t434;
     const double t443 = t417 + 0.0825*t402 + 0.384*t400;
@@ -10747,6 +10423,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t498 = t476 - t491;
     const double t499 = t445 - t492;
     const double t500 = t102 + t496;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t501 = t460 - t500;
     const double t502 = t60*t501;
     const double t503 = -t62;
@@ -10792,6 +10470,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t543 = t521 - t536;
     const double t544 = t472 - t537;
     const double t545 = t43 + t541;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t546 = t518 + 0.088*t539;
     const double t547 = t522 - 0.088*t507;
     const double t548 = t517 + 0.088*t540;
@@ -10849,7 +10529,7 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t600 = t548 - t593;
     const double t601 = 149.60760989322966 + t597;
 
-    /* ---- Omega(0) block (0, 0): tip panda_hand ---- */
+    /* ==== Omega(0) block (0, 0): tip panda_hand -- [KJR (60)] ==== */
     const double t602 = t312*t326;
     const double t603 = -t313*t326;
     const double t604 = t312*t327;
@@ -10944,7 +10624,7 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t693 = t632*t682 - t627*t688 + t633*t685;
     const double t694 = t634*t682 - t629*t688 + t635*t685;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Omega[0] = t656;
     Omega[1] = t657;
     Omega[2] = t658;
@@ -10985,726 +10665,21 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
 
 long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         panda_os_inertia_inverse(q + 7*i, Omega + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot. Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0), 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia                        960 mul    729 add   12 div   0 sqrt  14 trig    646 statements
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
 int panda_os_inertia(const double q[7], double Lambda[36])
 {
-
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
-
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
-    const double t2 = soagen_cos(q[5]);
-    const double t3 = soagen_sin(q[5]);
-
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
-    const double t4 = soagen_cos(q[4]);
-    const double t5 = soagen_sin(q[4]);
-
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
-    const double t6 = soagen_cos(q[3]);
-    const double t7 = soagen_sin(q[3]);
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
-    const double t8 = soagen_cos(q[2]);
-    const double t9 = soagen_sin(q[2]);
-
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
-    const double t10 = soagen_cos(q[1]);
-    const double t11 = soagen_sin(q[1]);
-
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
-    const double t12 = soagen_cos(q[0]);
-    const double t13 = soagen_sin(q[0]);
-    const double t14 = t10*t12;
-    const double t15 = -t11*t12;
-    const double t16 = t10*t13;
-    const double t17 = -t11*t13;
-    const double t18 = t8*t14 - t13*t9;
-    const double t19 = -t13*t8 - t9*t14;
-    const double t20 = t12*t9 + t8*t16;
-    const double t21 = t12*t8 - t9*t16;
-    const double t22 = -t11*t8;
-    const double t23 = t11*t9;
-    const double t24 = -0.316*t15;
-    const double t25 = -0.316*t17;
-    const double t26 = 0.316*t10;
-    const double t27 = 0.333 + t26;
-    const double t28 = t6*t18 - t7*t15;
-    const double t29 = -t6*t15 - t7*t18;
-    const double t30 = t6*t20 - t7*t17;
-    const double t31 = -t6*t17 - t7*t20;
-    const double t32 = t10*t7 + t6*t22;
-    const double t33 = t10*t6 - t7*t22;
-    const double t34 = 0.0825*t18;
-    const double t35 = 0.0825*t20;
-    const double t36 = 0.0825*t22;
-    const double t37 = t24 + t34;
-    const double t38 = t25 + t35;
-    const double t39 = t27 + t36;
-    const double t40 = t5*t19 + t4*t28;
-    const double t41 = t4*t19 - t5*t28;
-    const double t42 = t5*t21 + t4*t30;
-    const double t43 = t4*t21 - t5*t30;
-    const double t44 = t5*t23 + t4*t32;
-    const double t45 = t4*t23 - t5*t32;
-    const double t46 = 0.384*t29 - 0.0825*t28;
-    const double t47 = 0.384*t31 - 0.0825*t30;
-    const double t48 = 0.384*t33 - 0.0825*t32;
-    const double t49 = t37 + t46;
-    const double t50 = t38 + t47;
-    const double t51 = t39 + t48;
-    const double t52 = t3*t29 + t2*t40;
-    const double t53 = t2*t29 - t3*t40;
-    const double t54 = t3*t31 + t2*t42;
-    const double t55 = t2*t31 - t3*t42;
-    const double t56 = t3*t33 + t2*t44;
-    const double t57 = t2*t33 - t3*t44;
-    const double t58 = 0.088*t52;
-    const double t59 = 0.088*t54;
-    const double t60 = 0.088*t56;
-    const double t61 = t49 + t58;
-    const double t62 = t50 + t59;
-    const double t63 = t51 + t60;
-    const double t64 = -0.107*t53;
-    const double t65 = -0.107*t55;
-    const double t66 = -0.107*t57;
-    const double t67 = t64 + t61;
-    const double t68 = t65 + t62;
-    const double t69 = t66 + t63;
-    const double t70 = t67 - t61;
-    const double t71 = t68 - t62;
-    const double t72 = t69 - t63;
-    const double t73 = t57*t71 - t55*t72;
-    const double t74 = t53*t72 - t57*t70;
-    const double t75 = t55*t70 - t53*t71;
-    const double t76 = t67 - t49;
-    const double t77 = t68 - t50;
-    const double t78 = t69 - t51;
-    const double t79 = t45*t77 - t43*t78;
-    const double t80 = t41*t78 - t45*t76;
-    const double t81 = t43*t76 - t41*t77;
-    const double t82 = t31*t78 - t33*t77;
-    const double t83 = t33*t76 - t29*t78;
-    const double t84 = t29*t77 - t31*t76;
-    const double t85 = t67 - t37;
-    const double t86 = t68 - t38;
-    const double t87 = t69 - t39;
-    const double t88 = t23*t86 - t21*t87;
-    const double t89 = t19*t87 - t23*t85;
-    const double t90 = t21*t85 - t19*t86;
-    const double t91 = t67 - t24;
-    const double t92 = t68 - t25;
-    const double t93 = t69 - t27;
-    const double t94 = -t17*t93 - t10*t92;
-    const double t95 = t15*t93 + t10*t91;
-    const double t96 = t17*t91 - t15*t92;
-    const double t97 = t69 - 0.333;
-    const double t98 = t12*t97;
-    const double t99 = t13*t97;
-    const double t100 = -t13*t68 - t12*t67;
-    const double t101 = t1*t1;
-    const double t102 = 0.0024209437785212354*t101;
-    const double t103 = t0*t1;
-    const double t104 = 0.000782782563368496*t103;
-    const double t105 = 0.0316333431909496 - t102 - t104;
-    const double t106 = 0.029212399412428362 + t102 + t104;
-    const double t107 = 0.000391391281684248 + 0.0024209437785212354*t103 - 0.000782782563368496*t101;
-    const double t108 = 0.001255536598272898*t1 - 0.0009653051699191116*t0;
-    const double t109 = -0.001255536598272898*t0 - 0.0009653051699191116*t1;
-    const double t110 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
-    const double t111 = 0.002573605371338202*t0 - 0.0020344399586617965*t1;
-    const double t112 = 0.0020344399586617965*t0 + 0.002573605371338202*t1;
-    const double t113 = 0.0020344399586617965*t1 - 0.002573605371338202*t0;
-    const double t114 = -0.13160593599999998 - t111;
-    const double t115 = 0.13160593599999998 - t113;
-    const double t116 = 0.013224459479792 - t108;
-    const double t117 = t107 - 0.088*t112;
-    const double t118 = 0.006684151967360946 + 0.088*t111 - 0.088*t114;
-    const double t119 = t106 - 0.088*t113 + 0.088*t115;
-    const double t120 = 0.00248046035817079 + t105;
-    const double t121 = 0.001524110902883315 + t116;
-    const double t122 = t117 - 0.00010375891721868492;
-    const double t123 = 0.010567766133106952 + t118;
-    const double t124 = 9.3569097314605e-05 - t109;
-    const double t125 = 0.011794560230238952 + t119;
-    const double t126 = 0.017527158935000002 - t112;
-    const double t127 = -0.017527158935000002 - t110;
-    const double t128 = t114 - 0.10024161669500001;
-    const double t129 = 0.10024161669500001 + t115;
-    const double t130 = t120 - t123;
-    const double t131 = t3*t3;
-    const double t132 = t131*t130;
-    const double t133 = t2*t3;
-    const double t134 = 2.0*t133*t121;
-    const double t135 = t120 - t134 - t132;
-    const double t136 = t123 + t134 + t132;
-    const double t137 = t121 - 2.0*t131*t121 + t133*t130;
-    const double t138 = t2*t122 - t3*t124;
-    const double t139 = t2*t124 + t3*t122;
-    const double t140 = t126 + t127;
-    const double t141 = t133*t140;
-    const double t142 = t131*t140;
-    const double t143 = t126 - t142;
-    const double t144 = t127 - t142;
-    const double t145 = 0.17380470556900002*t2 - t3*t129;
-    const double t146 = 0.17380470556900002*t3 + t2*t129;
-    const double t147 = -0.17380470556900002*t2 - t3*t128;
-    const double t148 = t2*t128 - 0.17380470556900002*t3;
-    const double t149 = 0.03942757095803552 + t135;
-    const double t150 = -0.0015152444733270301 - t138;
-    const double t151 = t137 - 0.004600245517563105;
-    const double t152 = 0.03146037232526039 + t125;
-    const double t153 = 0.0021640520520981297 - t139;
-    const double t154 = 0.010869510762828563 + t136;
-    const double t155 = 0.047121686402 - t147;
-    const double t156 = 0.05034347249 + t143;
-    const double t157 = -0.047121686402 - t145;
-    const double t158 = 0.014653732538 - t146;
-    const double t159 = t144 - 0.05034347249;
-    const double t160 = -0.014653732538 - t148;
-    const double t161 = t149 - t152;
-    const double t162 = t5*t5;
-    const double t163 = t162*t161;
-    const double t164 = t4*t5;
-    const double t165 = 2.0*t164*t150;
-    const double t166 = t149 - t165 - t163;
-    const double t167 = t152 + t165 + t163;
-    const double t168 = t150 - 2.0*t162*t150 + t164*t161;
-    const double t169 = t4*t151 - t5*t153;
-    const double t170 = t4*t153 + t5*t151;
-    const double t171 = t155 + t157;
-    const double t172 = -t162*t141;
-    const double t173 = t164*t171;
-    const double t174 = -t164*t141;
-    const double t175 = t162*t171;
-    const double t176 = -t141 - t172 - t173;
-    const double t177 = t172 + t173;
-    const double t178 = t155 + t174 - t175;
-    const double t179 = t157 + t174 - t175;
-    const double t180 = t4*t159 - t5*t160;
-    const double t181 = t5*t159 + t4*t160;
-    const double t182 = t4*t156 - t5*t158;
-    const double t183 = t4*t158 + t5*t156;
-    const double t184 = 1.6850008320000003 - t178;
-    const double t185 = 0.36201189750000007 - t181;
-    const double t186 = -1.6850008320000003 - t179;
-    const double t187 = -0.36201189750000007 - t183;
-    const double t188 = 0.384*t184 - 0.384*t178 + t166;
-    const double t189 = t169 - 0.0825*t178 + 0.384*t185;
-    const double t190 = 0.384*t177 - 0.384*t176 - 0.0825*t182 - t168;
-    const double t191 = t154 - 0.0825*t181 + 0.0825*t185;
-    const double t192 = 0.0825*t177 - 0.0825*t141 - t170 - 0.384*t180;
-    const double t193 = 0.0825*t183 + 0.384*t179 - 0.0825*t187 - 0.384*t186 + t167;
-    const double t194 = 0.06767727025085991 + t188;
-    const double t195 = 0.02771584317362585 + t189;
-    const double t196 = 0.0039053550262761003 + t190;
-    const double t197 = 0.03239943042445132 + t191;
-    const double t198 = t192 - 0.0016444875773692705;
-    const double t199 = 0.0775861490525396 + t193;
-    const double t200 = t182 - 0.09850206933;
-    const double t201 = 0.374644408005 + t184;
-    const double t202 = 0.09850206933 + t180;
-    const double t203 = 0.19076837715 + t185;
-    const double t204 = t186 - 0.374644408005;
-    const double t205 = t187 - 0.19076837715;
-    const double t206 = t194 - t197;
-    const double t207 = t7*t7;
-    const double t208 = t207*t206;
-    const double t209 = t6*t7;
-    const double t210 = 2.0*t209*t195;
-    const double t211 = t194 - t210 - t208;
-    const double t212 = t197 + t210 + t208;
-    const double t213 = t195 - 2.0*t207*t195 + t209*t206;
-    const double t214 = t6*t196 - t7*t198;
-    const double t215 = t7*t196 + t6*t198;
-    const double t216 = t176 - t141;
-    const double t217 = t200 + t202;
-    const double t218 = t207*t216;
-    const double t219 = t209*t217;
-    const double t220 = t209*t216;
-    const double t221 = t207*t217;
-    const double t222 = t176 - t218 - t219;
-    const double t223 = t141 + t218 + t219;
-    const double t224 = t200 + t220 - t221;
-    const double t225 = t202 + t220 - t221;
-    const double t226 = t6*t204 - t7*t205;
-    const double t227 = t6*t205 + t7*t204;
-    const double t228 = t6*t201 - t7*t203;
-    const double t229 = t7*t201 + t6*t203;
-    const double t230 = -0.6580132350000001 - t227;
-    const double t231 = 0.6580132350000001 - t229;
-    const double t232 = -0.0825*t224 - t214;
-    const double t233 = t213 - 0.0825*t228;
-    const double t234 = 0.0825*t227 + t199 - 0.0825*t230;
-    const double t235 = 0.0825*t177 - 0.0825*t223 - t215;
-    const double t236 = 0.0825*t231 - 0.0825*t229 + t212;
-    const double t237 = 0.05649492601407083 + t211;
-    const double t238 = t232 - 0.008248333140675744;
-    const double t239 = t233 - 0.005487648106562255;
-    const double t240 = 0.05287838199960611 + t234;
-    const double t241 = t235 - 0.004377257121839583;
-    const double t242 = 0.01824920229252011 + t236;
-    const double t243 = 0.214708623208 - t228;
-    const double t244 = -0.214708623208 - t226;
-    const double t245 = t225 - 0.126729164208;
-    const double t246 = 0.088844724872 + t231;
-    const double t247 = t237 - t240;
-    const double t248 = t9*t9;
-    const double t249 = t248*t247;
-    const double t250 = t8*t9;
-    const double t251 = 2.0*t250*t238;
-    const double t252 = t237 - t251 - t249;
-    const double t253 = t240 + t251 + t249;
-    const double t254 = t238 - 2.0*t248*t238 + t250*t247;
-    const double t255 = t8*t239 - t9*t241;
-    const double t256 = t9*t239 + t8*t241;
-    const double t257 = t222 - t177;
-    const double t258 = t243 + t244;
-    const double t259 = t248*t257;
-    const double t260 = t250*t258;
-    const double t261 = t250*t257;
-    const double t262 = t248*t258;
-    const double t263 = t222 - t259 - t260;
-    const double t264 = t177 + t259 + t260;
-    const double t265 = t243 + t261 - t262;
-    const double t266 = t244 + t261 - t262;
-    const double t267 = t8*t245 - t9*t246;
-    const double t268 = t9*t245 + t8*t246;
-    const double t269 = t265 - 3.5406289520000005;
-    const double t270 = 3.5406289520000005 + t266;
-    const double t271 = t252 - 0.316*t265 - 0.316*t269;
-    const double t272 = 0.316*t268 - t255;
-    const double t273 = 0.316*t263 - 0.316*t264 + t254;
-    const double t274 = -0.316*t267 - t256;
-    const double t275 = 0.316*t266 + 0.316*t270 + t253;
-    const double t276 = 0.00850351162402155 + t271;
-    const double t277 = t272 - 0.00398335888393552;
-    const double t278 = 0.01026110182100817 + t273;
-    const double t279 = 0.028124284712194955 + t242;
-    const double t280 = 0.0007689361029464 + t274;
-    const double t281 = 0.026534991901690206 + t275;
-    const double t282 = t276 - t279;
-    const double t283 = t11*t11;
-    const double t284 = t283*t282;
-    const double t285 = t10*t11;
-    const double t286 = 2.0*t285*t277;
-    const double t287 = t279 + t286 + t284;
-    const double t288 = t10*t280 + t11*t278;
-    const double t289 = 0.009213163777211224 + t287;
-    const double t290 = -0.316*t268;
-    const double t291 = 0.316*t267;
-    const double t292 = t290 + t255;
-    const double t293 = t291 + t256;
-    const double t294 = t11*t292 - t10*t242;
-    const double t295 = -0.0825*t227;
-    const double t296 = -0.0825*t177;
-    const double t297 = t295 - t199;
-    const double t298 = t296 + t215;
-    const double t299 = t9*t177 + t8*t226;
-    const double t300 = t9*t226 - t8*t177;
-    const double t301 = t8*t214 - t9*t297;
-    const double t302 = t8*t297 + t9*t214;
-    const double t303 = -0.316*t300;
-    const double t304 = 0.316*t299;
-    const double t305 = t303 + t301;
-    const double t306 = t304 + t302;
-    const double t307 = t11*t305 - t10*t298;
-    const double t308 = -0.384*t181;
-    const double t309 = -0.0825*t181;
-    const double t310 = -0.0825*t141 - 0.384*t180;
-    const double t311 = t169 + t308;
-    const double t312 = t154 + t309;
-    const double t313 = t310 - t170;
-    const double t314 = t6*t180 - t7*t141;
-    const double t315 = t6*t141 + t7*t180;
-    const double t316 = t6*t311 - t7*t312;
-    const double t317 = t7*t311 + t6*t312;
-    const double t318 = -0.0825*t315;
-    const double t319 = 0.0825*t181;
-    const double t320 = t318 - t313;
-    const double t321 = t319 + t317;
-    const double t322 = t8*t314 - t9*t181;
-    const double t323 = t8*t181 + t9*t314;
-    const double t324 = t8*t316 - t9*t320;
-    const double t325 = t8*t320 + t9*t316;
-    const double t326 = -0.316*t323;
-    const double t327 = 0.316*t322;
-    const double t328 = t326 + t324;
-    const double t329 = t325 + t327;
-    const double t330 = t11*t328 - t10*t321;
-    const double t331 = t4*t145;
-    const double t332 = t5*t145;
-    const double t333 = t5*t125 + t4*t138;
-    const double t334 = t5*t138 - t4*t125;
-    const double t335 = -0.384*t332;
-    const double t336 = -0.0825*t332;
-    const double t337 = -0.0825*t146 - 0.384*t331;
-    const double t338 = t335 + t333;
-    const double t339 = t139 + t336;
-    const double t340 = t337 - t334;
-    const double t341 = t6*t331 - t7*t146;
-    const double t342 = t6*t146 + t7*t331;
-    const double t343 = t6*t338 - t7*t339;
-    const double t344 = t6*t339 + t7*t338;
-    const double t345 = -0.0825*t342;
-    const double t346 = 0.0825*t332;
-    const double t347 = t345 - t340;
-    const double t348 = t346 + t344;
-    const double t349 = t8*t341 - t9*t332;
-    const double t350 = t8*t332 + t9*t341;
-    const double t351 = t8*t343 - t9*t347;
-    const double t352 = t8*t347 + t9*t343;
-    const double t353 = -0.316*t350;
-    const double t354 = 0.316*t349;
-    const double t355 = t353 + t351;
-    const double t356 = t354 + t352;
-    const double t357 = t11*t355 - t10*t348;
-    const double t358 = -0.088*t111;
-    const double t359 = t358 - 0.006684151967360946;
-    const double t360 = t2*t110;
-    const double t361 = t3*t110;
-    const double t362 = t2*t108 - t3*t359;
-    const double t363 = t3*t108 + t2*t359;
-    const double t364 = t5*t111 + t4*t360;
-    const double t365 = t5*t360 - t4*t111;
-    const double t366 = t5*t109 + t4*t362;
-    const double t367 = t5*t362 - t4*t109;
-    const double t368 = -0.384*t365;
-    const double t369 = -0.0825*t365;
-    const double t370 = -0.0825*t361 - 0.384*t364;
-    const double t371 = t366 + t368;
-    const double t372 = t363 + t369;
-    const double t373 = t370 - t367;
-    const double t374 = t6*t364 - t7*t361;
-    const double t375 = t6*t361 + t7*t364;
-    const double t376 = t6*t371 - t7*t372;
-    const double t377 = t7*t371 + t6*t372;
-    const double t378 = -0.0825*t375;
-    const double t379 = 0.0825*t365;
-    const double t380 = t378 - t373;
-    const double t381 = t379 + t377;
-    const double t382 = t8*t374 - t9*t365;
-    const double t383 = t8*t365 + t9*t374;
-    const double t384 = t8*t376 - t9*t380;
-    const double t385 = t9*t376 + t8*t380;
-    const double t386 = -0.316*t383;
-    const double t387 = 0.316*t382;
-    const double t388 = t386 + t384;
-    const double t389 = t387 + t385;
-    const double t390 = t11*t388 - t10*t381;
-    const double t391 = 149.60760989322966*t109;
-    const double t392 = 149.60760989322966*t363;
-    const double t393 = 149.60760989322966*t373;
-    const double t394 = 149.60760989322966*t381;
-    const double t395 = 149.60760989322966*t389;
-    const double t396 = -149.60760989322966*t390;
-    const double t397 = t109*t109;
-    const double t398 = t125 - 149.60760989322966*t397;
-    const double t399 = 1.0/t398;
-    const double t400 = t139 - t109*t392;
-    const double t401 = t400*t399;
-    const double t402 = t340 - t109*t393;
-    const double t403 = t402*t399;
-    const double t404 = t348 - t109*t394;
-    const double t405 = t399*t404;
-    const double t406 = t356 - t109*t395;
-    const double t407 = t399*t406;
-    const double t408 = -t109*t396 - t357;
-    const double t409 = t399*t408;
-    const double t410 = t363*t363;
-    const double t411 = t400*t400;
-    const double t412 = t154 - 149.60760989322966*t410 - t411*t399;
-    const double t413 = 1.0/t412;
-    const double t414 = t313 - t363*t393 - t400*t403;
-    const double t415 = t414*t413;
-    const double t416 = t321 - t363*t394 - t400*t405;
-    const double t417 = t413*t416;
-    const double t418 = t329 - t363*t395 - t400*t407;
-    const double t419 = t413*t418;
-    const double t420 = -t363*t396 - t330 - t400*t409;
-    const double t421 = t413*t420;
-    const double t422 = t373*t373;
-    const double t423 = t402*t402;
-    const double t424 = t414*t414;
-    const double t425 = t199 - 149.60760989322966*t422 - t399*t423 - t424*t413;
-    const double t426 = 1.0/t425;
-    const double t427 = t298 - t373*t394 - t402*t405 - t414*t417;
-    const double t428 = t427*t426;
-    const double t429 = t306 - t373*t395 - t402*t407 - t414*t419;
-    const double t430 = t426*t429;
-    const double t431 = -t373*t396 - t402*t409 - t307 - t414*t421;
-    const double t432 = t426*t431;
-    const double t433 = t381*t381;
-    const double t434 = t404*t404;
-    const double t435 = t416*t416;
-    const double t436 = t427*t427;
-    const double t437 = t242 - 149.60760989322966*t433 - t399*t434 - t413*t435 - t426*t436;
-    const double t438 = 1.0/t437;
-    const double t439 = t293 - t381*t395 - t404*t407 - t416*t419 - t427*t430;
-    const double t440 = t439*t438;
-    const double t441 = -t381*t396 - t404*t409 - t416*t421 - t294 - t427*t432;
-    const double t442 = t441*t438;
-    const double t443 = t389*t389;
-    const double t444 = t406*t406;
-    const double t445 = t418*t418;
-    const double t446 = t429*t429;
-    const double t447 = t439*t439;
-    const double t448 = t281 - 149.60760989322966*t443 - t399*t444 - t413*t445 - t426*t446 - t447*t438;
-    const double t449 = 1.0/t448;
-    const double t450 = -t389*t396 - t406*t409 - t418*t421 - t288 - t429*t432 - t439*t442;
-    const double t451 = t450*t449;
-    const double t452 = t390*t390;
-    const double t453 = t408*t408;
-    const double t454 = t420*t420;
-    const double t455 = t431*t431;
-    const double t456 = t441*t441;
-    const double t457 = t450*t450;
-    const double t458 = t289 - 149.60760989322966*t452 - t399*t453 - t413*t454 - t426*t455 - t456*t438 - t457*t449;
-    const double t459 = 1.0/t458;
-    const double t460 = t391*t53 - t41;
-    const double t461 = t29 + t392*t53 - t460*t401;
-    const double t462 = t53*t393 - t19 - t460*t403 - t461*t415;
-    const double t463 = t53*t394 - t15 - t460*t405 - t461*t417 - t462*t428;
-    const double t464 = t53*t395 - t13 - t460*t407 - t461*t419 - t462*t430 - t463*t440;
-    const double t465 = t53*t396 - t460*t409 - t461*t421 - t462*t432 - t463*t442 - t464*t451;
-    const double t466 = t391*t55 - t43;
-    const double t467 = t31 + t392*t55 - t466*t401;
-    const double t468 = t55*t393 - t21 - t466*t403 - t467*t415;
-    const double t469 = t55*t394 - t17 - t466*t405 - t467*t417 - t468*t428;
-    const double t470 = t12 + t55*t395 - t466*t407 - t467*t419 - t468*t430 - t469*t440;
-    const double t471 = t55*t396 - t466*t409 - t467*t421 - t468*t432 - t469*t442 - t470*t451;
-    const double t472 = t391*t57 - t45;
-    const double t473 = t33 + t57*t392 - t472*t401;
-    const double t474 = t57*t393 - t23 - t472*t403 - t473*t415;
-    const double t475 = t10 + t57*t394 - t472*t405 - t473*t417 - t474*t428;
-    const double t476 = t57*t395 - t472*t407 - t473*t419 - t474*t430 - t475*t440;
-    const double t477 = 1.0 + t57*t396 - t472*t409 - t473*t421 - t474*t432 - t475*t442 - t476*t451;
-    const double t478 = t79 - t391*t73;
-    const double t479 = t82 - t392*t73 - t401*t478;
-    const double t480 = t88 - t393*t73 - t403*t478 - t479*t415;
-    const double t481 = t94 - t394*t73 - t478*t405 - t479*t417 - t480*t428;
-    const double t482 = t98 - t73*t395 - t478*t407 - t479*t419 - t480*t430 - t481*t440;
-    const double t483 = -t68 - t73*t396 - t478*t409 - t479*t421 - t480*t432 - t481*t442 - t482*t451;
-    const double t484 = t80 - t391*t74;
-    const double t485 = t83 - t392*t74 - t401*t484;
-    const double t486 = t89 - t393*t74 - t403*t484 - t485*t415;
-    const double t487 = t95 - t394*t74 - t484*t405 - t485*t417 - t486*t428;
-    const double t488 = t99 - t74*t395 - t484*t407 - t485*t419 - t486*t430 - t487*t440;
-    const double t489 = t67 - t74*t396 - t484*t409 - t485*t421 - t486*t432 - t487*t442 - t488*t451;
-    const double t490 = t81 - t391*t75;
-    const double t491 = t84 - t392*t75 - t401*t490;
-    const double t492 = t90 - t393*t75 - t403*t490 - t491*t415;
-    const double t493 = t96 - t394*t75 - t405*t490 - t491*t417 - t492*t428;
-    const double t494 = t100 - t395*t75 - t490*t407 - t491*t419 - t492*t430 - t493*t440;
-    const double t495 = -t75*t396 - t490*t409 - t491*t421 - t492*t432 - t493*t442 - t494*t451;
-    const double t496 = -149.60760989322966*t53;
-    const double t497 = t460*t399;
-    const double t498 = t461*t413;
-    const double t499 = t462*t426;
-    const double t500 = t463*t438;
-    const double t501 = t464*t449;
-    const double t502 = t465*t459;
-    const double t503 = -149.60760989322966*t55;
-    const double t504 = t466*t399;
-    const double t505 = t467*t413;
-    const double t506 = t468*t426;
-    const double t507 = t469*t438;
-    const double t508 = t470*t449;
-    const double t509 = t471*t459;
-    const double t510 = -149.60760989322966*t57;
-    const double t511 = t472*t399;
-    const double t512 = t473*t413;
-    const double t513 = t474*t426;
-    const double t514 = t475*t438;
-    const double t515 = t476*t449;
-    const double t516 = t477*t459;
-    const double t517 = 149.60760989322966*t73;
-    const double t518 = t399*t478;
-    const double t519 = t479*t413;
-    const double t520 = t480*t426;
-    const double t521 = t481*t438;
-    const double t522 = t482*t449;
-    const double t523 = t483*t459;
-    const double t524 = 149.60760989322966*t74;
-    const double t525 = t399*t484;
-    const double t526 = t485*t413;
-    const double t527 = t486*t426;
-    const double t528 = t487*t438;
-    const double t529 = t488*t449;
-    const double t530 = t489*t459;
-    const double t531 = 149.60760989322966*t75;
-    const double t532 = t399*t490;
-    const double t533 = t491*t413;
-    const double t534 = t492*t426;
-    const double t535 = t493*t438;
-    const double t536 = t494*t449;
-    const double t537 = t495*t459;
-    const double t538 = t460*t497 - t53*t496 + t461*t498 + t462*t499 + t463*t500 + t464*t501 + t465*t502;
-    const double t539 = t466*t497 - t55*t496 + t467*t498 + t468*t499 + t469*t500 + t470*t501 + t471*t502;
-    const double t540 = t472*t497 - t57*t496 + t473*t498 + t474*t499 + t475*t500 + t476*t501 + t477*t502;
-    const double t541 = t496*t73 + t497*t478 + t479*t498 + t480*t499 + t481*t500 + t482*t501 + t483*t502;
-    const double t542 = t496*t74 + t497*t484 + t485*t498 + t486*t499 + t487*t500 + t488*t501 + t489*t502;
-    const double t543 = t496*t75 + t497*t490 + t491*t498 + t492*t499 + t493*t500 + t494*t501 + t495*t502;
-    const double t544 = t466*t504 - t55*t503 + t467*t505 + t468*t506 + t469*t507 + t470*t508 + t471*t509;
-    const double t545 = t472*t504 - t57*t503 + t473*t505 + t474*t506 + t475*t507 + t476*t508 + t477*t509;
-    const double t546 = t503*t73 + t504*t478 + t479*t505 + t480*t506 + t481*t507 + t482*t508 + t483*t509;
-    const double t547 = t503*t74 + t504*t484 + t485*t505 + t486*t506 + t487*t507 + t488*t508 + t489*t509;
-    const double t548 = t503*t75 + t504*t490 + t491*t505 + t492*t506 + t493*t507 + t494*t508 + t495*t509;
-    const double t549 = t472*t511 - t57*t510 + t473*t512 + t474*t513 + t475*t514 + t476*t515 + t477*t516;
-    const double t550 = t510*t73 + t511*t478 + t479*t512 + t480*t513 + t481*t514 + t482*t515 + t483*t516;
-    const double t551 = t510*t74 + t511*t484 + t485*t512 + t486*t513 + t487*t514 + t488*t515 + t489*t516;
-    const double t552 = t510*t75 + t511*t490 + t491*t512 + t492*t513 + t493*t514 + t494*t515 + t495*t516;
-    const double t553 = t73*t517 + t478*t518 + t479*t519 + t480*t520 + t481*t521 + t482*t522 + t483*t523;
-    const double t554 = t74*t517 + t484*t518 + t485*t519 + t486*t520 + t487*t521 + t488*t522 + t489*t523;
-    const double t555 = t517*t75 + t490*t518 + t491*t519 + t492*t520 + t493*t521 + t494*t522 + t495*t523;
-    const double t556 = t74*t524 + t484*t525 + t485*t526 + t486*t527 + t487*t528 + t488*t529 + t489*t530;
-    const double t557 = t524*t75 + t490*t525 + t491*t526 + t492*t527 + t493*t528 + t494*t529 + t495*t530;
-    const double t558 = t75*t531 + t490*t532 + t491*t533 + t492*t534 + t493*t535 + t494*t536 + t495*t537;
-    const double t559 = 1e-10*t538;
-    if (!(t538 > t559)) return 1;  /* pivot 0 of Omega(0) */
-    const double t560 = 1.0/t538;
-    const double t561 = t539*t560;
-    const double t562 = t540*t560;
-    const double t563 = t541*t560;
-    const double t564 = t542*t560;
-    const double t565 = t543*t560;
-    const double t566 = t539*t539;
-    const double t567 = t544 - t566*t560;
-    const double t568 = 1e-10*t544;
-    if (!(t567 > t568)) return 1;  /* pivot 1 of Omega(0) */
-    const double t569 = 1.0/t567;
-    const double t570 = t545 - t539*t562;
-    const double t571 = t570*t569;
-    const double t572 = t546 - t539*t563;
-    const double t573 = t572*t569;
-    const double t574 = t547 - t539*t564;
-    const double t575 = t574*t569;
-    const double t576 = t548 - t539*t565;
-    const double t577 = t576*t569;
-    const double t578 = t540*t540;
-    const double t579 = t570*t570;
-    const double t580 = t549 - t578*t560 - t579*t569;
-    const double t581 = 1e-10*t549;
-    if (!(t580 > t581)) return 1;  /* pivot 2 of Omega(0) */
-    const double t582 = 1.0/t580;
-    const double t583 = t550 - t540*t563 - t570*t573;
-    const double t584 = t583*t582;
-    const double t585 = t551 - t540*t564 - t570*t575;
-    const double t586 = t585*t582;
-    const double t587 = t552 - t540*t565 - t570*t577;
-    const double t588 = t587*t582;
-    const double t589 = t541*t541;
-    const double t590 = t572*t572;
-    const double t591 = t583*t583;
-    const double t592 = t553 - t589*t560 - t590*t569 - t591*t582;
-    const double t593 = 1e-10*t553;
-    if (!(t592 > t593)) return 1;  /* pivot 3 of Omega(0) */
-    const double t594 = 1.0/t592;
-    const double t595 = t554 - t541*t564 - t572*t575 - t583*t586;
-    const double t596 = t595*t594;
-    const double t597 = t555 - t541*t565 - t572*t577 - t583*t588;
-    const double t598 = t597*t594;
-    const double t599 = t542*t542;
-    const double t600 = t574*t574;
-    const double t601 = t585*t585;
-    const double t602 = t595*t595;
-    const double t603 = t556 - t599*t560 - t600*t569 - t601*t582 - t602*t594;
-    const double t604 = 1e-10*t556;
-    if (!(t603 > t604)) return 1;  /* pivot 4 of Omega(0) */
-    const double t605 = 1.0/t603;
-    const double t606 = t557 - t542*t565 - t574*t577 - t585*t588 - t595*t598;
-    const double t607 = t606*t605;
-    const double t608 = t543*t543;
-    const double t609 = t576*t576;
-    const double t610 = t587*t587;
-    const double t611 = t597*t597;
-    const double t612 = t606*t606;
-    const double t613 = t558 - t608*t560 - t609*t569 - t610*t582 - t611*t594 - t612*t605;
-    const double t614 = 1e-10*t558;
-    if (!(t613 > t614)) return 1;  /* pivot 5 of Omega(0) */
-    const double t615 = 1.0/t613;
-    const double t616 = t561*t571 - t562;
-    const double t617 = t561*t573 - t563 - t616*t584;
-    const double t618 = t571*t584 - t573;
-    const double t619 = t561*t575 - t564 - t616*t586 - t617*t596;
-    const double t620 = t571*t586 - t575 - t618*t596;
-    const double t621 = t584*t596 - t586;
-    const double t622 = t561*t577 - t565 - t616*t588 - t617*t598 - t619*t607;
-    const double t623 = t571*t588 - t577 - t618*t598 - t620*t607;
-    const double t624 = t584*t598 - t588 - t621*t607;
-    const double t625 = t596*t607 - t598;
-    const double t626 = t560 + t561*t561*t569 + t616*t616*t582 + t617*t617*t594 + t619*t619*t605 + t622*t622*t615;
-    const double t627 = t617*t618*t594 - t561*t569 - t571*t616*t582 + t619*t620*t605 + t622*t623*t615;
-    const double t628 = t616*t582 - t584*t617*t594 + t619*t621*t605 + t622*t624*t615;
-    const double t629 = t617*t594 - t596*t619*t605 + t622*t625*t615;
-    const double t630 = t619*t605 - t607*t622*t615;
-    const double t631 = t622*t615;
-    const double t632 = t569 + t571*t571*t582 + t618*t618*t594 + t620*t620*t605 + t623*t623*t615;
-    const double t633 = t620*t621*t605 - t571*t582 - t584*t618*t594 + t623*t624*t615;
-    const double t634 = t618*t594 - t596*t620*t605 + t623*t625*t615;
-    const double t635 = t620*t605 - t607*t623*t615;
-    const double t636 = t623*t615;
-    const double t637 = t582 + t584*t584*t594 + t621*t621*t605 + t624*t624*t615;
-    const double t638 = t624*t625*t615 - t584*t594 - t596*t621*t605;
-    const double t639 = t621*t605 - t607*t624*t615;
-    const double t640 = t624*t615;
-    const double t641 = t594 + t596*t596*t605 + t625*t625*t615;
-    const double t642 = -t596*t605 - t607*t625*t615;
-    const double t643 = t625*t615;
-    const double t644 = t605 + t607*t607*t615;
-    const double t645 = -t607*t615;
-
-    /* ---- outputs ---- */
-    Lambda[0] = t626;
-    Lambda[1] = t627;
-    Lambda[2] = t628;
-    Lambda[3] = t629;
-    Lambda[4] = t630;
-    Lambda[5] = t631;
-    Lambda[6] = t627;
-    Lambda[7] = t632;
-    Lambda[8] = t633;
-    Lambda[9] = t634;
-    Lambda[10] = t635;
-    Lambda[11] = t636;
-    Lambda[12] = t628;
-    Lambda[13] = t633;
-    Lambda[14] = t637;
-    Lambda[15] = t638;
-    Lambda[16] = t639;
-    Lambda[17] = t640;
-    Lambda[18] = t629;
-    Lambda[19] = t634;
-    Lambda[20] = t638;
-    Lambda[21] = t641;
-    Lambda[22] = t642;
-    Lambda[23] = t643;
-    Lambda[24] = t630;
-    Lambda[25] = t635;
-    Lambda[26] = t639;
-    Lambda[27] = t642;
-    Lambda[28] = t644;
-    Lambda[29] = t645;
-    Lambda[30] = t631;
-    Lambda[31] = t636;
-    Lambda[32] = t640;
-    Lambda[33] = t643;
-    Lambda[34] = t645;
-    Lambda[35] = t615;
-    return 0;
+    return panda_os_inertia_explicit(q, Lambda);
 }
 
 long panda_os_inertia_batch(long count, const double *q, double *Lambda)
@@ -11717,7 +10692,7 @@ long panda_os_inertia_batch(long count, const double *q, double *Lambda)
 }
 
 /*
- * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_recursive             1127 mul    921 add   12 div   0 sqrt  14 trig    782 statements
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -11725,7 +10700,9 @@ long panda_os_inertia_batch(long count, const double *q, double *Lambda)
 int panda_os_inertia_recursive(const double q[7], double Lambda[36])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
@@ -11768,7 +10745,7 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t39 = -t2*t11;
     const double t40 = 3.162077 - t3*t11;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t41 = soagen_cos(q[5]);
     const double t42 = soagen_sin(q[5]);
     const double t43 = 1.0/t29;
@@ -11829,7 +10806,7 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t98 = t37*t58 - t84;
     const double t99 = 1.225946 + t81 - t51*t58;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t100 = soagen_cos(q[4]);
     const double t101 = soagen_sin(q[4]);
     const double t102 = 1.0/t87;
@@ -11917,7 +10894,7 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t184 = -t149 - t93*t122;
     const double t185 = 3.587895 + t146 + t110*t122;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t186 = soagen_cos(q[3]);
     const double t187 = soagen_sin(q[3]);
     const double t188 = 1.0/t170;
@@ -11994,7 +10971,7 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t259 = -t233 - t195*t206;
     const double t260 = 3.228604 + t185 + t179*t206;
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t261 = soagen_cos(q[2]);
     const double t262 = soagen_sin(q[2]);
     const double t263 = 1.0/t251;
@@ -12047,7 +11024,7 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t310 = 0.01026110182100817 + t307 - t275*t278;
     const double t311 = 0.026534991901690206 + t308 - t276*t278;
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t312 = soagen_cos(q[1]);
     const double t313 = soagen_sin(q[1]);
     const double t314 = 1.0/t311;
@@ -12063,10 +11040,14 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t324 = 0.028124284712194955 + t323 + t321;
     const double t325 = 0.009213163777211224 + t324 + t317*t318;
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t326 = soagen_cos(q[0]);
     const double t327 = soagen_sin(q[0]);
     const double t328 = 1.0/t325;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t329 = -t320*t328;
     const double t330 = -t322;
     const double t331 = t328 + t329;
@@ -12075,6 +11056,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t334 = t315*t332 + t316*t331;
     const double t335 = t315*t333 + t316*t334;
     const double t336 = t314 + t335;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t337 = -0.316*t333;
     const double t338 = 0.316*t329;
     const double t339 = -0.316*t334;
@@ -12123,6 +11106,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t382 = t365 - t376;
     const double t383 = t366 - t377;
     const double t384 = t263 + t381;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t385 = t363 + 0.0825*t379;
     const double t386 = -0.0825*t352;
     const double t387 = t362 + 0.0825*t380;
@@ -12179,6 +11164,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t438 = t416 - t431;
     const double t439 = t387 - t432;
     const double t440 = t188 + t436;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t441 = t411 - 0.384*t434;
     const double t442 = t413 - 0.0825*t434;
     const double t443 = t417 + 0.0825*t402 + 0.384*t400;
@@ -12239,6 +11226,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t498 = t476 - t491;
     const double t499 = t445 - t492;
     const double t500 = t102 + t496;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t501 = t460 - t500;
     const double t502 = t60*t501;
     const double t503 = -t62;
@@ -12284,6 +11273,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t543 = t521 - t536;
     const double t544 = t472 - t537;
     const double t545 = t43 + t541;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t546 = t518 + 0.088*t539;
     const double t547 = t522 - 0.088*t507;
     const double t548 = t517 + 0.088*t540;
@@ -12341,7 +11332,7 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t600 = t548 - t593;
     const double t601 = 149.60760989322966 + t597;
 
-    /* ---- Omega(0) block (0, 0): tip panda_hand ---- */
+    /* ==== Omega(0) block (0, 0): tip panda_hand -- [KJR (60)] ==== */
     const double t602 = t312*t326;
     const double t603 = -t313*t326;
     const double t604 = t312*t327;
@@ -12435,6 +11426,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t692 = t632*t681 - t627*t687 + t633*t684;
     const double t693 = t632*t682 - t627*t688 + t633*t685;
     const double t694 = t634*t682 - t629*t688 + t635*t685;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t695 = 1e-10*t656;
     if (!(t656 > t695)) return 1;  /* pivot 0 of Omega(0) */
     const double t696 = 1.0/t656;
@@ -12529,7 +11522,7 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t780 = t741 + t743*t743*t751;
     const double t781 = -t743*t751;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Lambda[0] = t762;
     Lambda[1] = t763;
     Lambda[2] = t764;
@@ -12579,7 +11572,7 @@ long panda_os_inertia_recursive_batch(long count, const double *q, double *Lambd
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_explicit               960 mul    729 add   12 div   0 sqrt  14 trig    646 statements
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -12587,31 +11580,19 @@ long panda_os_inertia_recursive_batch(long count, const double *q, double *Lambd
 int panda_os_inertia_explicit(const double q[7], double Lambda[36])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
-
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
     const double t2 = soagen_cos(q[5]);
     const double t3 = soagen_sin(q[5]);
-
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
     const double t4 = soagen_cos(q[4]);
     const double t5 = soagen_sin(q[4]);
-
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
     const double t6 = soagen_cos(q[3]);
     const double t7 = soagen_sin(q[3]);
-
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
     const double t8 = soagen_cos(q[2]);
     const double t9 = soagen_sin(q[2]);
-
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
     const double t10 = soagen_cos(q[1]);
     const double t11 = soagen_sin(q[1]);
-
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
     const double t12 = soagen_cos(q[0]);
     const double t13 = soagen_sin(q[0]);
     const double t14 = t10*t12;
@@ -12701,6 +11682,10 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t98 = t12*t97;
     const double t99 = t13*t97;
     const double t100 = -t13*t68 - t12*t67;
+
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t101 = t1*t1;
     const double t102 = 0.0024209437785212354*t101;
     const double t103 = t0*t1;
@@ -12730,6 +11715,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t127 = -0.017527158935000002 - t110;
     const double t128 = t114 - 0.10024161669500001;
     const double t129 = 0.10024161669500001 + t115;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t130 = t120 - t123;
     const double t131 = t3*t3;
     const double t132 = t131*t130;
@@ -12761,6 +11748,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t158 = 0.014653732538 - t146;
     const double t159 = t144 - 0.05034347249;
     const double t160 = -0.014653732538 - t148;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t161 = t149 - t152;
     const double t162 = t5*t5;
     const double t163 = t162*t161;
@@ -12806,6 +11795,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t203 = 0.19076837715 + t185;
     const double t204 = t186 - 0.374644408005;
     const double t205 = t187 - 0.19076837715;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t206 = t194 - t197;
     const double t207 = t7*t7;
     const double t208 = t207*t206;
@@ -12847,6 +11838,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t244 = -0.214708623208 - t226;
     const double t245 = t225 - 0.126729164208;
     const double t246 = 0.088844724872 + t231;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t247 = t237 - t240;
     const double t248 = t9*t9;
     const double t249 = t248*t247;
@@ -12882,6 +11875,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t279 = 0.028124284712194955 + t242;
     const double t280 = 0.0007689361029464 + t274;
     const double t281 = 0.026534991901690206 + t275;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t282 = t276 - t279;
     const double t283 = t11*t11;
     const double t284 = t283*t282;
@@ -12890,11 +11885,17 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t287 = t279 + t286 + t284;
     const double t288 = t10*t280 + t11*t278;
     const double t289 = 0.009213163777211224 + t287;
+
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t290 = -0.316*t268;
     const double t291 = 0.316*t267;
     const double t292 = t290 + t255;
     const double t293 = t291 + t256;
     const double t294 = t11*t292 - t10*t242;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t295 = -0.0825*t227;
     const double t296 = -0.0825*t177;
     const double t297 = t295 - t199;
@@ -12908,6 +11909,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t305 = t303 + t301;
     const double t306 = t304 + t302;
     const double t307 = t11*t305 - t10*t298;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t308 = -0.384*t181;
     const double t309 = -0.0825*t181;
     const double t310 = -0.0825*t141 - 0.384*t180;
@@ -12931,6 +11934,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t328 = t326 + t324;
     const double t329 = t325 + t327;
     const double t330 = t11*t328 - t10*t321;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t331 = t4*t145;
     const double t332 = t5*t145;
     const double t333 = t5*t125 + t4*t138;
@@ -12958,6 +11963,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t355 = t353 + t351;
     const double t356 = t354 + t352;
     const double t357 = t11*t355 - t10*t348;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t358 = -0.088*t111;
     const double t359 = t358 - 0.006684151967360946;
     const double t360 = t2*t110;
@@ -12991,6 +11998,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t388 = t386 + t384;
     const double t389 = t387 + t385;
     const double t390 = t11*t388 - t10*t381;
+
+    /* ---- LDL^T of the reversed mass matrix (M = L^T D L, no fill-in on trees) ---- */
     const double t391 = 149.60760989322966*t109;
     const double t392 = 149.60760989322966*t363;
     const double t393 = 149.60760989322966*t373;
@@ -13060,6 +12069,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t457 = t450*t450;
     const double t458 = t289 - 149.60760989322966*t452 - t399*t453 - t413*t454 - t426*t455 - t456*t438 - t457*t449;
     const double t459 = 1.0/t458;
+
+    /* ==== Omega(0) = (L^-1 P J*)* D^-1 (L^-1 P J*) ==== */
     const double t460 = t391*t53 - t41;
     const double t461 = t29 + t392*t53 - t460*t401;
     const double t462 = t53*t393 - t19 - t460*t403 - t461*t415;
@@ -13159,6 +12170,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t556 = t74*t524 + t484*t525 + t485*t526 + t486*t527 + t487*t528 + t488*t529 + t489*t530;
     const double t557 = t524*t75 + t490*t525 + t491*t526 + t492*t527 + t493*t528 + t494*t529 + t495*t530;
     const double t558 = t75*t531 + t490*t532 + t491*t533 + t492*t534 + t493*t535 + t494*t536 + t495*t537;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t559 = 1e-10*t538;
     if (!(t538 > t559)) return 1;  /* pivot 0 of Omega(0) */
     const double t560 = 1.0/t538;
@@ -13253,7 +12266,7 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t644 = t605 + t607*t607*t615;
     const double t645 = -t607*t615;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Lambda[0] = t626;
     Lambda[1] = t627;
     Lambda[2] = t628;
@@ -13303,7 +12316,7 @@ long panda_os_inertia_explicit_batch(long count, const double *q, double *Lambda
 }
 
 /*
- * operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space Coriolis/centrifugal force c(0) [KJR (65)-(68)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_coriolis                      1604 mul   1324 add   12 div   0 sqrt  14 trig   1134 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -13312,7 +12325,9 @@ long panda_os_inertia_explicit_batch(long count, const double *q, double *Lambda
 int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
@@ -13356,7 +12371,7 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t40 = -t2*t11;
     const double t41 = 3.162077 - t3*t11;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t42 = soagen_cos(q[5]);
     const double t43 = soagen_sin(q[5]);
     const double t44 = 1.0/t30;
@@ -13417,7 +12432,7 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t99 = t38*t59 - t85;
     const double t100 = 1.225946 + t82 - t52*t59;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t101 = soagen_cos(q[4]);
     const double t102 = soagen_sin(q[4]);
     const double t103 = 1.0/t88;
@@ -13506,7 +12521,7 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t186 = -t151 - t94*t123;
     const double t187 = 3.587895 + t148 + t111*t123;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t188 = soagen_cos(q[3]);
     const double t189 = soagen_sin(q[3]);
     const double t190 = 1.0/t172;
@@ -13590,7 +12605,7 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t268 = 3.228604 + t187 + t181*t208;
     const double t269 = t181*t209 - t238;
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t270 = soagen_cos(q[2]);
     const double t271 = soagen_sin(q[2]);
     const double t272 = 1.0/t255;
@@ -13643,7 +12658,7 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t319 = 0.01026110182100817 + t316 - t284*t287;
     const double t320 = 0.026534991901690206 + t317 - t285*t287;
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t321 = soagen_cos(q[1]);
     const double t322 = soagen_sin(q[1]);
     const double t323 = 1.0/t320;
@@ -13659,197 +12674,215 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t333 = 0.028124284712194955 + t332 + t330;
     const double t334 = 0.009213163777211224 + t333 + t326*t327;
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t335 = soagen_cos(q[0]);
     const double t336 = soagen_sin(q[0]);
     const double t337 = 1.0/t334;
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t338 = -qd[0]*t322;
     const double t339 = -qd[0]*t321;
-    const double t340 = qd[1]*t271 + t270*t338;
-    const double t341 = qd[1]*t270 - t271*t338;
-    const double t342 = 0.316*qd[1];
-    const double t343 = -0.316*t338;
-    const double t344 = qd[2] - t339;
-    const double t345 = t188*t340 + t189*t344;
-    const double t346 = t188*t344 - t189*t340;
-    const double t347 = 0.0825*t344;
-    const double t348 = -0.0825*t341;
-    const double t349 = qd[3] - t341;
-    const double t350 = t101*t345 - t102*t349;
-    const double t351 = -t101*t349 - t102*t345;
-    const double t352 = -0.384*t349;
-    const double t353 = -0.0825*t349;
-    const double t354 = 0.384*t345 + 0.0825*t346;
-    const double t355 = qd[4] + t346;
-    const double t356 = t43*t355 + t42*t350;
-    const double t357 = t42*t355 - t43*t350;
-    const double t358 = qd[5] - t351;
-    const double t359 = t1*t358 + t0*t356;
-    const double t360 = t0*t358 - t1*t356;
-    const double t361 = 0.088*t358;
-    const double t362 = -0.088*t357;
-    const double t363 = qd[6] - t357;
-    const double t364 = 0.01026110182100817*qd[1] + 0.00850351162402155*t338 - 0.00398335888393552*t339;
-    const double t365 = 0.0007689361029464*qd[1] + 0.028124284712194955*t339 - 0.00398335888393552*t338;
-    const double t366 = 0.026534991901690206*qd[1] + 0.01026110182100817*t338 + 0.0007689361029464*t339;
-    const double t367 = t339*t366 - qd[1]*t365;
-    const double t368 = qd[1]*t364 - t338*t366;
-    const double t369 = t338*t365 - t339*t364;
-    const double t370 = t339*t343;
-    const double t371 = qd[1]*t342 - t338*t343;
-    const double t372 = -t342*t339;
-    const double t373 = 0.05649492601407083*t340 - 0.005487648106562255*t344 - 0.008248333140675744*t341;
-    const double t374 = 0.05287838199960611*t341 - 0.008248333140675744*t340 - 0.004377257121839583*t344;
-    const double t375 = 0.01824920229252011*t344 - 0.005487648106562255*t340 - 0.004377257121839583*t341;
-    const double t376 = t341*t375 - t344*t374;
-    const double t377 = t344*t373 - t340*t375;
-    const double t378 = t340*t374 - t341*t373;
-    const double t379 = -0.214708623208*t341 - 0.126729164208*t344;
-    const double t380 = 0.214708623208*t340 + 0.088844724872*t344;
-    const double t381 = 0.126729164208*t340 - 0.088844724872*t341;
-    const double t382 = t341*t381 - t344*t380;
-    const double t383 = t344*t379 - t340*t381;
-    const double t384 = t341*t348 - t344*t347;
-    const double t385 = -t340*t348;
-    const double t386 = t340*t347;
-    const double t387 = 0.0039053550262761003*t349 + 0.06767727025085991*t345 + 0.02771584317362585*t346;
-    const double t388 = 0.03239943042445132*t346 - 0.0016444875773692705*t349 + 0.02771584317362585*t345;
-    const double t389 = 0.0775861490525396*t349 + 0.0039053550262761003*t345 - 0.0016444875773692705*t346;
-    const double t390 = t346*t389 - t349*t388;
-    const double t391 = t349*t387 - t345*t389;
-    const double t392 = t345*t388 - t346*t387;
-    const double t393 = 0.09850206933*t346 - 0.374644408005*t349;
-    const double t394 = -0.19076837715*t349 - 0.09850206933*t345;
-    const double t395 = 0.374644408005*t345 + 0.19076837715*t346;
-    const double t396 = t346*t395 - t349*t394;
-    const double t397 = t349*t393 - t345*t395;
-    const double t398 = t345*t394 - t346*t393;
-    const double t399 = t346*t354 - t349*t353;
-    const double t400 = t349*t352 - t345*t354;
-    const double t401 = t345*t353 - t346*t352;
-    const double t402 = 0.03942757095803552*t350 - 0.0015152444733270301*t351 - 0.004600245517563105*t355;
-    const double t403 = 0.03146037232526039*t351 + 0.0021640520520981297*t355 - 0.0015152444733270301*t350;
-    const double t404 = 0.010869510762828563*t355 + 0.0021640520520981297*t351 - 0.004600245517563105*t350;
-    const double t405 = t351*t404 - t355*t403;
-    const double t406 = t355*t402 - t350*t404;
-    const double t407 = t350*t403 - t351*t402;
-    const double t408 = -0.047121686402*t351 - 0.05034347249*t355;
-    const double t409 = 0.047121686402*t350 - 0.014653732538*t355;
-    const double t410 = 0.014653732538*t351 + 0.05034347249*t350;
-    const double t411 = t351*t410 - t355*t409;
-    const double t412 = t355*t408 - t350*t410;
-    const double t413 = t350*t409 - t351*t408;
-    const double t414 = 0.00248046035817079*t356 - 0.00010375891721868492*t358 + 0.001524110902883315*t357;
-    const double t415 = 9.3569097314605e-05*t358 + 0.010567766133106952*t357 + 0.001524110902883315*t356;
-    const double t416 = 0.011794560230238952*t358 + 9.3569097314605e-05*t357 - 0.00010375891721868492*t356;
-    const double t417 = t357*t416 - t358*t415;
-    const double t418 = t358*t414 - t356*t416;
-    const double t419 = t356*t415 - t357*t414;
-    const double t420 = 0.023526756935*t358 - 0.017527158935000002*t357;
-    const double t421 = 0.10024161669500001*t358 + 0.017527158935000002*t356;
-    const double t422 = -0.10024161669500001*t357 - 0.023526756935*t356;
-    const double t423 = t357*t422 - t358*t421;
-    const double t424 = t358*t420 - t356*t422;
-    const double t425 = t356*t421 - t357*t420;
-    const double t426 = t357*t362 - t358*t361;
-    const double t427 = -t356*t362;
-    const double t428 = t356*t361;
-    const double t429 = 0.000391391281684248*t360 + 0.0316333431909496*t359 - 0.0009653051699191116*t363;
-    const double t430 = 0.000391391281684248*t359 + 0.029212399412428362*t360 - 0.001255536598272898*t363;
-    const double t431 = 0.006684151967360946*t363 - 0.001255536598272898*t360 - 0.0009653051699191116*t359;
-    const double t432 = t360*t431 - t363*t430;
-    const double t433 = t363*t429 - t359*t431;
-    const double t434 = t359*t430 - t360*t429;
-    const double t435 = 0.150277948634*t360 - 0.0020344399586617965*t363;
-    const double t436 = 0.002573605371338202*t363 - 0.150277948634*t359;
-    const double t437 = 0.0020344399586617965*t359 - 0.002573605371338202*t360;
-    const double t438 = t360*t437 - t363*t436;
-    const double t439 = t363*t435 - t359*t437;
-    const double t440 = t359*t436 - t360*t435;
-    const double t441 = qd[1]*t339;
-    const double t442 = -qd[1]*t338;
-    const double t443 = t271*t372 + t270*t370;
-    const double t444 = t270*t372 - t271*t370;
-    const double t445 = qd[2]*t341;
-    const double t446 = -qd[2]*t340;
-    const double t447 = t189*t386 + t188*t384;
-    const double t448 = t188*t386 - t189*t384;
-    const double t449 = qd[3]*t346;
-    const double t450 = -qd[3]*t345;
-    const double t451 = t101*t399 - t102*t401;
-    const double t452 = -t101*t401 - t102*t399;
-    const double t453 = qd[4]*t351;
-    const double t454 = -qd[4]*t350;
-    const double t455 = qd[5]*t357;
-    const double t456 = -qd[5]*t356;
-    const double t457 = t1*t428 + t0*t426;
-    const double t458 = t0*t428 - t1*t426;
-    const double t459 = qd[6]*t360;
-    const double t460 = -qd[6]*t359;
-    const double t461 = t441*t318 - 0.00398335888393552*t442;
-    const double t462 = 0.028124284712194955*t442 - 0.00398335888393552*t441;
-    const double t463 = 0.0007689361029464*t442 + t441*t319;
-    const double t464 = t367 + t461;
-    const double t465 = t462 + t368;
-    const double t466 = t369 + t463;
-    const double t467 = t446*t251 + t443*t256 + t444*t257 - t371*t258 + t445*t250;
-    const double t468 = t445*t251 + t446*t253 + t443*t259 + t444*t260 - t371*t261;
-    const double t469 = t443*t262 + t444*t263 - t371*t264 + t445*t252 + t446*t254;
-    const double t470 = t445*t256 + t446*t259 + t443*t265 + t444*t266 - t371*t267;
-    const double t471 = t445*t257 + t446*t260 + t443*t266 + t444*t268 - t371*t269;
-    const double t472 = t376 + t467;
-    const double t473 = t377 + t468;
-    const double t474 = t378 + t469;
-    const double t475 = t382 + t470;
-    const double t476 = t383 + t471;
-    const double t477 = t447*t173 + t448*t174 + t450*t168 - t385*t175 + t449*t167;
-    const double t478 = t447*t176 + t448*t177 - t385*t178 + t449*t168 + t450*t170;
-    const double t479 = t448*t180 - t385*t181 + t447*t179 + t450*t171 + t449*t169;
-    const double t480 = t449*t173 + t450*t176 + t447*t182 + t448*t183 - t385*t184;
-    const double t481 = t449*t174 + t450*t177 + t447*t183 + t448*t185 - t385*t186;
-    const double t482 = t447*t184 + t448*t186 - t385*t187 + t450*t178 + t449*t175;
-    const double t483 = t390 + t477;
-    const double t484 = t391 + t478;
-    const double t485 = t392 + t479;
-    const double t486 = t396 + t480;
-    const double t487 = t397 + t481;
-    const double t488 = t398 + t482;
-    const double t489 = t400*t91 - 0.0015152444733270301*t454 + t451*t89 + t452*t90 + t453*t86;
-    const double t490 = 0.03146037232526039*t454 - 0.0015152444733270301*t453 + 0.014653732538*t400 - 0.047121686402*t451;
-    const double t491 = 0.0021640520520981297*t454 + t400*t94 + t451*t92 + t452*t93 + t453*t87;
-    const double t492 = t400*t97 - 0.047121686402*t454 + t451*t95 + t452*t96 + t453*t89;
-    const double t493 = t451*t96 + t452*t98 + t453*t90 + t400*t99;
-    const double t494 = 0.014653732538*t454 + t400*t100 + t451*t97 + t453*t91 + t452*t99;
-    const double t495 = t405 + t489;
-    const double t496 = t406 + t490;
-    const double t497 = t407 + t491;
-    const double t498 = t411 + t492;
-    const double t499 = t412 + t493;
-    const double t500 = t413 + t494;
-    const double t501 = t25*t455 + t26*t456;
-    const double t502 = t26*t455 + t28*t456;
-    const double t503 = t27*t455 + t29*t456;
-    const double t504 = t31*t455 + t34*t456;
-    const double t505 = t32*t455;
-    const double t506 = t33*t455 + t35*t456;
-    const double t507 = t501 + t417;
-    const double t508 = t502 + t418;
-    const double t509 = t503 + t419;
-    const double t510 = t504 + t423;
-    const double t511 = t505 + t424;
-    const double t512 = t425 + t506;
-    const double t513 = 0.000391391281684248*t460 + 0.0316333431909496*t459 - 0.0020344399586617965*t427 - 0.150277948634*t458;
-    const double t514 = 0.000391391281684248*t459 + 0.002573605371338202*t427 + 0.029212399412428362*t460 + 0.150277948634*t457;
+    const double t340 = 0.01026110182100817*qd[1] + 0.00850351162402155*t338 - 0.00398335888393552*t339;
+    const double t341 = 0.0007689361029464*qd[1] + 0.028124284712194955*t339 - 0.00398335888393552*t338;
+    const double t342 = 0.026534991901690206*qd[1] + 0.01026110182100817*t338 + 0.0007689361029464*t339;
+    const double t343 = t339*t342 - qd[1]*t341;
+    const double t344 = qd[1]*t340 - t338*t342;
+    const double t345 = t338*t341 - t339*t340;
+    const double t346 = 0.316*qd[1];
+    const double t347 = -0.316*t338;
+    const double t348 = t339*t347;
+    const double t349 = qd[1]*t346 - t338*t347;
+    const double t350 = -t346*t339;
+    const double t351 = qd[1]*t339;
+    const double t352 = -qd[1]*t338;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t353 = qd[1]*t271 + t270*t338;
+    const double t354 = qd[1]*t270 - t271*t338;
+    const double t355 = qd[2] - t339;
+    const double t356 = 0.05649492601407083*t353 - 0.005487648106562255*t355 - 0.008248333140675744*t354;
+    const double t357 = 0.05287838199960611*t354 - 0.008248333140675744*t353 - 0.004377257121839583*t355;
+    const double t358 = 0.01824920229252011*t355 - 0.005487648106562255*t353 - 0.004377257121839583*t354;
+    const double t359 = t354*t358 - t355*t357;
+    const double t360 = t355*t356 - t353*t358;
+    const double t361 = t353*t357 - t354*t356;
+    const double t362 = -0.214708623208*t354 - 0.126729164208*t355;
+    const double t363 = 0.214708623208*t353 + 0.088844724872*t355;
+    const double t364 = 0.126729164208*t353 - 0.088844724872*t354;
+    const double t365 = t354*t364 - t355*t363;
+    const double t366 = t355*t362 - t353*t364;
+    const double t367 = 0.0825*t355;
+    const double t368 = -0.0825*t354;
+    const double t369 = t354*t368 - t355*t367;
+    const double t370 = -t353*t368;
+    const double t371 = t353*t367;
+    const double t372 = t271*t350 + t270*t348;
+    const double t373 = t270*t350 - t271*t348;
+    const double t374 = qd[2]*t354;
+    const double t375 = -qd[2]*t353;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t376 = t188*t353 + t189*t355;
+    const double t377 = t188*t355 - t189*t353;
+    const double t378 = qd[3] - t354;
+    const double t379 = 0.0039053550262761003*t378 + 0.06767727025085991*t376 + 0.02771584317362585*t377;
+    const double t380 = 0.03239943042445132*t377 - 0.0016444875773692705*t378 + 0.02771584317362585*t376;
+    const double t381 = 0.0775861490525396*t378 + 0.0039053550262761003*t376 - 0.0016444875773692705*t377;
+    const double t382 = t377*t381 - t378*t380;
+    const double t383 = t378*t379 - t376*t381;
+    const double t384 = t376*t380 - t377*t379;
+    const double t385 = 0.09850206933*t377 - 0.374644408005*t378;
+    const double t386 = -0.19076837715*t378 - 0.09850206933*t376;
+    const double t387 = 0.374644408005*t376 + 0.19076837715*t377;
+    const double t388 = t377*t387 - t378*t386;
+    const double t389 = t378*t385 - t376*t387;
+    const double t390 = t376*t386 - t377*t385;
+    const double t391 = -0.384*t378;
+    const double t392 = -0.0825*t378;
+    const double t393 = 0.384*t376 + 0.0825*t377;
+    const double t394 = t377*t393 - t378*t392;
+    const double t395 = t378*t391 - t376*t393;
+    const double t396 = t376*t392 - t377*t391;
+    const double t397 = t189*t371 + t188*t369;
+    const double t398 = t188*t371 - t189*t369;
+    const double t399 = qd[3]*t377;
+    const double t400 = -qd[3]*t376;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t401 = t101*t376 - t102*t378;
+    const double t402 = -t101*t378 - t102*t376;
+    const double t403 = qd[4] + t377;
+    const double t404 = 0.03942757095803552*t401 - 0.0015152444733270301*t402 - 0.004600245517563105*t403;
+    const double t405 = 0.03146037232526039*t402 + 0.0021640520520981297*t403 - 0.0015152444733270301*t401;
+    const double t406 = 0.010869510762828563*t403 + 0.0021640520520981297*t402 - 0.004600245517563105*t401;
+    const double t407 = t402*t406 - t403*t405;
+    const double t408 = t403*t404 - t401*t406;
+    const double t409 = t401*t405 - t402*t404;
+    const double t410 = -0.047121686402*t402 - 0.05034347249*t403;
+    const double t411 = 0.047121686402*t401 - 0.014653732538*t403;
+    const double t412 = 0.014653732538*t402 + 0.05034347249*t401;
+    const double t413 = t402*t412 - t403*t411;
+    const double t414 = t403*t410 - t401*t412;
+    const double t415 = t401*t411 - t402*t410;
+    const double t416 = t101*t394 - t102*t396;
+    const double t417 = -t101*t396 - t102*t394;
+    const double t418 = qd[4]*t402;
+    const double t419 = -qd[4]*t401;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t420 = t43*t403 + t42*t401;
+    const double t421 = t42*t403 - t43*t401;
+    const double t422 = qd[5] - t402;
+    const double t423 = 0.00248046035817079*t420 - 0.00010375891721868492*t422 + 0.001524110902883315*t421;
+    const double t424 = 9.3569097314605e-05*t422 + 0.010567766133106952*t421 + 0.001524110902883315*t420;
+    const double t425 = 0.011794560230238952*t422 + 9.3569097314605e-05*t421 - 0.00010375891721868492*t420;
+    const double t426 = t421*t425 - t422*t424;
+    const double t427 = t422*t423 - t420*t425;
+    const double t428 = t420*t424 - t421*t423;
+    const double t429 = 0.023526756935*t422 - 0.017527158935000002*t421;
+    const double t430 = 0.10024161669500001*t422 + 0.017527158935000002*t420;
+    const double t431 = -0.10024161669500001*t421 - 0.023526756935*t420;
+    const double t432 = t421*t431 - t422*t430;
+    const double t433 = t422*t429 - t420*t431;
+    const double t434 = t420*t430 - t421*t429;
+    const double t435 = 0.088*t422;
+    const double t436 = -0.088*t421;
+    const double t437 = t421*t436 - t422*t435;
+    const double t438 = -t420*t436;
+    const double t439 = t420*t435;
+    const double t440 = qd[5]*t421;
+    const double t441 = -qd[5]*t420;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t442 = t1*t422 + t0*t420;
+    const double t443 = t0*t422 - t1*t420;
+    const double t444 = qd[6] - t421;
+    const double t445 = 0.000391391281684248*t443 + 0.0316333431909496*t442 - 0.0009653051699191116*t444;
+    const double t446 = 0.000391391281684248*t442 + 0.029212399412428362*t443 - 0.001255536598272898*t444;
+    const double t447 = 0.006684151967360946*t444 - 0.001255536598272898*t443 - 0.0009653051699191116*t442;
+    const double t448 = t443*t447 - t444*t446;
+    const double t449 = t444*t445 - t442*t447;
+    const double t450 = t442*t446 - t443*t445;
+    const double t451 = 0.150277948634*t443 - 0.0020344399586617965*t444;
+    const double t452 = 0.002573605371338202*t444 - 0.150277948634*t442;
+    const double t453 = 0.0020344399586617965*t442 - 0.002573605371338202*t443;
+    const double t454 = t443*t453 - t444*t452;
+    const double t455 = t444*t451 - t442*t453;
+    const double t456 = t442*t452 - t443*t451;
+    const double t457 = t1*t439 + t0*t437;
+    const double t458 = t0*t439 - t1*t437;
+    const double t459 = qd[6]*t443;
+    const double t460 = -qd[6]*t442;
+    const double t461 = t351*t318 - 0.00398335888393552*t352;
+    const double t462 = 0.028124284712194955*t352 - 0.00398335888393552*t351;
+    const double t463 = 0.0007689361029464*t352 + t351*t319;
+    const double t464 = t343 + t461;
+    const double t465 = t462 + t344;
+    const double t466 = t345 + t463;
+    const double t467 = t375*t251 + t372*t256 + t373*t257 - t349*t258 + t374*t250;
+    const double t468 = t374*t251 + t375*t253 + t372*t259 + t373*t260 - t349*t261;
+    const double t469 = t372*t262 + t373*t263 - t349*t264 + t374*t252 + t375*t254;
+    const double t470 = t374*t256 + t375*t259 + t372*t265 + t373*t266 - t349*t267;
+    const double t471 = t374*t257 + t375*t260 + t372*t266 + t373*t268 - t349*t269;
+    const double t472 = t359 + t467;
+    const double t473 = t360 + t468;
+    const double t474 = t361 + t469;
+    const double t475 = t365 + t470;
+    const double t476 = t366 + t471;
+    const double t477 = t397*t173 + t398*t174 + t400*t168 - t370*t175 + t399*t167;
+    const double t478 = t397*t176 + t398*t177 - t370*t178 + t399*t168 + t400*t170;
+    const double t479 = t398*t180 - t370*t181 + t397*t179 + t400*t171 + t399*t169;
+    const double t480 = t399*t173 + t400*t176 + t397*t182 + t398*t183 - t370*t184;
+    const double t481 = t399*t174 + t400*t177 + t397*t183 + t398*t185 - t370*t186;
+    const double t482 = t397*t184 + t398*t186 - t370*t187 + t400*t178 + t399*t175;
+    const double t483 = t382 + t477;
+    const double t484 = t383 + t478;
+    const double t485 = t384 + t479;
+    const double t486 = t388 + t480;
+    const double t487 = t389 + t481;
+    const double t488 = t390 + t482;
+    const double t489 = t395*t91 - 0.0015152444733270301*t419 + t416*t89 + t417*t90 + t418*t86;
+    const double t490 = 0.03146037232526039*t419 - 0.0015152444733270301*t418 + 0.014653732538*t395 - 0.047121686402*t416;
+    const double t491 = 0.0021640520520981297*t419 + t395*t94 + t416*t92 + t417*t93 + t418*t87;
+    const double t492 = t395*t97 - 0.047121686402*t419 + t416*t95 + t417*t96 + t418*t89;
+    const double t493 = t416*t96 + t417*t98 + t418*t90 + t395*t99;
+    const double t494 = 0.014653732538*t419 + t395*t100 + t416*t97 + t418*t91 + t417*t99;
+    const double t495 = t407 + t489;
+    const double t496 = t408 + t490;
+    const double t497 = t409 + t491;
+    const double t498 = t413 + t492;
+    const double t499 = t414 + t493;
+    const double t500 = t415 + t494;
+    const double t501 = t25*t440 + t26*t441;
+    const double t502 = t26*t440 + t28*t441;
+    const double t503 = t27*t440 + t29*t441;
+    const double t504 = t31*t440 + t34*t441;
+    const double t505 = t32*t440;
+    const double t506 = t33*t440 + t35*t441;
+    const double t507 = t501 + t426;
+    const double t508 = t502 + t427;
+    const double t509 = t503 + t428;
+    const double t510 = t504 + t432;
+    const double t511 = t505 + t433;
+    const double t512 = t434 + t506;
+    const double t513 = 0.000391391281684248*t460 + 0.0316333431909496*t459 - 0.0020344399586617965*t438 - 0.150277948634*t458;
+    const double t514 = 0.000391391281684248*t459 + 0.002573605371338202*t438 + 0.029212399412428362*t460 + 0.150277948634*t457;
     const double t515 = 0.002573605371338202*t458 - 0.001255536598272898*t460 - 0.0009653051699191116*t459 - 0.0020344399586617965*t457;
     const double t516 = 0.150277948634*t460 + 1.4955219999999998*t457;
     const double t517 = 1.4955219999999998*t458 - 0.150277948634*t459;
-    const double t518 = 0.0020344399586617965*t459 - 0.002573605371338202*t460 - 1.4955219999999998*t427;
-    const double t519 = t432 + t513;
-    const double t520 = t433 + t514;
-    const double t521 = t434 + t515;
-    const double t522 = t438 + t516;
-    const double t523 = t439 + t517;
-    const double t524 = t440 + t518;
+    const double t518 = 0.0020344399586617965*t459 - 0.002573605371338202*t460 - 1.4955219999999998*t438;
+    const double t519 = t448 + t513;
+    const double t520 = t449 + t514;
+    const double t521 = t450 + t515;
+    const double t522 = t454 + t516;
+    const double t523 = t455 + t517;
+    const double t524 = t456 + t518;
+
+    /* ---- tip-to-base y = psi(P a + b) -- [KJR (66)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t525 = t0*t522 - t1*t523;
     const double t526 = t1*t522 + t0*t523;
     const double t527 = t0*t519 - t1*t520;
@@ -13864,6 +12897,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t536 = t510 + t525 - t10*t521;
     const double t537 = t511 - t524;
     const double t538 = t512 + t526 - t11*t521;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t539 = t42*t536 - t43*t537;
     const double t540 = t42*t537 + t43*t536;
     const double t541 = t42*t533 - t43*t534;
@@ -13873,6 +12908,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t545 = t498 + t539 - t57*t535;
     const double t546 = t499 - t538 - t58*t535;
     const double t547 = t500 + t540 - t59*t535;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t548 = t101*t545 - t102*t546;
     const double t549 = t101*t546 + t102*t545;
     const double t550 = t101*t543 - t102*t496;
@@ -13889,6 +12926,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t561 = t548 - t122*t544 + t486;
     const double t562 = t547 - t109*t544 + t487;
     const double t563 = t488 - t549 - t123*t544;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t564 = t188*t561 - t189*t562;
     const double t565 = t188*t562 + t189*t561;
     const double t566 = t188*t558 - t189*t559;
@@ -13902,6 +12941,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t574 = t571 - t206*t560 + t474;
     const double t575 = t564 - t207*t560 + t475;
     const double t576 = t476 - t563 - t208*t560;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t577 = t270*t575 - t271*t576;
     const double t578 = t271*t575 + t270*t576;
     const double t579 = t270*t572 - t271*t573;
@@ -13912,16 +12953,26 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t584 = t580 + t582;
     const double t585 = t464 - t286*t574 + t583;
     const double t586 = t466 - t287*t574 + t584;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t587 = t321*t465 + t322*t585;
     const double t588 = -t586*t327 - t587;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t589 = t588*t337;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t590 = t323*t586;
     const double t591 = -t322*t589;
     const double t592 = -t321*t589;
     const double t593 = t327*t589;
-    const double t594 = t591 - t441;
-    const double t595 = t592 - t442;
+    const double t594 = t591 - t351;
+    const double t595 = t592 - t352;
     const double t596 = t590 - t593;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t597 = t272*t574;
     const double t598 = t270*t594 + t271*t596;
     const double t599 = t270*t596 - t271*t594;
@@ -13931,28 +12982,32 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t603 = t270*t601 - t271*t600;
     const double t604 = t286*t594 - t595 + t287*t596;
     const double t605 = -t595 - t604;
-    const double t606 = t598 - t445;
-    const double t607 = t599 - t446;
+    const double t606 = t598 - t374;
+    const double t607 = t599 - t375;
     const double t608 = t597 + t605;
-    const double t609 = t602 - t443;
-    const double t610 = t603 - t444;
+    const double t609 = t602 - t372;
+    const double t610 = t603 - t373;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t611 = t190*t560;
     const double t612 = t188*t606 + t189*t608;
     const double t613 = t188*t608 - t189*t606;
     const double t614 = 0.0825*t608;
     const double t615 = -0.0825*t607;
     const double t616 = t610 + t614;
-    const double t617 = t371 + t615;
+    const double t617 = t349 + t615;
     const double t618 = t188*t609 + t189*t617;
     const double t619 = t188*t617 - t189*t609;
-    const double t620 = t371*t209 + t204*t606 + t210*t607 + t207*t609 + t208*t610 + t206*t608;
+    const double t620 = t349*t209 + t204*t606 + t210*t607 + t207*t609 + t208*t610 + t206*t608;
     const double t621 = -t607 - t620;
-    const double t622 = t612 - t449;
-    const double t623 = t613 - t450;
+    const double t622 = t612 - t399;
+    const double t623 = t613 - t400;
     const double t624 = t611 + t621;
-    const double t625 = t618 - t447;
-    const double t626 = t619 - t448;
-    const double t627 = t385 - t616;
+    const double t625 = t618 - t397;
+    const double t626 = t619 - t398;
+    const double t627 = t370 - t616;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t628 = t103*t544;
     const double t629 = t101*t622 - t102*t624;
     const double t630 = -t102*t622 - t101*t624;
@@ -13966,12 +13021,14 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t638 = -t101*t636 - t102*t634;
     const double t639 = t119*t622 + t122*t625 + t109*t626 + t123*t627 + t124*t623 + t121*t624;
     const double t640 = t623 - t639;
-    const double t641 = t629 - t453;
-    const double t642 = t630 - t454;
+    const double t641 = t629 - t418;
+    const double t642 = t630 - t419;
     const double t643 = t628 + t640;
-    const double t644 = t637 - t451;
-    const double t645 = t638 - t452;
-    const double t646 = t635 - t400;
+    const double t644 = t637 - t416;
+    const double t645 = t638 - t417;
+    const double t646 = t635 - t395;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t647 = t44*t535;
     const double t648 = t42*t641 + t43*t643;
     const double t649 = t42*t643 - t43*t641;
@@ -13979,9 +13036,11 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t651 = t42*t646 - t43*t644;
     const double t652 = t55*t641 - t642 + t59*t646 + t58*t645 + t56*t643 + t57*t644;
     const double t653 = -t642 - t652;
-    const double t654 = t648 - t455;
-    const double t655 = t649 - t456;
+    const double t654 = t648 - t440;
+    const double t655 = t649 - t441;
     const double t656 = t647 + t653;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t657 = 149.60760989322966*t521;
     const double t658 = t0*t654 + t1*t656;
     const double t659 = t0*t656 - t1*t654;
@@ -13998,7 +13057,7 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t670 = t657 + t667;
     const double t671 = t664 - t457;
     const double t672 = t665 - t458;
-    const double t673 = t427 - t662;
+    const double t673 = t438 - t662;
     const double t674 = t321*t335;
     const double t675 = -t322*t335;
     const double t676 = t321*t336;
@@ -14043,17 +13102,21 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t715 = t703*t714 - t697*t673 + t702*t713;
     const double t716 = t705*t714 - t699*t673 + t704*t713;
     const double t717 = t707*t714 - t701*t673 + t706*t713;
-    const double t718 = 0.107*t360;
-    const double t719 = -0.107*t359;
-    const double t720 = -t363*t719;
-    const double t721 = t363*t718;
-    const double t722 = t359*t719 - t360*t718;
+    const double t718 = 0.107*t443;
+    const double t719 = -0.107*t442;
+    const double t720 = -t444*t719;
+    const double t721 = t444*t718;
+    const double t722 = t442*t719 - t443*t718;
     const double t723 = t702*t720 + t703*t721 - t697*t722;
     const double t724 = t704*t720 + t705*t721 - t699*t722;
     const double t725 = t706*t720 + t707*t721 - t701*t722;
     const double t726 = t715 - t723;
     const double t727 = t716 - t724;
     const double t728 = t717 - t725;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t729 = -t329*t337;
     const double t730 = -t331;
     const double t731 = t337 + t729;
@@ -14062,6 +13125,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t734 = t324*t732 + t325*t731;
     const double t735 = t324*t733 + t325*t734;
     const double t736 = t323 + t735;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t737 = -0.316*t733;
     const double t738 = 0.316*t729;
     const double t739 = -0.316*t734;
@@ -14110,6 +13175,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t782 = t765 - t776;
     const double t783 = t766 - t777;
     const double t784 = t272 + t781;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t785 = t763 + 0.0825*t779;
     const double t786 = -0.0825*t752;
     const double t787 = t762 + 0.0825*t780;
@@ -14166,6 +13233,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t838 = t816 - t831;
     const double t839 = t787 - t832;
     const double t840 = t190 + t836;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t841 = t811 - 0.384*t834;
     const double t842 = t813 - 0.0825*t834;
     const double t843 = t817 + 0.0825*t802 + 0.384*t800;
@@ -14226,6 +13295,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t898 = t876 - t891;
     const double t899 = t845 - t892;
     const double t900 = t103 + t896;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t901 = t860 - t900;
     const double t902 = t61*t901;
     const double t903 = -t63;
@@ -14271,6 +13342,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t943 = t921 - t936;
     const double t944 = t872 - t937;
     const double t945 = t44 + t941;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t946 = t918 + 0.088*t939;
     const double t947 = t922 - 0.088*t907;
     const double t948 = t917 + 0.088*t940;
@@ -14328,7 +13401,7 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t1000 = t948 - t993;
     const double t1001 = 149.60760989322966 + t997;
 
-    /* ---- Omega(0) block (0, 0): tip panda_hand ---- */
+    /* ==== Omega(0) block (0, 0): tip panda_hand -- [KJR (60)] ==== */
     const double t1002 = t972 + 0.107*t963;
     const double t1003 = t974 - 0.107*t961;
     const double t1004 = t975 + 0.107*t962;
@@ -14388,6 +13461,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t1058 = t704*t1047 - t699*t1053 + t705*t1050;
     const double t1059 = t704*t1048 - t699*t1054 + t705*t1051;
     const double t1060 = t706*t1048 - t701*t1054 + t707*t1051;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t1061 = 1e-10*t1022;
     if (!(t1022 > t1061)) return 1;  /* pivot 0 of Omega(0) */
     const double t1062 = 1.0/t1022;
@@ -14468,7 +13543,7 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t1132 = t1124 - t1079*t1128 - t1077*t1129 - t1075*t1130 - t1073*t1131;
     const double t1133 = t1123 - t1067*t1128 - t1066*t1129 - t1065*t1130 - t1064*t1131 - t1063*t1132;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     c[0] = t1133;
     c[1] = t1132;
     c[2] = t1131;
@@ -14488,7 +13563,7 @@ long panda_os_coriolis_batch(long count, const double *q, const double *qd, doub
 }
 
 /*
- * operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space gravity force g(0) [KJR (72)-(74)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_gravity                       1191 mul    997 add   12 div   0 sqrt  14 trig    863 statements
  *   q[7]: joint positions
  *   g[6]: operational space gravity force g(0)
@@ -14496,7 +13571,9 @@ long panda_os_coriolis_batch(long count, const double *q, const double *qd, doub
 int panda_os_gravity(const double q[7], double g[6])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
@@ -14540,7 +13617,7 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t40 = -t2*t11;
     const double t41 = 3.162077 - t3*t11;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t42 = soagen_cos(q[5]);
     const double t43 = soagen_sin(q[5]);
     const double t44 = 1.0/t30;
@@ -14601,7 +13678,7 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t99 = t38*t59 - t85;
     const double t100 = 1.225946 + t82 - t52*t59;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t101 = soagen_cos(q[4]);
     const double t102 = soagen_sin(q[4]);
     const double t103 = 1.0/t88;
@@ -14690,7 +13767,7 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t186 = -t151 - t94*t123;
     const double t187 = 3.587895 + t148 + t111*t123;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t188 = soagen_cos(q[3]);
     const double t189 = soagen_sin(q[3]);
     const double t190 = 1.0/t172;
@@ -14774,7 +13851,7 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t268 = 3.228604 + t187 + t181*t208;
     const double t269 = t181*t209 - t238;
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t270 = soagen_cos(q[2]);
     const double t271 = soagen_sin(q[2]);
     const double t272 = 1.0/t255;
@@ -14841,7 +13918,7 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t333 = 0.018579714719999998 + t322 - t286*t289;
     const double t334 = t323 - 0.002031994566 - t286*t290;
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t335 = soagen_cos(q[1]);
     const double t336 = soagen_sin(q[1]);
     const double t337 = 1.0/t330;
@@ -14864,17 +13941,25 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t354 = 0.009213163777211224 + t349 + t341*t342;
     const double t355 = t353 + t341*t343;
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t356 = soagen_cos(q[0]);
     const double t357 = soagen_sin(q[0]);
     const double t358 = 1.0/t354;
     const double t359 = 9.81*t355;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t360 = t359*t358;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t361 = -t336*t360;
     const double t362 = -t335*t360;
     const double t363 = 9.81*t336;
     const double t364 = 9.81*t335;
     const double t365 = t342*t360 - 9.81*t343;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t366 = t270*t361 - t271*t365;
     const double t367 = -t271*t361 - t270*t365;
     const double t368 = -0.316*t365;
@@ -14884,6 +13969,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t372 = t270*t369 - t271*t370;
     const double t373 = t363*t289 + t364*t290 - t362 + t287*t361 - t288*t365;
     const double t374 = -t362 - t373;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t375 = t188*t366 + t189*t374;
     const double t376 = t188*t374 - t189*t366;
     const double t377 = 0.0825*t374;
@@ -14894,6 +13981,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t382 = t188*t380 - t189*t371;
     const double t383 = t204*t366 - t364*t209 + t210*t367 + t206*t374 + t207*t371 + t208*t372;
     const double t384 = -t367 - t383;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t385 = t101*t375 - t102*t384;
     const double t386 = -t102*t375 - t101*t384;
     const double t387 = -0.384*t384;
@@ -14906,12 +13995,16 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t394 = -t101*t392 - t102*t390;
     const double t395 = t119*t375 + t109*t382 + t122*t381 + t124*t376 - t123*t379 + t121*t384;
     const double t396 = t376 - t395;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t397 = t42*t385 + t43*t396;
     const double t398 = t42*t396 - t43*t385;
     const double t399 = t43*t391 + t42*t393;
     const double t400 = t42*t391 - t43*t393;
     const double t401 = t55*t385 - t386 + t59*t391 + t58*t394 + t56*t396 + t57*t393;
     const double t402 = -t386 - t401;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t403 = t0*t397 + t1*t402;
     const double t404 = t0*t402 - t1*t397;
     const double t405 = 0.088*t402;
@@ -14967,6 +14060,10 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t455 = t438*t407 + t444*t453 + t443*t452;
     const double t456 = t440*t407 + t446*t453 + t445*t452;
     const double t457 = 9.81 + t456;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t458 = -t345*t358;
     const double t459 = -t347;
     const double t460 = t358 + t458;
@@ -14975,6 +14072,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t463 = t338*t461 + t339*t460;
     const double t464 = t338*t462 + t339*t463;
     const double t465 = t337 + t464;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t466 = -0.316*t462;
     const double t467 = 0.316*t458;
     const double t468 = -0.316*t463;
@@ -15023,6 +14122,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t511 = t494 - t505;
     const double t512 = t495 - t506;
     const double t513 = t272 + t510;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t514 = t492 + 0.0825*t508;
     const double t515 = -0.0825*t481;
     const double t516 = t491 + 0.0825*t509;
@@ -15079,6 +14180,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t567 = t545 - t560;
     const double t568 = t516 - t561;
     const double t569 = t190 + t565;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t570 = t540 - 0.384*t563;
     const double t571 = t542 - 0.0825*t563;
     const double t572 = t546 + 0.0825*t531 + 0.384*t529;
@@ -15139,6 +14242,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t627 = t605 - t620;
     const double t628 = t574 - t621;
     const double t629 = t103 + t625;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t630 = t589 - t629;
     const double t631 = t61*t630;
     const double t632 = -t63;
@@ -15184,6 +14289,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t672 = t650 - t665;
     const double t673 = t601 - t666;
     const double t674 = t44 + t670;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t675 = t647 + 0.088*t668;
     const double t676 = t651 - 0.088*t636;
     const double t677 = t646 + 0.088*t669;
@@ -15241,7 +14348,7 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t729 = t677 - t722;
     const double t730 = 149.60760989322966 + t726;
 
-    /* ---- Omega(0) block (0, 0): tip panda_hand ---- */
+    /* ==== Omega(0) block (0, 0): tip panda_hand -- [KJR (60)] ==== */
     const double t731 = t701 + 0.107*t692;
     const double t732 = t703 - 0.107*t690;
     const double t733 = t704 + 0.107*t691;
@@ -15301,6 +14408,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t787 = t443*t776 - t438*t782 + t444*t779;
     const double t788 = t443*t777 - t438*t783 + t444*t780;
     const double t789 = t445*t777 - t440*t783 + t446*t780;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t790 = 1e-10*t751;
     if (!(t751 > t790)) return 1;  /* pivot 0 of Omega(0) */
     const double t791 = 1.0/t751;
@@ -15381,7 +14490,7 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t861 = t853 - t808*t857 - t806*t858 - t804*t859 - t802*t860;
     const double t862 = t852 - t796*t857 - t795*t858 - t794*t859 - t793*t860 - t792*t861;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     g[0] = t862;
     g[1] = t861;
     g[2] = t860;
@@ -15401,7 +14510,7 @@ long panda_os_gravity_batch(long count, const double *q, double *g)
 }
 
 /*
- * operational space bias force c(0) + g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space bias force c(0) + g(0) [KJR end of Sec. 4.3] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_bias                          1633 mul   1349 add   12 div   0 sqrt  14 trig   1161 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -15410,7 +14519,9 @@ long panda_os_gravity_batch(long count, const double *q, double *g)
 int panda_os_bias(const double q[7], const double qd[7], double cg[6])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
@@ -15454,7 +14565,7 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t40 = -t2*t11;
     const double t41 = 3.162077 - t3*t11;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t42 = soagen_cos(q[5]);
     const double t43 = soagen_sin(q[5]);
     const double t44 = 1.0/t30;
@@ -15515,7 +14626,7 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t99 = t38*t59 - t85;
     const double t100 = 1.225946 + t82 - t52*t59;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t101 = soagen_cos(q[4]);
     const double t102 = soagen_sin(q[4]);
     const double t103 = 1.0/t88;
@@ -15604,7 +14715,7 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t186 = -t151 - t94*t123;
     const double t187 = 3.587895 + t148 + t111*t123;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t188 = soagen_cos(q[3]);
     const double t189 = soagen_sin(q[3]);
     const double t190 = 1.0/t172;
@@ -15688,7 +14799,7 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t268 = 3.228604 + t187 + t181*t208;
     const double t269 = t181*t209 - t238;
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t270 = soagen_cos(q[2]);
     const double t271 = soagen_sin(q[2]);
     const double t272 = 1.0/t255;
@@ -15755,7 +14866,7 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t333 = 0.018579714719999998 + t322 - t286*t289;
     const double t334 = t323 - 0.002031994566 - t286*t290;
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t335 = soagen_cos(q[1]);
     const double t336 = soagen_sin(q[1]);
     const double t337 = 1.0/t330;
@@ -15778,198 +14889,216 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t354 = 0.009213163777211224 + t349 + t341*t342;
     const double t355 = t353 + t341*t343;
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t356 = soagen_cos(q[0]);
     const double t357 = soagen_sin(q[0]);
     const double t358 = 1.0/t354;
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t359 = -qd[0]*t336;
     const double t360 = -qd[0]*t335;
-    const double t361 = qd[1]*t271 + t270*t359;
-    const double t362 = qd[1]*t270 - t271*t359;
-    const double t363 = 0.316*qd[1];
-    const double t364 = -0.316*t359;
-    const double t365 = qd[2] - t360;
-    const double t366 = t188*t361 + t189*t365;
-    const double t367 = t188*t365 - t189*t361;
-    const double t368 = 0.0825*t365;
-    const double t369 = -0.0825*t362;
-    const double t370 = qd[3] - t362;
-    const double t371 = t101*t366 - t102*t370;
-    const double t372 = -t101*t370 - t102*t366;
-    const double t373 = -0.384*t370;
-    const double t374 = -0.0825*t370;
-    const double t375 = 0.384*t366 + 0.0825*t367;
-    const double t376 = qd[4] + t367;
-    const double t377 = t43*t376 + t42*t371;
-    const double t378 = t42*t376 - t43*t371;
-    const double t379 = qd[5] - t372;
-    const double t380 = t1*t379 + t0*t377;
-    const double t381 = t0*t379 - t1*t377;
-    const double t382 = 0.088*t379;
-    const double t383 = -0.088*t378;
-    const double t384 = qd[6] - t378;
-    const double t385 = 0.01026110182100817*qd[1] + 0.00850351162402155*t359 - 0.00398335888393552*t360;
-    const double t386 = 0.0007689361029464*qd[1] + 0.028124284712194955*t360 - 0.00398335888393552*t359;
-    const double t387 = 0.026534991901690206*qd[1] + 0.01026110182100817*t359 + 0.0007689361029464*t360;
-    const double t388 = t360*t387 - qd[1]*t386;
-    const double t389 = qd[1]*t385 - t359*t387;
-    const double t390 = t359*t386 - t360*t385;
-    const double t391 = t360*t364;
-    const double t392 = qd[1]*t363 - t359*t364;
-    const double t393 = -t363*t360;
-    const double t394 = 0.05649492601407083*t361 - 0.005487648106562255*t365 - 0.008248333140675744*t362;
-    const double t395 = 0.05287838199960611*t362 - 0.008248333140675744*t361 - 0.004377257121839583*t365;
-    const double t396 = 0.01824920229252011*t365 - 0.005487648106562255*t361 - 0.004377257121839583*t362;
-    const double t397 = t362*t396 - t365*t395;
-    const double t398 = t365*t394 - t361*t396;
-    const double t399 = t361*t395 - t362*t394;
-    const double t400 = -0.214708623208*t362 - 0.126729164208*t365;
-    const double t401 = 0.214708623208*t361 + 0.088844724872*t365;
-    const double t402 = 0.126729164208*t361 - 0.088844724872*t362;
-    const double t403 = t362*t402 - t365*t401;
-    const double t404 = t365*t400 - t361*t402;
-    const double t405 = t362*t369 - t365*t368;
-    const double t406 = -t361*t369;
-    const double t407 = t361*t368;
-    const double t408 = 0.0039053550262761003*t370 + 0.06767727025085991*t366 + 0.02771584317362585*t367;
-    const double t409 = 0.03239943042445132*t367 - 0.0016444875773692705*t370 + 0.02771584317362585*t366;
-    const double t410 = 0.0775861490525396*t370 + 0.0039053550262761003*t366 - 0.0016444875773692705*t367;
-    const double t411 = t367*t410 - t370*t409;
-    const double t412 = t370*t408 - t366*t410;
-    const double t413 = t366*t409 - t367*t408;
-    const double t414 = 0.09850206933*t367 - 0.374644408005*t370;
-    const double t415 = -0.19076837715*t370 - 0.09850206933*t366;
-    const double t416 = 0.374644408005*t366 + 0.19076837715*t367;
-    const double t417 = t367*t416 - t370*t415;
-    const double t418 = t370*t414 - t366*t416;
-    const double t419 = t366*t415 - t367*t414;
-    const double t420 = t367*t375 - t370*t374;
-    const double t421 = t370*t373 - t366*t375;
-    const double t422 = t366*t374 - t367*t373;
-    const double t423 = 0.03942757095803552*t371 - 0.0015152444733270301*t372 - 0.004600245517563105*t376;
-    const double t424 = 0.03146037232526039*t372 + 0.0021640520520981297*t376 - 0.0015152444733270301*t371;
-    const double t425 = 0.010869510762828563*t376 + 0.0021640520520981297*t372 - 0.004600245517563105*t371;
-    const double t426 = t372*t425 - t376*t424;
-    const double t427 = t376*t423 - t371*t425;
-    const double t428 = t371*t424 - t372*t423;
-    const double t429 = -0.047121686402*t372 - 0.05034347249*t376;
-    const double t430 = 0.047121686402*t371 - 0.014653732538*t376;
-    const double t431 = 0.014653732538*t372 + 0.05034347249*t371;
-    const double t432 = t372*t431 - t376*t430;
-    const double t433 = t376*t429 - t371*t431;
-    const double t434 = t371*t430 - t372*t429;
-    const double t435 = 0.00248046035817079*t377 - 0.00010375891721868492*t379 + 0.001524110902883315*t378;
-    const double t436 = 9.3569097314605e-05*t379 + 0.010567766133106952*t378 + 0.001524110902883315*t377;
-    const double t437 = 0.011794560230238952*t379 + 9.3569097314605e-05*t378 - 0.00010375891721868492*t377;
-    const double t438 = t378*t437 - t379*t436;
-    const double t439 = t379*t435 - t377*t437;
-    const double t440 = t377*t436 - t378*t435;
-    const double t441 = 0.023526756935*t379 - 0.017527158935000002*t378;
-    const double t442 = 0.10024161669500001*t379 + 0.017527158935000002*t377;
-    const double t443 = -0.10024161669500001*t378 - 0.023526756935*t377;
-    const double t444 = t378*t443 - t379*t442;
-    const double t445 = t379*t441 - t377*t443;
-    const double t446 = t377*t442 - t378*t441;
-    const double t447 = t378*t383 - t379*t382;
-    const double t448 = -t377*t383;
-    const double t449 = t377*t382;
-    const double t450 = 0.000391391281684248*t381 + 0.0316333431909496*t380 - 0.0009653051699191116*t384;
-    const double t451 = 0.000391391281684248*t380 + 0.029212399412428362*t381 - 0.001255536598272898*t384;
-    const double t452 = 0.006684151967360946*t384 - 0.001255536598272898*t381 - 0.0009653051699191116*t380;
-    const double t453 = t381*t452 - t384*t451;
-    const double t454 = t384*t450 - t380*t452;
-    const double t455 = t380*t451 - t381*t450;
-    const double t456 = 0.150277948634*t381 - 0.0020344399586617965*t384;
-    const double t457 = 0.002573605371338202*t384 - 0.150277948634*t380;
-    const double t458 = 0.0020344399586617965*t380 - 0.002573605371338202*t381;
-    const double t459 = t381*t458 - t384*t457;
-    const double t460 = t384*t456 - t380*t458;
-    const double t461 = t380*t457 - t381*t456;
-    const double t462 = qd[1]*t360;
-    const double t463 = -qd[1]*t359;
-    const double t464 = t271*t393 + t270*t391;
-    const double t465 = t270*t393 - t271*t391;
-    const double t466 = qd[2]*t362;
-    const double t467 = -qd[2]*t361;
-    const double t468 = t189*t407 + t188*t405;
-    const double t469 = t188*t407 - t189*t405;
-    const double t470 = qd[3]*t367;
-    const double t471 = -qd[3]*t366;
-    const double t472 = t101*t420 - t102*t422;
-    const double t473 = -t101*t422 - t102*t420;
-    const double t474 = qd[4]*t372;
-    const double t475 = -qd[4]*t371;
-    const double t476 = qd[5]*t378;
-    const double t477 = -qd[5]*t377;
-    const double t478 = t1*t449 + t0*t447;
-    const double t479 = t0*t449 - t1*t447;
-    const double t480 = qd[6]*t381;
-    const double t481 = -qd[6]*t380;
+    const double t361 = 0.01026110182100817*qd[1] + 0.00850351162402155*t359 - 0.00398335888393552*t360;
+    const double t362 = 0.0007689361029464*qd[1] + 0.028124284712194955*t360 - 0.00398335888393552*t359;
+    const double t363 = 0.026534991901690206*qd[1] + 0.01026110182100817*t359 + 0.0007689361029464*t360;
+    const double t364 = t360*t363 - qd[1]*t362;
+    const double t365 = qd[1]*t361 - t359*t363;
+    const double t366 = t359*t362 - t360*t361;
+    const double t367 = 0.316*qd[1];
+    const double t368 = -0.316*t359;
+    const double t369 = t360*t368;
+    const double t370 = qd[1]*t367 - t359*t368;
+    const double t371 = -t367*t360;
+    const double t372 = qd[1]*t360;
+    const double t373 = -qd[1]*t359;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t374 = qd[1]*t271 + t270*t359;
+    const double t375 = qd[1]*t270 - t271*t359;
+    const double t376 = qd[2] - t360;
+    const double t377 = 0.05649492601407083*t374 - 0.005487648106562255*t376 - 0.008248333140675744*t375;
+    const double t378 = 0.05287838199960611*t375 - 0.008248333140675744*t374 - 0.004377257121839583*t376;
+    const double t379 = 0.01824920229252011*t376 - 0.005487648106562255*t374 - 0.004377257121839583*t375;
+    const double t380 = t375*t379 - t376*t378;
+    const double t381 = t376*t377 - t374*t379;
+    const double t382 = t374*t378 - t375*t377;
+    const double t383 = -0.214708623208*t375 - 0.126729164208*t376;
+    const double t384 = 0.214708623208*t374 + 0.088844724872*t376;
+    const double t385 = 0.126729164208*t374 - 0.088844724872*t375;
+    const double t386 = t375*t385 - t376*t384;
+    const double t387 = t376*t383 - t374*t385;
+    const double t388 = 0.0825*t376;
+    const double t389 = -0.0825*t375;
+    const double t390 = t375*t389 - t376*t388;
+    const double t391 = -t374*t389;
+    const double t392 = t374*t388;
+    const double t393 = t271*t371 + t270*t369;
+    const double t394 = t270*t371 - t271*t369;
+    const double t395 = qd[2]*t375;
+    const double t396 = -qd[2]*t374;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t397 = t188*t374 + t189*t376;
+    const double t398 = t188*t376 - t189*t374;
+    const double t399 = qd[3] - t375;
+    const double t400 = 0.0039053550262761003*t399 + 0.06767727025085991*t397 + 0.02771584317362585*t398;
+    const double t401 = 0.03239943042445132*t398 - 0.0016444875773692705*t399 + 0.02771584317362585*t397;
+    const double t402 = 0.0775861490525396*t399 + 0.0039053550262761003*t397 - 0.0016444875773692705*t398;
+    const double t403 = t398*t402 - t399*t401;
+    const double t404 = t399*t400 - t397*t402;
+    const double t405 = t397*t401 - t398*t400;
+    const double t406 = 0.09850206933*t398 - 0.374644408005*t399;
+    const double t407 = -0.19076837715*t399 - 0.09850206933*t397;
+    const double t408 = 0.374644408005*t397 + 0.19076837715*t398;
+    const double t409 = t398*t408 - t399*t407;
+    const double t410 = t399*t406 - t397*t408;
+    const double t411 = t397*t407 - t398*t406;
+    const double t412 = -0.384*t399;
+    const double t413 = -0.0825*t399;
+    const double t414 = 0.384*t397 + 0.0825*t398;
+    const double t415 = t398*t414 - t399*t413;
+    const double t416 = t399*t412 - t397*t414;
+    const double t417 = t397*t413 - t398*t412;
+    const double t418 = t189*t392 + t188*t390;
+    const double t419 = t188*t392 - t189*t390;
+    const double t420 = qd[3]*t398;
+    const double t421 = -qd[3]*t397;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t422 = t101*t397 - t102*t399;
+    const double t423 = -t101*t399 - t102*t397;
+    const double t424 = qd[4] + t398;
+    const double t425 = 0.03942757095803552*t422 - 0.0015152444733270301*t423 - 0.004600245517563105*t424;
+    const double t426 = 0.03146037232526039*t423 + 0.0021640520520981297*t424 - 0.0015152444733270301*t422;
+    const double t427 = 0.010869510762828563*t424 + 0.0021640520520981297*t423 - 0.004600245517563105*t422;
+    const double t428 = t423*t427 - t424*t426;
+    const double t429 = t424*t425 - t422*t427;
+    const double t430 = t422*t426 - t423*t425;
+    const double t431 = -0.047121686402*t423 - 0.05034347249*t424;
+    const double t432 = 0.047121686402*t422 - 0.014653732538*t424;
+    const double t433 = 0.014653732538*t423 + 0.05034347249*t422;
+    const double t434 = t423*t433 - t424*t432;
+    const double t435 = t424*t431 - t422*t433;
+    const double t436 = t422*t432 - t423*t431;
+    const double t437 = t101*t415 - t102*t417;
+    const double t438 = -t101*t417 - t102*t415;
+    const double t439 = qd[4]*t423;
+    const double t440 = -qd[4]*t422;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t441 = t43*t424 + t42*t422;
+    const double t442 = t42*t424 - t43*t422;
+    const double t443 = qd[5] - t423;
+    const double t444 = 0.00248046035817079*t441 - 0.00010375891721868492*t443 + 0.001524110902883315*t442;
+    const double t445 = 9.3569097314605e-05*t443 + 0.010567766133106952*t442 + 0.001524110902883315*t441;
+    const double t446 = 0.011794560230238952*t443 + 9.3569097314605e-05*t442 - 0.00010375891721868492*t441;
+    const double t447 = t442*t446 - t443*t445;
+    const double t448 = t443*t444 - t441*t446;
+    const double t449 = t441*t445 - t442*t444;
+    const double t450 = 0.023526756935*t443 - 0.017527158935000002*t442;
+    const double t451 = 0.10024161669500001*t443 + 0.017527158935000002*t441;
+    const double t452 = -0.10024161669500001*t442 - 0.023526756935*t441;
+    const double t453 = t442*t452 - t443*t451;
+    const double t454 = t443*t450 - t441*t452;
+    const double t455 = t441*t451 - t442*t450;
+    const double t456 = 0.088*t443;
+    const double t457 = -0.088*t442;
+    const double t458 = t442*t457 - t443*t456;
+    const double t459 = -t441*t457;
+    const double t460 = t441*t456;
+    const double t461 = qd[5]*t442;
+    const double t462 = -qd[5]*t441;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t463 = t1*t443 + t0*t441;
+    const double t464 = t0*t443 - t1*t441;
+    const double t465 = qd[6] - t442;
+    const double t466 = 0.000391391281684248*t464 + 0.0316333431909496*t463 - 0.0009653051699191116*t465;
+    const double t467 = 0.000391391281684248*t463 + 0.029212399412428362*t464 - 0.001255536598272898*t465;
+    const double t468 = 0.006684151967360946*t465 - 0.001255536598272898*t464 - 0.0009653051699191116*t463;
+    const double t469 = t464*t468 - t465*t467;
+    const double t470 = t465*t466 - t463*t468;
+    const double t471 = t463*t467 - t464*t466;
+    const double t472 = 0.150277948634*t464 - 0.0020344399586617965*t465;
+    const double t473 = 0.002573605371338202*t465 - 0.150277948634*t463;
+    const double t474 = 0.0020344399586617965*t463 - 0.002573605371338202*t464;
+    const double t475 = t464*t474 - t465*t473;
+    const double t476 = t465*t472 - t463*t474;
+    const double t477 = t463*t473 - t464*t472;
+    const double t478 = t1*t460 + t0*t458;
+    const double t479 = t0*t460 - t1*t458;
+    const double t480 = qd[6]*t464;
+    const double t481 = -qd[6]*t463;
     const double t482 = 9.81*t355;
-    const double t483 = t462*t328 - 0.00398335888393552*t463;
-    const double t484 = 0.028124284712194955*t463 - 0.00398335888393552*t462;
-    const double t485 = 0.0007689361029464*t463 + t462*t329;
-    const double t486 = t388 + t483;
-    const double t487 = t484 + t389;
-    const double t488 = t390 + t485;
-    const double t489 = t467*t251 + t464*t256 + t465*t257 - t392*t258 + t466*t250;
-    const double t490 = t466*t251 + t467*t253 + t464*t259 + t465*t260 - t392*t261;
-    const double t491 = t464*t262 + t465*t263 - t392*t264 + t466*t252 + t467*t254;
-    const double t492 = t466*t256 + t467*t259 + t464*t265 + t465*t266 - t392*t267;
-    const double t493 = t466*t257 + t467*t260 + t464*t266 + t465*t268 - t392*t269;
-    const double t494 = t397 + t489;
-    const double t495 = t398 + t490;
-    const double t496 = t399 + t491;
-    const double t497 = t403 + t492;
-    const double t498 = t404 + t493;
-    const double t499 = t468*t173 + t469*t174 + t471*t168 - t406*t175 + t470*t167;
-    const double t500 = t468*t176 + t469*t177 - t406*t178 + t470*t168 + t471*t170;
-    const double t501 = t469*t180 - t406*t181 + t468*t179 + t471*t171 + t470*t169;
-    const double t502 = t470*t173 + t471*t176 + t468*t182 + t469*t183 - t406*t184;
-    const double t503 = t470*t174 + t471*t177 + t468*t183 + t469*t185 - t406*t186;
-    const double t504 = t468*t184 + t469*t186 - t406*t187 + t471*t178 + t470*t175;
-    const double t505 = t411 + t499;
-    const double t506 = t412 + t500;
-    const double t507 = t413 + t501;
-    const double t508 = t417 + t502;
-    const double t509 = t418 + t503;
-    const double t510 = t419 + t504;
-    const double t511 = t421*t91 - 0.0015152444733270301*t475 + t472*t89 + t473*t90 + t474*t86;
-    const double t512 = 0.03146037232526039*t475 - 0.0015152444733270301*t474 + 0.014653732538*t421 - 0.047121686402*t472;
-    const double t513 = 0.0021640520520981297*t475 + t421*t94 + t472*t92 + t473*t93 + t474*t87;
-    const double t514 = t421*t97 - 0.047121686402*t475 + t472*t95 + t473*t96 + t474*t89;
-    const double t515 = t472*t96 + t473*t98 + t474*t90 + t421*t99;
-    const double t516 = 0.014653732538*t475 + t421*t100 + t472*t97 + t474*t91 + t473*t99;
-    const double t517 = t426 + t511;
-    const double t518 = t427 + t512;
-    const double t519 = t428 + t513;
-    const double t520 = t432 + t514;
-    const double t521 = t433 + t515;
-    const double t522 = t434 + t516;
-    const double t523 = t25*t476 + t26*t477;
-    const double t524 = t26*t476 + t28*t477;
-    const double t525 = t27*t476 + t29*t477;
-    const double t526 = t31*t476 + t34*t477;
-    const double t527 = t32*t476;
-    const double t528 = t33*t476 + t35*t477;
-    const double t529 = t523 + t438;
-    const double t530 = t524 + t439;
-    const double t531 = t525 + t440;
-    const double t532 = t526 + t444;
-    const double t533 = t527 + t445;
-    const double t534 = t446 + t528;
-    const double t535 = 0.000391391281684248*t481 + 0.0316333431909496*t480 - 0.0020344399586617965*t448 - 0.150277948634*t479;
-    const double t536 = 0.000391391281684248*t480 + 0.002573605371338202*t448 + 0.029212399412428362*t481 + 0.150277948634*t478;
+    const double t483 = t372*t328 - 0.00398335888393552*t373;
+    const double t484 = 0.028124284712194955*t373 - 0.00398335888393552*t372;
+    const double t485 = 0.0007689361029464*t373 + t372*t329;
+    const double t486 = t364 + t483;
+    const double t487 = t484 + t365;
+    const double t488 = t366 + t485;
+    const double t489 = t396*t251 + t393*t256 + t394*t257 - t370*t258 + t395*t250;
+    const double t490 = t395*t251 + t396*t253 + t393*t259 + t394*t260 - t370*t261;
+    const double t491 = t393*t262 + t394*t263 - t370*t264 + t395*t252 + t396*t254;
+    const double t492 = t395*t256 + t396*t259 + t393*t265 + t394*t266 - t370*t267;
+    const double t493 = t395*t257 + t396*t260 + t393*t266 + t394*t268 - t370*t269;
+    const double t494 = t380 + t489;
+    const double t495 = t381 + t490;
+    const double t496 = t382 + t491;
+    const double t497 = t386 + t492;
+    const double t498 = t387 + t493;
+    const double t499 = t418*t173 + t419*t174 + t421*t168 - t391*t175 + t420*t167;
+    const double t500 = t418*t176 + t419*t177 - t391*t178 + t420*t168 + t421*t170;
+    const double t501 = t419*t180 - t391*t181 + t418*t179 + t421*t171 + t420*t169;
+    const double t502 = t420*t173 + t421*t176 + t418*t182 + t419*t183 - t391*t184;
+    const double t503 = t420*t174 + t421*t177 + t418*t183 + t419*t185 - t391*t186;
+    const double t504 = t418*t184 + t419*t186 - t391*t187 + t421*t178 + t420*t175;
+    const double t505 = t403 + t499;
+    const double t506 = t404 + t500;
+    const double t507 = t405 + t501;
+    const double t508 = t409 + t502;
+    const double t509 = t410 + t503;
+    const double t510 = t411 + t504;
+    const double t511 = t416*t91 - 0.0015152444733270301*t440 + t437*t89 + t438*t90 + t439*t86;
+    const double t512 = 0.03146037232526039*t440 - 0.0015152444733270301*t439 + 0.014653732538*t416 - 0.047121686402*t437;
+    const double t513 = 0.0021640520520981297*t440 + t416*t94 + t437*t92 + t438*t93 + t439*t87;
+    const double t514 = t416*t97 - 0.047121686402*t440 + t437*t95 + t438*t96 + t439*t89;
+    const double t515 = t437*t96 + t438*t98 + t439*t90 + t416*t99;
+    const double t516 = 0.014653732538*t440 + t416*t100 + t437*t97 + t439*t91 + t438*t99;
+    const double t517 = t428 + t511;
+    const double t518 = t429 + t512;
+    const double t519 = t430 + t513;
+    const double t520 = t434 + t514;
+    const double t521 = t435 + t515;
+    const double t522 = t436 + t516;
+    const double t523 = t25*t461 + t26*t462;
+    const double t524 = t26*t461 + t28*t462;
+    const double t525 = t27*t461 + t29*t462;
+    const double t526 = t31*t461 + t34*t462;
+    const double t527 = t32*t461;
+    const double t528 = t33*t461 + t35*t462;
+    const double t529 = t523 + t447;
+    const double t530 = t524 + t448;
+    const double t531 = t525 + t449;
+    const double t532 = t526 + t453;
+    const double t533 = t527 + t454;
+    const double t534 = t455 + t528;
+    const double t535 = 0.000391391281684248*t481 + 0.0316333431909496*t480 - 0.0020344399586617965*t459 - 0.150277948634*t479;
+    const double t536 = 0.000391391281684248*t480 + 0.002573605371338202*t459 + 0.029212399412428362*t481 + 0.150277948634*t478;
     const double t537 = 0.002573605371338202*t479 - 0.001255536598272898*t481 - 0.0009653051699191116*t480 - 0.0020344399586617965*t478;
     const double t538 = 0.150277948634*t481 + 1.4955219999999998*t478;
     const double t539 = 1.4955219999999998*t479 - 0.150277948634*t480;
-    const double t540 = 0.0020344399586617965*t480 - 0.002573605371338202*t481 - 1.4955219999999998*t448;
-    const double t541 = t453 + t535;
-    const double t542 = t454 + t536;
-    const double t543 = t455 + t537;
-    const double t544 = t459 + t538;
-    const double t545 = t460 + t539;
-    const double t546 = t461 + t540;
+    const double t540 = 0.0020344399586617965*t480 - 0.002573605371338202*t481 - 1.4955219999999998*t459;
+    const double t541 = t469 + t535;
+    const double t542 = t470 + t536;
+    const double t543 = t471 + t537;
+    const double t544 = t475 + t538;
+    const double t545 = t476 + t539;
+    const double t546 = t477 + t540;
+
+    /* ---- tip-to-base y = psi(P a + b) -- [KJR (66)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t547 = t0*t544 - t1*t545;
     const double t548 = t1*t544 + t0*t545;
     const double t549 = t0*t541 - t1*t542;
@@ -15984,6 +15113,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t558 = t532 + t547 - t10*t543;
     const double t559 = t533 - t546;
     const double t560 = t534 + t548 - t11*t543;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t561 = t42*t558 - t43*t559;
     const double t562 = t42*t559 + t43*t558;
     const double t563 = t42*t555 - t43*t556;
@@ -15993,6 +15124,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t567 = t520 + t561 - t57*t557;
     const double t568 = t521 - t560 - t58*t557;
     const double t569 = t522 + t562 - t59*t557;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t570 = t101*t567 - t102*t568;
     const double t571 = t101*t568 + t102*t567;
     const double t572 = t101*t565 - t102*t518;
@@ -16009,6 +15142,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t583 = t570 - t122*t566 + t508;
     const double t584 = t569 - t109*t566 + t509;
     const double t585 = t510 - t571 - t123*t566;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t586 = t188*t583 - t189*t584;
     const double t587 = t188*t584 + t189*t583;
     const double t588 = t188*t580 - t189*t581;
@@ -16022,6 +15157,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t596 = t593 - t206*t582 + t496;
     const double t597 = t586 - t207*t582 + t497;
     const double t598 = t498 - t585 - t208*t582;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t599 = t270*t597 - t271*t598;
     const double t600 = t271*t597 + t270*t598;
     const double t601 = t270*t594 - t271*t595;
@@ -16032,18 +15169,28 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t606 = t602 + t604;
     const double t607 = t486 - t287*t596 + t605;
     const double t608 = t488 - t288*t596 + t606;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t609 = t335*t487 + t336*t607;
     const double t610 = t482 - t608*t342 - t609;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t611 = t610*t358;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t612 = t337*t608;
     const double t613 = -t336*t611;
     const double t614 = -t335*t611;
     const double t615 = 9.81*t336;
     const double t616 = 9.81*t335;
     const double t617 = t342*t611 - 9.81*t343;
-    const double t618 = t613 - t462;
-    const double t619 = t614 - t463;
+    const double t618 = t613 - t372;
+    const double t619 = t614 - t373;
     const double t620 = t612 - t617;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t621 = t272*t596;
     const double t622 = t270*t618 + t271*t620;
     const double t623 = t270*t620 - t271*t618;
@@ -16054,12 +15201,14 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t628 = t270*t625 - t271*t626;
     const double t629 = t615*t289 + t616*t290 - t619 + t287*t618 + t288*t620;
     const double t630 = -t619 - t629;
-    const double t631 = t622 - t466;
-    const double t632 = t623 - t467;
+    const double t631 = t622 - t395;
+    const double t632 = t623 - t396;
     const double t633 = t621 + t630;
-    const double t634 = t627 - t464;
-    const double t635 = t628 - t465;
-    const double t636 = t392 - t616;
+    const double t634 = t627 - t393;
+    const double t635 = t628 - t394;
+    const double t636 = t370 - t616;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t637 = t190*t582;
     const double t638 = t188*t631 + t189*t633;
     const double t639 = t188*t633 - t189*t631;
@@ -16071,12 +15220,14 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t645 = t188*t643 - t189*t634;
     const double t646 = t636*t209 + t204*t631 + t210*t632 + t206*t633 + t207*t634 + t208*t635;
     const double t647 = -t632 - t646;
-    const double t648 = t638 - t470;
-    const double t649 = t639 - t471;
+    const double t648 = t638 - t420;
+    const double t649 = t639 - t421;
     const double t650 = t637 + t647;
-    const double t651 = t644 - t468;
-    const double t652 = t645 - t469;
-    const double t653 = t406 - t642;
+    const double t651 = t644 - t418;
+    const double t652 = t645 - t419;
+    const double t653 = t391 - t642;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t654 = t103*t566;
     const double t655 = t101*t648 - t102*t650;
     const double t656 = -t102*t648 - t101*t650;
@@ -16090,12 +15241,14 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t664 = -t101*t662 - t102*t660;
     const double t665 = t119*t648 + t122*t651 + t123*t653 + t124*t649 + t109*t652 + t121*t650;
     const double t666 = t649 - t665;
-    const double t667 = t655 - t474;
-    const double t668 = t656 - t475;
+    const double t667 = t655 - t439;
+    const double t668 = t656 - t440;
     const double t669 = t654 + t666;
-    const double t670 = t663 - t472;
-    const double t671 = t664 - t473;
-    const double t672 = t661 - t421;
+    const double t670 = t663 - t437;
+    const double t671 = t664 - t438;
+    const double t672 = t661 - t416;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t673 = t44*t557;
     const double t674 = t42*t667 + t43*t669;
     const double t675 = t42*t669 - t43*t667;
@@ -16103,9 +15256,11 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t677 = t42*t672 - t43*t670;
     const double t678 = t55*t667 - t668 + t59*t672 + t58*t671 + t56*t669 + t57*t670;
     const double t679 = -t668 - t678;
-    const double t680 = t674 - t476;
-    const double t681 = t675 - t477;
+    const double t680 = t674 - t461;
+    const double t681 = t675 - t462;
     const double t682 = t673 + t679;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t683 = 149.60760989322966*t543;
     const double t684 = t0*t680 + t1*t682;
     const double t685 = t0*t682 - t1*t680;
@@ -16122,7 +15277,7 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t696 = t683 + t693;
     const double t697 = t690 - t478;
     const double t698 = t691 - t479;
-    const double t699 = t448 - t688;
+    const double t699 = t459 - t688;
     const double t700 = t335*t356;
     const double t701 = -t336*t356;
     const double t702 = t335*t357;
@@ -16167,11 +15322,11 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t741 = t729*t740 - t723*t699 + t728*t739;
     const double t742 = t731*t740 - t725*t699 + t730*t739;
     const double t743 = t733*t740 - t727*t699 + t732*t739;
-    const double t744 = 0.107*t381;
-    const double t745 = -0.107*t380;
-    const double t746 = -t384*t745;
-    const double t747 = t384*t744;
-    const double t748 = t380*t745 - t381*t744;
+    const double t744 = 0.107*t464;
+    const double t745 = -0.107*t463;
+    const double t746 = -t465*t745;
+    const double t747 = t465*t744;
+    const double t748 = t463*t745 - t464*t744;
     const double t749 = t728*t746 + t729*t747 - t723*t748;
     const double t750 = t730*t746 + t731*t747 - t725*t748;
     const double t751 = t732*t746 + t733*t747 - t727*t748;
@@ -16179,6 +15334,10 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t753 = t742 - t750;
     const double t754 = t743 - t751;
     const double t755 = 9.81 + t754;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t756 = -t345*t358;
     const double t757 = -t347;
     const double t758 = t358 + t756;
@@ -16187,6 +15346,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t761 = t338*t759 + t339*t758;
     const double t762 = t338*t760 + t339*t761;
     const double t763 = t337 + t762;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t764 = -0.316*t760;
     const double t765 = 0.316*t756;
     const double t766 = -0.316*t761;
@@ -16235,6 +15396,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t809 = t792 - t803;
     const double t810 = t793 - t804;
     const double t811 = t272 + t808;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t812 = t790 + 0.0825*t806;
     const double t813 = -0.0825*t779;
     const double t814 = t789 + 0.0825*t807;
@@ -16291,6 +15454,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t865 = t843 - t858;
     const double t866 = t814 - t859;
     const double t867 = t190 + t863;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t868 = t838 - 0.384*t861;
     const double t869 = t840 - 0.0825*t861;
     const double t870 = t844 + 0.0825*t829 + 0.384*t827;
@@ -16351,6 +15516,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t925 = t903 - t918;
     const double t926 = t872 - t919;
     const double t927 = t103 + t923;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t928 = t887 - t927;
     const double t929 = t61*t928;
     const double t930 = -t63;
@@ -16396,6 +15563,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t970 = t948 - t963;
     const double t971 = t899 - t964;
     const double t972 = t44 + t968;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t973 = t945 + 0.088*t966;
     const double t974 = t949 - 0.088*t934;
     const double t975 = t944 + 0.088*t967;
@@ -16453,7 +15622,7 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t1027 = t975 - t1020;
     const double t1028 = 149.60760989322966 + t1024;
 
-    /* ---- Omega(0) block (0, 0): tip panda_hand ---- */
+    /* ==== Omega(0) block (0, 0): tip panda_hand -- [KJR (60)] ==== */
     const double t1029 = t999 + 0.107*t990;
     const double t1030 = t1001 - 0.107*t988;
     const double t1031 = t1002 + 0.107*t989;
@@ -16513,6 +15682,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t1085 = t730*t1074 - t725*t1080 + t731*t1077;
     const double t1086 = t730*t1075 - t725*t1081 + t731*t1078;
     const double t1087 = t732*t1075 - t727*t1081 + t733*t1078;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t1088 = 1e-10*t1049;
     if (!(t1049 > t1088)) return 1;  /* pivot 0 of Omega(0) */
     const double t1089 = 1.0/t1049;
@@ -16593,7 +15764,7 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t1159 = t1151 - t1106*t1155 - t1104*t1156 - t1102*t1157 - t1100*t1158;
     const double t1160 = t1150 - t1094*t1155 - t1093*t1156 - t1092*t1157 - t1091*t1158 - t1090*t1159;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     cg[0] = t1160;
     cg[1] = t1159;
     cg[2] = t1158;
@@ -16613,7 +15784,7 @@ long panda_os_bias_batch(long count, const double *q, const double *qd, double *
 }
 
 /*
- * operational space control torques J^T (Lambda u + c + g) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space control torques J^T (Lambda u + c + g) [KJR (4), (39), Conclusions] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * osc_torque                       1705 mul   1400 add   12 div   0 sqrt  14 trig   1216 statements
  *   q[7]: joint positions
  *   qd[7]: joint velocities
@@ -16623,7 +15794,9 @@ long panda_os_bias_batch(long count, const double *q, const double *qd, double *
 int panda_osc_torque(const double q[7], const double qd[7], const double u[6], double tau[7])
 {
 
-    /* ---- body 6: panda_link7 (joint panda_joint7, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t0 = soagen_cos(q[6]);
     const double t1 = soagen_sin(q[6]);
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
@@ -16667,7 +15840,7 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t40 = -t2*t11;
     const double t41 = 3.162077 - t3*t11;
 
-    /* ---- body 5: panda_link6 (joint panda_joint6, revolute) ---- */
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t42 = soagen_cos(q[5]);
     const double t43 = soagen_sin(q[5]);
     const double t44 = 1.0/t30;
@@ -16728,7 +15901,7 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t99 = t38*t59 - t85;
     const double t100 = 1.225946 + t82 - t52*t59;
 
-    /* ---- body 4: panda_link5 (joint panda_joint5, revolute) ---- */
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t101 = soagen_cos(q[4]);
     const double t102 = soagen_sin(q[4]);
     const double t103 = 1.0/t88;
@@ -16817,7 +15990,7 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t186 = -t151 - t94*t123;
     const double t187 = 3.587895 + t148 + t111*t123;
 
-    /* ---- body 3: panda_link4 (joint panda_joint4, revolute) ---- */
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t188 = soagen_cos(q[3]);
     const double t189 = soagen_sin(q[3]);
     const double t190 = 1.0/t172;
@@ -16901,7 +16074,7 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t268 = 3.228604 + t187 + t181*t208;
     const double t269 = t181*t209 - t238;
 
-    /* ---- body 2: panda_link3 (joint panda_joint3, revolute) ---- */
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t270 = soagen_cos(q[2]);
     const double t271 = soagen_sin(q[2]);
     const double t272 = 1.0/t255;
@@ -16968,7 +16141,7 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t333 = 0.018579714719999998 + t322 - t286*t289;
     const double t334 = t323 - 0.002031994566 - t286*t290;
 
-    /* ---- body 1: panda_link2 (joint panda_joint2, revolute) ---- */
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t335 = soagen_cos(q[1]);
     const double t336 = soagen_sin(q[1]);
     const double t337 = 1.0/t330;
@@ -16991,198 +16164,216 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t354 = 0.009213163777211224 + t349 + t341*t342;
     const double t355 = t353 + t341*t343;
 
-    /* ---- body 0: panda_link1 (joint panda_joint1, revolute) ---- */
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t356 = soagen_cos(q[0]);
     const double t357 = soagen_sin(q[0]);
     const double t358 = 1.0/t354;
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t359 = -qd[0]*t336;
     const double t360 = -qd[0]*t335;
-    const double t361 = qd[1]*t271 + t270*t359;
-    const double t362 = qd[1]*t270 - t271*t359;
-    const double t363 = 0.316*qd[1];
-    const double t364 = -0.316*t359;
-    const double t365 = qd[2] - t360;
-    const double t366 = t188*t361 + t189*t365;
-    const double t367 = t188*t365 - t189*t361;
-    const double t368 = 0.0825*t365;
-    const double t369 = -0.0825*t362;
-    const double t370 = qd[3] - t362;
-    const double t371 = t101*t366 - t102*t370;
-    const double t372 = -t101*t370 - t102*t366;
-    const double t373 = -0.384*t370;
-    const double t374 = -0.0825*t370;
-    const double t375 = 0.384*t366 + 0.0825*t367;
-    const double t376 = qd[4] + t367;
-    const double t377 = t43*t376 + t42*t371;
-    const double t378 = t42*t376 - t43*t371;
-    const double t379 = qd[5] - t372;
-    const double t380 = t1*t379 + t0*t377;
-    const double t381 = t0*t379 - t1*t377;
-    const double t382 = 0.088*t379;
-    const double t383 = -0.088*t378;
-    const double t384 = qd[6] - t378;
-    const double t385 = 0.01026110182100817*qd[1] + 0.00850351162402155*t359 - 0.00398335888393552*t360;
-    const double t386 = 0.0007689361029464*qd[1] + 0.028124284712194955*t360 - 0.00398335888393552*t359;
-    const double t387 = 0.026534991901690206*qd[1] + 0.01026110182100817*t359 + 0.0007689361029464*t360;
-    const double t388 = t360*t387 - qd[1]*t386;
-    const double t389 = qd[1]*t385 - t359*t387;
-    const double t390 = t359*t386 - t360*t385;
-    const double t391 = t360*t364;
-    const double t392 = qd[1]*t363 - t359*t364;
-    const double t393 = -t363*t360;
-    const double t394 = 0.05649492601407083*t361 - 0.005487648106562255*t365 - 0.008248333140675744*t362;
-    const double t395 = 0.05287838199960611*t362 - 0.008248333140675744*t361 - 0.004377257121839583*t365;
-    const double t396 = 0.01824920229252011*t365 - 0.005487648106562255*t361 - 0.004377257121839583*t362;
-    const double t397 = t362*t396 - t365*t395;
-    const double t398 = t365*t394 - t361*t396;
-    const double t399 = t361*t395 - t362*t394;
-    const double t400 = -0.214708623208*t362 - 0.126729164208*t365;
-    const double t401 = 0.214708623208*t361 + 0.088844724872*t365;
-    const double t402 = 0.126729164208*t361 - 0.088844724872*t362;
-    const double t403 = t362*t402 - t365*t401;
-    const double t404 = t365*t400 - t361*t402;
-    const double t405 = t362*t369 - t365*t368;
-    const double t406 = -t361*t369;
-    const double t407 = t361*t368;
-    const double t408 = 0.0039053550262761003*t370 + 0.06767727025085991*t366 + 0.02771584317362585*t367;
-    const double t409 = 0.03239943042445132*t367 - 0.0016444875773692705*t370 + 0.02771584317362585*t366;
-    const double t410 = 0.0775861490525396*t370 + 0.0039053550262761003*t366 - 0.0016444875773692705*t367;
-    const double t411 = t367*t410 - t370*t409;
-    const double t412 = t370*t408 - t366*t410;
-    const double t413 = t366*t409 - t367*t408;
-    const double t414 = 0.09850206933*t367 - 0.374644408005*t370;
-    const double t415 = -0.19076837715*t370 - 0.09850206933*t366;
-    const double t416 = 0.374644408005*t366 + 0.19076837715*t367;
-    const double t417 = t367*t416 - t370*t415;
-    const double t418 = t370*t414 - t366*t416;
-    const double t419 = t366*t415 - t367*t414;
-    const double t420 = t367*t375 - t370*t374;
-    const double t421 = t370*t373 - t366*t375;
-    const double t422 = t366*t374 - t367*t373;
-    const double t423 = 0.03942757095803552*t371 - 0.0015152444733270301*t372 - 0.004600245517563105*t376;
-    const double t424 = 0.03146037232526039*t372 + 0.0021640520520981297*t376 - 0.0015152444733270301*t371;
-    const double t425 = 0.010869510762828563*t376 + 0.0021640520520981297*t372 - 0.004600245517563105*t371;
-    const double t426 = t372*t425 - t376*t424;
-    const double t427 = t376*t423 - t371*t425;
-    const double t428 = t371*t424 - t372*t423;
-    const double t429 = -0.047121686402*t372 - 0.05034347249*t376;
-    const double t430 = 0.047121686402*t371 - 0.014653732538*t376;
-    const double t431 = 0.014653732538*t372 + 0.05034347249*t371;
-    const double t432 = t372*t431 - t376*t430;
-    const double t433 = t376*t429 - t371*t431;
-    const double t434 = t371*t430 - t372*t429;
-    const double t435 = 0.00248046035817079*t377 - 0.00010375891721868492*t379 + 0.001524110902883315*t378;
-    const double t436 = 9.3569097314605e-05*t379 + 0.010567766133106952*t378 + 0.001524110902883315*t377;
-    const double t437 = 0.011794560230238952*t379 + 9.3569097314605e-05*t378 - 0.00010375891721868492*t377;
-    const double t438 = t378*t437 - t379*t436;
-    const double t439 = t379*t435 - t377*t437;
-    const double t440 = t377*t436 - t378*t435;
-    const double t441 = 0.023526756935*t379 - 0.017527158935000002*t378;
-    const double t442 = 0.10024161669500001*t379 + 0.017527158935000002*t377;
-    const double t443 = -0.10024161669500001*t378 - 0.023526756935*t377;
-    const double t444 = t378*t443 - t379*t442;
-    const double t445 = t379*t441 - t377*t443;
-    const double t446 = t377*t442 - t378*t441;
-    const double t447 = t378*t383 - t379*t382;
-    const double t448 = -t377*t383;
-    const double t449 = t377*t382;
-    const double t450 = 0.000391391281684248*t381 + 0.0316333431909496*t380 - 0.0009653051699191116*t384;
-    const double t451 = 0.000391391281684248*t380 + 0.029212399412428362*t381 - 0.001255536598272898*t384;
-    const double t452 = 0.006684151967360946*t384 - 0.001255536598272898*t381 - 0.0009653051699191116*t380;
-    const double t453 = t381*t452 - t384*t451;
-    const double t454 = t384*t450 - t380*t452;
-    const double t455 = t380*t451 - t381*t450;
-    const double t456 = 0.150277948634*t381 - 0.0020344399586617965*t384;
-    const double t457 = 0.002573605371338202*t384 - 0.150277948634*t380;
-    const double t458 = 0.0020344399586617965*t380 - 0.002573605371338202*t381;
-    const double t459 = t381*t458 - t384*t457;
-    const double t460 = t384*t456 - t380*t458;
-    const double t461 = t380*t457 - t381*t456;
-    const double t462 = qd[1]*t360;
-    const double t463 = -qd[1]*t359;
-    const double t464 = t271*t393 + t270*t391;
-    const double t465 = t270*t393 - t271*t391;
-    const double t466 = qd[2]*t362;
-    const double t467 = -qd[2]*t361;
-    const double t468 = t189*t407 + t188*t405;
-    const double t469 = t188*t407 - t189*t405;
-    const double t470 = qd[3]*t367;
-    const double t471 = -qd[3]*t366;
-    const double t472 = t101*t420 - t102*t422;
-    const double t473 = -t101*t422 - t102*t420;
-    const double t474 = qd[4]*t372;
-    const double t475 = -qd[4]*t371;
-    const double t476 = qd[5]*t378;
-    const double t477 = -qd[5]*t377;
-    const double t478 = t1*t449 + t0*t447;
-    const double t479 = t0*t449 - t1*t447;
-    const double t480 = qd[6]*t381;
-    const double t481 = -qd[6]*t380;
+    const double t361 = 0.01026110182100817*qd[1] + 0.00850351162402155*t359 - 0.00398335888393552*t360;
+    const double t362 = 0.0007689361029464*qd[1] + 0.028124284712194955*t360 - 0.00398335888393552*t359;
+    const double t363 = 0.026534991901690206*qd[1] + 0.01026110182100817*t359 + 0.0007689361029464*t360;
+    const double t364 = t360*t363 - qd[1]*t362;
+    const double t365 = qd[1]*t361 - t359*t363;
+    const double t366 = t359*t362 - t360*t361;
+    const double t367 = 0.316*qd[1];
+    const double t368 = -0.316*t359;
+    const double t369 = t360*t368;
+    const double t370 = qd[1]*t367 - t359*t368;
+    const double t371 = -t367*t360;
+    const double t372 = qd[1]*t360;
+    const double t373 = -qd[1]*t359;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t374 = qd[1]*t271 + t270*t359;
+    const double t375 = qd[1]*t270 - t271*t359;
+    const double t376 = qd[2] - t360;
+    const double t377 = 0.05649492601407083*t374 - 0.005487648106562255*t376 - 0.008248333140675744*t375;
+    const double t378 = 0.05287838199960611*t375 - 0.008248333140675744*t374 - 0.004377257121839583*t376;
+    const double t379 = 0.01824920229252011*t376 - 0.005487648106562255*t374 - 0.004377257121839583*t375;
+    const double t380 = t375*t379 - t376*t378;
+    const double t381 = t376*t377 - t374*t379;
+    const double t382 = t374*t378 - t375*t377;
+    const double t383 = -0.214708623208*t375 - 0.126729164208*t376;
+    const double t384 = 0.214708623208*t374 + 0.088844724872*t376;
+    const double t385 = 0.126729164208*t374 - 0.088844724872*t375;
+    const double t386 = t375*t385 - t376*t384;
+    const double t387 = t376*t383 - t374*t385;
+    const double t388 = 0.0825*t376;
+    const double t389 = -0.0825*t375;
+    const double t390 = t375*t389 - t376*t388;
+    const double t391 = -t374*t389;
+    const double t392 = t374*t388;
+    const double t393 = t271*t371 + t270*t369;
+    const double t394 = t270*t371 - t271*t369;
+    const double t395 = qd[2]*t375;
+    const double t396 = -qd[2]*t374;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t397 = t188*t374 + t189*t376;
+    const double t398 = t188*t376 - t189*t374;
+    const double t399 = qd[3] - t375;
+    const double t400 = 0.0039053550262761003*t399 + 0.06767727025085991*t397 + 0.02771584317362585*t398;
+    const double t401 = 0.03239943042445132*t398 - 0.0016444875773692705*t399 + 0.02771584317362585*t397;
+    const double t402 = 0.0775861490525396*t399 + 0.0039053550262761003*t397 - 0.0016444875773692705*t398;
+    const double t403 = t398*t402 - t399*t401;
+    const double t404 = t399*t400 - t397*t402;
+    const double t405 = t397*t401 - t398*t400;
+    const double t406 = 0.09850206933*t398 - 0.374644408005*t399;
+    const double t407 = -0.19076837715*t399 - 0.09850206933*t397;
+    const double t408 = 0.374644408005*t397 + 0.19076837715*t398;
+    const double t409 = t398*t408 - t399*t407;
+    const double t410 = t399*t406 - t397*t408;
+    const double t411 = t397*t407 - t398*t406;
+    const double t412 = -0.384*t399;
+    const double t413 = -0.0825*t399;
+    const double t414 = 0.384*t397 + 0.0825*t398;
+    const double t415 = t398*t414 - t399*t413;
+    const double t416 = t399*t412 - t397*t414;
+    const double t417 = t397*t413 - t398*t412;
+    const double t418 = t189*t392 + t188*t390;
+    const double t419 = t188*t392 - t189*t390;
+    const double t420 = qd[3]*t398;
+    const double t421 = -qd[3]*t397;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t422 = t101*t397 - t102*t399;
+    const double t423 = -t101*t399 - t102*t397;
+    const double t424 = qd[4] + t398;
+    const double t425 = 0.03942757095803552*t422 - 0.0015152444733270301*t423 - 0.004600245517563105*t424;
+    const double t426 = 0.03146037232526039*t423 + 0.0021640520520981297*t424 - 0.0015152444733270301*t422;
+    const double t427 = 0.010869510762828563*t424 + 0.0021640520520981297*t423 - 0.004600245517563105*t422;
+    const double t428 = t423*t427 - t424*t426;
+    const double t429 = t424*t425 - t422*t427;
+    const double t430 = t422*t426 - t423*t425;
+    const double t431 = -0.047121686402*t423 - 0.05034347249*t424;
+    const double t432 = 0.047121686402*t422 - 0.014653732538*t424;
+    const double t433 = 0.014653732538*t423 + 0.05034347249*t422;
+    const double t434 = t423*t433 - t424*t432;
+    const double t435 = t424*t431 - t422*t433;
+    const double t436 = t422*t432 - t423*t431;
+    const double t437 = t101*t415 - t102*t417;
+    const double t438 = -t101*t417 - t102*t415;
+    const double t439 = qd[4]*t423;
+    const double t440 = -qd[4]*t422;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t441 = t43*t424 + t42*t422;
+    const double t442 = t42*t424 - t43*t422;
+    const double t443 = qd[5] - t423;
+    const double t444 = 0.00248046035817079*t441 - 0.00010375891721868492*t443 + 0.001524110902883315*t442;
+    const double t445 = 9.3569097314605e-05*t443 + 0.010567766133106952*t442 + 0.001524110902883315*t441;
+    const double t446 = 0.011794560230238952*t443 + 9.3569097314605e-05*t442 - 0.00010375891721868492*t441;
+    const double t447 = t442*t446 - t443*t445;
+    const double t448 = t443*t444 - t441*t446;
+    const double t449 = t441*t445 - t442*t444;
+    const double t450 = 0.023526756935*t443 - 0.017527158935000002*t442;
+    const double t451 = 0.10024161669500001*t443 + 0.017527158935000002*t441;
+    const double t452 = -0.10024161669500001*t442 - 0.023526756935*t441;
+    const double t453 = t442*t452 - t443*t451;
+    const double t454 = t443*t450 - t441*t452;
+    const double t455 = t441*t451 - t442*t450;
+    const double t456 = 0.088*t443;
+    const double t457 = -0.088*t442;
+    const double t458 = t442*t457 - t443*t456;
+    const double t459 = -t441*t457;
+    const double t460 = t441*t456;
+    const double t461 = qd[5]*t442;
+    const double t462 = -qd[5]*t441;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t463 = t1*t443 + t0*t441;
+    const double t464 = t0*t443 - t1*t441;
+    const double t465 = qd[6] - t442;
+    const double t466 = 0.000391391281684248*t464 + 0.0316333431909496*t463 - 0.0009653051699191116*t465;
+    const double t467 = 0.000391391281684248*t463 + 0.029212399412428362*t464 - 0.001255536598272898*t465;
+    const double t468 = 0.006684151967360946*t465 - 0.001255536598272898*t464 - 0.0009653051699191116*t463;
+    const double t469 = t464*t468 - t465*t467;
+    const double t470 = t465*t466 - t463*t468;
+    const double t471 = t463*t467 - t464*t466;
+    const double t472 = 0.150277948634*t464 - 0.0020344399586617965*t465;
+    const double t473 = 0.002573605371338202*t465 - 0.150277948634*t463;
+    const double t474 = 0.0020344399586617965*t463 - 0.002573605371338202*t464;
+    const double t475 = t464*t474 - t465*t473;
+    const double t476 = t465*t472 - t463*t474;
+    const double t477 = t463*t473 - t464*t472;
+    const double t478 = t1*t460 + t0*t458;
+    const double t479 = t0*t460 - t1*t458;
+    const double t480 = qd[6]*t464;
+    const double t481 = -qd[6]*t463;
     const double t482 = 9.81*t355;
-    const double t483 = t462*t328 - 0.00398335888393552*t463;
-    const double t484 = 0.028124284712194955*t463 - 0.00398335888393552*t462;
-    const double t485 = 0.0007689361029464*t463 + t462*t329;
-    const double t486 = t388 + t483;
-    const double t487 = t484 + t389;
-    const double t488 = t390 + t485;
-    const double t489 = t467*t251 + t464*t256 + t465*t257 - t392*t258 + t466*t250;
-    const double t490 = t466*t251 + t467*t253 + t464*t259 + t465*t260 - t392*t261;
-    const double t491 = t464*t262 + t465*t263 - t392*t264 + t466*t252 + t467*t254;
-    const double t492 = t466*t256 + t467*t259 + t464*t265 + t465*t266 - t392*t267;
-    const double t493 = t466*t257 + t467*t260 + t464*t266 + t465*t268 - t392*t269;
-    const double t494 = t397 + t489;
-    const double t495 = t398 + t490;
-    const double t496 = t399 + t491;
-    const double t497 = t403 + t492;
-    const double t498 = t404 + t493;
-    const double t499 = t468*t173 + t469*t174 + t471*t168 - t406*t175 + t470*t167;
-    const double t500 = t468*t176 + t469*t177 - t406*t178 + t470*t168 + t471*t170;
-    const double t501 = t469*t180 - t406*t181 + t468*t179 + t471*t171 + t470*t169;
-    const double t502 = t470*t173 + t471*t176 + t468*t182 + t469*t183 - t406*t184;
-    const double t503 = t470*t174 + t471*t177 + t468*t183 + t469*t185 - t406*t186;
-    const double t504 = t468*t184 + t469*t186 - t406*t187 + t471*t178 + t470*t175;
-    const double t505 = t411 + t499;
-    const double t506 = t412 + t500;
-    const double t507 = t413 + t501;
-    const double t508 = t417 + t502;
-    const double t509 = t418 + t503;
-    const double t510 = t419 + t504;
-    const double t511 = t421*t91 - 0.0015152444733270301*t475 + t472*t89 + t473*t90 + t474*t86;
-    const double t512 = 0.03146037232526039*t475 - 0.0015152444733270301*t474 + 0.014653732538*t421 - 0.047121686402*t472;
-    const double t513 = 0.0021640520520981297*t475 + t421*t94 + t472*t92 + t473*t93 + t474*t87;
-    const double t514 = t421*t97 - 0.047121686402*t475 + t472*t95 + t473*t96 + t474*t89;
-    const double t515 = t472*t96 + t473*t98 + t474*t90 + t421*t99;
-    const double t516 = 0.014653732538*t475 + t421*t100 + t472*t97 + t474*t91 + t473*t99;
-    const double t517 = t426 + t511;
-    const double t518 = t427 + t512;
-    const double t519 = t428 + t513;
-    const double t520 = t432 + t514;
-    const double t521 = t433 + t515;
-    const double t522 = t434 + t516;
-    const double t523 = t25*t476 + t26*t477;
-    const double t524 = t26*t476 + t28*t477;
-    const double t525 = t27*t476 + t29*t477;
-    const double t526 = t31*t476 + t34*t477;
-    const double t527 = t32*t476;
-    const double t528 = t33*t476 + t35*t477;
-    const double t529 = t523 + t438;
-    const double t530 = t524 + t439;
-    const double t531 = t525 + t440;
-    const double t532 = t526 + t444;
-    const double t533 = t527 + t445;
-    const double t534 = t446 + t528;
-    const double t535 = 0.000391391281684248*t481 + 0.0316333431909496*t480 - 0.0020344399586617965*t448 - 0.150277948634*t479;
-    const double t536 = 0.000391391281684248*t480 + 0.002573605371338202*t448 + 0.029212399412428362*t481 + 0.150277948634*t478;
+    const double t483 = t372*t328 - 0.00398335888393552*t373;
+    const double t484 = 0.028124284712194955*t373 - 0.00398335888393552*t372;
+    const double t485 = 0.0007689361029464*t373 + t372*t329;
+    const double t486 = t364 + t483;
+    const double t487 = t484 + t365;
+    const double t488 = t366 + t485;
+    const double t489 = t396*t251 + t393*t256 + t394*t257 - t370*t258 + t395*t250;
+    const double t490 = t395*t251 + t396*t253 + t393*t259 + t394*t260 - t370*t261;
+    const double t491 = t393*t262 + t394*t263 - t370*t264 + t395*t252 + t396*t254;
+    const double t492 = t395*t256 + t396*t259 + t393*t265 + t394*t266 - t370*t267;
+    const double t493 = t395*t257 + t396*t260 + t393*t266 + t394*t268 - t370*t269;
+    const double t494 = t380 + t489;
+    const double t495 = t381 + t490;
+    const double t496 = t382 + t491;
+    const double t497 = t386 + t492;
+    const double t498 = t387 + t493;
+    const double t499 = t418*t173 + t419*t174 + t421*t168 - t391*t175 + t420*t167;
+    const double t500 = t418*t176 + t419*t177 - t391*t178 + t420*t168 + t421*t170;
+    const double t501 = t419*t180 - t391*t181 + t418*t179 + t421*t171 + t420*t169;
+    const double t502 = t420*t173 + t421*t176 + t418*t182 + t419*t183 - t391*t184;
+    const double t503 = t420*t174 + t421*t177 + t418*t183 + t419*t185 - t391*t186;
+    const double t504 = t418*t184 + t419*t186 - t391*t187 + t421*t178 + t420*t175;
+    const double t505 = t403 + t499;
+    const double t506 = t404 + t500;
+    const double t507 = t405 + t501;
+    const double t508 = t409 + t502;
+    const double t509 = t410 + t503;
+    const double t510 = t411 + t504;
+    const double t511 = t416*t91 - 0.0015152444733270301*t440 + t437*t89 + t438*t90 + t439*t86;
+    const double t512 = 0.03146037232526039*t440 - 0.0015152444733270301*t439 + 0.014653732538*t416 - 0.047121686402*t437;
+    const double t513 = 0.0021640520520981297*t440 + t416*t94 + t437*t92 + t438*t93 + t439*t87;
+    const double t514 = t416*t97 - 0.047121686402*t440 + t437*t95 + t438*t96 + t439*t89;
+    const double t515 = t437*t96 + t438*t98 + t439*t90 + t416*t99;
+    const double t516 = 0.014653732538*t440 + t416*t100 + t437*t97 + t439*t91 + t438*t99;
+    const double t517 = t428 + t511;
+    const double t518 = t429 + t512;
+    const double t519 = t430 + t513;
+    const double t520 = t434 + t514;
+    const double t521 = t435 + t515;
+    const double t522 = t436 + t516;
+    const double t523 = t25*t461 + t26*t462;
+    const double t524 = t26*t461 + t28*t462;
+    const double t525 = t27*t461 + t29*t462;
+    const double t526 = t31*t461 + t34*t462;
+    const double t527 = t32*t461;
+    const double t528 = t33*t461 + t35*t462;
+    const double t529 = t523 + t447;
+    const double t530 = t524 + t448;
+    const double t531 = t525 + t449;
+    const double t532 = t526 + t453;
+    const double t533 = t527 + t454;
+    const double t534 = t455 + t528;
+    const double t535 = 0.000391391281684248*t481 + 0.0316333431909496*t480 - 0.0020344399586617965*t459 - 0.150277948634*t479;
+    const double t536 = 0.000391391281684248*t480 + 0.002573605371338202*t459 + 0.029212399412428362*t481 + 0.150277948634*t478;
     const double t537 = 0.002573605371338202*t479 - 0.001255536598272898*t481 - 0.0009653051699191116*t480 - 0.0020344399586617965*t478;
     const double t538 = 0.150277948634*t481 + 1.4955219999999998*t478;
     const double t539 = 1.4955219999999998*t479 - 0.150277948634*t480;
-    const double t540 = 0.0020344399586617965*t480 - 0.002573605371338202*t481 - 1.4955219999999998*t448;
-    const double t541 = t453 + t535;
-    const double t542 = t454 + t536;
-    const double t543 = t455 + t537;
-    const double t544 = t459 + t538;
-    const double t545 = t460 + t539;
-    const double t546 = t461 + t540;
+    const double t540 = 0.0020344399586617965*t480 - 0.002573605371338202*t481 - 1.4955219999999998*t459;
+    const double t541 = t469 + t535;
+    const double t542 = t470 + t536;
+    const double t543 = t471 + t537;
+    const double t544 = t475 + t538;
+    const double t545 = t476 + t539;
+    const double t546 = t477 + t540;
+
+    /* ---- tip-to-base y = psi(P a + b) -- [KJR (66)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t547 = t0*t544 - t1*t545;
     const double t548 = t1*t544 + t0*t545;
     const double t549 = t0*t541 - t1*t542;
@@ -17197,6 +16388,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t558 = t532 + t547 - t10*t543;
     const double t559 = t533 - t546;
     const double t560 = t534 + t548 - t11*t543;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t561 = t42*t558 - t43*t559;
     const double t562 = t42*t559 + t43*t558;
     const double t563 = t42*t555 - t43*t556;
@@ -17206,6 +16399,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t567 = t520 + t561 - t57*t557;
     const double t568 = t521 - t560 - t58*t557;
     const double t569 = t522 + t562 - t59*t557;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t570 = t101*t567 - t102*t568;
     const double t571 = t101*t568 + t102*t567;
     const double t572 = t101*t565 - t102*t518;
@@ -17222,6 +16417,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t583 = t570 - t122*t566 + t508;
     const double t584 = t569 - t109*t566 + t509;
     const double t585 = t510 - t571 - t123*t566;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t586 = t188*t583 - t189*t584;
     const double t587 = t188*t584 + t189*t583;
     const double t588 = t188*t580 - t189*t581;
@@ -17235,6 +16432,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t596 = t593 - t206*t582 + t496;
     const double t597 = t586 - t207*t582 + t497;
     const double t598 = t498 - t585 - t208*t582;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t599 = t270*t597 - t271*t598;
     const double t600 = t271*t597 + t270*t598;
     const double t601 = t270*t594 - t271*t595;
@@ -17245,18 +16444,28 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t606 = t602 + t604;
     const double t607 = t486 - t287*t596 + t605;
     const double t608 = t488 - t288*t596 + t606;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t609 = t335*t487 + t336*t607;
     const double t610 = t482 - t608*t342 - t609;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
     const double t611 = t610*t358;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t612 = t337*t608;
     const double t613 = -t336*t611;
     const double t614 = -t335*t611;
     const double t615 = 9.81*t336;
     const double t616 = 9.81*t335;
     const double t617 = t342*t611 - 9.81*t343;
-    const double t618 = t613 - t462;
-    const double t619 = t614 - t463;
+    const double t618 = t613 - t372;
+    const double t619 = t614 - t373;
     const double t620 = t612 - t617;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t621 = t272*t596;
     const double t622 = t270*t618 + t271*t620;
     const double t623 = t270*t620 - t271*t618;
@@ -17267,12 +16476,14 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t628 = t270*t625 - t271*t626;
     const double t629 = t615*t289 + t616*t290 - t619 + t287*t618 + t288*t620;
     const double t630 = -t619 - t629;
-    const double t631 = t622 - t466;
-    const double t632 = t623 - t467;
+    const double t631 = t622 - t395;
+    const double t632 = t623 - t396;
     const double t633 = t621 + t630;
-    const double t634 = t627 - t464;
-    const double t635 = t628 - t465;
-    const double t636 = t392 - t616;
+    const double t634 = t627 - t393;
+    const double t635 = t628 - t394;
+    const double t636 = t370 - t616;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t637 = t190*t582;
     const double t638 = t188*t631 + t189*t633;
     const double t639 = t188*t633 - t189*t631;
@@ -17284,12 +16495,14 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t645 = t188*t643 - t189*t634;
     const double t646 = t636*t209 + t204*t631 + t210*t632 + t206*t633 + t207*t634 + t208*t635;
     const double t647 = -t632 - t646;
-    const double t648 = t638 - t470;
-    const double t649 = t639 - t471;
+    const double t648 = t638 - t420;
+    const double t649 = t639 - t421;
     const double t650 = t637 + t647;
-    const double t651 = t644 - t468;
-    const double t652 = t645 - t469;
-    const double t653 = t406 - t642;
+    const double t651 = t644 - t418;
+    const double t652 = t645 - t419;
+    const double t653 = t391 - t642;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t654 = t103*t566;
     const double t655 = t101*t648 - t102*t650;
     const double t656 = -t102*t648 - t101*t650;
@@ -17303,12 +16516,14 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t664 = -t101*t662 - t102*t660;
     const double t665 = t119*t648 + t122*t651 + t123*t653 + t124*t649 + t109*t652 + t121*t650;
     const double t666 = t649 - t665;
-    const double t667 = t655 - t474;
-    const double t668 = t656 - t475;
+    const double t667 = t655 - t439;
+    const double t668 = t656 - t440;
     const double t669 = t654 + t666;
-    const double t670 = t663 - t472;
-    const double t671 = t664 - t473;
-    const double t672 = t661 - t421;
+    const double t670 = t663 - t437;
+    const double t671 = t664 - t438;
+    const double t672 = t661 - t416;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t673 = t44*t557;
     const double t674 = t42*t667 + t43*t669;
     const double t675 = t42*t669 - t43*t667;
@@ -17316,9 +16531,11 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t677 = t42*t672 - t43*t670;
     const double t678 = t55*t667 - t668 + t59*t672 + t58*t671 + t56*t669 + t57*t670;
     const double t679 = -t668 - t678;
-    const double t680 = t674 - t476;
-    const double t681 = t675 - t477;
+    const double t680 = t674 - t461;
+    const double t681 = t675 - t462;
     const double t682 = t673 + t679;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t683 = 149.60760989322966*t543;
     const double t684 = t0*t680 + t1*t682;
     const double t685 = t0*t682 - t1*t680;
@@ -17335,7 +16552,7 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t696 = t683 + t693;
     const double t697 = t690 - t478;
     const double t698 = t691 - t479;
-    const double t699 = t448 - t688;
+    const double t699 = t459 - t688;
     const double t700 = t335*t356;
     const double t701 = -t336*t356;
     const double t702 = t335*t357;
@@ -17380,11 +16597,11 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t741 = t729*t740 - t723*t699 + t728*t739;
     const double t742 = t731*t740 - t725*t699 + t730*t739;
     const double t743 = t733*t740 - t727*t699 + t732*t739;
-    const double t744 = 0.107*t381;
-    const double t745 = -0.107*t380;
-    const double t746 = -t384*t745;
-    const double t747 = t384*t744;
-    const double t748 = t380*t745 - t381*t744;
+    const double t744 = 0.107*t464;
+    const double t745 = -0.107*t463;
+    const double t746 = -t465*t745;
+    const double t747 = t465*t744;
+    const double t748 = t463*t745 - t464*t744;
     const double t749 = t728*t746 + t729*t747 - t723*t748;
     const double t750 = t730*t746 + t731*t747 - t725*t748;
     const double t751 = t732*t746 + t733*t747 - t727*t748;
@@ -17392,425 +16609,441 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t753 = t742 - t750;
     const double t754 = t743 - t751;
     const double t755 = 9.81 + t754;
-    const double t756 = -t345*t358;
-    const double t757 = -t347;
-    const double t758 = t358 + t756;
-    const double t759 = -t757*t358;
-    const double t760 = t339*t759 - t338*t756;
-    const double t761 = t338*t759 + t339*t758;
-    const double t762 = t338*t760 + t339*t761;
-    const double t763 = t337 + t762;
-    const double t764 = -0.316*t760;
-    const double t765 = 0.316*t756;
-    const double t766 = -0.316*t761;
-    const double t767 = -0.316*t759;
-    const double t768 = 0.316*t763;
-    const double t769 = 0.316*t760;
-    const double t770 = 0.316*t768;
-    const double t771 = 0.316*t769;
-    const double t772 = -0.316*t765;
-    const double t773 = -t756 - t763;
-    const double t774 = t292*t773;
-    const double t775 = -t294;
-    const double t776 = -2.0*t775*t760;
-    const double t777 = -t756 - t776 - t774;
-    const double t778 = t776 + t763 + t774;
-    const double t779 = 2.0*t292*t760 - t760 + t775*t773;
-    const double t780 = t271*t761 - t270*t759;
-    const double t781 = t271*t759 + t270*t761;
-    const double t782 = t764 - t769;
-    const double t783 = t765 + t768;
-    const double t784 = t292*t782;
-    const double t785 = t775*t783;
-    const double t786 = t775*t782;
-    const double t787 = t292*t783;
-    const double t788 = t764 - t784 - t785;
-    const double t789 = t769 + t784 + t785;
-    const double t790 = t765 + t786 - t787;
-    const double t791 = t786 + t768 - t787;
-    const double t792 = -t271*t767 - t270*t766;
-    const double t793 = t271*t766 - t270*t767;
-    const double t794 = t770 - t772;
-    const double t795 = t292*t794;
-    const double t796 = 2.0*t775*t771;
-    const double t797 = t770 - t796 - t795;
-    const double t798 = t772 + t796 + t795;
-    const double t799 = t771 - 2.0*t292*t771 + t775*t794;
-    const double t800 = t275*t780 + t274*t779 + t273*t777 + t276*t788 + t277*t790;
-    const double t801 = t275*t781 + t273*t779 + t274*t778 + t276*t791 + t277*t789;
-    const double t802 = t275*t758 + t274*t781 + t273*t780 + t276*t792 + t277*t793;
-    const double t803 = t275*t792 + t273*t788 + t274*t791 + t277*t799 + t276*t797;
-    const double t804 = t275*t793 + t273*t790 + t274*t789 + t276*t799 + t277*t798;
-    const double t805 = t275*t802 + t273*t800 + t274*t801 + t276*t803 + t277*t804;
-    const double t806 = t780 - t800;
-    const double t807 = t781 - t801;
-    const double t808 = t758 - 2.0*t802 + t805;
-    const double t809 = t792 - t803;
-    const double t810 = t793 - t804;
-    const double t811 = t272 + t808;
-    const double t812 = t790 + 0.0825*t806;
-    const double t813 = -0.0825*t779;
-    const double t814 = t789 + 0.0825*t807;
-    const double t815 = -0.0825*t778;
-    const double t816 = t810 + 0.0825*t811;
-    const double t817 = -0.0825*t807;
-    const double t818 = t799 + 0.0825*t809;
-    const double t819 = -0.0825*t791;
-    const double t820 = t798 + 0.0825*t810 + 0.0825*t816;
-    const double t821 = 0.0825*t817 - 0.0825*t789;
-    const double t822 = -0.0825*t815;
-    const double t823 = t777 - t811;
-    const double t824 = t212*t823;
-    const double t825 = -t214;
-    const double t826 = 2.0*t825*t806;
-    const double t827 = t777 - t826 - t824;
-    const double t828 = t826 + t811 + t824;
-    const double t829 = t806 - 2.0*t212*t806 + t825*t823;
-    const double t830 = -t188*t779 - t189*t807;
-    const double t831 = t189*t779 - t188*t807;
-    const double t832 = t788 - t817;
-    const double t833 = t813 + t809;
-    const double t834 = t212*t832;
-    const double t835 = t825*t833;
-    const double t836 = t825*t832;
-    const double t837 = t212*t833;
-    const double t838 = t788 - t834 - t835;
-    const double t839 = t817 + t834 + t835;
-    const double t840 = t813 + t836 - t837;
-    const double t841 = t809 + t836 - t837;
-    const double t842 = -t188*t791 - t189*t815;
-    const double t843 = t189*t791 - t188*t815;
-    const double t844 = -t188*t812 - t189*t816;
-    const double t845 = t189*t812 - t188*t816;
-    const double t846 = t797 - t822;
-    const double t847 = t212*t846;
-    const double t848 = 2.0*t825*t819;
-    const double t849 = t797 - t848 - t847;
-    const double t850 = t822 + t848 + t847;
-    const double t851 = t819 - 2.0*t212*t819 + t825*t846;
-    const double t852 = -t188*t818 - t189*t821;
-    const double t853 = t189*t818 - t188*t821;
-    const double t854 = t193*t830 + t194*t838 + t195*t840 + t192*t829 + t196*t844 + t191*t827;
-    const double t855 = t193*t831 + t194*t841 + t195*t839 + t191*t829 + t196*t845 + t192*t828;
-    const double t856 = t193*t778 + t194*t842 + t195*t843 + t191*t830 + t192*t831 + t196*t814;
-    const double t857 = t193*t842 + t195*t851 + t194*t849 + t191*t838 + t192*t841 + t196*t852;
-    const double t858 = t193*t843 + t194*t851 + t195*t850 + t191*t840 + t192*t839 + t196*t853;
-    const double t859 = t193*t814 + t194*t852 + t195*t853 + t191*t844 + t192*t845 + t196*t820;
-    const double t860 = t193*t856 + t194*t857 + t195*t858 + t191*t854 + t192*t855 + t196*t859;
-    const double t861 = t830 - t854;
-    const double t862 = t831 - t855;
-    const double t863 = t778 - 2.0*t856 + t860;
-    const double t864 = t842 - t857;
-    const double t865 = t843 - t858;
-    const double t866 = t814 - t859;
-    const double t867 = t190 + t863;
-    const double t868 = t838 - 0.384*t861;
-    const double t869 = t840 - 0.0825*t861;
-    const double t870 = t844 + 0.0825*t829 + 0.384*t827;
-    const double t871 = t841 - 0.384*t862;
-    const double t872 = t839 - 0.0825*t862;
-    const double t873 = t845 + 0.384*t829 + 0.0825*t828;
-    const double t874 = t864 - 0.384*t867;
-    const double t875 = t865 - 0.0825*t867;
-    const double t876 = t866 + 0.384*t861 + 0.0825*t862;
-    const double t877 = t849 - 0.384*t864 - 0.384*t874;
-    const double t878 = t851 - 0.0825*t864 - 0.384*t875;
-    const double t879 = t852 + 0.384*t838 + 0.0825*t841 - 0.384*t876;
-    const double t880 = t850 - 0.0825*t865 - 0.0825*t875;
-    const double t881 = t853 + 0.384*t840 + 0.0825*t839 - 0.0825*t876;
-    const double t882 = t820 + 0.384*t844 + 0.0825*t845 + 0.384*t870 + 0.0825*t873;
-    const double t883 = t827 - t867;
-    const double t884 = t126*t883;
-    const double t885 = -t128;
-    const double t886 = -2.0*t885*t861;
-    const double t887 = t827 - t886 - t884;
-    const double t888 = t886 + t867 + t884;
-    const double t889 = 2.0*t126*t861 - t861 + t885*t883;
-    const double t890 = t101*t829 - t102*t862;
-    const double t891 = -t102*t829 - t101*t862;
-    const double t892 = t868 - t876;
-    const double t893 = -t870 - t874;
-    const double t894 = t126*t892;
-    const double t895 = t885*t893;
-    const double t896 = t885*t892;
-    const double t897 = t126*t893;
-    const double t898 = t868 - t894 - t895;
-    const double t899 = t876 + t894 + t895;
-    const double t900 = t896 - t870 - t897;
-    const double t901 = t896 - t874 - t897;
-    const double t902 = t101*t871 - t102*t873;
-    const double t903 = -t101*t873 - t102*t871;
-    const double t904 = t101*t869 - t102*t875;
-    const double t905 = -t102*t869 - t101*t875;
-    const double t906 = t877 - t882;
-    const double t907 = t126*t906;
-    const double t908 = -2.0*t885*t879;
-    const double t909 = t877 - t908 - t907;
-    const double t910 = t882 + t908 + t907;
-    const double t911 = 2.0*t126*t879 - t879 + t885*t906;
-    const double t912 = t101*t878 - t102*t881;
-    const double t913 = -t101*t881 - t102*t878;
-    const double t914 = t106*t890 + t105*t889 + t109*t904 + t104*t887 + t107*t898 + t108*t900;
-    const double t915 = t106*t891 + t104*t889 + t109*t905 + t105*t888 + t108*t899 + t107*t901;
-    const double t916 = t106*t828 + t109*t872 + t104*t890 + t105*t891 + t108*t903 + t107*t902;
-    const double t917 = t106*t902 + t104*t898 + t105*t901 + t108*t911 + t109*t912 + t107*t909;
-    const double t918 = t106*t903 + t109*t913 + t105*t899 + t104*t900 + t107*t911 + t108*t910;
-    const double t919 = t106*t872 + t109*t880 + t104*t904 + t105*t905 + t108*t913 + t107*t912;
-    const double t920 = t106*t916 + t104*t914 + t105*t915 + t109*t919 + t108*t918 + t107*t917;
-    const double t921 = t890 - t914;
-    const double t922 = t891 - t915;
-    const double t923 = t828 - 2.0*t916 + t920;
-    const double t924 = t902 - t917;
-    const double t925 = t903 - t918;
-    const double t926 = t872 - t919;
-    const double t927 = t103 + t923;
-    const double t928 = t887 - t927;
-    const double t929 = t61*t928;
-    const double t930 = -t63;
-    const double t931 = 2.0*t930*t921;
-    const double t932 = t887 - t931 - t929;
-    const double t933 = t931 + t927 + t929;
-    const double t934 = t921 - 2.0*t61*t921 + t930*t928;
-    const double t935 = -t42*t889 - t43*t922;
-    const double t936 = t43*t889 - t42*t922;
-    const double t937 = t898 - t926;
-    const double t938 = t904 + t924;
-    const double t939 = t61*t937;
-    const double t940 = t930*t938;
-    const double t941 = t930*t937;
-    const double t942 = t61*t938;
-    const double t943 = t898 - t939 - t940;
-    const double t944 = t926 + t939 + t940;
-    const double t945 = t904 + t941 - t942;
-    const double t946 = t924 + t941 - t942;
-    const double t947 = -t43*t905 - t42*t901;
-    const double t948 = t43*t901 - t42*t905;
-    const double t949 = -t42*t900 - t43*t925;
-    const double t950 = t43*t900 - t42*t925;
-    const double t951 = t909 - t880;
-    const double t952 = t61*t951;
-    const double t953 = 2.0*t930*t912;
-    const double t954 = t909 - t953 - t952;
-    const double t955 = t880 + t953 + t952;
-    const double t956 = t912 - 2.0*t61*t912 + t930*t951;
-    const double t957 = -t43*t913 - t42*t911;
-    const double t958 = t43*t911 - t42*t913;
-    const double t959 = t47*t935 + t50*t949 + t48*t943 + t49*t945 + t46*t934 + t45*t932;
-    const double t960 = t47*t936 + t50*t950 + t49*t944 + t48*t946 + t45*t934 + t46*t933;
-    const double t961 = t47*t888 + t50*t899 + t48*t947 + t49*t948 + t45*t935 + t46*t936;
-    const double t962 = t47*t947 + t50*t957 + t49*t956 + t48*t954 + t45*t943 + t46*t946;
-    const double t963 = t47*t948 + t50*t958 + t48*t956 + t49*t955 + t46*t944 + t45*t945;
-    const double t964 = t47*t899 + t50*t910 + t48*t957 + t49*t958 + t45*t949 + t46*t950;
-    const double t965 = t47*t961 + t50*t964 + t48*t962 + t49*t963 + t45*t959 + t46*t960;
-    const double t966 = t935 - t959;
-    const double t967 = t936 - t960;
-    const double t968 = t888 - 2.0*t961 + t965;
-    const double t969 = t947 - t962;
-    const double t970 = t948 - t963;
-    const double t971 = t899 - t964;
-    const double t972 = t44 + t968;
-    const double t973 = t945 + 0.088*t966;
-    const double t974 = t949 - 0.088*t934;
-    const double t975 = t944 + 0.088*t967;
-    const double t976 = t950 - 0.088*t933;
-    const double t977 = t970 + 0.088*t972;
-    const double t978 = t971 - 0.088*t967;
-    const double t979 = t956 + 0.088*t969;
-    const double t980 = t957 - 0.088*t946;
-    const double t981 = t955 + 0.088*t970 + 0.088*t977;
-    const double t982 = t958 - 0.088*t944 + 0.088*t978;
-    const double t983 = t910 - 0.088*t950 - 0.088*t976;
-    const double t984 = t932 - t972;
-    const double t985 = t13*t984;
-    const double t986 = -t15;
-    const double t987 = 2.0*t986*t966;
-    const double t988 = t932 - t987 - t985;
-    const double t989 = t987 + t972 + t985;
-    const double t990 = t966 - 2.0*t13*t966 + t986*t984;
-    const double t991 = -t0*t934 - t1*t967;
-    const double t992 = t1*t934 - t0*t967;
-    const double t993 = t943 - t978;
-    const double t994 = t969 + t974;
-    const double t995 = t13*t993;
-    const double t996 = t986*t994;
-    const double t997 = t986*t993;
-    const double t998 = t13*t994;
-    const double t999 = t943 - t996 - t995;
-    const double t1000 = t996 + t978 + t995;
-    const double t1001 = t974 - t998 + t997;
-    const double t1002 = t969 - t998 + t997;
-    const double t1003 = -t0*t946 - t1*t976;
-    const double t1004 = t1*t946 - t0*t976;
-    const double t1005 = -t0*t973 - t1*t977;
-    const double t1006 = t1*t973 - t0*t977;
-    const double t1007 = t954 - t983;
-    const double t1008 = t13*t1007;
-    const double t1009 = 2.0*t986*t980;
-    const double t1010 = t954 - t1009 - t1008;
-    const double t1011 = t1009 + t983 + t1008;
-    const double t1012 = t980 - 2.0*t13*t980 + t986*t1007;
-    const double t1013 = -t0*t979 - t1*t982;
-    const double t1014 = t1*t979 - t0*t982;
-    const double t1015 = t991 + 0.3850309484142862*t1001 - 0.3043676996866723*t999 - 0.18783782960108433*t990 - 0.14441699928917623*t988;
-    const double t1016 = t992 + 0.3850309484142862*t1000 - 0.3043676996866723*t1002 - 0.14441699928917623*t990 - 0.18783782960108433*t989;
-    const double t1017 = t933 + 0.3850309484142862*t1004 - 0.3043676996866723*t1003 - 0.14441699928917623*t991 - 0.18783782960108433*t992;
-    const double t1018 = t1003 + 0.3850309484142862*t1012 - 0.3043676996866723*t1010 - 0.14441699928917623*t999 - 0.18783782960108433*t1002;
-    const double t1019 = t1004 - 0.3043676996866723*t1012 + 0.3850309484142862*t1011 - 0.14441699928917623*t1001 - 0.18783782960108433*t1000;
-    const double t1020 = t975 + 0.3850309484142862*t1014 - 0.3043676996866723*t1013 - 0.14441699928917623*t1005 - 0.18783782960108433*t1006;
-    const double t1021 = t1017 + 0.3850309484142862*t1019 - 0.3043676996866723*t1018 - 0.14441699928917623*t1015 - 0.18783782960108433*t1016;
-    const double t1022 = t991 - t1015;
-    const double t1023 = t992 - t1016;
-    const double t1024 = t933 - 2.0*t1017 + t1021;
-    const double t1025 = t1003 - t1018;
-    const double t1026 = t1004 - t1019;
-    const double t1027 = t975 - t1020;
-    const double t1028 = 149.60760989322966 + t1024;
+    const double t756 = u[0] + t734;
+    const double t757 = u[1] + t735;
+    const double t758 = u[2] + t736;
+    const double t759 = u[3] + t752;
+    const double t760 = u[4] + t753;
+    const double t761 = u[5] + t755;
 
-    /* ---- Omega(0) block (0, 0): tip panda_hand ---- */
-    const double t1029 = t999 + 0.107*t990;
-    const double t1030 = t1001 - 0.107*t988;
-    const double t1031 = t1002 + 0.107*t989;
-    const double t1032 = t1000 - 0.107*t990;
-    const double t1033 = t1025 + 0.107*t1023;
-    const double t1034 = t1026 - 0.107*t1022;
-    const double t1035 = t1010 + 0.107*t1002 + 0.107*t1031;
-    const double t1036 = t1012 - 0.107*t999 + 0.107*t1032;
-    const double t1037 = t1013 + 0.107*t1006;
-    const double t1038 = t1011 - 0.107*t1001 - 0.107*t1030;
-    const double t1039 = t1014 - 0.107*t1005;
-    const double t1040 = t729*t990 + t728*t988 - t723*t1022;
-    const double t1041 = t731*t990 + t730*t988 - t725*t1022;
-    const double t1042 = t733*t990 + t732*t988 - t727*t1022;
-    const double t1043 = t728*t990 + t729*t989 - t723*t1023;
-    const double t1044 = t730*t990 + t731*t989 - t725*t1023;
-    const double t1045 = t732*t990 + t733*t989 - t727*t1023;
-    const double t1046 = t728*t1022 + t729*t1023 - t723*t1028;
-    const double t1047 = t730*t1022 + t731*t1023 - t725*t1028;
-    const double t1048 = t732*t1022 + t733*t1023 - t727*t1028;
-    const double t1049 = t728*t1040 + t729*t1043 - t723*t1046;
-    const double t1050 = t728*t1041 + t729*t1044 - t723*t1047;
-    const double t1051 = t728*t1042 + t729*t1045 - t723*t1048;
-    const double t1052 = t730*t1041 + t731*t1044 - t725*t1047;
-    const double t1053 = t730*t1042 + t731*t1045 - t725*t1048;
-    const double t1054 = t732*t1042 + t733*t1045 - t727*t1048;
-    const double t1055 = t728*t1029 + t729*t1031 - t723*t1033;
-    const double t1056 = t729*t1032 + t728*t1030 - t723*t1034;
-    const double t1057 = t728*t1005 + t729*t1006 - t723*t1027;
-    const double t1058 = t730*t1029 + t731*t1031 - t725*t1033;
-    const double t1059 = t731*t1032 + t730*t1030 - t725*t1034;
-    const double t1060 = t730*t1005 + t731*t1006 - t725*t1027;
-    const double t1061 = t732*t1029 + t733*t1031 - t727*t1033;
-    const double t1062 = t733*t1032 + t732*t1030 - t727*t1034;
-    const double t1063 = t732*t1005 + t733*t1006 - t727*t1027;
-    const double t1064 = t728*t1055 - t723*t1057 + t729*t1056;
-    const double t1065 = t730*t1055 - t725*t1057 + t731*t1056;
-    const double t1066 = t732*t1055 - t727*t1057 + t733*t1056;
-    const double t1067 = t728*t1058 - t723*t1060 + t729*t1059;
-    const double t1068 = t730*t1058 - t725*t1060 + t731*t1059;
-    const double t1069 = t732*t1058 - t727*t1060 + t733*t1059;
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
+    const double t762 = -t345*t358;
+    const double t763 = -t347;
+    const double t764 = t358 + t762;
+    const double t765 = -t763*t358;
+    const double t766 = t339*t765 - t338*t762;
+    const double t767 = t338*t765 + t339*t764;
+    const double t768 = t338*t766 + t339*t767;
+    const double t769 = t337 + t768;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
+    const double t770 = -0.316*t766;
+    const double t771 = 0.316*t762;
+    const double t772 = -0.316*t767;
+    const double t773 = -0.316*t765;
+    const double t774 = 0.316*t769;
+    const double t775 = 0.316*t766;
+    const double t776 = 0.316*t774;
+    const double t777 = 0.316*t775;
+    const double t778 = -0.316*t771;
+    const double t779 = -t762 - t769;
+    const double t780 = t292*t779;
+    const double t781 = -t294;
+    const double t782 = -2.0*t781*t766;
+    const double t783 = -t762 - t782 - t780;
+    const double t784 = t782 + t769 + t780;
+    const double t785 = 2.0*t292*t766 - t766 + t781*t779;
+    const double t786 = t271*t767 - t270*t765;
+    const double t787 = t271*t765 + t270*t767;
+    const double t788 = t770 - t775;
+    const double t789 = t771 + t774;
+    const double t790 = t292*t788;
+    const double t791 = t781*t789;
+    const double t792 = t781*t788;
+    const double t793 = t292*t789;
+    const double t794 = t770 - t790 - t791;
+    const double t795 = t775 + t790 + t791;
+    const double t796 = t771 + t792 - t793;
+    const double t797 = t792 + t774 - t793;
+    const double t798 = -t271*t773 - t270*t772;
+    const double t799 = t271*t772 - t270*t773;
+    const double t800 = t776 - t778;
+    const double t801 = t292*t800;
+    const double t802 = 2.0*t781*t777;
+    const double t803 = t776 - t802 - t801;
+    const double t804 = t778 + t802 + t801;
+    const double t805 = t777 - 2.0*t292*t777 + t781*t800;
+    const double t806 = t275*t786 + t274*t785 + t273*t783 + t276*t794 + t277*t796;
+    const double t807 = t275*t787 + t273*t785 + t274*t784 + t276*t797 + t277*t795;
+    const double t808 = t275*t764 + t274*t787 + t273*t786 + t276*t798 + t277*t799;
+    const double t809 = t275*t798 + t273*t794 + t274*t797 + t277*t805 + t276*t803;
+    const double t810 = t275*t799 + t273*t796 + t274*t795 + t276*t805 + t277*t804;
+    const double t811 = t275*t808 + t273*t806 + t274*t807 + t276*t809 + t277*t810;
+    const double t812 = t786 - t806;
+    const double t813 = t787 - t807;
+    const double t814 = t764 - 2.0*t808 + t811;
+    const double t815 = t798 - t809;
+    const double t816 = t799 - t810;
+    const double t817 = t272 + t814;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
+    const double t818 = t796 + 0.0825*t812;
+    const double t819 = -0.0825*t785;
+    const double t820 = t795 + 0.0825*t813;
+    const double t821 = -0.0825*t784;
+    const double t822 = t816 + 0.0825*t817;
+    const double t823 = -0.0825*t813;
+    const double t824 = t805 + 0.0825*t815;
+    const double t825 = -0.0825*t797;
+    const double t826 = t804 + 0.0825*t816 + 0.0825*t822;
+    const double t827 = 0.0825*t823 - 0.0825*t795;
+    const double t828 = -0.0825*t821;
+    const double t829 = t783 - t817;
+    const double t830 = t212*t829;
+    const double t831 = -t214;
+    const double t832 = 2.0*t831*t812;
+    const double t833 = t783 - t832 - t830;
+    const double t834 = t832 + t817 + t830;
+    const double t835 = t812 - 2.0*t212*t812 + t831*t829;
+    const double t836 = -t188*t785 - t189*t813;
+    const double t837 = t189*t785 - t188*t813;
+    const double t838 = t794 - t823;
+    const double t839 = t819 + t815;
+    const double t840 = t212*t838;
+    const double t841 = t831*t839;
+    const double t842 = t831*t838;
+    const double t843 = t212*t839;
+    const double t844 = t794 - t840 - t841;
+    const double t845 = t823 + t840 + t841;
+    const double t846 = t819 + t842 - t843;
+    const double t847 = t815 + t842 - t843;
+    const double t848 = -t188*t797 - t189*t821;
+    const double t849 = t189*t797 - t188*t821;
+    const double t850 = -t188*t818 - t189*t822;
+    const double t851 = t189*t818 - t188*t822;
+    const double t852 = t803 - t828;
+    const double t853 = t212*t852;
+    const double t854 = 2.0*t831*t825;
+    const double t855 = t803 - t854 - t853;
+    const double t856 = t828 + t854 + t853;
+    const double t857 = t825 - 2.0*t212*t825 + t831*t852;
+    const double t858 = -t188*t824 - t189*t827;
+    const double t859 = t189*t824 - t188*t827;
+    const double t860 = t193*t836 + t194*t844 + t195*t846 + t192*t835 + t196*t850 + t191*t833;
+    const double t861 = t193*t837 + t194*t847 + t195*t845 + t191*t835 + t196*t851 + t192*t834;
+    const double t862 = t193*t784 + t194*t848 + t195*t849 + t191*t836 + t192*t837 + t196*t820;
+    const double t863 = t193*t848 + t195*t857 + t194*t855 + t191*t844 + t192*t847 + t196*t858;
+    const double t864 = t193*t849 + t194*t857 + t195*t856 + t191*t846 + t192*t845 + t196*t859;
+    const double t865 = t193*t820 + t194*t858 + t195*t859 + t191*t850 + t192*t851 + t196*t826;
+    const double t866 = t193*t862 + t194*t863 + t195*t864 + t191*t860 + t192*t861 + t196*t865;
+    const double t867 = t836 - t860;
+    const double t868 = t837 - t861;
+    const double t869 = t784 - 2.0*t862 + t866;
+    const double t870 = t848 - t863;
+    const double t871 = t849 - t864;
+    const double t872 = t820 - t865;
+    const double t873 = t190 + t869;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
+    const double t874 = t844 - 0.384*t867;
+    const double t875 = t846 - 0.0825*t867;
+    const double t876 = t850 + 0.0825*t835 + 0.384*t833;
+    const double t877 = t847 - 0.384*t868;
+    const double t878 = t845 - 0.0825*t868;
+    const double t879 = t851 + 0.384*t835 + 0.0825*t834;
+    const double t880 = t870 - 0.384*t873;
+    const double t881 = t871 - 0.0825*t873;
+    const double t882 = t872 + 0.384*t867 + 0.0825*t868;
+    const double t883 = t855 - 0.384*t870 - 0.384*t880;
+    const double t884 = t857 - 0.0825*t870 - 0.384*t881;
+    const double t885 = t858 + 0.384*t844 + 0.0825*t847 - 0.384*t882;
+    const double t886 = t856 - 0.0825*t871 - 0.0825*t881;
+    const double t887 = t859 + 0.384*t846 + 0.0825*t845 - 0.0825*t882;
+    const double t888 = t826 + 0.384*t850 + 0.0825*t851 + 0.384*t876 + 0.0825*t879;
+    const double t889 = t833 - t873;
+    const double t890 = t126*t889;
+    const double t891 = -t128;
+    const double t892 = -2.0*t891*t867;
+    const double t893 = t833 - t892 - t890;
+    const double t894 = t892 + t873 + t890;
+    const double t895 = 2.0*t126*t867 - t867 + t891*t889;
+    const double t896 = t101*t835 - t102*t868;
+    const double t897 = -t102*t835 - t101*t868;
+    const double t898 = t874 - t882;
+    const double t899 = -t876 - t880;
+    const double t900 = t126*t898;
+    const double t901 = t891*t899;
+    const double t902 = t891*t898;
+    const double t903 = t126*t899;
+    const double t904 = t874 - t900 - t901;
+    const double t905 = t882 + t900 + t901;
+    const double t906 = t902 - t876 - t903;
+    const double t907 = t902 - t880 - t903;
+    const double t908 = t101*t877 - t102*t879;
+    const double t909 = -t101*t879 - t102*t877;
+    const double t910 = t101*t875 - t102*t881;
+    const double t911 = -t102*t875 - t101*t881;
+    const double t912 = t883 - t888;
+    const double t913 = t126*t912;
+    const double t914 = -2.0*t891*t885;
+    const double t915 = t883 - t914 - t913;
+    const double t916 = t888 + t914 + t913;
+    const double t917 = 2.0*t126*t885 - t885 + t891*t912;
+    const double t918 = t101*t884 - t102*t887;
+    const double t919 = -t101*t887 - t102*t884;
+    const double t920 = t106*t896 + t105*t895 + t109*t910 + t104*t893 + t107*t904 + t108*t906;
+    const double t921 = t106*t897 + t104*t895 + t109*t911 + t105*t894 + t108*t905 + t107*t907;
+    const double t922 = t106*t834 + t109*t878 + t104*t896 + t105*t897 + t108*t909 + t107*t908;
+    const double t923 = t106*t908 + t104*t904 + t105*t907 + t108*t917 + t109*t918 + t107*t915;
+    const double t924 = t106*t909 + t109*t919 + t105*t905 + t104*t906 + t107*t917 + t108*t916;
+    const double t925 = t106*t878 + t109*t886 + t104*t910 + t105*t911 + t108*t919 + t107*t918;
+    const double t926 = t106*t922 + t104*t920 + t105*t921 + t109*t925 + t108*t924 + t107*t923;
+    const double t927 = t896 - t920;
+    const double t928 = t897 - t921;
+    const double t929 = t834 - 2.0*t922 + t926;
+    const double t930 = t908 - t923;
+    const double t931 = t909 - t924;
+    const double t932 = t878 - t925;
+    const double t933 = t103 + t929;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
+    const double t934 = t893 - t933;
+    const double t935 = t61*t934;
+    const double t936 = -t63;
+    const double t937 = 2.0*t936*t927;
+    const double t938 = t893 - t937 - t935;
+    const double t939 = t937 + t933 + t935;
+    const double t940 = t927 - 2.0*t61*t927 + t936*t934;
+    const double t941 = -t42*t895 - t43*t928;
+    const double t942 = t43*t895 - t42*t928;
+    const double t943 = t904 - t932;
+    const double t944 = t910 + t930;
+    const double t945 = t61*t943;
+    const double t946 = t936*t944;
+    const double t947 = t936*t943;
+    const double t948 = t61*t944;
+    const double t949 = t904 - t945 - t946;
+    const double t950 = t932 + t945 + t946;
+    const double t951 = t910 + t947 - t948;
+    const double t952 = t930 + t947 - t948;
+    const double t953 = -t43*t911 - t42*t907;
+    const double t954 = t43*t907 - t42*t911;
+    const double t955 = -t42*t906 - t43*t931;
+    const double t956 = t43*t906 - t42*t931;
+    const double t957 = t915 - t886;
+    const double t958 = t61*t957;
+    const double t959 = 2.0*t936*t918;
+    const double t960 = t915 - t959 - t958;
+    const double t961 = t886 + t959 + t958;
+    const double t962 = t918 - 2.0*t61*t918 + t936*t957;
+    const double t963 = -t43*t919 - t42*t917;
+    const double t964 = t43*t917 - t42*t919;
+    const double t965 = t47*t941 + t50*t955 + t48*t949 + t49*t951 + t46*t940 + t45*t938;
+    const double t966 = t47*t942 + t50*t956 + t49*t950 + t48*t952 + t45*t940 + t46*t939;
+    const double t967 = t47*t894 + t50*t905 + t48*t953 + t49*t954 + t45*t941 + t46*t942;
+    const double t968 = t47*t953 + t50*t963 + t49*t962 + t48*t960 + t45*t949 + t46*t952;
+    const double t969 = t47*t954 + t50*t964 + t48*t962 + t49*t961 + t46*t950 + t45*t951;
+    const double t970 = t47*t905 + t50*t916 + t48*t963 + t49*t964 + t45*t955 + t46*t956;
+    const double t971 = t47*t967 + t50*t970 + t48*t968 + t49*t969 + t45*t965 + t46*t966;
+    const double t972 = t941 - t965;
+    const double t973 = t942 - t966;
+    const double t974 = t894 - 2.0*t967 + t971;
+    const double t975 = t953 - t968;
+    const double t976 = t954 - t969;
+    const double t977 = t905 - t970;
+    const double t978 = t44 + t974;
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
+    const double t979 = t951 + 0.088*t972;
+    const double t980 = t955 - 0.088*t940;
+    const double t981 = t950 + 0.088*t973;
+    const double t982 = t956 - 0.088*t939;
+    const double t983 = t976 + 0.088*t978;
+    const double t984 = t977 - 0.088*t973;
+    const double t985 = t962 + 0.088*t975;
+    const double t986 = t963 - 0.088*t952;
+    const double t987 = t961 + 0.088*t976 + 0.088*t983;
+    const double t988 = t964 - 0.088*t950 + 0.088*t984;
+    const double t989 = t916 - 0.088*t956 - 0.088*t982;
+    const double t990 = t938 - t978;
+    const double t991 = t13*t990;
+    const double t992 = -t15;
+    const double t993 = 2.0*t992*t972;
+    const double t994 = t938 - t993 - t991;
+    const double t995 = t993 + t978 + t991;
+    const double t996 = t972 - 2.0*t13*t972 + t992*t990;
+    const double t997 = -t0*t940 - t1*t973;
+    const double t998 = t1*t940 - t0*t973;
+    const double t999 = t949 - t984;
+    const double t1000 = t975 + t980;
+    const double t1001 = t13*t999;
+    const double t1002 = t992*t1000;
+    const double t1003 = t992*t999;
+    const double t1004 = t13*t1000;
+    const double t1005 = t949 - t1002 - t1001;
+    const double t1006 = t1002 + t984 + t1001;
+    const double t1007 = t980 - t1004 + t1003;
+    const double t1008 = t975 - t1004 + t1003;
+    const double t1009 = -t0*t952 - t1*t982;
+    const double t1010 = t1*t952 - t0*t982;
+    const double t1011 = -t0*t979 - t1*t983;
+    const double t1012 = t1*t979 - t0*t983;
+    const double t1013 = t960 - t989;
+    const double t1014 = t13*t1013;
+    const double t1015 = 2.0*t992*t986;
+    const double t1016 = t960 - t1015 - t1014;
+    const double t1017 = t1015 + t989 + t1014;
+    const double t1018 = t986 - 2.0*t13*t986 + t992*t1013;
+    const double t1019 = -t0*t985 - t1*t988;
+    const double t1020 = t1*t985 - t0*t988;
+    const double t1021 = t997 + 0.3850309484142862*t1007 - 0.3043676996866723*t1005 - 0.18783782960108433*t996 - 0.14441699928917623*t994;
+    const double t1022 = t998 + 0.3850309484142862*t1006 - 0.3043676996866723*t1008 - 0.14441699928917623*t996 - 0.18783782960108433*t995;
+    const double t1023 = t939 + 0.3850309484142862*t1010 - 0.3043676996866723*t1009 - 0.14441699928917623*t997 - 0.18783782960108433*t998;
+    const double t1024 = t1009 + 0.3850309484142862*t1018 - 0.3043676996866723*t1016 - 0.14441699928917623*t1005 - 0.18783782960108433*t1008;
+    const double t1025 = t1010 - 0.3043676996866723*t1018 + 0.3850309484142862*t1017 - 0.14441699928917623*t1007 - 0.18783782960108433*t1006;
+    const double t1026 = t981 + 0.3850309484142862*t1020 - 0.3043676996866723*t1019 - 0.14441699928917623*t1011 - 0.18783782960108433*t1012;
+    const double t1027 = t1023 + 0.3850309484142862*t1025 - 0.3043676996866723*t1024 - 0.14441699928917623*t1021 - 0.18783782960108433*t1022;
+    const double t1028 = t997 - t1021;
+    const double t1029 = t998 - t1022;
+    const double t1030 = t939 - 2.0*t1023 + t1027;
+    const double t1031 = t1009 - t1024;
+    const double t1032 = t1010 - t1025;
+    const double t1033 = t981 - t1026;
+    const double t1034 = 149.60760989322966 + t1030;
+
+    /* ==== Omega(0) block (0, 0): tip panda_hand -- [KJR (60)] ==== */
+    const double t1035 = t1005 + 0.107*t996;
+    const double t1036 = t1007 - 0.107*t994;
+    const double t1037 = t1008 + 0.107*t995;
+    const double t1038 = t1006 - 0.107*t996;
+    const double t1039 = t1031 + 0.107*t1029;
+    const double t1040 = t1032 - 0.107*t1028;
+    const double t1041 = t1016 + 0.107*t1008 + 0.107*t1037;
+    const double t1042 = t1018 - 0.107*t1005 + 0.107*t1038;
+    const double t1043 = t1019 + 0.107*t1012;
+    const double t1044 = t1017 - 0.107*t1007 - 0.107*t1036;
+    const double t1045 = t1020 - 0.107*t1011;
+    const double t1046 = t729*t996 + t728*t994 - t723*t1028;
+    const double t1047 = t731*t996 + t730*t994 - t725*t1028;
+    const double t1048 = t733*t996 + t732*t994 - t727*t1028;
+    const double t1049 = t728*t996 + t729*t995 - t723*t1029;
+    const double t1050 = t730*t996 + t731*t995 - t725*t1029;
+    const double t1051 = t732*t996 + t733*t995 - t727*t1029;
+    const double t1052 = t728*t1028 + t729*t1029 - t723*t1034;
+    const double t1053 = t730*t1028 + t731*t1029 - t725*t1034;
+    const double t1054 = t732*t1028 + t733*t1029 - t727*t1034;
+    const double t1055 = t728*t1046 + t729*t1049 - t723*t1052;
+    const double t1056 = t728*t1047 + t729*t1050 - t723*t1053;
+    const double t1057 = t728*t1048 + t729*t1051 - t723*t1054;
+    const double t1058 = t730*t1047 + t731*t1050 - t725*t1053;
+    const double t1059 = t730*t1048 + t731*t1051 - t725*t1054;
+    const double t1060 = t732*t1048 + t733*t1051 - t727*t1054;
+    const double t1061 = t728*t1035 + t729*t1037 - t723*t1039;
+    const double t1062 = t729*t1038 + t728*t1036 - t723*t1040;
+    const double t1063 = t728*t1011 + t729*t1012 - t723*t1033;
+    const double t1064 = t730*t1035 + t731*t1037 - t725*t1039;
+    const double t1065 = t731*t1038 + t730*t1036 - t725*t1040;
+    const double t1066 = t730*t1011 + t731*t1012 - t725*t1033;
+    const double t1067 = t732*t1035 + t733*t1037 - t727*t1039;
+    const double t1068 = t733*t1038 + t732*t1036 - t727*t1040;
+    const double t1069 = t732*t1011 + t733*t1012 - t727*t1033;
     const double t1070 = t728*t1061 - t723*t1063 + t729*t1062;
     const double t1071 = t730*t1061 - t725*t1063 + t731*t1062;
     const double t1072 = t732*t1061 - t727*t1063 + t733*t1062;
-    const double t1073 = t729*t1036 - t723*t1037 + t728*t1035;
-    const double t1074 = t731*t1036 - t725*t1037 + t730*t1035;
-    const double t1075 = t733*t1036 - t727*t1037 + t732*t1035;
-    const double t1076 = t728*t1036 - t723*t1039 + t729*t1038;
-    const double t1077 = t730*t1036 - t725*t1039 + t731*t1038;
-    const double t1078 = t732*t1036 - t727*t1039 + t733*t1038;
-    const double t1079 = t728*t1037 - t723*t981 + t729*t1039;
-    const double t1080 = t730*t1037 - t725*t981 + t731*t1039;
-    const double t1081 = t732*t1037 - t727*t981 + t733*t1039;
-    const double t1082 = t728*t1073 - t723*t1079 + t729*t1076;
-    const double t1083 = t728*t1074 - t723*t1080 + t729*t1077;
-    const double t1084 = t728*t1075 - t723*t1081 + t729*t1078;
-    const double t1085 = t730*t1074 - t725*t1080 + t731*t1077;
-    const double t1086 = t730*t1075 - t725*t1081 + t731*t1078;
-    const double t1087 = t732*t1075 - t727*t1081 + t733*t1078;
-    const double t1088 = 1e-10*t1049;
-    if (!(t1049 > t1088)) return 1;  /* pivot 0 of Omega(0) */
-    const double t1089 = 1.0/t1049;
-    const double t1090 = t1050*t1089;
-    const double t1091 = t1051*t1089;
-    const double t1092 = t1064*t1089;
-    const double t1093 = t1065*t1089;
-    const double t1094 = t1066*t1089;
-    const double t1095 = t1050*t1050;
-    const double t1096 = t1052 - t1095*t1089;
-    const double t1097 = 1e-10*t1052;
-    if (!(t1096 > t1097)) return 1;  /* pivot 1 of Omega(0) */
-    const double t1098 = 1.0/t1096;
-    const double t1099 = t1053 - t1050*t1091;
-    const double t1100 = t1099*t1098;
-    const double t1101 = t1067 - t1050*t1092;
-    const double t1102 = t1101*t1098;
-    const double t1103 = t1068 - t1050*t1093;
-    const double t1104 = t1103*t1098;
-    const double t1105 = t1069 - t1050*t1094;
-    const double t1106 = t1105*t1098;
-    const double t1107 = t1051*t1051;
-    const double t1108 = t1099*t1099;
-    const double t1109 = t1054 - t1107*t1089 - t1108*t1098;
-    const double t1110 = 1e-10*t1054;
-    if (!(t1109 > t1110)) return 1;  /* pivot 2 of Omega(0) */
-    const double t1111 = 1.0/t1109;
-    const double t1112 = t1070 - t1051*t1092 - t1099*t1102;
-    const double t1113 = t1112*t1111;
-    const double t1114 = t1071 - t1051*t1093 - t1099*t1104;
-    const double t1115 = t1114*t1111;
-    const double t1116 = t1072 - t1051*t1094 - t1099*t1106;
-    const double t1117 = t1116*t1111;
-    const double t1118 = t1064*t1064;
-    const double t1119 = t1101*t1101;
-    const double t1120 = t1112*t1112;
-    const double t1121 = t1082 - t1118*t1089 - t1119*t1098 - t1120*t1111;
-    const double t1122 = 1e-10*t1082;
-    if (!(t1121 > t1122)) return 1;  /* pivot 3 of Omega(0) */
-    const double t1123 = 1.0/t1121;
-    const double t1124 = t1083 - t1064*t1093 - t1101*t1104 - t1112*t1115;
-    const double t1125 = t1124*t1123;
-    const double t1126 = t1084 - t1064*t1094 - t1101*t1106 - t1112*t1117;
-    const double t1127 = t1126*t1123;
-    const double t1128 = t1065*t1065;
-    const double t1129 = t1103*t1103;
-    const double t1130 = t1114*t1114;
-    const double t1131 = t1124*t1124;
-    const double t1132 = t1085 - t1128*t1089 - t1129*t1098 - t1130*t1111 - t1131*t1123;
-    const double t1133 = 1e-10*t1085;
-    if (!(t1132 > t1133)) return 1;  /* pivot 4 of Omega(0) */
-    const double t1134 = 1.0/t1132;
-    const double t1135 = t1086 - t1065*t1094 - t1103*t1106 - t1114*t1117 - t1124*t1127;
-    const double t1136 = t1135*t1134;
-    const double t1137 = t1066*t1066;
-    const double t1138 = t1105*t1105;
-    const double t1139 = t1116*t1116;
-    const double t1140 = t1126*t1126;
-    const double t1141 = t1135*t1135;
-    const double t1142 = t1087 - t1137*t1089 - t1138*t1098 - t1139*t1111 - t1140*t1123 - t1141*t1134;
-    const double t1143 = 1e-10*t1087;
-    if (!(t1142 > t1143)) return 1;  /* pivot 5 of Omega(0) */
-    const double t1144 = 1.0/t1142;
-    const double t1145 = u[0] + t734;
-    const double t1146 = u[1] + t735;
-    const double t1147 = u[2] + t736;
-    const double t1148 = u[3] + t752;
-    const double t1149 = u[4] + t753;
-    const double t1150 = u[5] + t755;
-    const double t1151 = t1146 - t1145*t1090;
-    const double t1152 = t1147 - t1145*t1091 - t1151*t1100;
-    const double t1153 = t1148 - t1145*t1092 - t1151*t1102 - t1152*t1113;
-    const double t1154 = t1149 - t1145*t1093 - t1151*t1104 - t1152*t1115 - t1153*t1125;
-    const double t1155 = t1150 - t1145*t1094 - t1151*t1106 - t1152*t1117 - t1153*t1127 - t1154*t1136;
-    const double t1156 = t1145*t1089;
-    const double t1157 = t1151*t1098;
-    const double t1158 = t1152*t1111;
-    const double t1159 = t1153*t1123;
-    const double t1160 = t1154*t1134;
-    const double t1161 = t1155*t1144;
-    const double t1162 = t1160 - t1136*t1161;
-    const double t1163 = t1159 - t1127*t1161 - t1125*t1162;
-    const double t1164 = t1158 - t1117*t1161 - t1115*t1162 - t1113*t1163;
-    const double t1165 = t1157 - t1106*t1161 - t1104*t1162 - t1102*t1163 - t1100*t1164;
-    const double t1166 = t1156 - t1094*t1161 - t1093*t1162 - t1092*t1163 - t1091*t1164 - t1090*t1165;
+    const double t1073 = t728*t1064 - t723*t1066 + t729*t1065;
+    const double t1074 = t730*t1064 - t725*t1066 + t731*t1065;
+    const double t1075 = t732*t1064 - t727*t1066 + t733*t1065;
+    const double t1076 = t728*t1067 - t723*t1069 + t729*t1068;
+    const double t1077 = t730*t1067 - t725*t1069 + t731*t1068;
+    const double t1078 = t732*t1067 - t727*t1069 + t733*t1068;
+    const double t1079 = t729*t1042 - t723*t1043 + t728*t1041;
+    const double t1080 = t731*t1042 - t725*t1043 + t730*t1041;
+    const double t1081 = t733*t1042 - t727*t1043 + t732*t1041;
+    const double t1082 = t728*t1042 - t723*t1045 + t729*t1044;
+    const double t1083 = t730*t1042 - t725*t1045 + t731*t1044;
+    const double t1084 = t732*t1042 - t727*t1045 + t733*t1044;
+    const double t1085 = t728*t1043 - t723*t987 + t729*t1045;
+    const double t1086 = t730*t1043 - t725*t987 + t731*t1045;
+    const double t1087 = t732*t1043 - t727*t987 + t733*t1045;
+    const double t1088 = t728*t1079 - t723*t1085 + t729*t1082;
+    const double t1089 = t728*t1080 - t723*t1086 + t729*t1083;
+    const double t1090 = t728*t1081 - t723*t1087 + t729*t1084;
+    const double t1091 = t730*t1080 - t725*t1086 + t731*t1083;
+    const double t1092 = t730*t1081 - t725*t1087 + t731*t1084;
+    const double t1093 = t732*t1081 - t727*t1087 + t733*t1084;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
+    const double t1094 = 1e-10*t1055;
+    if (!(t1055 > t1094)) return 1;  /* pivot 0 of Omega(0) */
+    const double t1095 = 1.0/t1055;
+    const double t1096 = t1056*t1095;
+    const double t1097 = t1057*t1095;
+    const double t1098 = t1070*t1095;
+    const double t1099 = t1071*t1095;
+    const double t1100 = t1072*t1095;
+    const double t1101 = t1056*t1056;
+    const double t1102 = t1058 - t1101*t1095;
+    const double t1103 = 1e-10*t1058;
+    if (!(t1102 > t1103)) return 1;  /* pivot 1 of Omega(0) */
+    const double t1104 = 1.0/t1102;
+    const double t1105 = t1059 - t1056*t1097;
+    const double t1106 = t1105*t1104;
+    const double t1107 = t1073 - t1056*t1098;
+    const double t1108 = t1107*t1104;
+    const double t1109 = t1074 - t1056*t1099;
+    const double t1110 = t1109*t1104;
+    const double t1111 = t1075 - t1056*t1100;
+    const double t1112 = t1111*t1104;
+    const double t1113 = t1057*t1057;
+    const double t1114 = t1105*t1105;
+    const double t1115 = t1060 - t1113*t1095 - t1114*t1104;
+    const double t1116 = 1e-10*t1060;
+    if (!(t1115 > t1116)) return 1;  /* pivot 2 of Omega(0) */
+    const double t1117 = 1.0/t1115;
+    const double t1118 = t1076 - t1057*t1098 - t1105*t1108;
+    const double t1119 = t1118*t1117;
+    const double t1120 = t1077 - t1057*t1099 - t1105*t1110;
+    const double t1121 = t1120*t1117;
+    const double t1122 = t1078 - t1057*t1100 - t1105*t1112;
+    const double t1123 = t1122*t1117;
+    const double t1124 = t1070*t1070;
+    const double t1125 = t1107*t1107;
+    const double t1126 = t1118*t1118;
+    const double t1127 = t1088 - t1124*t1095 - t1125*t1104 - t1126*t1117;
+    const double t1128 = 1e-10*t1088;
+    if (!(t1127 > t1128)) return 1;  /* pivot 3 of Omega(0) */
+    const double t1129 = 1.0/t1127;
+    const double t1130 = t1089 - t1070*t1099 - t1107*t1110 - t1118*t1121;
+    const double t1131 = t1130*t1129;
+    const double t1132 = t1090 - t1070*t1100 - t1107*t1112 - t1118*t1123;
+    const double t1133 = t1132*t1129;
+    const double t1134 = t1071*t1071;
+    const double t1135 = t1109*t1109;
+    const double t1136 = t1120*t1120;
+    const double t1137 = t1130*t1130;
+    const double t1138 = t1091 - t1134*t1095 - t1135*t1104 - t1136*t1117 - t1137*t1129;
+    const double t1139 = 1e-10*t1091;
+    if (!(t1138 > t1139)) return 1;  /* pivot 4 of Omega(0) */
+    const double t1140 = 1.0/t1138;
+    const double t1141 = t1092 - t1071*t1100 - t1109*t1112 - t1120*t1123 - t1130*t1133;
+    const double t1142 = t1141*t1140;
+    const double t1143 = t1072*t1072;
+    const double t1144 = t1111*t1111;
+    const double t1145 = t1122*t1122;
+    const double t1146 = t1132*t1132;
+    const double t1147 = t1141*t1141;
+    const double t1148 = t1093 - t1143*t1095 - t1144*t1104 - t1145*t1117 - t1146*t1129 - t1147*t1140;
+    const double t1149 = 1e-10*t1093;
+    if (!(t1148 > t1149)) return 1;  /* pivot 5 of Omega(0) */
+    const double t1150 = 1.0/t1148;
+    const double t1151 = t757 - t756*t1096;
+    const double t1152 = t758 - t756*t1097 - t1151*t1106;
+    const double t1153 = t759 - t756*t1098 - t1151*t1108 - t1152*t1119;
+    const double t1154 = t760 - t756*t1099 - t1151*t1110 - t1152*t1121 - t1153*t1131;
+    const double t1155 = t761 - t756*t1100 - t1151*t1112 - t1152*t1123 - t1153*t1133 - t1154*t1142;
+    const double t1156 = t756*t1095;
+    const double t1157 = t1151*t1104;
+    const double t1158 = t1152*t1117;
+    const double t1159 = t1153*t1129;
+    const double t1160 = t1154*t1140;
+    const double t1161 = t1155*t1150;
+    const double t1162 = t1160 - t1142*t1161;
+    const double t1163 = t1159 - t1133*t1161 - t1131*t1162;
+    const double t1164 = t1158 - t1123*t1161 - t1121*t1162 - t1119*t1163;
+    const double t1165 = t1157 - t1112*t1161 - t1110*t1162 - t1108*t1163 - t1106*t1164;
+    const double t1166 = t1156 - t1100*t1161 - t1099*t1162 - t1098*t1163 - t1097*t1164 - t1096*t1165;
     const double t1167 = t732*t1161 + t730*t1162 + t728*t1163;
     const double t1168 = t733*t1161 + t731*t1162 + t729*t1163;
     const double t1169 = -t727*t1161 - t725*t1162 - t723*t1163;
@@ -17821,6 +17054,10 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t1174 = 0.107*t1167;
     const double t1175 = t1173 + t1170;
     const double t1176 = t1174 + t1171;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
     const double t1177 = t0*t1167 - t1*t1168;
     const double t1178 = t0*t1168 + t1*t1167;
     const double t1179 = t0*t1175 - t1*t1176;
@@ -17829,10 +17066,14 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t1182 = -0.088*t1169;
     const double t1183 = t1181 - t1172;
     const double t1184 = t1182 + t1180;
+
+    /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
     const double t1185 = t43*t1169 + t42*t1177;
     const double t1186 = t43*t1177 - t42*t1169;
     const double t1187 = t42*t1179 - t43*t1183;
     const double t1188 = t42*t1183 + t43*t1179;
+
+    /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
     const double t1189 = t102*t1178 + t101*t1185;
     const double t1190 = t102*t1185 - t101*t1178;
     const double t1191 = t102*t1184 + t101*t1187;
@@ -17843,6 +17084,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t1196 = t1193 + t1191;
     const double t1197 = t1194 + t1188;
     const double t1198 = t1195 - t1192;
+
+    /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
     const double t1199 = t188*t1189 - t189*t1186;
     const double t1200 = t188*t1186 + t189*t1189;
     const double t1201 = t188*t1196 - t189*t1197;
@@ -17851,6 +17094,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t1204 = 0.0825*t1190;
     const double t1205 = t1203 - t1198;
     const double t1206 = t1204 + t1202;
+
+    /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
     const double t1207 = t270*t1199 - t271*t1190;
     const double t1208 = t270*t1190 + t271*t1199;
     const double t1209 = t270*t1201 - t271*t1205;
@@ -17859,9 +17104,11 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t1212 = 0.316*t1207;
     const double t1213 = t1211 + t1209;
     const double t1214 = t1212 + t1210;
+
+    /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t1215 = t336*t1213 - t335*t1206;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = -t1215;
     tau[1] = t1214;
     tau[2] = t1206;

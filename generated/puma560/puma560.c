@@ -37,27 +37,17 @@ static inline double soagen_cos(double x)
 void puma560_forward_kinematics(const double q[6], double T[16])
 {
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    /* ---- world poses of the tip bodies, base-to-tip ---- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
-
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
     const double t2 = soagen_cos(q[4]);
     const double t3 = soagen_sin(q[4]);
-
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
     const double t4 = soagen_cos(q[3]);
     const double t5 = soagen_sin(q[3]);
-
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
     const double t6 = soagen_cos(q[2]);
     const double t7 = soagen_sin(q[2]);
-
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
     const double t8 = soagen_cos(q[1]);
     const double t9 = soagen_sin(q[1]);
-
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
     const double t10 = soagen_cos(q[0]);
     const double t11 = soagen_sin(q[0]);
     const double t12 = t10*t8;
@@ -102,7 +92,7 @@ void puma560_forward_kinematics(const double q[6], double T[16])
     const double t51 = t1*t34 + t0*t45;
     const double t52 = t0*t34 - t1*t45;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     T[0] = t47;
     T[1] = t48;
     T[2] = -t42;
@@ -123,15 +113,14 @@ void puma560_forward_kinematics(const double q[6], double T[16])
 
 long puma560_forward_kinematics_batch(long count, const double *q, double *T)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_forward_kinematics(q + 6*i, T + 16*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n
+ * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n [RJK (1)]
  * jacobian                           53 mul     30 add    0 div   0 sqrt  10 trig     53 statements
  *   q[6]: joint positions
  *   J[36]: Jacobian, row-major
@@ -139,23 +128,15 @@ long puma560_forward_kinematics_batch(long count, const double *q, double *T)
 void puma560_jacobian(const double q[6], double J[36])
 {
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos(q[4]);
     const double t1 = soagen_sin(q[4]);
-
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
     const double t2 = soagen_cos(q[3]);
     const double t3 = soagen_sin(q[3]);
-
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
     const double t4 = soagen_cos(q[2]);
     const double t5 = soagen_sin(q[2]);
-
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
     const double t6 = soagen_cos(q[1]);
     const double t7 = soagen_sin(q[1]);
-
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
     const double t8 = soagen_cos(q[0]);
     const double t9 = soagen_sin(q[0]);
     const double t10 = t8*t6;
@@ -202,7 +183,7 @@ void puma560_jacobian(const double q[6], double J[36])
     const double t51 = t9*t38;
     const double t52 = -t8*t48 - t9*t49;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     J[0] = 0.0;
     J[1] = -t9;
     J[2] = -t9;
@@ -243,15 +224,14 @@ void puma560_jacobian(const double q[6], double J[36])
 
 long puma560_jacobian_batch(long count, const double *q, double *J)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_jacobian(q + 6*i, J + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * tip bias accelerations Jdot qd, [angular; linear], world axes
+ * tip bias accelerations Jdot qd, [angular; linear], world axes [KJR (46)]
  * jdot_qdot                         153 mul     84 add    0 div   0 sqrt  12 trig    117 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -260,128 +240,140 @@ long puma560_jacobian_batch(long count, const double *q, double *J)
 void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
 {
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[0]);
     const double t1 = soagen_sin(q[0]);
-
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
     const double t2 = soagen_cos(q[1]);
     const double t3 = soagen_sin(q[1]);
-    const double t4 = -qd[0]*t3;
-    const double t5 = -qd[0]*t2;
+    const double t4 = qd[0]*qd[0];
+    const double t5 = -0.2435*t4;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-    const double t8 = t7*t5 + t6*t4;
-    const double t9 = t6*t5 - t7*t4;
-    const double t10 = -0.0934*t5;
-    const double t11 = 0.4318*qd[1] + 0.0934*t4;
-    const double t12 = -0.4318*t5;
-    const double t13 = qd[1] + qd[2];
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t6 = -qd[0]*t3;
+    const double t7 = -qd[0]*t2;
+    const double t8 = soagen_cos(q[2]);
+    const double t9 = soagen_sin(q[2]);
+    const double t10 = -0.0934*t7;
+    const double t11 = 0.4318*qd[1] + 0.0934*t6;
+    const double t12 = -0.4318*t7;
+    const double t13 = t7*t12 - qd[1]*t11;
+    const double t14 = qd[1]*t10 - t6*t12;
+    const double t15 = t6*t11 - t7*t10;
+    const double t16 = qd[1]*t7;
+    const double t17 = -qd[1]*t6;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t14 = soagen_cos(q[3]);
-    const double t15 = soagen_sin(q[3]);
-    const double t16 = t13*t15 + t14*t8;
-    const double t17 = t13*t14 - t15*t8;
-    const double t18 = 0.4331*t13;
-    const double t19 = -0.0203*t13;
-    const double t20 = 0.0203*t9 - 0.4331*t8;
-    const double t21 = qd[3] - t9;
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t18 = t8*t6 + t9*t7;
+    const double t19 = t8*t7 - t9*t6;
+    const double t20 = qd[1] + qd[2];
+    const double t21 = soagen_cos(q[3]);
+    const double t22 = soagen_sin(q[3]);
+    const double t23 = 0.4331*t20;
+    const double t24 = -0.0203*t20;
+    const double t25 = 0.0203*t19 - 0.4331*t18;
+    const double t26 = t19*t25 - t20*t24;
+    const double t27 = t20*t23 - t18*t25;
+    const double t28 = t24*t18 - t23*t19;
+    const double t29 = qd[2]*t19;
+    const double t30 = -qd[2]*t18;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t22 = soagen_cos(q[4]);
-    const double t23 = soagen_sin(q[4]);
-    const double t24 = t22*t16 - t23*t21;
-    const double t25 = -t23*t16 - t22*t21;
-    const double t26 = qd[4] + t17;
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t31 = t20*t22 + t21*t18;
+    const double t32 = t20*t21 - t22*t18;
+    const double t33 = qd[3] - t19;
+    const double t34 = soagen_cos(q[4]);
+    const double t35 = soagen_sin(q[4]);
+    const double t36 = qd[3]*t32;
+    const double t37 = -qd[3]*t31;
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t27 = soagen_cos(q[5]);
-    const double t28 = soagen_sin(q[5]);
-    const double t29 = t28*t26 + t27*t24;
-    const double t30 = t27*t26 - t28*t24;
-    const double t31 = qd[0]*qd[0];
-    const double t32 = -0.2435*t31;
-    const double t33 = t5*t12 - qd[1]*t11;
-    const double t34 = qd[1]*t10 - t4*t12;
-    const double t35 = t4*t11 - t5*t10;
-    const double t36 = t9*t20 - t13*t19;
-    const double t37 = t13*t18 - t8*t20;
-    const double t38 = t19*t8 - t18*t9;
-    const double t39 = qd[1]*t5;
-    const double t40 = -qd[1]*t4;
-    const double t41 = qd[2]*t9;
-    const double t42 = -qd[2]*t8;
-    const double t43 = qd[3]*t17;
-    const double t44 = -qd[3]*t16;
-    const double t45 = qd[4]*t25;
-    const double t46 = -qd[4]*t24;
-    const double t47 = qd[5]*t30;
-    const double t48 = -qd[5]*t29;
-    const double t49 = -0.0934*t40;
-    const double t50 = 0.0934*t39;
-    const double t51 = -0.4318*t40;
-    const double t52 = t49 + t33;
-    const double t53 = t50 + t34;
-    const double t54 = t32 + t51 + t35;
-    const double t55 = t7*t40 + t6*t39;
-    const double t56 = t6*t40 - t7*t39;
-    const double t57 = t41 + t55;
-    const double t58 = t42 + t56;
-    const double t59 = t7*t53 + t6*t52;
-    const double t60 = t6*t53 - t7*t52;
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t38 = t34*t31 - t35*t33;
+    const double t39 = -t35*t31 - t34*t33;
+    const double t40 = qd[4] + t32;
+    const double t41 = soagen_cos(q[5]);
+    const double t42 = soagen_sin(q[5]);
+    const double t43 = qd[4]*t39;
+    const double t44 = -qd[4]*t38;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t45 = t42*t40 + t41*t38;
+    const double t46 = t41*t40 - t42*t38;
+    const double t47 = qd[5]*t46;
+    const double t48 = -qd[5]*t45;
+
+    /* ---- base-to-tip accelerations alpha = phi* alpha(p) + a at qdd = 0 -- [KJR (46)] ---- */
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t49 = -0.0934*t17;
+    const double t50 = 0.0934*t16;
+    const double t51 = -0.4318*t17;
+    const double t52 = t49 + t13;
+    const double t53 = t50 + t14;
+    const double t54 = t5 + t51 + t15;
+    const double t55 = t8*t16 + t9*t17;
+    const double t56 = t8*t17 - t9*t16;
+    const double t57 = t55 + t29;
+    const double t58 = t56 + t30;
+    const double t59 = t8*t52 + t9*t53;
+    const double t60 = t8*t53 - t9*t52;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t61 = 0.0203*t58 - 0.4331*t57;
-    const double t62 = t59 + t36;
-    const double t63 = t37 + t60;
-    const double t64 = t54 + t38 + t61;
-    const double t65 = t14*t57;
-    const double t66 = -t15*t57;
-    const double t67 = t43 + t65;
-    const double t68 = t44 + t66;
-    const double t69 = t14*t62 + t15*t64;
-    const double t70 = t14*t64 - t15*t62;
-    const double t71 = t23*t58 + t22*t67;
-    const double t72 = t22*t58 - t23*t67;
-    const double t73 = t45 + t71;
-    const double t74 = t46 + t72;
-    const double t75 = t23*t63 + t22*t69;
-    const double t76 = t22*t63 - t23*t69;
-    const double t77 = t28*t68 + t27*t73;
-    const double t78 = t27*t68 - t28*t73;
+    const double t62 = t59 + t26;
+    const double t63 = t27 + t60;
+    const double t64 = t54 + t28 + t61;
+    const double t65 = t21*t57;
+    const double t66 = -t22*t57;
+    const double t67 = t36 + t65;
+    const double t68 = t37 + t66;
+    const double t69 = t21*t62 + t22*t64;
+    const double t70 = t21*t64 - t22*t62;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t71 = t35*t58 + t34*t67;
+    const double t72 = t34*t58 - t35*t67;
+    const double t73 = t43 + t71;
+    const double t74 = t44 + t72;
+    const double t75 = t35*t63 + t34*t69;
+    const double t76 = t34*t63 - t35*t69;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t77 = t42*t68 + t41*t73;
+    const double t78 = t41*t68 - t42*t73;
     const double t79 = t47 + t77;
     const double t80 = t48 + t78;
-    const double t81 = t28*t70 + t27*t75;
-    const double t82 = t27*t70 - t28*t75;
+    const double t81 = t42*t70 + t41*t75;
+    const double t82 = t41*t70 - t42*t75;
     const double t83 = t0*t2;
     const double t84 = -t0*t3;
     const double t85 = t1*t2;
     const double t86 = -t1*t3;
-    const double t87 = t7*t84 + t6*t83;
-    const double t88 = t6*t84 - t7*t83;
-    const double t89 = t7*t86 + t6*t85;
-    const double t90 = t6*t86 - t7*t85;
-    const double t91 = -t7*t2 - t3*t6;
-    const double t92 = t7*t3 - t2*t6;
-    const double t93 = t14*t87 - t1*t15;
-    const double t94 = -t1*t14 - t15*t87;
-    const double t95 = t0*t15 + t14*t89;
-    const double t96 = t0*t14 - t15*t89;
-    const double t97 = t14*t91;
-    const double t98 = -t15*t91;
-    const double t99 = t23*t88 + t22*t93;
-    const double t100 = t22*t88 - t23*t93;
-    const double t101 = t23*t90 + t22*t95;
-    const double t102 = t22*t90 - t23*t95;
-    const double t103 = t23*t92 + t22*t97;
-    const double t104 = t22*t92 - t23*t97;
-    const double t105 = t28*t94 + t27*t99;
-    const double t106 = t27*t94 - t28*t99;
-    const double t107 = t28*t96 + t27*t101;
-    const double t108 = t27*t96 - t28*t101;
-    const double t109 = t28*t98 + t27*t103;
-    const double t110 = t27*t98 - t28*t103;
+    const double t87 = t8*t83 + t9*t84;
+    const double t88 = t8*t84 - t9*t83;
+    const double t89 = t8*t85 + t9*t86;
+    const double t90 = t8*t86 - t9*t85;
+    const double t91 = -t8*t3 - t9*t2;
+    const double t92 = t9*t3 - t8*t2;
+    const double t93 = t21*t87 - t1*t22;
+    const double t94 = -t1*t21 - t22*t87;
+    const double t95 = t0*t22 + t21*t89;
+    const double t96 = t0*t21 - t22*t89;
+    const double t97 = t21*t91;
+    const double t98 = -t22*t91;
+    const double t99 = t35*t88 + t34*t93;
+    const double t100 = t34*t88 - t35*t93;
+    const double t101 = t35*t90 + t34*t95;
+    const double t102 = t34*t90 - t35*t95;
+    const double t103 = t35*t92 + t34*t97;
+    const double t104 = t34*t92 - t35*t97;
+    const double t105 = t42*t94 + t41*t99;
+    const double t106 = t41*t94 - t42*t99;
+    const double t107 = t42*t96 + t41*t101;
+    const double t108 = t41*t96 - t42*t101;
+    const double t109 = t42*t98 + t41*t103;
+    const double t110 = t41*t98 - t42*t103;
     const double t111 = t100*t76 + t105*t81 + t106*t82;
     const double t112 = t102*t76 + t107*t81 + t108*t82;
     const double t113 = t104*t76 + t109*t81 + t110*t82;
@@ -389,7 +381,7 @@ void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t115 = t102*t74 + t107*t79 + t108*t80;
     const double t116 = t104*t74 + t109*t79 + t110*t80;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     a0[0] = t114;
     a0[1] = t115;
     a0[2] = t116;
@@ -400,15 +392,14 @@ void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
 
 long puma560_jdot_qdot_batch(long count, const double *q, const double *qd, double *a0)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_jdot_qdot(q + 6*i, qd + 6*i, a0 + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f)
+ * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) [RK (2.24)-(2.30)]
  * inverse_dynamics                  248 mul    196 add    0 div   0 sqrt  10 trig    243 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -418,129 +409,141 @@ long puma560_jdot_qdot_batch(long count, const double *q, const double *qd, doub
 void puma560_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6])
 {
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t1;
-    const double t3 = -qd[0]*t0;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.2435*t2;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t5*t3 + t4*t2;
-    const double t7 = t4*t3 - t5*t2;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t4 = -qd[0]*t1;
+    const double t5 = -qd[0]*t0;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
+    const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
+    const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
+    const double t11 = t5*t10 - qd[1]*t9;
+    const double t12 = qd[1]*t8 - t4*t10;
+    const double t13 = t4*t9 - t5*t8;
+    const double t14 = qd[1]*t5;
+    const double t15 = qd[1]*t4;
+    const double t16 = -t15;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t8*t10 + t9*t6;
-    const double t12 = t8*t9 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t17 = t6*t4 + t7*t5;
+    const double t18 = t6*t5 - t7*t4;
+    const double t19 = qd[1] + qd[2];
+    const double t20 = soagen_cos(q[3]);
+    const double t21 = soagen_sin(q[3]);
+    const double t22 = 0.09046080000000001*t17;
+    const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
+    const double t24 = 0.08952*t19 + 0.004704*t18;
+    const double t25 = t18*t24 - t19*t23;
+    const double t26 = t19*t22 - t17*t24;
+    const double t27 = t17*t23 - t18*t22;
+    const double t28 = qd[2]*t18;
+    const double t29 = -qd[2]*t17;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t15*t11 - t14*t13;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t30 = t19*t21 + t20*t17;
+    const double t31 = t19*t20 - t21*t17;
+    const double t32 = qd[3] - t18;
+    const double t33 = soagen_cos(q[4]);
+    const double t34 = soagen_sin(q[4]);
+    const double t35 = t31*t32;
+    const double t36 = -0.0007960200000000001*t35;
+    const double t37 = t30*t32;
+    const double t38 = 0.0007960200000000001*t37;
+    const double t39 = t30*t30;
+    const double t40 = t31*t31;
+    const double t41 = qd[3]*t31;
+    const double t42 = -qd[3]*t30;
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.2435*t24;
-    const double t26 = 0.018931200000000002*qd[1] + 0.1350808*t2 - 0.0070992*t3;
-    const double t27 = 0.0016703999999999998*qd[1] + 0.608912*t3 - 0.0070992*t2;
-    const double t28 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t3 + 0.018931200000000002*t2;
-    const double t29 = t3*t28 - qd[1]*t27;
-    const double t30 = qd[1]*t26 - t2*t28;
-    const double t31 = t2*t27 - t3*t26;
-    const double t32 = 0.09046080000000001*t6;
-    const double t33 = 0.004704*t8 + 0.013440800000000001*t7;
-    const double t34 = 0.08952*t8 + 0.004704*t7;
-    const double t35 = t7*t34 - t8*t33;
-    const double t36 = t8*t32 - t6*t34;
-    const double t37 = t6*t33 - t7*t32;
-    const double t38 = t12*t13;
-    const double t39 = -0.0007960200000000001*t38;
-    const double t40 = t11*t13;
-    const double t41 = 0.0007960200000000001*t40;
-    const double t42 = t11*t11;
-    const double t43 = t12*t12;
-    const double t44 = t18*t17;
-    const double t45 = 0.00010000000000000005*t44;
-    const double t46 = t18*t16;
-    const double t47 = -0.00010000000000000005*t46;
-    const double t48 = t22*t23;
-    const double t49 = -0.00020216*t48;
-    const double t50 = t21*t23;
-    const double t51 = 0.00020216*t50;
-    const double t52 = t21*t21;
-    const double t53 = t22*t22;
-    const double t54 = -t52 - t53;
-    const double t55 = 0.0028799999999999997*t54;
-    const double t56 = qd[1]*t3;
-    const double t57 = qd[1]*t2;
-    const double t58 = -t57;
-    const double t59 = qd[2]*t7;
-    const double t60 = -qd[2]*t6;
-    const double t61 = qd[3]*t12;
-    const double t62 = -qd[3]*t11;
-    const double t63 = qd[4]*t17;
-    const double t64 = -qd[4]*t16;
-    const double t65 = qd[5]*t22;
-    const double t66 = -qd[5]*t21;
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t43 = t33*t30 - t34*t32;
+    const double t44 = -t34*t30 - t33*t32;
+    const double t45 = qd[4] + t31;
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
+    const double t48 = t45*t44;
+    const double t49 = 0.00010000000000000005*t48;
+    const double t50 = t45*t43;
+    const double t51 = -0.00010000000000000005*t50;
+    const double t52 = qd[4]*t44;
+    const double t53 = -qd[4]*t43;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t54 = t47*t45 + t46*t43;
+    const double t55 = t46*t45 - t47*t43;
+    const double t56 = qd[5] - t44;
+    const double t57 = t55*t56;
+    const double t58 = -0.00020216*t57;
+    const double t59 = t54*t56;
+    const double t60 = 0.00020216*t59;
+    const double t61 = t54*t54;
+    const double t62 = t55*t55;
+    const double t63 = -t61 - t62;
+    const double t64 = 0.0028799999999999997*t63;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t67 = 0.35*qdd[0];
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t68 = -0.2435*qdd[0];
     const double t69 = -qdd[0]*t1;
     const double t70 = -qdd[0]*t0;
-    const double t71 = t69 + t56;
-    const double t72 = t70 + t58;
+    const double t71 = t69 + t14;
+    const double t72 = t70 + t16;
     const double t73 = t68*t0 - 9.81*t1;
     const double t74 = -9.81*t0 - t68*t1;
-    const double t75 = t2*t2;
-    const double t76 = t2*t3;
-    const double t77 = t57;
-    const double t78 = t3*t3;
+    const double t75 = t4*t4;
+    const double t76 = t4*t5;
+    const double t77 = t15;
+    const double t78 = t5*t5;
     const double t79 = qd[1]*qd[1];
     const double t80 = -t79 - t78;
     const double t81 = t76 - qdd[1];
     const double t82 = t77 + t72;
     const double t83 = qdd[1] + t76;
     const double t84 = -t79 - t75;
-    const double t85 = t56 - t71;
+    const double t85 = t14 - t71;
     const double t86 = t77 - t72;
     const double t87 = -t75 - t78;
-    const double t88 = 0.018931200000000002*qdd[1] + 0.10439999999999999*t25 + 0.2784*t74 + 0.1350808*t71 - 0.0070992*t72 + t29;
-    const double t89 = 0.0016703999999999998*qdd[1] - 1.1832*t25 - 0.2784*t73 + 0.608912*t72 - 0.0070992*t71 + t30;
-    const double t90 = 0.6200840000000001*qdd[1] + 1.1832*t74 - 0.10439999999999999*t73 + 0.0016703999999999998*t72 + 0.018931200000000002*t71 + t31;
+    const double t88 = 0.018931200000000002*qdd[1] + 0.10439999999999999*t3 + 0.2784*t74 + 0.1350808*t71 - 0.0070992*t72 + t11;
+    const double t89 = 0.0016703999999999998*qdd[1] - 1.1832*t3 - 0.2784*t73 + 0.608912*t72 - 0.0070992*t71 + t12;
+    const double t90 = 0.6200840000000001*qdd[1] + 1.1832*t74 - 0.10439999999999999*t73 + 0.0016703999999999998*t72 + 0.018931200000000002*t71 + t13;
     const double t91 = 0.10439999999999999*t81 + 1.1832*t80 - 0.2784*t82;
     const double t92 = 0.10439999999999999*t84 + 1.1832*t83 - 0.2784*t85;
     const double t93 = 17.4*t73 + t91;
     const double t94 = 17.4*t74 + t92;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t95 = 0.4318*t80 - 0.0934*t82;
     const double t96 = 0.4318*t83 - 0.0934*t85;
     const double t97 = 0.4318*t86 - 0.0934*t87;
     const double t98 = t73 + t95;
     const double t99 = t74 + t96;
-    const double t100 = t25 + t97;
-    const double t101 = t5*t72 + t4*t71;
-    const double t102 = t4*t72 - t5*t71;
-    const double t103 = t59 + t101;
-    const double t104 = t60 + t102;
+    const double t100 = t3 + t97;
+    const double t101 = t6*t71 + t7*t72;
+    const double t102 = t6*t72 - t7*t71;
+    const double t103 = t28 + t101;
+    const double t104 = t29 + t102;
     const double t105 = qdd[1] + qdd[2];
-    const double t106 = t5*t99 + t4*t98;
-    const double t107 = t4*t99 - t5*t98;
-    const double t108 = t6*t6;
-    const double t109 = t6*t7;
-    const double t110 = t8*t6;
-    const double t111 = t7*t7;
-    const double t112 = t8*t7;
-    const double t113 = t8*t8;
+    const double t106 = t6*t98 + t7*t99;
+    const double t107 = t6*t99 - t7*t98;
+    const double t108 = t17*t17;
+    const double t109 = t17*t18;
+    const double t110 = t19*t17;
+    const double t111 = t18*t18;
+    const double t112 = t19*t18;
+    const double t113 = t19*t19;
     const double t114 = -t113 - t111;
     const double t115 = t109 - t105;
     const double t116 = t110 + t104;
@@ -550,33 +553,35 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double t120 = t110 - t104;
     const double t121 = t112 + t103;
     const double t122 = -t108 - t111;
-    const double t123 = t35 + 0.09046080000000001*t103 - 0.336*t100 - 0.0672*t107;
-    const double t124 = 0.004704*t105 + t36 + 0.013440800000000001*t104 + 0.0672*t106;
-    const double t125 = 0.08952*t105 + t37 + 0.004704*t104 + 0.336*t106;
+    const double t123 = t25 + 0.09046080000000001*t103 - 0.336*t100 - 0.0672*t107;
+    const double t124 = 0.004704*t105 + t26 + 0.013440800000000001*t104 + 0.0672*t106;
+    const double t125 = 0.08952*t105 + t27 + 0.004704*t104 + 0.336*t106;
     const double t126 = 0.0672*t116 - 0.336*t115;
     const double t127 = 0.0672*t119 - 0.336*t118;
     const double t128 = 0.0672*t122 - 0.336*t121;
     const double t129 = t126 + 4.8*t106;
     const double t130 = t127 + 4.8*t107;
     const double t131 = t128 + 4.8*t100;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t132 = -0.0203*t114 - 0.4331*t115;
     const double t133 = -0.0203*t117 - 0.4331*t118;
     const double t134 = -0.0203*t120 - 0.4331*t121;
     const double t135 = t132 + t106;
     const double t136 = t133 + t107;
     const double t137 = t100 + t134;
-    const double t138 = t105*t10 + t9*t103;
-    const double t139 = t105*t9 - t10*t103;
-    const double t140 = t61 + t138;
-    const double t141 = t62 + t139;
+    const double t138 = t105*t21 + t20*t103;
+    const double t139 = t105*t20 - t21*t103;
+    const double t140 = t41 + t138;
+    const double t141 = t42 + t139;
     const double t142 = qdd[3] - t104;
-    const double t143 = t9*t135 + t10*t137;
-    const double t144 = t9*t137 - t10*t135;
-    const double t145 = t40 + t141;
-    const double t146 = t38 - t140;
-    const double t147 = -t42 - t43;
-    const double t148 = t39 + 0.00209602*t140 + 0.015579999999999998*t144;
-    const double t149 = t41 + 0.00209602*t141 - 0.015579999999999998*t143;
+    const double t143 = t20*t135 + t21*t137;
+    const double t144 = t20*t137 - t21*t135;
+    const double t145 = t37 + t141;
+    const double t146 = t35 - t140;
+    const double t147 = -t39 - t40;
+    const double t148 = t36 + 0.00209602*t140 + 0.015579999999999998*t144;
+    const double t149 = t38 + 0.00209602*t141 - 0.015579999999999998*t143;
     const double t150 = 0.0013*t142;
     const double t151 = -0.015579999999999998*t145;
     const double t152 = -0.015579999999999998*t146;
@@ -584,60 +589,72 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double t154 = t151 + 0.82*t143;
     const double t155 = t152 + 0.82*t144;
     const double t156 = t153 - 0.82*t136;
-    const double t157 = t14*t140 - t15*t142;
-    const double t158 = -t14*t142 - t15*t140;
-    const double t159 = t63 + t157;
-    const double t160 = t64 + t158;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t157 = t33*t140 - t34*t142;
+    const double t158 = -t33*t142 - t34*t140;
+    const double t159 = t52 + t157;
+    const double t160 = t53 + t158;
     const double t161 = qdd[4] + t141;
-    const double t162 = t15*t136 + t14*t143;
-    const double t163 = t14*t136 - t15*t143;
-    const double t164 = t45 + 0.0003*t159;
-    const double t165 = t47 + 0.0003*t160;
+    const double t162 = t34*t136 + t33*t143;
+    const double t163 = t33*t136 - t34*t143;
+    const double t164 = t49 + 0.0003*t159;
+    const double t165 = t51 + 0.0003*t160;
     const double t166 = 0.0004*t161;
     const double t167 = 0.34*t162;
     const double t168 = 0.34*t163;
     const double t169 = 0.34*t144;
-    const double t170 = t20*t161 + t19*t159;
-    const double t171 = t19*t161 - t20*t159;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t170 = t47*t161 + t46*t159;
+    const double t171 = t46*t161 - t47*t159;
     const double t172 = t65 + t170;
     const double t173 = t66 + t171;
     const double t174 = qdd[5] - t160;
-    const double t175 = t20*t144 + t19*t162;
-    const double t176 = t19*t144 - t20*t162;
-    const double t177 = t50 + t173;
-    const double t178 = t48 - t172;
-    const double t179 = t49 + 0.00024216*t172 - 0.0028799999999999997*t176;
-    const double t180 = t51 + 0.00024216*t173 + 0.0028799999999999997*t175;
+    const double t175 = t47*t144 + t46*t162;
+    const double t176 = t46*t144 - t47*t162;
+    const double t177 = t59 + t173;
+    const double t178 = t57 - t172;
+    const double t179 = t58 + 0.00024216*t172 - 0.0028799999999999997*t176;
+    const double t180 = t60 + 0.00024216*t173 + 0.0028799999999999997*t175;
     const double t181 = 4e-05*t174;
     const double t182 = 0.0028799999999999997*t177;
     const double t183 = 0.0028799999999999997*t178;
     const double t184 = t182 + 0.09*t175;
     const double t185 = t183 + 0.09*t176;
-    const double t186 = t55 - 0.09*t163;
-    const double t187 = t19*t184 - t20*t185;
-    const double t188 = t20*t184 + t19*t185;
-    const double t189 = t19*t179 - t20*t180;
-    const double t190 = t20*t179 + t19*t180;
+    const double t186 = t64 - 0.09*t163;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t187 = t46*t184 - t47*t185;
+    const double t188 = t47*t184 + t46*t185;
+    const double t189 = t46*t179 - t47*t180;
+    const double t190 = t47*t179 + t46*t180;
     const double t191 = t164 + t189;
     const double t192 = t165 - t181;
     const double t193 = t166 + t190;
     const double t194 = t167 + t187;
     const double t195 = t168 - t186;
     const double t196 = t169 + t188;
-    const double t197 = t14*t194 - t15*t195;
-    const double t198 = t14*t195 + t15*t194;
-    const double t199 = t14*t191 - t15*t192;
-    const double t200 = t14*t192 + t15*t191;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t197 = t33*t194 - t34*t195;
+    const double t198 = t33*t195 + t34*t194;
+    const double t199 = t33*t191 - t34*t192;
+    const double t200 = t33*t192 + t34*t191;
     const double t201 = t148 + t199;
     const double t202 = t149 + t193;
     const double t203 = t150 - t200;
     const double t204 = t154 + t197;
     const double t205 = t155 + t196;
     const double t206 = t156 - t198;
-    const double t207 = t9*t204 - t10*t205;
-    const double t208 = t9*t205 + t10*t204;
-    const double t209 = t9*t201 - t10*t202;
-    const double t210 = t9*t202 + t10*t201;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t207 = t20*t204 - t21*t205;
+    const double t208 = t20*t205 + t21*t204;
+    const double t209 = t20*t201 - t21*t202;
+    const double t210 = t20*t202 + t21*t201;
     const double t211 = -0.4331*t208;
     const double t212 = 0.0203*t208;
     const double t213 = 0.0203*t206 + 0.4331*t207;
@@ -650,10 +667,12 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double t220 = t129 + t207;
     const double t221 = t130 - t206;
     const double t222 = t131 + t208;
-    const double t223 = t4*t220 - t5*t221;
-    const double t224 = t4*t221 + t5*t220;
-    const double t225 = t4*t217 - t5*t218;
-    const double t226 = t5*t217 + t4*t218;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t223 = t6*t220 - t7*t221;
+    const double t224 = t6*t221 + t7*t220;
+    const double t225 = t6*t217 - t7*t218;
+    const double t226 = t6*t218 + t7*t217;
     const double t227 = 0.0934*t224;
     const double t228 = -0.4318*t222 - 0.0934*t223;
     const double t229 = 0.4318*t224;
@@ -665,13 +684,15 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double t235 = t90 + t232;
     const double t236 = t93 + t223;
     const double t237 = t94 + t224;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t238 = t0*t236 - t1*t237;
     const double t239 = t0*t234 + t1*t233;
     const double t240 = -0.2435*t238;
     const double t241 = t240 - t239;
     const double t242 = t67 + t241;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t242;
     tau[1] = t235;
     tau[2] = t219;
@@ -682,15 +703,14 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
 
 long puma560_inverse_dynamics_batch(long count, const double *q, const double *qd, const double *qdd, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_inverse_dynamics(q + 6*i, qd + 6*i, qdd + 6*i, tau + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f)
+ * joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) [RK (2.28)-(2.29)]
  * inverse_dynamics_tip_force        316 mul    236 add    0 div   0 sqrt  12 trig    285 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -701,133 +721,143 @@ long puma560_inverse_dynamics_batch(long count, const double *q, const double *q
 void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6])
 {
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[0]);
     const double t1 = soagen_sin(q[0]);
-
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
     const double t2 = soagen_cos(q[1]);
     const double t3 = soagen_sin(q[1]);
-    const double t4 = -qd[0]*t3;
-    const double t5 = -qd[0]*t2;
+    const double t4 = qd[0]*qd[0];
+    const double t5 = -0.2435*t4;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-    const double t8 = t7*t5 + t6*t4;
-    const double t9 = t6*t5 - t7*t4;
-    const double t10 = qd[1] + qd[2];
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t6 = -qd[0]*t3;
+    const double t7 = -qd[0]*t2;
+    const double t8 = soagen_cos(q[2]);
+    const double t9 = soagen_sin(q[2]);
+    const double t10 = 0.018931200000000002*qd[1] + 0.1350808*t6 - 0.0070992*t7;
+    const double t11 = 0.0016703999999999998*qd[1] + 0.608912*t7 - 0.0070992*t6;
+    const double t12 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t7 + 0.018931200000000002*t6;
+    const double t13 = t7*t12 - qd[1]*t11;
+    const double t14 = qd[1]*t10 - t6*t12;
+    const double t15 = t6*t11 - t7*t10;
+    const double t16 = qd[1]*t7;
+    const double t17 = qd[1]*t6;
+    const double t18 = -t17;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t11 = soagen_cos(q[3]);
-    const double t12 = soagen_sin(q[3]);
-    const double t13 = t10*t12 + t11*t8;
-    const double t14 = t10*t11 - t12*t8;
-    const double t15 = qd[3] - t9;
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t19 = t8*t6 + t9*t7;
+    const double t20 = t8*t7 - t9*t6;
+    const double t21 = qd[1] + qd[2];
+    const double t22 = soagen_cos(q[3]);
+    const double t23 = soagen_sin(q[3]);
+    const double t24 = 0.09046080000000001*t19;
+    const double t25 = 0.004704*t21 + 0.013440800000000001*t20;
+    const double t26 = 0.08952*t21 + 0.004704*t20;
+    const double t27 = t20*t26 - t21*t25;
+    const double t28 = t21*t24 - t19*t26;
+    const double t29 = t19*t25 - t20*t24;
+    const double t30 = qd[2]*t20;
+    const double t31 = -qd[2]*t19;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t16 = soagen_cos(q[4]);
-    const double t17 = soagen_sin(q[4]);
-    const double t18 = t16*t13 - t17*t15;
-    const double t19 = -t17*t13 - t16*t15;
-    const double t20 = qd[4] + t14;
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t32 = t21*t23 + t22*t19;
+    const double t33 = t21*t22 - t23*t19;
+    const double t34 = qd[3] - t20;
+    const double t35 = soagen_cos(q[4]);
+    const double t36 = soagen_sin(q[4]);
+    const double t37 = t33*t34;
+    const double t38 = -0.0007960200000000001*t37;
+    const double t39 = t32*t34;
+    const double t40 = 0.0007960200000000001*t39;
+    const double t41 = t32*t32;
+    const double t42 = t33*t33;
+    const double t43 = qd[3]*t33;
+    const double t44 = -qd[3]*t32;
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t21 = soagen_cos(q[5]);
-    const double t22 = soagen_sin(q[5]);
-    const double t23 = t22*t20 + t21*t18;
-    const double t24 = t21*t20 - t22*t18;
-    const double t25 = qd[5] - t19;
-    const double t26 = qd[0]*qd[0];
-    const double t27 = -0.2435*t26;
-    const double t28 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
-    const double t29 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
-    const double t30 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
-    const double t31 = t5*t30 - qd[1]*t29;
-    const double t32 = qd[1]*t28 - t4*t30;
-    const double t33 = t4*t29 - t5*t28;
-    const double t34 = 0.09046080000000001*t8;
-    const double t35 = 0.004704*t10 + 0.013440800000000001*t9;
-    const double t36 = 0.08952*t10 + 0.004704*t9;
-    const double t37 = t9*t36 - t10*t35;
-    const double t38 = t10*t34 - t8*t36;
-    const double t39 = t8*t35 - t9*t34;
-    const double t40 = t14*t15;
-    const double t41 = -0.0007960200000000001*t40;
-    const double t42 = t13*t15;
-    const double t43 = 0.0007960200000000001*t42;
-    const double t44 = t13*t13;
-    const double t45 = t14*t14;
-    const double t46 = t20*t19;
-    const double t47 = 0.00010000000000000005*t46;
-    const double t48 = t20*t18;
-    const double t49 = -0.00010000000000000005*t48;
-    const double t50 = t24*t25;
-    const double t51 = -0.00020216*t50;
-    const double t52 = t23*t25;
-    const double t53 = 0.00020216*t52;
-    const double t54 = t23*t23;
-    const double t55 = t24*t24;
-    const double t56 = -t54 - t55;
-    const double t57 = 0.0028799999999999997*t56;
-    const double t58 = qd[1]*t5;
-    const double t59 = qd[1]*t4;
-    const double t60 = -t59;
-    const double t61 = qd[2]*t9;
-    const double t62 = -qd[2]*t8;
-    const double t63 = qd[3]*t14;
-    const double t64 = -qd[3]*t13;
-    const double t65 = qd[4]*t19;
-    const double t66 = -qd[4]*t18;
-    const double t67 = qd[5]*t24;
-    const double t68 = -qd[5]*t23;
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t45 = t35*t32 - t36*t34;
+    const double t46 = -t36*t32 - t35*t34;
+    const double t47 = qd[4] + t33;
+    const double t48 = soagen_cos(q[5]);
+    const double t49 = soagen_sin(q[5]);
+    const double t50 = t47*t46;
+    const double t51 = 0.00010000000000000005*t50;
+    const double t52 = t47*t45;
+    const double t53 = -0.00010000000000000005*t52;
+    const double t54 = qd[4]*t46;
+    const double t55 = -qd[4]*t45;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t56 = t49*t47 + t48*t45;
+    const double t57 = t48*t47 - t49*t45;
+    const double t58 = qd[5] - t46;
+    const double t59 = t57*t58;
+    const double t60 = -0.00020216*t59;
+    const double t61 = t56*t58;
+    const double t62 = 0.00020216*t61;
+    const double t63 = t56*t56;
+    const double t64 = t57*t57;
+    const double t65 = -t63 - t64;
+    const double t66 = 0.0028799999999999997*t65;
+    const double t67 = qd[5]*t57;
+    const double t68 = -qd[5]*t56;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t69 = 0.35*qdd[0];
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t70 = -0.2435*qdd[0];
     const double t71 = -qdd[0]*t3;
     const double t72 = -qdd[0]*t2;
-    const double t73 = t71 + t58;
-    const double t74 = t72 + t60;
+    const double t73 = t71 + t16;
+    const double t74 = t72 + t18;
     const double t75 = t70*t2 - 9.81*t3;
     const double t76 = -9.81*t2 - t70*t3;
-    const double t77 = t4*t4;
-    const double t78 = t4*t5;
-    const double t79 = t59;
-    const double t80 = t5*t5;
+    const double t77 = t6*t6;
+    const double t78 = t6*t7;
+    const double t79 = t17;
+    const double t80 = t7*t7;
     const double t81 = qd[1]*qd[1];
     const double t82 = -t81 - t80;
     const double t83 = t78 - qdd[1];
     const double t84 = t79 + t74;
     const double t85 = qdd[1] + t78;
     const double t86 = -t81 - t77;
-    const double t87 = t58 - t73;
+    const double t87 = t16 - t73;
     const double t88 = t79 - t74;
     const double t89 = -t77 - t80;
-    const double t90 = 0.018931200000000002*qdd[1] + 0.10439999999999999*t27 + 0.2784*t76 + 0.1350808*t73 - 0.0070992*t74 + t31;
-    const double t91 = 0.0016703999999999998*qdd[1] - 1.1832*t27 - 0.2784*t75 + 0.608912*t74 - 0.0070992*t73 + t32;
-    const double t92 = 0.6200840000000001*qdd[1] + 1.1832*t76 - 0.10439999999999999*t75 + 0.0016703999999999998*t74 + 0.018931200000000002*t73 + t33;
+    const double t90 = 0.018931200000000002*qdd[1] + 0.10439999999999999*t5 + 0.2784*t76 + 0.1350808*t73 - 0.0070992*t74 + t13;
+    const double t91 = 0.0016703999999999998*qdd[1] - 1.1832*t5 - 0.2784*t75 + 0.608912*t74 - 0.0070992*t73 + t14;
+    const double t92 = 0.6200840000000001*qdd[1] + 1.1832*t76 - 0.10439999999999999*t75 + 0.0016703999999999998*t74 + 0.018931200000000002*t73 + t15;
     const double t93 = 0.10439999999999999*t83 + 1.1832*t82 - 0.2784*t84;
     const double t94 = 0.10439999999999999*t86 + 1.1832*t85 - 0.2784*t87;
     const double t95 = 17.4*t75 + t93;
     const double t96 = 17.4*t76 + t94;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t97 = 0.4318*t82 - 0.0934*t84;
     const double t98 = 0.4318*t85 - 0.0934*t87;
     const double t99 = 0.4318*t88 - 0.0934*t89;
     const double t100 = t75 + t97;
     const double t101 = t76 + t98;
-    const double t102 = t27 + t99;
-    const double t103 = t7*t74 + t6*t73;
-    const double t104 = t6*t74 - t7*t73;
-    const double t105 = t61 + t103;
-    const double t106 = t62 + t104;
+    const double t102 = t5 + t99;
+    const double t103 = t8*t73 + t9*t74;
+    const double t104 = t8*t74 - t9*t73;
+    const double t105 = t30 + t103;
+    const double t106 = t31 + t104;
     const double t107 = qdd[1] + qdd[2];
-    const double t108 = t7*t101 + t6*t100;
-    const double t109 = t6*t101 - t7*t100;
-    const double t110 = t8*t8;
-    const double t111 = t8*t9;
-    const double t112 = t10*t8;
-    const double t113 = t9*t9;
-    const double t114 = t10*t9;
-    const double t115 = t10*t10;
+    const double t108 = t8*t100 + t9*t101;
+    const double t109 = t8*t101 - t9*t100;
+    const double t110 = t19*t19;
+    const double t111 = t19*t20;
+    const double t112 = t21*t19;
+    const double t113 = t20*t20;
+    const double t114 = t21*t20;
+    const double t115 = t21*t21;
     const double t116 = -t115 - t113;
     const double t117 = t111 - t107;
     const double t118 = t112 + t106;
@@ -837,33 +867,35 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
     const double t122 = t112 - t106;
     const double t123 = t114 + t105;
     const double t124 = -t110 - t113;
-    const double t125 = t37 + 0.09046080000000001*t105 - 0.336*t102 - 0.0672*t109;
-    const double t126 = 0.004704*t107 + t38 + 0.013440800000000001*t106 + 0.0672*t108;
-    const double t127 = 0.08952*t107 + t39 + 0.004704*t106 + 0.336*t108;
+    const double t125 = t27 + 0.09046080000000001*t105 - 0.336*t102 - 0.0672*t109;
+    const double t126 = 0.004704*t107 + t28 + 0.013440800000000001*t106 + 0.0672*t108;
+    const double t127 = 0.08952*t107 + t29 + 0.004704*t106 + 0.336*t108;
     const double t128 = 0.0672*t118 - 0.336*t117;
     const double t129 = 0.0672*t121 - 0.336*t120;
     const double t130 = 0.0672*t124 - 0.336*t123;
     const double t131 = t128 + 4.8*t108;
     const double t132 = t129 + 4.8*t109;
     const double t133 = t130 + 4.8*t102;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t134 = -0.0203*t116 - 0.4331*t117;
     const double t135 = -0.0203*t119 - 0.4331*t120;
     const double t136 = -0.0203*t122 - 0.4331*t123;
     const double t137 = t134 + t108;
     const double t138 = t135 + t109;
     const double t139 = t102 + t136;
-    const double t140 = t107*t12 + t11*t105;
-    const double t141 = t107*t11 - t12*t105;
-    const double t142 = t63 + t140;
-    const double t143 = t64 + t141;
+    const double t140 = t107*t23 + t22*t105;
+    const double t141 = t107*t22 - t23*t105;
+    const double t142 = t43 + t140;
+    const double t143 = t44 + t141;
     const double t144 = qdd[3] - t106;
-    const double t145 = t11*t137 + t12*t139;
-    const double t146 = t11*t139 - t12*t137;
-    const double t147 = t42 + t143;
-    const double t148 = t40 - t142;
-    const double t149 = -t44 - t45;
-    const double t150 = t41 + 0.00209602*t142 + 0.015579999999999998*t146;
-    const double t151 = t43 + 0.00209602*t143 - 0.015579999999999998*t145;
+    const double t145 = t22*t137 + t23*t139;
+    const double t146 = t22*t139 - t23*t137;
+    const double t147 = t39 + t143;
+    const double t148 = t37 - t142;
+    const double t149 = -t41 - t42;
+    const double t150 = t38 + 0.00209602*t142 + 0.015579999999999998*t146;
+    const double t151 = t40 + 0.00209602*t143 - 0.015579999999999998*t145;
     const double t152 = 0.0013*t144;
     const double t153 = -0.015579999999999998*t147;
     const double t154 = -0.015579999999999998*t148;
@@ -871,64 +903,68 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
     const double t156 = t153 + 0.82*t145;
     const double t157 = t154 + 0.82*t146;
     const double t158 = t155 - 0.82*t138;
-    const double t159 = t16*t142 - t17*t144;
-    const double t160 = -t16*t144 - t17*t142;
-    const double t161 = t65 + t159;
-    const double t162 = t66 + t160;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t159 = t35*t142 - t36*t144;
+    const double t160 = -t35*t144 - t36*t142;
+    const double t161 = t54 + t159;
+    const double t162 = t55 + t160;
     const double t163 = qdd[4] + t143;
-    const double t164 = t17*t138 + t16*t145;
-    const double t165 = t16*t138 - t17*t145;
-    const double t166 = t47 + 0.0003*t161;
-    const double t167 = t49 + 0.0003*t162;
+    const double t164 = t36*t138 + t35*t145;
+    const double t165 = t35*t138 - t36*t145;
+    const double t166 = t51 + 0.0003*t161;
+    const double t167 = t53 + 0.0003*t162;
     const double t168 = 0.0004*t163;
     const double t169 = 0.34*t164;
     const double t170 = 0.34*t165;
     const double t171 = 0.34*t146;
-    const double t172 = t22*t163 + t21*t161;
-    const double t173 = t21*t163 - t22*t161;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t172 = t49*t163 + t48*t161;
+    const double t173 = t48*t163 - t49*t161;
     const double t174 = t67 + t172;
     const double t175 = t68 + t173;
     const double t176 = qdd[5] - t162;
-    const double t177 = t22*t146 + t21*t164;
-    const double t178 = t21*t146 - t22*t164;
-    const double t179 = t52 + t175;
-    const double t180 = t50 - t174;
-    const double t181 = t51 + 0.00024216*t174 - 0.0028799999999999997*t178;
-    const double t182 = t53 + 0.00024216*t175 + 0.0028799999999999997*t177;
+    const double t177 = t49*t146 + t48*t164;
+    const double t178 = t48*t146 - t49*t164;
+    const double t179 = t61 + t175;
+    const double t180 = t59 - t174;
+    const double t181 = t60 + 0.00024216*t174 - 0.0028799999999999997*t178;
+    const double t182 = t62 + 0.00024216*t175 + 0.0028799999999999997*t177;
     const double t183 = 4e-05*t176;
     const double t184 = 0.0028799999999999997*t179;
     const double t185 = 0.0028799999999999997*t180;
     const double t186 = t184 + 0.09*t177;
     const double t187 = t185 + 0.09*t178;
-    const double t188 = t57 - 0.09*t165;
+    const double t188 = t66 - 0.09*t165;
     const double t189 = t0*t2;
     const double t190 = -t0*t3;
     const double t191 = t1*t2;
     const double t192 = -t1*t3;
-    const double t193 = t7*t190 + t6*t189;
-    const double t194 = t6*t190 - t7*t189;
-    const double t195 = t7*t192 + t6*t191;
-    const double t196 = t6*t192 - t7*t191;
-    const double t197 = -t7*t2 - t3*t6;
-    const double t198 = t7*t3 - t2*t6;
-    const double t199 = t11*t193 - t1*t12;
-    const double t200 = -t1*t11 - t12*t193;
-    const double t201 = t0*t12 + t11*t195;
-    const double t202 = t0*t11 - t12*t195;
-    const double t203 = t11*t197;
-    const double t204 = -t12*t197;
-    const double t205 = t17*t194 + t16*t199;
-    const double t206 = t16*t194 - t17*t199;
-    const double t207 = t17*t196 + t16*t201;
-    const double t208 = t16*t196 - t17*t201;
-    const double t209 = t17*t198 + t16*t203;
-    const double t210 = t16*t198 - t17*t203;
-    const double t211 = t22*t200 + t21*t205;
-    const double t212 = t21*t200 - t22*t205;
-    const double t213 = t22*t202 + t21*t207;
-    const double t214 = t21*t202 - t22*t207;
-    const double t215 = t22*t204 + t21*t209;
-    const double t216 = t21*t204 - t22*t209;
+    const double t193 = t8*t189 + t9*t190;
+    const double t194 = t8*t190 - t9*t189;
+    const double t195 = t8*t191 + t9*t192;
+    const double t196 = t8*t192 - t9*t191;
+    const double t197 = -t8*t3 - t9*t2;
+    const double t198 = t9*t3 - t8*t2;
+    const double t199 = t22*t193 - t1*t23;
+    const double t200 = -t1*t22 - t23*t193;
+    const double t201 = t0*t23 + t22*t195;
+    const double t202 = t0*t22 - t23*t195;
+    const double t203 = t22*t197;
+    const double t204 = -t23*t197;
+    const double t205 = t36*t194 + t35*t199;
+    const double t206 = t35*t194 - t36*t199;
+    const double t207 = t36*t196 + t35*t201;
+    const double t208 = t35*t196 - t36*t201;
+    const double t209 = t36*t198 + t35*t203;
+    const double t210 = t35*t198 - t36*t203;
+    const double t211 = t49*t200 + t48*t205;
+    const double t212 = t48*t200 - t49*t205;
+    const double t213 = t49*t202 + t48*t207;
+    const double t214 = t48*t202 - t49*t207;
+    const double t215 = t49*t204 + t48*t209;
+    const double t216 = t48*t204 - t49*t209;
     const double t217 = f[5]*t215 + f[4]*t213 + f[3]*t211;
     const double t218 = f[5]*t216 + f[4]*t214 + f[3]*t212;
     const double t219 = -f[5]*t210 - f[4]*t208 - f[3]*t206;
@@ -941,30 +977,38 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
     const double t226 = t217 + t186;
     const double t227 = t218 + t187;
     const double t228 = t219 + t188;
-    const double t229 = t21*t226 - t22*t227;
-    const double t230 = t22*t226 + t21*t227;
-    const double t231 = t21*t223 - t22*t224;
-    const double t232 = t22*t223 + t21*t224;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t229 = t48*t226 - t49*t227;
+    const double t230 = t49*t226 + t48*t227;
+    const double t231 = t48*t223 - t49*t224;
+    const double t232 = t49*t223 + t48*t224;
     const double t233 = t166 + t231;
     const double t234 = t167 - t225;
     const double t235 = t168 + t232;
     const double t236 = t169 + t229;
     const double t237 = t170 - t228;
     const double t238 = t171 + t230;
-    const double t239 = t16*t236 - t17*t237;
-    const double t240 = t16*t237 + t17*t236;
-    const double t241 = t16*t233 - t17*t234;
-    const double t242 = t16*t234 + t17*t233;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t239 = t35*t236 - t36*t237;
+    const double t240 = t35*t237 + t36*t236;
+    const double t241 = t35*t233 - t36*t234;
+    const double t242 = t35*t234 + t36*t233;
     const double t243 = t150 + t241;
     const double t244 = t151 + t235;
     const double t245 = t152 - t242;
     const double t246 = t156 + t239;
     const double t247 = t157 + t238;
     const double t248 = t158 - t240;
-    const double t249 = t11*t246 - t12*t247;
-    const double t250 = t11*t247 + t12*t246;
-    const double t251 = t11*t243 - t12*t244;
-    const double t252 = t11*t244 + t12*t243;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t249 = t22*t246 - t23*t247;
+    const double t250 = t22*t247 + t23*t246;
+    const double t251 = t22*t243 - t23*t244;
+    const double t252 = t22*t244 + t23*t243;
     const double t253 = -0.4331*t250;
     const double t254 = 0.0203*t250;
     const double t255 = 0.0203*t248 + 0.4331*t249;
@@ -977,10 +1021,12 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
     const double t262 = t131 + t249;
     const double t263 = t132 - t248;
     const double t264 = t133 + t250;
-    const double t265 = t6*t262 - t7*t263;
-    const double t266 = t6*t263 + t7*t262;
-    const double t267 = t6*t259 - t7*t260;
-    const double t268 = t7*t259 + t6*t260;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t265 = t8*t262 - t9*t263;
+    const double t266 = t8*t263 + t9*t262;
+    const double t267 = t8*t259 - t9*t260;
+    const double t268 = t8*t260 + t9*t259;
     const double t269 = 0.0934*t266;
     const double t270 = -0.4318*t264 - 0.0934*t265;
     const double t271 = 0.4318*t266;
@@ -992,13 +1038,15 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
     const double t277 = t92 + t274;
     const double t278 = t95 + t265;
     const double t279 = t96 + t266;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t280 = t2*t278 - t3*t279;
     const double t281 = t2*t276 + t3*t275;
     const double t282 = -0.2435*t280;
     const double t283 = t282 - t281;
     const double t284 = t69 + t283;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t284;
     tau[1] = t277;
     tau[2] = t261;
@@ -1009,15 +1057,14 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
 
 long puma560_inverse_dynamics_tip_force_batch(long count, const double *q, const double *qd, const double *qdd, const double *f, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_inverse_dynamics_tip_force(q + 6*i, qd + 6*i, qdd + 6*i, f + 6*i, tau + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * gravity torques G(q)
+ * gravity torques G(q) [KJR (44)]
  * gravity                            83 mul     50 add    0 div   0 sqrt  10 trig     93 statements
  *   q[6]: joint positions
  *   tau[6]: joint torques
@@ -1025,25 +1072,31 @@ long puma560_inverse_dynamics_tip_force_batch(long count, const double *q, const
 void puma560_gravity(const double q[6], double tau[6])
 {
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t2 = soagen_cos(q[2]);
     const double t3 = soagen_sin(q[2]);
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t4 = soagen_cos(q[3]);
     const double t5 = soagen_sin(q[3]);
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t6 = soagen_cos(q[4]);
     const double t7 = soagen_sin(q[4]);
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t8 = soagen_cos(q[5]);
     const double t9 = soagen_sin(q[5]);
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t10 = -9.81*t1;
     const double t11 = -9.81*t0;
     const double t12 = 0.2784*t11;
@@ -1051,6 +1104,8 @@ void puma560_gravity(const double q[6], double tau[6])
     const double t14 = 1.1832*t11 - 0.10439999999999999*t10;
     const double t15 = 17.4*t10;
     const double t16 = 17.4*t11;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t17 = t2*t10 + t3*t11;
     const double t18 = t2*t11 - t3*t10;
     const double t19 = -0.0672*t18;
@@ -1058,6 +1113,8 @@ void puma560_gravity(const double q[6], double tau[6])
     const double t21 = 0.336*t17;
     const double t22 = 4.8*t17;
     const double t23 = 4.8*t18;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t24 = t4*t17;
     const double t25 = -t5*t17;
     const double t26 = 0.015579999999999998*t25;
@@ -1065,11 +1122,15 @@ void puma560_gravity(const double q[6], double tau[6])
     const double t28 = 0.82*t24;
     const double t29 = 0.82*t25;
     const double t30 = -0.82*t18;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t31 = t7*t18 + t6*t24;
     const double t32 = t6*t18 - t7*t24;
     const double t33 = 0.34*t31;
     const double t34 = 0.34*t32;
     const double t35 = 0.34*t25;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t36 = t9*t25 + t8*t31;
     const double t37 = t8*t25 - t9*t31;
     const double t38 = -0.0028799999999999997*t37;
@@ -1077,6 +1138,10 @@ void puma560_gravity(const double q[6], double tau[6])
     const double t40 = 0.09*t36;
     const double t41 = 0.09*t37;
     const double t42 = -0.09*t32;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t43 = t8*t40 - t9*t41;
     const double t44 = t8*t41 + t9*t40;
     const double t45 = t8*t38 - t9*t39;
@@ -1084,6 +1149,8 @@ void puma560_gravity(const double q[6], double tau[6])
     const double t47 = t33 + t43;
     const double t48 = t34 - t42;
     const double t49 = t35 + t44;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t50 = t6*t47 - t7*t48;
     const double t51 = t6*t48 + t7*t47;
     const double t52 = t6*t45;
@@ -1093,6 +1160,8 @@ void puma560_gravity(const double q[6], double tau[6])
     const double t56 = t28 + t50;
     const double t57 = t29 + t49;
     const double t58 = t30 - t51;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t59 = t4*t56 - t5*t57;
     const double t60 = t4*t57 + t5*t56;
     const double t61 = t4*t54 - t5*t55;
@@ -1108,6 +1177,8 @@ void puma560_gravity(const double q[6], double tau[6])
     const double t71 = t21 + t68;
     const double t72 = t22 + t59;
     const double t73 = t23 - t58;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t74 = t2*t72 - t3*t73;
     const double t75 = t2*t73 + t3*t72;
     const double t76 = t2*t69 - t3*t70;
@@ -1123,12 +1194,14 @@ void puma560_gravity(const double q[6], double tau[6])
     const double t86 = t14 + t83;
     const double t87 = t15 + t74;
     const double t88 = t16 + t75;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t89 = t0*t87 - t1*t88;
     const double t90 = t0*t85 + t1*t84;
     const double t91 = -0.2435*t89;
     const double t92 = t91 - t90;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t92;
     tau[1] = t86;
     tau[2] = t71;
@@ -1139,15 +1212,14 @@ void puma560_gravity(const double q[6], double tau[6])
 
 long puma560_gravity_batch(long count, const double *q, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_gravity(q + 6*i, tau + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * bias torques C(q, qd) + G(q)
+ * bias torques C(q, qd) + G(q) [KJR (45)]
  * bias_forces                       233 mul    173 add    0 div   0 sqrt  10 trig    227 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -1156,119 +1228,129 @@ long puma560_gravity_batch(long count, const double *q, double *tau)
 void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
 {
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t1;
-    const double t3 = -qd[0]*t0;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.2435*t2;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t5*t3 + t4*t2;
-    const double t7 = t4*t3 - t5*t2;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t4 = -qd[0]*t1;
+    const double t5 = -qd[0]*t0;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
+    const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
+    const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
+    const double t11 = t5*t10 - qd[1]*t9;
+    const double t12 = qd[1]*t8 - t4*t10;
+    const double t13 = t4*t9 - t5*t8;
+    const double t14 = qd[1]*t5;
+    const double t15 = qd[1]*t4;
+    const double t16 = -t15;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t8*t10 + t9*t6;
-    const double t12 = t8*t9 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t17 = t6*t4 + t7*t5;
+    const double t18 = t6*t5 - t7*t4;
+    const double t19 = qd[1] + qd[2];
+    const double t20 = soagen_cos(q[3]);
+    const double t21 = soagen_sin(q[3]);
+    const double t22 = 0.09046080000000001*t17;
+    const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
+    const double t24 = 0.08952*t19 + 0.004704*t18;
+    const double t25 = t18*t24 - t19*t23;
+    const double t26 = t19*t22 - t17*t24;
+    const double t27 = t17*t23 - t18*t22;
+    const double t28 = qd[2]*t18;
+    const double t29 = -qd[2]*t17;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t15*t11 - t14*t13;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t30 = t19*t21 + t20*t17;
+    const double t31 = t19*t20 - t21*t17;
+    const double t32 = qd[3] - t18;
+    const double t33 = soagen_cos(q[4]);
+    const double t34 = soagen_sin(q[4]);
+    const double t35 = t31*t32;
+    const double t36 = -0.0007960200000000001*t35;
+    const double t37 = t30*t32;
+    const double t38 = 0.0007960200000000001*t37;
+    const double t39 = t30*t30;
+    const double t40 = t31*t31;
+    const double t41 = qd[3]*t31;
+    const double t42 = -qd[3]*t30;
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.2435*t24;
-    const double t26 = 0.018931200000000002*qd[1] + 0.1350808*t2 - 0.0070992*t3;
-    const double t27 = 0.0016703999999999998*qd[1] + 0.608912*t3 - 0.0070992*t2;
-    const double t28 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t3 + 0.018931200000000002*t2;
-    const double t29 = t3*t28 - qd[1]*t27;
-    const double t30 = qd[1]*t26 - t2*t28;
-    const double t31 = t2*t27 - t3*t26;
-    const double t32 = 0.09046080000000001*t6;
-    const double t33 = 0.004704*t8 + 0.013440800000000001*t7;
-    const double t34 = 0.08952*t8 + 0.004704*t7;
-    const double t35 = t7*t34 - t8*t33;
-    const double t36 = t8*t32 - t6*t34;
-    const double t37 = t6*t33 - t7*t32;
-    const double t38 = t12*t13;
-    const double t39 = -0.0007960200000000001*t38;
-    const double t40 = t11*t13;
-    const double t41 = 0.0007960200000000001*t40;
-    const double t42 = t11*t11;
-    const double t43 = t12*t12;
-    const double t44 = t18*t17;
-    const double t45 = 0.00010000000000000005*t44;
-    const double t46 = t18*t16;
-    const double t47 = -0.00010000000000000005*t46;
-    const double t48 = t22*t23;
-    const double t49 = -0.00020216*t48;
-    const double t50 = t21*t23;
-    const double t51 = 0.00020216*t50;
-    const double t52 = t21*t21;
-    const double t53 = t22*t22;
-    const double t54 = -t52 - t53;
-    const double t55 = 0.0028799999999999997*t54;
-    const double t56 = qd[1]*t3;
-    const double t57 = qd[1]*t2;
-    const double t58 = -t57;
-    const double t59 = qd[2]*t7;
-    const double t60 = -qd[2]*t6;
-    const double t61 = qd[3]*t12;
-    const double t62 = -qd[3]*t11;
-    const double t63 = qd[4]*t17;
-    const double t64 = -qd[4]*t16;
-    const double t65 = qd[5]*t22;
-    const double t66 = -qd[5]*t21;
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t43 = t33*t30 - t34*t32;
+    const double t44 = -t34*t30 - t33*t32;
+    const double t45 = qd[4] + t31;
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
+    const double t48 = t45*t44;
+    const double t49 = 0.00010000000000000005*t48;
+    const double t50 = t45*t43;
+    const double t51 = -0.00010000000000000005*t50;
+    const double t52 = qd[4]*t44;
+    const double t53 = -qd[4]*t43;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t54 = t47*t45 + t46*t43;
+    const double t55 = t46*t45 - t47*t43;
+    const double t56 = qd[5] - t44;
+    const double t57 = t55*t56;
+    const double t58 = -0.00020216*t57;
+    const double t59 = t54*t56;
+    const double t60 = 0.00020216*t59;
+    const double t61 = t54*t54;
+    const double t62 = t55*t55;
+    const double t63 = -t61 - t62;
+    const double t64 = 0.0028799999999999997*t63;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t67 = -9.81*t1;
     const double t68 = -9.81*t0;
-    const double t69 = t2*t2;
-    const double t70 = t2*t3;
-    const double t71 = t57;
-    const double t72 = t3*t3;
+    const double t69 = t4*t4;
+    const double t70 = t4*t5;
+    const double t71 = t15;
+    const double t72 = t5*t5;
     const double t73 = qd[1]*qd[1];
     const double t74 = -t73 - t72;
-    const double t75 = t58 + t71;
+    const double t75 = t71 + t16;
     const double t76 = -t73 - t69;
-    const double t77 = t71 - t58;
+    const double t77 = t71 - t16;
     const double t78 = -t69 - t72;
-    const double t79 = 0.10439999999999999*t25 + 0.2784*t68 + 0.1350808*t56 - 0.0070992*t58 + t29;
-    const double t80 = 0.608912*t58 - 1.1832*t25 - 0.2784*t67 - 0.0070992*t56 + t30;
-    const double t81 = 1.1832*t68 - 0.10439999999999999*t67 + 0.0016703999999999998*t58 + 0.018931200000000002*t56 + t31;
+    const double t79 = 0.10439999999999999*t3 + 0.2784*t68 + 0.1350808*t14 - 0.0070992*t16 + t11;
+    const double t80 = 0.608912*t16 - 1.1832*t3 - 0.2784*t67 - 0.0070992*t14 + t12;
+    const double t81 = 1.1832*t68 - 0.10439999999999999*t67 + 0.0016703999999999998*t16 + 0.018931200000000002*t14 + t13;
     const double t82 = 0.10439999999999999*t70 + 1.1832*t74 - 0.2784*t75;
     const double t83 = 1.1832*t70 + 0.10439999999999999*t76;
     const double t84 = 17.4*t67 + t82;
     const double t85 = 17.4*t68 + t83;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t86 = 0.4318*t74 - 0.0934*t75;
     const double t87 = 0.4318*t70;
     const double t88 = 0.4318*t77 - 0.0934*t78;
     const double t89 = t67 + t86;
     const double t90 = t68 + t87;
-    const double t91 = t25 + t88;
-    const double t92 = t5*t58 + t4*t56;
-    const double t93 = t4*t58 - t5*t56;
-    const double t94 = t59 + t92;
-    const double t95 = t60 + t93;
-    const double t96 = t5*t90 + t4*t89;
-    const double t97 = t4*t90 - t5*t89;
-    const double t98 = t6*t6;
-    const double t99 = t6*t7;
-    const double t100 = t8*t6;
-    const double t101 = t7*t7;
-    const double t102 = t8*t7;
-    const double t103 = t8*t8;
+    const double t91 = t3 + t88;
+    const double t92 = t6*t14 + t7*t16;
+    const double t93 = t6*t16 - t7*t14;
+    const double t94 = t92 + t28;
+    const double t95 = t93 + t29;
+    const double t96 = t7*t90 + t6*t89;
+    const double t97 = t6*t90 - t7*t89;
+    const double t98 = t17*t17;
+    const double t99 = t17*t18;
+    const double t100 = t19*t17;
+    const double t101 = t18*t18;
+    const double t102 = t19*t18;
+    const double t103 = t19*t19;
     const double t104 = -t103 - t101;
     const double t105 = t100 + t95;
     const double t106 = -t103 - t98;
@@ -1276,32 +1358,34 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t108 = t100 - t95;
     const double t109 = t102 + t94;
     const double t110 = -t98 - t101;
-    const double t111 = t35 + 0.09046080000000001*t94 - 0.336*t91 - 0.0672*t97;
-    const double t112 = t36 + 0.013440800000000001*t95 + 0.0672*t96;
-    const double t113 = t37 + 0.004704*t95 + 0.336*t96;
+    const double t111 = t25 + 0.09046080000000001*t94 - 0.336*t91 - 0.0672*t97;
+    const double t112 = t26 + 0.013440800000000001*t95 + 0.0672*t96;
+    const double t113 = t27 + 0.004704*t95 + 0.336*t96;
     const double t114 = 0.0672*t105 - 0.336*t99;
     const double t115 = 0.0672*t107 - 0.336*t106;
     const double t116 = 0.0672*t110 - 0.336*t109;
     const double t117 = t114 + 4.8*t96;
     const double t118 = t115 + 4.8*t97;
     const double t119 = t116 + 4.8*t91;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t120 = -0.4331*t99 - 0.0203*t104;
     const double t121 = -0.0203*t99 - 0.4331*t106;
     const double t122 = -0.0203*t108 - 0.4331*t109;
     const double t123 = t120 + t96;
     const double t124 = t121 + t97;
     const double t125 = t91 + t122;
-    const double t126 = t9*t94;
-    const double t127 = -t10*t94;
-    const double t128 = t61 + t126;
-    const double t129 = t62 + t127;
-    const double t130 = t9*t123 + t10*t125;
-    const double t131 = t9*t125 - t10*t123;
-    const double t132 = t40 + t129;
-    const double t133 = t38 - t128;
-    const double t134 = -t42 - t43;
-    const double t135 = t39 + 0.00209602*t128 + 0.015579999999999998*t131;
-    const double t136 = t41 + 0.00209602*t129 - 0.015579999999999998*t130;
+    const double t126 = t20*t94;
+    const double t127 = -t21*t94;
+    const double t128 = t41 + t126;
+    const double t129 = t42 + t127;
+    const double t130 = t20*t123 + t21*t125;
+    const double t131 = t20*t125 - t21*t123;
+    const double t132 = t37 + t129;
+    const double t133 = t35 - t128;
+    const double t134 = -t39 - t40;
+    const double t135 = t36 + 0.00209602*t128 + 0.015579999999999998*t131;
+    const double t136 = t38 + 0.00209602*t129 - 0.015579999999999998*t130;
     const double t137 = -0.0013*t95;
     const double t138 = -0.015579999999999998*t132;
     const double t139 = -0.015579999999999998*t133;
@@ -1309,58 +1393,70 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t141 = t138 + 0.82*t130;
     const double t142 = t139 + 0.82*t131;
     const double t143 = t140 - 0.82*t124;
-    const double t144 = t15*t95 + t14*t128;
-    const double t145 = t14*t95 - t15*t128;
-    const double t146 = t63 + t144;
-    const double t147 = t64 + t145;
-    const double t148 = t15*t124 + t14*t130;
-    const double t149 = t14*t124 - t15*t130;
-    const double t150 = t45 + 0.0003*t146;
-    const double t151 = t47 + 0.0003*t147;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t144 = t34*t95 + t33*t128;
+    const double t145 = t33*t95 - t34*t128;
+    const double t146 = t52 + t144;
+    const double t147 = t53 + t145;
+    const double t148 = t34*t124 + t33*t130;
+    const double t149 = t33*t124 - t34*t130;
+    const double t150 = t49 + 0.0003*t146;
+    const double t151 = t51 + 0.0003*t147;
     const double t152 = 0.0004*t129;
     const double t153 = 0.34*t148;
     const double t154 = 0.34*t149;
     const double t155 = 0.34*t131;
-    const double t156 = t20*t129 + t19*t146;
-    const double t157 = t19*t129 - t20*t146;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t156 = t47*t129 + t46*t146;
+    const double t157 = t46*t129 - t47*t146;
     const double t158 = t65 + t156;
     const double t159 = t66 + t157;
-    const double t160 = t20*t131 + t19*t148;
-    const double t161 = t19*t131 - t20*t148;
-    const double t162 = t50 + t159;
-    const double t163 = t48 - t158;
-    const double t164 = t49 + 0.00024216*t158 - 0.0028799999999999997*t161;
-    const double t165 = t51 + 0.00024216*t159 + 0.0028799999999999997*t160;
+    const double t160 = t47*t131 + t46*t148;
+    const double t161 = t46*t131 - t47*t148;
+    const double t162 = t59 + t159;
+    const double t163 = t57 - t158;
+    const double t164 = t58 + 0.00024216*t158 - 0.0028799999999999997*t161;
+    const double t165 = t60 + 0.00024216*t159 + 0.0028799999999999997*t160;
     const double t166 = -4e-05*t147;
     const double t167 = 0.0028799999999999997*t162;
     const double t168 = 0.0028799999999999997*t163;
     const double t169 = t167 + 0.09*t160;
     const double t170 = t168 + 0.09*t161;
-    const double t171 = t55 - 0.09*t149;
-    const double t172 = t19*t169 - t20*t170;
-    const double t173 = t20*t169 + t19*t170;
-    const double t174 = t19*t164 - t20*t165;
-    const double t175 = t20*t164 + t19*t165;
+    const double t171 = t64 - 0.09*t149;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t172 = t46*t169 - t47*t170;
+    const double t173 = t47*t169 + t46*t170;
+    const double t174 = t46*t164 - t47*t165;
+    const double t175 = t47*t164 + t46*t165;
     const double t176 = t150 + t174;
     const double t177 = t151 - t166;
     const double t178 = t152 + t175;
     const double t179 = t153 + t172;
     const double t180 = t154 - t171;
     const double t181 = t155 + t173;
-    const double t182 = t14*t179 - t15*t180;
-    const double t183 = t14*t180 + t15*t179;
-    const double t184 = t14*t176 - t15*t177;
-    const double t185 = t14*t177 + t15*t176;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t182 = t33*t179 - t34*t180;
+    const double t183 = t33*t180 + t34*t179;
+    const double t184 = t33*t176 - t34*t177;
+    const double t185 = t33*t177 + t34*t176;
     const double t186 = t135 + t184;
     const double t187 = t136 + t178;
     const double t188 = t137 - t185;
     const double t189 = t141 + t182;
     const double t190 = t142 + t181;
     const double t191 = t143 - t183;
-    const double t192 = t9*t189 - t10*t190;
-    const double t193 = t9*t190 + t10*t189;
-    const double t194 = t9*t186 - t10*t187;
-    const double t195 = t9*t187 + t10*t186;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t192 = t20*t189 - t21*t190;
+    const double t193 = t20*t190 + t21*t189;
+    const double t194 = t20*t186 - t21*t187;
+    const double t195 = t20*t187 + t21*t186;
     const double t196 = -0.4331*t193;
     const double t197 = 0.0203*t193;
     const double t198 = 0.0203*t191 + 0.4331*t192;
@@ -1373,10 +1469,12 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t205 = t117 + t192;
     const double t206 = t118 - t191;
     const double t207 = t119 + t193;
-    const double t208 = t4*t205 - t5*t206;
-    const double t209 = t4*t206 + t5*t205;
-    const double t210 = t4*t202 - t5*t203;
-    const double t211 = t5*t202 + t4*t203;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t208 = t6*t205 - t7*t206;
+    const double t209 = t6*t206 + t7*t205;
+    const double t210 = t6*t202 - t7*t203;
+    const double t211 = t6*t203 + t7*t202;
     const double t212 = 0.0934*t209;
     const double t213 = -0.4318*t207 - 0.0934*t208;
     const double t214 = 0.4318*t209;
@@ -1388,12 +1486,14 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t220 = t81 + t217;
     const double t221 = t84 + t208;
     const double t222 = t85 + t209;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t223 = t0*t221 - t1*t222;
     const double t224 = t0*t219 + t1*t218;
     const double t225 = -0.2435*t223;
     const double t226 = t225 - t224;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t226;
     tau[1] = t220;
     tau[2] = t204;
@@ -1404,15 +1504,14 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
 
 long puma560_bias_forces_batch(long count, const double *q, const double *qd, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_bias_forces(q + 6*i, qd + 6*i, tau + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * Coriolis and centrifugal torques C(q, qd), no gravity
+ * Coriolis and centrifugal torques C(q, qd), no gravity [KJR (45)]
  * coriolis                          225 mul    165 add    0 div   0 sqrt  10 trig    221 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -1421,113 +1520,123 @@ long puma560_bias_forces_batch(long count, const double *q, const double *qd, do
 void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
 {
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t1;
-    const double t3 = -qd[0]*t0;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.2435*t2;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t5*t3 + t4*t2;
-    const double t7 = t4*t3 - t5*t2;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t4 = -qd[0]*t1;
+    const double t5 = -qd[0]*t0;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
+    const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
+    const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
+    const double t11 = t5*t10 - qd[1]*t9;
+    const double t12 = qd[1]*t8 - t4*t10;
+    const double t13 = t4*t9 - t5*t8;
+    const double t14 = qd[1]*t5;
+    const double t15 = qd[1]*t4;
+    const double t16 = -t15;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t8*t10 + t9*t6;
-    const double t12 = t8*t9 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t17 = t6*t4 + t7*t5;
+    const double t18 = t6*t5 - t7*t4;
+    const double t19 = qd[1] + qd[2];
+    const double t20 = soagen_cos(q[3]);
+    const double t21 = soagen_sin(q[3]);
+    const double t22 = 0.09046080000000001*t17;
+    const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
+    const double t24 = 0.08952*t19 + 0.004704*t18;
+    const double t25 = t18*t24 - t19*t23;
+    const double t26 = t19*t22 - t17*t24;
+    const double t27 = t17*t23 - t18*t22;
+    const double t28 = qd[2]*t18;
+    const double t29 = -qd[2]*t17;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t15*t11 - t14*t13;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t30 = t19*t21 + t20*t17;
+    const double t31 = t19*t20 - t21*t17;
+    const double t32 = qd[3] - t18;
+    const double t33 = soagen_cos(q[4]);
+    const double t34 = soagen_sin(q[4]);
+    const double t35 = t31*t32;
+    const double t36 = -0.0007960200000000001*t35;
+    const double t37 = t30*t32;
+    const double t38 = 0.0007960200000000001*t37;
+    const double t39 = t30*t30;
+    const double t40 = t31*t31;
+    const double t41 = qd[3]*t31;
+    const double t42 = -qd[3]*t30;
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.2435*t24;
-    const double t26 = 0.018931200000000002*qd[1] + 0.1350808*t2 - 0.0070992*t3;
-    const double t27 = 0.0016703999999999998*qd[1] + 0.608912*t3 - 0.0070992*t2;
-    const double t28 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t3 + 0.018931200000000002*t2;
-    const double t29 = t3*t28 - qd[1]*t27;
-    const double t30 = qd[1]*t26 - t2*t28;
-    const double t31 = t2*t27 - t3*t26;
-    const double t32 = 0.09046080000000001*t6;
-    const double t33 = 0.004704*t8 + 0.013440800000000001*t7;
-    const double t34 = 0.08952*t8 + 0.004704*t7;
-    const double t35 = t7*t34 - t8*t33;
-    const double t36 = t8*t32 - t6*t34;
-    const double t37 = t6*t33 - t7*t32;
-    const double t38 = t12*t13;
-    const double t39 = -0.0007960200000000001*t38;
-    const double t40 = t11*t13;
-    const double t41 = 0.0007960200000000001*t40;
-    const double t42 = t11*t11;
-    const double t43 = t12*t12;
-    const double t44 = t18*t17;
-    const double t45 = 0.00010000000000000005*t44;
-    const double t46 = t18*t16;
-    const double t47 = -0.00010000000000000005*t46;
-    const double t48 = t22*t23;
-    const double t49 = -0.00020216*t48;
-    const double t50 = t21*t23;
-    const double t51 = 0.00020216*t50;
-    const double t52 = t21*t21;
-    const double t53 = t22*t22;
-    const double t54 = -t52 - t53;
-    const double t55 = 0.0028799999999999997*t54;
-    const double t56 = qd[1]*t3;
-    const double t57 = qd[1]*t2;
-    const double t58 = -t57;
-    const double t59 = qd[2]*t7;
-    const double t60 = -qd[2]*t6;
-    const double t61 = qd[3]*t12;
-    const double t62 = -qd[3]*t11;
-    const double t63 = qd[4]*t17;
-    const double t64 = -qd[4]*t16;
-    const double t65 = qd[5]*t22;
-    const double t66 = -qd[5]*t21;
-    const double t67 = t2*t2;
-    const double t68 = t2*t3;
-    const double t69 = t57;
-    const double t70 = t3*t3;
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t43 = t33*t30 - t34*t32;
+    const double t44 = -t34*t30 - t33*t32;
+    const double t45 = qd[4] + t31;
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
+    const double t48 = t45*t44;
+    const double t49 = 0.00010000000000000005*t48;
+    const double t50 = t45*t43;
+    const double t51 = -0.00010000000000000005*t50;
+    const double t52 = qd[4]*t44;
+    const double t53 = -qd[4]*t43;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t54 = t47*t45 + t46*t43;
+    const double t55 = t46*t45 - t47*t43;
+    const double t56 = qd[5] - t44;
+    const double t57 = t55*t56;
+    const double t58 = -0.00020216*t57;
+    const double t59 = t54*t56;
+    const double t60 = 0.00020216*t59;
+    const double t61 = t54*t54;
+    const double t62 = t55*t55;
+    const double t63 = -t61 - t62;
+    const double t64 = 0.0028799999999999997*t63;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t67 = t4*t4;
+    const double t68 = t4*t5;
+    const double t69 = t15;
+    const double t70 = t5*t5;
     const double t71 = qd[1]*qd[1];
     const double t72 = -t71 - t70;
-    const double t73 = t58 + t69;
+    const double t73 = t69 + t16;
     const double t74 = -t71 - t67;
-    const double t75 = t69 - t58;
+    const double t75 = t69 - t16;
     const double t76 = -t67 - t70;
-    const double t77 = 0.10439999999999999*t25 + 0.1350808*t56 - 0.0070992*t58 + t29;
-    const double t78 = 0.608912*t58 - 1.1832*t25 - 0.0070992*t56 + t30;
-    const double t79 = 0.0016703999999999998*t58 + 0.018931200000000002*t56 + t31;
+    const double t77 = 0.10439999999999999*t3 + 0.1350808*t14 - 0.0070992*t16 + t11;
+    const double t78 = 0.608912*t16 - 1.1832*t3 - 0.0070992*t14 + t12;
+    const double t79 = 0.0016703999999999998*t16 + 0.018931200000000002*t14 + t13;
     const double t80 = 0.10439999999999999*t68 + 1.1832*t72 - 0.2784*t73;
     const double t81 = 1.1832*t68 + 0.10439999999999999*t74;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t82 = 0.4318*t72 - 0.0934*t73;
     const double t83 = 0.4318*t68;
     const double t84 = 0.4318*t75 - 0.0934*t76;
-    const double t85 = t25 + t84;
-    const double t86 = t5*t58 + t4*t56;
-    const double t87 = t4*t58 - t5*t56;
-    const double t88 = t59 + t86;
-    const double t89 = t60 + t87;
-    const double t90 = t5*t83 + t4*t82;
-    const double t91 = t4*t83 - t5*t82;
-    const double t92 = t6*t6;
-    const double t93 = t6*t7;
-    const double t94 = t8*t6;
-    const double t95 = t7*t7;
-    const double t96 = t8*t7;
-    const double t97 = t8*t8;
+    const double t85 = t3 + t84;
+    const double t86 = t6*t14 + t7*t16;
+    const double t87 = t6*t16 - t7*t14;
+    const double t88 = t86 + t28;
+    const double t89 = t87 + t29;
+    const double t90 = t7*t83 + t6*t82;
+    const double t91 = t6*t83 - t7*t82;
+    const double t92 = t17*t17;
+    const double t93 = t17*t18;
+    const double t94 = t19*t17;
+    const double t95 = t18*t18;
+    const double t96 = t19*t18;
+    const double t97 = t19*t19;
     const double t98 = -t97 - t95;
     const double t99 = t94 + t89;
     const double t100 = -t97 - t92;
@@ -1535,32 +1644,34 @@ void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t102 = t94 - t89;
     const double t103 = t96 + t88;
     const double t104 = -t92 - t95;
-    const double t105 = t35 + 0.09046080000000001*t88 - 0.0672*t91 - 0.336*t85;
-    const double t106 = t36 + 0.013440800000000001*t89 + 0.0672*t90;
-    const double t107 = t37 + 0.004704*t89 + 0.336*t90;
+    const double t105 = t25 + 0.09046080000000001*t88 - 0.0672*t91 - 0.336*t85;
+    const double t106 = t26 + 0.013440800000000001*t89 + 0.0672*t90;
+    const double t107 = t27 + 0.004704*t89 + 0.336*t90;
     const double t108 = 0.0672*t99 - 0.336*t93;
     const double t109 = 0.0672*t101 - 0.336*t100;
     const double t110 = 0.0672*t104 - 0.336*t103;
     const double t111 = 4.8*t90 + t108;
     const double t112 = 4.8*t91 + t109;
     const double t113 = t110 + 4.8*t85;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t114 = -0.4331*t93 - 0.0203*t98;
     const double t115 = -0.0203*t93 - 0.4331*t100;
     const double t116 = -0.0203*t102 - 0.4331*t103;
     const double t117 = t90 + t114;
     const double t118 = t91 + t115;
     const double t119 = t85 + t116;
-    const double t120 = t9*t88;
-    const double t121 = -t10*t88;
-    const double t122 = t61 + t120;
-    const double t123 = t62 + t121;
-    const double t124 = t9*t117 + t10*t119;
-    const double t125 = t9*t119 - t10*t117;
-    const double t126 = t40 + t123;
-    const double t127 = t38 - t122;
-    const double t128 = -t42 - t43;
-    const double t129 = t39 + 0.00209602*t122 + 0.015579999999999998*t125;
-    const double t130 = t41 + 0.00209602*t123 - 0.015579999999999998*t124;
+    const double t120 = t20*t88;
+    const double t121 = -t21*t88;
+    const double t122 = t41 + t120;
+    const double t123 = t42 + t121;
+    const double t124 = t20*t117 + t21*t119;
+    const double t125 = t20*t119 - t21*t117;
+    const double t126 = t37 + t123;
+    const double t127 = t35 - t122;
+    const double t128 = -t39 - t40;
+    const double t129 = t36 + 0.00209602*t122 + 0.015579999999999998*t125;
+    const double t130 = t38 + 0.00209602*t123 - 0.015579999999999998*t124;
     const double t131 = -0.0013*t89;
     const double t132 = -0.015579999999999998*t126;
     const double t133 = -0.015579999999999998*t127;
@@ -1568,58 +1679,70 @@ void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t135 = t132 + 0.82*t124;
     const double t136 = t133 + 0.82*t125;
     const double t137 = t134 - 0.82*t118;
-    const double t138 = t15*t89 + t14*t122;
-    const double t139 = t14*t89 - t15*t122;
-    const double t140 = t63 + t138;
-    const double t141 = t64 + t139;
-    const double t142 = t15*t118 + t14*t124;
-    const double t143 = t14*t118 - t15*t124;
-    const double t144 = t45 + 0.0003*t140;
-    const double t145 = t47 + 0.0003*t141;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t138 = t34*t89 + t33*t122;
+    const double t139 = t33*t89 - t34*t122;
+    const double t140 = t52 + t138;
+    const double t141 = t53 + t139;
+    const double t142 = t34*t118 + t33*t124;
+    const double t143 = t33*t118 - t34*t124;
+    const double t144 = t49 + 0.0003*t140;
+    const double t145 = t51 + 0.0003*t141;
     const double t146 = 0.0004*t123;
     const double t147 = 0.34*t142;
     const double t148 = 0.34*t143;
     const double t149 = 0.34*t125;
-    const double t150 = t20*t123 + t19*t140;
-    const double t151 = t19*t123 - t20*t140;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t150 = t47*t123 + t46*t140;
+    const double t151 = t46*t123 - t47*t140;
     const double t152 = t65 + t150;
     const double t153 = t66 + t151;
-    const double t154 = t20*t125 + t19*t142;
-    const double t155 = t19*t125 - t20*t142;
-    const double t156 = t50 + t153;
-    const double t157 = t48 - t152;
-    const double t158 = t49 + 0.00024216*t152 - 0.0028799999999999997*t155;
-    const double t159 = t51 + 0.00024216*t153 + 0.0028799999999999997*t154;
+    const double t154 = t47*t125 + t46*t142;
+    const double t155 = t46*t125 - t47*t142;
+    const double t156 = t59 + t153;
+    const double t157 = t57 - t152;
+    const double t158 = t58 + 0.00024216*t152 - 0.0028799999999999997*t155;
+    const double t159 = t60 + 0.00024216*t153 + 0.0028799999999999997*t154;
     const double t160 = -4e-05*t141;
     const double t161 = 0.0028799999999999997*t156;
     const double t162 = 0.0028799999999999997*t157;
     const double t163 = t161 + 0.09*t154;
     const double t164 = t162 + 0.09*t155;
-    const double t165 = t55 - 0.09*t143;
-    const double t166 = t19*t163 - t20*t164;
-    const double t167 = t20*t163 + t19*t164;
-    const double t168 = t19*t158 - t20*t159;
-    const double t169 = t20*t158 + t19*t159;
+    const double t165 = t64 - 0.09*t143;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t166 = t46*t163 - t47*t164;
+    const double t167 = t47*t163 + t46*t164;
+    const double t168 = t46*t158 - t47*t159;
+    const double t169 = t47*t158 + t46*t159;
     const double t170 = t144 + t168;
     const double t171 = t145 - t160;
     const double t172 = t146 + t169;
     const double t173 = t147 + t166;
     const double t174 = t148 - t165;
     const double t175 = t149 + t167;
-    const double t176 = t14*t173 - t15*t174;
-    const double t177 = t14*t174 + t15*t173;
-    const double t178 = t14*t170 - t15*t171;
-    const double t179 = t14*t171 + t15*t170;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t176 = t33*t173 - t34*t174;
+    const double t177 = t33*t174 + t34*t173;
+    const double t178 = t33*t170 - t34*t171;
+    const double t179 = t33*t171 + t34*t170;
     const double t180 = t129 + t178;
     const double t181 = t130 + t172;
     const double t182 = t131 - t179;
     const double t183 = t135 + t176;
     const double t184 = t136 + t175;
     const double t185 = t137 - t177;
-    const double t186 = t9*t183 - t10*t184;
-    const double t187 = t9*t184 + t10*t183;
-    const double t188 = t9*t180 - t10*t181;
-    const double t189 = t9*t181 + t10*t180;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t186 = t20*t183 - t21*t184;
+    const double t187 = t20*t184 + t21*t183;
+    const double t188 = t20*t180 - t21*t181;
+    const double t189 = t20*t181 + t21*t180;
     const double t190 = -0.4331*t187;
     const double t191 = 0.0203*t187;
     const double t192 = 0.0203*t185 + 0.4331*t186;
@@ -1632,10 +1755,12 @@ void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t199 = t111 + t186;
     const double t200 = t112 - t185;
     const double t201 = t113 + t187;
-    const double t202 = t4*t199 - t5*t200;
-    const double t203 = t4*t200 + t5*t199;
-    const double t204 = t4*t196 - t5*t197;
-    const double t205 = t5*t196 + t4*t197;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t202 = t6*t199 - t7*t200;
+    const double t203 = t6*t200 + t7*t199;
+    const double t204 = t6*t196 - t7*t197;
+    const double t205 = t6*t197 + t7*t196;
     const double t206 = 0.0934*t203;
     const double t207 = -0.4318*t201 - 0.0934*t202;
     const double t208 = 0.4318*t203;
@@ -1647,12 +1772,14 @@ void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t214 = t79 + t211;
     const double t215 = t80 + t202;
     const double t216 = t81 + t203;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t217 = t0*t215 - t1*t216;
     const double t218 = t0*t213 + t1*t212;
     const double t219 = -0.2435*t217;
     const double t220 = t219 - t218;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t220;
     tau[1] = t214;
     tau[2] = t198;
@@ -1663,15 +1790,14 @@ void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
 
 long puma560_coriolis_batch(long count, const double *q, const double *qd, double *tau)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_coriolis(q + 6*i, qd + 6*i, tau + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint-space mass matrix M(q), row-major n x n
+ * joint-space mass matrix M(q), row-major n x n [RK (3.20)]
  * mass_matrix                       150 mul    139 add    0 div   0 sqrt   8 trig    179 statements
  *   q[6]: joint positions
  *   M[36]: mass matrix, row-major
@@ -1679,7 +1805,9 @@ long puma560_coriolis_batch(long count, const double *q, const double *qd, doubl
 void puma560_mass_matrix(const double q[6], double M[36])
 {
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t0 = soagen_cos(q[4]);
     const double t1 = soagen_sin(q[4]);
     const double t2 = t1*t1;
@@ -1697,7 +1825,7 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t14 = 0.015579999999999998 + t10;
     const double t15 = t8 - 0.015579999999999998;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t16 = soagen_cos(q[3]);
     const double t17 = soagen_sin(q[3]);
     const double t18 = t12 - 0.00273818;
@@ -1737,7 +1865,7 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t52 = 0.0672 - t32;
     const double t53 = 0.336 + t38;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t54 = soagen_cos(q[2]);
     const double t55 = soagen_sin(q[2]);
     const double t56 = t46 - t47;
@@ -1784,7 +1912,7 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t97 = t75 - 0.10439999999999999;
     const double t98 = 1.1832 + t82;
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t99 = soagen_cos(q[1]);
     const double t100 = soagen_sin(q[1]);
     const double t101 = t89 - t92;
@@ -1804,9 +1932,13 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t115 = 0.2435*t112 - 0.2435*t114 + t106;
     const double t116 = 0.35 + t115;
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t117 = -0.2435*t113;
     const double t118 = t117 - t107;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t119 = 0.0934*t76;
     const double t120 = -0.4318*t28 - 0.0934*t75;
     const double t121 = 0.4318*t76;
@@ -1817,6 +1949,8 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t126 = t100*t122 + t99*t123;
     const double t127 = -0.2435*t125;
     const double t128 = t127 - t126;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t129 = -0.4331*t33;
     const double t130 = 0.0203*t33;
     const double t131 = 0.4331*t32;
@@ -1837,6 +1971,8 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t146 = t99*t143 + t100*t142;
     const double t147 = -0.2435*t145;
     const double t148 = t147 - t146;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t149 = t16*t8;
     const double t150 = t17*t8;
     const double t151 = -0.00064216*t17;
@@ -1860,6 +1996,8 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t169 = t99*t166 + t100*t165;
     const double t170 = -0.2435*t168;
     const double t171 = t170 - t169;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t172 = 4e-05*t1;
     const double t173 = -4e-05*t0;
     const double t174 = t16*t172;
@@ -1868,7 +2006,7 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t177 = t54*t173 + t55*t174;
     const double t178 = t99*t177 + t100*t176;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     M[0] = t116;
     M[1] = t118;
     M[2] = t128;
@@ -1909,15 +2047,14 @@ void puma560_mass_matrix(const double q[6], double M[36])
 
 long puma560_mass_matrix_batch(long count, const double *q, double *M)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_mass_matrix(q + 6*i, M + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n
+ * joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n [RK (3.20)], [RK (2.24)-(2.30)]
  * mass_matrix_ne                    404 mul    267 add    0 div   0 sqrt  10 trig    375 statements
  *   q[6]: joint positions
  *   M[36]: mass matrix, row-major
@@ -1925,25 +2062,33 @@ long puma560_mass_matrix_batch(long count, const double *q, double *M)
 void puma560_mass_matrix_ne(const double q[6], double M[36])
 {
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* ==== column 0 ==== */
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t2 = soagen_cos(q[2]);
     const double t3 = soagen_sin(q[2]);
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t4 = soagen_cos(q[3]);
     const double t5 = soagen_sin(q[3]);
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t6 = soagen_cos(q[4]);
     const double t7 = soagen_sin(q[4]);
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t8 = soagen_cos(q[5]);
     const double t9 = soagen_sin(q[5]);
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t10 = -0.2435*t0;
     const double t11 = 0.2435*t1;
     const double t12 = 0.0070992*t0 - 0.1350808*t1 + 0.2784*t11;
@@ -1953,6 +2098,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t16 = -0.2784*t1;
     const double t17 = t15 + 17.4*t10;
     const double t18 = t16 + 17.4*t11;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t19 = 0.0934*t0;
     const double t20 = -0.0934*t1;
     const double t21 = 0.4318*t0;
@@ -1971,6 +2118,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t34 = t31 + 4.8*t26;
     const double t35 = t32 + 4.8*t27;
     const double t36 = 4.8*t21 + t33;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t37 = 0.0203*t25 - 0.4331*t24;
     const double t38 = t21 + t37;
     const double t39 = t4*t24;
@@ -1985,6 +2134,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t48 = t46 + 0.82*t41;
     const double t49 = t47 + 0.82*t42;
     const double t50 = -0.82*t27;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t51 = t7*t25 + t6*t39;
     const double t52 = t6*t25 - t7*t39;
     const double t53 = t7*t27 + t6*t41;
@@ -1995,6 +2146,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t58 = 0.34*t53;
     const double t59 = 0.34*t54;
     const double t60 = 0.34*t42;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t61 = t9*t40 + t8*t51;
     const double t62 = t8*t40 - t9*t51;
     const double t63 = t8*t53 + t9*t42;
@@ -2007,6 +2160,10 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t70 = t68 + 0.09*t63;
     const double t71 = t69 + 0.09*t64;
     const double t72 = -0.09*t54;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t73 = t8*t70 - t9*t71;
     const double t74 = t8*t71 + t9*t70;
     const double t75 = t8*t65 - t9*t66;
@@ -2017,6 +2174,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t80 = t58 + t73;
     const double t81 = t59 - t72;
     const double t82 = t60 + t74;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t83 = t6*t80 - t7*t81;
     const double t84 = t6*t81 + t7*t80;
     const double t85 = t6*t77 - t7*t78;
@@ -2027,6 +2186,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t90 = t48 + t83;
     const double t91 = t49 + t82;
     const double t92 = t50 - t84;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t93 = t4*t90 - t5*t91;
     const double t94 = t4*t91 + t5*t90;
     const double t95 = t4*t87 - t5*t88;
@@ -2043,6 +2204,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t106 = t34 + t93;
     const double t107 = t35 - t92;
     const double t108 = t36 + t94;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t109 = t2*t106 - t3*t107;
     const double t110 = t2*t107 + t3*t106;
     const double t111 = t2*t103 - t3*t104;
@@ -2058,13 +2221,19 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t121 = t14 + t118;
     const double t122 = t17 + t109;
     const double t123 = t18 + t110;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t124 = t0*t122 - t1*t123;
     const double t125 = t1*t119 + t0*t120;
     const double t126 = -0.2435*t124;
     const double t127 = t126 - t125;
     const double t128 = 0.35 + t127;
 
-    /* ---- column 1 ---- */
+    /* ==== column 1 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t129 = 0.4318*t3;
     const double t130 = 0.4318*t2;
     const double t131 = -0.0672*t130;
@@ -2072,6 +2241,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t133 = 0.08952 + 0.336*t129;
     const double t134 = 0.336 + 4.8*t129;
     const double t135 = 4.8*t130;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t136 = 0.4331 + t129;
     const double t137 = t130 - 0.0203;
     const double t138 = t4*t136;
@@ -2083,6 +2254,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t144 = t142 + 0.82*t138;
     const double t145 = t143 + 0.82*t139;
     const double t146 = -0.82*t137;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t147 = t5*t6;
     const double t148 = -t5*t7;
     const double t149 = t7*t137 + t6*t138;
@@ -2093,6 +2266,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t154 = 0.34*t149;
     const double t155 = 0.34*t150;
     const double t156 = 0.34*t139;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t157 = t9*t4 + t8*t147;
     const double t158 = t8*t4 - t9*t147;
     const double t159 = t9*t139 + t8*t149;
@@ -2105,6 +2280,10 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t166 = t164 + 0.09*t159;
     const double t167 = t165 + 0.09*t160;
     const double t168 = -0.09*t150;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t169 = t8*t166 - t9*t167;
     const double t170 = t8*t167 + t9*t166;
     const double t171 = t8*t161 - t9*t162;
@@ -2115,6 +2294,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t176 = t154 + t169;
     const double t177 = t155 - t168;
     const double t178 = t156 + t170;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t179 = t6*t176 - t7*t177;
     const double t180 = t6*t177 + t7*t176;
     const double t181 = t7*t174;
@@ -2126,6 +2307,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t187 = t144 + t179;
     const double t188 = t145 + t178;
     const double t189 = t146 - t180;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t190 = t4*t187 - t5*t188;
     const double t191 = t4*t188 + t5*t187;
     const double t192 = t4*t185 - t5*t186;
@@ -2141,6 +2324,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t202 = t133 + t199;
     const double t203 = t134 + t190;
     const double t204 = t135 - t189;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t205 = t2*t203 - t3*t204;
     const double t206 = t2*t204 + t3*t203;
     const double t207 = t2*t200 - t3*t201;
@@ -2156,23 +2341,33 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t217 = 0.6200840000000001 + t214;
     const double t218 = t205 - 0.10439999999999999;
     const double t219 = 1.1832 + t206;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t220 = t0*t218 - t1*t219;
     const double t221 = t0*t216 + t1*t215;
     const double t222 = -0.2435*t220;
     const double t223 = t222 - t221;
 
-    /* ---- column 2 ---- */
+    /* ==== column 2 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t224 = 0.4331*t4;
     const double t225 = -0.4331*t5;
     const double t226 = 0.00209602*t5 + 0.015579999999999998*t225;
     const double t227 = 0.00209602*t4 - 0.015579999999999998*t224;
     const double t228 = t142 + 0.82*t224;
     const double t229 = t143 + 0.82*t225;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t230 = t6*t224 - 0.0203*t7;
     const double t231 = -0.0203*t6 - t7*t224;
     const double t232 = 0.34*t230;
     const double t233 = 0.34*t231;
     const double t234 = 0.34*t225;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t235 = t9*t225 + t8*t230;
     const double t236 = t8*t225 - t9*t230;
     const double t237 = 0.00024216*t157 - 0.0028799999999999997*t236;
@@ -2180,6 +2375,10 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t239 = t164 + 0.09*t235;
     const double t240 = t165 + 0.09*t236;
     const double t241 = -0.09*t231;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t242 = t8*t239 - t9*t240;
     const double t243 = t8*t240 + t9*t239;
     const double t244 = t8*t237 - t9*t238;
@@ -2189,6 +2388,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t248 = t232 + t242;
     const double t249 = t233 - t241;
     const double t250 = t234 + t243;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t251 = t6*t248 - t7*t249;
     const double t252 = t6*t249 + t7*t248;
     const double t253 = t6*t246 - t181;
@@ -2198,6 +2399,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t257 = t228 + t251;
     const double t258 = t229 + t250;
     const double t259 = 0.016645999999999998 - t252;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t260 = t4*t257 - t5*t258;
     const double t261 = t4*t258 + t5*t257;
     const double t262 = t4*t255 - t5*t256;
@@ -2211,6 +2414,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t270 = 0.004704 + t268;
     const double t271 = 0.08952 + t269;
     const double t272 = 0.336 + t260;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t273 = t3*t259 + t2*t272;
     const double t274 = t3*t272 - t2*t259;
     const double t275 = t2*t267 - t3*t270;
@@ -2221,14 +2426,22 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t280 = t275 + t277;
     const double t281 = t276 + t278;
     const double t282 = t271 + t279;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t283 = t0*t273 - t1*t274;
     const double t284 = t0*t281 + t1*t280;
     const double t285 = -0.2435*t283;
     const double t286 = t285 - t284;
 
-    /* ---- column 3 ---- */
+    /* ==== column 3 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t287 = -0.0003*t7;
     const double t288 = -0.0003*t6;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t289 = -t8*t7;
     const double t290 = t9*t7;
     const double t291 = 0.00024216*t289;
@@ -2236,17 +2449,25 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t293 = 4e-05*t6;
     const double t294 = 0.0028799999999999997*t290;
     const double t295 = -0.0028799999999999997*t289;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t296 = t8*t294 - t9*t295;
     const double t297 = t8*t295 + t9*t294;
     const double t298 = t8*t291 - t9*t292;
     const double t299 = t8*t292 + t9*t291;
     const double t300 = t287 + t298;
     const double t301 = t288 - t293;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t302 = t6*t296;
     const double t303 = t7*t296;
     const double t304 = t6*t300 - t7*t301;
     const double t305 = t6*t301 + t7*t300;
     const double t306 = 0.0013 - t305;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t307 = t4*t302 - t5*t297;
     const double t308 = t4*t297 + t5*t302;
     const double t309 = t4*t304 - t5*t299;
@@ -2257,6 +2478,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t314 = t311 + t309;
     const double t315 = t312 - t306;
     const double t316 = t310 + t313;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t317 = t2*t307 - t3*t303;
     const double t318 = t2*t303 + t3*t307;
     const double t319 = t2*t314 - t3*t315;
@@ -2267,25 +2490,39 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t324 = t321 + t319;
     const double t325 = t322 + t320;
     const double t326 = t323 + t316;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t327 = t0*t317 - t1*t318;
     const double t328 = t0*t325 + t1*t324;
     const double t329 = -0.2435*t327;
     const double t330 = t329 - t328;
 
-    /* ---- column 4 ---- */
+    /* ==== column 4 ==== */
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t331 = 0.00024216*t9;
     const double t332 = 0.00024216*t8;
     const double t333 = 0.0028799999999999997*t8;
     const double t334 = -0.0028799999999999997*t9;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t335 = t8*t333 - t9*t334;
     const double t336 = t8*t334 + t9*t333;
     const double t337 = t8*t331 - t9*t332;
     const double t338 = t8*t332 + t9*t331;
     const double t339 = 0.0004 + t338;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t340 = t6*t335;
     const double t341 = t7*t335;
     const double t342 = t6*t337;
     const double t343 = t7*t337;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t344 = t4*t340 - t5*t336;
     const double t345 = t4*t336 + t5*t340;
     const double t346 = t4*t342 - t5*t339;
@@ -2296,6 +2533,8 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t351 = t346 + t348;
     const double t352 = t343 + t349;
     const double t353 = t347 + t350;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t354 = t2*t344 - t3*t341;
     const double t355 = t2*t341 + t3*t344;
     const double t356 = t2*t351 - t3*t352;
@@ -2306,21 +2545,33 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
     const double t361 = t358 + t356;
     const double t362 = t357 + t359;
     const double t363 = t360 + t353;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t364 = t0*t354 - t1*t355;
     const double t365 = t0*t362 + t1*t361;
     const double t366 = -0.2435*t364;
     const double t367 = t366 - t365;
 
-    /* ---- column 5 ---- */
+    /* ==== column 5 ==== */
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t368 = 4e-05*t7;
     const double t369 = -4e-05*t6;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t370 = t4*t368;
     const double t371 = t5*t368;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t372 = t2*t370 - t3*t369;
     const double t373 = t2*t369 + t3*t370;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t374 = t0*t373 + t1*t372;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     M[0] = t128;
     M[1] = t223;
     M[2] = t286;
@@ -2361,330 +2612,33 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
 
 long puma560_mass_matrix_ne_batch(long count, const double *q, double *M)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_mass_matrix_ne(q + 6*i, M + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * inverse mass matrix by composite-body M and LDL^T, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot.
+ * inverse mass matrix, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot (calls mass_matrix_inverse_cholesky).
  * mass_matrix_inverse               287 mul    208 add    4 div   0 sqrt   8 trig    248 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
 void puma560_mass_matrix_inverse(const double q[6], double Minv[36])
 {
-
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t0 = soagen_cos(q[4]);
-    const double t1 = soagen_sin(q[4]);
-    const double t2 = t1*t1;
-    const double t3 = 0.00020216*t2;
-    const double t4 = t0*t1;
-    const double t5 = 0.00054216 - t3;
-    const double t6 = 0.00033999999999999997 + t3;
-    const double t7 = 0.00020216*t4;
-    const double t8 = 0.0028799999999999997*t0;
-    const double t9 = 0.0028799999999999997*t1;
-    const double t10 = -0.0028799999999999997*t0;
-    const double t11 = -0.0028799999999999997*t1;
-    const double t12 = 0.00209602 + t5;
-    const double t13 = 0.0013 + t6;
-    const double t14 = 0.015579999999999998 + t10;
-    const double t15 = t8 - 0.015579999999999998;
-
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t16 = soagen_cos(q[3]);
-    const double t17 = soagen_sin(q[3]);
-    const double t18 = t12 - 0.00273818;
-    const double t19 = t17*t17;
-    const double t20 = t19*t18;
-    const double t21 = t16*t17;
-    const double t22 = t12 - t20;
-    const double t23 = 0.00273818 + t20;
-    const double t24 = t21*t18;
-    const double t25 = -t16*t7;
-    const double t26 = -t17*t7;
-    const double t27 = t14 + t15;
-    const double t28 = t21*t27;
-    const double t29 = t19*t27;
-    const double t30 = t14 - t29;
-    const double t31 = t15 - t29;
-    const double t32 = t17*t11;
-    const double t33 = -t16*t11;
-    const double t34 = t17*t9;
-    const double t35 = -t16*t9;
-    const double t36 = t30 - 0.5413749999999999;
-    const double t37 = 0.025374999999999998 - t33;
-    const double t38 = 0.5413749999999999 + t31;
-    const double t39 = -0.025374999999999998 - t35;
-    const double t40 = t22 - 0.4331*t30 - 0.4331*t36;
-    const double t41 = 0.0203*t30 - t25 - 0.4331*t37;
-    const double t42 = 0.0203*t34 - 0.8662*t28 + t24;
-    const double t43 = t13 - 0.0203*t33 + 0.0203*t37;
-    const double t44 = 0.0203*t28 - t26 - 0.4331*t32;
-    const double t45 = 0.0203*t35 - 0.0203*t39 + 0.4331*t31 + t23 + 0.4331*t38;
-    const double t46 = 0.09046080000000001 + t40;
-    const double t47 = 0.013440800000000001 + t43;
-    const double t48 = 0.004704 + t44;
-    const double t49 = 0.08952 + t45;
-    const double t50 = -0.0672 - t34;
-    const double t51 = t36 - 0.336;
-    const double t52 = 0.0672 - t32;
-    const double t53 = 0.336 + t38;
-
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t54 = soagen_cos(q[2]);
-    const double t55 = soagen_sin(q[2]);
-    const double t56 = t46 - t47;
-    const double t57 = t55*t55;
-    const double t58 = t57*t56;
-    const double t59 = t54*t55;
-    const double t60 = 2.0*t59*t41;
-    const double t61 = t46 - t60 - t58;
-    const double t62 = t47 + t60 + t58;
-    const double t63 = t41 - 2.0*t57*t41 + t59*t56;
-    const double t64 = t54*t42 - t55*t48;
-    const double t65 = t55*t42 + t54*t48;
-    const double t66 = t50 + t52;
-    const double t67 = -t57*t28;
-    const double t68 = t59*t66;
-    const double t69 = -t59*t28;
-    const double t70 = t57*t66;
-    const double t71 = -t28 - t67 - t68;
-    const double t72 = t67 + t68;
-    const double t73 = t50 + t69 - t70;
-    const double t74 = t52 + t69 - t70;
-    const double t75 = t54*t53 - t55*t39;
-    const double t76 = t54*t39 + t55*t53;
-    const double t77 = t54*t51 - t55*t37;
-    const double t78 = t54*t37 + t55*t51;
-    const double t79 = 0.56507 + t73;
-    const double t80 = t74 - 0.56507;
-    const double t81 = t78 - 2.61239;
-    const double t82 = 2.61239 + t76;
-    const double t83 = 0.0934*t73 + 0.0934*t79 + t61;
-    const double t84 = 0.0934*t72 - 0.0934*t71 - 0.4318*t77 + t63;
-    const double t85 = 0.4318*t73 + t64 + 0.0934*t82;
-    const double t86 = t62 - 0.0934*t74 - 0.0934*t80 - 0.4318*t78 - 0.4318*t81;
-    const double t87 = 0.4318*t72 - 0.4318*t28 + t65 - 0.0934*t75;
-    const double t88 = 0.4318*t76 + t49 + 0.4318*t82;
-    const double t89 = 0.1350808 + t83;
-    const double t90 = t84 - 0.0070992;
-    const double t91 = 0.018931200000000002 + t85;
-    const double t92 = 0.608912 + t86;
-    const double t93 = 0.0016703999999999998 + t87;
-    const double t94 = 0.6200840000000001 + t88;
-    const double t95 = 0.2784 + t79;
-    const double t96 = t80 - 0.2784;
-    const double t97 = t75 - 0.10439999999999999;
-    const double t98 = 1.1832 + t82;
-
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t99 = soagen_cos(q[1]);
-    const double t100 = soagen_sin(q[1]);
-    const double t101 = t89 - t92;
-    const double t102 = t100*t100;
-    const double t103 = t102*t101;
-    const double t104 = t99*t100;
-    const double t105 = 2.0*t104*t90;
-    const double t106 = t105 + t92 + t103;
-    const double t107 = t99*t93 + t100*t91;
-    const double t108 = t71 - t72;
-    const double t109 = t96 + t95;
-    const double t110 = t104*t108;
-    const double t111 = t102*t109;
-    const double t112 = t96 + t110 - t111;
-    const double t113 = t99*t97 - t100*t98;
-    const double t114 = -5.710075 - t112;
-    const double t115 = 0.2435*t112 - 0.2435*t114 + t106;
-    const double t116 = 0.35 + t115;
-
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t117 = -0.2435*t113;
-    const double t118 = t117 - t107;
-    const double t119 = 0.0934*t76;
-    const double t120 = -0.4318*t28 - 0.0934*t75;
-    const double t121 = 0.4318*t76;
-    const double t122 = t119 + t64;
-    const double t123 = t65 + t120;
-    const double t124 = t121 + t49;
-    const double t125 = t99*t75 - t100*t76;
-    const double t126 = t100*t122 + t99*t123;
-    const double t127 = -0.2435*t125;
-    const double t128 = t127 - t126;
-    const double t129 = -0.4331*t33;
-    const double t130 = 0.0203*t33;
-    const double t131 = 0.4331*t32;
-    const double t132 = t129 + t25;
-    const double t133 = t130 - t13;
-    const double t134 = t131 + t26;
-    const double t135 = t54*t32;
-    const double t136 = t55*t32;
-    const double t137 = t54*t132 - t55*t133;
-    const double t138 = t55*t132 + t54*t133;
-    const double t139 = 0.0934*t136;
-    const double t140 = -0.4318*t33 - 0.0934*t135;
-    const double t141 = 0.4318*t136;
-    const double t142 = t139 + t137;
-    const double t143 = t140 + t138;
-    const double t144 = t134 + t141;
-    const double t145 = t99*t135 - t100*t136;
-    const double t146 = t99*t143 + t100*t142;
-    const double t147 = -0.2435*t145;
-    const double t148 = t147 - t146;
-    const double t149 = t16*t8;
-    const double t150 = t17*t8;
-    const double t151 = -0.00064216*t17;
-    const double t152 = 0.00064216*t16;
-    const double t153 = -0.4331*t150;
-    const double t154 = 0.0203*t150;
-    const double t155 = 0.4331*t149 - 0.0203*t9;
-    const double t156 = t151 + t153;
-    const double t157 = t152 + t155;
-    const double t158 = t54*t149 - t55*t9;
-    const double t159 = t54*t9 + t55*t149;
-    const double t160 = t54*t156 - t55*t154;
-    const double t161 = t54*t154 + t55*t156;
-    const double t162 = 0.0934*t159;
-    const double t163 = -0.4318*t150 - 0.0934*t158;
-    const double t164 = 0.4318*t159;
-    const double t165 = t162 + t160;
-    const double t166 = t161 + t163;
-    const double t167 = t164 + t157;
-    const double t168 = t99*t158 - t100*t159;
-    const double t169 = t99*t166 + t100*t165;
-    const double t170 = -0.2435*t168;
-    const double t171 = t170 - t169;
-    const double t172 = 4e-05*t1;
-    const double t173 = -4e-05*t0;
-    const double t174 = t16*t172;
-    const double t175 = t17*t172;
-    const double t176 = t54*t174 - t55*t173;
-    const double t177 = t54*t173 + t55*t174;
-    const double t178 = t99*t177 + t100*t176;
-    const double t179 = -25000.0*t173;
-    const double t180 = 25000.0*t175;
-    const double t181 = -25000.0*t178;
-    const double t182 = 1557.24430048586*t157;
-    const double t183 = 1557.24430048586*t167;
-    const double t184 = 1557.24430048586*t171;
-    const double t185 = t173*t173;
-    const double t186 = t13 - 25000.0*t185;
-    const double t187 = 1.0/t186;
-    const double t188 = t173*t180;
-    const double t189 = t188 + t134;
-    const double t190 = t189*t187;
-    const double t191 = t188 + t144;
-    const double t192 = t191*t187;
-    const double t193 = t173*t181 + t148;
-    const double t194 = t187*t193;
-    const double t195 = t175*t175;
-    const double t196 = t157*t157;
-    const double t197 = t189*t189;
-    const double t198 = 25000.0*t195;
-    const double t199 = t49 - t198 - 1557.24430048586*t196 - t197*t187;
-    const double t200 = 1.0/t199;
-    const double t201 = t124 - t175*t180 - t157*t183 - t189*t192;
-    const double t202 = t201*t200;
-    const double t203 = t175*t181;
-    const double t204 = t128 - t203 - t157*t184 - t189*t194;
-    const double t205 = t204*t200;
-    const double t206 = t167*t167;
-    const double t207 = t191*t191;
-    const double t208 = t201*t201;
-    const double t209 = t94 - t198 - 1557.24430048586*t206 - t207*t187 - t208*t200;
-    const double t210 = 1.0/t209;
-    const double t211 = t118 - t203 - t167*t184 - t191*t194 - t201*t205;
-    const double t212 = t211*t210;
-    const double t213 = t178*t178;
-    const double t214 = t171*t171;
-    const double t215 = t193*t193;
-    const double t216 = t204*t204;
-    const double t217 = t211*t211;
-    const double t218 = t116 - 25000.0*t213 - 1557.24430048586*t214 - t187*t215 - t200*t216 - t217*t210;
-    const double t219 = 1.0/t218;
-    const double t220 = t179*t190 - t180;
-    const double t221 = t179*t192 - t180 - t220*t202;
-    const double t222 = t182*t202 - t183;
-    const double t223 = t190*t202 - t192;
-    const double t224 = t179*t194 - t181 - t220*t205 - t221*t212;
-    const double t225 = t182*t205 - t184 - t222*t212;
-    const double t226 = t190*t205 - t194 - t223*t212;
-    const double t227 = t202*t212 - t205;
-    const double t228 = 25000.0 + t179*t179*t187 + t220*t220*t200 + t221*t221*t210 + t224*t224*t219;
-    const double t229 = t221*t222*t210 - t182*t220*t200 + t224*t225*t219;
-    const double t230 = t221*t223*t210 - t179*t187 - t190*t220*t200 + t224*t226*t219;
-    const double t231 = t220*t200 - t202*t221*t210 + t224*t227*t219;
-    const double t232 = t221*t210 - t212*t224*t219;
-    const double t233 = t224*t219;
-    const double t234 = 1557.24430048586 + t182*t182*t200 + t222*t222*t210 + t225*t225*t219;
-    const double t235 = t182*t190*t200 + t222*t223*t210 + t225*t226*t219;
-    const double t236 = t225*t227*t219 - t182*t200 - t202*t222*t210;
-    const double t237 = t222*t210 - t212*t225*t219;
-    const double t238 = t225*t219;
-    const double t239 = t187 + t190*t190*t200 + t223*t223*t210 + t226*t226*t219;
-    const double t240 = t226*t227*t219 - t190*t200 - t202*t223*t210;
-    const double t241 = t223*t210 - t212*t226*t219;
-    const double t242 = t226*t219;
-    const double t243 = t200 + t202*t202*t210 + t227*t227*t219;
-    const double t244 = -t202*t210 - t212*t227*t219;
-    const double t245 = t227*t219;
-    const double t246 = t210 + t212*t212*t219;
-    const double t247 = -t212*t219;
-
-    /* ---- outputs ---- */
-    Minv[0] = t219;
-    Minv[1] = t247;
-    Minv[2] = t245;
-    Minv[3] = t242;
-    Minv[4] = t238;
-    Minv[5] = t233;
-    Minv[6] = t247;
-    Minv[7] = t246;
-    Minv[8] = t244;
-    Minv[9] = t241;
-    Minv[10] = t237;
-    Minv[11] = t232;
-    Minv[12] = t245;
-    Minv[13] = t244;
-    Minv[14] = t243;
-    Minv[15] = t240;
-    Minv[16] = t236;
-    Minv[17] = t231;
-    Minv[18] = t242;
-    Minv[19] = t241;
-    Minv[20] = t240;
-    Minv[21] = t239;
-    Minv[22] = t235;
-    Minv[23] = t230;
-    Minv[24] = t238;
-    Minv[25] = t237;
-    Minv[26] = t236;
-    Minv[27] = t235;
-    Minv[28] = t234;
-    Minv[29] = t229;
-    Minv[30] = t233;
-    Minv[31] = t232;
-    Minv[32] = t231;
-    Minv[33] = t230;
-    Minv[34] = t229;
-    Minv[35] = t228;
+    puma560_mass_matrix_inverse_cholesky(q, Minv);
 }
 
 long puma560_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_mass_matrix_inverse(q + 6*i, Minv + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * inverse mass matrix by the innovations factorization, row-major n x n
+ * inverse mass matrix by the innovations factorization, row-major n x n [RK Theorem 4.1, (4.16)]
  * mass_matrix_inverse_innovations    525 mul    393 add    4 div   0 sqrt   8 trig    463 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
@@ -2692,7 +2646,9 @@ long puma560_mass_matrix_inverse_batch(long count, const double *q, double *Minv
 void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
 {
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t0 = soagen_cos(q[4]);
     const double t1 = soagen_sin(q[4]);
     const double t2 = 0.0028799999999999997*t0;
@@ -2714,7 +2670,7 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t18 = -t2*t5;
     const double t19 = 1.25 + t3*t5;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t20 = soagen_cos(q[3]);
     const double t21 = soagen_sin(q[3]);
     const double t22 = 1.0/t15;
@@ -2785,7 +2741,7 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t87 = 4.8 + t19;
     const double t88 = 4.8 + t53 - t24*t36;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t89 = soagen_cos(q[2]);
     const double t90 = soagen_sin(q[2]);
     const double t91 = 1.0/t77;
@@ -2862,7 +2818,7 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t162 = t132 - t92*t105;
     const double t163 = 17.4 + t131 - t93*t105;
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t164 = soagen_cos(q[1]);
     const double t165 = soagen_sin(q[1]);
     const double t166 = 1.0/t154;
@@ -2890,16 +2846,22 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t188 = 0.2435*t182 + t177 - 0.2435*t187;
     const double t189 = 0.35 - t170*t171 + t188;
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t190 = 1.0/t189;
 
-    /* ---- column 0 ---- */
+    /* ==== column 0 ==== */
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t191 = -t171*t190;
     const double t192 = -t165*t190;
     const double t193 = -t164*t190;
     const double t194 = -0.2435*t190;
     const double t195 = t164*t194;
     const double t196 = -t165*t194;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t197 = -t101*t192 - t102*t193 - t106*t191 - t104*t195 - t105*t196;
     const double t198 = t89*t192 + t90*t193;
     const double t199 = t89*t193 - t90*t192;
@@ -2911,6 +2873,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t205 = t89*t203 + t90*t204;
     const double t206 = t89*t204 - t90*t203;
     const double t207 = t191 + t197;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t208 = -t36*t202 - t32*t198 - t37*t199 - t35*t205 - t34*t207;
     const double t209 = t20*t198 + t21*t207;
     const double t210 = t20*t207 - t21*t198;
@@ -2922,16 +2886,24 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t216 = t202 + t213;
     const double t217 = t21*t216 + t20*t214;
     const double t218 = t208 - t199;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t219 = t5*t215 - t210 - t4*t217;
     const double t220 = -t1*t209 - t0*t218;
 
-    /* ---- column 1 ---- */
+    /* ==== column 1 ==== */
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t221 = t166 - t171*t191;
     const double t222 = -t165*t191;
     const double t223 = -t164*t191;
     const double t224 = -0.2435*t191;
     const double t225 = t164*t224;
     const double t226 = -t165*t224;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t227 = -t101*t222 - t102*t223 - t106*t221 - t104*t225 - t105*t226;
     const double t228 = t89*t222 + t90*t223;
     const double t229 = t89*t223 - t90*t222;
@@ -2943,6 +2915,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t235 = t89*t233 + t90*t234;
     const double t236 = t89*t234 - t90*t233;
     const double t237 = t221 + t227;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t238 = -t36*t232 - t32*t228 - t37*t229 - t35*t235 - t34*t237;
     const double t239 = t20*t228 + t21*t237;
     const double t240 = t20*t237 - t21*t228;
@@ -2954,23 +2928,37 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t246 = t232 + t243;
     const double t247 = t21*t246 + t20*t244;
     const double t248 = t238 - t229;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t249 = t5*t245 - t240 - t4*t247;
     const double t250 = -t1*t239 - t0*t248;
 
-    /* ---- column 2 ---- */
+    /* ==== column 2 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t251 = -t106*t166;
     const double t252 = t164*t104 - t165*t105;
     const double t253 = t165*t101 + t164*t102;
     const double t254 = -0.2435*t252;
     const double t255 = t254 - t253;
     const double t256 = t255 - t106*t171;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t257 = -t256*t190;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t258 = t251 - t171*t257;
     const double t259 = -t165*t257;
     const double t260 = -t164*t257;
     const double t261 = -0.2435*t257;
     const double t262 = t164*t261;
     const double t263 = -t165*t261;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t264 = t91 - t101*t259 - t102*t260 - t106*t258 - t104*t262 - t105*t263;
     const double t265 = t89*t259 + t90*t260;
     const double t266 = t89*t260 - t90*t259;
@@ -2982,6 +2970,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t272 = t89*t270 + t90*t271;
     const double t273 = t89*t271 - t90*t270;
     const double t274 = t258 + t264;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t275 = -t36*t269 - t32*t265 - t37*t266 - t35*t272 - t34*t274;
     const double t276 = t20*t265 + t21*t274;
     const double t277 = t20*t274 - t21*t265;
@@ -2993,10 +2983,16 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t283 = t269 + t280;
     const double t284 = t21*t283 + t20*t281;
     const double t285 = t275 - t266;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t286 = t5*t282 - t277 - t4*t284;
     const double t287 = -t1*t276 - t0*t285;
 
-    /* ---- column 3 ---- */
+    /* ==== column 3 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t288 = -t34*t91;
     const double t289 = t89*t35;
     const double t290 = t90*t35;
@@ -3013,19 +3009,29 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t301 = t298 - t34*t106;
     const double t302 = t289 - t34*t104;
     const double t303 = t290 - t34*t105;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t304 = -t301*t166;
     const double t305 = t164*t302 - t165*t303;
     const double t306 = t164*t300 + t165*t299;
     const double t307 = -0.2435*t305;
     const double t308 = t307 - t306;
     const double t309 = t308 - t301*t171;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t310 = -t309*t190;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t311 = t304 - t171*t310;
     const double t312 = -t165*t310;
     const double t313 = -t164*t310;
     const double t314 = -0.2435*t310;
     const double t315 = t164*t314;
     const double t316 = -t165*t314;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t317 = t288 - t101*t312 - t102*t313 - t106*t311 - t104*t315 - t105*t316;
     const double t318 = t89*t312 + t90*t313;
     const double t319 = t89*t313 - t90*t312;
@@ -3037,6 +3043,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t325 = t89*t323 + t90*t324;
     const double t326 = t89*t324 - t90*t323;
     const double t327 = t311 + t317;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t328 = t22 - t36*t322 - t32*t318 - t37*t319 - t35*t325 - t34*t327;
     const double t329 = t20*t318 + t21*t327;
     const double t330 = t20*t327 - t21*t318;
@@ -3048,10 +3056,16 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t336 = t322 + t333;
     const double t337 = t21*t336 + t20*t334;
     const double t338 = t328 - t319;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t339 = t5*t335 - t330 - t4*t337;
     const double t340 = -t1*t329 - t0*t338;
 
-    /* ---- column 4 ---- */
+    /* ==== column 4 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t341 = t20*t4;
     const double t342 = t21*t4;
     const double t343 = -0.4331*t342;
@@ -3059,6 +3073,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t345 = 0.0203*t5 + 0.4331*t341;
     const double t346 = t343 - t21;
     const double t347 = t20 + t345;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t348 = -t347*t91;
     const double t349 = t90*t5 + t89*t341;
     const double t350 = t90*t341 - t89*t5;
@@ -3075,19 +3091,29 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t361 = t358 - t347*t106;
     const double t362 = t349 - t347*t104;
     const double t363 = t350 - t347*t105;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t364 = -t361*t166;
     const double t365 = t164*t362 - t165*t363;
     const double t366 = t164*t360 + t165*t359;
     const double t367 = -0.2435*t365;
     const double t368 = t367 - t366;
     const double t369 = t368 - t361*t171;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t370 = -t369*t190;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t371 = t364 - t171*t370;
     const double t372 = -t165*t370;
     const double t373 = -t164*t370;
     const double t374 = -0.2435*t370;
     const double t375 = t164*t374;
     const double t376 = -t165*t374;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t377 = t348 - t101*t372 - t102*t373 - t106*t371 - t104*t375 - t105*t376;
     const double t378 = t89*t372 + t90*t373;
     const double t379 = t89*t373 - t90*t372;
@@ -3099,6 +3125,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t385 = t89*t383 + t90*t384;
     const double t386 = t89*t384 - t90*t383;
     const double t387 = t371 + t377;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t388 = -t36*t382 - t32*t378 - t37*t379 - t35*t385 - t34*t387;
     const double t389 = t20*t378 + t21*t387;
     const double t390 = t20*t387 - t21*t378;
@@ -3110,10 +3138,16 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t396 = t382 + t393;
     const double t397 = t21*t396 + t20*t394;
     const double t398 = t388 - t379;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t399 = 1557.24430048586 - t390 + t5*t395 - t4*t397;
     const double t400 = -t1*t389 - t0*t398;
 
-    /* ---- column 5 ---- */
+    /* ==== column 5 ==== */
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t401 = -t0*t22;
     const double t402 = t20*t1;
     const double t403 = t21*t1;
@@ -3122,6 +3156,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t406 = t403 - t0*t34;
     const double t407 = -t0*t35;
     const double t408 = -t0*t36;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t409 = -t406*t91;
     const double t410 = t89*t407;
     const double t411 = t90*t407;
@@ -3138,19 +3174,29 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t422 = t419 - t406*t106;
     const double t423 = t410 - t406*t104;
     const double t424 = t411 - t406*t105;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t425 = -t422*t166;
     const double t426 = t164*t423 - t165*t424;
     const double t427 = t164*t421 + t165*t420;
     const double t428 = -0.2435*t426;
     const double t429 = t428 - t427;
     const double t430 = t429 - t422*t171;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t431 = -t430*t190;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t432 = t425 - t171*t431;
     const double t433 = -t165*t431;
     const double t434 = -t164*t431;
     const double t435 = -0.2435*t431;
     const double t436 = t164*t435;
     const double t437 = -t165*t435;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t438 = t409 - t101*t433 - t102*t434 - t106*t432 - t104*t436 - t105*t437;
     const double t439 = t89*t433 + t90*t434;
     const double t440 = t89*t434 - t90*t433;
@@ -3162,6 +3208,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t446 = t89*t444 + t90*t445;
     const double t447 = t89*t445 - t90*t444;
     const double t448 = t432 + t438;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t449 = t401 - t36*t443 - t32*t439 - t37*t440 - t35*t446 - t34*t448;
     const double t450 = t20*t439 + t21*t448;
     const double t451 = t20*t448 - t21*t439;
@@ -3173,11 +3221,15 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t457 = t443 + t454;
     const double t458 = t21*t457 + t20*t455;
     const double t459 = t449 - t440;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t460 = t5*t456 - t451 - t4*t458;
     const double t461 = -t1*t450 - t0*t459;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t462 = 25000.0 + t461;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Minv[0] = t190;
     Minv[1] = t191;
     Minv[2] = t257;
@@ -3218,15 +3270,14 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
 
 long puma560_mass_matrix_inverse_innovations_batch(long count, const double *q, double *Minv)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_mass_matrix_inverse_innovations(q + 6*i, Minv + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * inverse mass matrix by composite-body M and LDL^T, row-major n x n
+ * inverse mass matrix by composite-body M and LDL^T, row-major n x n [RK (3.20)]
  * mass_matrix_inverse_cholesky      287 mul    208 add    4 div   0 sqrt   8 trig    248 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
@@ -3234,7 +3285,9 @@ long puma560_mass_matrix_inverse_innovations_batch(long count, const double *q, 
 void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
 {
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t0 = soagen_cos(q[4]);
     const double t1 = soagen_sin(q[4]);
     const double t2 = t1*t1;
@@ -3252,7 +3305,7 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t14 = 0.015579999999999998 + t10;
     const double t15 = t8 - 0.015579999999999998;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t16 = soagen_cos(q[3]);
     const double t17 = soagen_sin(q[3]);
     const double t18 = t12 - 0.00273818;
@@ -3292,7 +3345,7 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t52 = 0.0672 - t32;
     const double t53 = 0.336 + t38;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t54 = soagen_cos(q[2]);
     const double t55 = soagen_sin(q[2]);
     const double t56 = t46 - t47;
@@ -3339,7 +3392,7 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t97 = t75 - 0.10439999999999999;
     const double t98 = 1.1832 + t82;
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t99 = soagen_cos(q[1]);
     const double t100 = soagen_sin(q[1]);
     const double t101 = t89 - t92;
@@ -3359,9 +3412,13 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t115 = 0.2435*t112 - 0.2435*t114 + t106;
     const double t116 = 0.35 + t115;
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t117 = -0.2435*t113;
     const double t118 = t117 - t107;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t119 = 0.0934*t76;
     const double t120 = -0.4318*t28 - 0.0934*t75;
     const double t121 = 0.4318*t76;
@@ -3372,6 +3429,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t126 = t100*t122 + t99*t123;
     const double t127 = -0.2435*t125;
     const double t128 = t127 - t126;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t129 = -0.4331*t33;
     const double t130 = 0.0203*t33;
     const double t131 = 0.4331*t32;
@@ -3392,6 +3451,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t146 = t99*t143 + t100*t142;
     const double t147 = -0.2435*t145;
     const double t148 = t147 - t146;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t149 = t16*t8;
     const double t150 = t17*t8;
     const double t151 = -0.00064216*t17;
@@ -3415,6 +3476,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t169 = t99*t166 + t100*t165;
     const double t170 = -0.2435*t168;
     const double t171 = t170 - t169;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t172 = 4e-05*t1;
     const double t173 = -4e-05*t0;
     const double t174 = t16*t172;
@@ -3422,6 +3485,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t176 = t54*t174 - t55*t173;
     const double t177 = t54*t173 + t55*t174;
     const double t178 = t99*t177 + t100*t176;
+
+    /* ---- LDL^T of the reversed mass matrix (M = L^T D L, no fill-in on trees) ---- */
     const double t179 = -25000.0*t173;
     const double t180 = 25000.0*t175;
     const double t181 = -25000.0*t178;
@@ -3492,7 +3557,7 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t246 = t210 + t212*t212*t219;
     const double t247 = -t212*t219;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Minv[0] = t219;
     Minv[1] = t247;
     Minv[2] = t245;
@@ -3533,15 +3598,14 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
 
 long puma560_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_mass_matrix_inverse_cholesky(q + 6*i, Minv + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot.
+ * joint accelerations from torques. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_crba).
  * forward_dynamics                  461 mul    370 add    4 div   0 sqrt  10 trig    461 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -3550,498 +3614,19 @@ long puma560_mass_matrix_inverse_cholesky_batch(long count, const double *q, dou
  */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
-
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t1;
-    const double t3 = -qd[0]*t0;
-
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t5*t3 + t4*t2;
-    const double t7 = t4*t3 - t5*t2;
-    const double t8 = qd[1] + qd[2];
-
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t8*t10 + t9*t6;
-    const double t12 = t8*t9 - t10*t6;
-    const double t13 = qd[3] - t7;
-
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t15*t11 - t14*t13;
-    const double t18 = qd[4] + t12;
-
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.2435*t24;
-    const double t26 = 0.018931200000000002*qd[1] + 0.1350808*t2 - 0.0070992*t3;
-    const double t27 = 0.0016703999999999998*qd[1] + 0.608912*t3 - 0.0070992*t2;
-    const double t28 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t3 + 0.018931200000000002*t2;
-    const double t29 = t3*t28 - qd[1]*t27;
-    const double t30 = qd[1]*t26 - t2*t28;
-    const double t31 = t2*t27 - t3*t26;
-    const double t32 = 0.09046080000000001*t6;
-    const double t33 = 0.004704*t8 + 0.013440800000000001*t7;
-    const double t34 = 0.08952*t8 + 0.004704*t7;
-    const double t35 = t7*t34 - t8*t33;
-    const double t36 = t8*t32 - t6*t34;
-    const double t37 = t6*t33 - t7*t32;
-    const double t38 = t12*t13;
-    const double t39 = -0.0007960200000000001*t38;
-    const double t40 = t11*t13;
-    const double t41 = 0.0007960200000000001*t40;
-    const double t42 = t11*t11;
-    const double t43 = t12*t12;
-    const double t44 = t18*t17;
-    const double t45 = 0.00010000000000000005*t44;
-    const double t46 = t18*t16;
-    const double t47 = -0.00010000000000000005*t46;
-    const double t48 = t22*t23;
-    const double t49 = -0.00020216*t48;
-    const double t50 = t21*t23;
-    const double t51 = 0.00020216*t50;
-    const double t52 = t21*t21;
-    const double t53 = t22*t22;
-    const double t54 = -t52 - t53;
-    const double t55 = 0.0028799999999999997*t54;
-    const double t56 = qd[1]*t3;
-    const double t57 = qd[1]*t2;
-    const double t58 = -t57;
-    const double t59 = qd[2]*t7;
-    const double t60 = -qd[2]*t6;
-    const double t61 = qd[3]*t12;
-    const double t62 = -qd[3]*t11;
-    const double t63 = qd[4]*t17;
-    const double t64 = -qd[4]*t16;
-    const double t65 = qd[5]*t22;
-    const double t66 = -qd[5]*t21;
-    const double t67 = -9.81*t1;
-    const double t68 = -9.81*t0;
-    const double t69 = t2*t2;
-    const double t70 = t2*t3;
-    const double t71 = t57;
-    const double t72 = t3*t3;
-    const double t73 = qd[1]*qd[1];
-    const double t74 = -t73 - t72;
-    const double t75 = t58 + t71;
-    const double t76 = -t73 - t69;
-    const double t77 = t71 - t58;
-    const double t78 = -t69 - t72;
-    const double t79 = 0.10439999999999999*t25 + 0.2784*t68 + 0.1350808*t56 - 0.0070992*t58 + t29;
-    const double t80 = 0.608912*t58 - 1.1832*t25 - 0.2784*t67 - 0.0070992*t56 + t30;
-    const double t81 = 1.1832*t68 - 0.10439999999999999*t67 + 0.0016703999999999998*t58 + 0.018931200000000002*t56 + t31;
-    const double t82 = 0.10439999999999999*t70 + 1.1832*t74 - 0.2784*t75;
-    const double t83 = 1.1832*t70 + 0.10439999999999999*t76;
-    const double t84 = 17.4*t67 + t82;
-    const double t85 = 17.4*t68 + t83;
-    const double t86 = 0.4318*t74 - 0.0934*t75;
-    const double t87 = 0.4318*t70;
-    const double t88 = 0.4318*t77 - 0.0934*t78;
-    const double t89 = t67 + t86;
-    const double t90 = t68 + t87;
-    const double t91 = t25 + t88;
-    const double t92 = t5*t58 + t4*t56;
-    const double t93 = t4*t58 - t5*t56;
-    const double t94 = t59 + t92;
-    const double t95 = t60 + t93;
-    const double t96 = t5*t90 + t4*t89;
-    const double t97 = t4*t90 - t5*t89;
-    const double t98 = t6*t6;
-    const double t99 = t6*t7;
-    const double t100 = t8*t6;
-    const double t101 = t7*t7;
-    const double t102 = t8*t7;
-    const double t103 = t8*t8;
-    const double t104 = -t103 - t101;
-    const double t105 = t100 + t95;
-    const double t106 = -t103 - t98;
-    const double t107 = t102 - t94;
-    const double t108 = t100 - t95;
-    const double t109 = t102 + t94;
-    const double t110 = -t98 - t101;
-    const double t111 = t35 + 0.09046080000000001*t94 - 0.336*t91 - 0.0672*t97;
-    const double t112 = t36 + 0.013440800000000001*t95 + 0.0672*t96;
-    const double t113 = t37 + 0.004704*t95 + 0.336*t96;
-    const double t114 = 0.0672*t105 - 0.336*t99;
-    const double t115 = 0.0672*t107 - 0.336*t106;
-    const double t116 = 0.0672*t110 - 0.336*t109;
-    const double t117 = t114 + 4.8*t96;
-    const double t118 = t115 + 4.8*t97;
-    const double t119 = t116 + 4.8*t91;
-    const double t120 = -0.4331*t99 - 0.0203*t104;
-    const double t121 = -0.0203*t99 - 0.4331*t106;
-    const double t122 = -0.0203*t108 - 0.4331*t109;
-    const double t123 = t120 + t96;
-    const double t124 = t121 + t97;
-    const double t125 = t91 + t122;
-    const double t126 = t9*t94;
-    const double t127 = -t10*t94;
-    const double t128 = t61 + t126;
-    const double t129 = t62 + t127;
-    const double t130 = t9*t123 + t10*t125;
-    const double t131 = t9*t125 - t10*t123;
-    const double t132 = t40 + t129;
-    const double t133 = t38 - t128;
-    const double t134 = -t42 - t43;
-    const double t135 = t39 + 0.00209602*t128 + 0.015579999999999998*t131;
-    const double t136 = t41 + 0.00209602*t129 - 0.015579999999999998*t130;
-    const double t137 = -0.0013*t95;
-    const double t138 = -0.015579999999999998*t132;
-    const double t139 = -0.015579999999999998*t133;
-    const double t140 = -0.015579999999999998*t134;
-    const double t141 = t138 + 0.82*t130;
-    const double t142 = t139 + 0.82*t131;
-    const double t143 = t140 - 0.82*t124;
-    const double t144 = t15*t95 + t14*t128;
-    const double t145 = t14*t95 - t15*t128;
-    const double t146 = t63 + t144;
-    const double t147 = t64 + t145;
-    const double t148 = t15*t124 + t14*t130;
-    const double t149 = t14*t124 - t15*t130;
-    const double t150 = t45 + 0.0003*t146;
-    const double t151 = t47 + 0.0003*t147;
-    const double t152 = 0.0004*t129;
-    const double t153 = 0.34*t148;
-    const double t154 = 0.34*t149;
-    const double t155 = 0.34*t131;
-    const double t156 = t20*t129 + t19*t146;
-    const double t157 = t19*t129 - t20*t146;
-    const double t158 = t65 + t156;
-    const double t159 = t66 + t157;
-    const double t160 = t20*t131 + t19*t148;
-    const double t161 = t19*t131 - t20*t148;
-    const double t162 = t50 + t159;
-    const double t163 = t48 - t158;
-    const double t164 = t49 + 0.00024216*t158 - 0.0028799999999999997*t161;
-    const double t165 = t51 + 0.00024216*t159 + 0.0028799999999999997*t160;
-    const double t166 = -4e-05*t147;
-    const double t167 = 0.0028799999999999997*t162;
-    const double t168 = 0.0028799999999999997*t163;
-    const double t169 = t167 + 0.09*t160;
-    const double t170 = t168 + 0.09*t161;
-    const double t171 = t55 - 0.09*t149;
-    const double t172 = t19*t169 - t20*t170;
-    const double t173 = t20*t169 + t19*t170;
-    const double t174 = t19*t164 - t20*t165;
-    const double t175 = t20*t164 + t19*t165;
-    const double t176 = t150 + t174;
-    const double t177 = t151 - t166;
-    const double t178 = t152 + t175;
-    const double t179 = t153 + t172;
-    const double t180 = t154 - t171;
-    const double t181 = t155 + t173;
-    const double t182 = t14*t179 - t15*t180;
-    const double t183 = t14*t180 + t15*t179;
-    const double t184 = t14*t176 - t15*t177;
-    const double t185 = t14*t177 + t15*t176;
-    const double t186 = t135 + t184;
-    const double t187 = t136 + t178;
-    const double t188 = t137 - t185;
-    const double t189 = t141 + t182;
-    const double t190 = t142 + t181;
-    const double t191 = t143 - t183;
-    const double t192 = t9*t189 - t10*t190;
-    const double t193 = t9*t190 + t10*t189;
-    const double t194 = t9*t186 - t10*t187;
-    const double t195 = t9*t187 + t10*t186;
-    const double t196 = -0.4331*t193;
-    const double t197 = 0.0203*t193;
-    const double t198 = 0.0203*t191 + 0.4331*t192;
-    const double t199 = t194 + t196;
-    const double t200 = t197 - t188;
-    const double t201 = t195 + t198;
-    const double t202 = t111 + t199;
-    const double t203 = t112 + t200;
-    const double t204 = t113 + t201;
-    const double t205 = t117 + t192;
-    const double t206 = t118 - t191;
-    const double t207 = t119 + t193;
-    const double t208 = t4*t205 - t5*t206;
-    const double t209 = t4*t206 + t5*t205;
-    const double t210 = t4*t202 - t5*t203;
-    const double t211 = t5*t202 + t4*t203;
-    const double t212 = 0.0934*t209;
-    const double t213 = -0.4318*t207 - 0.0934*t208;
-    const double t214 = 0.4318*t209;
-    const double t215 = t212 + t210;
-    const double t216 = t211 + t213;
-    const double t217 = t204 + t214;
-    const double t218 = t79 + t215;
-    const double t219 = t80 + t216;
-    const double t220 = t81 + t217;
-    const double t221 = t84 + t208;
-    const double t222 = t85 + t209;
-    const double t223 = t0*t221 - t1*t222;
-    const double t224 = t0*t219 + t1*t218;
-    const double t225 = -0.2435*t223;
-    const double t226 = t225 - t224;
-    const double t227 = tau[0] - t226;
-    const double t228 = tau[1] - t220;
-    const double t229 = tau[2] - t204;
-    const double t230 = tau[3] - t188;
-    const double t231 = tau[4] - t178;
-    const double t232 = tau[5] - t166;
-    const double t233 = t15*t15;
-    const double t234 = 0.00020216*t233;
-    const double t235 = t14*t15;
-    const double t236 = 0.00054216 - t234;
-    const double t237 = 0.00033999999999999997 + t234;
-    const double t238 = 0.00020216*t235;
-    const double t239 = 0.0028799999999999997*t14;
-    const double t240 = 0.0028799999999999997*t15;
-    const double t241 = -0.0028799999999999997*t14;
-    const double t242 = -0.0028799999999999997*t15;
-    const double t243 = 0.00209602 + t236;
-    const double t244 = 0.0013 + t237;
-    const double t245 = 0.015579999999999998 + t241;
-    const double t246 = t239 - 0.015579999999999998;
-    const double t247 = t243 - 0.00273818;
-    const double t248 = t10*t10;
-    const double t249 = t248*t247;
-    const double t250 = t9*t10;
-    const double t251 = t243 - t249;
-    const double t252 = 0.00273818 + t249;
-    const double t253 = t250*t247;
-    const double t254 = -t9*t238;
-    const double t255 = -t10*t238;
-    const double t256 = t245 + t246;
-    const double t257 = t250*t256;
-    const double t258 = t248*t256;
-    const double t259 = t245 - t258;
-    const double t260 = t246 - t258;
-    const double t261 = t10*t242;
-    const double t262 = -t9*t242;
-    const double t263 = t10*t240;
-    const double t264 = -t9*t240;
-    const double t265 = t259 - 0.5413749999999999;
-    const double t266 = 0.025374999999999998 - t262;
-    const double t267 = 0.5413749999999999 + t260;
-    const double t268 = -0.025374999999999998 - t264;
-    const double t269 = t251 - 0.4331*t259 - 0.4331*t265;
-    const double t270 = 0.0203*t259 - t254 - 0.4331*t266;
-    const double t271 = 0.0203*t263 - 0.8662*t257 + t253;
-    const double t272 = t244 - 0.0203*t262 + 0.0203*t266;
-    const double t273 = 0.0203*t257 - t255 - 0.4331*t261;
-    const double t274 = 0.0203*t264 - 0.0203*t268 + 0.4331*t260 + t252 + 0.4331*t267;
-    const double t275 = 0.09046080000000001 + t269;
-    const double t276 = 0.013440800000000001 + t272;
-    const double t277 = 0.004704 + t273;
-    const double t278 = 0.08952 + t274;
-    const double t279 = -0.0672 - t263;
-    const double t280 = t265 - 0.336;
-    const double t281 = 0.0672 - t261;
-    const double t282 = 0.336 + t267;
-    const double t283 = t275 - t276;
-    const double t284 = t5*t5;
-    const double t285 = t284*t283;
-    const double t286 = t5*t4;
-    const double t287 = 2.0*t286*t270;
-    const double t288 = t275 - t287 - t285;
-    const double t289 = t276 + t287 + t285;
-    const double t290 = t270 - 2.0*t284*t270 + t286*t283;
-    const double t291 = t4*t271 - t5*t277;
-    const double t292 = t5*t271 + t4*t277;
-    const double t293 = t279 + t281;
-    const double t294 = -t284*t257;
-    const double t295 = t286*t293;
-    const double t296 = -t286*t257;
-    const double t297 = t284*t293;
-    const double t298 = -t257 - t294 - t295;
-    const double t299 = t294 + t295;
-    const double t300 = t279 + t296 - t297;
-    const double t301 = t281 + t296 - t297;
-    const double t302 = t4*t282 - t5*t268;
-    const double t303 = t4*t268 + t5*t282;
-    const double t304 = t4*t280 - t5*t266;
-    const double t305 = t4*t266 + t5*t280;
-    const double t306 = 0.56507 + t300;
-    const double t307 = t301 - 0.56507;
-    const double t308 = t305 - 2.61239;
-    const double t309 = 2.61239 + t303;
-    const double t310 = 0.0934*t300 + 0.0934*t306 + t288;
-    const double t311 = 0.0934*t299 - 0.0934*t298 - 0.4318*t304 + t290;
-    const double t312 = 0.4318*t300 + t291 + 0.0934*t309;
-    const double t313 = t289 - 0.0934*t301 - 0.0934*t307 - 0.4318*t305 - 0.4318*t308;
-    const double t314 = 0.4318*t299 - 0.4318*t257 + t292 - 0.0934*t302;
-    const double t315 = 0.4318*t303 + t278 + 0.4318*t309;
-    const double t316 = 0.1350808 + t310;
-    const double t317 = t311 - 0.0070992;
-    const double t318 = 0.018931200000000002 + t312;
-    const double t319 = 0.608912 + t313;
-    const double t320 = 0.0016703999999999998 + t314;
-    const double t321 = 0.6200840000000001 + t315;
-    const double t322 = 0.2784 + t306;
-    const double t323 = t307 - 0.2784;
-    const double t324 = t302 - 0.10439999999999999;
-    const double t325 = 1.1832 + t309;
-    const double t326 = t316 - t319;
-    const double t327 = t1*t1;
-    const double t328 = t327*t326;
-    const double t329 = t0*t1;
-    const double t330 = 2.0*t329*t317;
-    const double t331 = t330 + t319 + t328;
-    const double t332 = t0*t320 + t1*t318;
-    const double t333 = t298 - t299;
-    const double t334 = t322 + t323;
-    const double t335 = t329*t333;
-    const double t336 = t327*t334;
-    const double t337 = t323 + t335 - t336;
-    const double t338 = t0*t324 - t1*t325;
-    const double t339 = -5.710075 - t337;
-    const double t340 = 0.2435*t337 - 0.2435*t339 + t331;
-    const double t341 = 0.35 + t340;
-    const double t342 = -0.2435*t338;
-    const double t343 = t342 - t332;
-    const double t344 = 0.0934*t303;
-    const double t345 = -0.4318*t257 - 0.0934*t302;
-    const double t346 = 0.4318*t303;
-    const double t347 = t291 + t344;
-    const double t348 = t292 + t345;
-    const double t349 = t346 + t278;
-    const double t350 = t0*t302 - t1*t303;
-    const double t351 = t1*t347 + t0*t348;
-    const double t352 = -0.2435*t350;
-    const double t353 = t352 - t351;
-    const double t354 = -0.4331*t262;
-    const double t355 = 0.0203*t262;
-    const double t356 = 0.4331*t261;
-    const double t357 = t254 + t354;
-    const double t358 = t355 - t244;
-    const double t359 = t255 + t356;
-    const double t360 = t4*t261;
-    const double t361 = t5*t261;
-    const double t362 = t4*t357 - t5*t358;
-    const double t363 = t5*t357 + t4*t358;
-    const double t364 = 0.0934*t361;
-    const double t365 = -0.4318*t262 - 0.0934*t360;
-    const double t366 = 0.4318*t361;
-    const double t367 = t364 + t362;
-    const double t368 = t365 + t363;
-    const double t369 = t359 + t366;
-    const double t370 = t0*t360 - t1*t361;
-    const double t371 = t0*t368 + t1*t367;
-    const double t372 = -0.2435*t370;
-    const double t373 = t372 - t371;
-    const double t374 = t9*t239;
-    const double t375 = t10*t239;
-    const double t376 = -0.00064216*t10;
-    const double t377 = 0.00064216*t9;
-    const double t378 = -0.4331*t375;
-    const double t379 = 0.0203*t375;
-    const double t380 = 0.4331*t374 - 0.0203*t240;
-    const double t381 = t376 + t378;
-    const double t382 = t377 + t380;
-    const double t383 = t4*t374 - t5*t240;
-    const double t384 = t4*t240 + t5*t374;
-    const double t385 = t4*t381 - t5*t379;
-    const double t386 = t4*t379 + t5*t381;
-    const double t387 = 0.0934*t384;
-    const double t388 = -0.4318*t375 - 0.0934*t383;
-    const double t389 = 0.4318*t384;
-    const double t390 = t387 + t385;
-    const double t391 = t386 + t388;
-    const double t392 = t389 + t382;
-    const double t393 = t0*t383 - t1*t384;
-    const double t394 = t0*t391 + t1*t390;
-    const double t395 = -0.2435*t393;
-    const double t396 = t395 - t394;
-    const double t397 = 4e-05*t15;
-    const double t398 = -4e-05*t14;
-    const double t399 = t9*t397;
-    const double t400 = t10*t397;
-    const double t401 = t4*t399 - t5*t398;
-    const double t402 = t4*t398 + t5*t399;
-    const double t403 = t0*t402 + t1*t401;
-    const double t404 = -25000.0*t398;
-    const double t405 = 25000.0*t400;
-    const double t406 = -25000.0*t403;
-    const double t407 = 1557.24430048586*t382;
-    const double t408 = 1557.24430048586*t392;
-    const double t409 = 1557.24430048586*t396;
-    const double t410 = t398*t398;
-    const double t411 = t244 - 25000.0*t410;
-    const double t412 = 1.0/t411;
-    const double t413 = t398*t405;
-    const double t414 = t413 + t359;
-    const double t415 = t414*t412;
-    const double t416 = t413 + t369;
-    const double t417 = t416*t412;
-    const double t418 = t398*t406 + t373;
-    const double t419 = t412*t418;
-    const double t420 = t400*t400;
-    const double t421 = t382*t382;
-    const double t422 = t414*t414;
-    const double t423 = 25000.0*t420;
-    const double t424 = t278 - t423 - 1557.24430048586*t421 - t422*t412;
-    const double t425 = 1.0/t424;
-    const double t426 = t349 - t400*t405 - t382*t408 - t414*t417;
-    const double t427 = t426*t425;
-    const double t428 = t400*t406;
-    const double t429 = t353 - t428 - t382*t409 - t414*t419;
-    const double t430 = t429*t425;
-    const double t431 = t392*t392;
-    const double t432 = t416*t416;
-    const double t433 = t426*t426;
-    const double t434 = t321 - t423 - 1557.24430048586*t431 - t432*t412 - t433*t425;
-    const double t435 = 1.0/t434;
-    const double t436 = t343 - t428 - t392*t409 - t416*t419 - t426*t430;
-    const double t437 = t436*t435;
-    const double t438 = t403*t403;
-    const double t439 = t396*t396;
-    const double t440 = t418*t418;
-    const double t441 = t429*t429;
-    const double t442 = t436*t436;
-    const double t443 = t341 - 25000.0*t438 - 1557.24430048586*t439 - t412*t440 - t425*t441 - t442*t435;
-    const double t444 = 1.0/t443;
-    const double t445 = t230 - t404*t232;
-    const double t446 = t405*t232;
-    const double t447 = t229 - t446 - t407*t231 - t415*t445;
-    const double t448 = t228 - t446 - t408*t231 - t417*t445 - t427*t447;
-    const double t449 = t227 - t406*t232 - t409*t231 - t419*t445 - t430*t447 - t437*t448;
-    const double t450 = 25000.0*t232;
-    const double t451 = 1557.24430048586*t231;
-    const double t452 = t412*t445;
-    const double t453 = t425*t447;
-    const double t454 = t435*t448;
-    const double t455 = t444*t449;
-    const double t456 = t454 - t437*t455;
-    const double t457 = t453 - t430*t455 - t427*t456;
-    const double t458 = t452 - t419*t455 - t417*t456 - t415*t457;
-    const double t459 = t451 - t409*t455 - t408*t456 - t407*t457;
-    const double t460 = t450 - t406*t455 - t405*t456 - t405*t457 - t404*t458;
-
-    /* ---- outputs ---- */
-    qdd[0] = t455;
-    qdd[1] = t456;
-    qdd[2] = t457;
-    qdd[3] = t458;
-    qdd[4] = t459;
-    qdd[5] = t460;
+    puma560_forward_dynamics_crba(q, qd, tau, qdd);
 }
 
 long puma560_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_forward_dynamics(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17))
+ * joint accelerations from torques, algorithm FD4 [RK (5.13)-(5.17)]
  * forward_dynamics_fd4              516 mul    416 add    4 div   0 sqrt  10 trig    464 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -4051,139 +3636,149 @@ long puma560_forward_dynamics_batch(long count, const double *q, const double *q
 void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t1;
-    const double t3 = -qd[0]*t0;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.2435*t2;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t5*t3 + t4*t2;
-    const double t7 = t4*t3 - t5*t2;
-    const double t8 = -0.0934*t3;
-    const double t9 = 0.4318*qd[1] + 0.0934*t2;
-    const double t10 = -0.4318*t3;
-    const double t11 = qd[1] + qd[2];
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t4 = -qd[0]*t1;
+    const double t5 = -qd[0]*t0;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
+    const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
+    const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
+    const double t11 = t5*t10 - qd[1]*t9;
+    const double t12 = qd[1]*t8 - t4*t10;
+    const double t13 = t4*t9 - t5*t8;
+    const double t14 = -0.10439999999999999*qd[1] - 0.2784*t5;
+    const double t15 = 1.1832*qd[1] + 0.2784*t4;
+    const double t16 = 0.10439999999999999*t4 - 1.1832*t5;
+    const double t17 = t5*t16 - qd[1]*t15;
+    const double t18 = qd[1]*t14 - t4*t16;
+    const double t19 = -0.0934*t5;
+    const double t20 = 0.4318*qd[1] + 0.0934*t4;
+    const double t21 = -0.4318*t5;
+    const double t22 = t5*t21 - qd[1]*t20;
+    const double t23 = qd[1]*t19 - t4*t21;
+    const double t24 = t4*t20 - t5*t19;
+    const double t25 = qd[1]*t5;
+    const double t26 = -qd[1]*t4;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t12 = soagen_cos(q[3]);
-    const double t13 = soagen_sin(q[3]);
-    const double t14 = t11*t13 + t12*t6;
-    const double t15 = t11*t12 - t13*t6;
-    const double t16 = 0.4331*t11;
-    const double t17 = -0.0203*t11;
-    const double t18 = 0.0203*t7 - 0.4331*t6;
-    const double t19 = qd[3] - t7;
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t27 = t6*t4 + t7*t5;
+    const double t28 = t6*t5 - t7*t4;
+    const double t29 = qd[1] + qd[2];
+    const double t30 = soagen_cos(q[3]);
+    const double t31 = soagen_sin(q[3]);
+    const double t32 = 0.09046080000000001*t27;
+    const double t33 = 0.004704*t29 + 0.013440800000000001*t28;
+    const double t34 = 0.08952*t29 + 0.004704*t28;
+    const double t35 = t28*t34 - t29*t33;
+    const double t36 = t29*t32 - t27*t34;
+    const double t37 = t27*t33 - t28*t32;
+    const double t38 = 0.336*t29 + 0.0672*t28;
+    const double t39 = -0.0672*t27;
+    const double t40 = -0.336*t27;
+    const double t41 = t28*t40 - t29*t39;
+    const double t42 = t29*t38 - t27*t40;
+    const double t43 = t27*t39 - t28*t38;
+    const double t44 = 0.4331*t29;
+    const double t45 = -0.0203*t29;
+    const double t46 = 0.0203*t28 - 0.4331*t27;
+    const double t47 = t28*t46 - t29*t45;
+    const double t48 = t29*t44 - t27*t46;
+    const double t49 = t45*t27 - t44*t28;
+    const double t50 = t6*t22 + t7*t23;
+    const double t51 = t6*t23 - t7*t22;
+    const double t52 = qd[2]*t28;
+    const double t53 = -qd[2]*t27;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t20 = soagen_cos(q[4]);
-    const double t21 = soagen_sin(q[4]);
-    const double t22 = t20*t14 - t21*t19;
-    const double t23 = -t21*t14 - t20*t19;
-    const double t24 = qd[4] + t15;
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t54 = t29*t31 + t30*t27;
+    const double t55 = t29*t30 - t31*t27;
+    const double t56 = qd[3] - t28;
+    const double t57 = soagen_cos(q[4]);
+    const double t58 = soagen_sin(q[4]);
+    const double t59 = t55*t56;
+    const double t60 = -0.0007960200000000001*t59;
+    const double t61 = t54*t56;
+    const double t62 = 0.0007960200000000001*t61;
+    const double t63 = -0.015579999999999998*t61;
+    const double t64 = -0.015579999999999998*t59;
+    const double t65 = t54*t54;
+    const double t66 = t55*t55;
+    const double t67 = t65 + t66;
+    const double t68 = 0.015579999999999998*t67;
+    const double t69 = t31*t49 + t30*t47;
+    const double t70 = t30*t49 - t31*t47;
+    const double t71 = qd[3]*t55;
+    const double t72 = -qd[3]*t54;
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t25 = soagen_cos(q[5]);
-    const double t26 = soagen_sin(q[5]);
-    const double t27 = t26*t24 + t25*t22;
-    const double t28 = t25*t24 - t26*t22;
-    const double t29 = qd[5] - t23;
-    const double t30 = qd[0]*qd[0];
-    const double t31 = -0.2435*t30;
-    const double t32 = 0.018931200000000002*qd[1] + 0.1350808*t2 - 0.0070992*t3;
-    const double t33 = 0.0016703999999999998*qd[1] + 0.608912*t3 - 0.0070992*t2;
-    const double t34 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t3 + 0.018931200000000002*t2;
-    const double t35 = t3*t34 - qd[1]*t33;
-    const double t36 = qd[1]*t32 - t2*t34;
-    const double t37 = t2*t33 - t3*t32;
-    const double t38 = -0.10439999999999999*qd[1] - 0.2784*t3;
-    const double t39 = 1.1832*qd[1] + 0.2784*t2;
-    const double t40 = 0.10439999999999999*t2 - 1.1832*t3;
-    const double t41 = t3*t40 - qd[1]*t39;
-    const double t42 = qd[1]*t38 - t2*t40;
-    const double t43 = t3*t10 - qd[1]*t9;
-    const double t44 = qd[1]*t8 - t2*t10;
-    const double t45 = t2*t9 - t3*t8;
-    const double t46 = 0.09046080000000001*t6;
-    const double t47 = 0.004704*t11 + 0.013440800000000001*t7;
-    const double t48 = 0.08952*t11 + 0.004704*t7;
-    const double t49 = t7*t48 - t11*t47;
-    const double t50 = t11*t46 - t6*t48;
-    const double t51 = t6*t47 - t7*t46;
-    const double t52 = 0.336*t11 + 0.0672*t7;
-    const double t53 = -0.0672*t6;
-    const double t54 = -0.336*t6;
-    const double t55 = t7*t54 - t11*t53;
-    const double t56 = t11*t52 - t6*t54;
-    const double t57 = t6*t53 - t7*t52;
-    const double t58 = t7*t18 - t11*t17;
-    const double t59 = t11*t16 - t6*t18;
-    const double t60 = t17*t6 - t16*t7;
-    const double t61 = t15*t19;
-    const double t62 = -0.0007960200000000001*t61;
-    const double t63 = t14*t19;
-    const double t64 = 0.0007960200000000001*t63;
-    const double t65 = -0.015579999999999998*t63;
-    const double t66 = -0.015579999999999998*t61;
-    const double t67 = t14*t14;
-    const double t68 = t15*t15;
-    const double t69 = t67 + t68;
-    const double t70 = 0.015579999999999998*t69;
-    const double t71 = t24*t23;
-    const double t72 = 0.00010000000000000005*t71;
-    const double t73 = t24*t22;
-    const double t74 = -0.00010000000000000005*t73;
-    const double t75 = t28*t29;
-    const double t76 = -0.00020216*t75;
-    const double t77 = t27*t29;
-    const double t78 = 0.00020216*t77;
-    const double t79 = 0.0028799999999999997*t77;
-    const double t80 = 0.0028799999999999997*t75;
-    const double t81 = t27*t27;
-    const double t82 = t28*t28;
-    const double t83 = -t81 - t82;
-    const double t84 = 0.0028799999999999997*t83;
-    const double t85 = qd[1]*t3;
-    const double t86 = -qd[1]*t2;
-    const double t87 = t5*t44 + t4*t43;
-    const double t88 = t4*t44 - t5*t43;
-    const double t89 = qd[2]*t7;
-    const double t90 = -qd[2]*t6;
-    const double t91 = t13*t60 + t12*t58;
-    const double t92 = t12*t60 - t13*t58;
-    const double t93 = qd[3]*t15;
-    const double t94 = -qd[3]*t14;
-    const double t95 = qd[4]*t23;
-    const double t96 = -qd[4]*t22;
-    const double t97 = qd[5]*t28;
-    const double t98 = -qd[5]*t27;
-    const double t99 = 0.0028799999999999997*t20;
-    const double t100 = 0.0028799999999999997*t21;
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t73 = t57*t54 - t58*t56;
+    const double t74 = -t58*t54 - t57*t56;
+    const double t75 = qd[4] + t55;
+    const double t76 = soagen_cos(q[5]);
+    const double t77 = soagen_sin(q[5]);
+    const double t78 = t75*t74;
+    const double t79 = 0.00010000000000000005*t78;
+    const double t80 = t75*t73;
+    const double t81 = -0.00010000000000000005*t80;
+    const double t82 = qd[4]*t74;
+    const double t83 = -qd[4]*t73;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t84 = t77*t75 + t76*t73;
+    const double t85 = t76*t75 - t77*t73;
+    const double t86 = qd[5] - t74;
+    const double t87 = t85*t86;
+    const double t88 = -0.00020216*t87;
+    const double t89 = t84*t86;
+    const double t90 = 0.00020216*t89;
+    const double t91 = 0.0028799999999999997*t89;
+    const double t92 = 0.0028799999999999997*t87;
+    const double t93 = t84*t84;
+    const double t94 = t85*t85;
+    const double t95 = -t93 - t94;
+    const double t96 = 0.0028799999999999997*t95;
+    const double t97 = qd[5]*t85;
+    const double t98 = -qd[5]*t84;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t99 = 0.0028799999999999997*t57;
+    const double t100 = 0.0028799999999999997*t58;
     const double t101 = 1557.24430048586*t99;
     const double t102 = -1557.24430048586*t100;
-    const double t103 = t21*t21;
+    const double t103 = t58*t58;
     const double t104 = 0.00024216*t103;
-    const double t105 = t20*t21;
+    const double t105 = t57*t58;
     const double t106 = 0.00054216 - t104;
     const double t107 = 0.0003 + t104;
     const double t108 = 0.00024216*t105;
-    const double t109 = -0.0028799999999999997*t20;
-    const double t110 = -0.0028799999999999997*t21;
+    const double t109 = -0.0028799999999999997*t57;
+    const double t110 = -0.0028799999999999997*t58;
     const double t111 = 0.00209602 + t106;
     const double t112 = 0.0013 + t107;
     const double t113 = 0.015579999999999998 + t109;
     const double t114 = 1.25 - t99*t101;
     const double t115 = -t99*t102;
     const double t116 = 1.25 + t100*t102;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t117 = 1.0/t112;
     const double t118 = -t108*t117;
     const double t119 = -t110*t117;
-    const double t120 = t13*t110;
-    const double t121 = -t12*t110;
-    const double t122 = -t12*t108;
-    const double t123 = -t13*t108;
+    const double t120 = t31*t110;
+    const double t121 = -t30*t110;
+    const double t122 = -t30*t108;
+    const double t123 = -t31*t108;
     const double t124 = -0.4331*t121;
     const double t125 = 0.0203*t121;
     const double t126 = 0.4331*t120;
@@ -4196,9 +3791,9 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t133 = t121*t117;
     const double t134 = t130 - 1.0;
     const double t135 = t111 - 0.00209602;
-    const double t136 = t13*t13;
+    const double t136 = t31*t31;
     const double t137 = t136*t135;
-    const double t138 = t12*t13;
+    const double t138 = t30*t31;
     const double t139 = t111 - t137;
     const double t140 = 0.00209602 + t137;
     const double t141 = t138*t135;
@@ -4212,8 +3807,8 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t149 = t114 - t148;
     const double t150 = 1.25 + t148;
     const double t151 = t138*t147;
-    const double t152 = t12*t115;
-    const double t153 = t13*t115;
+    const double t152 = t30*t115;
+    const double t153 = t31*t115;
     const double t154 = -0.4331*t151 - t143;
     const double t155 = 0.4331*t153;
     const double t156 = t145 - 0.4331*t150;
@@ -4246,16 +3841,18 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t183 = t151 - t120*t133;
     const double t184 = 4.8 + t116;
     const double t185 = 4.8 + t150 - t121*t133;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t186 = 1.0/t174;
     const double t187 = t171*t186;
     const double t188 = t173*t186;
     const double t189 = t180*t186;
     const double t190 = t161*t186;
     const double t191 = t181*t186;
-    const double t192 = t4*t180 - t5*t161;
-    const double t193 = t4*t161 + t5*t180;
-    const double t194 = t4*t171 - t5*t173;
-    const double t195 = t5*t171 + t4*t173;
+    const double t192 = t6*t180 - t7*t161;
+    const double t193 = t6*t161 + t7*t180;
+    const double t194 = t6*t171 - t7*t173;
+    const double t195 = t6*t173 + t7*t171;
     const double t196 = 0.0934*t193;
     const double t197 = -0.4318*t181 - 0.0934*t192;
     const double t198 = 0.4318*t193;
@@ -4268,9 +3865,9 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t205 = t193*t186;
     const double t206 = 1.0 + t203;
     const double t207 = t169 - t172;
-    const double t208 = t5*t5;
+    const double t208 = t7*t7;
     const double t209 = t208*t207;
-    const double t210 = t5*t4;
+    const double t210 = t6*t7;
     const double t211 = 2.0*t210*t170;
     const double t212 = t169 - t211 - t209;
     const double t213 = t172 + t211 + t209;
@@ -4285,16 +3882,16 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t222 = t158 + t217 + t218;
     const double t223 = t176 + t219 - t220;
     const double t224 = t178 + t219 - t220;
-    const double t225 = t4*t177 - t5*t179;
-    const double t226 = t5*t177 + t4*t179;
+    const double t225 = t6*t177 - t7*t179;
+    const double t226 = t6*t179 + t7*t177;
     const double t227 = t182 - t184;
     const double t228 = t208*t227;
     const double t229 = -2.0*t210*t152;
     const double t230 = t182 - t229 - t228;
     const double t231 = t184 + t229 + t228;
     const double t232 = 2.0*t208*t152 - t152 + t210*t227;
-    const double t233 = t5*t153 + t4*t183;
-    const double t234 = t5*t183 - t4*t153;
+    const double t233 = t7*t153 + t6*t183;
+    const double t234 = t7*t183 - t6*t153;
     const double t235 = 0.0934*t232 + t221;
     const double t236 = t223 + 0.0934*t231;
     const double t237 = t225 + 0.0934*t234;
@@ -4330,6 +3927,8 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t267 = t233 - t192*t191;
     const double t268 = 17.4 + t231 - t193*t205;
     const double t269 = t234 - t193*t191;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t270 = 1.0/t255;
     const double t271 = t252*t270;
     const double t272 = t254*t270;
@@ -4365,48 +3964,58 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t302 = 0.2435*t294 + t286 - 0.2435*t300;
     const double t303 = 0.35 - t278*t279 + t302;
     const double t304 = t301 - t278*t280;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t305 = 1.0/t303;
     const double t306 = t304*t305;
+
+    /* ---- tip-to-base FD4 filter z, epsilon, nu -- [RK (5.14), (5.16)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t307 = 25000.0*tau[5];
     const double t308 = 0.00024216*t97;
     const double t309 = 0.00024216*t98;
     const double t310 = 0.0028799999999999997*t98;
     const double t311 = -0.0028799999999999997*t97;
-    const double t312 = t308 + t76;
-    const double t313 = t309 + t78;
-    const double t314 = t310 + t79;
-    const double t315 = t311 + t80;
-    const double t316 = t25*t314 - t26*t315;
-    const double t317 = t26*t314 + t25*t315;
-    const double t318 = t25*t312 - t26*t313;
-    const double t319 = t26*t312 + t25*t313;
-    const double t320 = t72 + t318;
-    const double t321 = t74 - tau[5];
+    const double t312 = t88 + t308;
+    const double t313 = t90 + t309;
+    const double t314 = t91 + t310;
+    const double t315 = t92 + t311;
+    const double t316 = t76*t314 - t77*t315;
+    const double t317 = t77*t314 + t76*t315;
+    const double t318 = t76*t312 - t77*t313;
+    const double t319 = t77*t312 + t76*t313;
+    const double t320 = t79 + t318;
+    const double t321 = t81 - tau[5];
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t322 = tau[4] - t319;
     const double t323 = 1557.24430048586*t322;
-    const double t324 = 0.00054216*t95;
-    const double t325 = 0.0003*t96;
-    const double t326 = -0.0028799999999999997*t95;
+    const double t324 = 0.00054216*t82;
+    const double t325 = 0.0003*t83;
+    const double t326 = -0.0028799999999999997*t82;
     const double t327 = t324 + t320;
     const double t328 = t325 + t321;
     const double t329 = t326 + t317;
-    const double t330 = t21*t84 + t20*t316;
-    const double t331 = t21*t316 - t20*t84;
-    const double t332 = t20*t327 - t21*t328;
-    const double t333 = t20*t328 + t21*t327;
-    const double t334 = t62 + t332;
-    const double t335 = t64 + t319 + t322;
-    const double t336 = t65 + t330 + t101*t322;
-    const double t337 = t66 + t329;
-    const double t338 = t70 - t331 + t102*t322;
+    const double t330 = t58*t96 + t57*t316;
+    const double t331 = t58*t316 - t57*t96;
+    const double t332 = t57*t327 - t58*t328;
+    const double t333 = t57*t328 + t58*t327;
+    const double t334 = t60 + t332;
+    const double t335 = t62 + t319 + t322;
+    const double t336 = t63 + t330 + t101*t322;
+    const double t337 = t64 + t329;
+    const double t338 = t68 - t331 + t102*t322;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t339 = tau[3] + t333;
     const double t340 = t117*t339;
-    const double t341 = t111*t93 + t113*t92;
-    const double t342 = 0.00209602*t94 - 0.015579999999999998*t91;
-    const double t343 = -t108*t93 - t110*t92;
-    const double t344 = t114*t91 - 0.015579999999999998*t94 - t115*t59;
-    const double t345 = t113*t93 + 1.25*t92;
-    const double t346 = t115*t91 - t116*t59;
+    const double t341 = t111*t71 + t113*t70;
+    const double t342 = 0.00209602*t72 - 0.015579999999999998*t69;
+    const double t343 = -t108*t71 - t110*t70;
+    const double t344 = t114*t69 - 0.015579999999999998*t72 - t115*t48;
+    const double t345 = t113*t71 + 1.25*t70;
+    const double t346 = t115*t69 - t116*t48;
     const double t347 = t341 + t334;
     const double t348 = t342 + t335;
     const double t349 = t343 - t333;
@@ -4414,30 +4023,32 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t351 = t345 + t337;
     const double t352 = t346 + t338;
     const double t353 = t339 - t343;
-    const double t354 = t12*t350 - t13*t351;
-    const double t355 = t12*t351 + t13*t350;
-    const double t356 = t12*t347 - t13*t348;
-    const double t357 = t12*t348 + t13*t347;
+    const double t354 = t30*t350 - t31*t351;
+    const double t355 = t30*t351 + t31*t350;
+    const double t356 = t30*t347 - t31*t348;
+    const double t357 = t30*t348 + t31*t347;
     const double t358 = -0.4331*t355;
     const double t359 = 0.0203*t355;
     const double t360 = 0.0203*t352 + 0.4331*t354;
     const double t361 = t358 + t356;
     const double t362 = t359 - t349;
     const double t363 = t357 + t360;
-    const double t364 = t49 + t129*t353 + t361;
-    const double t365 = t50 + t134*t353 + t362;
-    const double t366 = t51 + t131*t353 + t363;
-    const double t367 = t55 + t354 + t132*t353;
-    const double t368 = t56 - t352;
-    const double t369 = t57 + t355 + t133*t353;
+    const double t364 = t35 + t129*t353 + t361;
+    const double t365 = t36 + t134*t353 + t362;
+    const double t366 = t37 + t131*t353 + t363;
+    const double t367 = t41 + t354 + t132*t353;
+    const double t368 = t42 - t352;
+    const double t369 = t43 + t355 + t133*t353;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t370 = tau[2] - t366;
     const double t371 = t186*t370;
-    const double t372 = t88*t176 + t87*t175 + t90*t170 + t45*t177 + t89*t169;
-    const double t373 = t158*t88 + t87*t178 + t89*t170 + t45*t179 + t90*t172;
-    const double t374 = t161*t88 + t87*t180 + t89*t171 + t90*t173 + t45*t181;
-    const double t375 = t87*t182 - t152*t88 + t89*t175 + t90*t178 + t45*t183;
-    const double t376 = t90*t158 - t153*t45 + t184*t88 + t89*t176 - t152*t87;
-    const double t377 = t87*t183 - t153*t88 + t89*t177 + t90*t179 + t45*t185;
+    const double t372 = t176*t51 + t53*t170 + t50*t175 + t24*t177 + t52*t169;
+    const double t373 = t158*t51 + t52*t170 + t50*t178 + t24*t179 + t53*t172;
+    const double t374 = t161*t51 + t52*t171 + t53*t173 + t50*t180 + t24*t181;
+    const double t375 = t52*t175 - t152*t51 + t53*t178 + t50*t182 + t24*t183;
+    const double t376 = t53*t158 - t153*t24 + t52*t176 + t184*t51 - t152*t50;
+    const double t377 = t52*t177 - t153*t51 + t53*t179 + t50*t183 + t24*t185;
     const double t378 = t372 + t364;
     const double t379 = t373 + t365;
     const double t380 = t374 + t366;
@@ -4445,28 +4056,30 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t382 = t376 + t368;
     const double t383 = t377 + t369;
     const double t384 = t370 - t374;
-    const double t385 = t4*t381 - t5*t382;
-    const double t386 = t4*t382 + t5*t381;
-    const double t387 = t4*t378 - t5*t379;
-    const double t388 = t4*t379 + t5*t378;
+    const double t385 = t6*t381 - t7*t382;
+    const double t386 = t6*t382 + t7*t381;
+    const double t387 = t6*t378 - t7*t379;
+    const double t388 = t6*t379 + t7*t378;
     const double t389 = 0.0934*t386;
     const double t390 = -0.4318*t383 - 0.0934*t385;
     const double t391 = 0.4318*t386;
     const double t392 = t389 + t387;
     const double t393 = t388 + t390;
     const double t394 = t380 + t391;
-    const double t395 = t35 + t201*t384 + t392;
-    const double t396 = t36 + t202*t384 + t393;
-    const double t397 = t37 + t394 + t206*t384;
-    const double t398 = t41 + t385 + t204*t384;
-    const double t399 = t42 + t386 + t205*t384;
+    const double t395 = t11 + t201*t384 + t392;
+    const double t396 = t12 + t202*t384 + t393;
+    const double t397 = t13 + t394 + t206*t384;
+    const double t398 = t17 + t385 + t204*t384;
+    const double t399 = t18 + t386 + t205*t384;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t400 = tau[1] - t397;
     const double t401 = t270*t400;
-    const double t402 = t31*t258 + t85*t250 + t86*t251;
-    const double t403 = t31*t261 + t85*t251 + t86*t253;
-    const double t404 = t31*t264 + t85*t252 + t86*t254;
-    const double t405 = t85*t256 + t31*t267 + t86*t259;
-    const double t406 = t85*t257 + t86*t260 + t31*t269;
+    const double t402 = t3*t258 + t25*t250 + t26*t251;
+    const double t403 = t3*t261 + t25*t251 + t26*t253;
+    const double t404 = t3*t264 + t25*t252 + t26*t254;
+    const double t405 = t25*t256 + t3*t267 + t26*t259;
+    const double t406 = t25*t257 + t26*t260 + t3*t269;
     const double t407 = t402 + t395;
     const double t408 = t403 + t396;
     const double t409 = t405 + t398;
@@ -4477,55 +4090,71 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t414 = -0.2435*t412;
     const double t415 = t414 - t413;
     const double t416 = t279*t411 + t415;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t417 = tau[0] - t416;
     const double t418 = t305*t417;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t419 = t418 - 9.81*t306;
-    const double t420 = t401 - 9.81*t280 - t85*t271 - t86*t272 - t31*t273 - t279*t419;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t420 = t401 - 9.81*t280 - t25*t271 - t26*t272 - t3*t273 - t279*t419;
     const double t421 = -t1*t419;
     const double t422 = -t0*t419;
     const double t423 = -0.2435*t419;
     const double t424 = t0*t423 - 9.81*t1;
     const double t425 = -9.81*t0 - t1*t423;
-    const double t426 = t85 + t421;
-    const double t427 = t86 + t422;
-    const double t428 = t371 - t87*t189 - t88*t190 - t89*t187 - t90*t188 - t31*t191 - t45*t191 - t206*t420 - t201*t426 - t202*t427 - t205*t425 - t204*t424;
-    const double t429 = t5*t427 + t4*t426;
-    const double t430 = t4*t427 - t5*t426;
+    const double t426 = t25 + t421;
+    const double t427 = t26 + t422;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t428 = t371 - t52*t187 - t53*t188 - t50*t189 - t51*t190 - t24*t191 - t3*t191 - t206*t420 - t201*t426 - t202*t427 - t205*t425 - t204*t424;
+    const double t429 = t6*t426 + t7*t427;
+    const double t430 = t6*t427 - t7*t426;
     const double t431 = -0.0934*t427;
     const double t432 = 0.4318*t420 + 0.0934*t426;
     const double t433 = -0.4318*t427;
     const double t434 = t424 + t431;
     const double t435 = t425 + t432;
-    const double t436 = t31 + t433;
-    const double t437 = t5*t435 + t4*t434;
-    const double t438 = t4*t435 - t5*t434;
-    const double t439 = t89 + t429;
-    const double t440 = t90 + t430;
+    const double t436 = t3 + t433;
+    const double t437 = t6*t434 + t7*t435;
+    const double t438 = t6*t435 - t7*t434;
+    const double t439 = t52 + t429;
+    const double t440 = t53 + t430;
     const double t441 = t420 + t428;
-    const double t442 = t87 + t437;
-    const double t443 = t88 + t438;
-    const double t444 = t45 + t436;
-    const double t445 = t340 - t92*t119 - t93*t118 - t129*t439 - t133*t444 - t134*t440 - t131*t441 - t132*t442;
-    const double t446 = t12*t439 + t13*t441;
-    const double t447 = t12*t441 - t13*t439;
+    const double t442 = t50 + t437;
+    const double t443 = t51 + t438;
+    const double t444 = t24 + t436;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t445 = t340 - t71*t118 - t70*t119 - t129*t439 - t133*t444 - t134*t440 - t131*t441 - t132*t442;
+    const double t446 = t30*t439 + t31*t441;
+    const double t447 = t30*t441 - t31*t439;
     const double t448 = 0.4331*t441;
     const double t449 = -0.0203*t441;
     const double t450 = 0.0203*t440 - 0.4331*t439;
     const double t451 = t442 + t448;
     const double t452 = t443 + t449;
     const double t453 = t444 + t450;
-    const double t454 = t13*t453 + t12*t451;
-    const double t455 = t93 + t446;
-    const double t456 = t94 + t447;
+    const double t454 = t31*t453 + t30*t451;
+    const double t455 = t71 + t446;
+    const double t456 = t72 + t447;
     const double t457 = t445 - t440;
-    const double t458 = t91 + t454;
-    const double t459 = -t59 - t452;
+    const double t458 = t69 + t454;
+    const double t459 = -t48 - t452;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t460 = t323 - t456 - t102*t459 - t101*t458;
-    const double t461 = -t21*t455 - t20*t457;
-    const double t462 = t96 + t461;
+    const double t461 = -t58*t455 - t57*t457;
+    const double t462 = t83 + t461;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t463 = t307 + t462;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t419;
     qdd[1] = t420;
     qdd[2] = t428;
@@ -4536,15 +4165,14 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
 
 long puma560_forward_dynamics_fd4_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_forward_dynamics_fd4(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22))
+ * joint accelerations from torques, algorithm FD1 [RK (4.17)-(4.22)]
  * forward_dynamics_fd1              500 mul    404 add    4 div   0 sqrt  10 trig    496 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -4554,119 +4182,129 @@ long puma560_forward_dynamics_fd4_batch(long count, const double *q, const doubl
 void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t1;
-    const double t3 = -qd[0]*t0;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.2435*t2;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t5*t3 + t4*t2;
-    const double t7 = t4*t3 - t5*t2;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t4 = -qd[0]*t1;
+    const double t5 = -qd[0]*t0;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
+    const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
+    const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
+    const double t11 = t5*t10 - qd[1]*t9;
+    const double t12 = qd[1]*t8 - t4*t10;
+    const double t13 = t4*t9 - t5*t8;
+    const double t14 = qd[1]*t5;
+    const double t15 = qd[1]*t4;
+    const double t16 = -t15;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t8*t10 + t9*t6;
-    const double t12 = t8*t9 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t17 = t6*t4 + t7*t5;
+    const double t18 = t6*t5 - t7*t4;
+    const double t19 = qd[1] + qd[2];
+    const double t20 = soagen_cos(q[3]);
+    const double t21 = soagen_sin(q[3]);
+    const double t22 = 0.09046080000000001*t17;
+    const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
+    const double t24 = 0.08952*t19 + 0.004704*t18;
+    const double t25 = t18*t24 - t19*t23;
+    const double t26 = t19*t22 - t17*t24;
+    const double t27 = t17*t23 - t18*t22;
+    const double t28 = qd[2]*t18;
+    const double t29 = -qd[2]*t17;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t15*t11 - t14*t13;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t30 = t19*t21 + t20*t17;
+    const double t31 = t19*t20 - t21*t17;
+    const double t32 = qd[3] - t18;
+    const double t33 = soagen_cos(q[4]);
+    const double t34 = soagen_sin(q[4]);
+    const double t35 = t31*t32;
+    const double t36 = -0.0007960200000000001*t35;
+    const double t37 = t30*t32;
+    const double t38 = 0.0007960200000000001*t37;
+    const double t39 = t30*t30;
+    const double t40 = t31*t31;
+    const double t41 = qd[3]*t31;
+    const double t42 = -qd[3]*t30;
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.2435*t24;
-    const double t26 = 0.018931200000000002*qd[1] + 0.1350808*t2 - 0.0070992*t3;
-    const double t27 = 0.0016703999999999998*qd[1] + 0.608912*t3 - 0.0070992*t2;
-    const double t28 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t3 + 0.018931200000000002*t2;
-    const double t29 = t3*t28 - qd[1]*t27;
-    const double t30 = qd[1]*t26 - t2*t28;
-    const double t31 = t2*t27 - t3*t26;
-    const double t32 = 0.09046080000000001*t6;
-    const double t33 = 0.004704*t8 + 0.013440800000000001*t7;
-    const double t34 = 0.08952*t8 + 0.004704*t7;
-    const double t35 = t7*t34 - t8*t33;
-    const double t36 = t8*t32 - t6*t34;
-    const double t37 = t6*t33 - t7*t32;
-    const double t38 = t12*t13;
-    const double t39 = -0.0007960200000000001*t38;
-    const double t40 = t11*t13;
-    const double t41 = 0.0007960200000000001*t40;
-    const double t42 = t11*t11;
-    const double t43 = t12*t12;
-    const double t44 = t18*t17;
-    const double t45 = 0.00010000000000000005*t44;
-    const double t46 = t18*t16;
-    const double t47 = -0.00010000000000000005*t46;
-    const double t48 = t22*t23;
-    const double t49 = -0.00020216*t48;
-    const double t50 = t21*t23;
-    const double t51 = 0.00020216*t50;
-    const double t52 = t21*t21;
-    const double t53 = t22*t22;
-    const double t54 = -t52 - t53;
-    const double t55 = 0.0028799999999999997*t54;
-    const double t56 = qd[1]*t3;
-    const double t57 = qd[1]*t2;
-    const double t58 = -t57;
-    const double t59 = qd[2]*t7;
-    const double t60 = -qd[2]*t6;
-    const double t61 = qd[3]*t12;
-    const double t62 = -qd[3]*t11;
-    const double t63 = qd[4]*t17;
-    const double t64 = -qd[4]*t16;
-    const double t65 = qd[5]*t22;
-    const double t66 = -qd[5]*t21;
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t43 = t33*t30 - t34*t32;
+    const double t44 = -t34*t30 - t33*t32;
+    const double t45 = qd[4] + t31;
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
+    const double t48 = t45*t44;
+    const double t49 = 0.00010000000000000005*t48;
+    const double t50 = t45*t43;
+    const double t51 = -0.00010000000000000005*t50;
+    const double t52 = qd[4]*t44;
+    const double t53 = -qd[4]*t43;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t54 = t47*t45 + t46*t43;
+    const double t55 = t46*t45 - t47*t43;
+    const double t56 = qd[5] - t44;
+    const double t57 = t55*t56;
+    const double t58 = -0.00020216*t57;
+    const double t59 = t54*t56;
+    const double t60 = 0.00020216*t59;
+    const double t61 = t54*t54;
+    const double t62 = t55*t55;
+    const double t63 = -t61 - t62;
+    const double t64 = 0.0028799999999999997*t63;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t67 = -9.81*t1;
     const double t68 = -9.81*t0;
-    const double t69 = t2*t2;
-    const double t70 = t2*t3;
-    const double t71 = t57;
-    const double t72 = t3*t3;
+    const double t69 = t4*t4;
+    const double t70 = t4*t5;
+    const double t71 = t15;
+    const double t72 = t5*t5;
     const double t73 = qd[1]*qd[1];
     const double t74 = -t73 - t72;
-    const double t75 = t58 + t71;
+    const double t75 = t71 + t16;
     const double t76 = -t73 - t69;
-    const double t77 = t71 - t58;
+    const double t77 = t71 - t16;
     const double t78 = -t69 - t72;
-    const double t79 = 0.10439999999999999*t25 + 0.2784*t68 + 0.1350808*t56 - 0.0070992*t58 + t29;
-    const double t80 = 0.608912*t58 - 1.1832*t25 - 0.2784*t67 - 0.0070992*t56 + t30;
-    const double t81 = 1.1832*t68 - 0.10439999999999999*t67 + 0.0016703999999999998*t58 + 0.018931200000000002*t56 + t31;
+    const double t79 = 0.10439999999999999*t3 + 0.2784*t68 + 0.1350808*t14 - 0.0070992*t16 + t11;
+    const double t80 = 0.608912*t16 - 1.1832*t3 - 0.2784*t67 - 0.0070992*t14 + t12;
+    const double t81 = 1.1832*t68 - 0.10439999999999999*t67 + 0.0016703999999999998*t16 + 0.018931200000000002*t14 + t13;
     const double t82 = 0.10439999999999999*t70 + 1.1832*t74 - 0.2784*t75;
     const double t83 = 1.1832*t70 + 0.10439999999999999*t76;
     const double t84 = 17.4*t67 + t82;
     const double t85 = 17.4*t68 + t83;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t86 = 0.4318*t74 - 0.0934*t75;
     const double t87 = 0.4318*t70;
     const double t88 = 0.4318*t77 - 0.0934*t78;
     const double t89 = t67 + t86;
     const double t90 = t68 + t87;
-    const double t91 = t25 + t88;
-    const double t92 = t5*t58 + t4*t56;
-    const double t93 = t4*t58 - t5*t56;
-    const double t94 = t59 + t92;
-    const double t95 = t60 + t93;
-    const double t96 = t5*t90 + t4*t89;
-    const double t97 = t4*t90 - t5*t89;
-    const double t98 = t6*t6;
-    const double t99 = t6*t7;
-    const double t100 = t8*t6;
-    const double t101 = t7*t7;
-    const double t102 = t8*t7;
-    const double t103 = t8*t8;
+    const double t91 = t3 + t88;
+    const double t92 = t6*t14 + t7*t16;
+    const double t93 = t6*t16 - t7*t14;
+    const double t94 = t92 + t28;
+    const double t95 = t93 + t29;
+    const double t96 = t7*t90 + t6*t89;
+    const double t97 = t6*t90 - t7*t89;
+    const double t98 = t17*t17;
+    const double t99 = t17*t18;
+    const double t100 = t19*t17;
+    const double t101 = t18*t18;
+    const double t102 = t19*t18;
+    const double t103 = t19*t19;
     const double t104 = -t103 - t101;
     const double t105 = t100 + t95;
     const double t106 = -t103 - t98;
@@ -4674,32 +4312,34 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t108 = t100 - t95;
     const double t109 = t102 + t94;
     const double t110 = -t98 - t101;
-    const double t111 = t35 + 0.09046080000000001*t94 - 0.336*t91 - 0.0672*t97;
-    const double t112 = t36 + 0.013440800000000001*t95 + 0.0672*t96;
-    const double t113 = t37 + 0.004704*t95 + 0.336*t96;
+    const double t111 = t25 + 0.09046080000000001*t94 - 0.336*t91 - 0.0672*t97;
+    const double t112 = t26 + 0.013440800000000001*t95 + 0.0672*t96;
+    const double t113 = t27 + 0.004704*t95 + 0.336*t96;
     const double t114 = 0.0672*t105 - 0.336*t99;
     const double t115 = 0.0672*t107 - 0.336*t106;
     const double t116 = 0.0672*t110 - 0.336*t109;
     const double t117 = t114 + 4.8*t96;
     const double t118 = t115 + 4.8*t97;
     const double t119 = t116 + 4.8*t91;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t120 = -0.4331*t99 - 0.0203*t104;
     const double t121 = -0.0203*t99 - 0.4331*t106;
     const double t122 = -0.0203*t108 - 0.4331*t109;
     const double t123 = t120 + t96;
     const double t124 = t121 + t97;
     const double t125 = t91 + t122;
-    const double t126 = t9*t94;
-    const double t127 = -t10*t94;
-    const double t128 = t61 + t126;
-    const double t129 = t62 + t127;
-    const double t130 = t9*t123 + t10*t125;
-    const double t131 = t9*t125 - t10*t123;
-    const double t132 = t40 + t129;
-    const double t133 = t38 - t128;
-    const double t134 = -t42 - t43;
-    const double t135 = t39 + 0.00209602*t128 + 0.015579999999999998*t131;
-    const double t136 = t41 + 0.00209602*t129 - 0.015579999999999998*t130;
+    const double t126 = t20*t94;
+    const double t127 = -t21*t94;
+    const double t128 = t41 + t126;
+    const double t129 = t42 + t127;
+    const double t130 = t20*t123 + t21*t125;
+    const double t131 = t20*t125 - t21*t123;
+    const double t132 = t37 + t129;
+    const double t133 = t35 - t128;
+    const double t134 = -t39 - t40;
+    const double t135 = t36 + 0.00209602*t128 + 0.015579999999999998*t131;
+    const double t136 = t38 + 0.00209602*t129 - 0.015579999999999998*t130;
     const double t137 = -0.0013*t95;
     const double t138 = -0.015579999999999998*t132;
     const double t139 = -0.015579999999999998*t133;
@@ -4707,58 +4347,70 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t141 = t138 + 0.82*t130;
     const double t142 = t139 + 0.82*t131;
     const double t143 = t140 - 0.82*t124;
-    const double t144 = t15*t95 + t14*t128;
-    const double t145 = t14*t95 - t15*t128;
-    const double t146 = t63 + t144;
-    const double t147 = t64 + t145;
-    const double t148 = t15*t124 + t14*t130;
-    const double t149 = t14*t124 - t15*t130;
-    const double t150 = t45 + 0.0003*t146;
-    const double t151 = t47 + 0.0003*t147;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t144 = t34*t95 + t33*t128;
+    const double t145 = t33*t95 - t34*t128;
+    const double t146 = t52 + t144;
+    const double t147 = t53 + t145;
+    const double t148 = t34*t124 + t33*t130;
+    const double t149 = t33*t124 - t34*t130;
+    const double t150 = t49 + 0.0003*t146;
+    const double t151 = t51 + 0.0003*t147;
     const double t152 = 0.0004*t129;
     const double t153 = 0.34*t148;
     const double t154 = 0.34*t149;
     const double t155 = 0.34*t131;
-    const double t156 = t20*t129 + t19*t146;
-    const double t157 = t19*t129 - t20*t146;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t156 = t47*t129 + t46*t146;
+    const double t157 = t46*t129 - t47*t146;
     const double t158 = t65 + t156;
     const double t159 = t66 + t157;
-    const double t160 = t20*t131 + t19*t148;
-    const double t161 = t19*t131 - t20*t148;
-    const double t162 = t50 + t159;
-    const double t163 = t48 - t158;
-    const double t164 = t49 + 0.00024216*t158 - 0.0028799999999999997*t161;
-    const double t165 = t51 + 0.00024216*t159 + 0.0028799999999999997*t160;
+    const double t160 = t47*t131 + t46*t148;
+    const double t161 = t46*t131 - t47*t148;
+    const double t162 = t59 + t159;
+    const double t163 = t57 - t158;
+    const double t164 = t58 + 0.00024216*t158 - 0.0028799999999999997*t161;
+    const double t165 = t60 + 0.00024216*t159 + 0.0028799999999999997*t160;
     const double t166 = -4e-05*t147;
     const double t167 = 0.0028799999999999997*t162;
     const double t168 = 0.0028799999999999997*t163;
     const double t169 = t167 + 0.09*t160;
     const double t170 = t168 + 0.09*t161;
-    const double t171 = t55 - 0.09*t149;
-    const double t172 = t19*t169 - t20*t170;
-    const double t173 = t20*t169 + t19*t170;
-    const double t174 = t19*t164 - t20*t165;
-    const double t175 = t20*t164 + t19*t165;
+    const double t171 = t64 - 0.09*t149;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t172 = t46*t169 - t47*t170;
+    const double t173 = t47*t169 + t46*t170;
+    const double t174 = t46*t164 - t47*t165;
+    const double t175 = t47*t164 + t46*t165;
     const double t176 = t150 + t174;
     const double t177 = t151 - t166;
     const double t178 = t152 + t175;
     const double t179 = t153 + t172;
     const double t180 = t154 - t171;
     const double t181 = t155 + t173;
-    const double t182 = t14*t179 - t15*t180;
-    const double t183 = t14*t180 + t15*t179;
-    const double t184 = t14*t176 - t15*t177;
-    const double t185 = t14*t177 + t15*t176;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t182 = t33*t179 - t34*t180;
+    const double t183 = t33*t180 + t34*t179;
+    const double t184 = t33*t176 - t34*t177;
+    const double t185 = t33*t177 + t34*t176;
     const double t186 = t135 + t184;
     const double t187 = t136 + t178;
     const double t188 = t137 - t185;
     const double t189 = t141 + t182;
     const double t190 = t142 + t181;
     const double t191 = t143 - t183;
-    const double t192 = t9*t189 - t10*t190;
-    const double t193 = t9*t190 + t10*t189;
-    const double t194 = t9*t186 - t10*t187;
-    const double t195 = t9*t187 + t10*t186;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t192 = t20*t189 - t21*t190;
+    const double t193 = t20*t190 + t21*t189;
+    const double t194 = t20*t186 - t21*t187;
+    const double t195 = t20*t187 + t21*t186;
     const double t196 = -0.4331*t193;
     const double t197 = 0.0203*t193;
     const double t198 = 0.0203*t191 + 0.4331*t192;
@@ -4771,10 +4423,12 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t205 = t117 + t192;
     const double t206 = t118 - t191;
     const double t207 = t119 + t193;
-    const double t208 = t4*t205 - t5*t206;
-    const double t209 = t4*t206 + t5*t205;
-    const double t210 = t4*t202 - t5*t203;
-    const double t211 = t5*t202 + t4*t203;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t208 = t6*t205 - t7*t206;
+    const double t209 = t6*t206 + t7*t205;
+    const double t210 = t6*t202 - t7*t203;
+    const double t211 = t6*t203 + t7*t202;
     const double t212 = 0.0934*t209;
     const double t213 = -0.4318*t207 - 0.0934*t208;
     const double t214 = 0.4318*t209;
@@ -4786,39 +4440,49 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t220 = t81 + t217;
     const double t221 = t84 + t208;
     const double t222 = t85 + t209;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t223 = t0*t221 - t1*t222;
     const double t224 = t0*t219 + t1*t218;
     const double t225 = -0.2435*t223;
     const double t226 = t225 - t224;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t227 = tau[0] - t226;
     const double t228 = tau[1] - t220;
     const double t229 = tau[2] - t204;
     const double t230 = tau[3] - t188;
     const double t231 = tau[4] - t178;
     const double t232 = tau[5] - t166;
-    const double t233 = 0.0028799999999999997*t14;
-    const double t234 = 0.0028799999999999997*t15;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t233 = 0.0028799999999999997*t33;
+    const double t234 = 0.0028799999999999997*t34;
     const double t235 = 1557.24430048586*t233;
     const double t236 = -1557.24430048586*t234;
-    const double t237 = t15*t15;
+    const double t237 = t34*t34;
     const double t238 = 0.00024216*t237;
-    const double t239 = t14*t15;
+    const double t239 = t33*t34;
     const double t240 = 0.00054216 - t238;
     const double t241 = 0.0003 + t238;
     const double t242 = 0.00024216*t239;
-    const double t243 = -0.0028799999999999997*t14;
-    const double t244 = -0.0028799999999999997*t15;
+    const double t243 = -0.0028799999999999997*t33;
+    const double t244 = -0.0028799999999999997*t34;
     const double t245 = 0.00209602 + t240;
     const double t246 = 0.0013 + t241;
     const double t247 = 0.015579999999999998 + t243;
     const double t248 = 1.25 - t233*t235;
     const double t249 = -t233*t236;
     const double t250 = 1.25 + t234*t236;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t251 = 1.0/t246;
-    const double t252 = t10*t244;
-    const double t253 = -t9*t244;
-    const double t254 = -t9*t242;
-    const double t255 = -t10*t242;
+    const double t252 = t21*t244;
+    const double t253 = -t20*t244;
+    const double t254 = -t20*t242;
+    const double t255 = -t21*t242;
     const double t256 = -0.4331*t253;
     const double t257 = 0.0203*t253;
     const double t258 = 0.4331*t252;
@@ -4831,9 +4495,9 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t265 = t253*t251;
     const double t266 = t262 - 1.0;
     const double t267 = t245 - 0.00209602;
-    const double t268 = t10*t10;
+    const double t268 = t21*t21;
     const double t269 = t268*t267;
-    const double t270 = t9*t10;
+    const double t270 = t20*t21;
     const double t271 = t245 - t269;
     const double t272 = 0.00209602 + t269;
     const double t273 = t270*t267;
@@ -4847,8 +4511,8 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t281 = t248 - t280;
     const double t282 = 1.25 + t280;
     const double t283 = t270*t279;
-    const double t284 = t9*t249;
-    const double t285 = t10*t249;
+    const double t284 = t20*t249;
+    const double t285 = t21*t249;
     const double t286 = -0.4331*t283 - t275;
     const double t287 = 0.4331*t285;
     const double t288 = t277 - 0.4331*t282;
@@ -4881,11 +4545,13 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t315 = t283 - t252*t265;
     const double t316 = 4.8 + t250;
     const double t317 = 4.8 + t282 - t253*t265;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t318 = 1.0/t306;
-    const double t319 = t4*t312 - t5*t293;
-    const double t320 = t4*t293 + t5*t312;
-    const double t321 = t4*t303 - t5*t305;
-    const double t322 = t5*t303 + t4*t305;
+    const double t319 = t6*t312 - t7*t293;
+    const double t320 = t6*t293 + t7*t312;
+    const double t321 = t6*t303 - t7*t305;
+    const double t322 = t6*t305 + t7*t303;
     const double t323 = 0.0934*t320;
     const double t324 = -0.4318*t313 - 0.0934*t319;
     const double t325 = 0.4318*t320;
@@ -4898,9 +4564,9 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t332 = t320*t318;
     const double t333 = 1.0 + t330;
     const double t334 = t301 - t304;
-    const double t335 = t5*t5;
+    const double t335 = t7*t7;
     const double t336 = t335*t334;
-    const double t337 = t5*t4;
+    const double t337 = t6*t7;
     const double t338 = 2.0*t337*t302;
     const double t339 = t301 - t338 - t336;
     const double t340 = t304 + t338 + t336;
@@ -4915,16 +4581,16 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t349 = t290 + t344 + t345;
     const double t350 = t308 + t346 - t347;
     const double t351 = t310 + t346 - t347;
-    const double t352 = t4*t309 - t5*t311;
-    const double t353 = t5*t309 + t4*t311;
+    const double t352 = t6*t309 - t7*t311;
+    const double t353 = t6*t311 + t7*t309;
     const double t354 = t314 - t316;
     const double t355 = t335*t354;
     const double t356 = -2.0*t337*t284;
     const double t357 = t314 - t356 - t355;
     const double t358 = t316 + t356 + t355;
     const double t359 = 2.0*t335*t284 - t284 + t337*t354;
-    const double t360 = t5*t285 + t4*t315;
-    const double t361 = t5*t315 - t4*t285;
+    const double t360 = t7*t285 + t6*t315;
+    const double t361 = t7*t315 - t6*t285;
     const double t362 = 0.0934*t359 + t348;
     const double t363 = t350 + 0.0934*t358;
     const double t364 = t351 - 0.4318*t360 - 0.0934*t357;
@@ -4954,6 +4620,8 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t388 = 17.4 + t357 - t319*t331;
     const double t389 = t359 - t319*t332;
     const double t390 = 17.4 + t358 - t320*t332;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t391 = 1.0/t381;
     const double t392 = t0*t386 - t1*t387;
     const double t393 = t1*t378 + t0*t380;
@@ -4978,19 +4646,29 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t412 = -0.2435*t411 - t407;
     const double t413 = 0.2435*t407 + t402 - 0.2435*t412;
     const double t414 = 0.35 - t395*t396 + t413;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t415 = 1.0/t414;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t416 = 25000.0*t232;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t417 = 1557.24430048586*t231;
-    const double t418 = t15*t232;
-    const double t419 = -t14*t232;
+    const double t418 = t34*t232;
+    const double t419 = -t33*t232;
     const double t420 = t235*t231;
     const double t421 = t236*t231;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t422 = t419 + t230;
     const double t423 = t251*t422;
-    const double t424 = t9*t420;
-    const double t425 = t10*t420;
-    const double t426 = t9*t418 - t10*t231;
-    const double t427 = t10*t418 + t9*t231;
+    const double t424 = t20*t420;
+    const double t425 = t21*t420;
+    const double t426 = t20*t418 - t21*t231;
+    const double t427 = t21*t418 + t20*t231;
     const double t428 = -0.4331*t425;
     const double t429 = 0.0203*t425;
     const double t430 = 0.0203*t421 + 0.4331*t424;
@@ -5002,12 +4680,14 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t436 = t433 + t263*t422;
     const double t437 = t424 + t264*t422;
     const double t438 = t425 + t265*t422;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t439 = t229 - t436;
     const double t440 = t318*t439;
-    const double t441 = t5*t421 + t4*t437;
-    const double t442 = t5*t437 - t4*t421;
-    const double t443 = t4*t434 - t5*t435;
-    const double t444 = t5*t434 + t4*t435;
+    const double t441 = t7*t421 + t6*t437;
+    const double t442 = t7*t437 - t6*t421;
+    const double t443 = t6*t434 - t7*t435;
+    const double t444 = t6*t435 + t7*t434;
     const double t445 = 0.0934*t442;
     const double t446 = -0.4318*t438 - 0.0934*t441;
     const double t447 = 0.4318*t442;
@@ -5019,6 +4699,8 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t453 = t450 + t333*t439;
     const double t454 = t441 + t331*t439;
     const double t455 = t442 + t332*t439;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t456 = t228 - t453;
     const double t457 = t391*t456;
     const double t458 = t0*t454 - t1*t455;
@@ -5026,41 +4708,55 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t460 = -0.2435*t458;
     const double t461 = t460 - t459;
     const double t462 = t396*t456 + t461;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t463 = t227 - t462;
     const double t464 = t415*t463;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t465 = t457 - t396*t464;
     const double t466 = -t1*t464;
     const double t467 = -t0*t464;
     const double t468 = -0.2435*t464;
     const double t469 = t0*t468;
     const double t470 = -t1*t468;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t471 = t440 - t328*t466 - t329*t467 - t333*t465 - t331*t469 - t332*t470;
-    const double t472 = t5*t467 + t4*t466;
-    const double t473 = t4*t467 - t5*t466;
+    const double t472 = t6*t466 + t7*t467;
+    const double t473 = t6*t467 - t7*t466;
     const double t474 = -0.0934*t467;
     const double t475 = 0.0934*t466 + 0.4318*t465;
     const double t476 = -0.4318*t467;
     const double t477 = t469 + t474;
     const double t478 = t470 + t475;
-    const double t479 = t4*t477 + t5*t478;
-    const double t480 = t4*t478 - t5*t477;
+    const double t479 = t6*t477 + t7*t478;
+    const double t480 = t6*t478 - t7*t477;
     const double t481 = t465 + t471;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t482 = t423 - t265*t476 - t261*t472 - t266*t473 - t264*t479 - t263*t481;
-    const double t483 = t9*t472 + t10*t481;
-    const double t484 = t9*t481 - t10*t472;
+    const double t483 = t20*t472 + t21*t481;
+    const double t484 = t20*t481 - t21*t472;
     const double t485 = 0.4331*t481;
     const double t486 = -0.0203*t481;
     const double t487 = 0.0203*t473 - 0.4331*t472;
     const double t488 = t479 + t485;
     const double t489 = t480 + t486;
     const double t490 = t476 + t487;
-    const double t491 = t10*t490 + t9*t488;
+    const double t491 = t21*t490 + t20*t488;
     const double t492 = t482 - t473;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t493 = t417 - t484 + t236*t489 - t235*t491;
-    const double t494 = -t15*t483 - t14*t492;
+    const double t494 = -t34*t483 - t33*t492;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t495 = t416 + t494;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t464;
     qdd[1] = t465;
     qdd[2] = t471;
@@ -5071,15 +4767,14 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
 
 long puma560_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_forward_dynamics_fd1(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD2 (seed 001 (5.5)-(5.7)), with the tip accelerations
+ * joint accelerations from torques, algorithm FD2, with the tip accelerations [RK (5.5)-(5.7)]
  * forward_dynamics_fd2              584 mul    455 add    4 div   0 sqrt  12 trig    549 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -5090,123 +4785,131 @@ long puma560_forward_dynamics_fd1_batch(long count, const double *q, const doubl
 void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[6], double a0[6])
 {
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[0]);
     const double t1 = soagen_sin(q[0]);
-
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
     const double t2 = soagen_cos(q[1]);
     const double t3 = soagen_sin(q[1]);
-    const double t4 = -qd[0]*t3;
-    const double t5 = -qd[0]*t2;
+    const double t4 = qd[0]*qd[0];
+    const double t5 = -0.2435*t4;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-    const double t8 = t7*t5 + t6*t4;
-    const double t9 = t6*t5 - t7*t4;
-    const double t10 = qd[1] + qd[2];
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t6 = -qd[0]*t3;
+    const double t7 = -qd[0]*t2;
+    const double t8 = soagen_cos(q[2]);
+    const double t9 = soagen_sin(q[2]);
+    const double t10 = 0.018931200000000002*qd[1] + 0.1350808*t6 - 0.0070992*t7;
+    const double t11 = 0.0016703999999999998*qd[1] + 0.608912*t7 - 0.0070992*t6;
+    const double t12 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t7 + 0.018931200000000002*t6;
+    const double t13 = t7*t12 - qd[1]*t11;
+    const double t14 = qd[1]*t10 - t6*t12;
+    const double t15 = t6*t11 - t7*t10;
+    const double t16 = qd[1]*t7;
+    const double t17 = qd[1]*t6;
+    const double t18 = -t17;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t11 = soagen_cos(q[3]);
-    const double t12 = soagen_sin(q[3]);
-    const double t13 = t10*t12 + t11*t8;
-    const double t14 = t10*t11 - t12*t8;
-    const double t15 = qd[3] - t9;
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t19 = t8*t6 + t9*t7;
+    const double t20 = t8*t7 - t9*t6;
+    const double t21 = qd[1] + qd[2];
+    const double t22 = soagen_cos(q[3]);
+    const double t23 = soagen_sin(q[3]);
+    const double t24 = 0.09046080000000001*t19;
+    const double t25 = 0.004704*t21 + 0.013440800000000001*t20;
+    const double t26 = 0.08952*t21 + 0.004704*t20;
+    const double t27 = t20*t26 - t21*t25;
+    const double t28 = t21*t24 - t19*t26;
+    const double t29 = t19*t25 - t20*t24;
+    const double t30 = qd[2]*t20;
+    const double t31 = -qd[2]*t19;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t16 = soagen_cos(q[4]);
-    const double t17 = soagen_sin(q[4]);
-    const double t18 = t16*t13 - t17*t15;
-    const double t19 = -t17*t13 - t16*t15;
-    const double t20 = qd[4] + t14;
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t32 = t21*t23 + t22*t19;
+    const double t33 = t21*t22 - t23*t19;
+    const double t34 = qd[3] - t20;
+    const double t35 = soagen_cos(q[4]);
+    const double t36 = soagen_sin(q[4]);
+    const double t37 = t33*t34;
+    const double t38 = -0.0007960200000000001*t37;
+    const double t39 = t32*t34;
+    const double t40 = 0.0007960200000000001*t39;
+    const double t41 = t32*t32;
+    const double t42 = t33*t33;
+    const double t43 = qd[3]*t33;
+    const double t44 = -qd[3]*t32;
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t21 = soagen_cos(q[5]);
-    const double t22 = soagen_sin(q[5]);
-    const double t23 = t22*t20 + t21*t18;
-    const double t24 = t21*t20 - t22*t18;
-    const double t25 = qd[5] - t19;
-    const double t26 = qd[0]*qd[0];
-    const double t27 = -0.2435*t26;
-    const double t28 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
-    const double t29 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
-    const double t30 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
-    const double t31 = t5*t30 - qd[1]*t29;
-    const double t32 = qd[1]*t28 - t4*t30;
-    const double t33 = t4*t29 - t5*t28;
-    const double t34 = 0.09046080000000001*t8;
-    const double t35 = 0.004704*t10 + 0.013440800000000001*t9;
-    const double t36 = 0.08952*t10 + 0.004704*t9;
-    const double t37 = t9*t36 - t10*t35;
-    const double t38 = t10*t34 - t8*t36;
-    const double t39 = t8*t35 - t9*t34;
-    const double t40 = t14*t15;
-    const double t41 = -0.0007960200000000001*t40;
-    const double t42 = t13*t15;
-    const double t43 = 0.0007960200000000001*t42;
-    const double t44 = t13*t13;
-    const double t45 = t14*t14;
-    const double t46 = t20*t19;
-    const double t47 = 0.00010000000000000005*t46;
-    const double t48 = t20*t18;
-    const double t49 = -0.00010000000000000005*t48;
-    const double t50 = t24*t25;
-    const double t51 = -0.00020216*t50;
-    const double t52 = t23*t25;
-    const double t53 = 0.00020216*t52;
-    const double t54 = t23*t23;
-    const double t55 = t24*t24;
-    const double t56 = -t54 - t55;
-    const double t57 = 0.0028799999999999997*t56;
-    const double t58 = qd[1]*t5;
-    const double t59 = qd[1]*t4;
-    const double t60 = -t59;
-    const double t61 = qd[2]*t9;
-    const double t62 = -qd[2]*t8;
-    const double t63 = qd[3]*t14;
-    const double t64 = -qd[3]*t13;
-    const double t65 = qd[4]*t19;
-    const double t66 = -qd[4]*t18;
-    const double t67 = qd[5]*t24;
-    const double t68 = -qd[5]*t23;
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t45 = t35*t32 - t36*t34;
+    const double t46 = -t36*t32 - t35*t34;
+    const double t47 = qd[4] + t33;
+    const double t48 = soagen_cos(q[5]);
+    const double t49 = soagen_sin(q[5]);
+    const double t50 = t47*t46;
+    const double t51 = 0.00010000000000000005*t50;
+    const double t52 = t47*t45;
+    const double t53 = -0.00010000000000000005*t52;
+    const double t54 = qd[4]*t46;
+    const double t55 = -qd[4]*t45;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t56 = t49*t47 + t48*t45;
+    const double t57 = t48*t47 - t49*t45;
+    const double t58 = qd[5] - t46;
+    const double t59 = t57*t58;
+    const double t60 = -0.00020216*t59;
+    const double t61 = t56*t58;
+    const double t62 = 0.00020216*t61;
+    const double t63 = t56*t56;
+    const double t64 = t57*t57;
+    const double t65 = -t63 - t64;
+    const double t66 = 0.0028799999999999997*t65;
+    const double t67 = qd[5]*t57;
+    const double t68 = -qd[5]*t56;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t69 = -9.81*t3;
     const double t70 = -9.81*t2;
-    const double t71 = t4*t4;
-    const double t72 = t4*t5;
-    const double t73 = t59;
-    const double t74 = t5*t5;
+    const double t71 = t6*t6;
+    const double t72 = t6*t7;
+    const double t73 = t17;
+    const double t74 = t7*t7;
     const double t75 = qd[1]*qd[1];
     const double t76 = -t75 - t74;
-    const double t77 = t60 + t73;
+    const double t77 = t73 + t18;
     const double t78 = -t75 - t71;
-    const double t79 = t73 - t60;
+    const double t79 = t73 - t18;
     const double t80 = -t71 - t74;
-    const double t81 = 0.10439999999999999*t27 + 0.2784*t70 + 0.1350808*t58 - 0.0070992*t60 + t31;
-    const double t82 = 0.608912*t60 - 1.1832*t27 - 0.2784*t69 - 0.0070992*t58 + t32;
-    const double t83 = 1.1832*t70 - 0.10439999999999999*t69 + 0.0016703999999999998*t60 + 0.018931200000000002*t58 + t33;
+    const double t81 = 0.10439999999999999*t5 + 0.2784*t70 + 0.1350808*t16 - 0.0070992*t18 + t13;
+    const double t82 = 0.608912*t18 - 1.1832*t5 - 0.2784*t69 - 0.0070992*t16 + t14;
+    const double t83 = 1.1832*t70 - 0.10439999999999999*t69 + 0.0016703999999999998*t18 + 0.018931200000000002*t16 + t15;
     const double t84 = 0.10439999999999999*t72 + 1.1832*t76 - 0.2784*t77;
     const double t85 = 1.1832*t72 + 0.10439999999999999*t78;
     const double t86 = 17.4*t69 + t84;
     const double t87 = 17.4*t70 + t85;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t88 = 0.4318*t76 - 0.0934*t77;
     const double t89 = 0.4318*t72;
     const double t90 = 0.4318*t79 - 0.0934*t80;
     const double t91 = t69 + t88;
     const double t92 = t70 + t89;
-    const double t93 = t27 + t90;
-    const double t94 = t7*t60 + t6*t58;
-    const double t95 = t6*t60 - t7*t58;
-    const double t96 = t61 + t94;
-    const double t97 = t62 + t95;
-    const double t98 = t7*t92 + t6*t91;
-    const double t99 = t6*t92 - t7*t91;
-    const double t100 = t8*t8;
-    const double t101 = t8*t9;
-    const double t102 = t10*t8;
-    const double t103 = t9*t9;
-    const double t104 = t10*t9;
-    const double t105 = t10*t10;
+    const double t93 = t5 + t90;
+    const double t94 = t8*t16 + t9*t18;
+    const double t95 = t8*t18 - t9*t16;
+    const double t96 = t94 + t30;
+    const double t97 = t95 + t31;
+    const double t98 = t9*t92 + t8*t91;
+    const double t99 = t8*t92 - t9*t91;
+    const double t100 = t19*t19;
+    const double t101 = t19*t20;
+    const double t102 = t21*t19;
+    const double t103 = t20*t20;
+    const double t104 = t21*t20;
+    const double t105 = t21*t21;
     const double t106 = -t105 - t103;
     const double t107 = t102 + t97;
     const double t108 = -t105 - t100;
@@ -5214,32 +4917,34 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t110 = t102 - t97;
     const double t111 = t104 + t96;
     const double t112 = -t100 - t103;
-    const double t113 = t37 + 0.09046080000000001*t96 - 0.336*t93 - 0.0672*t99;
-    const double t114 = t38 + 0.013440800000000001*t97 + 0.0672*t98;
-    const double t115 = t39 + 0.004704*t97 + 0.336*t98;
+    const double t113 = t27 + 0.09046080000000001*t96 - 0.336*t93 - 0.0672*t99;
+    const double t114 = t28 + 0.013440800000000001*t97 + 0.0672*t98;
+    const double t115 = t29 + 0.004704*t97 + 0.336*t98;
     const double t116 = 0.0672*t107 - 0.336*t101;
     const double t117 = 0.0672*t109 - 0.336*t108;
     const double t118 = 0.0672*t112 - 0.336*t111;
     const double t119 = t116 + 4.8*t98;
     const double t120 = t117 + 4.8*t99;
     const double t121 = t118 + 4.8*t93;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t122 = -0.4331*t101 - 0.0203*t106;
     const double t123 = -0.0203*t101 - 0.4331*t108;
     const double t124 = -0.0203*t110 - 0.4331*t111;
     const double t125 = t122 + t98;
     const double t126 = t123 + t99;
     const double t127 = t93 + t124;
-    const double t128 = t11*t96;
-    const double t129 = -t12*t96;
-    const double t130 = t63 + t128;
-    const double t131 = t64 + t129;
-    const double t132 = t11*t125 + t12*t127;
-    const double t133 = t11*t127 - t12*t125;
-    const double t134 = t42 + t131;
-    const double t135 = t40 - t130;
-    const double t136 = -t44 - t45;
-    const double t137 = t41 + 0.00209602*t130 + 0.015579999999999998*t133;
-    const double t138 = t43 + 0.00209602*t131 - 0.015579999999999998*t132;
+    const double t128 = t22*t96;
+    const double t129 = -t23*t96;
+    const double t130 = t43 + t128;
+    const double t131 = t44 + t129;
+    const double t132 = t22*t125 + t23*t127;
+    const double t133 = t22*t127 - t23*t125;
+    const double t134 = t39 + t131;
+    const double t135 = t37 - t130;
+    const double t136 = -t41 - t42;
+    const double t137 = t38 + 0.00209602*t130 + 0.015579999999999998*t133;
+    const double t138 = t40 + 0.00209602*t131 - 0.015579999999999998*t132;
     const double t139 = -0.0013*t97;
     const double t140 = -0.015579999999999998*t134;
     const double t141 = -0.015579999999999998*t135;
@@ -5247,58 +4952,70 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t143 = t140 + 0.82*t132;
     const double t144 = t141 + 0.82*t133;
     const double t145 = t142 - 0.82*t126;
-    const double t146 = t17*t97 + t16*t130;
-    const double t147 = t16*t97 - t17*t130;
-    const double t148 = t65 + t146;
-    const double t149 = t66 + t147;
-    const double t150 = t17*t126 + t16*t132;
-    const double t151 = t16*t126 - t17*t132;
-    const double t152 = t47 + 0.0003*t148;
-    const double t153 = t49 + 0.0003*t149;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t146 = t36*t97 + t35*t130;
+    const double t147 = t35*t97 - t36*t130;
+    const double t148 = t54 + t146;
+    const double t149 = t55 + t147;
+    const double t150 = t36*t126 + t35*t132;
+    const double t151 = t35*t126 - t36*t132;
+    const double t152 = t51 + 0.0003*t148;
+    const double t153 = t53 + 0.0003*t149;
     const double t154 = 0.0004*t131;
     const double t155 = 0.34*t150;
     const double t156 = 0.34*t151;
     const double t157 = 0.34*t133;
-    const double t158 = t22*t131 + t21*t148;
-    const double t159 = t21*t131 - t22*t148;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t158 = t49*t131 + t48*t148;
+    const double t159 = t48*t131 - t49*t148;
     const double t160 = t67 + t158;
     const double t161 = t68 + t159;
-    const double t162 = t22*t133 + t21*t150;
-    const double t163 = t21*t133 - t22*t150;
-    const double t164 = t52 + t161;
-    const double t165 = t50 - t160;
-    const double t166 = t51 + 0.00024216*t160 - 0.0028799999999999997*t163;
-    const double t167 = t53 + 0.00024216*t161 + 0.0028799999999999997*t162;
+    const double t162 = t49*t133 + t48*t150;
+    const double t163 = t48*t133 - t49*t150;
+    const double t164 = t61 + t161;
+    const double t165 = t59 - t160;
+    const double t166 = t60 + 0.00024216*t160 - 0.0028799999999999997*t163;
+    const double t167 = t62 + 0.00024216*t161 + 0.0028799999999999997*t162;
     const double t168 = -4e-05*t149;
     const double t169 = 0.0028799999999999997*t164;
     const double t170 = 0.0028799999999999997*t165;
     const double t171 = t169 + 0.09*t162;
     const double t172 = t170 + 0.09*t163;
-    const double t173 = t57 - 0.09*t151;
-    const double t174 = t21*t171 - t22*t172;
-    const double t175 = t22*t171 + t21*t172;
-    const double t176 = t21*t166 - t22*t167;
-    const double t177 = t22*t166 + t21*t167;
+    const double t173 = t66 - 0.09*t151;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t174 = t48*t171 - t49*t172;
+    const double t175 = t49*t171 + t48*t172;
+    const double t176 = t48*t166 - t49*t167;
+    const double t177 = t49*t166 + t48*t167;
     const double t178 = t152 + t176;
     const double t179 = t153 - t168;
     const double t180 = t154 + t177;
     const double t181 = t155 + t174;
     const double t182 = t156 - t173;
     const double t183 = t157 + t175;
-    const double t184 = t16*t181 - t17*t182;
-    const double t185 = t16*t182 + t17*t181;
-    const double t186 = t16*t178 - t17*t179;
-    const double t187 = t16*t179 + t17*t178;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t184 = t35*t181 - t36*t182;
+    const double t185 = t35*t182 + t36*t181;
+    const double t186 = t35*t178 - t36*t179;
+    const double t187 = t35*t179 + t36*t178;
     const double t188 = t137 + t186;
     const double t189 = t138 + t180;
     const double t190 = t139 - t187;
     const double t191 = t143 + t184;
     const double t192 = t144 + t183;
     const double t193 = t145 - t185;
-    const double t194 = t11*t191 - t12*t192;
-    const double t195 = t11*t192 + t12*t191;
-    const double t196 = t11*t188 - t12*t189;
-    const double t197 = t11*t189 + t12*t188;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t194 = t22*t191 - t23*t192;
+    const double t195 = t22*t192 + t23*t191;
+    const double t196 = t22*t188 - t23*t189;
+    const double t197 = t22*t189 + t23*t188;
     const double t198 = -0.4331*t195;
     const double t199 = 0.0203*t195;
     const double t200 = 0.0203*t193 + 0.4331*t194;
@@ -5311,10 +5028,12 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t207 = t119 + t194;
     const double t208 = t120 - t193;
     const double t209 = t121 + t195;
-    const double t210 = t6*t207 - t7*t208;
-    const double t211 = t6*t208 + t7*t207;
-    const double t212 = t6*t204 - t7*t205;
-    const double t213 = t7*t204 + t6*t205;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t210 = t8*t207 - t9*t208;
+    const double t211 = t8*t208 + t9*t207;
+    const double t212 = t8*t204 - t9*t205;
+    const double t213 = t8*t205 + t9*t204;
     const double t214 = 0.0934*t211;
     const double t215 = -0.4318*t209 - 0.0934*t210;
     const double t216 = 0.4318*t211;
@@ -5326,39 +5045,49 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t222 = t83 + t219;
     const double t223 = t86 + t210;
     const double t224 = t87 + t211;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t225 = t2*t223 - t3*t224;
     const double t226 = t2*t221 + t3*t220;
     const double t227 = -0.2435*t225;
     const double t228 = t227 - t226;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t229 = tau[0] - t228;
     const double t230 = tau[1] - t222;
     const double t231 = tau[2] - t206;
     const double t232 = tau[3] - t190;
     const double t233 = tau[4] - t180;
     const double t234 = tau[5] - t168;
-    const double t235 = 0.0028799999999999997*t16;
-    const double t236 = 0.0028799999999999997*t17;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t235 = 0.0028799999999999997*t35;
+    const double t236 = 0.0028799999999999997*t36;
     const double t237 = 1557.24430048586*t235;
     const double t238 = -1557.24430048586*t236;
-    const double t239 = t17*t17;
+    const double t239 = t36*t36;
     const double t240 = 0.00024216*t239;
-    const double t241 = t16*t17;
+    const double t241 = t35*t36;
     const double t242 = 0.00054216 - t240;
     const double t243 = 0.0003 + t240;
     const double t244 = 0.00024216*t241;
-    const double t245 = -0.0028799999999999997*t16;
-    const double t246 = -0.0028799999999999997*t17;
+    const double t245 = -0.0028799999999999997*t35;
+    const double t246 = -0.0028799999999999997*t36;
     const double t247 = 0.00209602 + t242;
     const double t248 = 0.0013 + t243;
     const double t249 = 0.015579999999999998 + t245;
     const double t250 = 1.25 - t235*t237;
     const double t251 = -t235*t238;
     const double t252 = 1.25 + t236*t238;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t253 = 1.0/t248;
-    const double t254 = t12*t246;
-    const double t255 = -t11*t246;
-    const double t256 = -t11*t244;
-    const double t257 = -t12*t244;
+    const double t254 = t23*t246;
+    const double t255 = -t22*t246;
+    const double t256 = -t22*t244;
+    const double t257 = -t23*t244;
     const double t258 = -0.4331*t255;
     const double t259 = 0.0203*t255;
     const double t260 = 0.4331*t254;
@@ -5371,9 +5100,9 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t267 = t255*t253;
     const double t268 = t264 - 1.0;
     const double t269 = t247 - 0.00209602;
-    const double t270 = t12*t12;
+    const double t270 = t23*t23;
     const double t271 = t270*t269;
-    const double t272 = t11*t12;
+    const double t272 = t22*t23;
     const double t273 = t247 - t271;
     const double t274 = 0.00209602 + t271;
     const double t275 = t272*t269;
@@ -5387,8 +5116,8 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t283 = t250 - t282;
     const double t284 = 1.25 + t282;
     const double t285 = t272*t281;
-    const double t286 = t11*t251;
-    const double t287 = t12*t251;
+    const double t286 = t22*t251;
+    const double t287 = t23*t251;
     const double t288 = -0.4331*t285 - t277;
     const double t289 = 0.4331*t287;
     const double t290 = t279 - 0.4331*t284;
@@ -5421,11 +5150,13 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t317 = t285 - t254*t267;
     const double t318 = 4.8 + t252;
     const double t319 = 4.8 + t284 - t255*t267;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t320 = 1.0/t308;
-    const double t321 = t6*t314 - t7*t295;
-    const double t322 = t6*t295 + t7*t314;
-    const double t323 = t6*t305 - t7*t307;
-    const double t324 = t7*t305 + t6*t307;
+    const double t321 = t8*t314 - t9*t295;
+    const double t322 = t8*t295 + t9*t314;
+    const double t323 = t8*t305 - t9*t307;
+    const double t324 = t8*t307 + t9*t305;
     const double t325 = 0.0934*t322;
     const double t326 = -0.4318*t315 - 0.0934*t321;
     const double t327 = 0.4318*t322;
@@ -5438,9 +5169,9 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t334 = t322*t320;
     const double t335 = 1.0 + t332;
     const double t336 = t303 - t306;
-    const double t337 = t7*t7;
+    const double t337 = t9*t9;
     const double t338 = t337*t336;
-    const double t339 = t7*t6;
+    const double t339 = t8*t9;
     const double t340 = 2.0*t339*t304;
     const double t341 = t303 - t340 - t338;
     const double t342 = t306 + t340 + t338;
@@ -5455,16 +5186,16 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t351 = t292 + t346 + t347;
     const double t352 = t310 + t348 - t349;
     const double t353 = t312 + t348 - t349;
-    const double t354 = t6*t311 - t7*t313;
-    const double t355 = t7*t311 + t6*t313;
+    const double t354 = t8*t311 - t9*t313;
+    const double t355 = t8*t313 + t9*t311;
     const double t356 = t316 - t318;
     const double t357 = t337*t356;
     const double t358 = -2.0*t339*t286;
     const double t359 = t316 - t358 - t357;
     const double t360 = t318 + t358 + t357;
     const double t361 = 2.0*t337*t286 - t286 + t339*t356;
-    const double t362 = t7*t287 + t6*t317;
-    const double t363 = t7*t317 - t6*t287;
+    const double t362 = t9*t287 + t8*t317;
+    const double t363 = t9*t317 - t8*t287;
     const double t364 = 0.0934*t361 + t350;
     const double t365 = t352 + 0.0934*t360;
     const double t366 = t353 - 0.4318*t362 - 0.0934*t359;
@@ -5494,6 +5225,8 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t390 = 17.4 + t359 - t321*t333;
     const double t391 = t361 - t321*t334;
     const double t392 = 17.4 + t360 - t322*t334;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t393 = 1.0/t383;
     const double t394 = t2*t388 - t3*t389;
     const double t395 = t3*t380 + t2*t382;
@@ -5518,19 +5251,29 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t414 = -0.2435*t413 - t409;
     const double t415 = 0.2435*t409 + t404 - 0.2435*t414;
     const double t416 = 0.35 - t397*t398 + t415;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t417 = 1.0/t416;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t418 = 25000.0*t234;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t419 = 1557.24430048586*t233;
-    const double t420 = t17*t234;
-    const double t421 = -t16*t234;
+    const double t420 = t36*t234;
+    const double t421 = -t35*t234;
     const double t422 = t237*t233;
     const double t423 = t238*t233;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t424 = t421 + t232;
     const double t425 = t253*t424;
-    const double t426 = t11*t422;
-    const double t427 = t12*t422;
-    const double t428 = t11*t420 - t12*t233;
-    const double t429 = t12*t420 + t11*t233;
+    const double t426 = t22*t422;
+    const double t427 = t23*t422;
+    const double t428 = t22*t420 - t23*t233;
+    const double t429 = t23*t420 + t22*t233;
     const double t430 = -0.4331*t427;
     const double t431 = 0.0203*t427;
     const double t432 = 0.0203*t423 + 0.4331*t426;
@@ -5542,12 +5285,14 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t438 = t435 + t265*t424;
     const double t439 = t426 + t266*t424;
     const double t440 = t427 + t267*t424;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t441 = t231 - t438;
     const double t442 = t320*t441;
-    const double t443 = t7*t423 + t6*t439;
-    const double t444 = t7*t439 - t6*t423;
-    const double t445 = t6*t436 - t7*t437;
-    const double t446 = t7*t436 + t6*t437;
+    const double t443 = t9*t423 + t8*t439;
+    const double t444 = t9*t439 - t8*t423;
+    const double t445 = t8*t436 - t9*t437;
+    const double t446 = t8*t437 + t9*t436;
     const double t447 = 0.0934*t444;
     const double t448 = -0.4318*t440 - 0.0934*t443;
     const double t449 = 0.4318*t444;
@@ -5559,6 +5304,8 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t455 = t452 + t335*t441;
     const double t456 = t443 + t333*t441;
     const double t457 = t444 + t334*t441;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t458 = t230 - t455;
     const double t459 = t393*t458;
     const double t460 = t2*t456 - t3*t457;
@@ -5566,48 +5313,62 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t462 = -0.2435*t460;
     const double t463 = t462 - t461;
     const double t464 = t398*t458 + t463;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t465 = t229 - t464;
     const double t466 = t417*t465;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t467 = t459 - t398*t466;
     const double t468 = -t3*t466;
     const double t469 = -t2*t466;
     const double t470 = -0.2435*t466;
     const double t471 = t2*t470;
     const double t472 = -t3*t470;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t473 = t442 - t330*t468 - t331*t469 - t335*t467 - t333*t471 - t334*t472;
-    const double t474 = t7*t469 + t6*t468;
-    const double t475 = t6*t469 - t7*t468;
+    const double t474 = t8*t468 + t9*t469;
+    const double t475 = t8*t469 - t9*t468;
     const double t476 = -0.0934*t469;
     const double t477 = 0.0934*t468 + 0.4318*t467;
     const double t478 = -0.4318*t469;
     const double t479 = t471 + t476;
     const double t480 = t472 + t477;
-    const double t481 = t6*t479 + t7*t480;
-    const double t482 = t6*t480 - t7*t479;
+    const double t481 = t8*t479 + t9*t480;
+    const double t482 = t8*t480 - t9*t479;
     const double t483 = t467 + t473;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t484 = t425 - t267*t478 - t263*t474 - t268*t475 - t266*t481 - t265*t483;
-    const double t485 = t11*t474 + t12*t483;
-    const double t486 = t11*t483 - t12*t474;
+    const double t485 = t22*t474 + t23*t483;
+    const double t486 = t22*t483 - t23*t474;
     const double t487 = 0.4331*t483;
     const double t488 = -0.0203*t483;
     const double t489 = 0.0203*t475 - 0.4331*t474;
     const double t490 = t481 + t487;
     const double t491 = t482 + t488;
     const double t492 = t478 + t489;
-    const double t493 = t12*t492 + t11*t490;
-    const double t494 = t11*t492 - t12*t490;
+    const double t493 = t23*t492 + t22*t490;
+    const double t494 = t22*t492 - t23*t490;
     const double t495 = t484 - t475;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t496 = t419 - t486 + t238*t491 - t237*t493;
-    const double t497 = t16*t485 - t17*t495;
-    const double t498 = -t17*t485 - t16*t495;
-    const double t499 = t17*t491 + t16*t493;
-    const double t500 = t16*t491 - t17*t493;
+    const double t497 = t35*t485 - t36*t495;
+    const double t498 = -t36*t485 - t35*t495;
+    const double t499 = t36*t491 + t35*t493;
+    const double t500 = t35*t491 - t36*t493;
     const double t501 = t486 + t496;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t502 = t418 + t498;
-    const double t503 = t21*t497 + t22*t501;
-    const double t504 = t21*t501 - t22*t497;
-    const double t505 = t22*t494 + t21*t499;
-    const double t506 = t21*t494 - t22*t499;
+    const double t503 = t48*t497 + t49*t501;
+    const double t504 = t48*t501 - t49*t497;
+    const double t505 = t49*t494 + t48*t499;
+    const double t506 = t48*t494 - t49*t499;
     const double t507 = t502 - t498;
     const double t508 = t160 + t503;
     const double t509 = t161 + t504;
@@ -5619,30 +5380,30 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t515 = -t0*t3;
     const double t516 = t1*t2;
     const double t517 = -t1*t3;
-    const double t518 = t7*t515 + t6*t514;
-    const double t519 = t6*t515 - t7*t514;
-    const double t520 = t7*t517 + t6*t516;
-    const double t521 = t6*t517 - t7*t516;
-    const double t522 = -t7*t2 - t3*t6;
-    const double t523 = t7*t3 - t2*t6;
-    const double t524 = t11*t518 - t1*t12;
-    const double t525 = -t1*t11 - t12*t518;
-    const double t526 = t0*t12 + t11*t520;
-    const double t527 = t0*t11 - t12*t520;
-    const double t528 = t11*t522;
-    const double t529 = -t12*t522;
-    const double t530 = t17*t519 + t16*t524;
-    const double t531 = t16*t519 - t17*t524;
-    const double t532 = t17*t521 + t16*t526;
-    const double t533 = t16*t521 - t17*t526;
-    const double t534 = t17*t523 + t16*t528;
-    const double t535 = t16*t523 - t17*t528;
-    const double t536 = t22*t525 + t21*t530;
-    const double t537 = t21*t525 - t22*t530;
-    const double t538 = t22*t527 + t21*t532;
-    const double t539 = t21*t527 - t22*t532;
-    const double t540 = t22*t529 + t21*t534;
-    const double t541 = t21*t529 - t22*t534;
+    const double t518 = t8*t514 + t9*t515;
+    const double t519 = t8*t515 - t9*t514;
+    const double t520 = t8*t516 + t9*t517;
+    const double t521 = t8*t517 - t9*t516;
+    const double t522 = -t8*t3 - t9*t2;
+    const double t523 = t9*t3 - t8*t2;
+    const double t524 = t22*t518 - t1*t23;
+    const double t525 = -t1*t22 - t23*t518;
+    const double t526 = t0*t23 + t22*t520;
+    const double t527 = t0*t22 - t23*t520;
+    const double t528 = t22*t522;
+    const double t529 = -t23*t522;
+    const double t530 = t36*t519 + t35*t524;
+    const double t531 = t35*t519 - t36*t524;
+    const double t532 = t36*t521 + t35*t526;
+    const double t533 = t35*t521 - t36*t526;
+    const double t534 = t36*t523 + t35*t528;
+    const double t535 = t35*t523 - t36*t528;
+    const double t536 = t49*t525 + t48*t530;
+    const double t537 = t48*t525 - t49*t530;
+    const double t538 = t49*t527 + t48*t532;
+    const double t539 = t48*t527 - t49*t532;
+    const double t540 = t49*t529 + t48*t534;
+    const double t541 = t48*t529 - t49*t534;
     const double t542 = t536*t511 - t531*t513 + t537*t512;
     const double t543 = t538*t511 - t533*t513 + t539*t512;
     const double t544 = t540*t511 - t535*t513 + t541*t512;
@@ -5651,7 +5412,7 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t547 = t538*t508 - t533*t510 + t539*t509;
     const double t548 = t540*t508 - t535*t510 + t541*t509;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t466;
     qdd[1] = t467;
     qdd[2] = t473;
@@ -5668,15 +5429,14 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
 
 long puma560_forward_dynamics_fd2_batch(long count, const double *q, const double *qd, const double *tau, double *qdd, double *a0)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_forward_dynamics_fd2(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i, a0 + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10))
+ * joint accelerations from torques, algorithm FD3 [RK (5.8)-(5.10)]
  * forward_dynamics_fd3              471 mul    387 add    4 div   0 sqrt  10 trig    454 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -5686,119 +5446,129 @@ long puma560_forward_dynamics_fd2_batch(long count, const double *q, const doubl
 void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t1;
-    const double t3 = -qd[0]*t0;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.2435*t2;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t5*t3 + t4*t2;
-    const double t7 = t4*t3 - t5*t2;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t4 = -qd[0]*t1;
+    const double t5 = -qd[0]*t0;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
+    const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
+    const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
+    const double t11 = t5*t10 - qd[1]*t9;
+    const double t12 = qd[1]*t8 - t4*t10;
+    const double t13 = t4*t9 - t5*t8;
+    const double t14 = qd[1]*t5;
+    const double t15 = qd[1]*t4;
+    const double t16 = -t15;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t8*t10 + t9*t6;
-    const double t12 = t8*t9 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t17 = t6*t4 + t7*t5;
+    const double t18 = t6*t5 - t7*t4;
+    const double t19 = qd[1] + qd[2];
+    const double t20 = soagen_cos(q[3]);
+    const double t21 = soagen_sin(q[3]);
+    const double t22 = 0.09046080000000001*t17;
+    const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
+    const double t24 = 0.08952*t19 + 0.004704*t18;
+    const double t25 = t18*t24 - t19*t23;
+    const double t26 = t19*t22 - t17*t24;
+    const double t27 = t17*t23 - t18*t22;
+    const double t28 = qd[2]*t18;
+    const double t29 = -qd[2]*t17;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t15*t11 - t14*t13;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t30 = t19*t21 + t20*t17;
+    const double t31 = t19*t20 - t21*t17;
+    const double t32 = qd[3] - t18;
+    const double t33 = soagen_cos(q[4]);
+    const double t34 = soagen_sin(q[4]);
+    const double t35 = t31*t32;
+    const double t36 = -0.0007960200000000001*t35;
+    const double t37 = t30*t32;
+    const double t38 = 0.0007960200000000001*t37;
+    const double t39 = t30*t30;
+    const double t40 = t31*t31;
+    const double t41 = qd[3]*t31;
+    const double t42 = -qd[3]*t30;
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.2435*t24;
-    const double t26 = 0.018931200000000002*qd[1] + 0.1350808*t2 - 0.0070992*t3;
-    const double t27 = 0.0016703999999999998*qd[1] + 0.608912*t3 - 0.0070992*t2;
-    const double t28 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t3 + 0.018931200000000002*t2;
-    const double t29 = t3*t28 - qd[1]*t27;
-    const double t30 = qd[1]*t26 - t2*t28;
-    const double t31 = t2*t27 - t3*t26;
-    const double t32 = 0.09046080000000001*t6;
-    const double t33 = 0.004704*t8 + 0.013440800000000001*t7;
-    const double t34 = 0.08952*t8 + 0.004704*t7;
-    const double t35 = t7*t34 - t8*t33;
-    const double t36 = t8*t32 - t6*t34;
-    const double t37 = t6*t33 - t7*t32;
-    const double t38 = t12*t13;
-    const double t39 = -0.0007960200000000001*t38;
-    const double t40 = t11*t13;
-    const double t41 = 0.0007960200000000001*t40;
-    const double t42 = t11*t11;
-    const double t43 = t12*t12;
-    const double t44 = t18*t17;
-    const double t45 = 0.00010000000000000005*t44;
-    const double t46 = t18*t16;
-    const double t47 = -0.00010000000000000005*t46;
-    const double t48 = t22*t23;
-    const double t49 = -0.00020216*t48;
-    const double t50 = t21*t23;
-    const double t51 = 0.00020216*t50;
-    const double t52 = t21*t21;
-    const double t53 = t22*t22;
-    const double t54 = -t52 - t53;
-    const double t55 = 0.0028799999999999997*t54;
-    const double t56 = qd[1]*t3;
-    const double t57 = qd[1]*t2;
-    const double t58 = -t57;
-    const double t59 = qd[2]*t7;
-    const double t60 = -qd[2]*t6;
-    const double t61 = qd[3]*t12;
-    const double t62 = -qd[3]*t11;
-    const double t63 = qd[4]*t17;
-    const double t64 = -qd[4]*t16;
-    const double t65 = qd[5]*t22;
-    const double t66 = -qd[5]*t21;
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t43 = t33*t30 - t34*t32;
+    const double t44 = -t34*t30 - t33*t32;
+    const double t45 = qd[4] + t31;
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
+    const double t48 = t45*t44;
+    const double t49 = 0.00010000000000000005*t48;
+    const double t50 = t45*t43;
+    const double t51 = -0.00010000000000000005*t50;
+    const double t52 = qd[4]*t44;
+    const double t53 = -qd[4]*t43;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t54 = t47*t45 + t46*t43;
+    const double t55 = t46*t45 - t47*t43;
+    const double t56 = qd[5] - t44;
+    const double t57 = t55*t56;
+    const double t58 = -0.00020216*t57;
+    const double t59 = t54*t56;
+    const double t60 = 0.00020216*t59;
+    const double t61 = t54*t54;
+    const double t62 = t55*t55;
+    const double t63 = -t61 - t62;
+    const double t64 = 0.0028799999999999997*t63;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t67 = -9.81*t1;
     const double t68 = -9.81*t0;
-    const double t69 = t2*t2;
-    const double t70 = t2*t3;
-    const double t71 = t57;
-    const double t72 = t3*t3;
+    const double t69 = t4*t4;
+    const double t70 = t4*t5;
+    const double t71 = t15;
+    const double t72 = t5*t5;
     const double t73 = qd[1]*qd[1];
     const double t74 = -t73 - t72;
-    const double t75 = t58 + t71;
+    const double t75 = t71 + t16;
     const double t76 = -t73 - t69;
-    const double t77 = t71 - t58;
+    const double t77 = t71 - t16;
     const double t78 = -t69 - t72;
-    const double t79 = 0.10439999999999999*t25 + 0.2784*t68 + 0.1350808*t56 - 0.0070992*t58 + t29;
-    const double t80 = 0.608912*t58 - 1.1832*t25 - 0.2784*t67 - 0.0070992*t56 + t30;
-    const double t81 = 1.1832*t68 - 0.10439999999999999*t67 + 0.0016703999999999998*t58 + 0.018931200000000002*t56 + t31;
+    const double t79 = 0.10439999999999999*t3 + 0.2784*t68 + 0.1350808*t14 - 0.0070992*t16 + t11;
+    const double t80 = 0.608912*t16 - 1.1832*t3 - 0.2784*t67 - 0.0070992*t14 + t12;
+    const double t81 = 1.1832*t68 - 0.10439999999999999*t67 + 0.0016703999999999998*t16 + 0.018931200000000002*t14 + t13;
     const double t82 = 0.10439999999999999*t70 + 1.1832*t74 - 0.2784*t75;
     const double t83 = 1.1832*t70 + 0.10439999999999999*t76;
     const double t84 = 17.4*t67 + t82;
     const double t85 = 17.4*t68 + t83;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t86 = 0.4318*t74 - 0.0934*t75;
     const double t87 = 0.4318*t70;
     const double t88 = 0.4318*t77 - 0.0934*t78;
     const double t89 = t67 + t86;
     const double t90 = t68 + t87;
-    const double t91 = t25 + t88;
-    const double t92 = t5*t58 + t4*t56;
-    const double t93 = t4*t58 - t5*t56;
-    const double t94 = t59 + t92;
-    const double t95 = t60 + t93;
-    const double t96 = t5*t90 + t4*t89;
-    const double t97 = t4*t90 - t5*t89;
-    const double t98 = t6*t6;
-    const double t99 = t6*t7;
-    const double t100 = t8*t6;
-    const double t101 = t7*t7;
-    const double t102 = t8*t7;
-    const double t103 = t8*t8;
+    const double t91 = t3 + t88;
+    const double t92 = t6*t14 + t7*t16;
+    const double t93 = t6*t16 - t7*t14;
+    const double t94 = t92 + t28;
+    const double t95 = t93 + t29;
+    const double t96 = t7*t90 + t6*t89;
+    const double t97 = t6*t90 - t7*t89;
+    const double t98 = t17*t17;
+    const double t99 = t17*t18;
+    const double t100 = t19*t17;
+    const double t101 = t18*t18;
+    const double t102 = t19*t18;
+    const double t103 = t19*t19;
     const double t104 = -t103 - t101;
     const double t105 = t100 + t95;
     const double t106 = -t103 - t98;
@@ -5806,32 +5576,34 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t108 = t100 - t95;
     const double t109 = t102 + t94;
     const double t110 = -t98 - t101;
-    const double t111 = t35 + 0.09046080000000001*t94 - 0.336*t91 - 0.0672*t97;
-    const double t112 = t36 + 0.013440800000000001*t95 + 0.0672*t96;
-    const double t113 = t37 + 0.004704*t95 + 0.336*t96;
+    const double t111 = t25 + 0.09046080000000001*t94 - 0.336*t91 - 0.0672*t97;
+    const double t112 = t26 + 0.013440800000000001*t95 + 0.0672*t96;
+    const double t113 = t27 + 0.004704*t95 + 0.336*t96;
     const double t114 = 0.0672*t105 - 0.336*t99;
     const double t115 = 0.0672*t107 - 0.336*t106;
     const double t116 = 0.0672*t110 - 0.336*t109;
     const double t117 = t114 + 4.8*t96;
     const double t118 = t115 + 4.8*t97;
     const double t119 = t116 + 4.8*t91;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t120 = -0.4331*t99 - 0.0203*t104;
     const double t121 = -0.0203*t99 - 0.4331*t106;
     const double t122 = -0.0203*t108 - 0.4331*t109;
     const double t123 = t120 + t96;
     const double t124 = t121 + t97;
     const double t125 = t91 + t122;
-    const double t126 = t9*t94;
-    const double t127 = -t10*t94;
-    const double t128 = t61 + t126;
-    const double t129 = t62 + t127;
-    const double t130 = t9*t123 + t10*t125;
-    const double t131 = t9*t125 - t10*t123;
-    const double t132 = t40 + t129;
-    const double t133 = t38 - t128;
-    const double t134 = -t42 - t43;
-    const double t135 = t39 + 0.00209602*t128 + 0.015579999999999998*t131;
-    const double t136 = t41 + 0.00209602*t129 - 0.015579999999999998*t130;
+    const double t126 = t20*t94;
+    const double t127 = -t21*t94;
+    const double t128 = t41 + t126;
+    const double t129 = t42 + t127;
+    const double t130 = t20*t123 + t21*t125;
+    const double t131 = t20*t125 - t21*t123;
+    const double t132 = t37 + t129;
+    const double t133 = t35 - t128;
+    const double t134 = -t39 - t40;
+    const double t135 = t36 + 0.00209602*t128 + 0.015579999999999998*t131;
+    const double t136 = t38 + 0.00209602*t129 - 0.015579999999999998*t130;
     const double t137 = -0.0013*t95;
     const double t138 = -0.015579999999999998*t132;
     const double t139 = -0.015579999999999998*t133;
@@ -5839,57 +5611,67 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t141 = t138 + 0.82*t130;
     const double t142 = t139 + 0.82*t131;
     const double t143 = t140 - 0.82*t124;
-    const double t144 = t15*t95 + t14*t128;
-    const double t145 = t14*t95 - t15*t128;
-    const double t146 = t63 + t144;
-    const double t147 = t64 + t145;
-    const double t148 = t15*t124 + t14*t130;
-    const double t149 = t14*t124 - t15*t130;
-    const double t150 = t45 + 0.0003*t146;
-    const double t151 = t47 + 0.0003*t147;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t144 = t34*t95 + t33*t128;
+    const double t145 = t33*t95 - t34*t128;
+    const double t146 = t52 + t144;
+    const double t147 = t53 + t145;
+    const double t148 = t34*t124 + t33*t130;
+    const double t149 = t33*t124 - t34*t130;
+    const double t150 = t49 + 0.0003*t146;
+    const double t151 = t51 + 0.0003*t147;
     const double t152 = 0.0004*t129;
     const double t153 = 0.34*t148;
     const double t154 = 0.34*t149;
     const double t155 = 0.34*t131;
-    const double t156 = t20*t129 + t19*t146;
-    const double t157 = t19*t129 - t20*t146;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t156 = t47*t129 + t46*t146;
+    const double t157 = t46*t129 - t47*t146;
     const double t158 = t65 + t156;
     const double t159 = t66 + t157;
-    const double t160 = t20*t131 + t19*t148;
-    const double t161 = t19*t131 - t20*t148;
-    const double t162 = t50 + t159;
-    const double t163 = t48 - t158;
-    const double t164 = t49 + 0.00024216*t158 - 0.0028799999999999997*t161;
-    const double t165 = t51 + 0.00024216*t159 + 0.0028799999999999997*t160;
+    const double t160 = t47*t131 + t46*t148;
+    const double t161 = t46*t131 - t47*t148;
+    const double t162 = t59 + t159;
+    const double t163 = t57 - t158;
+    const double t164 = t58 + 0.00024216*t158 - 0.0028799999999999997*t161;
+    const double t165 = t60 + 0.00024216*t159 + 0.0028799999999999997*t160;
     const double t166 = -4e-05*t147;
     const double t167 = 0.0028799999999999997*t162;
     const double t168 = 0.0028799999999999997*t163;
     const double t169 = t167 + 0.09*t160;
     const double t170 = t168 + 0.09*t161;
-    const double t171 = t55 - 0.09*t149;
-    const double t172 = 0.0028799999999999997*t14;
-    const double t173 = 0.0028799999999999997*t15;
+    const double t171 = t64 - 0.09*t149;
+
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t172 = 0.0028799999999999997*t33;
+    const double t173 = 0.0028799999999999997*t34;
     const double t174 = 1557.24430048586*t172;
     const double t175 = -1557.24430048586*t173;
-    const double t176 = t15*t15;
+    const double t176 = t34*t34;
     const double t177 = 0.00024216*t176;
-    const double t178 = t14*t15;
+    const double t178 = t33*t34;
     const double t179 = 0.00054216 - t177;
     const double t180 = 0.0003 + t177;
     const double t181 = 0.00024216*t178;
-    const double t182 = -0.0028799999999999997*t14;
-    const double t183 = -0.0028799999999999997*t15;
+    const double t182 = -0.0028799999999999997*t33;
+    const double t183 = -0.0028799999999999997*t34;
     const double t184 = 0.00209602 + t179;
     const double t185 = 0.0013 + t180;
     const double t186 = 0.015579999999999998 + t182;
     const double t187 = 1.25 - t172*t174;
     const double t188 = -t172*t175;
     const double t189 = 1.25 + t173*t175;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t190 = 1.0/t185;
-    const double t191 = t10*t183;
-    const double t192 = -t9*t183;
-    const double t193 = -t9*t181;
-    const double t194 = -t10*t181;
+    const double t191 = t21*t183;
+    const double t192 = -t20*t183;
+    const double t193 = -t20*t181;
+    const double t194 = -t21*t181;
     const double t195 = -0.4331*t192;
     const double t196 = 0.0203*t192;
     const double t197 = 0.4331*t191;
@@ -5902,9 +5684,9 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t204 = t192*t190;
     const double t205 = t201 - 1.0;
     const double t206 = t184 - 0.00209602;
-    const double t207 = t10*t10;
+    const double t207 = t21*t21;
     const double t208 = t207*t206;
-    const double t209 = t9*t10;
+    const double t209 = t20*t21;
     const double t210 = t184 - t208;
     const double t211 = 0.00209602 + t208;
     const double t212 = t209*t206;
@@ -5918,8 +5700,8 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t220 = t187 - t219;
     const double t221 = 1.25 + t219;
     const double t222 = t209*t218;
-    const double t223 = t9*t188;
-    const double t224 = t10*t188;
+    const double t223 = t20*t188;
+    const double t224 = t21*t188;
     const double t225 = -0.4331*t222 - t214;
     const double t226 = 0.4331*t224;
     const double t227 = t216 - 0.4331*t221;
@@ -5952,11 +5734,13 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t254 = t222 - t191*t204;
     const double t255 = 4.8 + t189;
     const double t256 = 4.8 + t221 - t192*t204;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t257 = 1.0/t245;
-    const double t258 = t4*t251 - t5*t232;
-    const double t259 = t4*t232 + t5*t251;
-    const double t260 = t4*t242 - t5*t244;
-    const double t261 = t5*t242 + t4*t244;
+    const double t258 = t6*t251 - t7*t232;
+    const double t259 = t6*t232 + t7*t251;
+    const double t260 = t6*t242 - t7*t244;
+    const double t261 = t6*t244 + t7*t242;
     const double t262 = 0.0934*t259;
     const double t263 = -0.4318*t252 - 0.0934*t258;
     const double t264 = 0.4318*t259;
@@ -5969,9 +5753,9 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t271 = t259*t257;
     const double t272 = 1.0 + t269;
     const double t273 = t240 - t243;
-    const double t274 = t5*t5;
+    const double t274 = t7*t7;
     const double t275 = t274*t273;
-    const double t276 = t5*t4;
+    const double t276 = t6*t7;
     const double t277 = 2.0*t276*t241;
     const double t278 = t240 - t277 - t275;
     const double t279 = t243 + t277 + t275;
@@ -5986,16 +5770,16 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t288 = t229 + t283 + t284;
     const double t289 = t247 + t285 - t286;
     const double t290 = t249 + t285 - t286;
-    const double t291 = t4*t248 - t5*t250;
-    const double t292 = t5*t248 + t4*t250;
+    const double t291 = t6*t248 - t7*t250;
+    const double t292 = t6*t250 + t7*t248;
     const double t293 = t253 - t255;
     const double t294 = t274*t293;
     const double t295 = -2.0*t276*t223;
     const double t296 = t253 - t295 - t294;
     const double t297 = t255 + t295 + t294;
     const double t298 = 2.0*t274*t223 - t223 + t276*t293;
-    const double t299 = t5*t224 + t4*t254;
-    const double t300 = t5*t254 - t4*t224;
+    const double t299 = t7*t224 + t6*t254;
+    const double t300 = t7*t254 - t6*t224;
     const double t301 = 0.0934*t298 + t287;
     const double t302 = t289 + 0.0934*t297;
     const double t303 = t290 - 0.4318*t299 - 0.0934*t296;
@@ -6025,6 +5809,8 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t327 = 17.4 + t296 - t258*t270;
     const double t328 = t298 - t258*t271;
     const double t329 = 17.4 + t297 - t259*t271;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t330 = 1.0/t320;
     const double t331 = t0*t325 - t1*t326;
     const double t332 = t1*t317 + t0*t319;
@@ -6049,37 +5835,47 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t351 = -0.2435*t350 - t346;
     const double t352 = 0.2435*t346 + t341 - 0.2435*t351;
     const double t353 = 0.35 - t334*t335 + t352;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t354 = 1.0/t353;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t355 = tau[5] - t166;
     const double t356 = 25000.0*t355;
-    const double t357 = t19*t169 - t20*t170;
-    const double t358 = t20*t169 + t19*t170;
-    const double t359 = t19*t164 - t20*t165;
-    const double t360 = t20*t164 + t19*t165;
+    const double t357 = t46*t169 - t47*t170;
+    const double t358 = t47*t169 + t46*t170;
+    const double t359 = t46*t164 - t47*t165;
+    const double t360 = t47*t164 + t46*t165;
     const double t361 = t150 + t359;
     const double t362 = t151 - t166 - t355;
     const double t363 = t152 + t360;
     const double t364 = t153 + t357;
     const double t365 = t154 - t171;
     const double t366 = t155 + t358;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t367 = tau[4] - t363;
     const double t368 = 1557.24430048586*t367;
-    const double t369 = t14*t364 - t15*t365;
-    const double t370 = t14*t365 + t15*t364;
-    const double t371 = t14*t361 - t15*t362;
-    const double t372 = t14*t362 + t15*t361;
+    const double t369 = t33*t364 - t34*t365;
+    const double t370 = t33*t365 + t34*t364;
+    const double t371 = t33*t361 - t34*t362;
+    const double t372 = t33*t362 + t34*t361;
     const double t373 = t135 + t371;
     const double t374 = t136 + t363 + t367;
     const double t375 = t137 - t372;
     const double t376 = t141 + t369 + t174*t367;
     const double t377 = t142 + t366;
     const double t378 = t143 - t370 + t175*t367;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t379 = tau[3] - t375;
     const double t380 = t190*t379;
-    const double t381 = t9*t376 - t10*t377;
-    const double t382 = t9*t377 + t10*t376;
-    const double t383 = t9*t373 - t10*t374;
-    const double t384 = t9*t374 + t10*t373;
+    const double t381 = t20*t376 - t21*t377;
+    const double t382 = t20*t377 + t21*t376;
+    const double t383 = t20*t373 - t21*t374;
+    const double t384 = t20*t374 + t21*t373;
     const double t385 = -0.4331*t382;
     const double t386 = 0.0203*t382;
     const double t387 = 0.0203*t378 + 0.4331*t381;
@@ -6092,12 +5888,14 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t394 = t117 + t203*t379 + t381;
     const double t395 = t118 - t378;
     const double t396 = t119 + t204*t379 + t382;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t397 = tau[2] - t393;
     const double t398 = t257*t397;
-    const double t399 = t4*t394 - t5*t395;
-    const double t400 = t4*t395 + t5*t394;
-    const double t401 = t4*t391 - t5*t392;
-    const double t402 = t5*t391 + t4*t392;
+    const double t399 = t6*t394 - t7*t395;
+    const double t400 = t6*t395 + t7*t394;
+    const double t401 = t6*t391 - t7*t392;
+    const double t402 = t6*t392 + t7*t391;
     const double t403 = 0.0934*t400;
     const double t404 = -0.4318*t396 - 0.0934*t399;
     const double t405 = 0.4318*t400;
@@ -6109,6 +5907,8 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t411 = t81 + t408 + t272*t397;
     const double t412 = t84 + t399 + t270*t397;
     const double t413 = t85 + t400 + t271*t397;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t414 = tau[1] - t411;
     const double t415 = t330*t414;
     const double t416 = t0*t412 - t1*t413;
@@ -6116,41 +5916,55 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t418 = -0.2435*t416;
     const double t419 = t418 - t417;
     const double t420 = t335*t414 + t419;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t421 = tau[0] - t420;
     const double t422 = t354*t421;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t423 = t415 - t335*t422;
     const double t424 = -t1*t422;
     const double t425 = -t0*t422;
     const double t426 = -0.2435*t422;
     const double t427 = t0*t426;
     const double t428 = -t1*t426;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t429 = t398 - t267*t424 - t268*t425 - t272*t423 - t270*t427 - t271*t428;
-    const double t430 = t5*t425 + t4*t424;
-    const double t431 = t4*t425 - t5*t424;
+    const double t430 = t6*t424 + t7*t425;
+    const double t431 = t6*t425 - t7*t424;
     const double t432 = -0.0934*t425;
     const double t433 = 0.0934*t424 + 0.4318*t423;
     const double t434 = -0.4318*t425;
     const double t435 = t427 + t432;
     const double t436 = t428 + t433;
-    const double t437 = t4*t435 + t5*t436;
-    const double t438 = t4*t436 - t5*t435;
+    const double t437 = t6*t435 + t7*t436;
+    const double t438 = t6*t436 - t7*t435;
     const double t439 = t423 + t429;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t440 = t380 - t204*t434 - t200*t430 - t205*t431 - t203*t437 - t202*t439;
-    const double t441 = t9*t430 + t10*t439;
-    const double t442 = t9*t439 - t10*t430;
+    const double t441 = t20*t430 + t21*t439;
+    const double t442 = t20*t439 - t21*t430;
     const double t443 = 0.4331*t439;
     const double t444 = -0.0203*t439;
     const double t445 = 0.0203*t431 - 0.4331*t430;
     const double t446 = t437 + t443;
     const double t447 = t438 + t444;
     const double t448 = t434 + t445;
-    const double t449 = t10*t448 + t9*t446;
+    const double t449 = t21*t448 + t20*t446;
     const double t450 = t440 - t431;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t451 = t368 - t442 + t175*t447 - t174*t449;
-    const double t452 = -t15*t441 - t14*t450;
+    const double t452 = -t34*t441 - t33*t450;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t453 = t356 + t452;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t422;
     qdd[1] = t423;
     qdd[2] = t429;
@@ -6161,15 +5975,14 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
 
 long puma560_forward_dynamics_fd3_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_forward_dynamics_fd3(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve
+ * joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve [RK (3.20)]
  * forward_dynamics_crba             461 mul    370 add    4 div   0 sqrt  10 trig    461 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -6179,119 +5992,129 @@ long puma560_forward_dynamics_fd3_batch(long count, const double *q, const doubl
 void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t0 = soagen_cos(q[1]);
     const double t1 = soagen_sin(q[1]);
-    const double t2 = -qd[0]*t1;
-    const double t3 = -qd[0]*t0;
+    const double t2 = qd[0]*qd[0];
+    const double t3 = -0.2435*t2;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = t5*t3 + t4*t2;
-    const double t7 = t4*t3 - t5*t2;
-    const double t8 = qd[1] + qd[2];
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t4 = -qd[0]*t1;
+    const double t5 = -qd[0]*t0;
+    const double t6 = soagen_cos(q[2]);
+    const double t7 = soagen_sin(q[2]);
+    const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
+    const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
+    const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
+    const double t11 = t5*t10 - qd[1]*t9;
+    const double t12 = qd[1]*t8 - t4*t10;
+    const double t13 = t4*t9 - t5*t8;
+    const double t14 = qd[1]*t5;
+    const double t15 = qd[1]*t4;
+    const double t16 = -t15;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t9 = soagen_cos(q[3]);
-    const double t10 = soagen_sin(q[3]);
-    const double t11 = t8*t10 + t9*t6;
-    const double t12 = t8*t9 - t10*t6;
-    const double t13 = qd[3] - t7;
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t17 = t6*t4 + t7*t5;
+    const double t18 = t6*t5 - t7*t4;
+    const double t19 = qd[1] + qd[2];
+    const double t20 = soagen_cos(q[3]);
+    const double t21 = soagen_sin(q[3]);
+    const double t22 = 0.09046080000000001*t17;
+    const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
+    const double t24 = 0.08952*t19 + 0.004704*t18;
+    const double t25 = t18*t24 - t19*t23;
+    const double t26 = t19*t22 - t17*t24;
+    const double t27 = t17*t23 - t18*t22;
+    const double t28 = qd[2]*t18;
+    const double t29 = -qd[2]*t17;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t14 = soagen_cos(q[4]);
-    const double t15 = soagen_sin(q[4]);
-    const double t16 = t14*t11 - t15*t13;
-    const double t17 = -t15*t11 - t14*t13;
-    const double t18 = qd[4] + t12;
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t30 = t19*t21 + t20*t17;
+    const double t31 = t19*t20 - t21*t17;
+    const double t32 = qd[3] - t18;
+    const double t33 = soagen_cos(q[4]);
+    const double t34 = soagen_sin(q[4]);
+    const double t35 = t31*t32;
+    const double t36 = -0.0007960200000000001*t35;
+    const double t37 = t30*t32;
+    const double t38 = 0.0007960200000000001*t37;
+    const double t39 = t30*t30;
+    const double t40 = t31*t31;
+    const double t41 = qd[3]*t31;
+    const double t42 = -qd[3]*t30;
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
-    const double t19 = soagen_cos(q[5]);
-    const double t20 = soagen_sin(q[5]);
-    const double t21 = t20*t18 + t19*t16;
-    const double t22 = t19*t18 - t20*t16;
-    const double t23 = qd[5] - t17;
-    const double t24 = qd[0]*qd[0];
-    const double t25 = -0.2435*t24;
-    const double t26 = 0.018931200000000002*qd[1] + 0.1350808*t2 - 0.0070992*t3;
-    const double t27 = 0.0016703999999999998*qd[1] + 0.608912*t3 - 0.0070992*t2;
-    const double t28 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t3 + 0.018931200000000002*t2;
-    const double t29 = t3*t28 - qd[1]*t27;
-    const double t30 = qd[1]*t26 - t2*t28;
-    const double t31 = t2*t27 - t3*t26;
-    const double t32 = 0.09046080000000001*t6;
-    const double t33 = 0.004704*t8 + 0.013440800000000001*t7;
-    const double t34 = 0.08952*t8 + 0.004704*t7;
-    const double t35 = t7*t34 - t8*t33;
-    const double t36 = t8*t32 - t6*t34;
-    const double t37 = t6*t33 - t7*t32;
-    const double t38 = t12*t13;
-    const double t39 = -0.0007960200000000001*t38;
-    const double t40 = t11*t13;
-    const double t41 = 0.0007960200000000001*t40;
-    const double t42 = t11*t11;
-    const double t43 = t12*t12;
-    const double t44 = t18*t17;
-    const double t45 = 0.00010000000000000005*t44;
-    const double t46 = t18*t16;
-    const double t47 = -0.00010000000000000005*t46;
-    const double t48 = t22*t23;
-    const double t49 = -0.00020216*t48;
-    const double t50 = t21*t23;
-    const double t51 = 0.00020216*t50;
-    const double t52 = t21*t21;
-    const double t53 = t22*t22;
-    const double t54 = -t52 - t53;
-    const double t55 = 0.0028799999999999997*t54;
-    const double t56 = qd[1]*t3;
-    const double t57 = qd[1]*t2;
-    const double t58 = -t57;
-    const double t59 = qd[2]*t7;
-    const double t60 = -qd[2]*t6;
-    const double t61 = qd[3]*t12;
-    const double t62 = -qd[3]*t11;
-    const double t63 = qd[4]*t17;
-    const double t64 = -qd[4]*t16;
-    const double t65 = qd[5]*t22;
-    const double t66 = -qd[5]*t21;
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t43 = t33*t30 - t34*t32;
+    const double t44 = -t34*t30 - t33*t32;
+    const double t45 = qd[4] + t31;
+    const double t46 = soagen_cos(q[5]);
+    const double t47 = soagen_sin(q[5]);
+    const double t48 = t45*t44;
+    const double t49 = 0.00010000000000000005*t48;
+    const double t50 = t45*t43;
+    const double t51 = -0.00010000000000000005*t50;
+    const double t52 = qd[4]*t44;
+    const double t53 = -qd[4]*t43;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t54 = t47*t45 + t46*t43;
+    const double t55 = t46*t45 - t47*t43;
+    const double t56 = qd[5] - t44;
+    const double t57 = t55*t56;
+    const double t58 = -0.00020216*t57;
+    const double t59 = t54*t56;
+    const double t60 = 0.00020216*t59;
+    const double t61 = t54*t54;
+    const double t62 = t55*t55;
+    const double t63 = -t61 - t62;
+    const double t64 = 0.0028799999999999997*t63;
+    const double t65 = qd[5]*t55;
+    const double t66 = -qd[5]*t54;
+
+    /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t67 = -9.81*t1;
     const double t68 = -9.81*t0;
-    const double t69 = t2*t2;
-    const double t70 = t2*t3;
-    const double t71 = t57;
-    const double t72 = t3*t3;
+    const double t69 = t4*t4;
+    const double t70 = t4*t5;
+    const double t71 = t15;
+    const double t72 = t5*t5;
     const double t73 = qd[1]*qd[1];
     const double t74 = -t73 - t72;
-    const double t75 = t58 + t71;
+    const double t75 = t71 + t16;
     const double t76 = -t73 - t69;
-    const double t77 = t71 - t58;
+    const double t77 = t71 - t16;
     const double t78 = -t69 - t72;
-    const double t79 = 0.10439999999999999*t25 + 0.2784*t68 + 0.1350808*t56 - 0.0070992*t58 + t29;
-    const double t80 = 0.608912*t58 - 1.1832*t25 - 0.2784*t67 - 0.0070992*t56 + t30;
-    const double t81 = 1.1832*t68 - 0.10439999999999999*t67 + 0.0016703999999999998*t58 + 0.018931200000000002*t56 + t31;
+    const double t79 = 0.10439999999999999*t3 + 0.2784*t68 + 0.1350808*t14 - 0.0070992*t16 + t11;
+    const double t80 = 0.608912*t16 - 1.1832*t3 - 0.2784*t67 - 0.0070992*t14 + t12;
+    const double t81 = 1.1832*t68 - 0.10439999999999999*t67 + 0.0016703999999999998*t16 + 0.018931200000000002*t14 + t13;
     const double t82 = 0.10439999999999999*t70 + 1.1832*t74 - 0.2784*t75;
     const double t83 = 1.1832*t70 + 0.10439999999999999*t76;
     const double t84 = 17.4*t67 + t82;
     const double t85 = 17.4*t68 + t83;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t86 = 0.4318*t74 - 0.0934*t75;
     const double t87 = 0.4318*t70;
     const double t88 = 0.4318*t77 - 0.0934*t78;
     const double t89 = t67 + t86;
     const double t90 = t68 + t87;
-    const double t91 = t25 + t88;
-    const double t92 = t5*t58 + t4*t56;
-    const double t93 = t4*t58 - t5*t56;
-    const double t94 = t59 + t92;
-    const double t95 = t60 + t93;
-    const double t96 = t5*t90 + t4*t89;
-    const double t97 = t4*t90 - t5*t89;
-    const double t98 = t6*t6;
-    const double t99 = t6*t7;
-    const double t100 = t8*t6;
-    const double t101 = t7*t7;
-    const double t102 = t8*t7;
-    const double t103 = t8*t8;
+    const double t91 = t3 + t88;
+    const double t92 = t6*t14 + t7*t16;
+    const double t93 = t6*t16 - t7*t14;
+    const double t94 = t92 + t28;
+    const double t95 = t93 + t29;
+    const double t96 = t7*t90 + t6*t89;
+    const double t97 = t6*t90 - t7*t89;
+    const double t98 = t17*t17;
+    const double t99 = t17*t18;
+    const double t100 = t19*t17;
+    const double t101 = t18*t18;
+    const double t102 = t19*t18;
+    const double t103 = t19*t19;
     const double t104 = -t103 - t101;
     const double t105 = t100 + t95;
     const double t106 = -t103 - t98;
@@ -6299,32 +6122,34 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t108 = t100 - t95;
     const double t109 = t102 + t94;
     const double t110 = -t98 - t101;
-    const double t111 = t35 + 0.09046080000000001*t94 - 0.336*t91 - 0.0672*t97;
-    const double t112 = t36 + 0.013440800000000001*t95 + 0.0672*t96;
-    const double t113 = t37 + 0.004704*t95 + 0.336*t96;
+    const double t111 = t25 + 0.09046080000000001*t94 - 0.336*t91 - 0.0672*t97;
+    const double t112 = t26 + 0.013440800000000001*t95 + 0.0672*t96;
+    const double t113 = t27 + 0.004704*t95 + 0.336*t96;
     const double t114 = 0.0672*t105 - 0.336*t99;
     const double t115 = 0.0672*t107 - 0.336*t106;
     const double t116 = 0.0672*t110 - 0.336*t109;
     const double t117 = t114 + 4.8*t96;
     const double t118 = t115 + 4.8*t97;
     const double t119 = t116 + 4.8*t91;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t120 = -0.4331*t99 - 0.0203*t104;
     const double t121 = -0.0203*t99 - 0.4331*t106;
     const double t122 = -0.0203*t108 - 0.4331*t109;
     const double t123 = t120 + t96;
     const double t124 = t121 + t97;
     const double t125 = t91 + t122;
-    const double t126 = t9*t94;
-    const double t127 = -t10*t94;
-    const double t128 = t61 + t126;
-    const double t129 = t62 + t127;
-    const double t130 = t9*t123 + t10*t125;
-    const double t131 = t9*t125 - t10*t123;
-    const double t132 = t40 + t129;
-    const double t133 = t38 - t128;
-    const double t134 = -t42 - t43;
-    const double t135 = t39 + 0.00209602*t128 + 0.015579999999999998*t131;
-    const double t136 = t41 + 0.00209602*t129 - 0.015579999999999998*t130;
+    const double t126 = t20*t94;
+    const double t127 = -t21*t94;
+    const double t128 = t41 + t126;
+    const double t129 = t42 + t127;
+    const double t130 = t20*t123 + t21*t125;
+    const double t131 = t20*t125 - t21*t123;
+    const double t132 = t37 + t129;
+    const double t133 = t35 - t128;
+    const double t134 = -t39 - t40;
+    const double t135 = t36 + 0.00209602*t128 + 0.015579999999999998*t131;
+    const double t136 = t38 + 0.00209602*t129 - 0.015579999999999998*t130;
     const double t137 = -0.0013*t95;
     const double t138 = -0.015579999999999998*t132;
     const double t139 = -0.015579999999999998*t133;
@@ -6332,58 +6157,70 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t141 = t138 + 0.82*t130;
     const double t142 = t139 + 0.82*t131;
     const double t143 = t140 - 0.82*t124;
-    const double t144 = t15*t95 + t14*t128;
-    const double t145 = t14*t95 - t15*t128;
-    const double t146 = t63 + t144;
-    const double t147 = t64 + t145;
-    const double t148 = t15*t124 + t14*t130;
-    const double t149 = t14*t124 - t15*t130;
-    const double t150 = t45 + 0.0003*t146;
-    const double t151 = t47 + 0.0003*t147;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t144 = t34*t95 + t33*t128;
+    const double t145 = t33*t95 - t34*t128;
+    const double t146 = t52 + t144;
+    const double t147 = t53 + t145;
+    const double t148 = t34*t124 + t33*t130;
+    const double t149 = t33*t124 - t34*t130;
+    const double t150 = t49 + 0.0003*t146;
+    const double t151 = t51 + 0.0003*t147;
     const double t152 = 0.0004*t129;
     const double t153 = 0.34*t148;
     const double t154 = 0.34*t149;
     const double t155 = 0.34*t131;
-    const double t156 = t20*t129 + t19*t146;
-    const double t157 = t19*t129 - t20*t146;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t156 = t47*t129 + t46*t146;
+    const double t157 = t46*t129 - t47*t146;
     const double t158 = t65 + t156;
     const double t159 = t66 + t157;
-    const double t160 = t20*t131 + t19*t148;
-    const double t161 = t19*t131 - t20*t148;
-    const double t162 = t50 + t159;
-    const double t163 = t48 - t158;
-    const double t164 = t49 + 0.00024216*t158 - 0.0028799999999999997*t161;
-    const double t165 = t51 + 0.00024216*t159 + 0.0028799999999999997*t160;
+    const double t160 = t47*t131 + t46*t148;
+    const double t161 = t46*t131 - t47*t148;
+    const double t162 = t59 + t159;
+    const double t163 = t57 - t158;
+    const double t164 = t58 + 0.00024216*t158 - 0.0028799999999999997*t161;
+    const double t165 = t60 + 0.00024216*t159 + 0.0028799999999999997*t160;
     const double t166 = -4e-05*t147;
     const double t167 = 0.0028799999999999997*t162;
     const double t168 = 0.0028799999999999997*t163;
     const double t169 = t167 + 0.09*t160;
     const double t170 = t168 + 0.09*t161;
-    const double t171 = t55 - 0.09*t149;
-    const double t172 = t19*t169 - t20*t170;
-    const double t173 = t20*t169 + t19*t170;
-    const double t174 = t19*t164 - t20*t165;
-    const double t175 = t20*t164 + t19*t165;
+    const double t171 = t64 - 0.09*t149;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t172 = t46*t169 - t47*t170;
+    const double t173 = t47*t169 + t46*t170;
+    const double t174 = t46*t164 - t47*t165;
+    const double t175 = t47*t164 + t46*t165;
     const double t176 = t150 + t174;
     const double t177 = t151 - t166;
     const double t178 = t152 + t175;
     const double t179 = t153 + t172;
     const double t180 = t154 - t171;
     const double t181 = t155 + t173;
-    const double t182 = t14*t179 - t15*t180;
-    const double t183 = t14*t180 + t15*t179;
-    const double t184 = t14*t176 - t15*t177;
-    const double t185 = t14*t177 + t15*t176;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t182 = t33*t179 - t34*t180;
+    const double t183 = t33*t180 + t34*t179;
+    const double t184 = t33*t176 - t34*t177;
+    const double t185 = t33*t177 + t34*t176;
     const double t186 = t135 + t184;
     const double t187 = t136 + t178;
     const double t188 = t137 - t185;
     const double t189 = t141 + t182;
     const double t190 = t142 + t181;
     const double t191 = t143 - t183;
-    const double t192 = t9*t189 - t10*t190;
-    const double t193 = t9*t190 + t10*t189;
-    const double t194 = t9*t186 - t10*t187;
-    const double t195 = t9*t187 + t10*t186;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t192 = t20*t189 - t21*t190;
+    const double t193 = t20*t190 + t21*t189;
+    const double t194 = t20*t186 - t21*t187;
+    const double t195 = t20*t187 + t21*t186;
     const double t196 = -0.4331*t193;
     const double t197 = 0.0203*t193;
     const double t198 = 0.0203*t191 + 0.4331*t192;
@@ -6396,10 +6233,12 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t205 = t117 + t192;
     const double t206 = t118 - t191;
     const double t207 = t119 + t193;
-    const double t208 = t4*t205 - t5*t206;
-    const double t209 = t4*t206 + t5*t205;
-    const double t210 = t4*t202 - t5*t203;
-    const double t211 = t5*t202 + t4*t203;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t208 = t6*t205 - t7*t206;
+    const double t209 = t6*t206 + t7*t205;
+    const double t210 = t6*t202 - t7*t203;
+    const double t211 = t6*t203 + t7*t202;
     const double t212 = 0.0934*t209;
     const double t213 = -0.4318*t207 - 0.0934*t208;
     const double t214 = 0.4318*t209;
@@ -6411,48 +6250,58 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t220 = t81 + t217;
     const double t221 = t84 + t208;
     const double t222 = t85 + t209;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t223 = t0*t221 - t1*t222;
     const double t224 = t0*t219 + t1*t218;
     const double t225 = -0.2435*t223;
     const double t226 = t225 - t224;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t227 = tau[0] - t226;
     const double t228 = tau[1] - t220;
     const double t229 = tau[2] - t204;
     const double t230 = tau[3] - t188;
     const double t231 = tau[4] - t178;
     const double t232 = tau[5] - t166;
-    const double t233 = t15*t15;
+
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t233 = t34*t34;
     const double t234 = 0.00020216*t233;
-    const double t235 = t14*t15;
+    const double t235 = t33*t34;
     const double t236 = 0.00054216 - t234;
     const double t237 = 0.00033999999999999997 + t234;
     const double t238 = 0.00020216*t235;
-    const double t239 = 0.0028799999999999997*t14;
-    const double t240 = 0.0028799999999999997*t15;
-    const double t241 = -0.0028799999999999997*t14;
-    const double t242 = -0.0028799999999999997*t15;
+    const double t239 = 0.0028799999999999997*t33;
+    const double t240 = 0.0028799999999999997*t34;
+    const double t241 = -0.0028799999999999997*t33;
+    const double t242 = -0.0028799999999999997*t34;
     const double t243 = 0.00209602 + t236;
     const double t244 = 0.0013 + t237;
     const double t245 = 0.015579999999999998 + t241;
     const double t246 = t239 - 0.015579999999999998;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t247 = t243 - 0.00273818;
-    const double t248 = t10*t10;
+    const double t248 = t21*t21;
     const double t249 = t248*t247;
-    const double t250 = t9*t10;
+    const double t250 = t20*t21;
     const double t251 = t243 - t249;
     const double t252 = 0.00273818 + t249;
     const double t253 = t250*t247;
-    const double t254 = -t9*t238;
-    const double t255 = -t10*t238;
+    const double t254 = -t20*t238;
+    const double t255 = -t21*t238;
     const double t256 = t245 + t246;
     const double t257 = t250*t256;
     const double t258 = t248*t256;
     const double t259 = t245 - t258;
     const double t260 = t246 - t258;
-    const double t261 = t10*t242;
-    const double t262 = -t9*t242;
-    const double t263 = t10*t240;
-    const double t264 = -t9*t240;
+    const double t261 = t21*t242;
+    const double t262 = -t20*t242;
+    const double t263 = t21*t240;
+    const double t264 = -t20*t240;
     const double t265 = t259 - 0.5413749999999999;
     const double t266 = 0.025374999999999998 - t262;
     const double t267 = 0.5413749999999999 + t260;
@@ -6471,16 +6320,18 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t280 = t265 - 0.336;
     const double t281 = 0.0672 - t261;
     const double t282 = 0.336 + t267;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t283 = t275 - t276;
-    const double t284 = t5*t5;
+    const double t284 = t7*t7;
     const double t285 = t284*t283;
-    const double t286 = t5*t4;
+    const double t286 = t6*t7;
     const double t287 = 2.0*t286*t270;
     const double t288 = t275 - t287 - t285;
     const double t289 = t276 + t287 + t285;
     const double t290 = t270 - 2.0*t284*t270 + t286*t283;
-    const double t291 = t4*t271 - t5*t277;
-    const double t292 = t5*t271 + t4*t277;
+    const double t291 = t6*t271 - t7*t277;
+    const double t292 = t7*t271 + t6*t277;
     const double t293 = t279 + t281;
     const double t294 = -t284*t257;
     const double t295 = t286*t293;
@@ -6490,10 +6341,10 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t299 = t294 + t295;
     const double t300 = t279 + t296 - t297;
     const double t301 = t281 + t296 - t297;
-    const double t302 = t4*t282 - t5*t268;
-    const double t303 = t4*t268 + t5*t282;
-    const double t304 = t4*t280 - t5*t266;
-    const double t305 = t4*t266 + t5*t280;
+    const double t302 = t6*t282 - t7*t268;
+    const double t303 = t6*t268 + t7*t282;
+    const double t304 = t6*t280 - t7*t266;
+    const double t305 = t6*t266 + t7*t280;
     const double t306 = 0.56507 + t300;
     const double t307 = t301 - 0.56507;
     const double t308 = t305 - 2.61239;
@@ -6514,6 +6365,8 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t323 = t307 - 0.2784;
     const double t324 = t302 - 0.10439999999999999;
     const double t325 = 1.1832 + t309;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t326 = t316 - t319;
     const double t327 = t1*t1;
     const double t328 = t327*t326;
@@ -6530,8 +6383,14 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t339 = -5.710075 - t337;
     const double t340 = 0.2435*t337 - 0.2435*t339 + t331;
     const double t341 = 0.35 + t340;
+
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t342 = -0.2435*t338;
     const double t343 = t342 - t332;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t344 = 0.0934*t303;
     const double t345 = -0.4318*t257 - 0.0934*t302;
     const double t346 = 0.4318*t303;
@@ -6542,16 +6401,18 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t351 = t1*t347 + t0*t348;
     const double t352 = -0.2435*t350;
     const double t353 = t352 - t351;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t354 = -0.4331*t262;
     const double t355 = 0.0203*t262;
     const double t356 = 0.4331*t261;
     const double t357 = t254 + t354;
     const double t358 = t355 - t244;
     const double t359 = t255 + t356;
-    const double t360 = t4*t261;
-    const double t361 = t5*t261;
-    const double t362 = t4*t357 - t5*t358;
-    const double t363 = t5*t357 + t4*t358;
+    const double t360 = t6*t261;
+    const double t361 = t7*t261;
+    const double t362 = t6*t357 - t7*t358;
+    const double t363 = t7*t357 + t6*t358;
     const double t364 = 0.0934*t361;
     const double t365 = -0.4318*t262 - 0.0934*t360;
     const double t366 = 0.4318*t361;
@@ -6562,19 +6423,21 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t371 = t0*t368 + t1*t367;
     const double t372 = -0.2435*t370;
     const double t373 = t372 - t371;
-    const double t374 = t9*t239;
-    const double t375 = t10*t239;
-    const double t376 = -0.00064216*t10;
-    const double t377 = 0.00064216*t9;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t374 = t20*t239;
+    const double t375 = t21*t239;
+    const double t376 = -0.00064216*t21;
+    const double t377 = 0.00064216*t20;
     const double t378 = -0.4331*t375;
     const double t379 = 0.0203*t375;
     const double t380 = 0.4331*t374 - 0.0203*t240;
     const double t381 = t376 + t378;
     const double t382 = t377 + t380;
-    const double t383 = t4*t374 - t5*t240;
-    const double t384 = t4*t240 + t5*t374;
-    const double t385 = t4*t381 - t5*t379;
-    const double t386 = t4*t379 + t5*t381;
+    const double t383 = t6*t374 - t7*t240;
+    const double t384 = t6*t240 + t7*t374;
+    const double t385 = t6*t381 - t7*t379;
+    const double t386 = t6*t379 + t7*t381;
     const double t387 = 0.0934*t384;
     const double t388 = -0.4318*t375 - 0.0934*t383;
     const double t389 = 0.4318*t384;
@@ -6585,13 +6448,17 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t394 = t0*t391 + t1*t390;
     const double t395 = -0.2435*t393;
     const double t396 = t395 - t394;
-    const double t397 = 4e-05*t15;
-    const double t398 = -4e-05*t14;
-    const double t399 = t9*t397;
-    const double t400 = t10*t397;
-    const double t401 = t4*t399 - t5*t398;
-    const double t402 = t4*t398 + t5*t399;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t397 = 4e-05*t34;
+    const double t398 = -4e-05*t33;
+    const double t399 = t20*t397;
+    const double t400 = t21*t397;
+    const double t401 = t6*t399 - t7*t398;
+    const double t402 = t6*t398 + t7*t399;
     const double t403 = t0*t402 + t1*t401;
+
+    /* ---- LDL^T of the reversed mass matrix (M = L^T D L, no fill-in on trees) ---- */
     const double t404 = -25000.0*t398;
     const double t405 = 25000.0*t400;
     const double t406 = -25000.0*t403;
@@ -6650,7 +6517,7 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t459 = t451 - t409*t455 - t408*t456 - t407*t457;
     const double t460 = t450 - t406*t455 - t405*t456 - t405*t457 - t404*t458;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t455;
     qdd[1] = t456;
     qdd[2] = t457;
@@ -6661,15 +6528,14 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
 
 long puma560_forward_dynamics_crba_batch(long count, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_forward_dynamics_crba(q + 6*i, qd + 6*i, tau + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * joint accelerations caused by tip forces alone
+ * joint accelerations caused by tip forces alone [RJK (18)]
  * tip_force_acceleration            347 mul    263 add    4 div   0 sqrt  12 trig    311 statements
  *   q[6]: joint positions
  *   f[6]: tip forces on the environment
@@ -6678,11 +6544,13 @@ long puma560_forward_dynamics_crba_batch(long count, const double *q, const doub
 void puma560_tip_force_acceleration(const double q[6], const double f[6], double qdd[6])
 {
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t2 = soagen_cos(q[4]);
     const double t3 = soagen_sin(q[4]);
     const double t4 = 0.0028799999999999997*t2;
@@ -6704,7 +6572,7 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t20 = -t4*t7;
     const double t21 = 1.25 + t5*t7;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t22 = soagen_cos(q[3]);
     const double t23 = soagen_sin(q[3]);
     const double t24 = 1.0/t17;
@@ -6775,7 +6643,7 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t89 = 4.8 + t21;
     const double t90 = 4.8 + t55 - t26*t38;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t91 = soagen_cos(q[2]);
     const double t92 = soagen_sin(q[2]);
     const double t93 = 1.0/t79;
@@ -6852,7 +6720,7 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t164 = t134 - t94*t107;
     const double t165 = 17.4 + t133 - t95*t107;
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t166 = soagen_cos(q[1]);
     const double t167 = soagen_sin(q[1]);
     const double t168 = 1.0/t156;
@@ -6880,7 +6748,7 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t190 = 0.2435*t184 + t179 - 0.2435*t189;
     const double t191 = 0.35 - t172*t173 + t190;
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t192 = soagen_cos(q[0]);
     const double t193 = soagen_sin(q[0]);
     const double t194 = 1.0/t191;
@@ -6918,11 +6786,17 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t226 = f[2]*t221 + f[1]*t219 + f[0]*t217;
     const double t227 = f[2]*t222 + f[1]*t220 + f[0]*t218;
     const double t228 = -f[2]*t216 - f[1]*t214 - f[0]*t212;
+
+    /* ---- tip-to-base innovations filter z, epsilon, nu = D^-1 epsilon -- [RK (4.19)-(4.20)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t229 = -25000.0*t228;
     const double t230 = t0*t223 - t1*t224;
     const double t231 = t0*t224 + t1*t223;
     const double t232 = t0*t226 - t1*t227;
     const double t233 = t0*t227 + t1*t226;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t234 = -1557.24430048586*t233;
     const double t235 = t3*t225 + t2*t230;
     const double t236 = t3*t230 - t2*t225;
@@ -6930,6 +6804,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t238 = t3*t232;
     const double t239 = t235 - t6*t233;
     const double t240 = -t7*t233 - t236;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t241 = t24*t238;
     const double t242 = t22*t239 - t23*t231;
     const double t243 = t22*t231 + t23*t239;
@@ -6946,6 +6822,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t254 = t36*t238 + t251;
     const double t255 = t37*t238 + t242;
     const double t256 = t38*t238 + t243;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t257 = -t93*t254;
     const double t258 = t92*t240 + t91*t255;
     const double t259 = t92*t255 - t91*t240;
@@ -6962,19 +6840,29 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t270 = t267 - t108*t254;
     const double t271 = t258 - t106*t254;
     const double t272 = t259 - t107*t254;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t273 = -t168*t270;
     const double t274 = t166*t271 - t167*t272;
     const double t275 = t166*t269 + t167*t268;
     const double t276 = -0.2435*t274;
     const double t277 = t276 - t275;
     const double t278 = t277 - t270*t173;
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t279 = -t278*t194;
+
+    /* ---- base-to-tip innovations smoother lambda, qdd -- [RK (4.21)-(4.22), (5.17)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t280 = t273 - t173*t279;
     const double t281 = -t167*t279;
     const double t282 = -t166*t279;
     const double t283 = -0.2435*t279;
     const double t284 = t166*t283;
     const double t285 = -t167*t283;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t286 = t257 - t103*t281 - t104*t282 - t108*t280 - t106*t284 - t107*t285;
     const double t287 = t91*t281 + t92*t282;
     const double t288 = t91*t282 - t92*t281;
@@ -6986,6 +6874,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t294 = t91*t292 + t92*t293;
     const double t295 = t91*t293 - t92*t292;
     const double t296 = t280 + t286;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t297 = t241 - t38*t291 - t34*t287 - t39*t288 - t37*t294 - t36*t296;
     const double t298 = t22*t287 + t23*t296;
     const double t299 = t22*t296 - t23*t287;
@@ -6997,11 +6887,15 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t305 = t291 + t302;
     const double t306 = t23*t305 + t22*t303;
     const double t307 = t297 - t288;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t308 = t234 - t299 + t7*t304 - t6*t306;
     const double t309 = -t3*t298 - t2*t307;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t310 = t229 + t309;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     qdd[0] = t279;
     qdd[1] = t280;
     qdd[2] = t286;
@@ -7012,15 +6906,14 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
 
 long puma560_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_tip_force_acceleration(q + 6*i, f + 6*i, qdd + 6*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * operational space inverse inertia Omega(0), 6m x 6m
+ * operational space inverse inertia Omega(0), 6m x 6m [KJR (61)], [RJK (20)]
  * os_inertia_inverse                633 mul    516 add    4 div   0 sqrt  12 trig    486 statements
  *   q[6]: joint positions
  *   Omega[36]: Omega(0), row-major
@@ -7028,13 +6921,15 @@ long puma560_tip_force_acceleration_batch(long count, const double *q, const dou
 void puma560_os_inertia_inverse(const double q[6], double Omega[36])
 {
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t4 = soagen_cos(q[4]);
     const double t5 = soagen_sin(q[4]);
     const double t6 = 0.0028799999999999997*t4;
@@ -7056,7 +6951,7 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t22 = -t6*t9;
     const double t23 = 1.25 + t7*t9;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t24 = soagen_cos(q[3]);
     const double t25 = soagen_sin(q[3]);
     const double t26 = 1.0/t19;
@@ -7129,7 +7024,7 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t93 = 4.8 + t23;
     const double t94 = 4.8 + t59 - t31*t43;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t95 = soagen_cos(q[2]);
     const double t96 = soagen_sin(q[2]);
     const double t97 = 1.0/t83;
@@ -7211,7 +7106,7 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t173 = t143 - t104*t117;
     const double t174 = 17.4 + t142 - t105*t117;
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t175 = soagen_cos(q[1]);
     const double t176 = soagen_sin(q[1]);
     const double t177 = 1.0/t165;
@@ -7243,10 +7138,14 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t203 = 0.2435*t197 + t192 - 0.2435*t202;
     const double t204 = 0.35 - t185*t186 + t203;
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t205 = soagen_cos(q[0]);
     const double t206 = soagen_sin(q[0]);
     const double t207 = 1.0/t204;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t208 = -0.2435*t207;
     const double t209 = -0.2435*t208;
     const double t210 = -t188*t207;
@@ -7265,6 +7164,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t223 = t179*t214 - t178*t215 + t180*t219 + t181*t217;
     const double t224 = t178*t220 + t179*t221 + t181*t223 + t180*t222;
     const double t225 = t177 + t224;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t226 = -0.0934*t213 - t214;
     const double t227 = -0.0934*t210 - t215 - 0.4318*t220;
     const double t228 = -0.4318*t213;
@@ -7325,6 +7226,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t283 = t261 - t276;
     const double t284 = t234 - t277;
     const double t285 = t97 + t281;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t286 = t256 + 0.4331*t279;
     const double t287 = t258 - 0.0203*t279;
     const double t288 = t262 + 0.0203*t247 - 0.4331*t245;
@@ -7385,6 +7288,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t343 = t321 - t336;
     const double t344 = t290 - t337;
     const double t345 = t26 + t341;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t346 = t305 - t345;
     const double t347 = t10*t346;
     const double t348 = -t12;
@@ -7422,6 +7327,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t380 = t361 - t374;
     const double t381 = t317 - t375;
     const double t382 = 1557.24430048586 + t378;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t383 = t350 - t382;
     const double t384 = t2*t383;
     const double t385 = -t3;
@@ -7450,7 +7357,7 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t408 = -t1*t370 - t0*t368;
     const double t409 = t1*t368 - t0*t370;
 
-    /* ---- Omega(0) block (0, 0): tip tool ---- */
+    /* ==== Omega(0) block (0, 0): tip tool -- [KJR (60)] ==== */
     const double t410 = t175*t205;
     const double t411 = -t176*t205;
     const double t412 = t175*t206;
@@ -7528,7 +7435,7 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t484 = t434*t473 - t429*t479 + t435*t476;
     const double t485 = t436*t473 - t431*t479 + t437*t476;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Omega[0] = t447;
     Omega[1] = t448;
     Omega[2] = t449;
@@ -7569,497 +7476,21 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
 
 long puma560_os_inertia_inverse_batch(long count, const double *q, double *Omega)
 {
-    long failed = 0;
     for (long i = 0; i < count; ++i) {
         puma560_os_inertia_inverse(q + 6*i, Omega + 36*i);
     }
-    return failed;
+    return 0;
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot. Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0), 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia                        579 mul    388 add   10 div   0 sqrt  10 trig    421 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
 int puma560_os_inertia(const double q[6], double Lambda[36])
 {
-
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
-    const double t0 = soagen_cos(q[4]);
-    const double t1 = soagen_sin(q[4]);
-
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
-    const double t2 = soagen_cos(q[3]);
-    const double t3 = soagen_sin(q[3]);
-
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
-    const double t6 = soagen_cos(q[1]);
-    const double t7 = soagen_sin(q[1]);
-
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
-    const double t8 = soagen_cos(q[0]);
-    const double t9 = soagen_sin(q[0]);
-    const double t10 = t8*t6;
-    const double t11 = -t8*t7;
-    const double t12 = t9*t6;
-    const double t13 = -t9*t7;
-    const double t14 = -0.2435*t9;
-    const double t15 = 0.2435*t8;
-    const double t16 = t4*t10 + t5*t11;
-    const double t17 = t4*t11 - t5*t10;
-    const double t18 = t4*t12 + t5*t13;
-    const double t19 = t4*t13 - t5*t12;
-    const double t20 = -t4*t7 - t5*t6;
-    const double t21 = t5*t7 - t4*t6;
-    const double t22 = 0.0934*t9 + 0.4318*t10;
-    const double t23 = 0.4318*t12 - 0.0934*t8;
-    const double t24 = -0.4318*t7;
-    const double t25 = t14 + t22;
-    const double t26 = t15 + t23;
-    const double t27 = t2*t16 - t9*t3;
-    const double t28 = -t9*t2 - t3*t16;
-    const double t29 = t8*t3 + t2*t18;
-    const double t30 = t8*t2 - t3*t18;
-    const double t31 = t2*t20;
-    const double t32 = -t3*t20;
-    const double t33 = -0.0203*t16 - 0.4331*t17;
-    const double t34 = -0.0203*t18 - 0.4331*t19;
-    const double t35 = -0.0203*t20 - 0.4331*t21;
-    const double t36 = t25 + t33;
-    const double t37 = t26 + t34;
-    const double t38 = t24 + t35;
-    const double t39 = t0*t17 - t1*t27;
-    const double t40 = t0*t19 - t1*t29;
-    const double t41 = t0*t21 - t1*t31;
-    const double t42 = t36 - t25;
-    const double t43 = t37 - t26;
-    const double t44 = t38 - t24;
-    const double t45 = t8*t44;
-    const double t46 = t9*t44;
-    const double t47 = -t8*t42 - t9*t43;
-    const double t48 = t36 - t14;
-    const double t49 = t37 - t15;
-    const double t50 = t8*t38;
-    const double t51 = t9*t38;
-    const double t52 = -t8*t48 - t9*t49;
-    const double t53 = t1*t1;
-    const double t54 = 0.00020216*t53;
-    const double t55 = t0*t1;
-    const double t56 = 0.00054216 - t54;
-    const double t57 = 0.00033999999999999997 + t54;
-    const double t58 = 0.00020216*t55;
-    const double t59 = 0.0028799999999999997*t0;
-    const double t60 = 0.0028799999999999997*t1;
-    const double t61 = -0.0028799999999999997*t0;
-    const double t62 = -0.0028799999999999997*t1;
-    const double t63 = 0.00209602 + t56;
-    const double t64 = 0.0013 + t57;
-    const double t65 = 0.015579999999999998 + t61;
-    const double t66 = t59 - 0.015579999999999998;
-    const double t67 = t63 - 0.00273818;
-    const double t68 = t3*t3;
-    const double t69 = t68*t67;
-    const double t70 = t2*t3;
-    const double t71 = t63 - t69;
-    const double t72 = 0.00273818 + t69;
-    const double t73 = t70*t67;
-    const double t74 = -t2*t58;
-    const double t75 = -t3*t58;
-    const double t76 = t65 + t66;
-    const double t77 = t70*t76;
-    const double t78 = t68*t76;
-    const double t79 = t65 - t78;
-    const double t80 = t66 - t78;
-    const double t81 = t3*t62;
-    const double t82 = -t2*t62;
-    const double t83 = t3*t60;
-    const double t84 = -t2*t60;
-    const double t85 = t79 - 0.5413749999999999;
-    const double t86 = 0.025374999999999998 - t82;
-    const double t87 = 0.5413749999999999 + t80;
-    const double t88 = -0.025374999999999998 - t84;
-    const double t89 = t71 - 0.4331*t79 - 0.4331*t85;
-    const double t90 = 0.0203*t79 - t74 - 0.4331*t86;
-    const double t91 = 0.0203*t83 - 0.8662*t77 + t73;
-    const double t92 = t64 - 0.0203*t82 + 0.0203*t86;
-    const double t93 = 0.0203*t77 - t75 - 0.4331*t81;
-    const double t94 = 0.0203*t84 - 0.0203*t88 + 0.4331*t80 + t72 + 0.4331*t87;
-    const double t95 = 0.09046080000000001 + t89;
-    const double t96 = 0.013440800000000001 + t92;
-    const double t97 = 0.004704 + t93;
-    const double t98 = 0.08952 + t94;
-    const double t99 = -0.0672 - t83;
-    const double t100 = t85 - 0.336;
-    const double t101 = 0.0672 - t81;
-    const double t102 = 0.336 + t87;
-    const double t103 = t95 - t96;
-    const double t104 = t5*t5;
-    const double t105 = t104*t103;
-    const double t106 = t4*t5;
-    const double t107 = 2.0*t106*t90;
-    const double t108 = t95 - t107 - t105;
-    const double t109 = t96 + t107 + t105;
-    const double t110 = t90 - 2.0*t104*t90 + t106*t103;
-    const double t111 = t4*t91 - t5*t97;
-    const double t112 = t5*t91 + t4*t97;
-    const double t113 = t99 + t101;
-    const double t114 = -t104*t77;
-    const double t115 = t106*t113;
-    const double t116 = -t106*t77;
-    const double t117 = t104*t113;
-    const double t118 = -t77 - t114 - t115;
-    const double t119 = t114 + t115;
-    const double t120 = t99 + t116 - t117;
-    const double t121 = t101 + t116 - t117;
-    const double t122 = t4*t102 - t5*t88;
-    const double t123 = t4*t88 + t5*t102;
-    const double t124 = t4*t100 - t5*t86;
-    const double t125 = t4*t86 + t5*t100;
-    const double t126 = 0.56507 + t120;
-    const double t127 = t121 - 0.56507;
-    const double t128 = t125 - 2.61239;
-    const double t129 = 2.61239 + t123;
-    const double t130 = 0.0934*t120 + 0.0934*t126 + t108;
-    const double t131 = 0.0934*t119 - 0.0934*t118 - 0.4318*t124 + t110;
-    const double t132 = 0.4318*t120 + t111 + 0.0934*t129;
-    const double t133 = t109 - 0.0934*t121 - 0.0934*t127 - 0.4318*t125 - 0.4318*t128;
-    const double t134 = 0.4318*t119 - 0.4318*t77 + t112 - 0.0934*t122;
-    const double t135 = 0.4318*t123 + t98 + 0.4318*t129;
-    const double t136 = 0.1350808 + t130;
-    const double t137 = t131 - 0.0070992;
-    const double t138 = 0.018931200000000002 + t132;
-    const double t139 = 0.608912 + t133;
-    const double t140 = 0.0016703999999999998 + t134;
-    const double t141 = 0.6200840000000001 + t135;
-    const double t142 = 0.2784 + t126;
-    const double t143 = t127 - 0.2784;
-    const double t144 = t122 - 0.10439999999999999;
-    const double t145 = 1.1832 + t129;
-    const double t146 = t136 - t139;
-    const double t147 = t7*t7;
-    const double t148 = t147*t146;
-    const double t149 = t6*t7;
-    const double t150 = 2.0*t149*t137;
-    const double t151 = t150 + t139 + t148;
-    const double t152 = t7*t138 + t6*t140;
-    const double t153 = t118 - t119;
-    const double t154 = t142 + t143;
-    const double t155 = t149*t153;
-    const double t156 = t147*t154;
-    const double t157 = t143 + t155 - t156;
-    const double t158 = t6*t144 - t7*t145;
-    const double t159 = -5.710075 - t157;
-    const double t160 = 0.2435*t157 - 0.2435*t159 + t151;
-    const double t161 = 0.35 + t160;
-    const double t162 = -0.2435*t158;
-    const double t163 = t162 - t152;
-    const double t164 = 0.0934*t123;
-    const double t165 = -0.4318*t77 - 0.0934*t122;
-    const double t166 = 0.4318*t123;
-    const double t167 = t111 + t164;
-    const double t168 = t112 + t165;
-    const double t169 = t166 + t98;
-    const double t170 = t6*t122 - t7*t123;
-    const double t171 = t7*t167 + t6*t168;
-    const double t172 = -0.2435*t170;
-    const double t173 = t172 - t171;
-    const double t174 = -0.4331*t82;
-    const double t175 = 0.0203*t82;
-    const double t176 = 0.4331*t81;
-    const double t177 = t174 + t74;
-    const double t178 = t175 - t64;
-    const double t179 = t176 + t75;
-    const double t180 = t4*t81;
-    const double t181 = t5*t81;
-    const double t182 = t4*t177 - t5*t178;
-    const double t183 = t5*t177 + t4*t178;
-    const double t184 = 0.0934*t181;
-    const double t185 = -0.4318*t82 - 0.0934*t180;
-    const double t186 = 0.4318*t181;
-    const double t187 = t184 + t182;
-    const double t188 = t185 + t183;
-    const double t189 = t179 + t186;
-    const double t190 = t6*t180 - t7*t181;
-    const double t191 = t7*t187 + t6*t188;
-    const double t192 = -0.2435*t190;
-    const double t193 = t192 - t191;
-    const double t194 = t2*t59;
-    const double t195 = t3*t59;
-    const double t196 = -0.00064216*t3;
-    const double t197 = 0.00064216*t2;
-    const double t198 = -0.4331*t195;
-    const double t199 = 0.0203*t195;
-    const double t200 = 0.4331*t194 - 0.0203*t60;
-    const double t201 = t196 + t198;
-    const double t202 = t197 + t200;
-    const double t203 = t4*t194 - t5*t60;
-    const double t204 = t4*t60 + t5*t194;
-    const double t205 = t4*t201 - t5*t199;
-    const double t206 = t4*t199 + t5*t201;
-    const double t207 = 0.0934*t204;
-    const double t208 = -0.4318*t195 - 0.0934*t203;
-    const double t209 = 0.4318*t204;
-    const double t210 = t207 + t205;
-    const double t211 = t206 + t208;
-    const double t212 = t209 + t202;
-    const double t213 = t6*t203 - t7*t204;
-    const double t214 = t6*t211 + t7*t210;
-    const double t215 = -0.2435*t213;
-    const double t216 = t215 - t214;
-    const double t217 = 4e-05*t1;
-    const double t218 = -4e-05*t0;
-    const double t219 = t2*t217;
-    const double t220 = t3*t217;
-    const double t221 = t4*t219 - t5*t218;
-    const double t222 = t4*t218 + t5*t219;
-    const double t223 = t6*t222 + t7*t221;
-    const double t224 = -25000.0*t218;
-    const double t225 = 25000.0*t220;
-    const double t226 = -25000.0*t223;
-    const double t227 = 1557.24430048586*t202;
-    const double t228 = 1557.24430048586*t212;
-    const double t229 = 1557.24430048586*t216;
-    const double t230 = t218*t218;
-    const double t231 = t64 - 25000.0*t230;
-    const double t232 = 1.0/t231;
-    const double t233 = t218*t225;
-    const double t234 = t233 + t179;
-    const double t235 = t234*t232;
-    const double t236 = t233 + t189;
-    const double t237 = t236*t232;
-    const double t238 = t218*t226 + t193;
-    const double t239 = t232*t238;
-    const double t240 = t220*t220;
-    const double t241 = t202*t202;
-    const double t242 = t234*t234;
-    const double t243 = 25000.0*t240;
-    const double t244 = t98 - t243 - 1557.24430048586*t241 - t242*t232;
-    const double t245 = 1.0/t244;
-    const double t246 = t169 - t220*t225 - t202*t228 - t234*t237;
-    const double t247 = t246*t245;
-    const double t248 = t220*t226;
-    const double t249 = t173 - t248 - t202*t229 - t234*t239;
-    const double t250 = t249*t245;
-    const double t251 = t212*t212;
-    const double t252 = t236*t236;
-    const double t253 = t246*t246;
-    const double t254 = t141 - t243 - 1557.24430048586*t251 - t252*t232 - t253*t245;
-    const double t255 = 1.0/t254;
-    const double t256 = t163 - t248 - t212*t229 - t236*t239 - t246*t250;
-    const double t257 = t256*t255;
-    const double t258 = t223*t223;
-    const double t259 = t216*t216;
-    const double t260 = t238*t238;
-    const double t261 = t249*t249;
-    const double t262 = t256*t256;
-    const double t263 = t161 - 25000.0*t258 - 1557.24430048586*t259 - t232*t260 - t245*t261 - t262*t255;
-    const double t264 = 1.0/t263;
-    const double t265 = t224*t39 - t17;
-    const double t266 = t225*t39;
-    const double t267 = t266 - t9 - t28*t227 - t265*t235;
-    const double t268 = t266 - t9 - t28*t228 - t265*t237 - t267*t247;
-    const double t269 = t226*t39 - t28*t229 - t265*t239 - t267*t250 - t268*t257;
-    const double t270 = t224*t40 - t19;
-    const double t271 = t225*t40;
-    const double t272 = t8 + t271 - t30*t227 - t270*t235;
-    const double t273 = t8 + t271 - t30*t228 - t270*t237 - t272*t247;
-    const double t274 = t40*t226 - t30*t229 - t270*t239 - t272*t250 - t273*t257;
-    const double t275 = t224*t41 - t21;
-    const double t276 = t225*t41;
-    const double t277 = t276 - t32*t227 - t275*t235;
-    const double t278 = t276 - t32*t228 - t275*t237 - t277*t247;
-    const double t279 = 1.0 + t41*t226 - t32*t229 - t275*t239 - t277*t250 - t278*t257;
-    const double t280 = t50 - t45*t247;
-    const double t281 = -t37 - t45*t250 - t280*t257;
-    const double t282 = t51 - t46*t247;
-    const double t283 = t36 - t46*t250 - t282*t257;
-    const double t284 = t52 - t47*t247;
-    const double t285 = -t47*t250 - t284*t257;
-    const double t286 = -25000.0*t39;
-    const double t287 = 1557.24430048586*t28;
-    const double t288 = t265*t232;
-    const double t289 = t267*t245;
-    const double t290 = t268*t255;
-    const double t291 = t269*t264;
-    const double t292 = -25000.0*t40;
-    const double t293 = 1557.24430048586*t30;
-    const double t294 = t270*t232;
-    const double t295 = t272*t245;
-    const double t296 = t273*t255;
-    const double t297 = t274*t264;
-    const double t298 = -25000.0*t41;
-    const double t299 = 1557.24430048586*t32;
-    const double t300 = t275*t232;
-    const double t301 = t277*t245;
-    const double t302 = t278*t255;
-    const double t303 = t279*t264;
-    const double t304 = t45*t245;
-    const double t305 = t280*t255;
-    const double t306 = t281*t264;
-    const double t307 = t46*t245;
-    const double t308 = t282*t255;
-    const double t309 = t283*t264;
-    const double t310 = t47*t245;
-    const double t311 = t284*t255;
-    const double t312 = t285*t264;
-    const double t313 = t28*t287 - t39*t286 + t265*t288 + t267*t289 + t268*t290 + t269*t291;
-    const double t314 = t30*t287 - t40*t286 + t270*t288 + t272*t289 + t273*t290 + t274*t291;
-    const double t315 = t32*t287 - t41*t286 + t275*t288 + t277*t289 + t278*t290 + t279*t291;
-    const double t316 = t45*t289 + t280*t290 + t281*t291;
-    const double t317 = t46*t289 + t282*t290 + t283*t291;
-    const double t318 = t47*t289 + t284*t290 + t285*t291;
-    const double t319 = t30*t293 - t40*t292 + t270*t294 + t272*t295 + t273*t296 + t274*t297;
-    const double t320 = t32*t293 - t41*t292 + t275*t294 + t277*t295 + t278*t296 + t279*t297;
-    const double t321 = t45*t295 + t280*t296 + t281*t297;
-    const double t322 = t46*t295 + t282*t296 + t283*t297;
-    const double t323 = t47*t295 + t284*t296 + t285*t297;
-    const double t324 = t32*t299 - t41*t298 + t275*t300 + t277*t301 + t278*t302 + t279*t303;
-    const double t325 = t45*t301 + t280*t302 + t281*t303;
-    const double t326 = t46*t301 + t282*t302 + t283*t303;
-    const double t327 = t47*t301 + t284*t302 + t285*t303;
-    const double t328 = t45*t304 + t280*t305 + t281*t306;
-    const double t329 = t46*t304 + t282*t305 + t283*t306;
-    const double t330 = t47*t304 + t284*t305 + t285*t306;
-    const double t331 = t46*t307 + t282*t308 + t283*t309;
-    const double t332 = t47*t307 + t284*t308 + t285*t309;
-    const double t333 = t47*t310 + t284*t311 + t285*t312;
-    const double t334 = 1e-10*t313;
-    if (!(t313 > t334)) return 1;  /* pivot 0 of Omega(0) */
-    const double t335 = 1.0/t313;
-    const double t336 = t314*t335;
-    const double t337 = t315*t335;
-    const double t338 = t316*t335;
-    const double t339 = t317*t335;
-    const double t340 = t318*t335;
-    const double t341 = t314*t314;
-    const double t342 = t319 - t341*t335;
-    const double t343 = 1e-10*t319;
-    if (!(t342 > t343)) return 1;  /* pivot 1 of Omega(0) */
-    const double t344 = 1.0/t342;
-    const double t345 = t320 - t314*t337;
-    const double t346 = t345*t344;
-    const double t347 = t321 - t314*t338;
-    const double t348 = t347*t344;
-    const double t349 = t322 - t314*t339;
-    const double t350 = t349*t344;
-    const double t351 = t323 - t314*t340;
-    const double t352 = t351*t344;
-    const double t353 = t315*t315;
-    const double t354 = t345*t345;
-    const double t355 = t324 - t353*t335 - t354*t344;
-    const double t356 = 1e-10*t324;
-    if (!(t355 > t356)) return 1;  /* pivot 2 of Omega(0) */
-    const double t357 = 1.0/t355;
-    const double t358 = t325 - t315*t338 - t345*t348;
-    const double t359 = t358*t357;
-    const double t360 = t326 - t315*t339 - t345*t350;
-    const double t361 = t360*t357;
-    const double t362 = t327 - t315*t340 - t345*t352;
-    const double t363 = t362*t357;
-    const double t364 = t316*t316;
-    const double t365 = t347*t347;
-    const double t366 = t358*t358;
-    const double t367 = t328 - t364*t335 - t365*t344 - t366*t357;
-    const double t368 = 1e-10*t328;
-    if (!(t367 > t368)) return 1;  /* pivot 3 of Omega(0) */
-    const double t369 = 1.0/t367;
-    const double t370 = t329 - t316*t339 - t347*t350 - t358*t361;
-    const double t371 = t370*t369;
-    const double t372 = t330 - t316*t340 - t347*t352 - t358*t363;
-    const double t373 = t372*t369;
-    const double t374 = t317*t317;
-    const double t375 = t349*t349;
-    const double t376 = t360*t360;
-    const double t377 = t370*t370;
-    const double t378 = t331 - t374*t335 - t375*t344 - t376*t357 - t377*t369;
-    const double t379 = 1e-10*t331;
-    if (!(t378 > t379)) return 1;  /* pivot 4 of Omega(0) */
-    const double t380 = 1.0/t378;
-    const double t381 = t332 - t317*t340 - t349*t352 - t360*t363 - t370*t373;
-    const double t382 = t381*t380;
-    const double t383 = t318*t318;
-    const double t384 = t351*t351;
-    const double t385 = t362*t362;
-    const double t386 = t372*t372;
-    const double t387 = t381*t381;
-    const double t388 = t333 - t383*t335 - t384*t344 - t385*t357 - t386*t369 - t387*t380;
-    const double t389 = 1e-10*t333;
-    if (!(t388 > t389)) return 1;  /* pivot 5 of Omega(0) */
-    const double t390 = 1.0/t388;
-    const double t391 = t336*t346 - t337;
-    const double t392 = t336*t348 - t338 - t391*t359;
-    const double t393 = t346*t359 - t348;
-    const double t394 = t336*t350 - t339 - t391*t361 - t392*t371;
-    const double t395 = t346*t361 - t350 - t393*t371;
-    const double t396 = t359*t371 - t361;
-    const double t397 = t336*t352 - t340 - t391*t363 - t392*t373 - t394*t382;
-    const double t398 = t346*t363 - t352 - t393*t373 - t395*t382;
-    const double t399 = t359*t373 - t363 - t396*t382;
-    const double t400 = t371*t382 - t373;
-    const double t401 = t335 + t336*t336*t344 + t391*t391*t357 + t392*t392*t369 + t394*t394*t380 + t397*t397*t390;
-    const double t402 = t392*t393*t369 - t336*t344 - t346*t391*t357 + t394*t395*t380 + t397*t398*t390;
-    const double t403 = t391*t357 - t359*t392*t369 + t394*t396*t380 + t397*t399*t390;
-    const double t404 = t392*t369 - t371*t394*t380 + t397*t400*t390;
-    const double t405 = t394*t380 - t382*t397*t390;
-    const double t406 = t397*t390;
-    const double t407 = t344 + t346*t346*t357 + t393*t393*t369 + t395*t395*t380 + t398*t398*t390;
-    const double t408 = t395*t396*t380 - t346*t357 - t359*t393*t369 + t398*t399*t390;
-    const double t409 = t393*t369 - t371*t395*t380 + t398*t400*t390;
-    const double t410 = t395*t380 - t382*t398*t390;
-    const double t411 = t398*t390;
-    const double t412 = t357 + t359*t359*t369 + t396*t396*t380 + t399*t399*t390;
-    const double t413 = t399*t400*t390 - t359*t369 - t371*t396*t380;
-    const double t414 = t396*t380 - t382*t399*t390;
-    const double t415 = t399*t390;
-    const double t416 = t369 + t371*t371*t380 + t400*t400*t390;
-    const double t417 = -t371*t380 - t382*t400*t390;
-    const double t418 = t400*t390;
-    const double t419 = t380 + t382*t382*t390;
-    const double t420 = -t382*t390;
-
-    /* ---- outputs ---- */
-    Lambda[0] = t401;
-    Lambda[1] = t402;
-    Lambda[2] = t403;
-    Lambda[3] = t404;
-    Lambda[4] = t405;
-    Lambda[5] = t406;
-    Lambda[6] = t402;
-    Lambda[7] = t407;
-    Lambda[8] = t408;
-    Lambda[9] = t409;
-    Lambda[10] = t410;
-    Lambda[11] = t411;
-    Lambda[12] = t403;
-    Lambda[13] = t408;
-    Lambda[14] = t412;
-    Lambda[15] = t413;
-    Lambda[16] = t414;
-    Lambda[17] = t415;
-    Lambda[18] = t404;
-    Lambda[19] = t409;
-    Lambda[20] = t413;
-    Lambda[21] = t416;
-    Lambda[22] = t417;
-    Lambda[23] = t418;
-    Lambda[24] = t405;
-    Lambda[25] = t410;
-    Lambda[26] = t414;
-    Lambda[27] = t417;
-    Lambda[28] = t419;
-    Lambda[29] = t420;
-    Lambda[30] = t406;
-    Lambda[31] = t411;
-    Lambda[32] = t415;
-    Lambda[33] = t418;
-    Lambda[34] = t420;
-    Lambda[35] = t390;
-    return 0;
+    return puma560_os_inertia_explicit(q, Lambda);
 }
 
 long puma560_os_inertia_batch(long count, const double *q, double *Lambda)
@@ -8072,7 +7503,7 @@ long puma560_os_inertia_batch(long count, const double *q, double *Lambda)
 }
 
 /*
- * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_recursive              809 mul    606 add   10 div   0 sqrt  12 trig    573 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -8080,13 +7511,15 @@ long puma560_os_inertia_batch(long count, const double *q, double *Lambda)
 int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
 {
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t4 = soagen_cos(q[4]);
     const double t5 = soagen_sin(q[4]);
     const double t6 = 0.0028799999999999997*t4;
@@ -8108,7 +7541,7 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t22 = -t6*t9;
     const double t23 = 1.25 + t7*t9;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t24 = soagen_cos(q[3]);
     const double t25 = soagen_sin(q[3]);
     const double t26 = 1.0/t19;
@@ -8181,7 +7614,7 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t93 = 4.8 + t23;
     const double t94 = 4.8 + t59 - t31*t43;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t95 = soagen_cos(q[2]);
     const double t96 = soagen_sin(q[2]);
     const double t97 = 1.0/t83;
@@ -8263,7 +7696,7 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t173 = t143 - t104*t117;
     const double t174 = 17.4 + t142 - t105*t117;
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t175 = soagen_cos(q[1]);
     const double t176 = soagen_sin(q[1]);
     const double t177 = 1.0/t165;
@@ -8295,10 +7728,14 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t203 = 0.2435*t197 + t192 - 0.2435*t202;
     const double t204 = 0.35 - t185*t186 + t203;
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t205 = soagen_cos(q[0]);
     const double t206 = soagen_sin(q[0]);
     const double t207 = 1.0/t204;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t208 = -0.2435*t207;
     const double t209 = -0.2435*t208;
     const double t210 = -t188*t207;
@@ -8317,6 +7754,8 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t223 = t179*t214 - t178*t215 + t180*t219 + t181*t217;
     const double t224 = t178*t220 + t179*t221 + t181*t223 + t180*t222;
     const double t225 = t177 + t224;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t226 = -0.0934*t213 - t214;
     const double t227 = -0.0934*t210 - t215 - 0.4318*t220;
     const double t228 = -0.4318*t213;
@@ -8377,6 +7816,8 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t283 = t261 - t276;
     const double t284 = t234 - t277;
     const double t285 = t97 + t281;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t286 = t256 + 0.4331*t279;
     const double t287 = t258 - 0.0203*t279;
     const double t288 = t262 + 0.0203*t247 - 0.4331*t245;
@@ -8437,6 +7878,8 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t343 = t321 - t336;
     const double t344 = t290 - t337;
     const double t345 = t26 + t341;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t346 = t305 - t345;
     const double t347 = t10*t346;
     const double t348 = -t12;
@@ -8474,6 +7917,8 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t380 = t361 - t374;
     const double t381 = t317 - t375;
     const double t382 = 1557.24430048586 + t378;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t383 = t350 - t382;
     const double t384 = t2*t383;
     const double t385 = -t3;
@@ -8502,7 +7947,7 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t408 = -t1*t370 - t0*t368;
     const double t409 = t1*t368 - t0*t370;
 
-    /* ---- Omega(0) block (0, 0): tip tool ---- */
+    /* ==== Omega(0) block (0, 0): tip tool -- [KJR (60)] ==== */
     const double t410 = t175*t205;
     const double t411 = -t176*t205;
     const double t412 = t175*t206;
@@ -8579,6 +8024,8 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t483 = t434*t472 - t429*t478 + t435*t475;
     const double t484 = t434*t473 - t429*t479 + t435*t476;
     const double t485 = t436*t473 - t431*t479 + t437*t476;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t486 = 1e-10*t447;
     if (!(t447 > t486)) return 1;  /* pivot 0 of Omega(0) */
     const double t487 = 1.0/t447;
@@ -8673,7 +8120,7 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t571 = t532 + t534*t534*t542;
     const double t572 = -t534*t542;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Lambda[0] = t553;
     Lambda[1] = t554;
     Lambda[2] = t555;
@@ -8723,7 +8170,7 @@ long puma560_os_inertia_recursive_batch(long count, const double *q, double *Lam
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_explicit               579 mul    388 add   10 div   0 sqrt  10 trig    421 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -8731,23 +8178,15 @@ long puma560_os_inertia_recursive_batch(long count, const double *q, double *Lam
 int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
 {
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos(q[4]);
     const double t1 = soagen_sin(q[4]);
-
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
     const double t2 = soagen_cos(q[3]);
     const double t3 = soagen_sin(q[3]);
-
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
     const double t4 = soagen_cos(q[2]);
     const double t5 = soagen_sin(q[2]);
-
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
     const double t6 = soagen_cos(q[1]);
     const double t7 = soagen_sin(q[1]);
-
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
     const double t8 = soagen_cos(q[0]);
     const double t9 = soagen_sin(q[0]);
     const double t10 = t8*t6;
@@ -8793,6 +8232,10 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t50 = t8*t38;
     const double t51 = t9*t38;
     const double t52 = -t8*t48 - t9*t49;
+
+    /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t53 = t1*t1;
     const double t54 = 0.00020216*t53;
     const double t55 = t0*t1;
@@ -8807,6 +8250,8 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t64 = 0.0013 + t57;
     const double t65 = 0.015579999999999998 + t61;
     const double t66 = t59 - 0.015579999999999998;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t67 = t63 - 0.00273818;
     const double t68 = t3*t3;
     const double t69 = t68*t67;
@@ -8843,6 +8288,8 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t100 = t85 - 0.336;
     const double t101 = 0.0672 - t81;
     const double t102 = 0.336 + t87;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t103 = t95 - t96;
     const double t104 = t5*t5;
     const double t105 = t104*t103;
@@ -8886,6 +8333,8 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t143 = t127 - 0.2784;
     const double t144 = t122 - 0.10439999999999999;
     const double t145 = 1.1832 + t129;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t146 = t136 - t139;
     const double t147 = t7*t7;
     const double t148 = t147*t146;
@@ -8902,8 +8351,14 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t159 = -5.710075 - t157;
     const double t160 = 0.2435*t157 - 0.2435*t159 + t151;
     const double t161 = 0.35 + t160;
+
+    /* ---- mass matrix columns H(i) phi(i, k) R(k) H*(k), base-to-tip over k -- [RK (3.20)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t162 = -0.2435*t158;
     const double t163 = t162 - t152;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t164 = 0.0934*t123;
     const double t165 = -0.4318*t77 - 0.0934*t122;
     const double t166 = 0.4318*t123;
@@ -8914,6 +8369,8 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t171 = t7*t167 + t6*t168;
     const double t172 = -0.2435*t170;
     const double t173 = t172 - t171;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t174 = -0.4331*t82;
     const double t175 = 0.0203*t82;
     const double t176 = 0.4331*t81;
@@ -8934,6 +8391,8 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t191 = t7*t187 + t6*t188;
     const double t192 = -0.2435*t190;
     const double t193 = t192 - t191;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t194 = t2*t59;
     const double t195 = t3*t59;
     const double t196 = -0.00064216*t3;
@@ -8957,6 +8416,8 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t214 = t6*t211 + t7*t210;
     const double t215 = -0.2435*t213;
     const double t216 = t215 - t214;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t217 = 4e-05*t1;
     const double t218 = -4e-05*t0;
     const double t219 = t2*t217;
@@ -8964,6 +8425,8 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t221 = t4*t219 - t5*t218;
     const double t222 = t4*t218 + t5*t219;
     const double t223 = t6*t222 + t7*t221;
+
+    /* ---- LDL^T of the reversed mass matrix (M = L^T D L, no fill-in on trees) ---- */
     const double t224 = -25000.0*t218;
     const double t225 = 25000.0*t220;
     const double t226 = -25000.0*t223;
@@ -9005,6 +8468,8 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t262 = t256*t256;
     const double t263 = t161 - 25000.0*t258 - 1557.24430048586*t259 - t232*t260 - t245*t261 - t262*t255;
     const double t264 = 1.0/t263;
+
+    /* ==== Omega(0) = (L^-1 P J*)* D^-1 (L^-1 P J*) ==== */
     const double t265 = t224*t39 - t17;
     const double t266 = t225*t39;
     const double t267 = t266 - t9 - t28*t227 - t265*t235;
@@ -9074,6 +8539,8 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t331 = t46*t307 + t282*t308 + t283*t309;
     const double t332 = t47*t307 + t284*t308 + t285*t309;
     const double t333 = t47*t310 + t284*t311 + t285*t312;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t334 = 1e-10*t313;
     if (!(t313 > t334)) return 1;  /* pivot 0 of Omega(0) */
     const double t335 = 1.0/t313;
@@ -9168,7 +8635,7 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t419 = t380 + t382*t382*t390;
     const double t420 = -t382*t390;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     Lambda[0] = t401;
     Lambda[1] = t402;
     Lambda[2] = t403;
@@ -9218,7 +8685,7 @@ long puma560_os_inertia_explicit_batch(long count, const double *q, double *Lamb
 }
 
 /*
- * operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space Coriolis/centrifugal force c(0) [KJR (65)-(68)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_coriolis                      1072 mul    826 add   10 div   0 sqrt  12 trig    822 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -9227,13 +8694,15 @@ long puma560_os_inertia_explicit_batch(long count, const double *q, double *Lamb
 int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
 {
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t4 = soagen_cos(q[4]);
     const double t5 = soagen_sin(q[4]);
     const double t6 = 0.0028799999999999997*t4;
@@ -9255,7 +8724,7 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t22 = -t6*t9;
     const double t23 = 1.25 + t7*t9;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t24 = soagen_cos(q[3]);
     const double t25 = soagen_sin(q[3]);
     const double t26 = 1.0/t19;
@@ -9329,7 +8798,7 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t94 = 4.8 + t23;
     const double t95 = 4.8 + t60 - t31*t43;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t96 = soagen_cos(q[2]);
     const double t97 = soagen_sin(q[2]);
     const double t98 = 1.0/t84;
@@ -9418,7 +8887,7 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t181 = 17.4 + t144 - t106*t118;
     const double t182 = t147 - t106*t104;
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t183 = soagen_cos(q[1]);
     const double t184 = soagen_sin(q[1]);
     const double t185 = 1.0/t168;
@@ -9450,153 +8919,173 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t211 = 0.2435*t205 + t200 - 0.2435*t210;
     const double t212 = 0.35 - t193*t194 + t211;
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t213 = soagen_cos(q[0]);
     const double t214 = soagen_sin(q[0]);
     const double t215 = 1.0/t212;
-    const double t216 = -qd[0]*t184;
-    const double t217 = -qd[0]*t183;
-    const double t218 = t96*t216 + t97*t217;
-    const double t219 = t96*t217 - t97*t216;
-    const double t220 = -0.0934*t217;
-    const double t221 = 0.4318*qd[1] + 0.0934*t216;
-    const double t222 = -0.4318*t217;
-    const double t223 = qd[1] + qd[2];
-    const double t224 = t223*t25 + t24*t218;
-    const double t225 = t223*t24 - t25*t218;
-    const double t226 = 0.4331*t223;
-    const double t227 = -0.0203*t223;
-    const double t228 = 0.0203*t219 - 0.4331*t218;
-    const double t229 = qd[3] - t219;
-    const double t230 = t4*t224 - t5*t229;
-    const double t231 = -t5*t224 - t4*t229;
-    const double t232 = qd[4] + t225;
-    const double t233 = t1*t232 + t0*t230;
-    const double t234 = t0*t232 - t1*t230;
-    const double t235 = qd[5] - t231;
-    const double t236 = qd[0]*qd[0];
-    const double t237 = -0.2435*t236;
-    const double t238 = 0.018931200000000002*qd[1] + 0.1350808*t216 - 0.0070992*t217;
-    const double t239 = 0.0016703999999999998*qd[1] + 0.608912*t217 - 0.0070992*t216;
-    const double t240 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t217 + 0.018931200000000002*t216;
-    const double t241 = t217*t240 - qd[1]*t239;
-    const double t242 = qd[1]*t238 - t216*t240;
-    const double t243 = t216*t239 - t217*t238;
-    const double t244 = -0.10439999999999999*qd[1] - 0.2784*t217;
-    const double t245 = 1.1832*qd[1] + 0.2784*t216;
-    const double t246 = 0.10439999999999999*t216 - 1.1832*t217;
-    const double t247 = t217*t246 - qd[1]*t245;
-    const double t248 = qd[1]*t244 - t216*t246;
-    const double t249 = t217*t222 - qd[1]*t221;
-    const double t250 = qd[1]*t220 - t216*t222;
-    const double t251 = t216*t221 - t217*t220;
-    const double t252 = 0.09046080000000001*t218;
-    const double t253 = 0.004704*t223 + 0.013440800000000001*t219;
-    const double t254 = 0.08952*t223 + 0.004704*t219;
-    const double t255 = t219*t254 - t223*t253;
-    const double t256 = t223*t252 - t218*t254;
-    const double t257 = t218*t253 - t219*t252;
-    const double t258 = 0.336*t223 + 0.0672*t219;
-    const double t259 = -0.0672*t218;
-    const double t260 = -0.336*t218;
-    const double t261 = t219*t260 - t223*t259;
-    const double t262 = t223*t258 - t218*t260;
-    const double t263 = t218*t259 - t219*t258;
-    const double t264 = t219*t228 - t223*t227;
-    const double t265 = t223*t226 - t218*t228;
-    const double t266 = t227*t218 - t226*t219;
-    const double t267 = t225*t229;
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
+    const double t216 = qd[0]*qd[0];
+    const double t217 = -0.2435*t216;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t218 = -qd[0]*t184;
+    const double t219 = -qd[0]*t183;
+    const double t220 = 0.018931200000000002*qd[1] + 0.1350808*t218 - 0.0070992*t219;
+    const double t221 = 0.0016703999999999998*qd[1] + 0.608912*t219 - 0.0070992*t218;
+    const double t222 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t219 + 0.018931200000000002*t218;
+    const double t223 = t219*t222 - qd[1]*t221;
+    const double t224 = qd[1]*t220 - t218*t222;
+    const double t225 = t218*t221 - t219*t220;
+    const double t226 = -0.10439999999999999*qd[1] - 0.2784*t219;
+    const double t227 = 1.1832*qd[1] + 0.2784*t218;
+    const double t228 = 0.10439999999999999*t218 - 1.1832*t219;
+    const double t229 = t219*t228 - qd[1]*t227;
+    const double t230 = qd[1]*t226 - t218*t228;
+    const double t231 = -0.0934*t219;
+    const double t232 = 0.4318*qd[1] + 0.0934*t218;
+    const double t233 = -0.4318*t219;
+    const double t234 = t219*t233 - qd[1]*t232;
+    const double t235 = qd[1]*t231 - t218*t233;
+    const double t236 = t218*t232 - t219*t231;
+    const double t237 = qd[1]*t219;
+    const double t238 = -qd[1]*t218;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t239 = t96*t218 + t97*t219;
+    const double t240 = t96*t219 - t97*t218;
+    const double t241 = qd[1] + qd[2];
+    const double t242 = 0.09046080000000001*t239;
+    const double t243 = 0.004704*t241 + 0.013440800000000001*t240;
+    const double t244 = 0.08952*t241 + 0.004704*t240;
+    const double t245 = t240*t244 - t241*t243;
+    const double t246 = t241*t242 - t239*t244;
+    const double t247 = t239*t243 - t240*t242;
+    const double t248 = 0.336*t241 + 0.0672*t240;
+    const double t249 = -0.0672*t239;
+    const double t250 = -0.336*t239;
+    const double t251 = t240*t250 - t241*t249;
+    const double t252 = t241*t248 - t239*t250;
+    const double t253 = t239*t249 - t240*t248;
+    const double t254 = 0.4331*t241;
+    const double t255 = -0.0203*t241;
+    const double t256 = 0.0203*t240 - 0.4331*t239;
+    const double t257 = t240*t256 - t241*t255;
+    const double t258 = t241*t254 - t239*t256;
+    const double t259 = t255*t239 - t254*t240;
+    const double t260 = t96*t234 + t97*t235;
+    const double t261 = t96*t235 - t97*t234;
+    const double t262 = qd[2]*t240;
+    const double t263 = -qd[2]*t239;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t264 = t241*t25 + t24*t239;
+    const double t265 = t241*t24 - t25*t239;
+    const double t266 = qd[3] - t240;
+    const double t267 = t265*t266;
     const double t268 = -0.0007960200000000001*t267;
-    const double t269 = t224*t229;
+    const double t269 = t264*t266;
     const double t270 = 0.0007960200000000001*t269;
     const double t271 = -0.015579999999999998*t269;
     const double t272 = -0.015579999999999998*t267;
-    const double t273 = t224*t224;
-    const double t274 = t225*t225;
+    const double t273 = t264*t264;
+    const double t274 = t265*t265;
     const double t275 = t273 + t274;
     const double t276 = 0.015579999999999998*t275;
-    const double t277 = t232*t231;
-    const double t278 = 0.00010000000000000005*t277;
-    const double t279 = t232*t230;
-    const double t280 = -0.00010000000000000005*t279;
-    const double t281 = t234*t235;
-    const double t282 = -0.00020216*t281;
-    const double t283 = t233*t235;
-    const double t284 = 0.00020216*t283;
-    const double t285 = 0.0028799999999999997*t283;
-    const double t286 = 0.0028799999999999997*t281;
-    const double t287 = t233*t233;
-    const double t288 = t234*t234;
-    const double t289 = -t287 - t288;
-    const double t290 = 0.0028799999999999997*t289;
-    const double t291 = qd[1]*t217;
-    const double t292 = -qd[1]*t216;
-    const double t293 = t96*t249 + t97*t250;
-    const double t294 = t96*t250 - t97*t249;
-    const double t295 = qd[2]*t219;
-    const double t296 = -qd[2]*t218;
-    const double t297 = t25*t266 + t24*t264;
-    const double t298 = t24*t266 - t25*t264;
-    const double t299 = qd[3]*t225;
-    const double t300 = -qd[3]*t224;
-    const double t301 = qd[4]*t231;
-    const double t302 = -qd[4]*t230;
-    const double t303 = qd[5]*t234;
-    const double t304 = -qd[5]*t233;
-    const double t305 = t237*t171 + t291*t163 + t292*t164;
-    const double t306 = t237*t174 + t291*t164 + t292*t166;
-    const double t307 = t237*t177 + t291*t165 + t292*t167;
-    const double t308 = t291*t169 + t237*t180 + t292*t172;
-    const double t309 = t291*t170 + t292*t173 + t237*t182;
-    const double t310 = t241 + t305;
-    const double t311 = t242 + t306;
-    const double t312 = t243 + t307;
-    const double t313 = t247 + t308;
-    const double t314 = t248 + t309;
-    const double t315 = t294*t86 + t251*t87 + t293*t85 + t296*t80 + t295*t79;
-    const double t316 = t68*t294 + t251*t89 + t293*t88 + t295*t80 + t296*t82;
-    const double t317 = t71*t294 + t251*t91 + t293*t90 + t295*t81 + t296*t83;
-    const double t318 = t251*t93 - t62*t294 + t293*t92 + t295*t85 + t296*t88;
-    const double t319 = t296*t68 - t251*t63 + t94*t294 + t295*t86 - t62*t293;
-    const double t320 = t251*t95 - t63*t294 + t293*t93 + t295*t87 + t296*t89;
-    const double t321 = t255 + t315;
-    const double t322 = t256 + t316;
-    const double t323 = t257 + t317;
-    const double t324 = t261 + t318;
-    const double t325 = t262 + t319;
-    const double t326 = t263 + t320;
-    const double t327 = t18*t299 + t20*t298;
-    const double t328 = 0.00209602*t300 - 0.015579999999999998*t297;
-    const double t329 = -t15*t299 - t17*t298;
-    const double t330 = t21*t297 - 0.015579999999999998*t300 - t22*t265;
-    const double t331 = t20*t299 + 1.25*t298;
-    const double t332 = t22*t297 - t23*t265;
+    const double t277 = t25*t259 + t24*t257;
+    const double t278 = t24*t259 - t25*t257;
+    const double t279 = qd[3]*t265;
+    const double t280 = -qd[3]*t264;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t281 = t4*t264 - t5*t266;
+    const double t282 = -t5*t264 - t4*t266;
+    const double t283 = qd[4] + t265;
+    const double t284 = t283*t282;
+    const double t285 = 0.00010000000000000005*t284;
+    const double t286 = t283*t281;
+    const double t287 = -0.00010000000000000005*t286;
+    const double t288 = qd[4]*t282;
+    const double t289 = -qd[4]*t281;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t290 = t1*t283 + t0*t281;
+    const double t291 = t0*t283 - t1*t281;
+    const double t292 = qd[5] - t282;
+    const double t293 = t291*t292;
+    const double t294 = -0.00020216*t293;
+    const double t295 = t290*t292;
+    const double t296 = 0.00020216*t295;
+    const double t297 = 0.0028799999999999997*t295;
+    const double t298 = 0.0028799999999999997*t293;
+    const double t299 = t290*t290;
+    const double t300 = t291*t291;
+    const double t301 = -t299 - t300;
+    const double t302 = 0.0028799999999999997*t301;
+    const double t303 = qd[5]*t291;
+    const double t304 = -qd[5]*t290;
+    const double t305 = t217*t171 + t237*t163 + t238*t164;
+    const double t306 = t217*t174 + t237*t164 + t238*t166;
+    const double t307 = t217*t177 + t237*t165 + t238*t167;
+    const double t308 = t237*t169 + t217*t180 + t238*t172;
+    const double t309 = t237*t170 + t238*t173 + t217*t182;
+    const double t310 = t223 + t305;
+    const double t311 = t224 + t306;
+    const double t312 = t225 + t307;
+    const double t313 = t229 + t308;
+    const double t314 = t230 + t309;
+    const double t315 = t261*t86 + t236*t87 + t260*t85 + t263*t80 + t262*t79;
+    const double t316 = t68*t261 + t236*t89 + t260*t88 + t262*t80 + t263*t82;
+    const double t317 = t71*t261 + t236*t91 + t260*t90 + t262*t81 + t263*t83;
+    const double t318 = t236*t93 - t62*t261 + t260*t92 + t262*t85 + t263*t88;
+    const double t319 = t263*t68 - t236*t63 + t94*t261 + t262*t86 - t62*t260;
+    const double t320 = t236*t95 - t63*t261 + t260*t93 + t262*t87 + t263*t89;
+    const double t321 = t245 + t315;
+    const double t322 = t246 + t316;
+    const double t323 = t247 + t317;
+    const double t324 = t251 + t318;
+    const double t325 = t252 + t319;
+    const double t326 = t253 + t320;
+    const double t327 = t18*t279 + t20*t278;
+    const double t328 = 0.00209602*t280 - 0.015579999999999998*t277;
+    const double t329 = -t15*t279 - t17*t278;
+    const double t330 = t21*t277 - 0.015579999999999998*t280 - t22*t258;
+    const double t331 = t20*t279 + 1.25*t278;
+    const double t332 = t22*t277 - t23*t258;
     const double t333 = t268 + t327;
     const double t334 = t270 + t328;
     const double t335 = t271 + t330;
     const double t336 = t272 + t331;
     const double t337 = t276 + t332;
-    const double t338 = 0.00054216*t301;
-    const double t339 = 0.0003*t302;
-    const double t340 = -0.0028799999999999997*t301;
-    const double t341 = t278 + t338;
-    const double t342 = t280 + t339;
+    const double t338 = 0.00054216*t288;
+    const double t339 = 0.0003*t289;
+    const double t340 = -0.0028799999999999997*t288;
+    const double t341 = t285 + t338;
+    const double t342 = t287 + t339;
     const double t343 = 0.00024216*t303;
     const double t344 = 0.00024216*t304;
     const double t345 = 0.0028799999999999997*t304;
     const double t346 = -0.0028799999999999997*t303;
-    const double t347 = t282 + t343;
-    const double t348 = t284 + t344;
-    const double t349 = t285 + t345;
-    const double t350 = t286 + t346;
+    const double t347 = t294 + t343;
+    const double t348 = t296 + t344;
+    const double t349 = t297 + t345;
+    const double t350 = t298 + t346;
+
+    /* ---- tip-to-base y = psi(P a + b) -- [KJR (66)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t351 = t0*t349 - t1*t350;
     const double t352 = t0*t350 + t1*t349;
     const double t353 = t0*t347 - t1*t348;
     const double t354 = t0*t348 + t1*t347;
     const double t355 = t341 + t353;
     const double t356 = t340 + t352;
-    const double t357 = t5*t290 + t4*t351;
-    const double t358 = t5*t351 - t4*t290;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t357 = t5*t302 + t4*t351;
+    const double t358 = t5*t351 - t4*t302;
     const double t359 = t4*t355 - t5*t342;
     const double t360 = t4*t342 + t5*t355;
     const double t361 = t333 + t359;
@@ -9604,6 +9093,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t363 = t335 + t357 - t8*t354;
     const double t364 = t336 + t356;
     const double t365 = t337 - t9*t354 - t358;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t366 = t24*t363 - t25*t364;
     const double t367 = t24*t364 + t25*t363;
     const double t368 = t24*t361 - t25*t334;
@@ -9620,6 +9111,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t379 = t324 - t42*t362 + t366;
     const double t380 = t325 - t365;
     const double t381 = t326 + t367 - t43*t362;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t382 = t96*t379 - t97*t380;
     const double t383 = t96*t380 + t97*t379;
     const double t384 = t96*t376 - t97*t377;
@@ -9635,12 +9128,20 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t394 = t312 + t391 - t119*t378;
     const double t395 = t382 + t313 - t117*t378;
     const double t396 = t383 + t314 - t118*t378;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t397 = t183*t395 - t184*t396;
     const double t398 = t183*t393 + t184*t392;
     const double t399 = -0.2435*t397;
     const double t400 = t399 - t398;
     const double t401 = t400 - t194*t394;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t402 = t401*t215;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t403 = t185*t394;
     const double t404 = -t184*t402;
     const double t405 = -t183*t402;
@@ -9648,9 +9149,11 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t407 = t183*t406;
     const double t408 = -t184*t406;
     const double t409 = t194*t402;
-    const double t410 = t404 - t291;
-    const double t411 = t405 - t292;
+    const double t410 = t404 - t237;
+    const double t411 = t405 - t238;
     const double t412 = t403 - t409;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t413 = t98*t378;
     const double t414 = t96*t410 + t97*t411;
     const double t415 = t96*t411 - t97*t410;
@@ -9659,17 +9162,19 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t418 = -0.4318*t411;
     const double t419 = t407 + t416;
     const double t420 = t408 + t417;
-    const double t421 = t418 - t237;
+    const double t421 = t418 - t217;
     const double t422 = t96*t419 + t97*t420;
     const double t423 = t96*t420 - t97*t419;
-    const double t424 = t114*t410 - t237*t104 + t115*t411 + t117*t407 + t118*t408 + t119*t412;
+    const double t424 = t114*t410 - t217*t104 + t115*t411 + t117*t407 + t118*t408 + t119*t412;
     const double t425 = t412 - t424;
-    const double t426 = t414 - t295;
-    const double t427 = t415 - t296;
+    const double t426 = t414 - t262;
+    const double t427 = t415 - t263;
     const double t428 = t413 + t425;
-    const double t429 = t422 - t293;
-    const double t430 = t423 - t294;
-    const double t431 = t421 - t251;
+    const double t429 = t422 - t260;
+    const double t430 = t423 - t261;
+    const double t431 = t421 - t236;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t432 = t26*t362;
     const double t433 = t24*t426 + t25*t428;
     const double t434 = t24*t428 - t25*t426;
@@ -9683,20 +9188,24 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t442 = t24*t440 - t25*t438;
     const double t443 = t39*t426 + t43*t431 + t44*t427 + t42*t429 + t41*t428;
     const double t444 = -t427 - t443;
-    const double t445 = t433 - t299;
-    const double t446 = t434 - t300;
+    const double t445 = t433 - t279;
+    const double t446 = t434 - t280;
     const double t447 = t432 + t444;
-    const double t448 = t441 - t297;
-    const double t449 = t442 - t298;
-    const double t450 = t265 - t439;
+    const double t448 = t441 - t277;
+    const double t449 = t442 - t278;
+    const double t450 = t258 - t439;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t451 = 1557.24430048586*t354;
     const double t452 = t4*t445 - t5*t447;
     const double t453 = t4*t448 - t5*t450;
     const double t454 = -t4*t450 - t5*t448;
     const double t455 = t446 + t9*t450 + t8*t448;
     const double t456 = t446 - t455;
-    const double t457 = t452 - t301;
+    const double t457 = t452 - t288;
     const double t458 = t451 + t456;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t459 = t0*t457 + t1*t458;
     const double t460 = t0*t458 - t1*t457;
     const double t461 = t1*t449 + t0*t453;
@@ -9737,6 +9246,10 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t496 = t482*t454 + t487*t461 + t488*t462;
     const double t497 = t484*t454 + t489*t461 + t490*t462;
     const double t498 = t486*t454 + t491*t461 + t492*t462;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t499 = -0.2435*t215;
     const double t500 = -0.2435*t499;
     const double t501 = -t196*t215;
@@ -9755,6 +9268,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t514 = t187*t505 - t186*t506 + t188*t510 + t189*t508;
     const double t515 = t186*t511 + t187*t512 + t189*t514 + t188*t513;
     const double t516 = t185 + t515;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t517 = -0.0934*t504 - t505;
     const double t518 = -0.0934*t501 - t506 - 0.4318*t511;
     const double t519 = -0.4318*t504;
@@ -9815,6 +9330,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t574 = t552 - t567;
     const double t575 = t525 - t568;
     const double t576 = t98 + t572;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t577 = t547 + 0.4331*t570;
     const double t578 = t549 - 0.0203*t570;
     const double t579 = t553 + 0.0203*t538 - 0.4331*t536;
@@ -9875,6 +9392,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t634 = t612 - t627;
     const double t635 = t581 - t628;
     const double t636 = t26 + t632;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t637 = t596 - t636;
     const double t638 = t10*t637;
     const double t639 = -t12;
@@ -9912,6 +9431,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t671 = t652 - t665;
     const double t672 = t608 - t666;
     const double t673 = 1557.24430048586 + t669;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t674 = t641 - t673;
     const double t675 = t2*t674;
     const double t676 = -t3;
@@ -9940,7 +9461,7 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t699 = -t1*t661 - t0*t659;
     const double t700 = t1*t659 - t0*t661;
 
-    /* ---- Omega(0) block (0, 0): tip tool ---- */
+    /* ==== Omega(0) block (0, 0): tip tool -- [KJR (60)] ==== */
     const double t701 = t488*t680 + t487*t678;
     const double t702 = t490*t680 + t489*t678;
     const double t703 = t492*t680 + t491*t678;
@@ -9989,6 +9510,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t746 = t489*t735 - t484*t741 + t490*t738;
     const double t747 = t489*t736 - t484*t742 + t490*t739;
     const double t748 = t491*t736 - t486*t742 + t492*t739;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t749 = 1e-10*t710;
     if (!(t710 > t749)) return 1;  /* pivot 0 of Omega(0) */
     const double t750 = 1.0/t710;
@@ -10069,7 +9592,7 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t820 = t812 - t767*t816 - t765*t817 - t763*t818 - t761*t819;
     const double t821 = t811 - t755*t816 - t754*t817 - t753*t818 - t752*t819 - t751*t820;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     c[0] = t821;
     c[1] = t820;
     c[2] = t819;
@@ -10089,7 +9612,7 @@ long puma560_os_coriolis_batch(long count, const double *q, const double *qd, do
 }
 
 /*
- * operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space gravity force g(0) [KJR (72)-(74)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_gravity                        826 mul    638 add   10 div   0 sqrt  12 trig    616 statements
  *   q[6]: joint positions
  *   g[6]: operational space gravity force g(0)
@@ -10097,13 +9620,15 @@ long puma560_os_coriolis_batch(long count, const double *q, const double *qd, do
 int puma560_os_gravity(const double q[6], double g[6])
 {
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t4 = soagen_cos(q[4]);
     const double t5 = soagen_sin(q[4]);
     const double t6 = 0.0028799999999999997*t4;
@@ -10125,7 +9650,7 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t22 = -t6*t9;
     const double t23 = 1.25 + t7*t9;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t24 = soagen_cos(q[3]);
     const double t25 = soagen_sin(q[3]);
     const double t26 = 1.0/t19;
@@ -10199,7 +9724,7 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t94 = 4.8 + t23;
     const double t95 = 4.8 + t60 - t31*t43;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t96 = soagen_cos(q[2]);
     const double t97 = soagen_sin(q[2]);
     const double t98 = 1.0/t84;
@@ -10282,7 +9807,7 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t175 = t145 - t105*t118;
     const double t176 = 17.4 + t144 - t106*t118;
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t177 = soagen_cos(q[1]);
     const double t178 = soagen_sin(q[1]);
     const double t179 = 1.0/t167;
@@ -10322,18 +9847,26 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t213 = 0.35 - t188*t189 + t212;
     const double t214 = t211 - t188*t190;
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t215 = soagen_cos(q[0]);
     const double t216 = soagen_sin(q[0]);
     const double t217 = 1.0/t213;
     const double t218 = 9.81*t214;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t219 = t218*t217;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t220 = -t178*t219;
     const double t221 = -t177*t219;
     const double t222 = -0.2435*t219;
     const double t223 = 9.81*t178 + t177*t222;
     const double t224 = 9.81*t177 - t178*t222;
     const double t225 = t189*t219 - 9.81*t190;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t226 = t96*t220 + t97*t221;
     const double t227 = t96*t221 - t97*t220;
     const double t228 = -0.0934*t221;
@@ -10345,6 +9878,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t234 = t96*t232 - t97*t231;
     const double t235 = t114*t220 + t115*t221 + t117*t223 + t118*t224 - t119*t225;
     const double t236 = -t225 - t235;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t237 = t24*t226 + t25*t236;
     const double t238 = t24*t236 - t25*t226;
     const double t239 = 0.4331*t236;
@@ -10357,11 +9892,15 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t246 = t24*t244 - t25*t242;
     const double t247 = t43*t230 + t39*t226 + t44*t227 + t42*t233 + t41*t236;
     const double t248 = -t227 - t247;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t249 = t4*t237 - t5*t248;
     const double t250 = t5*t243 + t4*t245;
     const double t251 = t4*t243 - t5*t245;
     const double t252 = t238 - t9*t243 + t8*t245;
     const double t253 = t238 - t252;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t254 = t0*t249 + t1*t253;
     const double t255 = t0*t253 - t1*t249;
     const double t256 = t1*t246 + t0*t250;
@@ -10401,6 +9940,10 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t290 = t277*t251 + t282*t256 + t283*t257;
     const double t291 = t279*t251 + t284*t256 + t285*t257;
     const double t292 = 9.81 + t291;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t293 = -0.2435*t217;
     const double t294 = -0.2435*t293;
     const double t295 = -t192*t217;
@@ -10419,6 +9962,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t308 = t181*t299 - t180*t300 + t182*t304 + t183*t302;
     const double t309 = t180*t305 + t181*t306 + t183*t308 + t182*t307;
     const double t310 = t179 + t309;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t311 = -0.0934*t298 - t299;
     const double t312 = -0.0934*t295 - t300 - 0.4318*t305;
     const double t313 = -0.4318*t298;
@@ -10479,6 +10024,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t368 = t346 - t361;
     const double t369 = t319 - t362;
     const double t370 = t98 + t366;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t371 = t341 + 0.4331*t364;
     const double t372 = t343 - 0.0203*t364;
     const double t373 = t347 + 0.0203*t332 - 0.4331*t330;
@@ -10539,6 +10086,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t428 = t406 - t421;
     const double t429 = t375 - t422;
     const double t430 = t26 + t426;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t431 = t390 - t430;
     const double t432 = t10*t431;
     const double t433 = -t12;
@@ -10576,6 +10125,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t465 = t446 - t459;
     const double t466 = t402 - t460;
     const double t467 = 1557.24430048586 + t463;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t468 = t435 - t467;
     const double t469 = t2*t468;
     const double t470 = -t3;
@@ -10604,7 +10155,7 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t493 = -t1*t455 - t0*t453;
     const double t494 = t1*t453 - t0*t455;
 
-    /* ---- Omega(0) block (0, 0): tip tool ---- */
+    /* ==== Omega(0) block (0, 0): tip tool -- [KJR (60)] ==== */
     const double t495 = t281*t474 + t280*t472;
     const double t496 = t283*t474 + t282*t472;
     const double t497 = t285*t474 + t284*t472;
@@ -10653,6 +10204,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t540 = t282*t529 - t277*t535 + t283*t532;
     const double t541 = t282*t530 - t277*t536 + t283*t533;
     const double t542 = t284*t530 - t279*t536 + t285*t533;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t543 = 1e-10*t504;
     if (!(t504 > t543)) return 1;  /* pivot 0 of Omega(0) */
     const double t544 = 1.0/t504;
@@ -10733,7 +10286,7 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t614 = t606 - t561*t610 - t559*t611 - t557*t612 - t555*t613;
     const double t615 = t605 - t549*t610 - t548*t611 - t547*t612 - t546*t613 - t545*t614;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     g[0] = t615;
     g[1] = t614;
     g[2] = t613;
@@ -10753,7 +10306,7 @@ long puma560_os_gravity_batch(long count, const double *q, double *g)
 }
 
 /*
- * operational space bias force c(0) + g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space bias force c(0) + g(0) [KJR end of Sec. 4.3] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_bias                          1086 mul    838 add   10 div   0 sqrt  12 trig    832 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -10762,13 +10315,15 @@ long puma560_os_gravity_batch(long count, const double *q, double *g)
 int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
 {
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t4 = soagen_cos(q[4]);
     const double t5 = soagen_sin(q[4]);
     const double t6 = 0.0028799999999999997*t4;
@@ -10790,7 +10345,7 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t22 = -t6*t9;
     const double t23 = 1.25 + t7*t9;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t24 = soagen_cos(q[3]);
     const double t25 = soagen_sin(q[3]);
     const double t26 = 1.0/t19;
@@ -10864,7 +10419,7 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t94 = 4.8 + t23;
     const double t95 = 4.8 + t60 - t31*t43;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t96 = soagen_cos(q[2]);
     const double t97 = soagen_sin(q[2]);
     const double t98 = 1.0/t84;
@@ -10953,7 +10508,7 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t181 = 17.4 + t144 - t106*t118;
     const double t182 = t147 - t106*t104;
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t183 = soagen_cos(q[1]);
     const double t184 = soagen_sin(q[1]);
     const double t185 = 1.0/t168;
@@ -10993,154 +10548,174 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t219 = 0.35 - t194*t195 + t218;
     const double t220 = t217 - t194*t196;
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t221 = soagen_cos(q[0]);
     const double t222 = soagen_sin(q[0]);
     const double t223 = 1.0/t219;
-    const double t224 = -qd[0]*t184;
-    const double t225 = -qd[0]*t183;
-    const double t226 = t96*t224 + t97*t225;
-    const double t227 = t96*t225 - t97*t224;
-    const double t228 = -0.0934*t225;
-    const double t229 = 0.4318*qd[1] + 0.0934*t224;
-    const double t230 = -0.4318*t225;
-    const double t231 = qd[1] + qd[2];
-    const double t232 = t231*t25 + t24*t226;
-    const double t233 = t231*t24 - t25*t226;
-    const double t234 = 0.4331*t231;
-    const double t235 = -0.0203*t231;
-    const double t236 = 0.0203*t227 - 0.4331*t226;
-    const double t237 = qd[3] - t227;
-    const double t238 = t4*t232 - t5*t237;
-    const double t239 = -t5*t232 - t4*t237;
-    const double t240 = qd[4] + t233;
-    const double t241 = t1*t240 + t0*t238;
-    const double t242 = t0*t240 - t1*t238;
-    const double t243 = qd[5] - t239;
-    const double t244 = qd[0]*qd[0];
-    const double t245 = -0.2435*t244;
-    const double t246 = 0.018931200000000002*qd[1] + 0.1350808*t224 - 0.0070992*t225;
-    const double t247 = 0.0016703999999999998*qd[1] + 0.608912*t225 - 0.0070992*t224;
-    const double t248 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t225 + 0.018931200000000002*t224;
-    const double t249 = t225*t248 - qd[1]*t247;
-    const double t250 = qd[1]*t246 - t224*t248;
-    const double t251 = t224*t247 - t225*t246;
-    const double t252 = -0.10439999999999999*qd[1] - 0.2784*t225;
-    const double t253 = 1.1832*qd[1] + 0.2784*t224;
-    const double t254 = 0.10439999999999999*t224 - 1.1832*t225;
-    const double t255 = t225*t254 - qd[1]*t253;
-    const double t256 = qd[1]*t252 - t224*t254;
-    const double t257 = t225*t230 - qd[1]*t229;
-    const double t258 = qd[1]*t228 - t224*t230;
-    const double t259 = t224*t229 - t225*t228;
-    const double t260 = 0.09046080000000001*t226;
-    const double t261 = 0.004704*t231 + 0.013440800000000001*t227;
-    const double t262 = 0.08952*t231 + 0.004704*t227;
-    const double t263 = t227*t262 - t231*t261;
-    const double t264 = t231*t260 - t226*t262;
-    const double t265 = t226*t261 - t227*t260;
-    const double t266 = 0.336*t231 + 0.0672*t227;
-    const double t267 = -0.0672*t226;
-    const double t268 = -0.336*t226;
-    const double t269 = t227*t268 - t231*t267;
-    const double t270 = t231*t266 - t226*t268;
-    const double t271 = t226*t267 - t227*t266;
-    const double t272 = t227*t236 - t231*t235;
-    const double t273 = t231*t234 - t226*t236;
-    const double t274 = t235*t226 - t234*t227;
-    const double t275 = t233*t237;
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
+    const double t224 = qd[0]*qd[0];
+    const double t225 = -0.2435*t224;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t226 = -qd[0]*t184;
+    const double t227 = -qd[0]*t183;
+    const double t228 = 0.018931200000000002*qd[1] + 0.1350808*t226 - 0.0070992*t227;
+    const double t229 = 0.0016703999999999998*qd[1] + 0.608912*t227 - 0.0070992*t226;
+    const double t230 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t227 + 0.018931200000000002*t226;
+    const double t231 = t227*t230 - qd[1]*t229;
+    const double t232 = qd[1]*t228 - t226*t230;
+    const double t233 = t226*t229 - t227*t228;
+    const double t234 = -0.10439999999999999*qd[1] - 0.2784*t227;
+    const double t235 = 1.1832*qd[1] + 0.2784*t226;
+    const double t236 = 0.10439999999999999*t226 - 1.1832*t227;
+    const double t237 = t227*t236 - qd[1]*t235;
+    const double t238 = qd[1]*t234 - t226*t236;
+    const double t239 = -0.0934*t227;
+    const double t240 = 0.4318*qd[1] + 0.0934*t226;
+    const double t241 = -0.4318*t227;
+    const double t242 = t227*t241 - qd[1]*t240;
+    const double t243 = qd[1]*t239 - t226*t241;
+    const double t244 = t226*t240 - t227*t239;
+    const double t245 = qd[1]*t227;
+    const double t246 = -qd[1]*t226;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t247 = t96*t226 + t97*t227;
+    const double t248 = t96*t227 - t97*t226;
+    const double t249 = qd[1] + qd[2];
+    const double t250 = 0.09046080000000001*t247;
+    const double t251 = 0.004704*t249 + 0.013440800000000001*t248;
+    const double t252 = 0.08952*t249 + 0.004704*t248;
+    const double t253 = t248*t252 - t249*t251;
+    const double t254 = t249*t250 - t247*t252;
+    const double t255 = t247*t251 - t248*t250;
+    const double t256 = 0.336*t249 + 0.0672*t248;
+    const double t257 = -0.0672*t247;
+    const double t258 = -0.336*t247;
+    const double t259 = t248*t258 - t249*t257;
+    const double t260 = t249*t256 - t247*t258;
+    const double t261 = t247*t257 - t248*t256;
+    const double t262 = 0.4331*t249;
+    const double t263 = -0.0203*t249;
+    const double t264 = 0.0203*t248 - 0.4331*t247;
+    const double t265 = t248*t264 - t249*t263;
+    const double t266 = t249*t262 - t247*t264;
+    const double t267 = t263*t247 - t262*t248;
+    const double t268 = t96*t242 + t97*t243;
+    const double t269 = t96*t243 - t97*t242;
+    const double t270 = qd[2]*t248;
+    const double t271 = -qd[2]*t247;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t272 = t249*t25 + t24*t247;
+    const double t273 = t249*t24 - t25*t247;
+    const double t274 = qd[3] - t248;
+    const double t275 = t273*t274;
     const double t276 = -0.0007960200000000001*t275;
-    const double t277 = t232*t237;
+    const double t277 = t272*t274;
     const double t278 = 0.0007960200000000001*t277;
     const double t279 = -0.015579999999999998*t277;
     const double t280 = -0.015579999999999998*t275;
-    const double t281 = t232*t232;
-    const double t282 = t233*t233;
+    const double t281 = t272*t272;
+    const double t282 = t273*t273;
     const double t283 = t281 + t282;
     const double t284 = 0.015579999999999998*t283;
-    const double t285 = t240*t239;
-    const double t286 = 0.00010000000000000005*t285;
-    const double t287 = t240*t238;
-    const double t288 = -0.00010000000000000005*t287;
-    const double t289 = t242*t243;
-    const double t290 = -0.00020216*t289;
-    const double t291 = t241*t243;
-    const double t292 = 0.00020216*t291;
-    const double t293 = 0.0028799999999999997*t291;
-    const double t294 = 0.0028799999999999997*t289;
-    const double t295 = t241*t241;
-    const double t296 = t242*t242;
-    const double t297 = -t295 - t296;
-    const double t298 = 0.0028799999999999997*t297;
-    const double t299 = qd[1]*t225;
-    const double t300 = -qd[1]*t224;
-    const double t301 = t96*t257 + t97*t258;
-    const double t302 = t96*t258 - t97*t257;
-    const double t303 = qd[2]*t227;
-    const double t304 = -qd[2]*t226;
-    const double t305 = t25*t274 + t24*t272;
-    const double t306 = t24*t274 - t25*t272;
-    const double t307 = qd[3]*t233;
-    const double t308 = -qd[3]*t232;
-    const double t309 = qd[4]*t239;
-    const double t310 = -qd[4]*t238;
-    const double t311 = qd[5]*t242;
-    const double t312 = -qd[5]*t241;
+    const double t285 = t25*t267 + t24*t265;
+    const double t286 = t24*t267 - t25*t265;
+    const double t287 = qd[3]*t273;
+    const double t288 = -qd[3]*t272;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t289 = t4*t272 - t5*t274;
+    const double t290 = -t5*t272 - t4*t274;
+    const double t291 = qd[4] + t273;
+    const double t292 = t291*t290;
+    const double t293 = 0.00010000000000000005*t292;
+    const double t294 = t291*t289;
+    const double t295 = -0.00010000000000000005*t294;
+    const double t296 = qd[4]*t290;
+    const double t297 = -qd[4]*t289;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t298 = t1*t291 + t0*t289;
+    const double t299 = t0*t291 - t1*t289;
+    const double t300 = qd[5] - t290;
+    const double t301 = t299*t300;
+    const double t302 = -0.00020216*t301;
+    const double t303 = t298*t300;
+    const double t304 = 0.00020216*t303;
+    const double t305 = 0.0028799999999999997*t303;
+    const double t306 = 0.0028799999999999997*t301;
+    const double t307 = t298*t298;
+    const double t308 = t299*t299;
+    const double t309 = -t307 - t308;
+    const double t310 = 0.0028799999999999997*t309;
+    const double t311 = qd[5]*t299;
+    const double t312 = -qd[5]*t298;
     const double t313 = 9.81*t220;
-    const double t314 = t245*t171 + t299*t163 + t300*t164;
-    const double t315 = t245*t174 + t299*t164 + t300*t166;
-    const double t316 = t245*t177 + t299*t165 + t300*t167;
-    const double t317 = t299*t169 + t245*t180 + t300*t172;
-    const double t318 = t299*t170 + t300*t173 + t245*t182;
-    const double t319 = t249 + t314;
-    const double t320 = t250 + t315;
-    const double t321 = t251 + t316;
-    const double t322 = t255 + t317;
-    const double t323 = t256 + t318;
-    const double t324 = t302*t86 + t259*t87 + t301*t85 + t304*t80 + t303*t79;
-    const double t325 = t68*t302 + t259*t89 + t301*t88 + t303*t80 + t304*t82;
-    const double t326 = t71*t302 + t259*t91 + t301*t90 + t303*t81 + t304*t83;
-    const double t327 = t259*t93 - t62*t302 + t301*t92 + t303*t85 + t304*t88;
-    const double t328 = t304*t68 - t259*t63 + t94*t302 + t303*t86 - t62*t301;
-    const double t329 = t259*t95 - t63*t302 + t301*t93 + t303*t87 + t304*t89;
-    const double t330 = t263 + t324;
-    const double t331 = t264 + t325;
-    const double t332 = t265 + t326;
-    const double t333 = t269 + t327;
-    const double t334 = t270 + t328;
-    const double t335 = t271 + t329;
-    const double t336 = t18*t307 + t20*t306;
-    const double t337 = 0.00209602*t308 - 0.015579999999999998*t305;
-    const double t338 = -t15*t307 - t17*t306;
-    const double t339 = t21*t305 - 0.015579999999999998*t308 - t22*t273;
-    const double t340 = t20*t307 + 1.25*t306;
-    const double t341 = t22*t305 - t23*t273;
+    const double t314 = t225*t171 + t245*t163 + t246*t164;
+    const double t315 = t225*t174 + t245*t164 + t246*t166;
+    const double t316 = t225*t177 + t245*t165 + t246*t167;
+    const double t317 = t245*t169 + t225*t180 + t246*t172;
+    const double t318 = t245*t170 + t246*t173 + t225*t182;
+    const double t319 = t231 + t314;
+    const double t320 = t232 + t315;
+    const double t321 = t233 + t316;
+    const double t322 = t237 + t317;
+    const double t323 = t238 + t318;
+    const double t324 = t269*t86 + t244*t87 + t268*t85 + t271*t80 + t270*t79;
+    const double t325 = t68*t269 + t244*t89 + t268*t88 + t270*t80 + t271*t82;
+    const double t326 = t71*t269 + t244*t91 + t268*t90 + t270*t81 + t271*t83;
+    const double t327 = t244*t93 - t62*t269 + t268*t92 + t270*t85 + t271*t88;
+    const double t328 = t271*t68 - t244*t63 + t94*t269 + t270*t86 - t62*t268;
+    const double t329 = t244*t95 - t63*t269 + t268*t93 + t270*t87 + t271*t89;
+    const double t330 = t253 + t324;
+    const double t331 = t254 + t325;
+    const double t332 = t255 + t326;
+    const double t333 = t259 + t327;
+    const double t334 = t260 + t328;
+    const double t335 = t261 + t329;
+    const double t336 = t18*t287 + t20*t286;
+    const double t337 = 0.00209602*t288 - 0.015579999999999998*t285;
+    const double t338 = -t15*t287 - t17*t286;
+    const double t339 = t21*t285 - 0.015579999999999998*t288 - t22*t266;
+    const double t340 = t20*t287 + 1.25*t286;
+    const double t341 = t22*t285 - t23*t266;
     const double t342 = t276 + t336;
     const double t343 = t278 + t337;
     const double t344 = t279 + t339;
     const double t345 = t280 + t340;
     const double t346 = t284 + t341;
-    const double t347 = 0.00054216*t309;
-    const double t348 = 0.0003*t310;
-    const double t349 = -0.0028799999999999997*t309;
-    const double t350 = t286 + t347;
-    const double t351 = t288 + t348;
+    const double t347 = 0.00054216*t296;
+    const double t348 = 0.0003*t297;
+    const double t349 = -0.0028799999999999997*t296;
+    const double t350 = t293 + t347;
+    const double t351 = t295 + t348;
     const double t352 = 0.00024216*t311;
     const double t353 = 0.00024216*t312;
     const double t354 = 0.0028799999999999997*t312;
     const double t355 = -0.0028799999999999997*t311;
-    const double t356 = t290 + t352;
-    const double t357 = t292 + t353;
-    const double t358 = t293 + t354;
-    const double t359 = t294 + t355;
+    const double t356 = t302 + t352;
+    const double t357 = t304 + t353;
+    const double t358 = t305 + t354;
+    const double t359 = t306 + t355;
+
+    /* ---- tip-to-base y = psi(P a + b) -- [KJR (66)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t360 = t0*t358 - t1*t359;
     const double t361 = t0*t359 + t1*t358;
     const double t362 = t0*t356 - t1*t357;
     const double t363 = t0*t357 + t1*t356;
     const double t364 = t350 + t362;
     const double t365 = t349 + t361;
-    const double t366 = t5*t298 + t4*t360;
-    const double t367 = t5*t360 - t4*t298;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t366 = t5*t310 + t4*t360;
+    const double t367 = t5*t360 - t4*t310;
     const double t368 = t4*t364 - t5*t351;
     const double t369 = t4*t351 + t5*t364;
     const double t370 = t342 + t368;
@@ -11148,6 +10723,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t372 = t344 + t366 - t8*t363;
     const double t373 = t345 + t365;
     const double t374 = t346 - t9*t363 - t367;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t375 = t24*t372 - t25*t373;
     const double t376 = t24*t373 + t25*t372;
     const double t377 = t24*t370 - t25*t343;
@@ -11164,6 +10741,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t388 = t333 - t42*t371 + t375;
     const double t389 = t334 - t374;
     const double t390 = t335 + t376 - t43*t371;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t391 = t96*t388 - t97*t389;
     const double t392 = t96*t389 + t97*t388;
     const double t393 = t96*t385 - t97*t386;
@@ -11179,12 +10758,20 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t403 = t321 + t400 - t119*t387;
     const double t404 = t391 + t322 - t117*t387;
     const double t405 = t392 + t323 - t118*t387;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t406 = t183*t404 - t184*t405;
     const double t407 = t183*t402 + t184*t401;
     const double t408 = -0.2435*t406;
     const double t409 = t408 - t407;
     const double t410 = t313 - t195*t403 + t409;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t411 = t410*t223;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t412 = t185*t403;
     const double t413 = -t184*t411;
     const double t414 = -t183*t411;
@@ -11192,9 +10779,11 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t416 = 9.81*t184 + t183*t415;
     const double t417 = 9.81*t183 - t184*t415;
     const double t418 = t195*t411 - 9.81*t196;
-    const double t419 = t413 - t299;
-    const double t420 = t414 - t300;
+    const double t419 = t413 - t245;
+    const double t420 = t414 - t246;
     const double t421 = t412 - t418;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t422 = t98*t387;
     const double t423 = t96*t419 + t97*t420;
     const double t424 = t96*t420 - t97*t419;
@@ -11203,17 +10792,19 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t427 = -0.4318*t420;
     const double t428 = t416 + t425;
     const double t429 = t417 + t426;
-    const double t430 = t427 - t245;
+    const double t430 = t427 - t225;
     const double t431 = t96*t428 + t97*t429;
     const double t432 = t96*t429 - t97*t428;
-    const double t433 = t114*t419 - t245*t104 + t115*t420 + t117*t416 + t118*t417 + t119*t421;
+    const double t433 = t114*t419 - t225*t104 + t115*t420 + t117*t416 + t118*t417 + t119*t421;
     const double t434 = t421 - t433;
-    const double t435 = t423 - t303;
-    const double t436 = t424 - t304;
+    const double t435 = t423 - t270;
+    const double t436 = t424 - t271;
     const double t437 = t422 + t434;
-    const double t438 = t431 - t301;
-    const double t439 = t432 - t302;
-    const double t440 = t430 - t259;
+    const double t438 = t431 - t268;
+    const double t439 = t432 - t269;
+    const double t440 = t430 - t244;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t441 = t26*t371;
     const double t442 = t24*t435 + t25*t437;
     const double t443 = t24*t437 - t25*t435;
@@ -11227,20 +10818,24 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t451 = t24*t449 - t25*t447;
     const double t452 = t39*t435 + t43*t440 + t44*t436 + t42*t438 + t41*t437;
     const double t453 = -t436 - t452;
-    const double t454 = t442 - t307;
-    const double t455 = t443 - t308;
+    const double t454 = t442 - t287;
+    const double t455 = t443 - t288;
     const double t456 = t441 + t453;
-    const double t457 = t450 - t305;
-    const double t458 = t451 - t306;
-    const double t459 = t273 - t448;
+    const double t457 = t450 - t285;
+    const double t458 = t451 - t286;
+    const double t459 = t266 - t448;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t460 = 1557.24430048586*t363;
     const double t461 = t4*t454 - t5*t456;
     const double t462 = t4*t457 - t5*t459;
     const double t463 = -t4*t459 - t5*t457;
     const double t464 = t455 + t9*t459 + t8*t457;
     const double t465 = t455 - t464;
-    const double t466 = t461 - t309;
+    const double t466 = t461 - t296;
     const double t467 = t460 + t465;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t468 = t0*t466 + t1*t467;
     const double t469 = t0*t467 - t1*t466;
     const double t470 = t1*t458 + t0*t462;
@@ -11282,6 +10877,10 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t506 = t493*t463 + t498*t470 + t499*t471;
     const double t507 = t495*t463 + t500*t470 + t501*t471;
     const double t508 = 9.81 + t507;
+
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t509 = -0.2435*t223;
     const double t510 = -0.2435*t509;
     const double t511 = -t198*t223;
@@ -11300,6 +10899,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t524 = t187*t515 - t186*t516 + t188*t520 + t189*t518;
     const double t525 = t186*t521 + t187*t522 + t189*t524 + t188*t523;
     const double t526 = t185 + t525;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t527 = -0.0934*t514 - t515;
     const double t528 = -0.0934*t511 - t516 - 0.4318*t521;
     const double t529 = -0.4318*t514;
@@ -11360,6 +10961,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t584 = t562 - t577;
     const double t585 = t535 - t578;
     const double t586 = t98 + t582;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t587 = t557 + 0.4331*t580;
     const double t588 = t559 - 0.0203*t580;
     const double t589 = t563 + 0.0203*t548 - 0.4331*t546;
@@ -11420,6 +11023,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t644 = t622 - t637;
     const double t645 = t591 - t638;
     const double t646 = t26 + t642;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t647 = t606 - t646;
     const double t648 = t10*t647;
     const double t649 = -t12;
@@ -11457,6 +11062,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t681 = t662 - t675;
     const double t682 = t618 - t676;
     const double t683 = 1557.24430048586 + t679;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t684 = t651 - t683;
     const double t685 = t2*t684;
     const double t686 = -t3;
@@ -11485,7 +11092,7 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t709 = -t1*t671 - t0*t669;
     const double t710 = t1*t669 - t0*t671;
 
-    /* ---- Omega(0) block (0, 0): tip tool ---- */
+    /* ==== Omega(0) block (0, 0): tip tool -- [KJR (60)] ==== */
     const double t711 = t497*t690 + t496*t688;
     const double t712 = t499*t690 + t498*t688;
     const double t713 = t501*t690 + t500*t688;
@@ -11534,6 +11141,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t756 = t498*t745 - t493*t751 + t499*t748;
     const double t757 = t498*t746 - t493*t752 + t499*t749;
     const double t758 = t500*t746 - t495*t752 + t501*t749;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
     const double t759 = 1e-10*t720;
     if (!(t720 > t759)) return 1;  /* pivot 0 of Omega(0) */
     const double t760 = 1.0/t720;
@@ -11614,7 +11223,7 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t830 = t822 - t777*t826 - t775*t827 - t773*t828 - t771*t829;
     const double t831 = t821 - t765*t826 - t764*t827 - t763*t828 - t762*t829 - t761*t830;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     cg[0] = t831;
     cg[1] = t830;
     cg[2] = t829;
@@ -11634,7 +11243,7 @@ long puma560_os_bias_batch(long count, const double *q, const double *qd, double
 }
 
 /*
- * operational space control torques J^T (Lambda u + c + g) Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space control torques J^T (Lambda u + c + g) [KJR (4), (39), Conclusions] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * osc_torque                       1149 mul    883 add   10 div   0 sqrt  12 trig    876 statements
  *   q[6]: joint positions
  *   qd[6]: joint velocities
@@ -11644,13 +11253,15 @@ long puma560_os_bias_batch(long count, const double *q, const double *qd, double
 int puma560_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6])
 {
 
-    /* ---- body 5: link6 (joint joint6, revolute) ---- */
+    /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t0 = soagen_cos(q[5]);
     const double t1 = soagen_sin(q[5]);
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
-    /* ---- body 4: link5 (joint joint5, revolute) ---- */
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t4 = soagen_cos(q[4]);
     const double t5 = soagen_sin(q[4]);
     const double t6 = 0.0028799999999999997*t4;
@@ -11672,7 +11283,7 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t22 = -t6*t9;
     const double t23 = 1.25 + t7*t9;
 
-    /* ---- body 3: link4 (joint joint4, revolute) ---- */
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t24 = soagen_cos(q[3]);
     const double t25 = soagen_sin(q[3]);
     const double t26 = 1.0/t19;
@@ -11746,7 +11357,7 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t94 = 4.8 + t23;
     const double t95 = 4.8 + t60 - t31*t43;
 
-    /* ---- body 2: link3 (joint joint3, revolute) ---- */
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t96 = soagen_cos(q[2]);
     const double t97 = soagen_sin(q[2]);
     const double t98 = 1.0/t84;
@@ -11835,7 +11446,7 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t181 = 17.4 + t144 - t106*t118;
     const double t182 = t147 - t106*t104;
 
-    /* ---- body 1: link2 (joint joint2, revolute) ---- */
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t183 = soagen_cos(q[1]);
     const double t184 = soagen_sin(q[1]);
     const double t185 = 1.0/t168;
@@ -11875,154 +11486,174 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t219 = 0.35 - t194*t195 + t218;
     const double t220 = t217 - t194*t196;
 
-    /* ---- body 0: link1 (joint joint1, revolute) ---- */
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t221 = soagen_cos(q[0]);
     const double t222 = soagen_sin(q[0]);
     const double t223 = 1.0/t219;
-    const double t224 = -qd[0]*t184;
-    const double t225 = -qd[0]*t183;
-    const double t226 = t96*t224 + t97*t225;
-    const double t227 = t96*t225 - t97*t224;
-    const double t228 = -0.0934*t225;
-    const double t229 = 0.4318*qd[1] + 0.0934*t224;
-    const double t230 = -0.4318*t225;
-    const double t231 = qd[1] + qd[2];
-    const double t232 = t231*t25 + t24*t226;
-    const double t233 = t231*t24 - t25*t226;
-    const double t234 = 0.4331*t231;
-    const double t235 = -0.0203*t231;
-    const double t236 = 0.0203*t227 - 0.4331*t226;
-    const double t237 = qd[3] - t227;
-    const double t238 = t4*t232 - t5*t237;
-    const double t239 = -t5*t232 - t4*t237;
-    const double t240 = qd[4] + t233;
-    const double t241 = t1*t240 + t0*t238;
-    const double t242 = t0*t240 - t1*t238;
-    const double t243 = qd[5] - t239;
-    const double t244 = qd[0]*qd[0];
-    const double t245 = -0.2435*t244;
-    const double t246 = 0.018931200000000002*qd[1] + 0.1350808*t224 - 0.0070992*t225;
-    const double t247 = 0.0016703999999999998*qd[1] + 0.608912*t225 - 0.0070992*t224;
-    const double t248 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t225 + 0.018931200000000002*t224;
-    const double t249 = t225*t248 - qd[1]*t247;
-    const double t250 = qd[1]*t246 - t224*t248;
-    const double t251 = t224*t247 - t225*t246;
-    const double t252 = -0.10439999999999999*qd[1] - 0.2784*t225;
-    const double t253 = 1.1832*qd[1] + 0.2784*t224;
-    const double t254 = 0.10439999999999999*t224 - 1.1832*t225;
-    const double t255 = t225*t254 - qd[1]*t253;
-    const double t256 = qd[1]*t252 - t224*t254;
-    const double t257 = t225*t230 - qd[1]*t229;
-    const double t258 = qd[1]*t228 - t224*t230;
-    const double t259 = t224*t229 - t225*t228;
-    const double t260 = 0.09046080000000001*t226;
-    const double t261 = 0.004704*t231 + 0.013440800000000001*t227;
-    const double t262 = 0.08952*t231 + 0.004704*t227;
-    const double t263 = t227*t262 - t231*t261;
-    const double t264 = t231*t260 - t226*t262;
-    const double t265 = t226*t261 - t227*t260;
-    const double t266 = 0.336*t231 + 0.0672*t227;
-    const double t267 = -0.0672*t226;
-    const double t268 = -0.336*t226;
-    const double t269 = t227*t268 - t231*t267;
-    const double t270 = t231*t266 - t226*t268;
-    const double t271 = t226*t267 - t227*t266;
-    const double t272 = t227*t236 - t231*t235;
-    const double t273 = t231*t234 - t226*t236;
-    const double t274 = t235*t226 - t234*t227;
-    const double t275 = t233*t237;
+
+    /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
+    const double t224 = qd[0]*qd[0];
+    const double t225 = -0.2435*t224;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t226 = -qd[0]*t184;
+    const double t227 = -qd[0]*t183;
+    const double t228 = 0.018931200000000002*qd[1] + 0.1350808*t226 - 0.0070992*t227;
+    const double t229 = 0.0016703999999999998*qd[1] + 0.608912*t227 - 0.0070992*t226;
+    const double t230 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t227 + 0.018931200000000002*t226;
+    const double t231 = t227*t230 - qd[1]*t229;
+    const double t232 = qd[1]*t228 - t226*t230;
+    const double t233 = t226*t229 - t227*t228;
+    const double t234 = -0.10439999999999999*qd[1] - 0.2784*t227;
+    const double t235 = 1.1832*qd[1] + 0.2784*t226;
+    const double t236 = 0.10439999999999999*t226 - 1.1832*t227;
+    const double t237 = t227*t236 - qd[1]*t235;
+    const double t238 = qd[1]*t234 - t226*t236;
+    const double t239 = -0.0934*t227;
+    const double t240 = 0.4318*qd[1] + 0.0934*t226;
+    const double t241 = -0.4318*t227;
+    const double t242 = t227*t241 - qd[1]*t240;
+    const double t243 = qd[1]*t239 - t226*t241;
+    const double t244 = t226*t240 - t227*t239;
+    const double t245 = qd[1]*t227;
+    const double t246 = -qd[1]*t226;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t247 = t96*t226 + t97*t227;
+    const double t248 = t96*t227 - t97*t226;
+    const double t249 = qd[1] + qd[2];
+    const double t250 = 0.09046080000000001*t247;
+    const double t251 = 0.004704*t249 + 0.013440800000000001*t248;
+    const double t252 = 0.08952*t249 + 0.004704*t248;
+    const double t253 = t248*t252 - t249*t251;
+    const double t254 = t249*t250 - t247*t252;
+    const double t255 = t247*t251 - t248*t250;
+    const double t256 = 0.336*t249 + 0.0672*t248;
+    const double t257 = -0.0672*t247;
+    const double t258 = -0.336*t247;
+    const double t259 = t248*t258 - t249*t257;
+    const double t260 = t249*t256 - t247*t258;
+    const double t261 = t247*t257 - t248*t256;
+    const double t262 = 0.4331*t249;
+    const double t263 = -0.0203*t249;
+    const double t264 = 0.0203*t248 - 0.4331*t247;
+    const double t265 = t248*t264 - t249*t263;
+    const double t266 = t249*t262 - t247*t264;
+    const double t267 = t263*t247 - t262*t248;
+    const double t268 = t96*t242 + t97*t243;
+    const double t269 = t96*t243 - t97*t242;
+    const double t270 = qd[2]*t248;
+    const double t271 = -qd[2]*t247;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t272 = t249*t25 + t24*t247;
+    const double t273 = t249*t24 - t25*t247;
+    const double t274 = qd[3] - t248;
+    const double t275 = t273*t274;
     const double t276 = -0.0007960200000000001*t275;
-    const double t277 = t232*t237;
+    const double t277 = t272*t274;
     const double t278 = 0.0007960200000000001*t277;
     const double t279 = -0.015579999999999998*t277;
     const double t280 = -0.015579999999999998*t275;
-    const double t281 = t232*t232;
-    const double t282 = t233*t233;
+    const double t281 = t272*t272;
+    const double t282 = t273*t273;
     const double t283 = t281 + t282;
     const double t284 = 0.015579999999999998*t283;
-    const double t285 = t240*t239;
-    const double t286 = 0.00010000000000000005*t285;
-    const double t287 = t240*t238;
-    const double t288 = -0.00010000000000000005*t287;
-    const double t289 = t242*t243;
-    const double t290 = -0.00020216*t289;
-    const double t291 = t241*t243;
-    const double t292 = 0.00020216*t291;
-    const double t293 = 0.0028799999999999997*t291;
-    const double t294 = 0.0028799999999999997*t289;
-    const double t295 = t241*t241;
-    const double t296 = t242*t242;
-    const double t297 = -t295 - t296;
-    const double t298 = 0.0028799999999999997*t297;
-    const double t299 = qd[1]*t225;
-    const double t300 = -qd[1]*t224;
-    const double t301 = t96*t257 + t97*t258;
-    const double t302 = t96*t258 - t97*t257;
-    const double t303 = qd[2]*t227;
-    const double t304 = -qd[2]*t226;
-    const double t305 = t25*t274 + t24*t272;
-    const double t306 = t24*t274 - t25*t272;
-    const double t307 = qd[3]*t233;
-    const double t308 = -qd[3]*t232;
-    const double t309 = qd[4]*t239;
-    const double t310 = -qd[4]*t238;
-    const double t311 = qd[5]*t242;
-    const double t312 = -qd[5]*t241;
+    const double t285 = t25*t267 + t24*t265;
+    const double t286 = t24*t267 - t25*t265;
+    const double t287 = qd[3]*t273;
+    const double t288 = -qd[3]*t272;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t289 = t4*t272 - t5*t274;
+    const double t290 = -t5*t272 - t4*t274;
+    const double t291 = qd[4] + t273;
+    const double t292 = t291*t290;
+    const double t293 = 0.00010000000000000005*t292;
+    const double t294 = t291*t289;
+    const double t295 = -0.00010000000000000005*t294;
+    const double t296 = qd[4]*t290;
+    const double t297 = -qd[4]*t289;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t298 = t1*t291 + t0*t289;
+    const double t299 = t0*t291 - t1*t289;
+    const double t300 = qd[5] - t290;
+    const double t301 = t299*t300;
+    const double t302 = -0.00020216*t301;
+    const double t303 = t298*t300;
+    const double t304 = 0.00020216*t303;
+    const double t305 = 0.0028799999999999997*t303;
+    const double t306 = 0.0028799999999999997*t301;
+    const double t307 = t298*t298;
+    const double t308 = t299*t299;
+    const double t309 = -t307 - t308;
+    const double t310 = 0.0028799999999999997*t309;
+    const double t311 = qd[5]*t299;
+    const double t312 = -qd[5]*t298;
     const double t313 = 9.81*t220;
-    const double t314 = t245*t171 + t299*t163 + t300*t164;
-    const double t315 = t245*t174 + t299*t164 + t300*t166;
-    const double t316 = t245*t177 + t299*t165 + t300*t167;
-    const double t317 = t299*t169 + t245*t180 + t300*t172;
-    const double t318 = t299*t170 + t300*t173 + t245*t182;
-    const double t319 = t249 + t314;
-    const double t320 = t250 + t315;
-    const double t321 = t251 + t316;
-    const double t322 = t255 + t317;
-    const double t323 = t256 + t318;
-    const double t324 = t302*t86 + t259*t87 + t301*t85 + t304*t80 + t303*t79;
-    const double t325 = t68*t302 + t259*t89 + t301*t88 + t303*t80 + t304*t82;
-    const double t326 = t71*t302 + t259*t91 + t301*t90 + t303*t81 + t304*t83;
-    const double t327 = t259*t93 - t62*t302 + t301*t92 + t303*t85 + t304*t88;
-    const double t328 = t304*t68 - t259*t63 + t94*t302 + t303*t86 - t62*t301;
-    const double t329 = t259*t95 - t63*t302 + t301*t93 + t303*t87 + t304*t89;
-    const double t330 = t263 + t324;
-    const double t331 = t264 + t325;
-    const double t332 = t265 + t326;
-    const double t333 = t269 + t327;
-    const double t334 = t270 + t328;
-    const double t335 = t271 + t329;
-    const double t336 = t18*t307 + t20*t306;
-    const double t337 = 0.00209602*t308 - 0.015579999999999998*t305;
-    const double t338 = -t15*t307 - t17*t306;
-    const double t339 = t21*t305 - 0.015579999999999998*t308 - t22*t273;
-    const double t340 = t20*t307 + 1.25*t306;
-    const double t341 = t22*t305 - t23*t273;
+    const double t314 = t225*t171 + t245*t163 + t246*t164;
+    const double t315 = t225*t174 + t245*t164 + t246*t166;
+    const double t316 = t225*t177 + t245*t165 + t246*t167;
+    const double t317 = t245*t169 + t225*t180 + t246*t172;
+    const double t318 = t245*t170 + t246*t173 + t225*t182;
+    const double t319 = t231 + t314;
+    const double t320 = t232 + t315;
+    const double t321 = t233 + t316;
+    const double t322 = t237 + t317;
+    const double t323 = t238 + t318;
+    const double t324 = t269*t86 + t244*t87 + t268*t85 + t271*t80 + t270*t79;
+    const double t325 = t68*t269 + t244*t89 + t268*t88 + t270*t80 + t271*t82;
+    const double t326 = t71*t269 + t244*t91 + t268*t90 + t270*t81 + t271*t83;
+    const double t327 = t244*t93 - t62*t269 + t268*t92 + t270*t85 + t271*t88;
+    const double t328 = t271*t68 - t244*t63 + t94*t269 + t270*t86 - t62*t268;
+    const double t329 = t244*t95 - t63*t269 + t268*t93 + t270*t87 + t271*t89;
+    const double t330 = t253 + t324;
+    const double t331 = t254 + t325;
+    const double t332 = t255 + t326;
+    const double t333 = t259 + t327;
+    const double t334 = t260 + t328;
+    const double t335 = t261 + t329;
+    const double t336 = t18*t287 + t20*t286;
+    const double t337 = 0.00209602*t288 - 0.015579999999999998*t285;
+    const double t338 = -t15*t287 - t17*t286;
+    const double t339 = t21*t285 - 0.015579999999999998*t288 - t22*t266;
+    const double t340 = t20*t287 + 1.25*t286;
+    const double t341 = t22*t285 - t23*t266;
     const double t342 = t276 + t336;
     const double t343 = t278 + t337;
     const double t344 = t279 + t339;
     const double t345 = t280 + t340;
     const double t346 = t284 + t341;
-    const double t347 = 0.00054216*t309;
-    const double t348 = 0.0003*t310;
-    const double t349 = -0.0028799999999999997*t309;
-    const double t350 = t286 + t347;
-    const double t351 = t288 + t348;
+    const double t347 = 0.00054216*t296;
+    const double t348 = 0.0003*t297;
+    const double t349 = -0.0028799999999999997*t296;
+    const double t350 = t293 + t347;
+    const double t351 = t295 + t348;
     const double t352 = 0.00024216*t311;
     const double t353 = 0.00024216*t312;
     const double t354 = 0.0028799999999999997*t312;
     const double t355 = -0.0028799999999999997*t311;
-    const double t356 = t290 + t352;
-    const double t357 = t292 + t353;
-    const double t358 = t293 + t354;
-    const double t359 = t294 + t355;
+    const double t356 = t302 + t352;
+    const double t357 = t304 + t353;
+    const double t358 = t305 + t354;
+    const double t359 = t306 + t355;
+
+    /* ---- tip-to-base y = psi(P a + b) -- [KJR (66)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t360 = t0*t358 - t1*t359;
     const double t361 = t0*t359 + t1*t358;
     const double t362 = t0*t356 - t1*t357;
     const double t363 = t0*t357 + t1*t356;
     const double t364 = t350 + t362;
     const double t365 = t349 + t361;
-    const double t366 = t5*t298 + t4*t360;
-    const double t367 = t5*t360 - t4*t298;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t366 = t5*t310 + t4*t360;
+    const double t367 = t5*t360 - t4*t310;
     const double t368 = t4*t364 - t5*t351;
     const double t369 = t4*t351 + t5*t364;
     const double t370 = t342 + t368;
@@ -12030,6 +11661,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t372 = t344 + t366 - t8*t363;
     const double t373 = t345 + t365;
     const double t374 = t346 - t9*t363 - t367;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t375 = t24*t372 - t25*t373;
     const double t376 = t24*t373 + t25*t372;
     const double t377 = t24*t370 - t25*t343;
@@ -12046,6 +11679,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t388 = t333 - t42*t371 + t375;
     const double t389 = t334 - t374;
     const double t390 = t335 + t376 - t43*t371;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t391 = t96*t388 - t97*t389;
     const double t392 = t96*t389 + t97*t388;
     const double t393 = t96*t385 - t97*t386;
@@ -12061,12 +11696,20 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t403 = t321 + t400 - t119*t387;
     const double t404 = t391 + t322 - t117*t387;
     const double t405 = t392 + t323 - t118*t387;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t406 = t183*t404 - t184*t405;
     const double t407 = t183*t402 + t184*t401;
     const double t408 = -0.2435*t406;
     const double t409 = t408 - t407;
     const double t410 = t313 - t195*t403 + t409;
+
+    /* ---- base-to-tip eta(k) = psi* eta(p) + xi(k) -- [KJR (67)] ---- */
+
+    /* -- body 0: link1 (joint joint1, revolute) -- */
     const double t411 = t410*t223;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t412 = t185*t403;
     const double t413 = -t184*t411;
     const double t414 = -t183*t411;
@@ -12074,9 +11717,11 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t416 = 9.81*t184 + t183*t415;
     const double t417 = 9.81*t183 - t184*t415;
     const double t418 = t195*t411 - 9.81*t196;
-    const double t419 = t413 - t299;
-    const double t420 = t414 - t300;
+    const double t419 = t413 - t245;
+    const double t420 = t414 - t246;
     const double t421 = t412 - t418;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t422 = t98*t387;
     const double t423 = t96*t419 + t97*t420;
     const double t424 = t96*t420 - t97*t419;
@@ -12085,17 +11730,19 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t427 = -0.4318*t420;
     const double t428 = t416 + t425;
     const double t429 = t417 + t426;
-    const double t430 = t427 - t245;
+    const double t430 = t427 - t225;
     const double t431 = t96*t428 + t97*t429;
     const double t432 = t96*t429 - t97*t428;
-    const double t433 = t114*t419 - t245*t104 + t115*t420 + t117*t416 + t118*t417 + t119*t421;
+    const double t433 = t114*t419 - t225*t104 + t115*t420 + t117*t416 + t118*t417 + t119*t421;
     const double t434 = t421 - t433;
-    const double t435 = t423 - t303;
-    const double t436 = t424 - t304;
+    const double t435 = t423 - t270;
+    const double t436 = t424 - t271;
     const double t437 = t422 + t434;
-    const double t438 = t431 - t301;
-    const double t439 = t432 - t302;
-    const double t440 = t430 - t259;
+    const double t438 = t431 - t268;
+    const double t439 = t432 - t269;
+    const double t440 = t430 - t244;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t441 = t26*t371;
     const double t442 = t24*t435 + t25*t437;
     const double t443 = t24*t437 - t25*t435;
@@ -12109,20 +11756,24 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t451 = t24*t449 - t25*t447;
     const double t452 = t39*t435 + t43*t440 + t44*t436 + t42*t438 + t41*t437;
     const double t453 = -t436 - t452;
-    const double t454 = t442 - t307;
-    const double t455 = t443 - t308;
+    const double t454 = t442 - t287;
+    const double t455 = t443 - t288;
     const double t456 = t441 + t453;
-    const double t457 = t450 - t305;
-    const double t458 = t451 - t306;
-    const double t459 = t273 - t448;
+    const double t457 = t450 - t285;
+    const double t458 = t451 - t286;
+    const double t459 = t266 - t448;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t460 = 1557.24430048586*t363;
     const double t461 = t4*t454 - t5*t456;
     const double t462 = t4*t457 - t5*t459;
     const double t463 = -t4*t459 - t5*t457;
     const double t464 = t455 + t9*t459 + t8*t457;
     const double t465 = t455 - t464;
-    const double t466 = t461 - t309;
+    const double t466 = t461 - t296;
     const double t467 = t460 + t465;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t468 = t0*t466 + t1*t467;
     const double t469 = t0*t467 - t1*t466;
     const double t470 = t1*t458 + t0*t462;
@@ -12164,357 +11815,379 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t506 = t493*t463 + t498*t470 + t499*t471;
     const double t507 = t495*t463 + t500*t470 + t501*t471;
     const double t508 = 9.81 + t507;
-    const double t509 = -0.2435*t223;
-    const double t510 = -0.2435*t509;
-    const double t511 = -t198*t223;
-    const double t512 = -t200;
-    const double t513 = t223 + t511;
-    const double t514 = -t512*t223;
-    const double t515 = -t512*t509;
-    const double t516 = -t198*t509;
-    const double t517 = -t509 - t516;
-    const double t518 = t198*t510;
-    const double t519 = t510 - t518;
-    const double t520 = t512*t510;
-    const double t521 = t187*t514 - t186*t511 - t188*t515 - t189*t516;
-    const double t522 = t186*t514 + t187*t513 + t189*t515 + t188*t517;
-    const double t523 = t187*t517 - t186*t515 + t189*t520 + t188*t519;
-    const double t524 = t187*t515 - t186*t516 + t188*t520 + t189*t518;
-    const double t525 = t186*t521 + t187*t522 + t189*t524 + t188*t523;
-    const double t526 = t185 + t525;
-    const double t527 = -0.0934*t514 - t515;
-    const double t528 = -0.0934*t511 - t516 - 0.4318*t521;
-    const double t529 = -0.4318*t514;
-    const double t530 = t517 - 0.0934*t513;
-    const double t531 = t515 + 0.0934*t514 - 0.4318*t522;
-    const double t532 = -0.4318*t513;
-    const double t533 = 0.0934*t522 - t523;
-    const double t534 = 0.4318*t526 - t524 - 0.0934*t521;
-    const double t535 = 0.4318*t522;
-    const double t536 = t519 - 0.0934*t517 - 0.0934*t530;
-    const double t537 = t520 - 0.0934*t515 - 0.0934*t531 - 0.4318*t523;
-    const double t538 = -0.0934*t532 - 0.4318*t517;
-    const double t539 = t518 - 0.0934*t516 + 0.0934*t528 - 0.4318*t524 + 0.4318*t534;
-    const double t540 = 0.0934*t529 - 0.4318*t515 + 0.4318*t535;
-    const double t541 = -0.4318*t532;
-    const double t542 = -t511 - t513;
-    const double t543 = t121*t542;
-    const double t544 = -t123;
-    const double t545 = 2.0*t544*t514;
-    const double t546 = -t511 - t545 - t543;
-    const double t547 = t513 + t545 + t543;
-    const double t548 = t514 - 2.0*t121*t514 + t544*t542;
-    const double t549 = -t96*t521 - t97*t522;
-    const double t550 = t97*t521 - t96*t522;
-    const double t551 = t527 - t531;
-    const double t552 = t530 + t528;
-    const double t553 = t121*t551;
-    const double t554 = t544*t552;
-    const double t555 = t544*t551;
-    const double t556 = t121*t552;
-    const double t557 = t527 - t553 - t554;
-    const double t558 = t531 + t553 + t554;
-    const double t559 = t528 + t555 - t556;
-    const double t560 = t530 + t555 - t556;
-    const double t561 = t96*t533 + t97*t534;
-    const double t562 = t96*t534 - t97*t533;
-    const double t563 = t96*t529 + t97*t532;
-    const double t564 = t96*t532 - t97*t529;
-    const double t565 = t536 - t539;
-    const double t566 = t121*t565;
-    const double t567 = 2.0*t544*t537;
-    const double t568 = t536 - t567 - t566;
-    const double t569 = t567 + t539 + t566;
-    const double t570 = t537 - 2.0*t121*t537 + t544*t565;
-    const double t571 = t96*t538 + t97*t540;
-    const double t572 = t96*t540 - t97*t538;
-    const double t573 = t100*t548 + t104*t563 + t99*t546 + t101*t549 + t102*t557 + t103*t559;
-    const double t574 = t99*t548 + t100*t547 + t104*t564 + t101*t550 + t102*t560 + t103*t558;
-    const double t575 = t104*t535 + t100*t550 + t99*t549 + t101*t526 + t102*t561 + t103*t562;
-    const double t576 = t104*t571 + t100*t560 + t99*t557 + t101*t561 + t103*t570 + t102*t568;
-    const double t577 = t104*t572 + t100*t558 + t99*t559 + t101*t562 + t102*t570 + t103*t569;
-    const double t578 = t104*t541 + t99*t563 + t100*t564 + t101*t535 + t102*t571 + t103*t572;
-    const double t579 = t104*t578 + t100*t574 + t99*t573 + t101*t575 + t102*t576 + t103*t577;
-    const double t580 = t549 - t573;
-    const double t581 = t550 - t574;
-    const double t582 = t526 - 2.0*t575 + t579;
-    const double t583 = t561 - t576;
-    const double t584 = t562 - t577;
-    const double t585 = t535 - t578;
-    const double t586 = t98 + t582;
-    const double t587 = t557 + 0.4331*t580;
-    const double t588 = t559 - 0.0203*t580;
-    const double t589 = t563 + 0.0203*t548 - 0.4331*t546;
-    const double t590 = t560 + 0.4331*t581;
-    const double t591 = t558 - 0.0203*t581;
-    const double t592 = t564 - 0.4331*t548 + 0.0203*t547;
-    const double t593 = t583 + 0.4331*t586;
-    const double t594 = t584 - 0.0203*t586;
-    const double t595 = t585 + 0.0203*t581 - 0.4331*t580;
-    const double t596 = t568 + 0.4331*t583 + 0.4331*t593;
-    const double t597 = t570 - 0.0203*t583 + 0.4331*t594;
-    const double t598 = t571 + 0.0203*t560 - 0.4331*t557 + 0.4331*t595;
-    const double t599 = t569 - 0.0203*t584 - 0.0203*t594;
-    const double t600 = t572 + 0.0203*t558 - 0.4331*t559 - 0.0203*t595;
-    const double t601 = t541 - 0.4331*t563 + 0.0203*t564 - 0.4331*t589 + 0.0203*t592;
-    const double t602 = t546 - t586;
-    const double t603 = t46*t602;
-    const double t604 = -t48;
-    const double t605 = 2.0*t604*t580;
-    const double t606 = t546 - t605 - t603;
-    const double t607 = t605 + t586 + t603;
-    const double t608 = t580 - 2.0*t46*t580 + t604*t602;
-    const double t609 = -t24*t548 - t25*t581;
-    const double t610 = t25*t548 - t24*t581;
-    const double t611 = t587 - t595;
-    const double t612 = t589 + t593;
-    const double t613 = t46*t611;
-    const double t614 = t604*t612;
-    const double t615 = t604*t611;
-    const double t616 = t46*t612;
-    const double t617 = t587 - t613 - t614;
-    const double t618 = t595 + t613 + t614;
-    const double t619 = t589 + t615 - t616;
-    const double t620 = t615 + t593 - t616;
-    const double t621 = -t25*t592 - t24*t590;
-    const double t622 = t25*t590 - t24*t592;
-    const double t623 = -t24*t588 - t25*t594;
-    const double t624 = t25*t588 - t24*t594;
-    const double t625 = t596 - t601;
-    const double t626 = t46*t625;
-    const double t627 = 2.0*t604*t598;
-    const double t628 = t596 - t627 - t626;
-    const double t629 = t601 + t627 + t626;
-    const double t630 = t598 - 2.0*t46*t598 + t604*t625;
-    const double t631 = -t25*t600 - t24*t597;
-    const double t632 = t25*t597 - t24*t600;
-    const double t633 = t28*t609 + t27*t606 + t29*t619;
-    const double t634 = t28*t610 + t27*t608 + t29*t618;
-    const double t635 = t28*t547 + t27*t609 + t29*t622;
-    const double t636 = t28*t621 + t27*t617 + t29*t630;
-    const double t637 = t28*t622 + t27*t619 + t29*t629;
-    const double t638 = t28*t591 + t27*t623 + t29*t632;
-    const double t639 = t28*t635 + t27*t633 + t29*t637;
-    const double t640 = t609 - t633;
-    const double t641 = t610 - t634;
-    const double t642 = t547 - 2.0*t635 + t639;
-    const double t643 = t621 - t636;
-    const double t644 = t622 - t637;
-    const double t645 = t591 - t638;
-    const double t646 = t26 + t642;
-    const double t647 = t606 - t646;
-    const double t648 = t10*t647;
-    const double t649 = -t12;
-    const double t650 = -2.0*t649*t640;
-    const double t651 = t606 - t650 - t648;
-    const double t652 = t4*t608 - t5*t641;
-    const double t653 = t617 - t645;
-    const double t654 = -t623 - t643;
-    const double t655 = t10*t653;
-    const double t656 = t649*t654;
-    const double t657 = t649*t653;
-    const double t658 = t10*t654;
-    const double t659 = t617 - t655 - t656;
-    const double t660 = t657 - t623 - t658;
-    const double t661 = t4*t620 - t5*t624;
-    const double t662 = -t4*t624 - t5*t620;
-    const double t663 = t4*t619 - t5*t644;
-    const double t664 = t628 - t599;
-    const double t665 = t10*t664;
-    const double t666 = -2.0*t649*t631;
-    const double t667 = t628 - t666 - t665;
-    const double t668 = t599 + t666 + t665;
-    const double t669 = 2.0*t10*t631 - t631 + t649*t664;
-    const double t670 = t4*t630 - t5*t632;
-    const double t671 = -t4*t632 - t5*t630;
-    const double t672 = t652 + 4.484863585399276*t659;
-    const double t673 = t607 + 4.484863585399276*t661;
-    const double t674 = t661 + 4.484863585399276*t667;
-    const double t675 = t662 + 4.484863585399276*t669;
-    const double t676 = t618 + 4.484863585399276*t670;
-    const double t677 = t673 + 4.484863585399276*t674;
-    const double t678 = t652 - t672;
-    const double t679 = t607 - 2.0*t673 + t677;
-    const double t680 = t661 - t674;
-    const double t681 = t662 - t675;
-    const double t682 = t618 - t676;
-    const double t683 = 1557.24430048586 + t679;
-    const double t684 = t651 - t683;
-    const double t685 = t2*t684;
-    const double t686 = -t3;
-    const double t687 = 2.0*t686*t678;
-    const double t688 = t651 - t687 - t685;
-    const double t689 = t683 + t687 + t685;
-    const double t690 = t678 - 2.0*t2*t678 + t686*t684;
-    const double t691 = t659 - t682;
-    const double t692 = t663 + t680;
-    const double t693 = t2*t691;
-    const double t694 = t686*t692;
-    const double t695 = t686*t691;
-    const double t696 = t2*t692;
-    const double t697 = t659 - t693 - t694;
-    const double t698 = t682 + t693 + t694;
-    const double t699 = t663 + t695 - t696;
-    const double t700 = t680 + t695 - t696;
-    const double t701 = -t1*t681 - t0*t660;
-    const double t702 = t1*t660 - t0*t681;
-    const double t703 = t667 - t629;
-    const double t704 = t2*t703;
-    const double t705 = 2.0*t686*t670;
-    const double t706 = t667 - t705 - t704;
-    const double t707 = t629 + t705 + t704;
-    const double t708 = t670 - 2.0*t2*t670 + t686*t703;
-    const double t709 = -t1*t671 - t0*t669;
-    const double t710 = t1*t669 - t0*t671;
+    const double t509 = u[0] + t502;
+    const double t510 = u[1] + t503;
+    const double t511 = u[2] + t504;
+    const double t512 = u[3] + t505;
+    const double t513 = u[4] + t506;
+    const double t514 = u[5] + t508;
 
-    /* ---- Omega(0) block (0, 0): tip tool ---- */
-    const double t711 = t497*t690 + t496*t688;
-    const double t712 = t499*t690 + t498*t688;
-    const double t713 = t501*t690 + t500*t688;
-    const double t714 = t496*t690 + t497*t689;
-    const double t715 = t498*t690 + t499*t689;
-    const double t716 = t500*t690 + t501*t689;
-    const double t717 = -25000.0*t491;
-    const double t718 = -25000.0*t493;
-    const double t719 = -25000.0*t495;
-    const double t720 = t496*t711 - t491*t717 + t497*t714;
-    const double t721 = t496*t712 - t491*t718 + t497*t715;
-    const double t722 = t496*t713 - t719*t491 + t497*t716;
-    const double t723 = t498*t712 - t493*t718 + t499*t715;
-    const double t724 = t498*t713 - t493*t719 + t499*t716;
-    const double t725 = t500*t713 - t495*t719 + t501*t716;
-    const double t726 = t496*t697 + t497*t700;
-    const double t727 = t496*t699 + t497*t698;
-    const double t728 = t496*t701 + t497*t702;
-    const double t729 = t498*t697 + t499*t700;
-    const double t730 = t498*t699 + t499*t698;
-    const double t731 = t498*t701 + t499*t702;
-    const double t732 = t500*t697 + t501*t700;
-    const double t733 = t500*t699 + t501*t698;
-    const double t734 = t500*t701 + t501*t702;
-    const double t735 = t496*t726 - t491*t728 + t497*t727;
-    const double t736 = t498*t726 - t493*t728 + t499*t727;
-    const double t737 = t500*t726 - t495*t728 + t501*t727;
-    const double t738 = t496*t729 - t491*t731 + t497*t730;
-    const double t739 = t498*t729 - t493*t731 + t499*t730;
-    const double t740 = t500*t729 - t495*t731 + t501*t730;
+    /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
+    const double t515 = -0.2435*t223;
+    const double t516 = -0.2435*t515;
+    const double t517 = -t198*t223;
+    const double t518 = -t200;
+    const double t519 = t223 + t517;
+    const double t520 = -t518*t223;
+    const double t521 = -t518*t515;
+    const double t522 = -t198*t515;
+    const double t523 = -t515 - t522;
+    const double t524 = t198*t516;
+    const double t525 = t516 - t524;
+    const double t526 = t518*t516;
+    const double t527 = t187*t520 - t186*t517 - t188*t521 - t189*t522;
+    const double t528 = t186*t520 + t187*t519 + t189*t521 + t188*t523;
+    const double t529 = t187*t523 - t186*t521 + t189*t526 + t188*t525;
+    const double t530 = t187*t521 - t186*t522 + t188*t526 + t189*t524;
+    const double t531 = t186*t527 + t187*t528 + t189*t530 + t188*t529;
+    const double t532 = t185 + t531;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
+    const double t533 = -0.0934*t520 - t521;
+    const double t534 = -0.0934*t517 - t522 - 0.4318*t527;
+    const double t535 = -0.4318*t520;
+    const double t536 = t523 - 0.0934*t519;
+    const double t537 = t521 + 0.0934*t520 - 0.4318*t528;
+    const double t538 = -0.4318*t519;
+    const double t539 = 0.0934*t528 - t529;
+    const double t540 = 0.4318*t532 - t530 - 0.0934*t527;
+    const double t541 = 0.4318*t528;
+    const double t542 = t525 - 0.0934*t523 - 0.0934*t536;
+    const double t543 = t526 - 0.0934*t521 - 0.0934*t537 - 0.4318*t529;
+    const double t544 = -0.0934*t538 - 0.4318*t523;
+    const double t545 = t524 - 0.0934*t522 + 0.0934*t534 - 0.4318*t530 + 0.4318*t540;
+    const double t546 = 0.0934*t535 - 0.4318*t521 + 0.4318*t541;
+    const double t547 = -0.4318*t538;
+    const double t548 = -t517 - t519;
+    const double t549 = t121*t548;
+    const double t550 = -t123;
+    const double t551 = 2.0*t550*t520;
+    const double t552 = -t517 - t551 - t549;
+    const double t553 = t519 + t551 + t549;
+    const double t554 = t520 - 2.0*t121*t520 + t550*t548;
+    const double t555 = -t96*t527 - t97*t528;
+    const double t556 = t97*t527 - t96*t528;
+    const double t557 = t533 - t537;
+    const double t558 = t536 + t534;
+    const double t559 = t121*t557;
+    const double t560 = t550*t558;
+    const double t561 = t550*t557;
+    const double t562 = t121*t558;
+    const double t563 = t533 - t559 - t560;
+    const double t564 = t537 + t559 + t560;
+    const double t565 = t534 + t561 - t562;
+    const double t566 = t536 + t561 - t562;
+    const double t567 = t96*t539 + t97*t540;
+    const double t568 = t96*t540 - t97*t539;
+    const double t569 = t96*t535 + t97*t538;
+    const double t570 = t96*t538 - t97*t535;
+    const double t571 = t542 - t545;
+    const double t572 = t121*t571;
+    const double t573 = 2.0*t550*t543;
+    const double t574 = t542 - t573 - t572;
+    const double t575 = t573 + t545 + t572;
+    const double t576 = t543 - 2.0*t121*t543 + t550*t571;
+    const double t577 = t96*t544 + t97*t546;
+    const double t578 = t96*t546 - t97*t544;
+    const double t579 = t100*t554 + t104*t569 + t99*t552 + t101*t555 + t102*t563 + t103*t565;
+    const double t580 = t99*t554 + t100*t553 + t104*t570 + t101*t556 + t102*t566 + t103*t564;
+    const double t581 = t104*t541 + t100*t556 + t99*t555 + t101*t532 + t102*t567 + t103*t568;
+    const double t582 = t104*t577 + t100*t566 + t99*t563 + t101*t567 + t103*t576 + t102*t574;
+    const double t583 = t104*t578 + t100*t564 + t99*t565 + t101*t568 + t102*t576 + t103*t575;
+    const double t584 = t104*t547 + t99*t569 + t100*t570 + t101*t541 + t102*t577 + t103*t578;
+    const double t585 = t104*t584 + t100*t580 + t99*t579 + t101*t581 + t102*t582 + t103*t583;
+    const double t586 = t555 - t579;
+    const double t587 = t556 - t580;
+    const double t588 = t532 - 2.0*t581 + t585;
+    const double t589 = t567 - t582;
+    const double t590 = t568 - t583;
+    const double t591 = t541 - t584;
+    const double t592 = t98 + t588;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
+    const double t593 = t563 + 0.4331*t586;
+    const double t594 = t565 - 0.0203*t586;
+    const double t595 = t569 + 0.0203*t554 - 0.4331*t552;
+    const double t596 = t566 + 0.4331*t587;
+    const double t597 = t564 - 0.0203*t587;
+    const double t598 = t570 - 0.4331*t554 + 0.0203*t553;
+    const double t599 = t589 + 0.4331*t592;
+    const double t600 = t590 - 0.0203*t592;
+    const double t601 = t591 + 0.0203*t587 - 0.4331*t586;
+    const double t602 = t574 + 0.4331*t589 + 0.4331*t599;
+    const double t603 = t576 - 0.0203*t589 + 0.4331*t600;
+    const double t604 = t577 + 0.0203*t566 - 0.4331*t563 + 0.4331*t601;
+    const double t605 = t575 - 0.0203*t590 - 0.0203*t600;
+    const double t606 = t578 + 0.0203*t564 - 0.4331*t565 - 0.0203*t601;
+    const double t607 = t547 - 0.4331*t569 + 0.0203*t570 - 0.4331*t595 + 0.0203*t598;
+    const double t608 = t552 - t592;
+    const double t609 = t46*t608;
+    const double t610 = -t48;
+    const double t611 = 2.0*t610*t586;
+    const double t612 = t552 - t611 - t609;
+    const double t613 = t611 + t592 + t609;
+    const double t614 = t586 - 2.0*t46*t586 + t610*t608;
+    const double t615 = -t24*t554 - t25*t587;
+    const double t616 = t25*t554 - t24*t587;
+    const double t617 = t593 - t601;
+    const double t618 = t595 + t599;
+    const double t619 = t46*t617;
+    const double t620 = t610*t618;
+    const double t621 = t610*t617;
+    const double t622 = t46*t618;
+    const double t623 = t593 - t619 - t620;
+    const double t624 = t601 + t619 + t620;
+    const double t625 = t595 + t621 - t622;
+    const double t626 = t621 + t599 - t622;
+    const double t627 = -t25*t598 - t24*t596;
+    const double t628 = t25*t596 - t24*t598;
+    const double t629 = -t24*t594 - t25*t600;
+    const double t630 = t25*t594 - t24*t600;
+    const double t631 = t602 - t607;
+    const double t632 = t46*t631;
+    const double t633 = 2.0*t610*t604;
+    const double t634 = t602 - t633 - t632;
+    const double t635 = t607 + t633 + t632;
+    const double t636 = t604 - 2.0*t46*t604 + t610*t631;
+    const double t637 = -t25*t606 - t24*t603;
+    const double t638 = t25*t603 - t24*t606;
+    const double t639 = t28*t615 + t27*t612 + t29*t625;
+    const double t640 = t28*t616 + t27*t614 + t29*t624;
+    const double t641 = t28*t553 + t27*t615 + t29*t628;
+    const double t642 = t28*t627 + t27*t623 + t29*t636;
+    const double t643 = t28*t628 + t27*t625 + t29*t635;
+    const double t644 = t28*t597 + t27*t629 + t29*t638;
+    const double t645 = t28*t641 + t27*t639 + t29*t643;
+    const double t646 = t615 - t639;
+    const double t647 = t616 - t640;
+    const double t648 = t553 - 2.0*t641 + t645;
+    const double t649 = t627 - t642;
+    const double t650 = t628 - t643;
+    const double t651 = t597 - t644;
+    const double t652 = t26 + t648;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
+    const double t653 = t612 - t652;
+    const double t654 = t10*t653;
+    const double t655 = -t12;
+    const double t656 = -2.0*t655*t646;
+    const double t657 = t612 - t656 - t654;
+    const double t658 = t4*t614 - t5*t647;
+    const double t659 = t623 - t651;
+    const double t660 = -t629 - t649;
+    const double t661 = t10*t659;
+    const double t662 = t655*t660;
+    const double t663 = t655*t659;
+    const double t664 = t10*t660;
+    const double t665 = t623 - t661 - t662;
+    const double t666 = t663 - t629 - t664;
+    const double t667 = t4*t626 - t5*t630;
+    const double t668 = -t4*t630 - t5*t626;
+    const double t669 = t4*t625 - t5*t650;
+    const double t670 = t634 - t605;
+    const double t671 = t10*t670;
+    const double t672 = -2.0*t655*t637;
+    const double t673 = t634 - t672 - t671;
+    const double t674 = t605 + t672 + t671;
+    const double t675 = 2.0*t10*t637 - t637 + t655*t670;
+    const double t676 = t4*t636 - t5*t638;
+    const double t677 = -t4*t638 - t5*t636;
+    const double t678 = t658 + 4.484863585399276*t665;
+    const double t679 = t613 + 4.484863585399276*t667;
+    const double t680 = t667 + 4.484863585399276*t673;
+    const double t681 = t668 + 4.484863585399276*t675;
+    const double t682 = t624 + 4.484863585399276*t676;
+    const double t683 = t679 + 4.484863585399276*t680;
+    const double t684 = t658 - t678;
+    const double t685 = t613 - 2.0*t679 + t683;
+    const double t686 = t667 - t680;
+    const double t687 = t668 - t681;
+    const double t688 = t624 - t682;
+    const double t689 = 1557.24430048586 + t685;
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
+    const double t690 = t657 - t689;
+    const double t691 = t2*t690;
+    const double t692 = -t3;
+    const double t693 = 2.0*t692*t684;
+    const double t694 = t657 - t693 - t691;
+    const double t695 = t689 + t693 + t691;
+    const double t696 = t684 - 2.0*t2*t684 + t692*t690;
+    const double t697 = t665 - t688;
+    const double t698 = t669 + t686;
+    const double t699 = t2*t697;
+    const double t700 = t692*t698;
+    const double t701 = t692*t697;
+    const double t702 = t2*t698;
+    const double t703 = t665 - t699 - t700;
+    const double t704 = t688 + t699 + t700;
+    const double t705 = t669 + t701 - t702;
+    const double t706 = t686 + t701 - t702;
+    const double t707 = -t1*t687 - t0*t666;
+    const double t708 = t1*t666 - t0*t687;
+    const double t709 = t673 - t635;
+    const double t710 = t2*t709;
+    const double t711 = 2.0*t692*t676;
+    const double t712 = t673 - t711 - t710;
+    const double t713 = t635 + t711 + t710;
+    const double t714 = t676 - 2.0*t2*t676 + t692*t709;
+    const double t715 = -t1*t677 - t0*t675;
+    const double t716 = t1*t675 - t0*t677;
+
+    /* ==== Omega(0) block (0, 0): tip tool -- [KJR (60)] ==== */
+    const double t717 = t497*t696 + t496*t694;
+    const double t718 = t499*t696 + t498*t694;
+    const double t719 = t501*t696 + t500*t694;
+    const double t720 = t496*t696 + t497*t695;
+    const double t721 = t498*t696 + t499*t695;
+    const double t722 = t500*t696 + t501*t695;
+    const double t723 = -25000.0*t491;
+    const double t724 = -25000.0*t493;
+    const double t725 = -25000.0*t495;
+    const double t726 = t496*t717 - t491*t723 + t497*t720;
+    const double t727 = t496*t718 - t491*t724 + t497*t721;
+    const double t728 = t496*t719 - t725*t491 + t497*t722;
+    const double t729 = t498*t718 - t493*t724 + t499*t721;
+    const double t730 = t498*t719 - t493*t725 + t499*t722;
+    const double t731 = t500*t719 - t495*t725 + t501*t722;
+    const double t732 = t496*t703 + t497*t706;
+    const double t733 = t496*t705 + t497*t704;
+    const double t734 = t496*t707 + t497*t708;
+    const double t735 = t498*t703 + t499*t706;
+    const double t736 = t498*t705 + t499*t704;
+    const double t737 = t498*t707 + t499*t708;
+    const double t738 = t500*t703 + t501*t706;
+    const double t739 = t500*t705 + t501*t704;
+    const double t740 = t500*t707 + t501*t708;
     const double t741 = t496*t732 - t491*t734 + t497*t733;
     const double t742 = t498*t732 - t493*t734 + t499*t733;
     const double t743 = t500*t732 - t495*t734 + t501*t733;
-    const double t744 = t497*t708 - t491*t709 + t496*t706;
-    const double t745 = t499*t708 - t493*t709 + t498*t706;
-    const double t746 = t501*t708 - t495*t709 + t500*t706;
-    const double t747 = t496*t708 - t491*t710 + t497*t707;
-    const double t748 = t498*t708 - t493*t710 + t499*t707;
-    const double t749 = t500*t708 - t495*t710 + t501*t707;
-    const double t750 = t496*t709 - t491*t668 + t497*t710;
-    const double t751 = t498*t709 - t493*t668 + t499*t710;
-    const double t752 = t500*t709 - t495*t668 + t501*t710;
-    const double t753 = t496*t744 - t491*t750 + t497*t747;
-    const double t754 = t496*t745 - t491*t751 + t497*t748;
-    const double t755 = t496*t746 - t491*t752 + t497*t749;
-    const double t756 = t498*t745 - t493*t751 + t499*t748;
-    const double t757 = t498*t746 - t493*t752 + t499*t749;
-    const double t758 = t500*t746 - t495*t752 + t501*t749;
-    const double t759 = 1e-10*t720;
-    if (!(t720 > t759)) return 1;  /* pivot 0 of Omega(0) */
-    const double t760 = 1.0/t720;
-    const double t761 = t721*t760;
-    const double t762 = t722*t760;
-    const double t763 = t735*t760;
-    const double t764 = t736*t760;
-    const double t765 = t737*t760;
-    const double t766 = t721*t721;
-    const double t767 = t723 - t766*t760;
-    const double t768 = 1e-10*t723;
-    if (!(t767 > t768)) return 1;  /* pivot 1 of Omega(0) */
-    const double t769 = 1.0/t767;
-    const double t770 = t724 - t721*t762;
-    const double t771 = t770*t769;
-    const double t772 = t738 - t721*t763;
-    const double t773 = t772*t769;
-    const double t774 = t739 - t721*t764;
-    const double t775 = t774*t769;
-    const double t776 = t740 - t721*t765;
-    const double t777 = t776*t769;
-    const double t778 = t722*t722;
-    const double t779 = t770*t770;
-    const double t780 = t725 - t778*t760 - t779*t769;
-    const double t781 = 1e-10*t725;
-    if (!(t780 > t781)) return 1;  /* pivot 2 of Omega(0) */
-    const double t782 = 1.0/t780;
-    const double t783 = t741 - t722*t763 - t770*t773;
-    const double t784 = t783*t782;
-    const double t785 = t742 - t722*t764 - t770*t775;
-    const double t786 = t785*t782;
-    const double t787 = t743 - t722*t765 - t770*t777;
-    const double t788 = t787*t782;
-    const double t789 = t735*t735;
-    const double t790 = t772*t772;
-    const double t791 = t783*t783;
-    const double t792 = t753 - t789*t760 - t790*t769 - t791*t782;
-    const double t793 = 1e-10*t753;
-    if (!(t792 > t793)) return 1;  /* pivot 3 of Omega(0) */
-    const double t794 = 1.0/t792;
-    const double t795 = t754 - t735*t764 - t772*t775 - t783*t786;
-    const double t796 = t795*t794;
-    const double t797 = t755 - t735*t765 - t772*t777 - t783*t788;
-    const double t798 = t797*t794;
-    const double t799 = t736*t736;
-    const double t800 = t774*t774;
-    const double t801 = t785*t785;
-    const double t802 = t795*t795;
-    const double t803 = t756 - t799*t760 - t800*t769 - t801*t782 - t802*t794;
-    const double t804 = 1e-10*t756;
-    if (!(t803 > t804)) return 1;  /* pivot 4 of Omega(0) */
-    const double t805 = 1.0/t803;
-    const double t806 = t757 - t736*t765 - t774*t777 - t785*t788 - t795*t798;
-    const double t807 = t806*t805;
-    const double t808 = t737*t737;
-    const double t809 = t776*t776;
-    const double t810 = t787*t787;
-    const double t811 = t797*t797;
-    const double t812 = t806*t806;
-    const double t813 = t758 - t808*t760 - t809*t769 - t810*t782 - t811*t794 - t812*t805;
-    const double t814 = 1e-10*t758;
-    if (!(t813 > t814)) return 1;  /* pivot 5 of Omega(0) */
-    const double t815 = 1.0/t813;
-    const double t816 = u[0] + t502;
-    const double t817 = u[1] + t503;
-    const double t818 = u[2] + t504;
-    const double t819 = u[3] + t505;
-    const double t820 = u[4] + t506;
-    const double t821 = u[5] + t508;
-    const double t822 = t817 - t816*t761;
-    const double t823 = t818 - t816*t762 - t822*t771;
-    const double t824 = t819 - t816*t763 - t822*t773 - t823*t784;
-    const double t825 = t820 - t816*t764 - t822*t775 - t823*t786 - t824*t796;
-    const double t826 = t821 - t816*t765 - t822*t777 - t823*t788 - t824*t798 - t825*t807;
-    const double t827 = t816*t760;
-    const double t828 = t822*t769;
-    const double t829 = t823*t782;
-    const double t830 = t824*t794;
-    const double t831 = t825*t805;
-    const double t832 = t826*t815;
-    const double t833 = t831 - t807*t832;
-    const double t834 = t830 - t798*t832 - t796*t833;
-    const double t835 = t829 - t788*t832 - t786*t833 - t784*t834;
-    const double t836 = t828 - t777*t832 - t775*t833 - t773*t834 - t771*t835;
-    const double t837 = t827 - t765*t832 - t764*t833 - t763*t834 - t762*t835 - t761*t836;
+    const double t744 = t496*t735 - t491*t737 + t497*t736;
+    const double t745 = t498*t735 - t493*t737 + t499*t736;
+    const double t746 = t500*t735 - t495*t737 + t501*t736;
+    const double t747 = t496*t738 - t491*t740 + t497*t739;
+    const double t748 = t498*t738 - t493*t740 + t499*t739;
+    const double t749 = t500*t738 - t495*t740 + t501*t739;
+    const double t750 = t497*t714 - t491*t715 + t496*t712;
+    const double t751 = t499*t714 - t493*t715 + t498*t712;
+    const double t752 = t501*t714 - t495*t715 + t500*t712;
+    const double t753 = t496*t714 - t491*t716 + t497*t713;
+    const double t754 = t498*t714 - t493*t716 + t499*t713;
+    const double t755 = t500*t714 - t495*t716 + t501*t713;
+    const double t756 = t496*t715 - t491*t674 + t497*t716;
+    const double t757 = t498*t715 - t493*t674 + t499*t716;
+    const double t758 = t500*t715 - t495*t674 + t501*t716;
+    const double t759 = t496*t750 - t491*t756 + t497*t753;
+    const double t760 = t496*t751 - t491*t757 + t497*t754;
+    const double t761 = t496*t752 - t491*t758 + t497*t755;
+    const double t762 = t498*t751 - t493*t757 + t499*t754;
+    const double t763 = t498*t752 - t493*t758 + t499*t755;
+    const double t764 = t500*t752 - t495*t758 + t501*t755;
+
+    /* ==== LDL^T of Omega(0), every pivot guarded -- [KJR (61)] ==== */
+    const double t765 = 1e-10*t726;
+    if (!(t726 > t765)) return 1;  /* pivot 0 of Omega(0) */
+    const double t766 = 1.0/t726;
+    const double t767 = t727*t766;
+    const double t768 = t728*t766;
+    const double t769 = t741*t766;
+    const double t770 = t742*t766;
+    const double t771 = t743*t766;
+    const double t772 = t727*t727;
+    const double t773 = t729 - t772*t766;
+    const double t774 = 1e-10*t729;
+    if (!(t773 > t774)) return 1;  /* pivot 1 of Omega(0) */
+    const double t775 = 1.0/t773;
+    const double t776 = t730 - t727*t768;
+    const double t777 = t776*t775;
+    const double t778 = t744 - t727*t769;
+    const double t779 = t778*t775;
+    const double t780 = t745 - t727*t770;
+    const double t781 = t780*t775;
+    const double t782 = t746 - t727*t771;
+    const double t783 = t782*t775;
+    const double t784 = t728*t728;
+    const double t785 = t776*t776;
+    const double t786 = t731 - t784*t766 - t785*t775;
+    const double t787 = 1e-10*t731;
+    if (!(t786 > t787)) return 1;  /* pivot 2 of Omega(0) */
+    const double t788 = 1.0/t786;
+    const double t789 = t747 - t728*t769 - t776*t779;
+    const double t790 = t789*t788;
+    const double t791 = t748 - t728*t770 - t776*t781;
+    const double t792 = t791*t788;
+    const double t793 = t749 - t728*t771 - t776*t783;
+    const double t794 = t793*t788;
+    const double t795 = t741*t741;
+    const double t796 = t778*t778;
+    const double t797 = t789*t789;
+    const double t798 = t759 - t795*t766 - t796*t775 - t797*t788;
+    const double t799 = 1e-10*t759;
+    if (!(t798 > t799)) return 1;  /* pivot 3 of Omega(0) */
+    const double t800 = 1.0/t798;
+    const double t801 = t760 - t741*t770 - t778*t781 - t789*t792;
+    const double t802 = t801*t800;
+    const double t803 = t761 - t741*t771 - t778*t783 - t789*t794;
+    const double t804 = t803*t800;
+    const double t805 = t742*t742;
+    const double t806 = t780*t780;
+    const double t807 = t791*t791;
+    const double t808 = t801*t801;
+    const double t809 = t762 - t805*t766 - t806*t775 - t807*t788 - t808*t800;
+    const double t810 = 1e-10*t762;
+    if (!(t809 > t810)) return 1;  /* pivot 4 of Omega(0) */
+    const double t811 = 1.0/t809;
+    const double t812 = t763 - t742*t771 - t780*t783 - t791*t794 - t801*t804;
+    const double t813 = t812*t811;
+    const double t814 = t743*t743;
+    const double t815 = t782*t782;
+    const double t816 = t793*t793;
+    const double t817 = t803*t803;
+    const double t818 = t812*t812;
+    const double t819 = t764 - t814*t766 - t815*t775 - t816*t788 - t817*t800 - t818*t811;
+    const double t820 = 1e-10*t764;
+    if (!(t819 > t820)) return 1;  /* pivot 5 of Omega(0) */
+    const double t821 = 1.0/t819;
+    const double t822 = t510 - t509*t767;
+    const double t823 = t511 - t509*t768 - t822*t777;
+    const double t824 = t512 - t509*t769 - t822*t779 - t823*t790;
+    const double t825 = t513 - t509*t770 - t822*t781 - t823*t792 - t824*t802;
+    const double t826 = t514 - t509*t771 - t822*t783 - t823*t794 - t824*t804 - t825*t813;
+    const double t827 = t509*t766;
+    const double t828 = t822*t775;
+    const double t829 = t823*t788;
+    const double t830 = t824*t800;
+    const double t831 = t825*t811;
+    const double t832 = t826*t821;
+    const double t833 = t831 - t813*t832;
+    const double t834 = t830 - t804*t832 - t802*t833;
+    const double t835 = t829 - t794*t832 - t792*t833 - t790*t834;
+    const double t836 = t828 - t783*t832 - t781*t833 - t779*t834 - t777*t835;
+    const double t837 = t827 - t771*t832 - t770*t833 - t769*t834 - t768*t835 - t767*t836;
     const double t838 = t500*t832 + t498*t833 + t496*t834;
     const double t839 = t501*t832 + t499*t833 + t497*t834;
     const double t840 = -t495*t832 - t493*t833 - t491*t834;
     const double t841 = t500*t835 + t498*t836 + t496*t837;
     const double t842 = t501*t835 + t499*t836 + t497*t837;
     const double t843 = -t495*t835 - t493*t836 - t491*t837;
+
+    /* ---- tip-to-base forces f(p) += phi(p, k) f(k) -- [RK (2.29)] ---- */
+
+    /* -- body 5: link6 (joint joint6, revolute) -- */
     const double t844 = t0*t838 - t1*t839;
     const double t845 = t0*t839 + t1*t838;
     const double t846 = t0*t841 - t1*t842;
     const double t847 = t0*t842 + t1*t841;
+
+    /* -- body 4: link5 (joint joint5, revolute) -- */
     const double t848 = t5*t840 + t4*t844;
     const double t849 = t5*t844 - t4*t840;
     const double t850 = t5*t843 + t4*t846;
     const double t851 = t5*t846 - t4*t843;
+
+    /* -- body 3: link4 (joint joint4, revolute) -- */
     const double t852 = t24*t848 - t25*t845;
     const double t853 = t24*t845 + t25*t848;
     const double t854 = t24*t850 - t25*t847;
@@ -12525,6 +12198,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t859 = t856 + t854;
     const double t860 = t857 + t851;
     const double t861 = t855 + t858;
+
+    /* -- body 2: link3 (joint joint3, revolute) -- */
     const double t862 = t96*t852 - t97*t849;
     const double t863 = t96*t849 + t97*t852;
     const double t864 = t96*t859 - t97*t860;
@@ -12535,12 +12210,14 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t869 = t866 + t864;
     const double t870 = t867 + t865;
     const double t871 = t868 + t861;
+
+    /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t872 = t183*t862 - t184*t863;
     const double t873 = t183*t870 + t184*t869;
     const double t874 = -0.2435*t872;
     const double t875 = t874 - t873;
 
-    /* ---- outputs ---- */
+    /* ==== outputs ==== */
     tau[0] = t875;
     tau[1] = t871;
     tau[2] = t861;

@@ -63,142 +63,142 @@ extern "C" {
 
 /* world pose of each tip, row-major 4x4 */
 void puma560_forward_kinematics(const double q[6], double T[16]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_forward_kinematics_batch(long count, const double *q, double *T);
 
-/* tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n */
+/* tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n [RJK (1)] */
 void puma560_jacobian(const double q[6], double J[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_jacobian_batch(long count, const double *q, double *J);
 
-/* tip bias accelerations Jdot qd, [angular; linear], world axes */
+/* tip bias accelerations Jdot qd, [angular; linear], world axes [KJR (46)] */
 void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_jdot_qdot_batch(long count, const double *q, const double *qd, double *a0);
 
-/* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) */
+/* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) [RK (2.24)-(2.30)] */
 void puma560_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_inverse_dynamics_batch(long count, const double *q, const double *qd, const double *qdd, double *tau);
 
-/* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) */
+/* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) [RK (2.28)-(2.29)] */
 void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_inverse_dynamics_tip_force_batch(long count, const double *q, const double *qd, const double *qdd, const double *f, double *tau);
 
-/* gravity torques G(q) */
+/* gravity torques G(q) [KJR (44)] */
 void puma560_gravity(const double q[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_gravity_batch(long count, const double *q, double *tau);
 
-/* bias torques C(q, qd) + G(q) */
+/* bias torques C(q, qd) + G(q) [KJR (45)] */
 void puma560_bias_forces(const double q[6], const double qd[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_bias_forces_batch(long count, const double *q, const double *qd, double *tau);
 
-/* Coriolis and centrifugal torques C(q, qd), no gravity */
+/* Coriolis and centrifugal torques C(q, qd), no gravity [KJR (45)] */
 void puma560_coriolis(const double q[6], const double qd[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_coriolis_batch(long count, const double *q, const double *qd, double *tau);
 
-/* joint-space mass matrix M(q), row-major n x n */
+/* joint-space mass matrix M(q), row-major n x n [RK (3.20)] */
 void puma560_mass_matrix(const double q[6], double M[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_mass_matrix_batch(long count, const double *q, double *M);
 
-/* joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n */
+/* joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n [RK (3.20)], [RK (2.24)-(2.30)] */
 void puma560_mass_matrix_ne(const double q[6], double M[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_mass_matrix_ne_batch(long count, const double *q, double *M);
 
-/* inverse mass matrix by composite-body M and LDL^T, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot. */
+/* inverse mass matrix, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot (calls mass_matrix_inverse_cholesky). */
 void puma560_mass_matrix_inverse(const double q[6], double Minv[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
 
-/* inverse mass matrix by the innovations factorization, row-major n x n */
+/* inverse mass matrix by the innovations factorization, row-major n x n [RK Theorem 4.1, (4.16)] */
 void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_mass_matrix_inverse_innovations_batch(long count, const double *q, double *Minv);
 
-/* inverse mass matrix by composite-body M and LDL^T, row-major n x n */
+/* inverse mass matrix by composite-body M and LDL^T, row-major n x n [RK (3.20)] */
 void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot. */
+/* joint accelerations from torques. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_crba). */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
+/* joint accelerations from torques, algorithm FD4 [RK (5.13)-(5.17)] */
 void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_forward_dynamics_fd4_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22)) */
+/* joint accelerations from torques, algorithm FD1 [RK (4.17)-(4.22)] */
 void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, algorithm FD2 (seed 001 (5.5)-(5.7)), with the tip accelerations */
+/* joint accelerations from torques, algorithm FD2, with the tip accelerations [RK (5.5)-(5.7)] */
 void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[6], double a0[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_forward_dynamics_fd2_batch(long count, const double *q, const double *qd, const double *tau, double *qdd, double *a0);
 
-/* joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)) */
+/* joint accelerations from torques, algorithm FD3 [RK (5.8)-(5.10)] */
 void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_forward_dynamics_fd3_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve */
+/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve [RK (3.20)] */
 void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_forward_dynamics_crba_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations caused by tip forces alone */
+/* joint accelerations caused by tip forces alone [RJK (18)] */
 void puma560_tip_force_acceleration(const double q[6], const double f[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd);
 
-/* operational space inverse inertia Omega(0), 6m x 6m */
+/* operational space inverse inertia Omega(0), 6m x 6m [KJR (61)], [RJK (20)] */
 void puma560_os_inertia_inverse(const double q[6], double Omega[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long puma560_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 
-/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot. Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0), 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int puma560_os_inertia(const double q[6], double Lambda[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long puma560_os_inertia_batch(long count, const double *q, double *Lambda);
 
-/* operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int puma560_os_inertia_recursive(const double q[6], double Lambda[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long puma560_os_inertia_recursive_batch(long count, const double *q, double *Lambda);
 
-/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int puma560_os_inertia_explicit(const double q[6], double Lambda[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long puma560_os_inertia_explicit_batch(long count, const double *q, double *Lambda);
 
-/* operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space Coriolis/centrifugal force c(0) [KJR (65)-(68)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int puma560_os_coriolis(const double q[6], const double qd[6], double c[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long puma560_os_coriolis_batch(long count, const double *q, const double *qd, double *c);
 
-/* operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space gravity force g(0) [KJR (72)-(74)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int puma560_os_gravity(const double q[6], double g[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long puma560_os_gravity_batch(long count, const double *q, double *g);
 
-/* operational space bias force c(0) + g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space bias force c(0) + g(0) [KJR end of Sec. 4.3] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int puma560_os_bias(const double q[6], const double qd[6], double cg[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long puma560_os_bias_batch(long count, const double *q, const double *qd, double *cg);
 
-/* operational space control torques J^T (Lambda u + c + g) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space control torques J^T (Lambda u + c + g) [KJR (4), (39), Conclusions] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int puma560_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long puma560_osc_torque_batch(long count, const double *q, const double *qd, const double *u, double *tau);
 
 #ifdef __cplusplus

@@ -23,34 +23,34 @@
  *   0 tool0 on body 5, offset [0.0, 0.0823, 0.0]
  *
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
- *   forward_kinematics                 80 mul     50 add    0 div   0 sqrt  12 trig     82 statements
- *   jacobian                           81 mul     59 add    0 div   0 sqrt  10 trig     94 statements
- *   jdot_qdot                         190 mul    113 add    0 div   0 sqrt  12 trig    170 statements
- *   inverse_dynamics                  222 mul    166 add    0 div   0 sqrt  10 trig    255 statements
- *   inverse_dynamics_tip_force        298 mul    214 add    0 div   0 sqrt  12 trig    307 statements
- *   gravity                            86 mul     53 add    0 div   0 sqrt  10 trig     87 statements
- *   bias_forces                       207 mul    146 add    0 div   0 sqrt  10 trig    236 statements
- *   coriolis                          200 mul    139 add    0 div   0 sqrt  10 trig    229 statements
- *   mass_matrix                       191 mul    180 add    0 div   0 sqrt  10 trig    209 statements
- *   mass_matrix_ne                    389 mul    260 add    0 div   0 sqrt  10 trig    384 statements
- *   mass_matrix_inverse               329 mul    259 add    5 div   0 sqrt  10 trig    278 statements
- *   mass_matrix_inverse_innovations    564 mul    431 add    5 div   0 sqrt  10 trig    474 statements
- *   mass_matrix_inverse_cholesky      329 mul    259 add    5 div   0 sqrt  10 trig    278 statements
- *   forward_dynamics                  448 mul    369 add    5 div   0 sqrt  10 trig    471 statements
- *   forward_dynamics_fd4              500 mul    403 add    5 div   0 sqrt  10 trig    485 statements
- *   forward_dynamics_fd1              478 mul    387 add    5 div   0 sqrt  10 trig    511 statements
- *   forward_dynamics_fd2              587 mul    459 add    5 div   0 sqrt  12 trig    596 statements
- *   forward_dynamics_fd3              448 mul    369 add    5 div   0 sqrt  10 trig    471 statements
- *   forward_dynamics_crba             468 mul    390 add    5 div   0 sqrt  10 trig    498 statements
- *   tip_force_acceleration            374 mul    296 add    5 div   0 sqrt  12 trig    345 statements
- *   os_inertia_inverse                728 mul    618 add    5 div   0 sqrt  12 trig    589 statements
- *   os_inertia                        710 mul    542 add   11 div   0 sqrt  12 trig    515 statements
- *   os_inertia_recursive              904 mul    708 add   11 div   0 sqrt  12 trig    676 statements
- *   os_inertia_explicit               710 mul    542 add   11 div   0 sqrt  12 trig    515 statements
- *   os_coriolis                      1187 mul    944 add   11 div   0 sqrt  12 trig    974 statements
- *   os_gravity                        933 mul    753 add   11 div   0 sqrt  12 trig    737 statements
- *   os_bias                          1197 mul    956 add   11 div   0 sqrt  12 trig    985 statements
- *   osc_torque                       1274 mul   1013 add   11 div   0 sqrt  12 trig   1047 statements
+ *   forward_kinematics                 68 mul     38 add    0 div   0 sqrt  12 trig     70 statements
+ *   jacobian                           75 mul     53 add    0 div   0 sqrt  10 trig     88 statements
+ *   jdot_qdot                         175 mul     99 add    0 div   0 sqrt  12 trig    157 statements
+ *   inverse_dynamics                  199 mul    146 add    0 div   0 sqrt  10 trig    237 statements
+ *   inverse_dynamics_tip_force        269 mul    188 add    0 div   0 sqrt  12 trig    283 statements
+ *   gravity                            72 mul     41 add    0 div   0 sqrt  10 trig     77 statements
+ *   bias_forces                       186 mul    128 add    0 div   0 sqrt  10 trig    221 statements
+ *   coriolis                          181 mul    123 add    0 div   0 sqrt  10 trig    214 statements
+ *   mass_matrix                       108 mul     98 add    0 div   0 sqrt  10 trig    140 statements
+ *   mass_matrix_ne                    327 mul    208 add    0 div   0 sqrt  10 trig    336 statements
+ *   mass_matrix_inverse               246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
+ *   mass_matrix_inverse_innovations    452 mul    330 add    5 div   0 sqrt  10 trig    395 statements
+ *   mass_matrix_inverse_cholesky      246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
+ *   forward_dynamics                  364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
+ *   forward_dynamics_fd4              443 mul    338 add    5 div   0 sqrt  10 trig    432 statements
+ *   forward_dynamics_fd1              405 mul    312 add    5 div   0 sqrt  10 trig    451 statements
+ *   forward_dynamics_fd2              506 mul    376 add    5 div   0 sqrt  12 trig    528 statements
+ *   forward_dynamics_fd3              383 mul    300 add    5 div   0 sqrt  10 trig    417 statements
+ *   forward_dynamics_crba             364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
+ *   tip_force_acceleration            314 mul    231 add    5 div   0 sqrt  12 trig    292 statements
+ *   os_inertia_inverse                639 mul    516 add    5 div   0 sqrt  12 trig    498 statements
+ *   os_inertia                        621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
+ *   os_inertia_recursive              815 mul    606 add   11 div   0 sqrt  12 trig    585 statements
+ *   os_inertia_explicit               621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
+ *   os_coriolis                      1071 mul    820 add   11 div   0 sqrt  12 trig    864 statements
+ *   os_gravity                        838 mul    643 add   11 div   0 sqrt  12 trig    639 statements
+ *   os_bias                          1085 mul    832 add   11 div   0 sqrt  12 trig    874 statements
+ *   osc_torque                       1152 mul    881 add   11 div   0 sqrt  12 trig    928 statements
  */
 #ifndef SOAGEN_UR5_H
 #define SOAGEN_UR5_H
@@ -63,142 +63,142 @@ extern "C" {
 
 /* world pose of each tip, row-major 4x4 */
 void ur5_forward_kinematics(const double q[6], double T[16]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_forward_kinematics_batch(long count, const double *q, double *T);
 
-/* tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n */
+/* tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n [RJK (1)] */
 void ur5_jacobian(const double q[6], double J[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_jacobian_batch(long count, const double *q, double *J);
 
-/* tip bias accelerations Jdot qd, [angular; linear], world axes */
+/* tip bias accelerations Jdot qd, [angular; linear], world axes [KJR (46)] */
 void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_jdot_qdot_batch(long count, const double *q, const double *qd, double *a0);
 
-/* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) */
+/* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) [RK (2.24)-(2.30)] */
 void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_inverse_dynamics_batch(long count, const double *q, const double *qd, const double *qdd, double *tau);
 
-/* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) */
+/* joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f) [RK (2.28)-(2.29)] */
 void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_inverse_dynamics_tip_force_batch(long count, const double *q, const double *qd, const double *qdd, const double *f, double *tau);
 
-/* gravity torques G(q) */
+/* gravity torques G(q) [KJR (44)] */
 void ur5_gravity(const double q[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_gravity_batch(long count, const double *q, double *tau);
 
-/* bias torques C(q, qd) + G(q) */
+/* bias torques C(q, qd) + G(q) [KJR (45)] */
 void ur5_bias_forces(const double q[6], const double qd[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_bias_forces_batch(long count, const double *q, const double *qd, double *tau);
 
-/* Coriolis and centrifugal torques C(q, qd), no gravity */
+/* Coriolis and centrifugal torques C(q, qd), no gravity [KJR (45)] */
 void ur5_coriolis(const double q[6], const double qd[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_coriolis_batch(long count, const double *q, const double *qd, double *tau);
 
-/* joint-space mass matrix M(q), row-major n x n */
+/* joint-space mass matrix M(q), row-major n x n [RK (3.20)] */
 void ur5_mass_matrix(const double q[6], double M[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_mass_matrix_batch(long count, const double *q, double *M);
 
-/* joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n */
+/* joint-space mass matrix M(q) by n Newton-Euler passes, row-major n x n [RK (3.20)], [RK (2.24)-(2.30)] */
 void ur5_mass_matrix_ne(const double q[6], double M[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_mass_matrix_ne_batch(long count, const double *q, double *M);
 
-/* inverse mass matrix by composite-body M and LDL^T, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot. */
+/* inverse mass matrix, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot (calls mass_matrix_inverse_cholesky). */
 void ur5_mass_matrix_inverse(const double q[6], double Minv[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv);
 
-/* inverse mass matrix by the innovations factorization, row-major n x n */
+/* inverse mass matrix by the innovations factorization, row-major n x n [RK Theorem 4.1, (4.16)] */
 void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_mass_matrix_inverse_innovations_batch(long count, const double *q, double *Minv);
 
-/* inverse mass matrix by composite-body M and LDL^T, row-major n x n */
+/* inverse mass matrix by composite-body M and LDL^T, row-major n x n [RK (3.20)] */
 void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)). Algorithm: FD3, the cheapest of FD4, FD1, FD3, CRBA for this robot. */
+/* joint accelerations from torques. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_crba). */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, algorithm FD4 (seed 001 (5.13)-(5.17)) */
+/* joint accelerations from torques, algorithm FD4 [RK (5.13)-(5.17)] */
 void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_forward_dynamics_fd4_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, algorithm FD1 (seed 001 (4.17)-(4.22)) */
+/* joint accelerations from torques, algorithm FD1 [RK (4.17)-(4.22)] */
 void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_forward_dynamics_fd1_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, algorithm FD2 (seed 001 (5.5)-(5.7)), with the tip accelerations */
+/* joint accelerations from torques, algorithm FD2, with the tip accelerations [RK (5.5)-(5.7)] */
 void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[6], double a0[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_forward_dynamics_fd2_batch(long count, const double *q, const double *qd, const double *tau, double *qdd, double *a0);
 
-/* joint accelerations from torques, algorithm FD3 (seed 001 (5.8)-(5.10)) */
+/* joint accelerations from torques, algorithm FD3 [RK (5.8)-(5.10)] */
 void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_forward_dynamics_fd3_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve */
+/* joint accelerations from torques, composite-body M, Newton-Euler bias and an unrolled LDL^T solve [RK (3.20)] */
 void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_forward_dynamics_crba_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
 
-/* joint accelerations caused by tip forces alone */
+/* joint accelerations caused by tip forces alone [RJK (18)] */
 void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd);
 
-/* operational space inverse inertia Omega(0), 6m x 6m */
+/* operational space inverse inertia Omega(0), 6m x 6m [KJR (61)], [RJK (20)] */
 void ur5_os_inertia_inverse(const double q[6], double Omega[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 
-/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot. Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0), 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_inertia(const double q[6], double Lambda[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long ur5_os_inertia_batch(long count, const double *q, double *Lambda);
 
-/* operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_inertia_recursive(const double q[6], double Lambda[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long ur5_os_inertia_recursive_batch(long count, const double *q, double *Lambda);
 
-/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_inertia_explicit(const double q[6], double Lambda[36]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long ur5_os_inertia_explicit_batch(long count, const double *q, double *Lambda);
 
-/* operational space Coriolis/centrifugal force c(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space Coriolis/centrifugal force c(0) [KJR (65)-(68)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_coriolis(const double q[6], const double qd[6], double c[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long ur5_os_coriolis_batch(long count, const double *q, const double *qd, double *c);
 
-/* operational space gravity force g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space gravity force g(0) [KJR (72)-(74)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_gravity(const double q[6], double g[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long ur5_os_gravity_batch(long count, const double *q, double *g);
 
-/* operational space bias force c(0) + g(0) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space bias force c(0) + g(0) [KJR end of Sec. 4.3] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_os_bias(const double q[6], const double qd[6], double cg[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long ur5_os_bias_batch(long count, const double *q, const double *qd, double *cg);
 
-/* operational space control torques J^T (Lambda u + c + g) Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space control torques J^T (Lambda u + c + g) [KJR (4), (39), Conclusions] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6]);
-/* The same on `count` rows of row-major arrays; returns the number of failed rows. */
+/* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long ur5_osc_torque_batch(long count, const double *q, const double *qd, const double *u, double *tau);
 
 #ifdef __cplusplus

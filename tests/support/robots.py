@@ -1,9 +1,6 @@
 """Robots for the test-suite: a seeded random robot factory and a planar
 2-link arm with its textbook closed-form dynamics.
 
-Not a test module (no ``test_`` prefix); test files import it after putting
-``tests/`` on ``sys.path``.
-
 :func:`random_spec` draws the links and joints once; :func:`random_robot`
 feeds them to :class:`soagen.RobotBuilder` and :func:`random_urdf` writes the
 very same description as URDF text (so Pinocchio can load it too).
@@ -199,13 +196,14 @@ def make_realistic(spec, seed):
 
 
 def branching_spec(seed, trunk=1, branches=3, per_branch=6, prismatic_fraction=0.0,
-                   gravity=(0.0, 0.0, -9.81), realistic=False):
+                   gravity=(0.0, 0.0, -9.81), realistic=False, floating_base=False):
     """A trunk of ``trunk`` joints carrying ``branches`` arms of ``per_branch``
     joints each, one tip at the end of every arm (a humanoid-like tree whose
     tips each have enough joints for a full-rank Ω(0)); ``realistic`` applies
-    :func:`make_realistic`."""
+    :func:`make_realistic`; ``floating_base`` puts a floating joint above ``base``."""
     n = trunk + branches * per_branch
-    spec = random_spec(seed, n, tree=False, prismatic_fraction=prismatic_fraction, gravity=gravity)
+    spec = random_spec(seed, n, tree=False, prismatic_fraction=prismatic_fraction, gravity=gravity,
+                       floating_base=floating_base)
     if realistic:
         make_realistic(spec, seed)
     names = ["base"] + [f"l{i:02d}" for i in range(1, n + 1)]

@@ -2,8 +2,9 @@
 loaded by soagen as a new user would, four functions generated and compared
 with Pinocchio's own model of the file on seeded random states.
 
-Not a test module: ``tests/test_real_robots.py`` asserts on it and
-``benchmarks/sweep.py`` writes the README table (``docs/sweep.md``) from it.
+``tests/test_real_robots.py`` asserts on a sample of the cases (:data:`SAMPLE`)
+and ``benchmarks/sweep.py`` runs every one and writes the README table
+(``docs/sweep.md``) from them.
 
 Each case is one URDF with a fixed base, and again with a floating base when
 the robot moves freely in the world (:data:`FLOATING_FOLDERS`: legged robots,
@@ -19,13 +20,12 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from pin_model import Oracle
-from pin_oracle import _erd_robots_dir
 
 import soagen
 from soagen import cffi_build
 from soagen import reference as ref
-from soagen.recursion import function_names
+from soagen.functions import select
+from tests.support.oracle import Oracle, erd_robots_dir
 
 FUNCTIONS = ("inverse_dynamics", "mass_matrix", "jacobian", "forward_dynamics_fd4")
 
@@ -56,7 +56,7 @@ FD_EPS, FD_FLOOR = 1e-15, 1e-12
 
 
 def robots_dir():
-    return _erd_robots_dir()
+    return erd_robots_dir()
 
 
 def urdf_files():
@@ -106,6 +106,8 @@ class Result:
     functions: tuple = ()
     generate_s: float = 0.0
     compile_s: float = 0.0
+    #: the module came from the cache: an earlier case had the same model (no seconds to show)
+    cached: bool = False
     #: function -> (worst error over the states, its bound)
     errors: dict = field(default_factory=dict)
     #: the ModelWarnings of loading (one line each)
@@ -118,6 +120,21 @@ class Result:
     @property
     def id(self):
         return case_id(self.rel, self.floating)
+
+    def as_json(self):
+        """A dict for docs/sweep.json (:meth:`from_json` reads it back)."""
+        return dict(file=self.rel, floating=self.floating, robot=self.name, nq=self.nq, nv=self.nv, tip=self.tip,
+                    functions=list(self.functions), generate_s=round(self.generate_s, 2),
+                    compile_s=round(self.compile_s, 2), cached=self.cached,
+                    errors={k: {"error": e, "bound": b} for k, (e, b) in self.errors.items()},
+                    warnings=self.warnings, notes=list(self.notes), singular_joints=list(self.singular_joints))
+
+    @classmethod
+    def from_json(cls, row):
+        return cls(row["file"], row["floating"], row["robot"], row["nq"], row["nv"], row["tip"],
+                   tuple(row["functions"]), row["generate_s"], row["compile_s"], row.get("cached", False),
+                   {k: (v["error"], v["bound"]) for k, v in row["errors"].items()}, list(row["warnings"]),
+                   tuple(row["notes"]), tuple(row["singular_joints"]))
 
 
 def load(rel, floating, tips=()):
@@ -151,7 +168,7 @@ def run_case(rel, floating, samples=SAMPLES, seed=SEED, optimize=None):
     functions = [f for f in FUNCTIONS if not (robot.singular_joints and f == "forward_dynamics_fd4")]
     if robot.singular_joints:
         try:
-            function_names(robot, list(FUNCTIONS))
+            select(robot, soagen.Options(functions=FUNCTIONS))
         except soagen.RobotError as exc:
             res.refused = str(exc)
     res.functions = tuple(functions)
@@ -165,6 +182,7 @@ def run_case(rel, floating, samples=SAMPLES, seed=SEED, optimize=None):
     t = mod.timings
     res.generate_s = t.get("generate (wall)", 0.0) + t.get("emit", 0.0)
     res.compile_s = t.get("compile", 0.0)
+    res.cached = "compile" not in t
 
     oracle = Oracle(robot, urdf=robots_dir() / rel)
     rng = np.random.default_rng(seed)
@@ -218,8 +236,8 @@ def table(results):
             "forward dynamics (bound)", "warnings"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results:
-        cells = [f"`{display_name(r.rel)}`", "floating" if r.floating else "fixed", f"{r.nq} / {r.nv}",
-                 f"{r.generate_s:.1f}", f"{r.compile_s:.1f}"]
+        cells = [f"`{display_name(r.rel)}`", "floating" if r.floating else "fixed", f"{r.nq} / {r.nv}"]
+        cells += ["cached", "cached"] if r.cached else [f"{r.generate_s:.1f}", f"{r.compile_s:.1f}"]
         for fn in fns:
             if fn not in r.errors:
                 cells.append("left out")

@@ -1,0 +1,365 @@
+"""What a benchmark run reports: summaries as small data classes, their JSON, the markdown.
+
+``docs/benchmarks.json`` holds one :class:`RobotReport` per robot; ``docs/benchmarks.md``
+and the README's speed block are rendered from it (:func:`markdown_page`,
+:func:`readme_speed`), so a test can check that both are what the JSON says.
+This module needs nothing but the standard library (the tests import it).
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "benchmarks.md"
+DATA = ROOT / "docs" / "benchmarks.json"
+ORDER = ("panda", "ur5", "talos")       # robots' order on the page and in the README
+
+
+# --------------------------------------------------------------------------- summaries
+def percentile(values, p):
+    """Linear-interpolation percentile (numpy's default) of a list of numbers."""
+    xs = sorted(values)
+    k = (len(xs) - 1) * p / 100.0
+    lo = int(k)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+@dataclass
+class Spread:
+    """Median and interquartile range (25th, 75th percentile) of per-round values."""
+
+    median: float
+    q1: float
+    q3: float
+
+    @classmethod
+    def of(cls, values):
+        values = [float(v) for v in values]
+        return cls(statistics.median(values), percentile(values, 25), percentile(values, 75))
+
+    @classmethod
+    def ratio(cls, num, den):
+        """Of the per-round ratios num[r] / den[r]."""
+        return cls.of([a / b for a, b in zip(num, den)])
+
+
+@dataclass
+class Baseline:
+    """One baseline timed against a soagen function."""
+
+    backend: str                 # "pinocchio" or "casadi"
+    name: str                    # its entry in the driver
+    calls: str                   # what one timed call runs
+    ns: float                    # median over rounds, ns per call
+    ratio: Spread                # soagen / baseline, per round
+    ratio_libm: Spread = None    # soagen with libm sin/cos / baseline, per round
+
+
+@dataclass
+class Row:
+    """One soagen function and the baselines computing the same quantity."""
+
+    function: str
+    family: str                  # the function a variant stands in for (itself if none)
+    soagen_ns: float             # median over rounds, ns per call, inline sin/cos
+    soagen_libm_ns: float        # the same with cos/sin of q by libm in the timed call
+    operations: int              # mul + add + div + sqrt of its program
+    generation_s: float          # soagen's symbolic stage
+    compile_s: float = None      # gcc -O2 -c of its own translation unit
+    pinocchio: list = field(default_factory=list)   # [Baseline], fastest first (the headline)
+    casadi: Baseline = None
+
+
+@dataclass
+class PythonRow:
+    """The Python module on one function: ns per state."""
+
+    function: str
+    c_ns: float                  # the C loop of the driver
+    single_ns: float             # one call from Python per state
+    batch_ns: float              # one batch call on BATCH_ROWS states
+    out_ns: float                # the same into a reused out= array
+
+
+@dataclass
+class RobotReport:
+    """Everything docs/benchmarks.md says about one robot."""
+
+    robot: str
+    title: str
+    command: str
+    n: int
+    rounds: int
+    seed: int
+    machine: list                # markdown bullet lines
+    rows: list                   # [Row]
+    chunk: int                   # a pass's ns per call is that of its median chunk of this many states
+    round_ms: Spread             # wall time of a round (every backend once)
+    overhead_ms: float           # the driver process outside its rounds (start, setup, warm-up, outputs)
+    backends: list               # names of the backends timed
+    notes: list                  # markdown bullet lines
+    python_intro: str
+    python: list                 # [PythonRow]
+    seconds: float = None        # the whole command, wall
+
+    @classmethod
+    def from_dict(cls, d):
+        d = dict(d)
+
+        def baseline(b):
+            if b is None:
+                return None
+            b = dict(b)
+            b["ratio"] = Spread(**b["ratio"])
+            b["ratio_libm"] = Spread(**b["ratio_libm"]) if b.get("ratio_libm") else None
+            return Baseline(**b)
+
+        rows = []
+        for r in d["rows"]:
+            r = dict(r)
+            r["pinocchio"] = [baseline(b) for b in r["pinocchio"]]
+            r["casadi"] = baseline(r["casadi"])
+            rows.append(Row(**r))
+        d["rows"] = rows
+        d["round_ms"] = Spread(**d["round_ms"])
+        d["python"] = [PythonRow(**p) for p in d["python"]]
+        return cls(**d)
+
+
+def load(path=DATA, skip_stale=False):
+    """{robot: RobotReport} of a JSON file (empty when there is none); with ``skip_stale``,
+    robots written by an older version of this module are left out (with a note)."""
+    if not Path(path).exists():
+        return {}
+    reports = {}
+    for name, d in json.loads(Path(path).read_text()).items():
+        try:
+            reports[name] = RobotReport.from_dict(d)
+        except TypeError as exc:
+            if not skip_stale:
+                raise
+            print(f"({path}: dropping {name}, written by an older benchmark ({exc}); rerun it)")
+    return reports
+
+
+def dumps(reports):
+    ordered = {name: asdict(reports[name]) for name in sorted(reports, key=_order)}
+    return json.dumps(ordered, indent=1, ensure_ascii=False) + "\n"
+
+
+def _order(name):
+    return (ORDER.index(name) if name in ORDER else len(ORDER), name)
+
+
+# --------------------------------------------------------------------------- markdown
+def fmt_ns(x):
+    return "n/a" if x is None else (f"{x:.0f}" if x >= 100 else f"{x:.1f}")
+
+
+def fmt_spread(s):
+    """'0.13 (0.12–0.14)': median of the per-round ratios and their interquartile range."""
+    return "n/a" if s is None else f"{s.median:.2f} ({s.q1:.2f}–{s.q3:.2f})"
+
+
+def main_table(rep):
+    """Every soagen function; Pinocchio's other routes to the same quantity on ″ rows under it."""
+    lines = ["| function | soagen ns | soagen, libm sin/cos ns | Pinocchio: calls timed | Pinocchio ns "
+             "| soagen / Pinocchio | soagen libm / Pinocchio | CasADi ns | soagen / CasADi | soagen libm / CasADi |",
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rep.rows:
+        p = r.pinocchio[0] if r.pinocchio else None
+        c = r.casadi
+        lines.append(f"| {r.function} | {fmt_ns(r.soagen_ns)} | {fmt_ns(r.soagen_libm_ns)} "
+                     f"| {p.calls if p else '—'} | {fmt_ns(p.ns if p else None)} "
+                     f"| {fmt_spread(p.ratio if p else None)} | {fmt_spread(p.ratio_libm if p else None)} "
+                     f"| {fmt_ns(c.ns if c else None)} | {fmt_spread(c.ratio if c else None)} "
+                     f"| {fmt_spread(c.ratio_libm if c else None)} |")
+        for p in r.pinocchio[1:]:
+            lines.append(f"| ″ | | | {p.calls} | {fmt_ns(p.ns)} | {fmt_spread(p.ratio)} "
+                         f"| {fmt_spread(p.ratio_libm)} | | | |")
+    return lines
+
+
+def cost_table(rep):
+    lines = ["| function | operations (mul + add + div + sqrt) | generation s | gcc -O2 -c s |",
+             "|---|---:|---:|---:|"]
+    for r in rep.rows:
+        cc = "n/a" if r.compile_s is None else f"{r.compile_s:.2f}"
+        lines.append(f"| {r.function} | {r.operations} | {r.generation_s:.2f} | {cc} |")
+    return lines
+
+
+def python_table(rep):
+    lines = ["| function | C loop ns/call | Python single call ns (calls/s) | Python batch ns/state "
+             "| batch / C loop | batch into `out=` ns/state | `out=` / C loop |", "|---|---:|---:|---:|---:|---:|---:|"]
+
+    def ratio(a, b):
+        return "n/a" if a is None or b is None else f"{a / b:.2f}"
+
+    for p in rep.python:
+        lines.append(f"| {p.function} | {fmt_ns(p.c_ns)} | {fmt_ns(p.single_ns)} ({1e9 / p.single_ns:,.0f}) "
+                     f"| {fmt_ns(p.batch_ns)} | {ratio(p.batch_ns, p.c_ns)} | {fmt_ns(p.out_ns)} "
+                     f"| {ratio(p.out_ns, p.c_ns)} |")
+    return lines
+
+
+def markdown_section(rep):
+    """The markdown section of one robot."""
+    rounds = rep.round_ms
+    lines = [f"## {rep.title}", "",
+             f"Command: `{rep.command}` ({'' if rep.seconds is None else f'{rep.seconds:.0f} s; '}"
+             f"N = {rep.n} random states, seed {rep.seed}; {rep.rounds} rounds of "
+             f"{', '.join(rep.backends)}).", ""]
+    lines += rep.machine + [""]
+    lines += main_table(rep) + [""]
+    lines += [f"ns: median over the rounds of one pass's ns per call, a pass counting its median chunk of "
+              f"{rep.chunk} consecutive states. Ratios: soagen ns / baseline ns "
+              "(below 1: soagen is faster), the median of the per-round ratios with their interquartile "
+              "range in parentheses. ″ rows: Pinocchio's other routes to the same quantity, fastest first "
+              "(the first row is the headline). \"soagen libm\": soagen's trig-inputs form, each timed call "
+              "computing cos and sin of the joint angles it reads with libm first, as Pinocchio and CasADi do.",
+              "",
+              f"A round (every backend once over the {rep.n} states) took {rounds.median:.0f} ms "
+              f"(interquartile {rounds.q1:.0f}–{rounds.q3:.0f} ms); the one driver process spent "
+              f"{rep.overhead_ms:.0f} ms outside its rounds (start, reading states, setting up the backends, "
+              f"the warm-up round, the outputs for the checks), which a process per round would pay every "
+              f"round.", ""]
+    lines += rep.notes + [""]
+    lines += cost_table(rep) + [""]
+    lines += [rep.python_intro, ""] + python_table(rep)
+    return "\n".join(lines) + "\n"
+
+
+PREAMBLE = """# Benchmarks
+
+soagen's generated C against Pinocchio (C++) and CasADi-generated C (via casadi_kin_dyn) on the
+same random states, with every backend's outputs checked against `soagen.reference` first.
+Each robot's section is the output of the command it names (`python benchmarks/run.py --robot
+panda`, `ur5`, `talos`; `--help` for N, rounds, seed), which rewrites that section here and in
+`docs/benchmarks.json`; this page is rendered from that JSON (a test checks both, and that the
+README's speed table is rendered from it too).
+
+How the numbers are taken:
+
+- **Every baseline at its best settings.** soagen's C, CasADi's C and Pinocchio's C++ are all
+  compiled `-O3 -march=native -ffp-contract=fast` (Pinocchio header-only, `-DNDEBUG`, so every
+  algorithm is inlined for this CPU); CasADi's functions are rebuilt with CasADi's own
+  common-subexpression elimination (`cse`) before code generation.
+- **Interleaved.** One driver process (`benchmarks/bench_driver.c`) links every backend and
+  runs rounds: in each round every backend makes one pass over all states for each of its
+  functions, the backends in rotating order. A pass starts with one untimed call (the other
+  passes have evicted its code from cache) and reports the ns per call of its median chunk of
+  consecutive states, so that a chunk the scheduler interrupted does not count. This machine
+  is shared (2 cores, other jobs running): a slow period lands on every backend of the rounds
+  it spans instead of on whichever backend happened to be running, so the per-round ratio
+  soagen / baseline stays meaningful when absolute times do not. Each ratio is the **median of
+  the per-round ratios**, with the **interquartile range** (25th–75th percentile of those
+  ratios) beside it: the spread says how far one round's ratio can move, and a difference
+  smaller than it is noise. Interleaving protects the ratios from slow periods, not from what
+  the other jobs do to the shared core and caches while a pass runs: runs at different load
+  can differ by more than one run's spread, so each section lists the load average at the
+  start and end of its run. One process rather than a process per round: a process pays its
+  start, the states, the setup of Pinocchio's model and a warm-up pass (cold caches) before
+  timing anything, an overhead each section reports, and separate processes would also be
+  scheduled apart.
+- **What differs is said.** soagen inlines its own sin/cos; Pinocchio and CasADi call libm.
+  The "soagen libm" columns time soagen's trig-inputs form (`generate(..., trig_inputs=True)`)
+  with cos and sin of the joint angles the function reads computed by libm inside each timed
+  call (one glibc `sincos` per angle, as in Pinocchio's and CasADi's compiled code), so the gap
+  between the two soagen columns is what the inline trig is worth. The Pinocchio column names
+  the calls each row times.
+
+Needs gcc/g++; talos needs the `example-robot-data` wheel; Pinocchio timings need the `pin`
+wheel plus `cmeel-eigen` (Eigen headers, which the wheel does not ship); CasADi timings the
+helper `benchmarks/casadi_kin_dyn.py`, which makes its own venv (it supports 1-dof joints only,
+so talos has no CasADi column). Whatever is missing is reported as n/a with the reason. Numbers
+are ns per call, single-threaded, and depend on the machine listed in each section.
+"""
+
+
+def markdown_page(reports):
+    """docs/benchmarks.md from {robot: RobotReport}."""
+    return PREAMBLE + "".join(f"\n<!-- begin {name} -->\n{markdown_section(reports[name])}<!-- end {name} -->\n"
+                              for name in sorted(reports, key=_order))
+
+
+def write_docs(rep, data=DATA, doc=DOC):
+    """Put ``rep`` into docs/benchmarks.json (other robots kept) and render docs/benchmarks.md."""
+    reports = load(data, skip_stale=True)
+    reports[rep.robot] = rep
+    Path(data).write_text(dumps(reports))
+    Path(doc).write_text(markdown_page(reports))
+
+
+# --------------------------------------------------------------------------- the README's speed block
+README_ROWS = (  # (quantity, soagen function)
+    ("inverse dynamics", "inverse_dynamics"),
+    ("mass matrix M", "mass_matrix"),
+    ("M⁻¹ (`mass_matrix_inverse`, cheapest algorithm)", "mass_matrix_inverse"),
+    ("forward dynamics (`forward_dynamics`, cheapest algorithm)", "forward_dynamics"),
+    ("forward dynamics FD4 (ABA's algorithm)", "forward_dynamics_fd4"),
+    ("Jacobian", "jacobian"),
+    ("Λ(0) (`os_inertia`, cheapest algorithm)", "os_inertia"),
+    ("Λ(0) by the O(n) recursion", "os_inertia_recursive"),
+    ("Λ(0) as (J M⁻¹ Jᵀ)⁻¹", "os_inertia_explicit"),
+)
+README_NAMES = {"panda": "Panda", "ur5": "UR5", "talos": "TALOS"}
+
+
+def readme_speed(reports):
+    """The README's speed block (between ``<!-- speed:begin -->`` and ``<!-- speed:end -->``)."""
+    names = sorted(reports, key=_order)
+    lines = ["| quantity | robot | soagen ns | Pinocchio: calls timed | Pinocchio ns | soagen / Pinocchio "
+             "| soagen libm / Pinocchio | CasADi ns | soagen / CasADi | soagen libm / CasADi |",
+             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for quantity, fn in README_ROWS:
+        for name in names:
+            row = next((r for r in reports[name].rows if r.function == fn), None)
+            if row is None:
+                continue
+            p, c = (row.pinocchio[0] if row.pinocchio else None), row.casadi
+            lines.append(f"| {quantity} | {README_NAMES.get(name, name)} | {fmt_ns(row.soagen_ns)} "
+                         f"| {p.calls if p else '—'} | {fmt_ns(p.ns if p else None)} "
+                         f"| {fmt_spread(p.ratio if p else None)} | {fmt_spread(p.ratio_libm if p else None)} "
+                         f"| {fmt_ns(c.ns if c else None)} | {fmt_spread(c.ratio if c else None)} "
+                         f"| {fmt_spread(c.ratio_libm if c else None)} |")
+    lines += ["", "Ratios: median of the per-round ratios (interquartile range). "
+              + "; ".join(f"{README_NAMES.get(n, n)}: N = {reports[n].n} states, {reports[n].rounds} rounds, "
+                          f"`{reports[n].command}`" for n in names) + "."]
+    single = {n: [p.single_ns for p in reports[n].python] for n in names}
+    batch = {n: [p.batch_ns / p.c_ns for p in reports[n].python if p.batch_ns] for n in names}
+    lines += ["", "From Python (`soagen.build`): one call costs "
+              + ", ".join(f"{min(single[n]) / 1e3:.1f}–{max(single[n]) / 1e3:.1f} µs ({README_NAMES.get(n, n)})"
+                          for n in names if single[n])
+              + "; a batch call costs per state "
+              + ", ".join(f"{min(batch[n]):.2f}–{max(batch[n]):.2f}× ({README_NAMES.get(n, n)})"
+                          for n in names if batch[n])
+              + " the driver's C loop (functions and batch size in docs/benchmarks.md)."]
+    return "\n".join(lines) + "\n"
+
+
+README = ROOT / "README.md"
+BEGIN, END = "<!-- speed:begin -->\n", "<!-- speed:end -->"
+
+
+def readme_block(text):
+    """The text between the README's speed markers."""
+    return text.split(BEGIN, 1)[1].split(END, 1)[0]
+
+
+def update_readme(reports, path=README):
+    """Rewrite the README's speed block from ``reports``."""
+    text = Path(path).read_text()
+    Path(path).write_text(text.replace(BEGIN + readme_block(text) + END, BEGIN + readme_speed(reports) + END))
+
+
+if __name__ == "__main__":
+    # python benchmarks/report.py: docs/benchmarks.md and the README's speed block from docs/benchmarks.json
+    committed = load()
+    DOC.write_text(markdown_page(committed))
+    update_readme(committed)
+    print(f"rendered {DOC.relative_to(ROOT)} and the speed block of README.md from docs/benchmarks.json")

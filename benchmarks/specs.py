@@ -1,0 +1,65 @@
+"""The benchmarked robots: a bundled URDF or one of example-robot-data, locks and tips."""
+from __future__ import annotations
+
+import importlib.metadata
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import soagen_side as sg
+
+
+def erd_robots_dir():
+    """The ``robots`` folder of the installed example-robot-data wheel
+    (``<site-packages>/cmeel.prefix/share/example-robot-data/robots``, found through the
+    distribution's file list; ``$EXAMPLE_ROBOT_DATA_MODEL_DIR`` overrides), as tests/pin_oracle.py."""
+    env = os.environ.get("EXAMPLE_ROBOT_DATA_MODEL_DIR")
+    if env and Path(env).is_dir():
+        return Path(env)
+    marker = "share/example-robot-data/robots/"
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        raise SystemExit("example-robot-data is not installed (pip install example-robot-data)") from None
+    for f in dist.files or ():
+        path = str(f).replace("\\", "/")
+        if marker in path:
+            return Path(dist.locate_file(path[:path.index(marker) + len(marker)])).resolve()
+    raise SystemExit("example-robot-data: no robots folder in its file list")
+
+
+
+@dataclass
+class Spec:
+    """A benchmarked robot: a bundled URDF (checked against ``soagen.robots.example``) or
+    one of example-robot-data (``erd``: path under its robots folder), locked joints, tips."""
+
+    name: str
+    tips: list
+    lock: dict = field(default_factory=dict)
+    erd: str = None                 # example-robot-data URDF, relative to its robots folder
+    floating_base: bool = False     # a free-flyer root joint (soagen's root_joint)
+    variants: tuple = None          # families whose algorithm variants are benchmarked too (None: all)
+
+    @property
+    def urdf(self):
+        return erd_robots_dir() / self.erd if self.erd else sg.bundled_urdf(self.name)
+
+    def robot(self):
+        """The soagen Robot; a bundled one is checked to be the example (same numbers, same code)."""
+        if self.erd and not Path(self.urdf).is_file():
+            raise SystemExit(f"{self.name}: no {self.urdf}")
+        robot = sg.load_robot(self.urdf, self.tips, self.lock, self.floating_base)
+        if not self.erd and not sg.is_bundled_example(self.name, robot):
+            raise SystemExit(f"{self.name}: locks/tip here differ from soagen.robots.example({self.name!r})")
+        return robot
+
+
+SPECS = {
+    "panda": Spec("panda", ["panda_hand"], {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}),
+    "ur5": Spec("ur5", ["tool0"]),
+    # the humanoid of the multi-dof issue: free-flyer root (nq = 39, nv = 38), both hands (Λ is 12 x 12);
+    # the default functions and Λ's two algorithms (every variant would multiply the ~1 min generation)
+    "talos": Spec("talos", ["gripper_left_base_link", "gripper_right_base_link"],
+                  erd="talos_data/robots/talos_reduced.urdf", floating_base=True, variants=("os_inertia",)),
+}

@@ -1,0 +1,59 @@
+"""Seeded random states, the file the drivers read, and the same states in Pinocchio's conventions."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import soagen_side as sg
+
+
+@dataclass
+class States:
+    """N random states: q (N, nq), qd, qdd, tau (N, nv), f, u (N, 6m) and the row-major file holding them."""
+
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    tau: np.ndarray
+    f: np.ndarray
+    u: np.ndarray
+    path: Path = None
+
+    @property
+    def row(self):
+        """Doubles per row of the file."""
+        return sum(a.shape[1] for a in (self.q, self.qd, self.qdd, self.tau, self.f, self.u))
+
+    def __len__(self):
+        return len(self.q)
+
+
+def draw_states(robot, count, seed):
+    """``count`` states: q uniform in the joint limits (else [-pi, pi]), qd, qdd normal,
+    tau normal x 10 (``Robot.random_state``), tip forces f normal x 10, u normal."""
+    rng = np.random.default_rng(seed)
+    m = len(robot.tips)
+    rows = [sg.random_state(robot, rng) + (rng.normal(size=6 * m) * 10.0, rng.normal(size=6 * m))
+            for _ in range(count)]
+    return States(*(np.array(col) for col in zip(*rows)))
+
+
+def write_states(states, path):
+    np.hstack([states.q, states.qd, states.qdd, states.tau, states.f, states.u]).astype("<f8").tofile(path)
+    states.path = path
+    return states
+
+
+def pinocchio_states(robot, states, path):
+    """The same states in Pinocchio's conventions (``soagen.pinocchio_convention``): quaternions
+    normalized, free-flyer velocity, acceleration and torque blocks swapped ([v; ω], [f; n]);
+    f and u unchanged (not used by the Pinocchio driver). Same row size, written to ``path``."""
+    def rows(fn, a):
+        return np.array([fn(robot, x) for x in a])
+    converted = States(rows(sg.q_to_pinocchio, states.q), rows(sg.v_to_pinocchio, states.qd),
+                       rows(sg.v_to_pinocchio, states.qdd), rows(sg.v_to_pinocchio, states.tau),
+                       states.f, states.u)
+    return write_states(converted, path)
+

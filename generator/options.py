@@ -1,0 +1,61 @@
+"""What to generate and how: one :class:`Options` object handed from the CLI or
+:func:`soagen.build` through :func:`soagen.codegen.generate` to every maker."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+class OptionsError(ValueError):
+    """Options that name nothing soagen has (an unknown function, family or precision)."""
+
+
+#: a pivot d_j of the guarded LDLᵀ of Ω(0) must exceed this fraction of Ω_jj
+PIVOT_RATIO = {"double": 1e-10, "float": 1e-5}
+
+#: what :func:`soagen.build` makes: "c" a cffi module (C99 functions, SIMD batches); "cuda" a ``.cu``
+#: compiled by nvcc (kernels on a GPU, arrays through DLPack); "cuda-host" the same ``.cu`` compiled by
+#: the host C++ compiler, its kernels run as loops on the CPU over host arrays (tests without a GPU)
+TARGETS = ("c", "cuda", "cuda-host")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Generation options.
+
+    Attributes
+    ----------
+    precision : {"double", "float"}   C scalar type
+    trig_inputs : bool    functions take cos/sin of the joint angles as inputs ``cq``, ``sq``
+                          (after the other inputs) instead of computing them
+    functions : tuple of str or None  exactly these C functions (None: the defaults)
+    variants : tuple of str or None   also the variants of these families (None: every family)
+    target : str          one of :data:`TARGETS`
+    simd : bool           target "c": the module's batch calls use the SIMD batches (:mod:`soagen.simd`),
+                          compiled at the first batch call (about twice the scalar code's compile time,
+                          once per build); False: batches row by row
+    """
+
+    precision: str = "double"
+    trig_inputs: bool = False
+    functions: tuple | None = None
+    variants: tuple | None = ()
+    target: str = "c"
+    simd: bool = True
+
+    def __post_init__(self):
+        if self.precision not in PIVOT_RATIO:
+            raise OptionsError(f"precision must be 'double' or 'float', got {self.precision!r}")
+        if self.target not in TARGETS:
+            raise OptionsError(f"target must be one of {', '.join(map(repr, TARGETS))}, got {self.target!r}")
+        for field in ("functions", "variants"):
+            value = getattr(self, field)
+            if value is not None and not isinstance(value, tuple):
+                object.__setattr__(self, field, tuple(value))
+
+    @property
+    def pivot_ratio(self):
+        """Threshold of the guarded LDLᵀ pivots of Ω(0) (:data:`PIVOT_RATIO`)."""
+        return PIVOT_RATIO[self.precision]
+
+    def but(self, **changes):
+        """A copy with ``changes``."""
+        return replace(self, **changes)

@@ -1,0 +1,25 @@
+"""Test support: the Pinocchio oracle (:mod:`.oracle`), robots for tests
+(:mod:`.robots`), dense operators (:mod:`.dense`), shared module builds
+(:mod:`.builds`) and the comparison helpers below."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def rel(a, b):
+    """max |a − b| / max(1, max |b|): the error measure of ``soagen check``."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(np.abs(a - b).max() / max(1.0, float(np.abs(b).max())))
+
+
+def assert_close(actual, expected, rtol=1e-10, what=""):
+    """max |a − e| <= rtol · max(|e|, |a|) (a matrix-level relative error)."""
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
+    err = np.abs(actual - expected).max() if actual.size else 0.0
+    scale = max(np.abs(expected).max(initial=0.0), np.abs(actual).max(initial=0.0), 1e-300)
+    assert err <= rtol * scale + 1e-14, f"{what}: max abs error {err:.3e}, scale {scale:.3e}, rel {err / scale:.3e}"

@@ -1,0 +1,36 @@
+"""The README's numbers on batches come from committed outputs: docs/simd.md
+(``python benchmarks/simd.py --robot panda``) and docs/gpu.md (``benchmarks/gpu.py``,
+from docs/gpu.json)."""
+from __future__ import annotations
+
+import re
+
+from tests.support import ROOT
+
+DOCS = ROOT / "docs"
+
+
+def batches_section():
+    text = (ROOT / "README.md").read_text()
+    start = text.index("## Batches: SIMD and GPU")
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def test_readme_batch_numbers_are_in_the_committed_outputs():
+    section = batches_section()
+    docs = (DOCS / "simd.md").read_text() + (DOCS / "gpu.md").read_text()
+    ratios = re.findall(r"\d+(?:\.\d+)?x\b", section)                 # as written in the outputs: "3.46x"
+    rates = re.findall(r"(\d+\.\d+) G states/s", section)            # a table cell of docs/gpu.md: "14.30"
+    assert len(ratios) >= 6 and len(rates) >= 3, (ratios, rates)
+    missing = [n for n in ratios if n not in docs] + [n for n in rates if f"| {n} |" not in docs]
+    assert not missing, f"README numbers not in docs/simd.md or docs/gpu.md: {missing}"
+
+
+def test_gpu_page_is_the_report_of_its_run():
+    """docs/gpu.md holds `gpu.py report docs/gpu.json` verbatim (between its prose)."""
+    import subprocess
+    import sys
+
+    report = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu.py"), "report", str(DOCS / "gpu.json")],
+                            capture_output=True, text=True, check=True).stdout
+    assert report.strip() in (DOCS / "gpu.md").read_text()
