@@ -20,7 +20,7 @@ the reference by tests/test_generated_vs_reference.py and by ``soagen check``
 below.  ``python benchmarks/sweep.py`` (the README table)
 compiles with the modules' own flags.
 
-The suite runs :data:`SAMPLE` of the cases (about a minute at -O0 on 2 cores): the
+The suite runs the 10 cases of :data:`SAMPLE` (about a minute at -O0 on 2 cores): the
 files soagen refused or altered before issue 13, one per kind of finding, and a
 continuous joint and a robot without a moving joint.  Every case is run by
 ``python benchmarks/sweep.py`` (45 minutes); its committed output, docs/sweep.json,
