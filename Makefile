@@ -5,8 +5,10 @@ generated:
 	for r in $(EXAMPLES); do soagen generate --example $$r --variants --out generated/$$r --quiet || exit 1; done
 
 # Flash and stack per function on Cortex-M (needs gcc-arm-none-eabi); tests check these files are current.
+# The Panda's page also has the dynamics' derivatives (Cortex-M4F -Os).
 footprint:
-	for r in puma560 panda; do soagen footprint --example $$r --markdown generated/$$r/footprint.md > /dev/null || exit 1; done
+	soagen footprint --example puma560 --markdown generated/puma560/footprint.md > /dev/null
+	soagen footprint --example panda --derivatives --markdown generated/panda/footprint.md > /dev/null
 
 # Op counts against n for every variant (a few minutes) and the PUMA literature page
 # (CasADi counts are re-measured by `python benchmarks/casadi_opcounts.py`, which builds its venv).
@@ -17,3 +19,12 @@ literature:
 	python benchmarks/casadi_opcounts.py --table > /dev/null
 
 .PHONY: generated footprint scaling literature
+
+# Identification pages: base parameters of the bundled robots, op counts with the parameters as
+# inputs beside SymPyBotics / OpenSYMORO, the identification example's output and figure
+identification:
+	soagen parameters --all --markdown docs/base_parameters.md > /dev/null
+	soagen opcount --peers docs/parameter_opcounts.md > /dev/null
+	python examples/identify_panda.py --plot > docs/identify_panda.txt
+
+.PHONY: identification

@@ -6,7 +6,8 @@ Backends (each a table of timed functions, see ``bench.h``):
 * ``soagen_libm``: soagen's trig-inputs C (``generate(..., trig_inputs=True)``), each
   timed call first computing cos/sin of the revolute joints' q with libm;
 * ``pinocchio``: ``pinocchio_bench.cpp``, header-only Pinocchio from the ``pin`` wheel;
-* ``casadi``: CasADi-generated C of rnea/crba/aba (``casadi_kin_dyn.py``, with ``cse``).
+* ``casadi``: CasADi-generated C of rnea/crba/aba and of the Jacobians of rnea and aba
+  (``casadi_kin_dyn.py``, with ``cse``).
 
 All are compiled with :data:`CFLAGS` and linked into one executable built from
 ``bench_driver.c``, which runs them round-robin on the same states
@@ -195,6 +196,7 @@ def soagen_backends(spec, robot, states, work, functions=None):
     """Generate soagen's C in both forms (inline trig; trig inputs with libm) and compile them
     (every function of the spec, or exactly ``functions``)."""
     prefix = sg.c_name(robot.name)
+    functions = functions or sg.benchmarked_functions(robot, spec.variants, spec.derivatives)
     backends, builds = [], {}
     for name, trig_inputs in (("soagen", False), ("soagen_libm", True)):
         out = work / name
@@ -238,6 +240,8 @@ PIN_MAP = [
     ("os_inertia", "lambda_crba_cholesky", "six"),
     ("os_inertia", "lambda_delassus", "six"),
     ("os_inertia", "lambda_constraint_cholesky", "six"),
+    ("inverse_dynamics_derivatives", "computeRNEADerivatives", "rnea_derivatives"),
+    ("forward_dynamics_derivatives", "computeABADerivatives", "aba_derivatives"),
 ]
 
 
@@ -331,10 +335,14 @@ def pinocchio_backend(spec, robot, states, work):
                    info={"version": version, "build_s": build_s})
 
 
-def check_pinocchio(robot, states, run):
-    """{entry: error} of Pinocchio's outputs (converted to soagen's conventions); raise Unavailable when wrong."""
+def check_pinocchio(robot, states, run, functions):
+    """{entry: error} of Pinocchio's outputs (converted to soagen's conventions) for the families of
+    soagen's ``functions``; raise Unavailable when wrong."""
     errors, timed_ = {}, run.of("pinocchio")
+    families = {sg.family(f) for f in functions}
     for fn, label, kind in PIN_MAP:
+        if fn not in families:
+            continue
         rows = np.array([sg.from_pinocchio(kind, r, robot) for r in timed_[label].outputs])
         try:
             errors[label] = sg.check_outputs(robot, states, {fn: rows}, f"Pinocchio {label}")[fn]
@@ -344,7 +352,8 @@ def check_pinocchio(robot, states, run):
 
 
 # --------------------------------------------------------------------------- CasADi
-CASADI_MAP = {"inverse_dynamics": "rnea", "mass_matrix": "crba", "forward_dynamics": "aba"}
+CASADI_MAP = {"inverse_dynamics": "rnea", "mass_matrix": "crba", "forward_dynamics": "aba",
+              "inverse_dynamics_derivatives": "rnea_derivatives", "forward_dynamics_derivatives": "aba_derivatives"}
 CASADI_INPUTS = {"q": "Q", "v": "QD", "qd": "QD", "a": "QDD", "qdd": "QDD", "tau": "TAU"}
 CASADI_DEFAULT_INPUTS = {"rnea": ["Q", "QD", "QDD"], "crba": ["Q"], "aba": ["Q", "QD", "TAU"]}
 
@@ -378,6 +387,7 @@ def casadi_calls_header(manifest, n, m):
             raise Unavailable(f"CasADi {fn} inputs {info['inputs']}, expected {len(args)} x {n}")
         size = sum(int(s) for s in info["outputs"])
         biggest = max(biggest, size)
+        outs = [f"out + {o}" for o in np.cumsum([0, *[int(s) for s in info["outputs"]]])[:-1]]   # one per output
         params = ", ".join(f"const double *in{k}" for k in range(len(args)))
         lines += [f'#include "{info["h"]}"',
                   f"static casadi_int {fn}_iw[{max(1, info['sz_iw'])}];",
@@ -385,15 +395,19 @@ def casadi_calls_header(manifest, n, m):
                   f"static inline void call_{fn}({params}, double *out) {{",
                   f"    const double *arg[{max(len(args), info['sz_arg'])}] = "
                   f"{{{', '.join(f'in{k}' for k in range(len(args)))}}};",
-                  f"    double *res[{max(1, info['sz_res'])}] = {{out}};",
+                  f"    double *res[{max(len(outs), info['sz_res'])}] = {{{', '.join(outs)}}};",
                   f"    {fn}(arg, res, {fn}_iw, {fn}_w, 0);", "}"]
-        calls = f"CasADi C of casadi_kin_dyn's {fn}" + (" (full M)" if fn == "crba" else "")
+        calls = {"crba": "CasADi C of casadi_kin_dyn's crba (full M)",
+                 "rnea_derivatives": "CasADi C of the Jacobian of casadi_kin_dyn's rnea w.r.t. q, v",
+                 "aba_derivatives": "CasADi C of casadi_kin_dyn's aba and its Jacobian w.r.t. q, v, tau",
+                 }.get(fn, f"CasADi C of casadi_kin_dyn's {fn}")
         entries.append(f"    X({fn}, {size}, {c_string(calls)}, call_{fn}({', '.join(args)}, OUT))")
     return "\n".join(lines + calls_header_lines(n, n, m, biggest, entries))
 
 
 def casadi_backend(spec, robot, states, work):
-    """Generate (helper script, in its venv) and compile CasADi's rnea/crba/aba; or raise Unavailable."""
+    """Generate (helper script, in its venv) and compile CasADi's functions (:data:`CASADI_MAP`); or raise
+    Unavailable."""
     out = work / "casadi"
     manifest = casadi_generate(spec, out)
     if manifest.get("joint_names") and manifest["joint_names"] != sg.joint_names(robot):
@@ -419,13 +433,17 @@ def check_casadi(robot, states, run, manifest):
     errors, timed_ = {}, run.of("casadi")
     tri = manifest["crba"].get("crba_triangle", "full")
     for fn, cname in CASADI_MAP.items():
-        shape = manifest[cname].get("output_shapes", [[robot.n, 1]])[0]
+        shapes = manifest[cname].get("output_shapes", [[robot.n, 1]])
 
-        def convert(_, row, shape=shape):
-            a = row.reshape(shape[1], shape[0]).T          # CasADi buffers are column-major
-            if a.shape == (robot.n, robot.n) and tri in ("upper", "lower"):
-                a = np.triu(a) + np.triu(a, 1).T if tri == "upper" else np.tril(a) + np.tril(a, -1).T
-            return a
+        def convert(_, row, shapes=shapes, symmetric=cname == "crba" and tri in ("upper", "lower")):
+            parts, pos = [], 0
+            for r, c in shapes:                              # CasADi buffers are column-major
+                a = row[pos:pos + r * c].reshape(c, r).T
+                pos += r * c
+                if symmetric:
+                    a = np.triu(a) + np.triu(a, 1).T if tri == "upper" else np.tril(a) + np.tril(a, -1).T
+                parts.append(a.ravel())
+            return np.concatenate(parts)
         try:
             errors[cname] = sg.check_outputs(robot, states, {fn: timed_[cname].outputs}, f"CasADi {cname}",
                                              convert)[fn]

@@ -26,11 +26,14 @@ Inside the venv:
   gravity is Pinocchio's default, 9.81 m/s^2 along -z of the world;
 * ``gravity(q) = rnea(q, 0, 0)`` and ``bias(q, v) = rnea(q, v, 0)`` are made
   from rnea's SX graph (zeros folded), for operation counts;
+* ``rnea_derivatives(q, v, a) -> (dtau_dq, dtau_dv)`` and ``aba_derivatives(q, v, tau) ->
+  (ddq, ddq_dq, ddq_dv, ddq_dtau)``: the Jacobians of rnea and aba by CasADi's
+  ``jacobian`` (AD on the SX graph), dense;
 * every function is rebuilt from its SX graph with CasADi's own common
   subexpression elimination (the Function option ``cse``, CasADi >= 3.6) before
   code generation; the instruction counts with and without it are recorded;
-* CasADi's code generator writes ``DIR/{rnea,crba,aba,gravity,bias}.{c,h}``; each C entry
-  point is CasADi's usual
+* CasADi's code generator writes ``DIR/NAME.{c,h}`` for each NAME of rnea, crba, aba,
+  gravity, bias, rnea_derivatives, aba_derivatives; each C entry point is CasADi's usual
   ``int NAME(const casadi_real** arg, casadi_real** res, casadi_int* iw,
   casadi_real* w, int mem)`` (with ``NAME_work`` giving the work sizes);
 * ``DIR/manifest.json`` describes the functions (sizes, work sizes, instruction
@@ -420,6 +423,20 @@ def inner(args) -> int:
         for name, ins, outs, names_in in (("gravity", [q_s], raw_rnea(q_s, zero, zero), ["q"]),
                                           ("bias", [q_s, v_s], raw_rnea(q_s, v_s, zero), ["q", "v"])):
             plain = cs.Function(name, ins, [outs], names_in, ["tau"])
+            funcs[name] = _with_cse(cs, plain, name)
+            raw_info[name] = {"n_instructions_without_cse": plain.n_instructions(),
+                              "instructions_without_cse": _instructions(cs, plain)}
+
+        # the Jacobians of rnea w.r.t. q, v and of aba w.r.t. q, v, tau, by CasADi's AD on the SX
+        # graph (dense outputs), aba's value beside them as soagen's forward_dynamics_derivatives
+        a_s, tau_s = cs.SX.sym("a", nv), cs.SX.sym("tau", nv)
+        tau_e, ddq_e = raw_rnea(q_s, v_s, a_s), _as_function(cs, kd.aba())(q_s, v_s, tau_s)
+        for name, ins, outs, names_in, names_out in (
+                ("rnea_derivatives", [q_s, v_s, a_s], [cs.jacobian(tau_e, x) for x in (q_s, v_s)],
+                 ["q", "v", "a"], ["dtau_dq", "dtau_dv"]),
+                ("aba_derivatives", [q_s, v_s, tau_s], [ddq_e] + [cs.jacobian(ddq_e, x) for x in (q_s, v_s, tau_s)],
+                 ["q", "v", "tau"], ["ddq", "ddq_dq", "ddq_dv", "ddq_dtau"])):
+            plain = cs.Function(name, ins, [cs.densify(o) for o in outs], names_in, names_out)
             funcs[name] = _with_cse(cs, plain, name)
             raw_info[name] = {"n_instructions_without_cse": plain.n_instructions(),
                               "instructions_without_cse": _instructions(cs, plain)}

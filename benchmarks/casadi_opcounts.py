@@ -32,9 +32,10 @@ PAGE = ROOT / "docs" / "opcounts.md"
 
 
 # CasADi's SX operations as soagen counts them (``casadi_sq(x)`` = x*x and ``2.*x`` are
-# multiplications, a subtraction is an addition); constants, inputs and outputs are no arithmetic
+# multiplications, a subtraction is an addition, 1/x a division); constants, inputs and outputs are no arithmetic
 OPERATION_KINDS = {"OP_MUL": "mul", "OP_SQ": "mul", "OP_TWICE": "mul", "OP_ADD": "add", "OP_SUB": "add",
-                   "OP_NEG": "neg", "OP_DIV": "div", "OP_SQRT": "sqrt", "OP_SIN": "trig", "OP_COS": "trig"}
+                   "OP_NEG": "neg", "OP_DIV": "div", "OP_INV": "div", "OP_SQRT": "sqrt", "OP_SIN": "trig",
+                   "OP_COS": "trig"}
 NOT_ARITHMETIC = {"OP_CONST", "OP_INPUT", "OP_OUTPUT", "OP_PARAMETER"}
 
 

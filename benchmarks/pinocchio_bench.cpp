@@ -10,8 +10,9 @@
 //
 // States are rows in Pinocchio's conventions: q (nq), qd, qdd, tau (nv each), then
 // anything (ignored).  Each entry's `calls` says which Pinocchio calls one timed call
-// makes.  Outputs are as Pinocchio leaves them (crba / computeMinverse: upper triangle
-// only; spatial quantities [linear; angular], velocities in Pinocchio's order);
+// makes.  Outputs are as Pinocchio leaves them, row-major (crba, computeMinverse and
+// computeABADerivatives' M^-1: upper triangle only; spatial quantities [linear; angular],
+// velocities in Pinocchio's order);
 // backends.py converts before comparing.  The Delassus / constraint-Cholesky routes
 // work in each tip's LOCAL frame; their Omega / Lambda are rotated to
 // LOCAL_WORLD_ALIGNED (R Omega R^T per tip block) when written, outside the timed loop.
@@ -21,6 +22,7 @@
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/serialization.hpp>
 #include <pinocchio/algorithm/aba.hpp>
+#include <pinocchio/algorithm/aba-derivatives.hpp>
 #include <pinocchio/algorithm/cholesky.hpp>
 #include <pinocchio/algorithm/constraint-cholesky.hpp>
 #include <pinocchio/algorithm/crba.hpp>
@@ -28,6 +30,7 @@
 #include <pinocchio/algorithm/frames.hpp>
 #include <pinocchio/algorithm/kinematics.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
+#include <pinocchio/algorithm/rnea-derivatives.hpp>
 
 #include <Eigen/Cholesky>
 
@@ -222,6 +225,31 @@ namespace
       "computeMinverse", "computeMinverse (fills the upper triangle of M⁻¹)",
       [=](long i) { return pinocchio::computeMinverse(*mp, *dp, c->q(i))(0, 0); },
       [=] { return row_major(dp->Minv); });
+    // Analytical derivatives (Carpentier & Mansard): dtau/dq, dtau/dv; ddq, dddq/dq, dddq/dv, M^-1.
+    add(
+      "computeRNEADerivatives", "computeRNEADerivatives (dtau_dq, dtau_dv; also fills M's upper triangle)",
+      [=](long i) {
+        pinocchio::computeRNEADerivatives(*mp, *dp, c->q(i), c->qd(i), c->qdd(i));
+        return dp->dtau_dq(0, 0);
+      },
+      [=] {
+        std::vector<double> v = row_major(dp->dtau_dq);
+        const std::vector<double> dv = row_major(dp->dtau_dv);
+        v.insert(v.end(), dv.begin(), dv.end());
+        return v;
+      });
+    add(
+      "computeABADerivatives", "computeABADerivatives (ddq, ddq_dq, ddq_dv; fills the upper triangle of M⁻¹)",
+      [=](long i) {
+        pinocchio::computeABADerivatives(*mp, *dp, c->q(i), c->qd(i), c->tau(i));
+        return dp->ddq_dq(0, 0);
+      },
+      [=] {
+        std::vector<double> v = row_major(dp->ddq);
+        for (const std::vector<double> & x : {row_major(dp->ddq_dq), row_major(dp->ddq_dv), row_major(dp->Minv)})
+          v.insert(v.end(), x.begin(), x.end());
+        return v;
+      });
     add(
       "computeGeneralizedGravity", "computeGeneralizedGravity",
       [=](long i) { return pinocchio::computeGeneralizedGravity(*mp, *dp, c->q(i))[0]; },

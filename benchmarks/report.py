@@ -207,6 +207,47 @@ def python_table(rep):
     return lines
 
 
+# issue 16's targets for the derivatives: soagen / baseline ratios (measured in one run) and, for the
+# record, GRiD's published Pinocchio + CppADCodeGen times for the 7-dof iiwa on a 3.8 GHz desktop
+DERIVATIVE_TARGETS = (  # (function, quantity, ≤ this × Pinocchio, ≤ this × CasADi, GRiD's ns)
+    ("inverse_dynamics_derivatives", "∇ID", 0.25, 0.6, 1400.0),
+    ("forward_dynamics_derivatives", "∇FD", 0.25, 0.6, 2500.0),
+)
+
+
+def _verdict(spread, target):
+    if spread is None:
+        return "n/a"
+    if spread.q3 <= target:
+        return "**met** (over the whole interquartile range)"
+    if spread.median <= target:
+        return "**met** at the median, not over the interquartile range"
+    return "**missed**"
+
+
+def derivative_targets(rep):
+    """Lines comparing the derivatives' ratios with issue 16's targets (none without derivative rows)."""
+    lines = []
+    for fn, quantity, pin_target, cas_target, grid_ns in DERIVATIVE_TARGETS:
+        r = next((r for r in rep.rows if r.function == fn), None)
+        if r is None:
+            continue
+        p, c = (r.pinocchio[0] if r.pinocchio else None), r.casadi
+        lines.append(
+            f"- `{fn}` ({quantity}): soagen / Pinocchio `{p.name if p else 'n/a'}` "
+            f"{fmt_spread(p.ratio if p else None)} against ≤ {pin_target:g}: {_verdict(p.ratio if p else None, pin_target)}; "
+            f"soagen / CasADi {fmt_spread(c.ratio if c else None)} against ≤ {cas_target:g}: "
+            f"{_verdict(c.ratio if c else None, cas_target)}; soagen {fmt_ns(r.soagen_ns)} ns here against "
+            f"half of GRiD's {grid_ns / 1e3:g} µs ({grid_ns / 2e3:g} µs): "
+            f"{'below' if r.soagen_ns <= grid_ns / 2 else 'above'} (a different robot, the iiwa, and machine)")
+    if not lines:
+        return []
+    intro = ("Issue 16's targets for the derivatives (ratios measured in this run; met: median ≤ target). "
+             "GRiD's figures are its published Pinocchio + CppADCodeGen times for the 7-dof iiwa on a 3.8 GHz "
+             "desktop, for the record only:")
+    return [intro, "", *lines, ""]
+
+
 def markdown_section(rep):
     """The markdown section of one robot."""
     rounds = rep.round_ms
@@ -228,6 +269,7 @@ def markdown_section(rep):
               f"{rep.overhead_ms:.0f} ms outside its rounds (start, reading states, setting up the backends, "
               f"the warm-up round, the outputs for the checks), which a process per round would pay every "
               f"round.", ""]
+    lines += derivative_targets(rep)
     lines += rep.notes + [""]
     lines += cost_table(rep) + [""]
     lines += [rep.python_intro, ""] + python_table(rep)
@@ -272,6 +314,14 @@ How the numbers are taken:
   call (one glibc `sincos` per angle, as in Pinocchio's and CasADi's compiled code), so the gap
   between the two soagen columns is what the inline trig is worth. The Pinocchio column names
   the calls each row times.
+- **Derivatives.** `inverse_dynamics_derivatives` (∂τ/∂q, ∂τ/∂q̇) is timed against Pinocchio's
+  `computeRNEADerivatives` and CasADi's C of `jacobian(rnea, q)`, `jacobian(rnea, v)`;
+  `forward_dynamics_derivatives` (q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹) against `computeABADerivatives`, which
+  computes the same four (M⁻¹ as its upper triangle), and CasADi's C of aba with its Jacobians
+  w.r.t. q, v, τ; the CasADi functions are built from casadi_kin_dyn's SX graphs and rebuilt with
+  `cse` like the others. Pinocchio's outputs are row-major and, for these fixed-base robots with
+  revolute joints, already in soagen's conventions. The TALOS section has no derivative rows:
+  its run is not yet repeated with them (it takes about 19 minutes without them).
 
 Needs gcc/g++; talos needs the `example-robot-data` wheel; Pinocchio timings need the `pin`
 wheel plus `cmeel-eigen` (Eigen headers, which the wheel does not ship); CasADi timings the
@@ -306,6 +356,8 @@ README_ROWS = (  # (quantity, soagen function)
     ("Λ(0) (`os_inertia`, cheapest algorithm)", "os_inertia"),
     ("Λ(0) by the O(n) recursion", "os_inertia_recursive"),
     ("Λ(0) as (J M⁻¹ Jᵀ)⁻¹", "os_inertia_explicit"),
+    ("∂τ/∂q, ∂τ/∂q̇ (`inverse_dynamics_derivatives`)", "inverse_dynamics_derivatives"),
+    ("q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ (`forward_dynamics_derivatives`)", "forward_dynamics_derivatives"),
 )
 README_NAMES = {"panda": "Panda", "ur5": "UR5", "talos": "TALOS"}
 

@@ -47,10 +47,10 @@ def build_baselines(spec, robot, states, work, args):
     return built, why
 
 
-def check_baselines(robot, states, run, built, why):
-    """{name: {entry: error}} of the baselines whose outputs match the reference."""
+def check_baselines(robot, states, run, built, why, functions):
+    """{name: {entry: error}} of the baselines whose outputs match the reference (for soagen's ``functions``)."""
     errors = {}
-    checks = {"pinocchio": lambda: bk.check_pinocchio(robot, states, run),
+    checks = {"pinocchio": lambda: bk.check_pinocchio(robot, states, run, functions),
               "casadi": lambda: bk.check_casadi(robot, states, run, built["casadi"].info["manifest"])}
     for name in built:
         try:
@@ -87,7 +87,7 @@ def run_robot(robot_name, args, command):
     print(f"  timed {args.rounds} rounds in {run.wall_s:.1f} s", flush=True)
     errors = {b.name: bk.check_soagen(robot, states, run, b.name) for b in soagen.backends}
     print("  soagen: outputs checked", flush=True)
-    errors.update(check_baselines(robot, states, run, built, why))
+    errors.update(check_baselines(robot, states, run, built, why, [f.name for f in soagen.functions]))
     big = draw_states(robot, bk.BATCH_ROWS, args.seed + 1)
     python = bk.bench_python(robot, [f.name for f in soagen.functions], states, big, only=args.functions)
     rep = summarize(robot_name, command, args, robot, spec, soagen, run, errors,

@@ -40,6 +40,7 @@ class Spec:
     erd: str = None                 # example-robot-data URDF, relative to its robots folder
     floating_base: bool = False     # a free-flyer root joint (soagen's root_joint)
     variants: tuple = None          # families whose algorithm variants are benchmarked too (None: all)
+    derivatives: bool = True        # time the dynamics' derivatives too (soagen_side.DERIVATIVES)
 
     @property
     def urdf(self):
@@ -59,7 +60,10 @@ SPECS = {
     "panda": Spec("panda", ["panda_hand"], {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}),
     "ur5": Spec("ur5", ["tool0"]),
     # the humanoid of the multi-dof issue: free-flyer root (nq = 39, nv = 38), both hands (Λ is 12 x 12);
-    # the default functions and Λ's two algorithms (every variant would multiply the ~1 min generation)
+    # the default functions and Λ's two algorithms (every variant would multiply the ~1 min generation);
+    # no derivatives yet: the run takes ~19 min without them, and they would be generated twice (both
+    # forms) and compiled at -O3 on top (derivatives=True times them; Pinocchio's are converted)
     "talos": Spec("talos", ["gripper_left_base_link", "gripper_right_base_link"],
-                  erd="talos_data/robots/talos_reduced.urdf", floating_base=True, variants=("os_inertia",)),
+                  erd="talos_data/robots/talos_reduced.urdf", floating_base=True, variants=("os_inertia",),
+                  derivatives=False),
 }

@@ -11,6 +11,7 @@ import numpy as np
 
 import soagen_side as sg
 from backends import BATCH_ROWS, CASADI_MAP, CFLAGS, CHECK_STATES, PIN_MAP, sh
+from casadi_opcounts import count_instructions
 from report import Baseline, PythonRow, RobotReport, Row, Spread
 
 
@@ -130,12 +131,16 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
         manifest = info["manifest"]
         notes.append(f"- CasADi {info['version']}: SX functions of casadi_kin_dyn "
                      f"{manifest.get('casadi_kin_dyn_version', '?')} rebuilt with Function options "
-                     f"`{info['options']}` (instructions rnea/crba/aba with cse: "
+                     f"`{info['options']}` (instructions {'/'.join(CASADI_MAP.values())} with cse: "
                      + ", ".join(f"{manifest[k]['n_instructions']}" for k in CASADI_MAP.values())
                      + "; without: "
                      + ", ".join(f"{manifest[k].get('n_instructions_without_cse', '?')}" for k in CASADI_MAP.values())
-                     + f"), generated C compiled `{' '.join(CFLAGS)}`; `gcc -O2 -c` of rnea/crba/aba: "
+                     + f"), generated C compiled `{' '.join(CFLAGS)}`; `gcc -O2 -c`: "
                      + ", ".join(f"{k} {v:.1f} s" for k, v in info["cc"].items())
+                     + "; arithmetic (mul + add + div + sqrt of CasADi's instruction list, counted as "
+                     "`benchmarks/casadi_opcounts.py` does; soagen's are in the operations column below): "
+                     + ", ".join(f"{k} {sg.cost(count_instructions(manifest[k]['instructions'], k))}"
+                                 for k in CASADI_MAP.values())
                      + f"; generation (SX build + C codegen, in its venv) {info['gen_s']:.2f} s"
                      + f"; worst error vs reference {worst:.1e}")
     else:

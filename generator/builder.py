@@ -226,7 +226,8 @@ class RobotBuilder:
                                    a, tuple(map(float, limits)) if limits else None))
 
     # ------------------------------------------------------------------ build
-    def build(self, tips=(), lock=None, floating_base=False, strict=False):
+    def build(self, tips=(), lock=None, floating_base=False, strict=False, armature=None, friction=None,
+              coulomb_velocity=None):
         """Merge fixed joints, order the bodies depth-first and check the result.
 
         Parameters
@@ -242,6 +243,9 @@ class RobotBuilder:
         strict : bool
             Refuse (:class:`RobotError`) what is otherwise a
             :class:`ModelWarning`: non-physical inertia, singular joints.
+        armature, friction, coulomb_velocity
+            Actuator terms of 1-dof joints (:meth:`Robot.with_actuators`):
+            ``{joint: rotor inertia}``, ``{joint: (viscous, coulomb)}``.
 
         Returns
         -------
@@ -263,7 +267,8 @@ class RobotBuilder:
                 self._joints.append(_Joint("root_joint", FLOATING, world, roots[0], np.eye(3), np.zeros(3),
                                            np.array([1.0, 0.0, 0.0]), None))
                 try:
-                    return self.build(tips, lock, strict=strict)
+                    return self.build(tips, lock, strict=strict, armature=armature, friction=friction,
+                                      coulomb_velocity=coulomb_velocity)
                 finally:
                     del self._links[world]
                     self._joints.pop()
@@ -368,9 +373,12 @@ class RobotBuilder:
                 notes.append(f"{_quoted(names)} lumped into the body of link '{body_tuple[k].name}' (fixed joints)")
         if snap.note():
             notes.append(snap.note())
-        return Robot(self.name, body_tuple, tuple(tip_list), self.gravity.copy(),
-                     singular_joints=tuple(body_tuple[k].joint for k in singular), singular_reason=reason,
-                     notes=tuple(notes))
+        robot = Robot(self.name, body_tuple, tuple(tip_list), self.gravity.copy(),
+                      singular_joints=tuple(body_tuple[k].joint for k in singular), singular_reason=reason,
+                      notes=tuple(notes))
+        if armature or friction or coulomb_velocity is not None:
+            robot = robot.with_actuators(armature, friction, coulomb_velocity)
+        return robot
 
     def _root(self):
         """The one root link; refuses unknown links, loops and forests."""

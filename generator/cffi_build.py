@@ -245,7 +245,7 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
         shutil.move(str(lib), str(work / lib.name))
         shutil.rmtree(work / "build", ignore_errors=True)
         simd = emit_simd(robot, gen.programs, name, options.precision) if options.simd else None
-        return dict(name=name, library=lib.name, precision=options.precision,
+        return dict(name=name, library=lib.name, precision=options.precision, parameters=options.parameters,
                     ops={p.name: p.ops for p in gen.programs},
                     choices={p.name: p.algorithm for p in gen.programs if p.algorithm},
                     signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs] for p in gen.programs},

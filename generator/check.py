@@ -58,10 +58,13 @@ class Result:
         return f"{BASE[precision]:g}"
 
 
-def random_inputs(target, rng):
+def random_inputs(target, rng, extra=None):
     """One random value of every input name the target's functions take: per
     part (label ``a``/``b`` for a closed chain) q, qd, qdd, tau from its
-    ``random_state``, tip forces ``f`` and accelerations ``u``, and a time step ``dt``."""
+    ``random_state``, tip forces ``f`` and accelerations ``u``, a time step ``dt``;
+    for a robot, from the generator ``extra`` (default ``rng``: a separate one leaves the
+    other draws as they were), the reference velocities and accelerations
+    ``qdr``, ``qddr`` and parameters ``pi`` (a physically consistent perturbation)."""
     pool = {}
     for label, part in target.parts:
         q, qd, qdd, tau = part.random_state(rng)
@@ -69,6 +72,11 @@ def random_inputs(target, rng):
         m = len(part.tips)
         pool.update({"f" + label: rng.normal(size=6 * m) * 10.0, "u" + label: rng.normal(size=6 * m)})
     pool["dt"] = rng.uniform(1e-3, 1e-2, 1)
+    if len(target.parts) == 1:
+        from .parameters import perturbed_parameters
+        extra = rng if extra is None else extra
+        pool.update(qdr=extra.normal(size=target.nv), qddr=extra.normal(size=target.nv),
+                    pi=perturbed_parameters(target, extra))
     return pool
 
 
@@ -87,23 +95,26 @@ def check_module(target, mod, samples=100, seed=0):
     """Compare every function ``mod`` has with its reference on ``samples``
     random states; ``{C name: Result}`` in catalogue order."""
     rng = np.random.default_rng(seed)
+    extra = np.random.default_rng([seed, 17])     # qdr, qddr, pi: the states of the other inputs unchanged
     precision = mod.precision
     specs = [s for s in target.specs if s.name in mod.ops]
     results = {s.name: Result(s.name, solves=s.solves if s.solves in KAPPA_NAMES else None) for s in specs}
     for _ in range(samples):
-        values = random_inputs(target, rng)
+        values = random_inputs(target, rng, extra)
+        # with the parameters as inputs: π drawn per state, the reference on a robot with it
+        model = target.with_parameters(values["pi"]) if mod.parameters == "inputs" else target
         kappas = {}
         for spec in specs:
             res = results[spec.name]
             if spec.solves not in kappas:
-                kappas[spec.solves] = _kappa(spec.solves, target, values)
+                kappas[spec.solves] = _kappa(spec.solves, model, values)
             kappa = kappas[spec.solves] if res.solves else 1.0
             if kappa is None:
                 res.skipped += 1
                 continue
             args = [values[a] for a in spec.inputs]
-            got = mod.call(spec.name, *args)
-            want = spec.reference_function()(target, *args)
+            got = mod.call(spec.name, *args, pi=values["pi"] if mod.parameters == "inputs" else None)
+            want = spec.reference_function()(model, *args)
             got = np.concatenate([np.ravel(x) for x in (got if isinstance(got, list) else [got])])
             want = np.concatenate([np.ravel(x) for x in (want if isinstance(want, tuple) else [want])])
             err = float(np.abs(got - want).max() / max(1.0, float(np.abs(want).max())))

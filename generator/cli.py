@@ -1,4 +1,4 @@
-"""Command line: ``soagen generate``, ``check``, ``opcount`` and ``footprint``."""
+"""Command line: ``soagen generate``, ``check``, ``opcount``, ``footprint`` and ``parameters``."""
 from __future__ import annotations
 
 import argparse
@@ -22,7 +22,7 @@ def _robot(args):
     if args.example:
         if args.urdf:
             raise RobotError("give either a URDF or --example, not both")
-        return robots.example(args.example, gravity=gravity)
+        return robots.example(args.example, gravity=gravity, urdf_friction=args.urdf_friction)
     if not args.urdf:
         raise RobotError("give a URDF file or --example NAME")
     lock = {}
@@ -30,7 +30,7 @@ def _robot(args):
         joint, _, value = item.partition("=")
         lock[joint] = float(value or 0.0)
     robot = load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity, floating_base=args.floating_base,
-                      strict=args.strict)
+                      urdf_friction=args.urdf_friction, strict=args.strict)
     if args.command in ("generate", "check"):
         for note in robot.notes:
             print(f"soagen: note: {note}", file=sys.stderr)
@@ -50,7 +50,8 @@ def _options(args, **fixed):
     fields = dict(precision=getattr(args, "precision", "double"), trig_inputs=getattr(args, "trig_inputs", False),
                   functions=args.function,
                   # --variants alone: every family; with names: those; absent: none
-                  variants=() if args.variants is None else (args.variants or None))
+                  variants=() if args.variants is None else (args.variants or None),
+                  parameters=getattr(args, "parameters", "baked"))
     fields.update(fixed)
     return Options(**fields)
 
@@ -97,6 +98,12 @@ def cmd_opcount(args):
 
     if args.scaling:
         return cmd_scaling(args)
+    if args.peers:
+        text = opcount.parameters_markdown(opcount.parameter_counts())
+        print(text, end="")
+        with open(args.peers, "w") as fh:
+            fh.write(text)
+        return 0
     robot = _robot(args)
     gen = generate(robot, _options(args), args.name or robot.name)
     in_c = opcount.count_c(gen.csource.source)
@@ -122,8 +129,10 @@ def cmd_footprint(args):
 
     robot = _robot(args)
     gen = generate(robot, _options(args, precision="float"), args.name or robot.name)
-    with tempfile.TemporaryDirectory() as tmp:
-        text = mcu.footprint_table(gen, robot.name, tmp)
+    dgen = (generate(robot, Options(precision="float", functions=mcu.DERIVATIVES), args.name or robot.name)
+            if args.derivatives else None)
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as dtmp:
+        text = mcu.footprint_table(gen, robot.name, tmp, derivatives=(dgen, dtmp) if dgen is not None else None)
     print(text, end="")
     if args.markdown:
         with open(args.markdown, "w") as fh:
@@ -185,6 +194,23 @@ def cmd_functions(args):
     return 0
 
 
+def cmd_parameters(args):
+    """Standard and base parameters of one robot, or of every bundled robot (``--all``)."""
+    from . import robots
+    from .parameters import report
+
+    if args.all:
+        targets = [robots.example(name) for name in robots.EXAMPLES]
+    else:
+        targets = [_robot(args)]
+    text = report(targets)
+    print(text, end="")
+    if args.markdown:
+        with open(args.markdown, "w") as fh:
+            fh.write(text)
+    return 0
+
+
 def cmd_check(args):
     from .cffi_build import build
     from .check import check_module
@@ -216,7 +242,8 @@ def main(argv=None):
     for name, helptext in (("generate", "write <name>.h/.c and op counts for a robot"),
                            ("check", "build the module and compare it with the numpy reference"),
                            ("opcount", "print the operation counts of every generated function"),
-                           ("footprint", "flash and stack per function on Cortex-M (needs arm-none-eabi-gcc)")):
+                           ("footprint", "flash and stack per function on Cortex-M (needs arm-none-eabi-gcc)"),
+                           ("parameters", "standard and base (identifiable) parameters of a robot")):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("urdf", nargs="?", help="URDF file")
         p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
@@ -227,7 +254,16 @@ def main(argv=None):
         p.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"))
         p.add_argument("--strict", action="store_true",
                        help="refuse what is otherwise a warning: non-physical inertia, joints with D(k) = 0")
+        p.add_argument("--urdf-friction", action="store_true",
+                       help="joint friction (viscous, Coulomb) from the URDF's <dynamics damping friction>")
+        if name == "parameters":
+            p.add_argument("--all", action="store_true", help="every bundled robot")
+            p.add_argument("--markdown", help="also write the report to this file")
+            continue
         p.add_argument("--precision", choices=["double", "float"], default="double")
+        p.add_argument("--parameters", choices=["baked", "inputs"], default="baked",
+                       help="inputs: the functions that can take the parameters pi as their last input do "
+                            "(soagen.functions.PARAMETRIC), the others are left out")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
         p.add_argument("--function", action="append", metavar="NAME",
                        help="generate only this C function (repeatable; default: all)")
@@ -250,8 +286,13 @@ def main(argv=None):
                            help="instead: the scaling study on generated chains and two-armed trees "
                                 "(e.g. 2..48, or 4,8,16), every variant")
             p.add_argument("--plot", help="with --scaling: write the log-log plot (PNG) here")
+            p.add_argument("--peers", metavar="FILE",
+                           help="instead: the parameters-as-inputs comparison with SymPyBotics and OpenSYMORO "
+                                "and the regressors' counts, written to FILE (markdown)")
         elif name == "footprint":
             p.add_argument("--markdown", help="also write the table to this file")
+            p.add_argument("--derivatives", action="store_true",
+                           help="also the dynamics' derivatives (Cortex-M4F -Os; generation takes a minute)")
         else:
             p.add_argument("--samples", type=int, default=100)
             p.add_argument("--seed", type=int, default=0)
@@ -262,7 +303,8 @@ def main(argv=None):
             warnings.simplefilter("always", ModelWarning)
             warnings.showwarning = _show_warning
             return {"generate": cmd_generate, "check": cmd_check, "opcount": cmd_opcount,
-                    "footprint": cmd_footprint, "functions": cmd_functions}[args.command](args)
+                    "footprint": cmd_footprint, "functions": cmd_functions,
+                    "parameters": cmd_parameters}[args.command](args)
     except (RobotError, OptionsError) as exc:
         print(f"soagen: error: {exc}", file=sys.stderr)
         return 2

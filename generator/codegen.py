@@ -49,6 +49,9 @@ def record(spec, target, options=Options()):
     cites = F.citations(spec, ascii=True)
     prog = Program(spec.name, f"{spec.doc} {cites}" if cites else spec.doc, options)
     inputs = [prog.input(a, F.size((F.ARGUMENTS[a][0],), target.sizes), F.ARGUMENTS[a][1]) for a in spec.inputs]
+    if options.parameters == "inputs":
+        from .identification import parameter_inputs
+        parameter_inputs(prog, target)
     values = spec.make(prog, target, *inputs)
     for out, exprs in zip(spec.outputs, values):
         prog.output(out.name, exprs, out.doc)

@@ -81,18 +81,18 @@ def forward_dynamics_derivatives_fd4(prog, robot, q, qd, tau):
 
 
 def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau):
-    """θ̈ = M⁻¹(τ − C − G) with M by composite inertias [RK (3.20)] and its LTDL,
+    """θ̈ = M⁻¹(τ − C − G − F(q̇)) with M by composite inertias [RK (3.20)] and its LTDL,
     M⁻¹ from the same factors, and M ∂θ̈/∂x = −∂τ/∂x|θ̈ solved column by column
     with those factors (no fill-in on trees), ∂τ/∂x the forward-mode derivatives
     of Newton–Euler at that θ̈ [RK (2.24)–(2.30)]."""
     from .dynamics import inverse_dynamics
-    from .sweeps import Sweeps, forces_tip_to_base, mass_matrix_ltdl, newton_euler, project
+    from .sweeps import Sweeps, forces_tip_to_base, mass_matrix_ltdl, newton_euler, project, subtract_friction
 
     n = robot.nv
     sw = Sweeps(prog, robot, q)
     _, _, f = newton_euler(sw, qd, [sp.Integer(0)] * n)
     forces_tip_to_base(sw, f)
-    rhs = [prog.let(t - h) for t, h in zip(tau, project(sw, f))]
+    rhs = [prog.let(t - h) for t, h in zip(subtract_friction(sw, tau, qd), project(sw, f))]
     L, dinv = mass_matrix_ltdl(sw)
     qdd = S.ldl_solve(prog, L, dinv, rhs[::-1])[::-1]
     Minv = S.reverse(S.ldl_inverse(prog, L, dinv))

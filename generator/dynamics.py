@@ -12,23 +12,32 @@ from __future__ import annotations
 import sympy as sp
 
 from . import symbolic as S
-from .sweeps import (Sweeps, articulated, composite_mass_matrix, fd4, forces_tip_to_base,
+from .sweeps import (Sweeps, add_actuator_torques, articulated, composite_mass_matrix, fd4, forces_tip_to_base,
                      innovations_filter, innovations_smoother, innovations_solve, mass_matrix_ltdl, newton_euler,
-                     project, tip_accelerations, tip_force_response, tip_forces)
+                     project, subtract_friction, tip_accelerations, tip_force_response, tip_forces)
 
 
 def _zeros(n):
     return [sp.Integer(0)] * n
 
 
+def _friction_doc(prog, robot):
+    """The C comment says so when the robot's actuators add friction."""
+    if robot.actuators is not None:
+        prog.doc += "; with the joint friction F(qd) of the actuators"
+
+
 def _torques(prog, robot, q, qd, qdd, with_gravity=True, f_tip=None):
-    """Recursive Newton–Euler T = Mθ̈ + C + G + J*f(0) [RK (2.24)–(2.30), (3.21)]."""
+    """Recursive Newton–Euler T = Mθ̈ + C + G + J*f(0) [RK (2.24)–(2.30), (3.21)]
+    (+ armature θ̈ and, with gravity, the joint friction)."""
     sw = Sweeps(prog, robot, q)
     _, _, f = newton_euler(sw, qd, qdd, with_gravity)
     if f_tip is not None:
         f = [S.spatial_add(prog, a, b) for a, b in zip(f, tip_forces(sw, f_tip))]
     forces_tip_to_base(sw, f)
-    return [project(sw, f)]                                              # (2.30)
+    if with_gravity and qd is not None and any(x != 0 for x in qd):
+        _friction_doc(prog, robot)
+    return [add_actuator_torques(sw, project(sw, f), qd, qdd, friction=with_gravity)]      # (2.30)
 
 
 def inverse_dynamics(prog, robot, q, qd, qdd):
@@ -74,9 +83,10 @@ def mass_matrix_ne(prog, robot, q):
     cols = []
     for j in range(n):
         prog.banner(f"column {j}", level=0)
-        _, _, f = newton_euler(sw, _zeros(n), [sp.Integer(1 if i == j else 0) for i in range(n)], False)
+        e = [sp.Integer(1 if i == j else 0) for i in range(n)]
+        _, _, f = newton_euler(sw, _zeros(n), e, False)
         forces_tip_to_base(sw, f)
-        cols.append(project(sw, f))
+        cols.append(add_actuator_torques(sw, project(sw, f), _zeros(n), e, friction=False))
     return [[cols[j][i] for i in range(n) for j in range(n)]]
 
 
@@ -104,7 +114,8 @@ def _bias_torques(sw, prog, tau, qd):
     returns T', the velocities and ζ = α at θ̈ = 0 (with the gravity acceleration)."""
     vel, zeta, f = newton_euler(sw, qd, _zeros(sw.robot.nv))
     forces_tip_to_base(sw, f)
-    return [prog.let(t - h) for t, h in zip(tau, project(sw, f))], vel, zeta
+    _friction_doc(prog, sw.robot)
+    return [prog.let(t - h) for t, h in zip(subtract_friction(sw, tau, qd), project(sw, f))], vel, zeta
 
 
 def forward_dynamics_fd1(prog, robot, q, qd, tau):
@@ -132,12 +143,14 @@ def forward_dynamics_fd3(prog, robot, q, qd, tau):
     sw = Sweeps(prog, robot, q)
     _, _, z = newton_euler(sw, qd, _zeros(robot.nv))                      # Mζ + b, ζ = φ*a (5.8)
     art = articulated(sw)
-    nu = innovations_filter(sw, art, tau, z)                               # (5.9)
+    _friction_doc(prog, robot)
+    nu = innovations_filter(sw, art, subtract_friction(sw, tau, qd), z)    # (5.9)
     return [innovations_smoother(sw, art, nu)[0]]                         # (5.10)
 
 
 def forward_dynamics_fd4(prog, robot, q, qd, tau):
     """FD4 [RK (5.13)–(5.17)] (:func:`soagen.sweeps.fd4`)."""
+    _friction_doc(prog, robot)
     return [fd4(Sweeps(prog, robot, q), qd, tau)[0]]
 
 

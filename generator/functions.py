@@ -44,6 +44,10 @@ ARGUMENTS = {
     "taua": ("na", "arm a joint torques"),
     "qb": ("nb", "arm b joint positions"), "qdb": ("nb", "arm b joint velocities"),
     "taub": ("nb", "arm b joint torques"),
+    # identification (soagen.identification)
+    "qdr": ("n", "reference joint velocities"),
+    "qddr": ("n", "reference joint accelerations"),
+    "pi": ("p", "parameters (soagen.parameters)"),
 }
 
 
@@ -120,6 +124,11 @@ class Spec:
     def is_family_function(self):
         return self.family == self.name
 
+    @property
+    def parametric(self):
+        """May take the parameters π as an input (``parameters="inputs"``, :data:`PARAMETRIC`)."""
+        return self.name in PARAMETRIC
+
 
 TAU = Output("tau", ("n",), "joint torques")
 M_OUT = Output("M", ("n", "n"), "mass matrix, row-major")
@@ -133,6 +142,7 @@ _DER = "soagen.derivatives"
 FD_DERIVATIVES = (QDD, Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"),
                   Output("dqdd_dqd", ("n", "n"), "dqdd/dqd, row-major"),
                   Output("Minv", ("n", "n"), "dqdd/dtau = M^-1, row-major"))
+_ID = "soagen.identification"
 
 
 def _fd(label, doc, candidate=True, **kw):
@@ -224,7 +234,25 @@ CATALOGUE = (
          ("q", "qd", "tau", "dt"), (Output("A", ("2n", "2n"), "A = dx+/dx, row-major"),
                                     Output("B", ("2n", "n"), "B = dx+/dtau, row-major")),
          f"{_DER}:linearized_step", "linearized_step", default=False, solves="M", one_dof=True),
+    # ---- identification and adaptive control (soagen.identification, soagen.parameters)
+    Spec("regressor", "joint-torque regressor Y, T = Y pi with pi = robot.parameters(), row-major n x p",
+         ("q", "qd", "qdd"), (Output("Y", ("n", "p"), "regressor, row-major"),), f"{_ID}:regressor", "regressor",
+         default=False),
+    Spec("base_regressor", "base regressor Y_b, T = Y_b beta with (beta, K) = robot.base_parameters(), "
+         "row-major n x b", ("q", "qd", "qdd"), (Output("Yb", ("n", "b"), "base regressor, row-major"),),
+         f"{_ID}:base_regressor", "base_regressor", default=False),
+    Spec("slotine_li_regressor", "Slotine-Li regressor Y, Y pi = M qdd_r + C(q, qd) qd_r + G with C "
+         "Christoffel-consistent, row-major n x p", ("q", "qd", "qdr", "qddr"),
+         (Output("Y", ("n", "p"), "Slotine-Li regressor, row-major"),), f"{_ID}:slotine_li_regressor",
+         "slotine_li_regressor", default=False),
 )
+#: the functions that may take the parameters π as an input (``parameters="inputs"``): joint-space
+#: dynamics; kinematics has no parameters, the regressors none by definition, and the
+#: operational-space functions keep theirs baked
+PARAMETRIC = frozenset({"inverse_dynamics", "inverse_dynamics_tip_force", "gravity", "bias_forces", "coriolis",
+                        "mass_matrix", "mass_matrix_ne", "mass_matrix_inverse", "mass_matrix_inverse_innovations",
+                        "mass_matrix_inverse_cholesky", "forward_dynamics", "forward_dynamics_fd4",
+                        "forward_dynamics_fd1", "forward_dynamics_fd3", "forward_dynamics_crba"})
 BY_NAME = {s.name: s for s in CATALOGUE}
 
 
@@ -247,9 +275,10 @@ def select(target, options):
     names = [s.name for s in specs]
     has_tips = bool(target.sizes.get("m"))
     multi_dof = any(part.multi_dof for _, part in target.parts)
+    inputs = options.parameters == "inputs"
 
     def possible(s):
-        return (has_tips or not s.tips) and not (s.one_dof and multi_dof)
+        return (has_tips or not s.tips) and not (s.one_dof and multi_dof) and (s.parametric or not inputs)
 
     if options.functions is not None:
         unknown = sorted(set(options.functions) - set(names))
@@ -259,6 +288,10 @@ def select(target, options):
         tipless = sorted(s.name for s in specs if s.name in chosen and s.tips and not has_tips)
         if tipless:
             raise OptionsError(f"{', '.join(tipless)} need operational points: give the robot tips")
+        fixed = sorted(s.name for s in specs if s.name in chosen and inputs and not s.parametric)
+        if fixed:
+            raise OptionsError(f"{', '.join(fixed)} cannot take the parameters as inputs; those that can: "
+                               f"{', '.join(sorted(PARAMETRIC))}")
         one_dof = sorted(s.name for s in specs if s.name in chosen and s.one_dof and multi_dof)
         if one_dof:
             raise OptionsError(f"{', '.join(one_dof)} need 1-dof joints: this robot has spherical or floating "
@@ -266,6 +299,8 @@ def select(target, options):
     else:
         chosen = {s.name for s in specs if s.default} | variant_names(options.variants, specs)
     selected = [s for s in specs if s.name in chosen and possible(s)]
+    if inputs and not selected:
+        raise OptionsError("no function of this target can take the parameters as inputs")
     singular = [part for _, part in target.parts if getattr(part, "singular_joints", ())]
     undefined = [s.name for s in selected if s.solves] if singular else []
     if undefined:
@@ -357,6 +392,8 @@ def markdown_table(specs=CATALOGUE):
             what += "; with `--variants`" if s.family and not s.is_family_function else "; when named"
         if s.tips:
             what += "; needs tips"
+        if s.parametric:
+            what += "; π may be an input"
         rows.append(f"| `{python_call(s)}` | `{s.name}` | {outs} | {what} | {citations(s)} |")
     return "\n".join(rows) + "\n"
 

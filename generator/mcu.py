@@ -266,9 +266,14 @@ def minimal_images(gen, folder, target, opt="-Os"):
     return sizes
 
 
-def footprint_table(gen, robot_name, folder, runs=RUNS):
-    """Markdown: per function and run, its own flash (.text) and stack frame, and the
-    flash of a minimal firmware calling it (:func:`minimal_images`)."""
+# the dynamics' derivatives (generated on request): footprint on the Cortex-M4F at -Os only, the
+# size that decides whether they fit (compiling them for every run would take minutes)
+DERIVATIVES = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearized_step")
+DERIVATIVE_RUNS = [("cortex-m4f", "-Os")]
+
+
+def _cells_table(gen, folder, runs):
+    """The table rows of :func:`footprint_table` for the programs of ``gen``."""
     write_sources(gen, folder)
     cells = {}
     for t, o in runs:
@@ -276,13 +281,27 @@ def footprint_table(gen, robot_name, folder, runs=RUNS):
         image = minimal_images(gen, folder, TARGETS[t], o)
         cells[t, o] = {f: f"{own[f][0]} / {own[f][1]} / {image[f]}" for f in image}
     head = " | ".join(f"{t} {o}" for t, o in runs)
+    lines = [f"| function | {head} |", "|---|" + "---|" * len(runs)]
+    for p in gen.programs:
+        lines.append(f"| {p.name} | " + " | ".join(cells[r][p.name] for r in runs) + " |")
+    return lines
+
+
+def footprint_table(gen, robot_name, folder, runs=RUNS, derivatives=None):
+    """Markdown: per function and run, its own flash (.text) and stack frame, and the
+    flash of a minimal firmware calling it (:func:`minimal_images`); ``derivatives``:
+    (float programs of :data:`DERIVATIVES`, a folder of their own), a second table
+    with :data:`DERIVATIVE_RUNS`."""
     lines = [f"# Footprint: {robot_name} (float, arm-none-eabi-gcc)", "",
              "Per cell, in bytes: the function's own code (`.text`; libm's `sinf`/`cosf` and, on the "
              "Cortex-M0, libgcc's soft-float routines excluded) / its own stack frame (`-fstack-usage`; "
              "the frames of the functions it calls, such as `sinf`, excluded) / the flash of a minimal "
              "firmware that calls it once (`text + data` of the linked image: vector table, start-up, "
              "constant inputs, the function, and the libm and libgcc routines it pulls in).", "",
-             f"| function | {head} |", "|---|" + "---|" * len(runs)]
-    for p in gen.programs:
-        lines.append(f"| {p.name} | " + " | ".join(cells[r][p.name] for r in runs) + " |")
+             *_cells_table(gen, folder, runs)]
+    if derivatives is not None:
+        dgen, dfolder = derivatives
+        intro = ("Generated on request (`--function`), fully unrolled; the same three numbers per cell, "
+                 "Cortex-M4F at `-Os` only (`soagen footprint --derivatives`):")
+        lines += ["", "## The dynamics' derivatives", "", intro, "", *_cells_table(dgen, dfolder, DERIVATIVE_RUNS)]
     return "\n".join(lines) + "\n"

@@ -140,6 +140,83 @@ class Tip:
     offset: np.ndarray
 
 
+#: ε of the smooth Coulomb sign q̇/√(q̇² + ε²) (rad/s or m/s)
+COULOMB_VELOCITY = 1e-2
+
+
+@dataclass(frozen=True)
+class Actuators:
+    """Joint-space actuator terms, one entry per velocity coordinate (zero for
+    multi-dof joints): τ gains ``armature·q̈ + viscous·q̇ + coulomb·s(q̇)`` with
+    the smooth sign s(q̇) = q̇/√(q̇² + ε²), ε = ``coulomb_velocity``, and M gains
+    ``diag(armature)``.
+
+    Attributes
+    ----------
+    armature : (nv,) ndarray   rotor inertia reflected through the gear (k_r² I_m)
+    viscous : (nv,) ndarray    viscous friction coefficient
+    coulomb : (nv,) ndarray    Coulomb friction torque (force)
+    coulomb_velocity : float   ε
+    """
+
+    armature: np.ndarray
+    viscous: np.ndarray
+    coulomb: np.ndarray
+    coulomb_velocity: float = COULOMB_VELOCITY
+
+    def torques(self, qd, qdd):
+        """armature·q̈ + viscous·q̇ + coulomb·s(q̇); (nv,)."""
+        qd = np.asarray(qd, float)
+        return (self.armature * np.asarray(qdd, float) + self.viscous * qd
+                + self.coulomb * qd / np.sqrt(qd * qd + self.coulomb_velocity ** 2))
+
+
+class _Sizes(dict):
+    """A robot's size keys; ``b`` (the base-parameter count, a QR of stacked
+    regressors) is computed only when asked for."""
+
+    def __init__(self, robot, values):
+        super().__init__(values)
+        self.robot = robot
+
+    def __missing__(self, key):
+        if key != "b":
+            raise KeyError(key)
+        self["b"] = len(self.robot.identifiable.columns)
+        return self["b"]
+
+
+def _actuators(robot, armature, friction, coulomb_velocity):
+    """The :class:`Actuators` of ``robot`` from ``{joint: value}`` and ``{joint: (viscous, coulomb)}``."""
+    nv = robot.nv
+    arrays = {name: np.zeros(nv) for name in ("armature", "viscous", "coulomb")}
+    index = {b.joint: k for k, b in enumerate(robot.bodies)}
+    for what, table in (("armature", armature), ("friction", friction)):
+        for joint, value in table.items():
+            if joint not in index:
+                raise RobotError(f"{robot.name}: {what} for unknown joint '{joint}' (moving joints: "
+                                 f"{', '.join(index)})")
+            k = index[joint]
+            if robot.bodies[k].nv != 1:
+                raise RobotError(f"{robot.name}: {what} of the {robot.bodies[k].joint_type} joint '{joint}': "
+                                 "only 1-dof joints have actuator parameters")
+            values = [value] if what == "armature" else list(np.ravel(value))
+            if len(values) != (1 if what == "armature" else 2) or not np.all(np.isfinite(values)) \
+                    or min(values) < 0.0:
+                raise RobotError(f"{robot.name}: {what} of joint '{joint}' must be "
+                                 + ("a number >= 0" if what == "armature" else "(viscous, coulomb) >= 0")
+                                 + f", got {value!r}")
+            i = robot.vslice(k).start
+            if what == "armature":
+                arrays["armature"][i] = float(values[0])
+            else:
+                arrays["viscous"][i], arrays["coulomb"][i] = map(float, values)
+    eps = COULOMB_VELOCITY if coulomb_velocity is None else float(coulomb_velocity)
+    if not (np.isfinite(eps) and eps > 0.0):
+        raise RobotError(f"{robot.name}: coulomb_velocity must be > 0, got {coulomb_velocity!r}")
+    return Actuators(arrays["armature"], arrays["viscous"], arrays["coulomb"], eps)
+
+
 @dataclass(frozen=True)
 class Robot:
     """A fixed-base tree robot with operational points (tips).
@@ -163,6 +240,8 @@ class Robot:
     notes : tuple of str
         What the builder did to the description (links lumped on fixed
         joints, locked joints, numbers rounded to exact integers), one line each.
+    actuators : Actuators or None
+        Rotor inertia and friction of the 1-dof joints (:meth:`with_actuators`).
     """
 
     name: str
@@ -172,6 +251,7 @@ class Robot:
     singular_joints: tuple = ()
     singular_reason: str = ""
     notes: tuple = ()
+    actuators: Actuators | None = None
 
     @property
     def nb(self):
@@ -249,9 +329,11 @@ class Robot:
 
     @property
     def sizes(self):
-        """Values of the size keys of :mod:`soagen.functions` (``nq``, ``n``, ``2n``, ``m``, ``6m``)."""
+        """Values of the size keys of :mod:`soagen.functions` (``nq``, ``n``, ``2n``, ``m``, ``6m``,
+        ``p`` the number of parameters, and ``b`` the number of base parameters, computed on first use)."""
         m = len(self.tips)
-        return {"nq": self.nq, "n": self.nv, "2n": 2 * self.nv, "m": m, "6m": 6 * m}
+        return _Sizes(self, {"nq": self.nq, "n": self.nv, "2n": 2 * self.nv, "m": m, "6m": 6 * m,
+                             "p": self.n_parameters})
 
     @property
     def specs(self):
@@ -286,6 +368,10 @@ class Robot:
                            b.inertia.tolist())).encode())
         for t in self.tips:
             h.update(repr((t.name, t.body, t.rotation.tolist(), t.offset.tolist())).encode())
+        if self.actuators is not None:
+            a = self.actuators
+            h.update(repr(("actuators", a.armature.tolist(), a.viscous.tolist(), a.coulomb.tolist(),
+                           a.coulomb_velocity)).encode())
         return h.hexdigest()
 
     def random_configuration(self, rng):
@@ -340,6 +426,55 @@ class Robot:
         q = self.random_configuration(rng)
         n = self.nv
         return q, rng.normal(size=n), rng.normal(size=n), rng.normal(size=n) * 10.0
+
+
+    # ------------------------------------------ inertial parameters (soagen.parameters)
+    @property
+    def actuated(self):
+        """Velocity indices of the joints with actuator parameters: every 1-dof joint
+        when the robot has :attr:`actuators`, else none."""
+        if self.actuators is None:
+            return []
+        return [self.vslice(k).start for k, b in enumerate(self.bodies) if b.nv == 1]
+
+    @property
+    def n_parameters(self):
+        """Length of π: 10 per body, 3 per actuated joint (:meth:`parameters`)."""
+        return 10 * self.nb + 3 * len(self.actuated)
+
+    def parameters(self):
+        """π (p,): the standard parameters (m, m·c, I_o in Pinocchio's order) of
+        every body, then (armature, viscous, Coulomb) per actuated joint
+        (:func:`soagen.parameters.standard_parameters`)."""
+        from .parameters import standard_parameters
+
+        return standard_parameters(self)
+
+    def with_parameters(self, pi):
+        """A copy whose bodies (and actuators) have the parameters ``pi`` (p,)."""
+        from .parameters import with_parameters
+
+        return with_parameters(self, pi)
+
+    @cached_property
+    def identifiable(self):
+        """:class:`soagen.parameters.BaseParameters` of this robot (computed once)."""
+        from .parameters import base_parameters
+
+        return base_parameters(self)
+
+    def base_parameters(self):
+        """(β (b,), K (b, p)) with β = K π the identifiable combinations of the
+        parameters (:func:`soagen.parameters.base_parameters`)."""
+        return self.identifiable.K @ self.parameters(), self.identifiable.K.copy()
+
+    def with_actuators(self, armature=None, friction=None, coulomb_velocity=None):
+        """A copy with rotor inertias ``armature={joint: value}`` (the rotor inertia
+        reflected through the gear, k_r² I_m, added to M's diagonal) and
+        ``friction={joint: (viscous, coulomb)}``; joints not named get zeros.  Only
+        1-dof joints take them.  ``coulomb_velocity`` ε (default
+        :data:`COULOMB_VELOCITY`) sets the smooth sign q̇/√(q̇² + ε²) of Coulomb friction."""
+        return dataclasses.replace(self, actuators=_actuators(self, armature or {}, friction or {}, coulomb_velocity))
 
 
 def _quat_from_matrix(R):

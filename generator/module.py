@@ -52,6 +52,7 @@ class Module:
         self.choices = meta.get("choices", {})
         self.name = meta["name"]
         self.precision = meta["precision"]
+        self.parameters = meta.get("parameters", "baked")   # "inputs": the functions take pi
         self.timings = timings
         self.path = path
         self._sizes = sizes
@@ -219,12 +220,33 @@ class Module:
         return ffi, getattr(lib, f"{self.name}_{fname}_batch_simd{'_upper' if upper else ''}")
 
     # ---------------------------------------------------------------- functions
-    def _invoke(self, spec, args, variant, out, out_format="full"):
+    def _with_parameters(self, fname, args, pi):
+        """``args`` and, for a module built with ``parameters="inputs"``, the
+        parameters ``pi`` (p,) (a batch takes (N, p) or one (p,) for every row)."""
+        if fname not in self._sig:             # not generated: _call says so
+            return args
+        takes = any(a == "pi" for a, _ in self._sig[fname])
+        if not takes:
+            if pi is not None:
+                raise ValueError(f"{fname} has the robot's parameters built in: build with "
+                                 "parameters='inputs' to pass pi")
+            return args
+        if pi is None:
+            raise ValueError(f"{fname} takes the parameters as an input: pass pi= (robot.parameters() "
+                             "gives the robot's own)")
+        first = np.asarray(args[0])
+        pi = np.asarray(pi)
+        if first.ndim == 2 and pi.ndim == 1:
+            pi = np.broadcast_to(pi, (first.shape[0], pi.shape[0]))
+        return (*args, pi)
+
+    def _invoke(self, spec, args, variant, out, out_format="full", pi=None):
         """Call the C function of ``spec`` (or of its family's ``variant``) and
         shape its outputs as the catalogue says (packed upper triangles stay flat)."""
         if spec.tips and not self.m:
             raise ValueError(f"{spec.name} needs tips: load the robot with tips=[...]")
         fname = self._chosen(spec.family, variant) if variant is not None else spec.name
+        args = self._with_parameters(fname, args, pi)
         result = self._call(fname, *args, out=out, out_format=out_format)
         outs = self._specs[fname].outputs
         packed = self._upper.get(fname, ()) if out_format == "upper" else ()
@@ -247,11 +269,12 @@ class Module:
             raise ValueError(f"variant must be one of {', '.join(map(repr, table))}, got {variant!r}")
         return family if variant == self.choices.get(family) else table[variant]
 
-    def call(self, fname, *inputs, out_format="full"):
+    def call(self, fname, *inputs, out_format="full", pi=None):
         """Any generated C function by name (``module.ops`` lists them), e.g.
         ``call("forward_dynamics_fd2", q, qd, tau)`` -> ``[qdd, a0]``; outputs
-        are flat arrays, one per C output argument (a single array for one)."""
-        return self._call(fname, *inputs, out_format=out_format)
+        are flat arrays, one per C output argument (a single array for one);
+        ``pi``: the parameters of a module built with ``parameters="inputs"``."""
+        return self._call(fname, *self._with_parameters(fname, inputs, pi), out_format=out_format)
 
     def integrate(self, q, v, dt):
         """Configuration after velocity ``v`` for ``dt`` (:meth:`soagen.Robot.integrate`); -> (nq,)."""
@@ -262,13 +285,13 @@ class Module:
         return self.robot.random_configuration(rng if rng is not None else np.random.default_rng())
 
     # conveniences of the robot catalogue: a tip force, FD2's first output
-    def inverse_dynamics(self, q, qd, qdd, f_tip=None, out=None):
+    def inverse_dynamics(self, q, qd, qdd, f_tip=None, out=None, pi=None):
         """T = M q̈ + C + G (+ Jᵀ f_tip, the wrench (6m,) the tips exert); -> (n,)."""
         if f_tip is None:
-            return self._invoke(self._specs["inverse_dynamics"], (q, qd, qdd), None, out)
-        return self._invoke(self._specs["inverse_dynamics_tip_force"], (q, qd, qdd, f_tip), None, out)
+            return self._invoke(self._specs["inverse_dynamics"], (q, qd, qdd), None, out, pi=pi)
+        return self._invoke(self._specs["inverse_dynamics_tip_force"], (q, qd, qdd, f_tip), None, out, pi=pi)
 
-    def forward_dynamics(self, *args, f_tip=None, variant="auto", out=None):
+    def forward_dynamics(self, *args, f_tip=None, variant="auto", out=None, pi=None):
         """Robot: ``forward_dynamics(q, qd, tau, f_tip=None, variant="auto")`` -> q̈ (n,),
         q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by the family's algorithm for this robot or
         the one named (FD2 too: its tip accelerations come from ``call``); a tip
@@ -278,12 +301,12 @@ class Module:
         if spec.family is None:           # a closed chain's one function
             return self._invoke(spec, args, None, out)
         if self._chosen("forward_dynamics", variant) == "forward_dynamics_fd2":
-            qdd = self._call("forward_dynamics_fd2", *args)[0]
+            qdd = self._call("forward_dynamics_fd2", *self._with_parameters("forward_dynamics_fd2", args, pi))[0]
             if out is not None:
                 self._out(out, qdd.shape, "forward_dynamics_fd2")[...] = qdd
                 qdd = out
         else:
-            qdd = self._invoke(spec, args, variant, out)
+            qdd = self._invoke(spec, args, variant, out, pi=pi)
         if f_tip is not None:
             qdd += self.tip_force_acceleration(args[0], f_tip)
         return qdd
@@ -298,15 +321,17 @@ def _method(spec):
     if spec not in _METHODS:
         family = spec.is_family_function
         params = (", ".join(spec.inputs) + (', variant="auto"' if family else "")
-                  + ', *, out=None, out_format="full"')
+                  + ', *, out=None, out_format="full", pi=None')
         doc = (f"{spec.doc} ({', '.join(spec.inputs)}) -> "
                + ", ".join(f"{o.name} {tuple(o.shape)}" for o in spec.outputs)
                + (f"; ``variant``: 'auto' or an algorithm of soagen.functions.labels({spec.family!r})"
                   if family else "")
-               + "; ``out_format='upper'``: symmetric matrix outputs as upper triangles (n(n+1)/2,)")
+               + "; ``out_format='upper'``: symmetric matrix outputs as upper triangles (n(n+1)/2,)"
+               + ("; ``pi``: the parameters (p,), for a module built with parameters='inputs'"
+                  if spec.parametric else ""))
         source = (f"def {spec.name}(self, {params}):\n    {doc!r}\n"
                   f"    return self._invoke(SPEC, ({', '.join(spec.inputs)},), {'variant' if family else 'None'}, out, "
-                  "out_format)\n")
+                  "out_format, pi)\n")
         namespace = {"SPEC": spec}
         exec(source, namespace)   # a real signature (names, defaults) at no per-call cost
         _METHODS[spec] = namespace[spec.name]

@@ -162,3 +162,82 @@ def literature_markdown(soagen_counts, casadi):
               "symmetric, some products of inertia dropped); they are not listed because the",
               "published figures could not be checked here against the original papers.", ""]
     return "\n".join(lines)
+
+
+# ------------------------------------------ parameters as inputs: the symbolic-parameter peers
+# Published counts of tools that keep the inertial parameters symbolic, as quoted in issue 17
+# (their original publications could not be re-read offline): SymPyBotics (Sousa) for the
+# PUMA 560, OpenSYMORO (Khalil et al.) for the Staubli RX-90.
+SYMBOLIC_PEERS = (
+    ("puma560", "inverse dynamics", "inverse_dynamics", "SymPyBotics", (378, 319)),
+    ("puma560", "mass matrix M", "mass_matrix", "SymPyBotics", (402, 320)),
+    ("puma560", "gravity g", "gravity", "SymPyBotics", (110, 72)),
+    ("rx90", "inverse dynamics", "inverse_dynamics", "OpenSYMORO", (378, 329)),
+)
+IDENTIFICATION_FUNCTIONS = ("regressor", "base_regressor", "slotine_li_regressor")
+
+
+def _programs(robot, names, parameters):
+    from .codegen import make_program
+    from .options import Options
+
+    options = Options(functions=tuple(names), parameters=parameters)
+    return {name: make_program(robot, name, options).ops for name in names}
+
+
+def parameter_counts():
+    """Op counts behind :func:`parameters_markdown`: ``{robot: {mode: {function: counts}}}``
+    for the PUMA 560 and the RX-90 (baked, π input, π input with rotor inertia and
+    friction on every joint) and the identification functions of the bundled robots."""
+    from . import robots
+
+    joints = [f"joint{i}" for i in range(1, 7)]
+    actuated = dict(armature={j: 0.01 for j in joints}, friction={j: (0.1, 0.2) for j in joints})
+    out = {}
+    for name, make in (("puma560", lambda **kw: robots.example("puma560", **kw)), ("rx90", robots.rx90)):
+        names = sorted({fn for robot, _, fn, _, _ in SYMBOLIC_PEERS if robot == name})
+        robot = make()
+        out[name] = {"baked": _programs(robot, names, "baked"), "inputs": _programs(robot, names, "inputs"),
+                     "inputs, actuators": _programs(robot.with_actuators(**actuated), names, "inputs")}
+    for name in robots.EXAMPLES:
+        out.setdefault(name, {})["identification"] = _programs(robots.example(name), IDENTIFICATION_FUNCTIONS,
+                                                                 "baked")
+    return out
+
+
+def parameters_markdown(counts):
+    """``docs/parameter_opcounts.md``: π as an input beside the baked build and the
+    symbolic-parameter peers, and the regressors' counts (``soagen opcount --peers``)."""
+    def cell(c):
+        return f"{c['mul']} / {c['add']}" + (f" (+{c['div']} div, {c['sqrt']} sqrt)" if c["div"] or c["sqrt"] else "")
+
+    lines = ["# Operation counts with the parameters as inputs", "",
+             "Written by `soagen opcount --peers docs/parameter_opcounts.md` (a test keeps this page",
+             "and the README's figures equal to it). mul / add per call, trig excluded (10 sin/cos",
+             "for six revolute joints in every column); unary minus is not counted (soagen prints",
+             "most as subtractions).", "",
+             "`baked`: the robot's numbers are constants (zero products of inertia cost nothing).",
+             "`π input`: `build(robot, parameters=\"inputs\")`, all 10 inertial parameters of every",
+             "body are inputs, the geometry stays numeric. `+ actuators`: also rotor inertia,",
+             "viscous and Coulomb friction of every joint as inputs (the Coulomb term is the",
+             "smooth sign q̇/√(q̇² + ε²): one division and one square root per joint).", "",
+             "| robot | quantity | soagen baked | soagen π input | + actuators | peer, symbolic parameters |",
+             "|---|---|---:|---:|---:|---:|"]
+    for robot, label, fn, peer, (mul, add) in SYMBOLIC_PEERS:
+        c = counts[robot]
+        lines.append(f"| {robot} | {label} | {cell(c['baked'][fn])} | {cell(c['inputs'][fn])} | "
+                     f"{cell(c['inputs, actuators'][fn])} | {peer}: {mul} / {add} |")
+    lines += ["", "The peers' figures are those quoted in soagen's issue 17; their publications could not be",
+              "re-read offline, so their exact settings (which parameters are symbols, whether the",
+              "geometry is symbolic, whether friction and rotor inertia are included, how negations",
+              "and sign() count) are not checked here. The RX-90 is OpenSYMORO's sample robot",
+              "(`soagen.robots.rx90()`: modified DH with D3, RL4; the inertial values are placeholders,",
+              "the counts with π as an input do not depend on them).", "",
+              "## Regressors (baked geometry)", "",
+              "| robot | " + " | ".join(f"`{f}`" for f in IDENTIFICATION_FUNCTIONS) + " |",
+              "|---|" + "---:|" * len(IDENTIFICATION_FUNCTIONS)]
+    from . import robots
+    for name in robots.EXAMPLES:
+        c = counts[name]["identification"]
+        lines.append(f"| {name} | " + " | ".join(cell(c[f]) for f in IDENTIFICATION_FUNCTIONS) + " |")
+    return "\n".join(lines) + "\n"

@@ -32,6 +32,9 @@ class Options:
     simd : bool           target "c": the module's batch calls use the SIMD batches (:mod:`soagen.simd`),
                           compiled at the first batch call (about twice the scalar code's compile time,
                           once per build); False: batches row by row
+    parameters : {"baked", "inputs"}  the robot's parameters as constants, or π (and the
+                          actuator parameters) as the last input ``pi`` of the functions that
+                          can take it (:data:`soagen.functions.PARAMETRIC`)
     """
 
     precision: str = "double"
@@ -40,12 +43,15 @@ class Options:
     variants: tuple | None = ()
     target: str = "c"
     simd: bool = True
+    parameters: str = "baked"
 
     def __post_init__(self):
         if self.precision not in PIVOT_RATIO:
             raise OptionsError(f"precision must be 'double' or 'float', got {self.precision!r}")
         if self.target not in TARGETS:
             raise OptionsError(f"target must be one of {', '.join(map(repr, TARGETS))}, got {self.target!r}")
+        if self.parameters not in ("baked", "inputs"):
+            raise OptionsError(f"parameters must be 'baked' or 'inputs', got {self.parameters!r}")
         for field in ("functions", "variants"):
             value = getattr(self, field)
             if value is not None and not isinstance(value, tuple):

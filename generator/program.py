@@ -102,6 +102,7 @@ class Program:
         self.seconds: float | None = None   # record + finish, set by codegen
         self.algorithm: str | None = None   # label of the algorithm a family function uses (soagen.functions)
         self.calls: str | None = None       # a family function that only calls this generated variant
+        self.parameters: list | None = None  # the input π when the parameters are inputs (soagen.identification)
 
     # -------------------------------------------------------------- recording
     def input(self, name, size, doc=""):

@@ -28,6 +28,7 @@ import numpy as np
 
 from .model import Robot
 from .options import PIVOT_RATIO
+from .parameters import inertia_from_parameters
 from .spatial import phi, skew, spatial_inertia
 
 
@@ -181,7 +182,7 @@ def inverse_dynamics(robot, q, qd, qdd, f_tip=None):
     _, _, f = newton_euler(robot, kin, qd, qdd)
     fb = tip_forces(robot, kin, f_tip)
     f = forces_tip_to_base(robot, kin, [f[k] + fb[k] for k in range(robot.nb)])  # (2.29)
-    return project(robot, kin, f)  # (2.30)
+    return project(robot, kin, f) + actuator_torques(robot, qd, qdd)  # (2.30)
 
 
 def project(robot, kin, f):
@@ -238,6 +239,8 @@ def mass_matrix(robot, q):
             si = robot.vslice(i)
             out[si, sk] = kin.H[i].T @ X
             out[sk, si] = out[si, sk].T
+    if robot.actuators is not None:
+        out += np.diag(robot.actuators.armature)
     return out
 
 
@@ -271,13 +274,15 @@ def articulated(robot, kin):
     for k in robot.tip_to_base():
         h = kin.H[k]
         D[k] = h.T @ P[k] @ h
+        if robot.actuators is not None:          # the rotor inertia joins D(k) (Featherstone's armature)
+            D[k] = D[k] + np.diag(robot.actuators.armature[robot.vslice(k)])
         Dinv[k] = _inverse(D[k])
         G[k] = P[k] @ h @ Dinv[k]
         K[k] = kin.phi[k] @ G[k]
         psi[k] = kin.phi[k] @ (np.eye(6) - G[k] @ h.T)
         p = robot.bodies[k].parent
-        if p >= 0:
-            P[p] += psi[k] @ P[k] @ psi[k].T
+        if p >= 0:   # φ P⁺ φ*, P⁺ = (I − G H) P (= ψPψ* when D(k) = H P H*)
+            P[p] += psi[k] @ P[k] @ kin.phi[k].T
     return ArticulatedBodies(P, D, Dinv, G, K, psi)
 
 
@@ -368,7 +373,7 @@ def gravity_bar(robot, kin, a):
 def fd4(robot, kin, art, qd, tau, f_tip):
     """FD4 [RK (5.13)–(5.17)]; returns θ̈ (nv,) and λ (list of (6,)), the link
     accelerations plus the fictitious gravity acceleration."""
-    tau = np.asarray(tau, float)
+    tau = np.asarray(tau, float) - actuator_torques(robot, qd, np.zeros(robot.nv))
     _, a, b, _ = velocities(robot, kin, qd)
     a = gravity_bar(robot, kin, a)
     fb = tip_forces(robot, kin, f_tip)
@@ -579,15 +584,16 @@ def osc_torque(robot, q, qd, u):
     return project(robot, kin, forces_tip_to_base(robot, kin, tip_forces(robot, kin, F)))   # (39)
 
 
-# ============================================================== derivatives
+# ============================================================== spatial cross products
 def _crm(v):
-    """Motion cross product v× (6, 6), [angular; linear]."""
+    """Motion cross product v× (6, 6) for a motion vector v = [ω; v] (its transpose negated is v×*)."""
     out = np.zeros((6, 6))
     out[:3, :3] = out[3:, 3:] = skew(v[:3])
     out[3:, :3] = skew(v[3:])
     return out
 
 
+# ============================================================== derivatives
 def _crf(v):
     """Force cross product v×* = −(v×)ᵀ (6, 6)."""
     return -_crm(v).T
@@ -642,7 +648,8 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, f_tip=None):
     s's velocity field (tip wrenches keep their world-aligned components).
     Differentiating v_k = v_p + S_k q̇_k, a_k = a_p + S_k q̈_k + v_k×S_k q̇_k,
     f_k = I_k a_k + v_k×*I_k v_k, F = Σ_subtree (f + f_ext) and τ_k = S_kᵀF_k
-    gives each column; a q̇ direction perturbs q̇_k only.  O(n²); shares nothing
+    gives each column; a q̇ direction perturbs q̇_k only.  The actuators' armature
+    does not depend on (q, q̇); their friction adds its slope to ∂τ/∂q̇'s diagonal.  O(n²); shares nothing
     with the generated code (which differentiates its own straight-line program).
     """
     qd, qdd = np.asarray(qd, float), np.asarray(qdd, float)
@@ -669,7 +676,16 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, f_tip=None):
             e = np.zeros(nv)
             e[col] = 1.0
             dv[:, col] = _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, dqd=e)
-    return dq, dv
+    return dq, dv + np.diag(_friction_slope(robot, qd))
+
+
+def _friction_slope(robot, qd):
+    """∂/∂q̇ of the actuators' joint friction viscous·q̇ + coulomb·q̇/√(q̇² + ε²),
+    a diagonal (nv,) (zeros without actuators)."""
+    if robot.actuators is None:
+        return np.zeros(robot.nv)
+    a = robot.actuators
+    return a.viscous + a.coulomb * a.coulomb_velocity ** 2 / (qd * qd + a.coulomb_velocity ** 2) ** 1.5
 
 
 def _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=(), twist=None, dqd=None):
@@ -721,3 +737,100 @@ def linearized_step(robot, q, qd, tau, dt):
     A = np.vstack([np.hstack([eye, np.zeros((n, n))]) + h * dv, dv])   # q⁺ = q + dt q̇⁺
     B = np.vstack([h * h * Minv, h * Minv])
     return A, B
+# ======================================================== identification
+def actuator_torques(robot, qd, qdd):
+    """armature·q̈ + viscous·q̇ + coulomb·q̇/√(q̇² + ε²) of the robot's actuators (zeros without); -> (nv,)"""
+    if robot.actuators is None:
+        return np.zeros(robot.nv)
+    a = robot.actuators
+    qd = np.asarray(qd, float)
+    return a.armature * np.asarray(qdd, float) + a.viscous * qd + a.coulomb * qd / np.sqrt(qd * qd + a.coulomb_velocity ** 2)
+
+
+def _unit_forces(force):
+    """(6, 10): column j is ``force(e_j)``, a body force linear in the body's 10
+    standard parameters, evaluated on the unit parameter vectors."""
+    return np.column_stack([force(np.eye(10)[j]) for j in range(10)])
+
+
+def body_regressor(V, alpha):
+    """Y_k (6, 10) with f(k) = M(k)α(k) + b(k) = Y_k π_k [RK (2.29)], [KJR (47)]:
+    M(k) and b(k) = [ω × I_o ω; ω × (ω × m c)] built from each unit parameter vector."""
+    w = V[:3]
+
+    def force(p10):
+        M = inertia_from_parameters(p10)
+        return M @ alpha + np.concatenate([np.cross(w, M[:3, :3] @ w), np.cross(w, np.cross(w, p10[1:4]))])
+    return _unit_forces(force)
+
+
+def _project_bodies(robot, kin, Yk):
+    """Joint-space regressor (nv, 10 nb) from per-body (6, 10) force regressors:
+    each body's columns carried tip-to-base by φ and projected by H on the way
+    (the force pass [RK (2.29)–(2.30)] applied to 10 columns per body)."""
+    Y = np.zeros((robot.nv, 10 * robot.nb))
+    for k in robot.base_to_tip():
+        X, i = Yk[k], k
+        while i >= 0:
+            Y[robot.vslice(i), 10 * k:10 * k + 10] = kin.H[i].T @ X
+            X = kin.phi[i] @ X
+            i = robot.bodies[i].parent
+    return Y
+
+
+def _actuator_columns(robot, qd, qdd):
+    """(nv, 3 na): the armature, viscous and Coulomb columns of each actuated joint."""
+    out = np.zeros((robot.nv, 3 * len(robot.actuated)))
+    if robot.actuators is None:
+        return out
+    eps = robot.actuators.coulomb_velocity
+    qd, qdd = np.asarray(qd, float), np.asarray(qdd, float)
+    for c, i in enumerate(robot.actuated):
+        out[i, 3 * c:3 * c + 3] = qdd[i], qd[i], qd[i] / np.sqrt(qd[i] ** 2 + eps ** 2)
+    return out
+
+
+def regressor(robot, q, qd, qdd):
+    """Y (n, p) with τ = Y π (π: :meth:`soagen.Robot.parameters`): the
+    Newton–Euler body forces per unit parameter, carried by the force pass; -> (n, p)"""
+    kin = kinematics(robot, q)
+    V, alpha, _ = newton_euler(robot, kin, qd, qdd)
+    Y = _project_bodies(robot, kin, [body_regressor(V[k], alpha[k]) for k in range(robot.nb)])
+    return np.hstack([Y, _actuator_columns(robot, qd, qdd)])
+
+
+def base_regressor(robot, q, qd, qdd):
+    """Y_b (n, b): the base columns of the regressor (:mod:`soagen.parameters`); -> (n, b)"""
+    return regressor(robot, q, qd, qdd)[:, list(robot.identifiable.columns)]
+
+
+def slotine_li_regressor(robot, q, qd, qdr, qddr):
+    """Y (n, p) with Y π = M(q) q̈_r + C(q, q̇) q̇_r + G(q) (+ armature q̈_r + friction(q̇)),
+    C the Christoffel-consistent factorization; -> (n, p)
+
+    Body velocities v = J q̇ and w = J q̇_r, reference accelerations
+    a_r = J q̈_r + J̇ q̇_r (Featherstone's spatial accelerations in body axes, gravity
+    as a base acceleration); body force, per unit parameter,
+    f = I a_r + ½[v×* I w + w×* I v + I (v × w)] (Echeandia & Wensing's
+    Christoffel-consistent body term, written in body axes where İ = 0).
+    """
+    kin = kinematics(robot, q)
+    qd, qdr, qddr = (np.asarray(x, float) for x in (qd, qdr, qddr))
+    v, w, a = [None] * robot.nb, [None] * robot.nb, [None] * robot.nb
+    Yk = [None] * robot.nb
+    for k in robot.base_to_tip():
+        p = robot.bodies[k].parent
+        X = kin.phi[k].T                                           # φ*(p, k): parent motion -> body k
+        S, sk = kin.H[k], robot.vslice(k)
+        vp, wp, ap = (np.zeros(6), np.zeros(6), base_acceleration(robot)) if p < 0 else (v[p], w[p], a[p])
+        v[k] = X @ vp + S @ qd[sk]
+        w[k] = X @ wp + S @ qdr[sk]
+        a[k] = X @ ap + S @ qddr[sk] + _crm(X @ wp) @ (S @ qd[sk])   # J̇ q̇_r: Ẋ = −(S q̇)× X
+        vx, wx = _crm(v[k]), _crm(w[k])
+
+        def force(p10, k=k, vx=vx, wx=wx):
+            inertia = inertia_from_parameters(p10)
+            return inertia @ a[k] + 0.5 * (-vx.T @ inertia @ w[k] - wx.T @ inertia @ v[k] + inertia @ (vx @ w[k]))
+        Yk[k] = _unit_forces(force)
+    Y = _project_bodies(robot, kin, Yk)
+    return np.hstack([Y, _actuator_columns(robot, qd, qddr)])

@@ -38,6 +38,7 @@ class Sweeps:
         self.frames = [None] * robot.nb
         self._world = {}
         self.vslices = [robot.vslice(k) for k in range(robot.nb)]
+        self.pi = getattr(prog, "parameters", None)   # the input π, or None: the robot's numbers
 
     def frame(self, k) -> S.JointFrame:
         """Body k's :class:`~soagen.symbolic.JointFrame` (recorded on first use)."""
@@ -74,6 +75,24 @@ class Sweeps:
         for k in self.robot.tip_to_base():
             self.body(k)
             yield k
+
+    # ------------------------------------------------------------ parameters
+    def spatial_inertia(self, k):
+        """M(k) as (A, B, C) [RK (2.15)]: the robot's numbers, or from the input π."""
+        if self.pi is None:
+            return S.spatial_inertia(self.robot.bodies[k])
+        from .identification import spatial_inertia
+        return spatial_inertia(self.pi[10 * k:10 * k + 10])
+
+    def actuator(self, i, which):
+        """Actuator parameter ``which`` (0 armature, 1 viscous, 2 Coulomb) of velocity
+        index i: a number, a symbol of π, or None (not actuated)."""
+        robot = self.robot
+        if robot.actuators is None or i not in robot.actuated:
+            return None
+        if self.pi is not None:
+            return self.pi[10 * robot.nb + 3 * robot.actuated.index(i) + which]
+        return const((robot.actuators.armature, robot.actuators.viscous, robot.actuators.coulomb)[which][i])
 
     # ------------------------------------------------------------ world poses
     def world(self, k):
@@ -136,11 +155,16 @@ def velocities(sw, qd):
             V[k] = (S.add(prog, wpb, hq[0]), S.add(prog, vpb, hq[1]))
         body = robot.bodies[k]
         fixed_ell = [c for c in children[k] if sw.frame(c).fixed_offset]
-        terms = [("gyroscopic", S.origin_inertia(body)), ("centripetal", body.mass * np.asarray(body.com, float))]
-        terms += [("centripetal", robot.bodies[c].translation) for c in fixed_ell]
+        own = [] if sw.pi is not None else [("gyroscopic", S.origin_inertia(body)),
+                                            ("centripetal", body.mass * np.asarray(body.com, float))]
+        terms = own + [("centripetal", robot.bodies[c].translation) for c in fixed_ell]
         values = S.QuadraticTerms(prog, V[k][0]).evaluate(terms)
-        b[k] = (values[0], values[1])                                      # [KJR (47)]
-        for c, v in zip(fixed_ell, values[2:]):
+        if own:
+            b[k] = (values[0], values[1])                                  # [KJR (47)]
+        else:                                                              # π an input
+            from .identification import bias_force
+            b[k] = bias_force(prog, sw.pi[10 * k:10 * k + 10], V[k][0])
+        for c, v in zip(fixed_ell, values[len(own):]):
             centripetal[c] = v
         for c in children[k]:
             if c not in fixed_ell:     # prismatic, floating: ℓ depends on q
@@ -224,6 +248,10 @@ def newton_euler(sw, qd, qdd, with_gravity=True):
             ap = alpha[p]
         alpha[k] = accelerate(sw, vel, k, ap, sw.part(qdd, k), None if p < 0 else W[p])     # (2.26)
         W[k] = S.rigid_acceleration_matrix(prog, vel.V[k][0], alpha[k][0])
+        if sw.pi is not None:                                              # π an input: f = Y_k π_k
+            from .identification import body_force
+            f[k] = body_force(prog, sw.pi[10 * k:10 * k + 10], vel.V[k][0], alpha[k][0], alpha[k][1], W[k])
+            continue
         M = S.spatial_inertia(body)
         top = [prog.let(sum(M[0][i][j] * alpha[k][0][j] + M[1][i][j] * alpha[k][1][j] for j in range(3))
                         + vel.b[k][0][i]) for i in range(3)]
@@ -268,7 +296,7 @@ def composite_inertias(sw):
     [RK (3.20)]; per-body (A, B, C) blocks."""
     prog, robot = sw.prog, sw.robot
     sw.banner("tip-to-base composite inertias R(k)", "RK (3.20)")
-    R = [S.spatial_inertia(b) for b in robot.bodies]
+    R = [sw.spatial_inertia(k) for k in range(robot.nb)]
     for k in sw.tip_to_base():
         p = sw.parent(k)
         if p >= 0:
@@ -300,6 +328,8 @@ def composite_mass_matrix(sw):
             for c, x in zip(range(sk.start, sk.stop), X):
                 for r, value in zip(range(si.start, si.stop), sw.frame(i).project(x)):
                     M[r][c] = M[c][r] = value
+    for i in robot.actuated:                                             # the rotor inertias
+        M[i][i] = prog.let(M[i][i] + sw.actuator(i, 0))
     return M
 
 
@@ -356,13 +386,16 @@ def articulated(sw):
     """
     prog, robot = sw.prog, sw.robot
     art = ArticulatedBodies(robot.nb)
-    art.P = [S.spatial_inertia(b) for b in robot.bodies]
+    art.P = [sw.spatial_inertia(k) for k in range(robot.nb)]
     sw.banner("tip-to-base articulated-body Riccati pass P, D, G, K", "KJR (30)-(32), (37); RK (4.4)-(4.7)")
     for k in sw.tip_to_base():
         fr = sw.frame(k)
         P = art.P[k]
         PH = [S.inertia_times(prog, P, h) for h in fr.Hcols]               # P(k) H*(k)
         D = [fr.project(u) for u in PH]                                    # (30), D[j][i] = H_i (PH)_j
+        rotor = [sw.actuator(i, 0) for i in range(sw.vslices[k].start, sw.vslices[k].stop)]
+        if any(x is not None and x != 0 for x in rotor):   # D(k) = H P H* + armature: H P⁺ is no longer 0
+            D = [[prog.let(x + rotor[j]) if i == j else x for i, x in enumerate(col)] for j, col in enumerate(D)]
         if fr.nv == 1:
             Dinv = [[prog.let(1 / D[0][0])]]
         else:
@@ -373,10 +406,11 @@ def articulated(sw):
         p = sw.parent(k)
         if p < 0:
             continue
-        zero = fr.unit_indices()
+        armature = any(x is not None and x != 0 for x in rotor)
+        zero = set() if armature else fr.unit_indices()
         phi_PH = [fr.phi(_cut(u, zero)) for u in PH]                       # φ ũ_i, parent axes
         phi_g = [_columns_times(prog, phi_PH, Dinv, j) for j in range(fr.nv)]   # φ g̃_j
-        art.K[k] = [_plus_axis(prog, fr, phi_g[j], h) for j, h in enumerate(fr.Hcols)]   # (32)
+        art.K[k] = phi_g if armature else [_plus_axis(prog, fr, phi_g[j], h) for j, h in enumerate(fr.Hcols)]  # (32)
         C = fr.phi_inertia(_cut_inertia(P, zero))                          # φ Q φ*
         old = art.P[p]
         fu, fg = [flat(x) for x in phi_PH], [flat(x) for x in phi_g]
@@ -499,6 +533,7 @@ def fd4(sw, qd, tau):
     the articulated quantities, for callers that continue from it.
     """
     prog, robot = sw.prog, sw.robot
+    tau = subtract_friction(sw, tau, qd)
     vel = velocities(sw, qd)                                            # (5.13)
     a = gravity_bar(sw, vel.a)
     art = articulated(sw)
@@ -523,3 +558,38 @@ def fd4(sw, qd, tau):
 def tip_force_response(sw, art, f):
     """Δθ̈ = −(I − HψK)*D⁻¹HψB f(0) [RJK (18)] for tip forces ``f`` (6m, world axes)."""
     return innovations_solve(sw, art, [sp.Integer(0)] * sw.robot.nv, tip_forces(sw, f))[0]
+
+
+# ================================================================ actuators
+def actuator_torques(sw, qd, qdd, friction=True):
+    """armature·q̈ + viscous·q̇ + Coulomb·q̇/√(q̇² + ε²) per actuated joint (the smooth
+    sign, differentiable), else 0: a joint-space list (nv); ``friction`` False: the
+    armature term only."""
+    from .identification import _smooth_sign
+
+    prog, robot = sw.prog, sw.robot
+    out = [sp.Integer(0)] * robot.nv
+    if robot.actuators is None:
+        return out
+    eps = const(robot.actuators.coulomb_velocity)
+    for i in robot.actuated:
+        terms = [sw.actuator(i, 0) * qdd[i]]
+        if friction:
+            terms += [sw.actuator(i, 1) * qd[i], sw.actuator(i, 2) * _smooth_sign(prog, qd[i], eps)]
+        out[i] = prog.let(sum(terms))
+    return out
+
+
+def add_actuator_torques(sw, T, qd, qdd, friction=True):
+    """T + :func:`actuator_torques` (T itself without actuators)."""
+    if sw.robot.actuators is None:
+        return T
+    return [sw.prog.let(t + a) for t, a in zip(T, actuator_torques(sw, qd, qdd, friction))]
+
+
+def subtract_friction(sw, tau, qd):
+    """τ − friction(q̇): the torque left for the rigid bodies and rotors (τ without actuators)."""
+    if sw.robot.actuators is None:
+        return tau
+    zero = [sp.Integer(0)] * sw.robot.nv
+    return [sw.prog.let(t - a) for t, a in zip(tau, actuator_torques(sw, qd, zero))]

@@ -10,7 +10,7 @@ from .model import RobotError
 
 
 def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, floating_base=False,
-              strict=False):
+              armature=None, friction=None, urdf_friction=False, coulomb_velocity=None, strict=False):
     """Read a URDF file into a :class:`Robot`.
 
     Parameters
@@ -33,6 +33,15 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, fl
         above the root link, as a humanoid or a mobile base needs.  A URDF
         ``floating`` joint on the root link does the same; ``planar`` joints
         are not supported.
+    armature : dict, optional
+        ``{joint: rotor inertia}`` (reflected through the gear, k_r² I_m) added to M's diagonal.
+    friction : dict, optional
+        ``{joint: (viscous, coulomb)}`` joint friction (:class:`soagen.model.Actuators`).
+    urdf_friction : bool
+        Read ``<dynamics damping="viscous" friction="coulomb"/>`` of the joints
+        (``friction`` entries take precedence).
+    coulomb_velocity : float, optional
+        ε of the smooth Coulomb sign q̇/√(q̇² + ε²).
     strict : bool
         Refuse what is otherwise a :class:`~soagen.model.ModelWarning`
         (non-physical inertia, joints with D(k) = 0); see :mod:`soagen.builder`.
@@ -97,7 +106,26 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, fl
         builder.add_joint(joint.name, joint.type, joint.parent, joint.child,
                           xyz=origin[:3, 3], rotation=origin[:3, :3],
                           axis=(1.0, 0.0, 0.0) if joint.axis is None else joint.axis, limits=limits)
-    return builder.build(tips=tips, lock=lock, floating_base=floating_base, strict=strict)
+    friction = dict(friction or {})
+    if urdf_friction:
+        friction = {**_urdf_friction(model, lock or {}, src), **friction}
+    return builder.build(tips=tips, lock=lock, floating_base=floating_base, armature=armature, friction=friction,
+                         coulomb_velocity=coulomb_velocity, strict=strict)
+
+
+def _urdf_friction(model, lock, src):
+    """``{joint: (damping, friction)}`` of the moving joints' ``<dynamics>`` elements."""
+    out = {}
+    for joint in model.joints:
+        dyn = joint.dynamics
+        if dyn is None or joint.type in ("fixed", "floating", "planar") or joint.name in lock:
+            continue
+        try:
+            values = tuple(float(x) if x is not None else 0.0 for x in (dyn.damping, dyn.friction))
+        except ValueError:
+            raise RobotError(f"{src}: joint '{joint.name}': <dynamics> damping/friction are not numbers") from None
+        out[joint.name] = values
+    return out
 
 
 def _rpy(R):

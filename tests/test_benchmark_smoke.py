@@ -23,15 +23,16 @@ def _report_module():
 
 
 def test_benchmark_runs_and_checks_soagen():
+    functions = "inverse_dynamics,mass_matrix,os_inertia,inverse_dynamics_derivatives"
     res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--robot", "ur5", "--n", "40",
-                          "--rounds", "3", "--functions", "inverse_dynamics,mass_matrix,os_inertia",
+                          "--rounds", "3", "--functions", functions,
                           "--no-casadi", "--no-pinocchio", "--no-doc"],
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     out = res.stdout
     assert "timed 3 rounds" in out and "soagen: outputs checked" in out
     assert "3 rounds of soagen, soagen_libm" in out and "skipped (--no-pinocchio)" in out
-    for fn in ("inverse_dynamics", "mass_matrix", "os_inertia"):
+    for fn in ("inverse_dynamics", "mass_matrix", "os_inertia", "inverse_dynamics_derivatives"):
         row = next(line for line in out.splitlines() if line.startswith(f"| {fn} |"))
         soagen_ns, libm_ns = row.split("|")[2:4]
         assert float(soagen_ns) > 0 and float(libm_ns) > 0, row     # both forms were timed

@@ -32,7 +32,18 @@ GENERATED = {
     "chain5_prismatic": (lambda: random_robot(41, 5, prismatic_fraction=0.5), DERIVATIVES),
     "tree6_2tips": (lambda: random_robot(42, 6, tree=True, tips=2, prismatic_fraction=0.3), DERIVATIVES),
     "floating_spherical": (lambda: random_robot(43, 5, floating_base=True, spherical_fraction=0.4), MULTI_DOF),
+    # rotor inertia and smooth Coulomb + viscous friction: both FD-derivative algorithms
+    "actuated_chain": (lambda: _actuated(random_robot(44, 5, prismatic_fraction=0.4)),
+                       ["inverse_dynamics_derivatives", "forward_dynamics_derivatives_fd4",
+                        "forward_dynamics_derivatives_via_id"]),
 }
+
+
+def _actuated(robot):
+    """Armature on joints 0, 2, 3; friction (viscous, Coulomb) on joints 1-4."""
+    joints = [b.joint for b in robot.bodies]
+    return robot.with_actuators({joints[i]: 0.1 * (i + 1) for i in (0, 2, 3)},
+                                {joints[i]: (0.3 * i, 0.8) for i in (1, 2, 3, 4)})
 
 
 @pytest.mark.parametrize("case", sorted(GENERATED))
@@ -89,7 +100,7 @@ def test_reference_matches_pinocchio(case):
     assert max(worst.values()) <= 1.0, worst      # within 1e-12 (times cond(M) for forward dynamics)
 
 
-@pytest.mark.parametrize("case", ["ur5", "floating_spherical"])
+@pytest.mark.parametrize("case", ["ur5", "floating_spherical", "actuated_chain"])
 def test_generated_against_finite_differences(case):
     """Central differences of the generated inverse and forward dynamics along
     Robot.integrate (the tangent space) and q̇: a check that needs no model of
@@ -102,7 +113,9 @@ def test_generated_against_finite_differences(case):
     for _ in range(3):
         q, qd, qdd, tau = robot.random_state(rng)
         dq, dv = mod.inverse_dynamics_derivatives(q, qd, qdd)
-        qdd0, fq, fv, minv = mod.forward_dynamics_derivatives(q, qd, tau)
+        fd = "forward_dynamics_derivatives" + ("_via_id" if case.startswith("actuated") else "")
+        qdd0, fq, fv, minv = (x.reshape(-1, robot.nv) if x.size > robot.nv else x
+                              for x in mod.call(fd, q, qd, tau))
         n = robot.nv
         for j in range(n):
             e = np.zeros(n)
@@ -111,9 +124,11 @@ def test_generated_against_finite_differences(case):
             num_q = (plain.inverse_dynamics(qp, qd, qdd) - plain.inverse_dynamics(qm, qd, qdd)) / (2 * h)
             num_v = (plain.inverse_dynamics(q, qd + e, qdd) - plain.inverse_dynamics(q, qd - e, qdd)) / (2 * h)
             num_fq = (plain.forward_dynamics(qp, qd, tau) - plain.forward_dynamics(qm, qd, tau)) / (2 * h)
+            num_fv = (plain.forward_dynamics(q, qd + e, tau) - plain.forward_dynamics(q, qd - e, tau)) / (2 * h)
             num_ft = (plain.forward_dynamics(q, qd, tau + e) - plain.forward_dynamics(q, qd, tau - e)) / (2 * h)
             assert rel(dq[:, j], num_q) < 1e-6 and rel(dv[:, j], num_v) < 1e-6, j
-            assert rel(fq[:, j], num_fq) < 1e-6 and rel(minv[:, j], num_ft) < 1e-6, j
+            assert rel(fq[:, j], num_fq) < 1e-6 and rel(fv[:, j], num_fv) < 1e-6, j
+            assert rel(minv[:, j], num_ft) < 1e-6, j
         np.testing.assert_allclose(qdd0, plain.forward_dynamics(q, qd, tau), rtol=1e-10, atol=1e-10)
 
 

@@ -34,8 +34,10 @@ def test_generated_matches_reference(case):
     assert list(results) == [s.name for s in functions.select(robot, soagen.Options())]
     for name, r in results.items():   # every state compared, but where Λ(0) does not exist
         assert r.compared + r.skipped == 100 and (r.skipped == 0 or r.solves == "Omega"), (name, r)
-        if case in ("puma560", "panda", "ur5"):      # arms with 6+ joints: Λ(0) mostly exists
-            assert r.compared >= 50, (name, r)
+        if case in ("puma560", "panda", "ur5"):      # arms with 6+ joints: Λ(0) often exists
+            # PUMA: cond(Ω(0)) < 1e6 on 51% of 1000 random states (median 9.7e5),
+            # so 30 of 100 is 4 standard deviations below the expected count
+            assert r.compared >= 30, (name, r)
     bad = {k: (r.error, r.ratio) for k, r in results.items() if not r.ok}
     assert not bad, bad
 

@@ -37,8 +37,14 @@ Two checks per function:
    from exact cos 0, sin 0), so float and double both report it, independent of
    their thresholds (there only the statuses are compared with double; the values
    are in check 1).
+
+The Panda's derivatives (∂τ, ∂q̈ with q̈ and M⁻¹, the linearized step; generated
+on request) get check 2 on the Cortex-M4F at -Os, after a cross-compile with
+warnings as errors (the end of this file).
 """
 from __future__ import annotations
+
+import subprocess
 
 import numpy as np
 import pytest
@@ -205,11 +211,12 @@ def test_panda_inverse_dynamics_fits_a_small_mcu(tmp_path_factory):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_footprint_reports_are_current(case, tmp_path_factory):
     """generated/<robot>/footprint.md is what ``soagen footprint --example <robot>`` writes
-    (the same programs as the emulated runs: every default function, float; the CLI
-    itself is run in tests/test_cli_flags.py)."""
+    (the same programs as the emulated runs: every default function, float, and for the Panda
+    the derivatives (``--derivatives``); the CLI itself is run in tests/test_cli_flags.py)."""
 
     _, gen, _, _, folder, _, _ = setup(case, tmp_path_factory)
-    text = mcu.footprint_table(gen, case, folder)
+    d = derivative_setup(tmp_path_factory) if case in DERIVATIVE_CASES else None
+    text = mcu.footprint_table(gen, case, folder, derivatives=d and (d["gen"], d["folder"]))
     assert text == (ROOT / "generated" / case / "footprint.md").read_text(), "run `make footprint`"
 
 
@@ -251,3 +258,102 @@ def test_readme_quotes_the_panda_footprint():
     assert f"{code} B / {frame} B / {n(image)} B" in readme
     want = " and ".join(" / ".join(n(x) for x in rows[f][m0]) for f in ("inverse_dynamics", "forward_dynamics"))
     assert f"on the Cortex-M0 (`-Os`) {want}" in readme
+    for f in mcu.DERIVATIVES:       # the second table: Cortex-M4F -Os only
+        line = next(x for x in (ROOT / "generated" / "panda" / "footprint.md").read_text().splitlines()
+                    if x.startswith(f"| {f} |"))
+        code, frame, image = (int(x) for x in line.split("|")[2].split(" / "))
+        assert f"`{f}` {n(code)} B / {frame} B / {n(image)} B" in readme, f
+
+
+# --------------------------------------------------------------------------- the dynamics' derivatives
+# Panda only (7 dof, the size MPC on an MCU meets), Cortex-M4F at -Os: each function is 50-80 KB of
+# code, so one compile of the three is the cost; the M0 and -O2 runs of the functions above cover the
+# emitter's float C, which the derivatives share.  Made dimensionless as above, in the coordinates
+# q̃ = Dq, q̃̇ = Dq̇, τ̃ = D⁻¹τ (so M̃ = D⁻¹MD⁻¹): ∂τ̃/∂q̃ = D⁻¹(∂τ/∂q)D⁻¹, ∂q̈̃/∂q̃ = D(∂q̈/∂q)D⁻¹,
+# M̃⁻¹ = DM⁻¹D, A's blocks D(A_ij − δ_ij I)D⁻¹ (A − I: the identity would hide the dynamics' part),
+# B = D₂BD with D₂ = diag(D, D).  Each output is compared on its own, against its own largest component.
+# κ = 1 for ∂τ (products and sums), κ(M̃) for those that solve with M (q̈ = M⁻¹(τ − c), ∂q̈ = −M⁻¹∂τ|q̈).
+DERIVATIVE_CASES = ("panda",)
+DERIVATIVE_KAPPA = {"inverse_dynamics_derivatives": "1", "forward_dynamics_derivatives": "M",
+                    "linearized_step": "M"}
+DT = 0.01
+_derivatives = {}
+
+
+def derivative_weights(robot, q):
+    """{function: [(weights, subtract) per output]}: dimensionless weights (see above), and what to
+    subtract from both sides first (A's identity); and κ of :func:`scaling`."""
+    n, (_, kappa) = robot.nv, scaling(robot, q)
+    D = np.sqrt(np.diag(ref.mass_matrix(robot, q)))
+    D2 = np.r_[D, D]
+    per = {"inverse_dynamics_derivatives": [(np.outer(1 / D, 1 / D), 0.0)] * 2,
+           "forward_dynamics_derivatives": [(D, 0.0), (np.outer(D, 1 / D), 0.0), (np.outer(D, 1 / D), 0.0),
+                                            (np.outer(D, D), 0.0)],
+           "linearized_step": [(np.outer(D2, 1 / D2), np.eye(2 * n)), (np.outer(D2, D), 0.0)]}
+    return {f: [(np.ravel(w), np.ravel(sub)) for w, sub in v] for f, v in per.items()}, kappa
+
+
+def derivative_setup(tmp_path_factory):
+    """(robot, float programs, states, inputs, folder, output of the M4F -Os firmware) of the Panda's
+    derivatives; the C is first cross-compiled with tests/test_strict_c.py's warnings as errors."""
+    if not _derivatives:
+        from tests.test_strict_c import STRICT
+
+        robot = robots.example("panda")
+        gen = generate(robot, Options(precision="float", functions=mcu.DERIVATIVES), "panda")
+        rng, states = np.random.default_rng(12), []
+        while len(states) < 3:
+            q, qd, _, tau = robot.random_state(rng)
+            s = {"q": f32(q), "qd": f32(qd), "tau": f32(tau), "qdd": f32(rng.uniform(-1, 1, robot.nv)),
+                 "dt": f32([DT])}
+            _, kappa = derivative_weights(robot, s["q"])
+            if max(10 * mcu.critical_path(p) * U * kappa[DERIVATIVE_KAPPA[p.name]] for p in gen.programs) \
+                    <= MAX_BOUND:
+                states.append(s)
+        inputs = {p.name: [[s[a.name] for a in p.inputs] for s in states] for p in gen.programs}
+        folder = mcu.write_harness(gen, inputs, tmp_path_factory.mktemp("mcu-derivatives"))
+        tgt = mcu.TARGETS["cortex-m4f"]
+        # the object build_images links (same flags and path: compile_object keeps it), with warnings as errors
+        strict = [x for x in STRICT if x not in ("-std=c99", "-O1", "-c")]
+        res = subprocess.run([mcu.CC, *tgt.flags, "-Os", *mcu.COMMON, *strict, "-I", str(folder), "-c",
+                              str(folder / "panda.c"), "-o", str(folder / "panda_cortex-m4f-Os.o")],
+                             capture_output=True, text=True, check=False)
+        assert res.returncode == 0 and not res.stderr, res.stderr
+        text = "".join(mcu.run_qemu(elf, tgt) for elf in mcu.build_images(gen, inputs, folder, tgt, "-Os", True))
+        _derivatives.update(robot=robot, gen=gen, states=states, inputs=inputs, folder=folder, text=text)
+    return _derivatives
+
+
+def derivative_errors(robot, gen, states, inputs, printed):
+    """{function: [(error, bound) per state]} of the MCU's float outputs against double (the reference)."""
+    rows = {}
+    for c, s in enumerate(states):
+        weights, kappa = derivative_weights(robot, s["q"])
+        for p in gen.programs:
+            assert printed[p.name, c, p.outputs[0].name][0] == 0, p.name
+            want = getattr(ref, p.name)(robot, *inputs[p.name][c])
+            err = 0.0
+            for a, w, (weight, sub) in zip(p.outputs, want, weights[p.name]):
+                got, w = printed[p.name, c, a.name][1] - sub, np.ravel(w) - sub
+                err = max(err, np.abs(weight * (got - w)).max() / np.abs(weight * w).max())
+            rows.setdefault(p.name, []).append((err, 10 * mcu.critical_path(p) * U * kappa[DERIVATIVE_KAPPA[p.name]]))
+    return rows
+
+
+def test_panda_derivatives_on_mcu_within_conditioning_bound_of_double(tmp_path_factory):
+    """The Panda's ∂τ, ∂q̈ (with q̈, M⁻¹) and linearized step in float on the Cortex-M4F (-Os) against
+    double within 10·L·u·κ (see above), each ≤ MAX_BOUND, and they fit the M4F at -Os."""
+    d = derivative_setup(tmp_path_factory)
+    assert "fault" not in d["text"]
+    printed = mcu.parse_output(d["text"], np.float32)
+    rows = derivative_errors(d["robot"], d["gen"], d["states"], d["inputs"], printed)
+    print("\npanda derivatives: float on the Cortex-M4F against double (dimensionless, see above)")
+    for p in d["gen"].programs:
+        L = mcu.critical_path(p)
+        print(f"  {p.name:<30} L {L:4d}  error {max(e for e, _ in rows[p.name]):9.1e}  "
+              f"bound {max(b for _, b in rows[p.name]):9.1e}")
+        for c, (err, bound) in enumerate(rows[p.name]):
+            assert bound <= MAX_BOUND, (p.name, bound)
+            assert err <= bound, (p.name, c, err, bound)
+    sizes = mcu.function_sizes(d["folder"], "panda", mcu.TARGETS["cortex-m4f"], "-Os")
+    assert all(sizes[f][0] <= 256 * 1024 for f in mcu.DERIVATIVES), sizes

@@ -14,6 +14,7 @@ from importlib import resources
 import numpy as np
 
 from ..dh import DHLink, dh_robot
+from ..model import RobotError
 from ..urdf import load_urdf
 
 EXAMPLES = ("puma560", "panda", "ur5")
@@ -50,14 +51,32 @@ def puma560(gravity=(0.0, 0.0, -9.81)):
     return dh_robot("puma560", links, modified=True, gravity=gravity)
 
 
-def example(name, gravity=(0.0, 0.0, -9.81)):
+def example(name, gravity=(0.0, 0.0, -9.81), **actuators):
     """A bundled robot by name: ``puma560``, ``panda`` (fingers locked at 0, tip
-    ``panda_hand``) or ``ur5`` (tip ``tool0``)."""
+    ``panda_hand``) or ``ur5`` (tip ``tool0``); ``actuators``: ``armature``,
+    ``friction``, ``urdf_friction``, ``coulomb_velocity`` of :func:`soagen.load_urdf`."""
     if name == "puma560":
-        return puma560(gravity)
+        if actuators.pop("urdf_friction", False):
+            raise RobotError("the PUMA 560 is built from DH rows: it has no URDF <dynamics>")
+        robot = puma560(gravity)
+        return robot.with_actuators(**actuators) if any(v is not None for v in actuators.values()) else robot
     if name == "panda":
         return load_urdf(urdf_path("panda"), tips=["panda_hand"], gravity=gravity,
-                         lock={"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0})
+                         lock={"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}, **actuators)
     if name == "ur5":
-        return load_urdf(urdf_path("ur5"), tips=["tool0"], gravity=gravity)
+        return load_urdf(urdf_path("ur5"), tips=["tool0"], gravity=gravity, **actuators)
     raise ValueError(f"unknown example robot {name!r}; choose from {', '.join(EXAMPLES)}")
+
+
+def rx90(gravity=(0.0, 0.0, -9.81), d3=0.45, rl4=0.42):
+    """The Stäubli RX-90's kinematics as OpenSYMORO describes it (modified DH:
+    α = (0, π/2, 0, −π/2, π/2, −π/2), d3 = D3, r4 = RL4; ``symoro`` sample robot
+    ``rx90``), for operation counts and base-parameter counts only: D3 and RL4 are
+    placeholders (any non-zero values, distinct so no product of them coincides),
+    and every link has the same generic, non-zero inertial parameters, which
+    neither count depends on."""
+    h = np.pi / 2
+    generic = dict(mass=2.0, com=(0.03, 0.02, 0.05), inertia=(0.05, 0.04, 0.03, 0.002, 0.001, 0.003))
+    rows = [(0.0, 0.0, 0.0), (0.0, h, 0.0), (d3, 0.0, 0.0), (0.0, -h, rl4), (0.0, h, 0.0), (0.0, -h, 0.0)]
+    return dh_robot("rx90", [DHLink(a=a, alpha=alpha, d=d, **generic) for a, alpha, d in rows], modified=True,
+                    gravity=gravity)

@@ -108,6 +108,8 @@ class Oracle:
         self.robot = robot
         self.model, self.frames = _model_from_robot(robot) if urdf is None else _model_from_urdf(robot, urdf, lock)
         self.model.gravity = pin.Motion(np.asarray(robot.gravity, float), np.zeros(3))
+        if robot.actuators is not None:          # rotor inertias: crba, aba and rnea honour model.armature
+            self.model.armature = pc.v_to_pinocchio(robot, robot.actuators.armature)
         self.data = self.model.createData()
         self.joint_names = list(self.model.names)[1:]
         joints = list(self.model.joints)[1:]
@@ -224,3 +226,22 @@ class Oracle:
 
     def integrate(self, q, v, dt):
         return pin.integrate(self.model, self.q(q), self.v(v) * dt)
+
+    # ------------------------------------------------------------ identification
+    def parameters(self):
+        """π from Pinocchio's inertias (``Inertia.toDynamicParameters()`` per joint)."""
+        return np.concatenate([self.model.inertias[j].toDynamicParameters() for j in range(1, self.model.njoints)])
+
+    def regressor(self, q, qd, qdd):
+        """``computeJointTorqueRegressor`` (nv, 10 nb), rows in soagen's order."""
+        Y = pin.computeJointTorqueRegressor(self.model, self.data, self.q(q), self.v(qd), self.v(qdd))
+        return pc.v_from_pinocchio(self.robot, Y)          # rows permuted (the free-flyer)
+
+    def coriolis_matrix(self, q, qd):
+        """C(q, q̇) of ``computeCoriolisMatrix`` (Christoffel-consistent), soagen's order."""
+        return pc.matrix_from_pinocchio(self.robot, pin.computeCoriolisMatrix(self.model, self.data, self.q(q),
+                                                                             self.v(qd)))
+
+    def slotine_li(self, q, qd, qdr, qddr):
+        """M q̈_r + C(q, q̇) q̇_r + G from crba, computeCoriolisMatrix and the gravity torques."""
+        return self.mass_matrix(q) @ qddr + self.coriolis_matrix(q, qd) @ qdr + self.gravity(q)

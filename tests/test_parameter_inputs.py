@@ -1,0 +1,101 @@
+"""``parameters="inputs"``: the joint-space functions take π (and the actuator
+parameters) as their last input.  Three routes with π drawn per state:
+generated C = numpy reference on ``robot.with_parameters(π)`` = Pinocchio on
+that robot; with π = robot.parameters() the baked build's numbers."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import soagen
+from soagen import functions as F
+from soagen import robots
+from soagen.check import check_module
+from soagen.parameters import perturbed_parameters
+from tests.support import assert_close
+from tests.support.builds import built
+from tests.support.oracle import Oracle
+from tests.support.robots import random_robot
+
+
+def _floating():
+    robot = random_robot(13, 4, floating_base=True, spherical_fraction=0.5)
+    joints = [b.joint for b in robot.bodies if b.nv == 1]
+    return robot.with_actuators({j: 0.1 for j in joints}, {j: (0.3, 0.4) for j in joints})
+
+
+CASES = {
+    "puma560": (lambda: robots.example("puma560"), None),          # every parametric default function
+    "floating": (_floating, ["inverse_dynamics", "gravity", "mass_matrix", "forward_dynamics_fd4",
+                             "forward_dynamics_crba"]),
+}
+
+
+def _build(case):
+    make, functions = CASES[case]
+    return built(case, make, functions=functions, parameters="inputs")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_inputs_match_reference(case):
+    robot, mod = _build(case)
+    assert mod.parameters == "inputs"
+    names = set(mod.ops)
+    assert names <= F.PARAMETRIC and "inverse_dynamics" in names
+    results = check_module(robot, mod, samples=20, seed=6)
+    failed = {name: r.error for name, r in results.items() if not r.ok or r.compared == 0}
+    assert not failed, failed
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_inputs_against_pinocchio(case):
+    """Pinocchio on the robot rebuilt from π: rnea (+ friction), crba, aba."""
+    robot, mod = _build(case)
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        pi = perturbed_parameters(robot, rng)
+        model = robot.with_parameters(pi)
+        oracle = Oracle(model)
+        assert np.abs(pi - robot.parameters()).max() > 1e-3
+        q, qd, qdd, tau = robot.random_state(rng)
+        fr = 0.0 if model.actuators is None else \
+            model.actuators.viscous * qd + model.actuators.coulomb * qd / np.sqrt(qd ** 2 + 1e-4)
+        assert_close(mod.inverse_dynamics(q, qd, qdd, pi=pi), oracle.rnea(q, qd, qdd) + fr, 1e-11, "ID")
+        assert_close(mod.mass_matrix(q, pi=pi), oracle.mass_matrix(q), 1e-12, "M")
+        assert_close(mod.gravity(q, pi=pi), oracle.gravity(q), 1e-12, "gravity")
+        qdd_pin = oracle.aba(q, qd, tau - fr)
+        for variant in (["FD4", "CRBA"] if case == "floating" else ["auto"]):
+            assert_close(mod.forward_dynamics(q, qd, tau, variant=variant, pi=pi), qdd_pin, 1e-9, variant)
+
+
+def test_inputs_with_the_robots_parameters_are_the_baked_build():
+    robot, mod = _build("puma560")
+    _, baked = built("puma560", CASES["puma560"][0], functions=["regressor", "base_regressor",
+                                                                 "slotine_li_regressor", "inverse_dynamics"])
+    pi = robot.parameters()
+    rng = np.random.default_rng(1)
+    Q = np.array([robot.random_state(rng)[0] for _ in range(4)])
+    QD, QDD = rng.normal(size=Q.shape), rng.normal(size=Q.shape)
+    # a batch with one pi (broadcast) equals the baked module
+    assert_close(mod.inverse_dynamics(Q, QD, QDD, pi=pi), baked.inverse_dynamics(Q, QD, QDD), 1e-12, "batch")
+    # a batch with one pi per row: the regressor's prediction, row by row
+    pis = np.array([perturbed_parameters(robot, rng) for _ in range(4)])
+    got = mod.inverse_dynamics(Q, QD, QDD, pi=pis)
+    want = [baked.regressor(q, qd, qdd) @ p for q, qd, qdd, p in zip(Q, QD, QDD, pis)]
+    assert_close(got, want, 1e-11, "batch, pi per row")
+
+
+def test_inputs_options_and_arguments():
+    robot, mod = _build("puma560")
+    q = np.zeros(6)
+    with pytest.raises(ValueError, match="pass pi="):
+        mod.gravity(q)
+    with pytest.raises(soagen.OptionsError, match="cannot take the parameters"):
+        F.select(robot, soagen.Options(functions=("jacobian",), parameters="inputs"))
+    with pytest.raises(soagen.OptionsError, match="'baked' or 'inputs'"):
+        soagen.Options(parameters="symbolic")
+    assert "jacobian" not in {s.name for s in F.select(robot, soagen.Options(parameters="inputs"))}
+    _, baked = built("puma560", CASES["puma560"][0], functions=["regressor", "base_regressor",
+                                                                 "slotine_li_regressor", "inverse_dynamics"])
+    with pytest.raises(ValueError, match="parameters='inputs'"):
+        baked.inverse_dynamics(q, q, q, pi=robot.parameters())
