@@ -248,10 +248,10 @@ class Robot:
     bodies: tuple
     tips: tuple
     gravity: np.ndarray = field(default_factory=lambda: np.array(DEFAULT_GRAVITY))
+    actuators: Actuators | None = None
     singular_joints: tuple = ()
     singular_reason: str = ""
     notes: tuple = ()
-    actuators: Actuators | None = None
 
     @property
     def nb(self):

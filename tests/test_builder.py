@@ -188,7 +188,10 @@ def test_notes_list_welded_and_lumped_links():
 def test_copies_keep_what_the_builder_found():
     with pytest.warns(soagen.ModelWarning):
         robot = _load("massless_leaf.urdf", tips=["l1"])
-    for copy in (robot.with_gravity((0, 0, -1.62)), robot.with_tips(())):
+    actuated = robot.with_actuators({"j1": 0.1})
+    assert actuated.with_parameters(actuated.parameters()).actuators is not None
+    for copy in (robot.with_gravity((0, 0, -1.62)), robot.with_tips(()), actuated,
+                 actuated.with_parameters(actuated.parameters())):
         assert copy.singular_joints == robot.singular_joints and copy.notes == robot.notes
         assert copy.singular_reason == robot.singular_reason
 
