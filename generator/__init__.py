@@ -1,14 +1,15 @@
 """soagen: Spatial Operator Algebra recursions → straight-line C for one robot.
 
 Stages (one module each, one data type handed on; docs/architecture.md):
-``model`` (Robot) → ``reference`` (numpy) → ``sweeps`` + makers in ``dynamics``,
+``builder`` (checks) → ``model`` (Robot) → ``reference`` (numpy) → ``sweeps`` + makers in ``dynamics``,
 ``kinematics``, ``operational_space`` (symbolic passes, listed in
 ``functions``) → ``program`` (SSA statements, CSE, op counts) → ``emit`` (C
 text via Jinja) → ``cffi_build`` (cffi module) → ``cli``.
 """
 from . import reference
+from .builder import RobotBuilder
 from .closed_chain import ClosedChain, closed_chain
-from .model import Body, Robot, RobotBuilder, RobotError, Tip
+from .model import Body, ModelWarning, Robot, RobotError, Tip
 from .options import Options, OptionsError
 from .reference import SingularError
 from .urdf import load_urdf
@@ -25,5 +26,5 @@ def build(robot, options=None, /, **kwargs):
     return _build(robot, options, **kwargs)
 
 
-__all__ = ["ClosedChain", "closed_chain", "Body", "Options", "OptionsError", "Robot", "RobotBuilder", "RobotError",
-           "SingularError", "Tip", "build", "load_urdf", "reference"]
+__all__ = ["ClosedChain", "closed_chain", "Body", "ModelWarning", "Options", "OptionsError", "Robot", "RobotBuilder",
+           "RobotError", "SingularError", "Tip", "build", "load_urdf", "reference"]

@@ -236,7 +236,8 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
     timings = {}
 
     def make(work):
-        gen = generate(robot, options, name, progress)
+        # the functions selected above, by name (select's warnings are given once, above)
+        gen = generate(robot, options.but(functions=tuple(functions)), name, progress)
         timings.update(gen.timings)
         t0 = time.perf_counter()
         lib = compile_module(gen.csource, work, modname)

@@ -7,10 +7,10 @@ import shutil
 import sys
 import tempfile
 import time
-
+import warnings
 
 from . import opcount
-from .model import RobotError
+from .model import ModelWarning, RobotError
 from .options import Options, OptionsError
 
 
@@ -29,8 +29,20 @@ def _robot(args):
     for item in args.lock or []:
         joint, _, value = item.partition("=")
         lock[joint] = float(value or 0.0)
-    return load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity, floating_base=args.floating_base,
-                     urdf_friction=args.urdf_friction)
+    robot = load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity, floating_base=args.floating_base,
+                      urdf_friction=args.urdf_friction, strict=args.strict)
+    if args.command in ("generate", "check"):
+        for note in robot.notes:
+            print(f"soagen: note: {note}", file=sys.stderr)
+    return robot
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None, _default=warnings.showwarning):
+    """A ModelWarning as one line ``soagen: warning: ...`` on stderr; others as Python shows them."""
+    if issubclass(category, ModelWarning):
+        print(f"soagen: warning: {message}", file=sys.stderr)
+    else:
+        _default(message, category, filename, lineno, file, line)
 
 
 def _options(args, **fixed):
@@ -240,6 +252,8 @@ def main(argv=None):
         p.add_argument("--floating-base", action="store_true",
                        help="a 6-dof floating joint above the root link (humanoids, mobile bases)")
         p.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"))
+        p.add_argument("--strict", action="store_true",
+                       help="refuse what is otherwise a warning: non-physical inertia, joints with D(k) = 0")
         p.add_argument("--urdf-friction", action="store_true",
                        help="joint friction (viscous, Coulomb) from the URDF's <dynamics damping friction>")
         if name == "parameters":
@@ -285,9 +299,12 @@ def main(argv=None):
     sub.add_parser("functions", help="list every function soagen can generate (a markdown table)")
     args = parser.parse_args(argv)
     try:
-        return {"generate": cmd_generate, "check": cmd_check, "opcount": cmd_opcount,
-                "footprint": cmd_footprint, "functions": cmd_functions,
-                "parameters": cmd_parameters}[args.command](args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", ModelWarning)
+            warnings.showwarning = _show_warning
+            return {"generate": cmd_generate, "check": cmd_check, "opcount": cmd_opcount,
+                    "footprint": cmd_footprint, "functions": cmd_functions,
+                    "parameters": cmd_parameters}[args.command](args)
     except (RobotError, OptionsError) as exc:
         print(f"soagen: error: {exc}", file=sys.stderr)
         return 2

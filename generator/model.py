@@ -11,7 +11,8 @@ name-sorted map); body ``k``'s coordinates are ``q[robot.qslice(k)]`` and its
 velocities ``v[robot.vslice(k)]``.  Quaternions are ``(x, y, z, w)``, scalar
 last (JPL, Pinocchio) and need not be unit: every consumer uses the rotation of
 ``q/|q|``.  Fixed joints never appear: the builder merges them, lumping their
-inertia into the moving parent body.
+inertia into the moving parent body (see :mod:`soagen.builder`, which makes
+robots and checks them).
 
 Frames: body ``k``'s frame is its URDF child-link frame.  The joint frame sits
 at ``translation`` with orientation ``rotation`` in the parent body's frame;
@@ -20,13 +21,14 @@ the body frame is the joint frame moved by ``q[k]`` along/about ``axis``
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from .spatial import axis_angle, quat_exp, quat_matrix, quat_multiply, rpy_matrix, se3_exp, skew
+from .spatial import axis_angle, quat_exp, quat_matrix, quat_multiply, se3_exp
 
 REVOLUTE = "revolute"
 PRISMATIC = "prismatic"
@@ -37,13 +39,16 @@ JOINT_SIZES = {REVOLUTE: (1, 1), PRISMATIC: (1, 1), SPHERICAL: (4, 3), FLOATING:
 #: random positions of a floating base are drawn in this box (m)
 FLOATING_BOX = 1.0
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
-# rotation and axis entries this close to 0 or ±1 are made exact: URDFs write π/2 as
-# 1.57079632679 (cos = 4.9e-12), and every such crumb costs multiplications
-ANGLE_SNAP = 1e-10
 
 
 class RobotError(ValueError):
     """A robot description soagen cannot turn into dynamics, with the reason."""
+
+
+class ModelWarning(UserWarning):
+    """A robot description whose dynamics is defined but that is not physical
+    (an inertia violating the triangle inequality, ...) or whose mass matrix is
+    singular; ``strict=True`` (``--strict``) makes each one a :class:`RobotError`."""
 
 
 @dataclass(frozen=True)
@@ -224,6 +229,17 @@ class Robot:
     tips : tuple of Tip
     gravity : (3,) ndarray
         Gravitational acceleration in the world (= base) frame.
+    singular_joints : tuple of str
+        Joints whose articulated inertia D(k) is zero (a massless leaf, or
+        bodies with no inertia about the joint axis), found by the builder:
+        the mass matrix is singular in every configuration, so M⁻¹, forward
+        dynamics and Λ do not exist (those functions are not generated).
+        Empty for robots not made by :class:`~soagen.builder.RobotBuilder`.
+    singular_reason : str
+        Why those joints make M singular and how to fix it (one sentence).
+    notes : tuple of str
+        What the builder did to the description (links lumped on fixed
+        joints, locked joints, numbers rounded to exact integers), one line each.
     actuators : Actuators or None
         Rotor inertia and friction of the 1-dof joints (:meth:`with_actuators`).
     """
@@ -233,6 +249,9 @@ class Robot:
     tips: tuple
     gravity: np.ndarray = field(default_factory=lambda: np.array(DEFAULT_GRAVITY))
     actuators: Actuators | None = None
+    singular_joints: tuple = ()
+    singular_reason: str = ""
+    notes: tuple = ()
 
     @property
     def nb(self):
@@ -333,11 +352,11 @@ class Robot:
 
     def with_gravity(self, gravity):
         """Copy of this robot with another gravity vector (3,)."""
-        return Robot(self.name, self.bodies, self.tips, _vector(gravity, "gravity"), self.actuators)
+        return dataclasses.replace(self, gravity=_vector(gravity, "gravity"))
 
     def with_tips(self, tips):
         """Copy of this robot with other tips (list of :class:`Tip`)."""
-        return Robot(self.name, self.bodies, tuple(tips), self.gravity, self.actuators)
+        return dataclasses.replace(self, tips=tuple(tips))
 
     def fingerprint(self):
         """Hex digest of every number and name that shapes the generated code."""
@@ -455,8 +474,7 @@ class Robot:
         ``friction={joint: (viscous, coulomb)}``; joints not named get zeros.  Only
         1-dof joints take them.  ``coulomb_velocity`` ε (default
         :data:`COULOMB_VELOCITY`) sets the smooth sign q̇/√(q̇² + ε²) of Coulomb friction."""
-        return Robot(self.name, self.bodies, self.tips, self.gravity,
-                     _actuators(self, armature or {}, friction or {}, coulomb_velocity))
+        return dataclasses.replace(self, actuators=_actuators(self, armature or {}, friction or {}, coulomb_velocity))
 
 
 def _quat_from_matrix(R):
@@ -483,274 +501,9 @@ def _vector(value, what, size=3):
     return v
 
 
-def _inertia_matrix(value, what):
-    v = np.asarray(value, dtype=float)
-    if v.shape == (6,):  # ixx iyy izz ixy iyz ixz  (RBDL/Corke order)
-        ixx, iyy, izz, ixy, iyz, ixz = v
-        v = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    if v.shape != (3, 3) or not np.all(np.isfinite(v)):
-        raise RobotError(f"{what}: inertia must be a finite 3x3 matrix or 6 numbers")
-    return v
-
-
-def check_inertia(mass, inertia, what):
-    """Reject a non-physical body: negative mass, inertia not symmetric PSD or
-    violating the triangle inequality ``I_a + I_b >= I_c`` of its principal moments."""
-    if not np.isfinite(mass) or mass < 0.0:
-        raise RobotError(f"{what}: mass must be finite and >= 0, got {mass!r}")
-    if not np.allclose(inertia, inertia.T, rtol=0, atol=1e-12 + 1e-9 * np.abs(inertia).max()):
-        raise RobotError(f"{what}: inertia matrix is not symmetric")
-    moments = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
-    tol = 1e-9 * max(1.0, float(np.abs(moments).max()))
-    if moments[0] < -tol:
-        raise RobotError(f"{what}: inertia is not positive semi-definite (principal moments {moments})")
-    if moments[0] + moments[1] < moments[2] - tol:
-        raise RobotError(f"{what}: principal moments {moments} violate the triangle inequality")
-    if mass == 0.0 and moments[2] > tol:
-        raise RobotError(f"{what}: zero mass with non-zero rotational inertia")
-
-
-@dataclass
-class _Link:
-    name: str
-    mass: float = 0.0
-    com: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
-
-
-@dataclass
-class _Joint:
-    name: str
-    kind: str
-    parent: str
-    child: str
-    rotation: np.ndarray
-    translation: np.ndarray
-    axis: np.ndarray
-    limits: tuple | None
-
-
-class RobotBuilder:
-    """Build a :class:`Robot` link by link (also the back end of the URDF loader).
-
-    Examples
-    --------
-    >>> b = RobotBuilder("arm")
-    >>> b.add_link("base")
-    >>> b.add_link("l1", mass=1.0, com=(0.5, 0, 0), inertia=(0.01, 0.1, 0.1, 0, 0, 0))
-    >>> b.add_joint("j1", "revolute", "base", "l1", axis=(0, 0, 1))
-    >>> robot = b.build(tips=["l1"])
-    """
-
-    def __init__(self, name, gravity=DEFAULT_GRAVITY, source=None):
-        self.name = name
-        self.gravity = _vector(gravity, "gravity")
-        self.source = source or name
-        self._links: dict[str, _Link] = {}
-        self._joints: list[_Joint] = []
-
-    def add_link(self, name, mass=0.0, com=(0.0, 0.0, 0.0), inertia=None):
-        """Add a link; ``inertia`` about the centre of mass (3x3 or
-        ``(ixx, iyy, izz, ixy, iyz, ixz)``), ``com`` in the link frame."""
-        what = f"{self.source}: link '{name}'"
-        if name in self._links:
-            raise RobotError(f"{self.source}: duplicate link name '{name}'")
-        inertia = np.zeros((3, 3)) if inertia is None else _inertia_matrix(inertia, what)
-        mass = float(mass)
-        check_inertia(mass, inertia, what)
-        self._links[name] = _Link(name, mass, _vector(com, f"{what} com"), inertia)
-
-    def add_joint(self, name, kind, parent, child, xyz=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, 0.0),
-                  axis=(1.0, 0.0, 0.0), limits=None, rotation=None):
-        """Add a joint (``revolute``, ``continuous``, ``prismatic``, ``spherical``,
-        ``floating`` or ``fixed``); its frame is at ``xyz`` with orientation
-        ``rpy`` (or ``rotation``) in the parent link.  A floating joint must
-        connect the root link (it makes a floating base); ``axis`` is ignored
-        by spherical, floating and fixed joints."""
-        what = f"{self.source}: joint '{name}'"
-        if any(j.name == name for j in self._joints):
-            raise RobotError(f"{self.source}: duplicate joint name '{name}'")
-        if kind == "continuous":
-            kind, limits = REVOLUTE, None
-        if kind not in (REVOLUTE, PRISMATIC, SPHERICAL, FLOATING, "fixed"):
-            raise RobotError(f"{what}: unsupported joint type '{kind}' (revolute, continuous, prismatic, "
-                             "spherical, floating and fixed are supported)")
-        a = _vector(axis, f"{what} axis")
-        if kind in (REVOLUTE, PRISMATIC):
-            if np.linalg.norm(a) < 1e-9:
-                raise RobotError(f"{what}: joint axis has zero length")
-            a = a / np.linalg.norm(a)
-        else:
-            a, limits = np.array([1.0, 0.0, 0.0]), None
-        rot = rpy_matrix(_vector(rpy, f"{what} rpy")) if rotation is None else np.asarray(rotation, float)
-        if rot.shape != (3, 3) or not np.all(np.isfinite(rot)) or not np.allclose(rot.T @ rot, np.eye(3), atol=1e-9):
-            raise RobotError(f"{what}: origin (xyz, rpy) is not finite or not a rotation")
-        if limits is not None and not all(np.isfinite(limits)):
-            limits = None
-        self._joints.append(_Joint(name, kind, parent, child, rot, _vector(xyz, f"{what} xyz"),
-                                   a, tuple(map(float, limits)) if limits else None))
-
-    # ------------------------------------------------------------------ build
-    def build(self, tips=(), lock=None, floating_base=False, armature=None, friction=None, coulomb_velocity=None):
-        """Merge fixed joints and order the bodies depth-first.
-
-        Parameters
-        ----------
-        tips : list
-            Link names, or ``(link, offset (3,))`` pairs for a point offset in
-            the link frame.
-        lock : dict, optional
-            ``{joint name: value}``: 1-dof joints held fixed at that value.
-        floating_base : bool
-            Put a floating joint ``root_joint`` above the root link (Pinocchio's
-            free-flyer): the root link becomes body 0 with its inertia.
-        armature, friction, coulomb_velocity
-            Actuator terms of 1-dof joints (:meth:`Robot.with_actuators`):
-            ``{joint: rotor inertia}``, ``{joint: (viscous, coulomb)}``.
-        """
-        lock = dict(lock or {})
-        for name in lock:
-            joint = next((j for j in self._joints if j.name == name), None)
-            if joint is None:
-                raise RobotError(f"{self.source}: cannot lock unknown joint '{name}'")
-            if joint.kind in (SPHERICAL, FLOATING):
-                raise RobotError(f"{self.source}: cannot lock the {joint.kind} joint '{name}'")
-        if floating_base:
-            roots = [n for n in self._links if not any(j.child == n for j in self._joints)]
-            if len(roots) == 1 and not any(j.kind == FLOATING for j in self._joints):
-                world = "__world__"
-                self._links[world] = _Link(world)
-                self._joints.append(_Joint("root_joint", FLOATING, world, roots[0], np.eye(3), np.zeros(3),
-                                           np.array([1.0, 0.0, 0.0]), None))
-                try:
-                    return self.build(tips, lock, armature=armature, friction=friction,
-                                      coulomb_velocity=coulomb_velocity)
-                finally:
-                    del self._links[world]
-                    self._joints.pop()
-        for j in self._joints:
-            for link in (j.parent, j.child):
-                if link not in self._links:
-                    raise RobotError(f"{self.source}: joint '{j.name}' names unknown link '{link}'")
-        parent_joint = {}
-        for j in self._joints:
-            if j.child in parent_joint:
-                raise RobotError(f"{self.source}: link '{j.child}' has two parent joints "
-                                 f"('{parent_joint[j.child].name}', '{j.name}'): the joint graph has a loop")
-            parent_joint[j.child] = j
-        roots = [n for n in self._links if n not in parent_joint]
-        if not roots:
-            raise RobotError(f"{self.source}: no root link: the joint graph has a loop")
-        if len(roots) > 1:
-            raise RobotError(f"{self.source}: several root links {roots}: the links do not form one tree")
-        root = roots[0]
-        children = {n: [] for n in self._links}
-        for j in self._joints:
-            children[j.parent].append(j)
-
-        bodies: list[dict] = []
-        # link name -> (body index or -1, rotation (3,3), offset (3,)) of the link frame in that body
-        where: dict[str, tuple] = {root: (-1, np.eye(3), np.zeros(3))}
-        visited = {root}
-
-        def lump(body, link, rot, off):
-            """Add link's inertia, placed by (rot, off) in ``body``'s frame."""
-            if body < 0 or link.mass == 0.0:
-                return
-            b = bodies[body]
-            m1, m2 = b["mass"], link.mass
-            c2 = off + rot @ link.com
-            c = (m1 * b["com"] + m2 * c2) / (m1 + m2)
-            i1 = b["inertia"] + m1 * _parallel(b["com"] - c)
-            i2 = rot @ link.inertia @ rot.T + m2 * _parallel(c2 - c)
-            b.update(mass=m1 + m2, com=c, inertia=i1 + i2)
-
-        def visit(link_name):
-            # Pinocchio's order: depth-first, child joints in byte order of their names
-            body, rot, off = where[link_name]
-            for j in sorted(children[link_name], key=lambda j: j.name.encode()):
-                if j.child in visited:
-                    raise RobotError(f"{self.source}: joint '{j.name}' closes a loop")
-                visited.add(j.child)
-                jr, jt = rot @ j.rotation, off + rot @ j.translation
-                child = self._links[j.child]
-                if j.kind == FLOATING and body >= 0:
-                    raise RobotError(f"{self.source}: floating joint '{j.name}' must connect the root link "
-                                     "(a floating base); inside the tree it is not supported")
-                if j.kind == "fixed" or j.name in lock:
-                    if j.name in lock:
-                        value = float(lock[j.name])
-                        jt = jt + (jr @ j.axis * value if j.kind == PRISMATIC else 0.0)
-                        jr = jr @ axis_angle(j.axis, value) if j.kind == REVOLUTE else jr
-                    where[j.child] = (body, jr, jt)
-                    lump(body, child, jr, jt)
-                else:
-                    bodies.append(dict(name=j.child, joint=j.name, joint_type=j.kind, parent=body,
-                                       rotation=jr, translation=jt, axis=j.axis, mass=child.mass,
-                                       com=child.com.copy(), inertia=child.inertia.copy(),
-                                       limits=j.limits))
-                    where[j.child] = (len(bodies) - 1, np.eye(3), np.zeros(3))
-                visit(j.child)
-
-        visit(root)
-        if not bodies:
-            raise RobotError(f"{self.source}: no movable joint")
-        body_tuple = tuple(Body(**{k: (_clean(v, ANGLE_SNAP if k in ("rotation", "axis") else 1e-14)
-                                      if isinstance(v, np.ndarray) else v)
-                                   for k, v in b.items()}) for b in bodies)
-        for k, b in enumerate(body_tuple):
-            if not any(c.parent == k for c in body_tuple) and b.mass == 0.0:
-                raise RobotError(f"{self.source}: link '{b.name}' (moved by joint '{b.joint}') is a "
-                                 "massless leaf: its articulated inertia D(k) would be zero")
-        _check_articulated(self.source, body_tuple, self.gravity)
-        tip_list = []
-        for spec in tips:
-            name, offset = (spec, (0.0, 0.0, 0.0)) if isinstance(spec, str) else spec
-            if name not in where:
-                raise RobotError(f"{self.source}: unknown tip link '{name}' "
-                                 f"(links: {', '.join(sorted(self._links))})")
-            body, rot, off = where[name]
-            if body < 0:
-                raise RobotError(f"{self.source}: tip link '{name}' does not move (it is fixed to the base)")
-            off = off + rot @ _vector(offset, f"tip '{name}' offset")
-            tip_list.append(Tip(name, body, _clean(rot, ANGLE_SNAP), _clean(off)))
-        robot = Robot(self.name, body_tuple, tuple(tip_list), self.gravity.copy())
-        if armature or friction or coulomb_velocity is not None:
-            robot = robot.with_actuators(armature, friction, coulomb_velocity)
-        return robot
-
-
-def _check_articulated(source, bodies, gravity):
-    """Reject a robot whose articulated inertia D(k) = H P H* vanishes (e.g. a
-    massless link whose subtree has no inertia about its joint axis): its mass
-    matrix is singular in every configuration.  Checked at two generic poses."""
-    from . import reference
-
-    robot = Robot("check", bodies, (), gravity)
-    rng = np.random.default_rng(0)
-    for q in (robot.random_configuration(rng), robot.random_configuration(rng)):
-        kin = reference.kinematics(robot, q)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            art = reference.articulated(robot, kin)
-        for k, b in enumerate(bodies):
-            scale = max(1.0, float(np.abs(art.P[k]).max()))
-            if not np.linalg.eigvalsh(art.D[k]).min() > 1e-12 * scale:
-                raise RobotError(f"{source}: joint '{b.joint}' (link '{b.name}'): the bodies it moves have "
-                                 "no inertia about its axis, D(k) = 0: the mass matrix is singular")
-
-
-def _parallel(d):
-    """Parallel-axis term ``-d̃ d̃`` (3, 3) for offset ``d`` (3,)."""
-    s = skew(d)
-    return -s @ s
-
-
-def _clean(a, eps=1e-14):
-    """Snap numerical noise: entries within ``eps`` of an integer become that integer
-    (so ``cos(π/2) = 6e-17`` is an exact zero for the code generator)."""
-    a = np.array(a, dtype=float)
-    r = np.round(a)
-    snap = np.abs(a - r) < eps
-    a[snap] = r[snap]
-    a[a == 0.0] = 0.0  # no negative zeros
-    return a
+def __getattr__(name):
+    # RobotBuilder lives in soagen.builder (with the checks); kept importable from here
+    if name == "RobotBuilder":
+        from .builder import RobotBuilder
+        return RobotBuilder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -73,7 +73,7 @@ def with_parameters(robot, pi):
     Actuator parameters replace the robot's (it must have actuators if pi has them)."""
     from dataclasses import replace
 
-    from .model import Actuators, Robot
+    from .model import Actuators
 
     pi = np.asarray(pi, float)
     if pi.shape != (robot.n_parameters,) or not np.all(np.isfinite(pi)):
@@ -93,7 +93,7 @@ def with_parameters(robot, pi):
         for i, (x, y, z) in zip(robot.actuated, rows):
             arm[i], vis[i], cou[i] = x, y, z
         actuators = Actuators(arm, vis, cou, actuators.coulomb_velocity)
-    return Robot(robot.name, tuple(bodies), robot.tips, robot.gravity, actuators)
+    return replace(robot, bodies=tuple(bodies), actuators=actuators)   # the builder's findings kept
 
 
 def pivoted_qr(A):

@@ -15,15 +15,17 @@ import sympy as sp
 
 from .options import Options
 
-# numbers within this distance of an integer are that integer (cos(π/2) = 6e-17 → 0)
-SNAP = 1e-13
+# a constant within this many ulps of a non-zero integer is that integer (1 - 2⁻⁵³ → 1);
+# nothing non-zero becomes 0 here: the builder has made the model's round-off exact
+# (cos(π/2) = 6e-17 → 0), and a small constant such as 4.9e-12 · 0.01 is part of the model
+SNAP_ULPS = 4
 
 
 def const(x):
     """A robot constant as an exact sympy number: integers snapped, else a Float."""
     x = float(x)
     r = round(x)
-    if abs(x - r) < SNAP * max(1.0, abs(x)):
+    if x == r or (r != 0 and abs(x - r) <= SNAP_ULPS * 2.0 ** -52 * abs(x)):
         return sp.Integer(int(r))
     return sp.Float(x, 17)
 

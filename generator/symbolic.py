@@ -346,8 +346,8 @@ def quaternion_rotation(prog, quat):
 def _axis_rotation(prog, axis, c, s):
     """Rotation about a constant unit axis by the angle with cosine c, sine s."""
     axis = np.asarray(axis, dtype=float)
-    hot = np.flatnonzero(np.abs(axis) > 0.5)
-    if len(hot) == 1 and abs(abs(axis[hot[0]]) - 1.0) < 1e-13:  # ±x, ±y or ±z
+    hot = np.flatnonzero(axis)
+    if len(hot) == 1 and abs(axis[hot[0]]) == 1.0:  # exactly ±x, ±y or ±z (not 4e-8 off it)
         i = int(hot[0])
         j, k = (i + 1) % 3, (i + 2) % 3
         sg = s if axis[i] > 0 else -s

@@ -5,11 +5,12 @@ import os
 
 import numpy as np
 
-from .model import RobotBuilder, RobotError
+from .builder import RobotBuilder
+from .model import RobotError
 
 
 def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, floating_base=False,
-              armature=None, friction=None, urdf_friction=False, coulomb_velocity=None):
+              armature=None, friction=None, urdf_friction=False, coulomb_velocity=None, strict=False):
     """Read a URDF file into a :class:`Robot`.
 
     Parameters
@@ -41,11 +42,25 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, fl
         (``friction`` entries take precedence).
     coulomb_velocity : float, optional
         ε of the smooth Coulomb sign q̇/√(q̇² + ε²).
+    strict : bool
+        Refuse what is otherwise a :class:`~soagen.model.ModelWarning`
+        (non-physical inertia, joints with D(k) = 0); see :mod:`soagen.builder`.
+
+    Returns
+    -------
+    Robot
+        Its ``notes`` say what was lumped, locked or rounded, its
+        ``singular_joints`` which joints make M singular.
 
     Raises
     ------
     RobotError
         With a one-line reason naming the file and the element at fault.
+
+    Warns
+    -----
+    ModelWarning
+        One per finding that leaves the dynamics defined (see :mod:`soagen.builder`).
     """
     import xml.etree.ElementTree as ET
 
@@ -60,6 +75,8 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, fl
         raise RobotError(f"{src}: invalid XML: {exc}") from None
     if root.tag != "robot":
         raise RobotError(f"{src}: root element is <{root.tag}>, not <robot>")
+    if not root.get("name"):
+        raise RobotError(f"{src}: <robot> has no name attribute (URDF requires one)")
     try:
         urdf = yourdfpy.URDF.load(src, build_scene_graph=False, load_meshes=False,
                                   build_collision_scene_graph=False, load_collision_meshes=False)
@@ -93,7 +110,7 @@ def load_urdf(path, tips=(), lock=None, gravity=(0.0, 0.0, -9.81), name=None, fl
     if urdf_friction:
         friction = {**_urdf_friction(model, lock or {}, src), **friction}
     return builder.build(tips=tips, lock=lock, floating_base=floating_base, armature=armature, friction=friction,
-                         coulomb_velocity=coulomb_velocity)
+                         coulomb_velocity=coulomb_velocity, strict=strict)
 
 
 def _urdf_friction(model, lock, src):

@@ -23,34 +23,34 @@
  *   0 tool0 on body 5, offset [0.0, 0.0823, 0.0]
  *
  * Operation counts (mul / add / div / sqrt / sin+cos / statements):
- *   forward_kinematics                 68 mul     38 add    0 div   0 sqrt  12 trig     70 statements
- *   jacobian                           75 mul     53 add    0 div   0 sqrt  10 trig     88 statements
- *   jdot_qdot                         175 mul     99 add    0 div   0 sqrt  12 trig    157 statements
- *   inverse_dynamics                  199 mul    146 add    0 div   0 sqrt  10 trig    237 statements
- *   inverse_dynamics_tip_force        269 mul    188 add    0 div   0 sqrt  12 trig    283 statements
- *   gravity                            72 mul     41 add    0 div   0 sqrt  10 trig     77 statements
- *   bias_forces                       186 mul    128 add    0 div   0 sqrt  10 trig    221 statements
- *   coriolis                          181 mul    123 add    0 div   0 sqrt  10 trig    214 statements
- *   mass_matrix                       108 mul     98 add    0 div   0 sqrt  10 trig    140 statements
- *   mass_matrix_ne                    327 mul    208 add    0 div   0 sqrt  10 trig    336 statements
- *   mass_matrix_inverse               246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
- *   mass_matrix_inverse_innovations    452 mul    330 add    5 div   0 sqrt  10 trig    395 statements
- *   mass_matrix_inverse_cholesky      246 mul    177 add    5 div   0 sqrt  10 trig    209 statements
- *   forward_dynamics                  364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
- *   forward_dynamics_fd4              443 mul    338 add    5 div   0 sqrt  10 trig    432 statements
- *   forward_dynamics_fd1              405 mul    312 add    5 div   0 sqrt  10 trig    451 statements
- *   forward_dynamics_fd2              506 mul    376 add    5 div   0 sqrt  12 trig    528 statements
- *   forward_dynamics_fd3              383 mul    300 add    5 div   0 sqrt  10 trig    417 statements
- *   forward_dynamics_crba             364 mul    290 add    5 div   0 sqrt  10 trig    414 statements
- *   tip_force_acceleration            314 mul    231 add    5 div   0 sqrt  12 trig    292 statements
- *   os_inertia_inverse                639 mul    516 add    5 div   0 sqrt  12 trig    498 statements
- *   os_inertia                        621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
- *   os_inertia_recursive              815 mul    606 add   11 div   0 sqrt  12 trig    585 statements
- *   os_inertia_explicit               621 mul    454 add   11 div   0 sqrt  12 trig    440 statements
- *   os_coriolis                      1071 mul    820 add   11 div   0 sqrt  12 trig    864 statements
- *   os_gravity                        838 mul    643 add   11 div   0 sqrt  12 trig    639 statements
- *   os_bias                          1085 mul    832 add   11 div   0 sqrt  12 trig    874 statements
- *   osc_torque                       1152 mul    881 add   11 div   0 sqrt  12 trig    928 statements
+ *   forward_kinematics                 80 mul     50 add    0 div   0 sqrt  12 trig     82 statements
+ *   jacobian                           81 mul     59 add    0 div   0 sqrt  10 trig     94 statements
+ *   jdot_qdot                         190 mul    113 add    0 div   0 sqrt  12 trig    170 statements
+ *   inverse_dynamics                  222 mul    166 add    0 div   0 sqrt  10 trig    255 statements
+ *   inverse_dynamics_tip_force        298 mul    214 add    0 div   0 sqrt  12 trig    307 statements
+ *   gravity                            86 mul     53 add    0 div   0 sqrt  10 trig     87 statements
+ *   bias_forces                       207 mul    146 add    0 div   0 sqrt  10 trig    236 statements
+ *   coriolis                          200 mul    139 add    0 div   0 sqrt  10 trig    229 statements
+ *   mass_matrix                       191 mul    180 add    0 div   0 sqrt  10 trig    209 statements
+ *   mass_matrix_ne                    389 mul    260 add    0 div   0 sqrt  10 trig    384 statements
+ *   mass_matrix_inverse               329 mul    259 add    5 div   0 sqrt  10 trig    278 statements
+ *   mass_matrix_inverse_innovations    564 mul    431 add    5 div   0 sqrt  10 trig    474 statements
+ *   mass_matrix_inverse_cholesky      329 mul    259 add    5 div   0 sqrt  10 trig    278 statements
+ *   forward_dynamics                  448 mul    369 add    5 div   0 sqrt  10 trig    471 statements
+ *   forward_dynamics_fd4              500 mul    403 add    5 div   0 sqrt  10 trig    485 statements
+ *   forward_dynamics_fd1              478 mul    387 add    5 div   0 sqrt  10 trig    511 statements
+ *   forward_dynamics_fd2              587 mul    459 add    5 div   0 sqrt  12 trig    596 statements
+ *   forward_dynamics_fd3              448 mul    369 add    5 div   0 sqrt  10 trig    471 statements
+ *   forward_dynamics_crba             468 mul    390 add    5 div   0 sqrt  10 trig    498 statements
+ *   tip_force_acceleration            374 mul    296 add    5 div   0 sqrt  12 trig    345 statements
+ *   os_inertia_inverse                728 mul    618 add    5 div   0 sqrt  12 trig    589 statements
+ *   os_inertia                        710 mul    542 add   11 div   0 sqrt  12 trig    515 statements
+ *   os_inertia_recursive              904 mul    708 add   11 div   0 sqrt  12 trig    676 statements
+ *   os_inertia_explicit               710 mul    542 add   11 div   0 sqrt  12 trig    515 statements
+ *   os_coriolis                      1187 mul    944 add   11 div   0 sqrt  12 trig    974 statements
+ *   os_gravity                        933 mul    753 add   11 div   0 sqrt  12 trig    737 statements
+ *   os_bias                          1197 mul    956 add   11 div   0 sqrt  12 trig    985 statements
+ *   osc_torque                       1274 mul   1013 add   11 div   0 sqrt  12 trig   1047 statements
  */
 #ifndef SOAGEN_UR5_H
 #define SOAGEN_UR5_H
@@ -126,7 +126,7 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36]);
 /* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_crba). */
+/* joint accelerations from torques. Algorithm: FD3, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_fd3). */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 /* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);
