@@ -28,7 +28,10 @@ def _robot(args):
     lock = {}
     for item in args.lock or []:
         joint, _, value = item.partition("=")
-        lock[joint] = float(value or 0.0)
+        try:
+            lock[joint] = float(value or 0.0)
+        except ValueError:
+            raise RobotError(f"--lock {item}: expected JOINT=VALUE with VALUE a number") from None
     robot = load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity, floating_base=args.floating_base,
                       urdf_friction=args.urdf_friction, strict=args.strict)
     if args.command in ("generate", "check"):

@@ -27,6 +27,13 @@ REFUSED = {
     "duplicate_link.urdf": "duplicate link name",
     "duplicate_joint.urdf": "duplicate joint name",
     "inf_mass.urdf": "mass must be finite",
+    "zero_axis.urdf": "joint axis has zero length",
+    "fixed_tip.urdf": "tip link 'l1' does not move",
+    "no_moving_joint.urdf": "no movable joint",
+    "unknown_link.urdf": "names unknown link 'nowhere'",
+    "two_parents.urdf": "has two parent joints",
+    "not_robot.urdf": "not <robot>",
+    "nameless_robot.urdf": "no name attribute",
 }
 # file -> words of its warning: the file loads with a warning (the dynamics that is defined
 # is generated), and --strict refuses it with those words, as soagen did before it warned
@@ -140,6 +147,15 @@ def test_lock_fixes_a_singular_joint(tmp_path):
                  "--out", str(tmp_path / "o"), "--function", "forward_dynamics", "--quiet")
     assert res.returncode == 0, res.stderr
     assert "soagen: note: joint 'j1' locked at 0.3" in res.stderr
+
+
+@pytest.mark.parametrize("lock, words", [("nope=0", "cannot lock unknown joint 'nope'"),
+                                         ("j1=abc", "JOINT=VALUE")])
+def test_bad_lock_is_a_one_line_error(lock, words, tmp_path):
+    out = tmp_path / "o"
+    res = soagen("generate", str(BAD / "good_one_joint.urdf"), "--tip", "l1", "--lock", lock, "--out", str(out))
+    assert res.returncode == 2 and words in res.stderr, res.stderr
+    assert not out.exists()
 
 
 def test_unknown_tip(tmp_path):
