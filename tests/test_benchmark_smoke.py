@@ -5,21 +5,12 @@ and the report renders. It asserts no timing. The Pinocchio and CasADi baselines
 built by the full benchmark only (minutes: a header-only Pinocchio build, a venv)."""
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 
 import numpy as np
 
-from tests.support import ROOT
-
-
-def _report_module():
-    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "benchmarks" / "report.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+from tests.support import ROOT, benchmark_report
 
 
 def test_benchmark_runs_and_checks_soagen():
@@ -40,7 +31,7 @@ def test_benchmark_runs_and_checks_soagen():
 
 
 def test_ratios_are_medians_of_per_round_ratios():
-    report = _report_module()
+    report = benchmark_report()
     num, den = [1.0, 2.0, 3.0, 40.0], [2.0, 2.0, 2.0, 2.0]
     s = report.Spread.ratio(num, den)
     ratios = np.array(num) / np.array(den)

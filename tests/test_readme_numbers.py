@@ -4,23 +4,12 @@ benchmark commands they name: both are rendered from docs/benchmarks.json, which
 `python benchmarks/report.py` re-renders)."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-
-from tests.support import ROOT
+from tests.support import ROOT, benchmark_report
 
 FIX = "run the benchmark (python benchmarks/run.py --robot NAME) or `python benchmarks/report.py`"
 
 
-def _report_module():
-    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "benchmarks" / "report.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-report = _report_module()
+report = benchmark_report()
 REPORTS = report.load(ROOT / "docs" / "benchmarks.json")
 
 

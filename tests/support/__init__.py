@@ -3,6 +3,8 @@
 (:mod:`.builds`) and the comparison helpers below."""
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,3 +25,12 @@ def assert_close(actual, expected, rtol=1e-10, what=""):
     err = np.abs(actual - expected).max() if actual.size else 0.0
     scale = max(np.abs(expected).max(initial=0.0), np.abs(actual).max(initial=0.0), 1e-300)
     assert err <= rtol * scale + 1e-14, f"{what}: max abs error {err:.3e}, scale {scale:.3e}, rel {err / scale:.3e}"
+
+
+def benchmark_report():
+    """``benchmarks/report.py`` as a module (the benchmark folder is not a package)."""
+    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "benchmarks" / "report.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module          # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
