@@ -71,8 +71,9 @@ def test_roundoff_tolerance_of_the_inertia_check():
                                           ("massless_leaf.urdf", "massless leaf"),
                                           ("zero_articulated_inertia.urdf", "D(k) = 0")])
 def test_warning_or_strict_error(fname, words):
-    with pytest.warns(soagen.ModelWarning, match=re.escape(words)):
+    with pytest.warns(soagen.ModelWarning) as caught:   # an indefinite body also warns D(k) < 0
         _load(fname)
+    assert any(words in str(w.message) for w in caught), [str(w.message) for w in caught]
     with pytest.raises(soagen.RobotError, match=re.escape(words)):
         _load(fname, strict=True)
 
