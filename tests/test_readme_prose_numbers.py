@@ -1,0 +1,87 @@
+"""The numbers the README's prose quotes (outside the rendered tables) are the committed
+outputs they come from: docs/benchmarks.md (`python benchmarks/run.py`), docs/scaling.md
+(`soagen opcount --scaling ...`) and docs/sweep.md (`python benchmarks/sweep.py`)."""
+from __future__ import annotations
+
+import re
+
+from tests.support import ROOT
+
+README = " ".join((ROOT / "README.md").read_text().split())    # line breaks folded
+
+
+def _rows(path, section=None):
+    """{first cell: [cells]} of the markdown tables in ``path`` (or in its ``## section``);
+    a name seen twice keeps both rows, in order."""
+    text = path.read_text()
+    if section is not None:
+        text = re.split(r"^## ", text, flags=re.M)
+        text = next(part for part in text if part.startswith(section))
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith("| ") and not line.startswith("|---"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows.setdefault(cells[0].strip("`"), []).append(cells)
+    return rows
+
+
+def _bench(robot):
+    """(ratio vs Pinocchio, operations) per function of one robot's benchmark section."""
+    rows = _rows(ROOT / "docs" / "benchmarks.md", robot)
+    ratio = {k: v[0][5].split()[0] for k, v in rows.items() if len(v[0]) >= 10}
+    ops = {k: r[1] for k, v in rows.items() for r in v if len(r) == 4}
+    ns = {k: v[0][1] for k, v in rows.items() if len(v[0]) >= 10}
+    return ratio, ops, ns
+
+
+def _quoted(*phrases):
+    for phrase in phrases:
+        assert phrase in README, f"README should say: {phrase!r} (regenerate or edit the prose)"
+
+
+def test_derivative_prose():
+    p_ratio, p_ops, _ = _bench("panda")
+    u_ratio, u_ops, _ = _bench("ur5")
+    d = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
+    _quoted(f"they take {u_ratio[d[0]]}× and {u_ratio[d[1]]}× the time",
+            f"but {p_ratio[d[0]]}× and {p_ratio[d[1]]}× on the Panda",
+            f"({p_ops[d[0]]} and {p_ops[d[1]]} operations against {u_ops[d[0]]} and {u_ops[d[1]]})")
+
+
+def test_targets_not_met_prose():
+    t_ratio, t_ops, t_ns = _bench("talos")
+    p_ratio, p_ops, p_ns = _bench("panda")
+    _quoted(f"the table gives {t_ratio['os_inertia']}×, {t_ratio['mass_matrix_inverse']}× and "
+            f"{t_ratio['mass_matrix']}×",
+            f"the TALOS M is {t_ops['mass_matrix']} operations in {t_ns['mass_matrix']} ns, the Panda's "
+            f"{p_ops['mass_matrix']} in {p_ns['mass_matrix']} ns",
+            f"Cholesky route ({t_ops['mass_matrix_inverse']} operations",
+            f"Λ(0) is {t_ops['os_inertia']} operations",
+            f"The Panda's M against Pinocchio ({p_ratio['mass_matrix']}×")
+
+
+def test_sweep_prose():
+    rows = _rows(ROOT / "docs" / "sweep.md")
+    tiago = rows["tiago/tiago_dual.urdf"][0]
+    centauro = next(r for r in rows["centauro/centauro.urdf"] if r[1] == "floating")
+    _quoted(f"{tiago[3]} s to generate, {tiago[4]} s to compile",
+            f"centauro with a floating base: {centauro[3]} s and {centauro[4]} s")
+
+
+def test_scaling_prose():
+    chains = _rows(ROOT / "docs" / "scaling.md", "Chains")
+    fit = {k: float(v[0][-2]) for k, v in chains.items() if k != "function"}
+    last = {k: float(v[0][-1]) for k, v in chains.items() if k != "function"}
+
+    def span(values):
+        return f"{min(values):.2f}–{max(values):.2f}"
+
+    linear = ["inverse_dynamics", "forward_dynamics_fd1", "forward_dynamics_fd3", "forward_dynamics_fd4",
+              "os_inertia_recursive"]
+    quadratic = ["mass_matrix", "mass_matrix_ne", "mass_matrix_inverse_innovations"]
+    cubic = ["mass_matrix_inverse_cholesky", "forward_dynamics_crba", "os_inertia_explicit"]
+    _quoted(f"exponents of {span([fit[k] for k in linear])}",
+            f"({'n² outputs; ' + span([fit[k] for k in quadratic])})",
+            f"({span([last[k] for k in cubic])} between n = 32 and 48)",
+            f"({fit['inverse_dynamics_derivatives']:.2f} for inverse dynamics, "
+            f"{fit['forward_dynamics_derivatives_fd4']:.2f} and {fit['forward_dynamics_derivatives_via_id']:.2f}")
