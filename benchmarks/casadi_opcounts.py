@@ -4,11 +4,11 @@
     python benchmarks/casadi_opcounts.py            # run casadi_kin_dyn, count, write the page
     python benchmarks/casadi_opcounts.py --table    # rewrite the page from the stored counts
 
-The PUMA 560 of ``soagen.robots`` is written as URDF (``soagen.urdf.to_urdf``),
+The PUMA 560 of ``soagen.model.robots`` is written as URDF (``soagen.model.urdf.to_urdf``),
 handed to ``benchmarks/casadi_kin_dyn.py`` (Pinocchio 2.6 on casadi::SX, in its
 own venv, every function with CasADi's ``cse``), and the arithmetic of each
 generated C function is counted with soagen's own C counter
-(``soagen.opcount.count_line``) statement by statement; the count must equal the
+(``soagen.reports.opcount.count_line``) statement by statement; the count must equal the
 one of CasADi's own instruction list (else this script stops).
 The counts are stored in ``docs/casadi_opcounts.json``; the page combines them
 with ``generated/puma560/opcounts.json``.
@@ -23,8 +23,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from soagen import opcount, robots
-from soagen.urdf import to_urdf
+from soagen.reports import opcount
+
+from soagen.model import robots
+from soagen.model.urdf import to_urdf
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = ROOT / "docs" / "casadi_opcounts.json"
@@ -41,7 +43,7 @@ NOT_ARITHMETIC = {"OP_CONST", "OP_INPUT", "OP_OUTPUT", "OP_PARAMETER"}
 
 def count_casadi_c(path):
     """Arithmetic of the body of CasADi's ``casadi_f0`` (one operation per statement),
-    by ``soagen.opcount.count_line``, the counter of soagen's own C."""
+    by ``soagen.reports.opcount.count_line``, the counter of soagen's own C."""
     body = re.search(r"static int casadi_f0\(.*?\{\n(.*?)\n\}", Path(path).read_text(), re.S).group(1)
     total = dict.fromkeys(opcount.OP_KINDS, 0)
     for line in body.splitlines():
@@ -87,7 +89,7 @@ def measure():
             "method": "rnea, crba (full M), aba as the package builds them; gravity = rnea(q, 0, 0) and "
                       "bias = rnea(q, v, 0) from rnea's SX graph with the zeros folded; every function "
                       "rebuilt with CasADi's common-subexpression elimination (Function option `cse`) before "
-                      "code generation. Counted in the C text with soagen.opcount.count_line, as soagen's C "
+                      "code generation. Counted in the C text with soagen.reports.opcount.count_line, as soagen's C "
                       "(`casadi_sq(x)` is one multiplication), and checked equal to the count of CasADi's own "
                       "instruction list. CasADi multiplies by the 2.2e-16 that cos(π/2) leaves "
                       "in Pinocchio's joint placements (soagen snaps it to 0), a few operations.",

@@ -54,11 +54,11 @@ def prepare(folder):
     """Everything ``run`` needs, into ``folder`` (it travels to the GPU machine)."""
     root = HERE.parent
     sys.path.insert(0, str(root))
-    from soagen import robots
+    from soagen.model import robots
     from soagen.codegen import generate
-    from soagen.cuda import HOST_ARGS, emit_cuda
+    from soagen.targets.cuda.gpu import HOST_ARGS, emit_cuda
     from soagen.options import Options
-    from soagen.simd import emit_simd
+    from soagen.targets.simd.emit import emit_simd
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -233,7 +233,7 @@ class Backend:
 def run(folder, out, host):
     folder = Path(folder).resolve()
     sys.path.insert(0, str(folder / "pkg"))
-    from soagen.cuda import CudaModule
+    from soagen.targets.cuda.gpu import CudaModule
 
     meta = json.loads((folder / "meta.json").read_text())
     with open(folder / "robot.pickle", "rb") as fh:
@@ -546,7 +546,7 @@ def report(path):
                          f"{ours['states_per_s'] / val['states_per_s']:.0f}x |")
     dl = d.get("dlpack", {})
     if dl:
-        lines += ["", "Through `soagen.cuda.CudaModule` (DLPack, no copies): "
+        lines += ["", "Through `soagen.targets.cuda.gpu.CudaModule` (DLPack, no copies): "
                   + "; ".join(f"{lib}: outputs of type {v['type']}, error vs C {v['err_vs_c']:.1e}, out= in place "
                               f"{v['out_in_place']}, upper = full's triangle {v['upper_equal']}, "
                               f"{v['call_us_at_n'][0]:.0f} µs a call at N = {v['call_us_at_n'][1]:,} (Python "

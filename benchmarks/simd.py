@@ -49,9 +49,9 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 import soagen  # noqa: E402
-from soagen import robots  # noqa: E402
-from soagen.cffi_build import COMPILE_ARGS  # noqa: E402
-from soagen.simd import LANES, SIMD_FLAGS  # noqa: E402
+from soagen.model import robots  # noqa: E402
+from soagen.targets.c99.compile import COMPILE_ARGS  # noqa: E402
+from soagen.targets.simd.emit import LANES, SIMD_FLAGS  # noqa: E402
 
 N = 10_000
 ROUNDS = 21
@@ -255,7 +255,7 @@ def panda_section(rounds, workdir):
 
 def talos_section(rounds):
     """M of TALOS (floating base, both hands): full matrices against upper triangles."""
-    from soagen.urdf import load_urdf
+    from soagen.model.urdf import load_urdf
 
     sys.path.insert(0, str(ROOT / "tests"))
     from support.oracle import erd_urdf

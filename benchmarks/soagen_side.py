@@ -16,13 +16,15 @@ from pathlib import Path
 import numpy as np
 
 import soagen
-from soagen import pinocchio_convention as pc
+from soagen.model import pinocchio_convention as pc
 from soagen import reference as ref
-from soagen import robots
+from soagen.model import robots
 from soagen import functions as F
 from soagen.check import ILL_CONDITIONED   # Λ-based outputs are compared only where cond(Ω) is below it
-from soagen.codegen import c_name, generate, jobs
-from soagen.urdf import load_urdf
+from soagen.codegen import generate
+from soagen.options import jobs
+from soagen.targets.common.c_text import c_name
+from soagen.model.urdf import load_urdf
 
 TOLERANCE = 1e-8          # max |got - want| / max(1, max |want|)
 
@@ -95,7 +97,7 @@ def check_outputs(robot, states, outputs, what, convert=lambda name, x: x):
 
 # --------------------------------------------------------------------------- robots
 def load_robot(urdf, tips, lock, floating_base):
-    """soagen's Robot of a URDF file (``soagen.urdf.load_urdf``)."""
+    """soagen's Robot of a URDF file (``soagen.model.urdf.load_urdf``)."""
     return load_urdf(urdf, tips=list(tips), lock=lock, floating_base=floating_base)
 
 
@@ -105,7 +107,7 @@ def bundled_urdf(name):
 
 
 def is_bundled_example(name, robot):
-    """Whether ``robot`` is ``soagen.robots.example(name)`` (same numbers, same code)."""
+    """Whether ``robot`` is ``soagen.model.robots.example(name)`` (same numbers, same code)."""
     return robot.fingerprint() == robots.example(name).fingerprint()
 
 
@@ -208,7 +210,7 @@ def trig_reads(source, prefix, name):
 
 def compile_args():
     """The flags soagen's Python module is compiled with."""
-    from soagen.cffi_build import COMPILE_ARGS
+    from soagen.targets.c99.compile import COMPILE_ARGS
 
     return list(COMPILE_ARGS)
 
@@ -229,7 +231,7 @@ def v_to_pinocchio(robot, v):
 
 def from_pinocchio(kind, row, robot):
     """One raw Pinocchio output row in soagen's layout and conventions ([angular; linear],
-    full matrices, free-flyer velocities [ω; v] by ``soagen.pinocchio_convention``)."""
+    full matrices, free-flyer velocities [ω; v] by ``soagen.model.pinocchio_convention``)."""
     nv, m = robot.nv, len(robot.tips)
     if kind == "vector":                      # tau, qdd, g, nle (nv,)
         return pc.v_from_pinocchio(robot, row)

@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from soagen import cffi_build  # noqa: E402
-from soagen.codegen import jobs  # noqa: E402
+from soagen.options import jobs  # noqa: E402
+from soagen.targets.c99.compile import COMPILE_ARGS  # noqa: E402
 from tests.support import real_robots as rr  # noqa: E402
 
 
@@ -71,7 +71,7 @@ def main(argv=None):
 
     run = dict(total_s=round(total, 1), jobs=jobs(), example_robot_data=_version("example-robot-data"),
                pinocchio=_version("pin"), machine=f"{platform.machine()} {os.cpu_count()} CPUs",
-               compile_args=" ".join(cffi_build.COMPILE_ARGS), commit=commit,
+               compile_args=" ".join(COMPILE_ARGS), commit=commit,
                cases=[r.as_json() for r in results])
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "sweep.json").write_text(json.dumps(run, indent=1) + "\n")

@@ -18,8 +18,8 @@ import numpy as np
 
 import soagen
 from soagen import reference as ref
-from soagen import robots
-from soagen.spatial import rpy_matrix
+from soagen.model import robots
+from soagen.model.spatial import rpy_matrix
 
 DAMPING = 2.0             # joint damping (N m s/rad) so the free motion stays bounded
 QA0 = np.array([0.0, 0.3, 0.0, -1.8, 0.0, 2.1, 0.785])
@@ -34,7 +34,7 @@ def make_chain():
     P = np.eye(4)
     P[:3, :3] = R
     P[:3, 3] = pa - R @ pa          # hand b lands on hand a
-    return soagen.closed_chain(panda, "panda_hand", panda, "panda_hand", placement=P, name="two_pandas"), qb0
+    return soagen.passes.closed_chain(panda, "panda_hand", panda, "panda_hand", placement=P, name="two_pandas"), qb0
 
 
 def relative_pose_error(chain, qa, qb, T_rel0):

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import soagen
-from soagen import robots
+from soagen.model import robots
 
 DT, HORIZON = 0.01, 100                       # 1 s
 Q_READY = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])

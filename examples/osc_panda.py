@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 import soagen
-from soagen import robots
+from soagen.model import robots
 
 Q0 = np.array([0.0, -0.3, 0.0, -2.2, 0.0, 1.9, 0.785])
 RADIUS, PERIOD = 0.10, 4.0

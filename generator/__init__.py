@@ -1,30 +1,51 @@
 """soagen: Spatial Operator Algebra recursions → straight-line C for one robot.
 
-Stages (one module each, one data type handed on; docs/architecture.md):
-``builder`` (checks) → ``model`` (Robot) → ``reference`` (numpy) → ``sweeps`` + makers in ``dynamics``,
-``kinematics``, ``operational_space`` (symbolic passes, listed in
-``functions``) → ``program`` (SSA statements, CSE, op counts) → ``emit`` (C
-text via Jinja) → ``cffi_build`` (cffi module) → ``cli``.
+Stages, each a subpackage handing one data type to the next (docs/architecture.md):
+``model`` (Robot: URDF, builder, DH, bundled robots, parameters) → ``reference``
+(numpy) → ``passes`` (the recursions on symbols; the catalogue ``functions``
+names a maker per function) → ``program`` (SSA statements, CSE, op counts) →
+``targets`` (C99 + SIMD, CUDA, microcontrollers: emit, compile, wrap) → at the
+top ``codegen`` (robot → programs), ``pipeline`` (:func:`build`), ``check``, ``cli``.
 """
-from . import reference
-from .builder import RobotBuilder
-from .closed_chain import ClosedChain, closed_chain
-from .model import Body, ModelWarning, Robot, RobotError, Tip
-from .options import Options, OptionsError
-from .reference import SingularError
-from .urdf import load_urdf
+import sys as _sys
 
-__version__ = "0.1.0"
+from soagen import reference
+from soagen._version import __version__  # noqa: F401
+from soagen.model import dh, parameters, pinocchio_convention, robots, urdf
+from soagen.model.builder import RobotBuilder
+from soagen.model.closed_chain import ClosedChain, closed_chain
+from soagen.model.errors import ModelWarning, RobotError, SingularError
+from soagen.model.robot import Body, Robot, Tip
+from soagen.model.urdf import load_urdf
+from soagen.options import Options, OptionsError
+from soagen.reference.identifiable import base_parameters_of as base_parameters
+
+# the model's user-facing modules under the short names the guide uses (``import soagen.robots``)
+for _short, _module in (("dh", dh), ("parameters", parameters), ("pinocchio_convention", pinocchio_convention),
+                        ("robots", robots), ("urdf", urdf)):
+    _sys.modules[f"{__name__}.{_short}"] = _module
 
 
 def build(robot, options=None, /, **kwargs):
-    """Generate, compile and load the C module for ``robot`` (a Robot or a
+    """Generate, compile and load the module for ``robot`` (a Robot or a
     ClosedChain); ``options`` an :class:`Options` or its fields as keywords
     (``precision="float"``, ``functions=[...]``, ``variants=None``,
-    ``target="cuda"``, ...); see :func:`soagen.cffi_build.build`."""
-    from .cffi_build import build as _build
+    ``target="cuda"``, ...); see :func:`soagen.pipeline.build`."""
+    from soagen.pipeline import build as _build
     return _build(robot, options, **kwargs)
 
 
-__all__ = ["ClosedChain", "closed_chain", "Body", "ModelWarning", "Options", "OptionsError", "Robot", "RobotBuilder",
-           "RobotError", "SingularError", "Tip", "build", "load_urdf", "reference"]
+def __getattr__(name):
+    # names that import sympy or cffi, loaded when first asked for
+    if name == "latency":
+        from soagen.program import latency
+        return latency
+    if name == "unpack_upper":
+        from soagen.targets.c99.module import unpack_upper
+        return unpack_upper
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["Body", "ClosedChain", "ModelWarning", "Options", "OptionsError", "Robot", "RobotBuilder", "RobotError",
+           "SingularError", "Tip", "base_parameters", "build", "closed_chain", "dh", "load_urdf", "parameters",
+           "pinocchio_convention", "reference", "robots", "unpack_upper", "urdf"]

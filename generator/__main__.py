@@ -1,6 +1,6 @@
 """``python -m soagen``: the ``soagen`` command line (:mod:`soagen.cli`)."""
 import sys
 
-from .cli import main
+from soagen.cli import main
 
 sys.exit(main())

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import reference as ref
+from soagen import functions as F
+from soagen import reference as ref
 
 #: Λ(0)-based functions are compared only where cond(Ω(0)) is below this
 ILL_CONDITIONED = 1e6
@@ -73,7 +74,7 @@ def random_inputs(target, rng, extra=None):
         pool.update({"f" + label: rng.normal(size=6 * m) * 10.0, "u" + label: rng.normal(size=6 * m)})
     pool["dt"] = rng.uniform(1e-3, 1e-2, 1)
     if len(target.parts) == 1:
-        from .parameters import perturbed_parameters
+        from soagen.model.parameters import perturbed_parameters
         extra = rng if extra is None else extra
         pool.update(qdr=extra.normal(size=target.nv), qddr=extra.normal(size=target.nv),
                     pi=perturbed_parameters(target, extra))
@@ -97,7 +98,7 @@ def check_module(target, mod, samples=100, seed=0):
     rng = np.random.default_rng(seed)
     extra = np.random.default_rng([seed, 17])     # qdr, qddr, pi: the states of the other inputs unchanged
     precision = mod.precision
-    specs = [s for s in target.specs if s.name in mod.ops]
+    specs = [s for s in F.specs(target) if s.name in mod.ops]
     results = {s.name: Result(s.name, solves=s.solves if s.solves in KAPPA_NAMES else None) for s in specs}
     for _ in range(samples):
         values = random_inputs(target, rng, extra)

@@ -9,14 +9,15 @@ import tempfile
 import time
 import warnings
 
-from . import opcount
-from .model import ModelWarning, RobotError
-from .options import Options, OptionsError
+from soagen.reports import opcount
+from soagen.model.errors import ModelWarning, RobotError
+from soagen.options import Options, OptionsError
+from soagen.targets import REGISTRY
 
 
 def _robot(args):
-    from . import robots
-    from .urdf import load_urdf
+    from soagen.model import robots
+    from soagen.model.urdf import load_urdf
 
     gravity = tuple(args.gravity) if args.gravity else (0.0, 0.0, -9.81)
     if args.example:
@@ -80,7 +81,7 @@ def _print_counts(programs):
 
 def cmd_scaling(args):
     """Op counts against n on the generated robot families, per variant."""
-    from . import scaling
+    from soagen.reports import scaling
 
     sizes = scaling.parse_range(args.scaling)
     result = scaling.run(sizes, progress=lambda fam, n: print(f"  {fam} n={n}", file=sys.stderr))
@@ -97,7 +98,7 @@ def cmd_scaling(args):
 
 def cmd_opcount(args):
     """Op counts per function, from the programs and re-counted in the emitted C."""
-    from .codegen import generate
+    from soagen.codegen import generate
 
     if args.scaling:
         return cmd_scaling(args)
@@ -127,8 +128,8 @@ def cmd_opcount(args):
 
 def cmd_footprint(args):
     """Flash and stack per function on Cortex-M targets (float), as a markdown table."""
-    from . import mcu
-    from .codegen import generate
+    from soagen.targets.mcu import qemu as mcu
+    from soagen.codegen import generate
 
     robot = _robot(args)
     gen = generate(robot, _options(args, precision="float"), args.name or robot.name)
@@ -144,32 +145,31 @@ def cmd_footprint(args):
 
 
 def cmd_generate(args):
-    from .codegen import generate
+    from soagen.codegen import programs
+    from soagen.targets import plugin
+    from soagen.targets.common.c_text import c_name
 
     t0 = time.perf_counter()
     robot = _robot(args)
     t_load = time.perf_counter() - t0
-    name = args.name or robot.name
+    options = _options(args)
+    writer = plugin(args.target)
+    stem = c_name(args.name or robot.name)
     print(f"soagen: {robot.name}: {robot.n} joints, {len(robot.tips)} tips -> {args.out}", file=sys.stderr)
-    gen = generate(robot, _options(args), name, progress=None if args.quiet else _progress)
+    progs, timings = programs(robot, options, progress=None if args.quiet else _progress)
+    t1 = time.perf_counter()
+    files = []
+    for pkg in ([plugin(writer.BESIDE)] if hasattr(writer, "BESIDE") else []) + [writer]:
+        files += pkg.files(robot, progs, stem, options)
+    timings["emit"] = time.perf_counter() - t1
     out = os.path.abspath(args.out)
     parent = os.path.dirname(out) or "."
     os.makedirs(parent, exist_ok=True)
     work = tempfile.mkdtemp(prefix=".soagen-", dir=parent)   # nothing half-written in out
     os.chmod(work, 0o755)
     try:
-        stem = gen.csource.name
-        files = [(f"{stem}.h", gen.csource.header), (f"{stem}.c", gen.csource.source)]
-        if args.target == "simd":
-            from .simd import emit_simd
-            simd = emit_simd(robot, gen.programs, stem, args.precision)
-            files += [(f"{stem}_simd.h", simd.header), (f"{stem}_simd.c", simd.source)]
-        elif args.target == "cuda":
-            from .cuda import emit_cuda
-            cu = emit_cuda(robot, gen.programs, stem, args.precision)
-            files = [(f"{stem}.cu", cu.source), (f"{stem}_cuda.h", cu.header)]
-        files += [("opcounts.md", opcount.table(robot.name, gen.programs)),
-                  ("opcounts.json", opcount.as_json(robot, gen.programs))]
+        files += [("opcounts.md", opcount.table(robot.name, progs)),
+                  ("opcounts.json", opcount.as_json(robot, progs))]
         for fname, text in files:
             with open(os.path.join(work, fname), "w") as fh:
                 fh.write(text)
@@ -181,8 +181,8 @@ def cmd_generate(args):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     total = time.perf_counter() - t0
-    _print_counts(gen.programs)
-    t = gen.timings
+    _print_counts(progs)
+    t = timings
     print(f"time: load {t_load:.2f} s, record {t['record']:.2f} s + cse {t['cse']:.2f} s "
           f"(summed over functions; {t['generate (wall)']:.2f} s wall), emit {t['emit']:.2f} s, "
           f"total {total:.2f} s")
@@ -191,7 +191,7 @@ def cmd_generate(args):
 
 def cmd_functions(args):
     """The catalogue of generated functions (README's function table)."""
-    from .functions import markdown_table
+    from soagen.functions import markdown_table
 
     print(markdown_table(), end="")
     return 0
@@ -199,8 +199,8 @@ def cmd_functions(args):
 
 def cmd_parameters(args):
     """Standard and base parameters of one robot, or of every bundled robot (``--all``)."""
-    from . import robots
-    from .parameters import report
+    from soagen.model import robots
+    from soagen.reports.parameters import report
 
     if args.all:
         targets = [robots.example(name) for name in robots.EXAMPLES]
@@ -215,8 +215,8 @@ def cmd_parameters(args):
 
 
 def cmd_check(args):
-    from .cffi_build import build
-    from .check import check_module
+    from soagen.pipeline import build
+    from soagen.check import check_module
 
     robot = _robot(args)
     print(f"soagen check: {robot.name}: {robot.n} joints, {len(robot.tips)} tips, {args.precision}",
@@ -279,9 +279,10 @@ def main(argv=None):
             p.add_argument("--out", required=True, help="output folder")
             p.add_argument("--trig-inputs", action="store_true",
                            help="functions take cos/sin of q as inputs cq, sq (targets with their own trig)")
-            p.add_argument("--target", choices=["c", "simd", "cuda"], default="c",
+            p.add_argument("--target", choices=list(REGISTRY), default="c",
                            help="c: <name>.h/.c (C99); simd: also <name>_simd.h/.c, batches on several states "
-                                "per instruction (GCC/Clang); cuda: <name>.cu (kernels, launchers) and <name>_cuda.h")
+                                "per instruction (GCC/Clang); cuda, cuda-host: <name>.cu (kernels, launchers) "
+                                "and <name>_cuda.h")
         elif name == "opcount":
             p.add_argument("--json", help="also write the counts as JSON")
             p.add_argument("--markdown", help="also write the counts as a markdown table")

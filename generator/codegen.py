@@ -1,24 +1,24 @@
-"""Target → programs → C text, with a timing per stage (the CLI prints it).
+"""Robot → programs: each catalogue function's maker run on symbols, finished into a
+straight-line program (and, for :func:`generate`, emitted as C99), with a timing per stage.
 
-A target is a :class:`~soagen.model.Robot` or a
-:class:`~soagen.closed_chain.ClosedChain`: both offer ``name``, ``specs`` (the
-functions it can have), ``sizes`` (the values of the catalogue's size keys),
-``parts`` and ``fingerprint()``.
+A target is a :class:`~soagen.model.robot.Robot` or a
+:class:`~soagen.model.closed_chain.ClosedChain`: both offer ``name``, ``parts`` and
+``fingerprint()``; the catalogue gives the functions it can have
+(:func:`soagen.functions.specs`) and the values of its size keys (:func:`soagen.functions.sizes`).
 """
 from __future__ import annotations
 
 import copy
-import os
-import re
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 
-from . import functions as F
-from .emit import CSource, emit
-from .options import Options
-from .program import Program
+from soagen import functions as F
+from soagen.options import Options, jobs
+from soagen.program.statements import Program
+from soagen.targets.c99.emit import CSource, emit
+from soagen.targets.common.c_text import c_name
 
 
 @dataclass
@@ -37,20 +37,14 @@ class Generated:
     timings: dict = field(default_factory=dict)
 
 
-def c_name(name):
-    """A C identifier from a robot name (``ur5-arm`` → ``ur5_arm``)."""
-    out = re.sub(r"[^0-9A-Za-z_]", "_", name)
-    return out if out and not out[0].isdigit() else "r_" + out
-
-
 def record(spec, target, options=Options()):
     """Record (not yet finish) the program of ``spec`` for ``target``: inputs and
     outputs from the catalogue, statements from the spec's maker."""
     cites = F.citations(spec, ascii=True)
     prog = Program(spec.name, f"{spec.doc} {cites}" if cites else spec.doc, options)
-    inputs = [prog.input(a, F.size((F.ARGUMENTS[a][0],), target.sizes), F.ARGUMENTS[a][1]) for a in spec.inputs]
+    inputs = [prog.input(a, F.size((F.ARGUMENTS[a][0],), F.sizes(target)), F.ARGUMENTS[a][1]) for a in spec.inputs]
     if options.parameters == "inputs":
-        from .identification import parameter_inputs
+        from soagen.passes.linear_in_parameters import parameter_inputs
         parameter_inputs(prog, target)
     values = spec.make(prog, target, *inputs)
     for out, exprs in zip(spec.outputs, values):
@@ -61,7 +55,7 @@ def record(spec, target, options=Options()):
 def make_program(target, name, options=Options()):
     """The finished program of the function ``name``; for a family function
     whose algorithm is picked, the cheapest candidate's, renamed."""
-    spec = {s.name: s for s in target.specs}[name]
+    spec = {s.name: s for s in F.specs(target)}[name]
     if spec.maker is not None:
         return record(spec, target, options).finish()
     return pick(spec, {s.name: record(s, target, options).finish() for _, s in F.candidates(spec.family)})
@@ -89,7 +83,7 @@ def pick(spec, programs, generated=()):
 def _one_program(job):
     """Record and finish one program; runs in a worker process."""
     target, name, options = job
-    spec = {s.name: s for s in target.specs}[name]
+    spec = {s.name: s for s in F.specs(target)}[name]
     t0 = time.perf_counter()
     prog = record(spec, target, options)
     t1 = time.perf_counter()
@@ -99,13 +93,8 @@ def _one_program(job):
     return prog, t1 - t0, t2 - t1
 
 
-def jobs():
-    """Worker processes for generation: ``$SOAGEN_JOBS`` or the number of CPUs."""
-    return max(1, int(os.environ.get("SOAGEN_JOBS") or os.cpu_count() or 1))
-
-
-def generate(target, options=Options(), name=None, progress=None):
-    """Run the symbolic recursions, clean the programs and emit C.
+def programs(target, options=Options(), progress=None):
+    """Run the symbolic recursions and clean the programs; -> (programs in header order, timings).
 
     Each C function is an independent program, recorded and finished in its
     own worker process (``$SOAGEN_JOBS``, default one per CPU); the output
@@ -117,10 +106,8 @@ def generate(target, options=Options(), name=None, progress=None):
     ----------
     target : Robot or ClosedChain
     options : Options   precision, trig inputs, which functions and variants
-    name : str, optional   file stem / function prefix (default: target name)
     progress : callable, optional   called as ``progress(done, total, label)``
     """
-    name = c_name(name or target.name)
     specs = F.select(target, options)
     names = [s.name for s in specs]
     picked = [s for s in specs if s.maker is None]
@@ -146,10 +133,16 @@ def generate(target, options=Options(), name=None, progress=None):
     by_name = {r[0].name: r[0] for r in results}
     for spec in picked:
         by_name[spec.name] = pick(spec, by_name, generated=names)
-    programs = [by_name[fn] for fn in names]
     timings = {"record": sum(r[1] for r in results), "cse": sum(r[2] for r in results),
                "generate (wall)": time.perf_counter() - t0}
+    return [by_name[fn] for fn in names], timings
+
+
+def generate(target, options=Options(), name=None, progress=None):
+    """:func:`programs`, then the C99 text of them (``name``: file stem and function prefix,
+    default the target's name); -> :class:`Generated`."""
+    progs, timings = programs(target, options, progress)
     t0 = time.perf_counter()
-    csource = emit(target, programs, name, options.precision)
+    csource = emit(target, progs, c_name(name or target.name), options.precision)
     timings["emit"] = time.perf_counter() - t0
-    return Generated(programs, csource, timings)
+    return Generated(progs, csource, timings)

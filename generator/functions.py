@@ -5,7 +5,7 @@ C name, the maker that records its program, its inputs and output shapes,
 whether it needs operational points (tips), the family it belongs to and its
 algorithm label there, its numpy reference, and the linear system it solves
 (which sets how its accuracy is judged and when it cannot exist).  The
-generator (:mod:`soagen.codegen`), the Python wrappers (:mod:`soagen.module`),
+generator (:mod:`soagen.codegen`), the Python wrappers (:mod:`soagen.targets.c99.module`),
 ``soagen check`` (:mod:`soagen.check`), the benchmarks, the tests and the
 README's function table all read it.  This module imports no sympy.
 
@@ -28,7 +28,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-from .options import OptionsError
+from soagen.model.closed_chain import ClosedChain
+from soagen.options import OptionsError
 
 #: argument name -> (size key, C comment); sizes are resolved by the target's ``sizes``
 ARGUMENTS = {
@@ -39,15 +40,15 @@ ARGUMENTS = {
     "f": ("6m", "tip forces on the environment"),
     "u": ("6m", "commanded tip accelerations"),
     "dt": (1, "time step (s)"),
-    # two arms holding one point (soagen.closed_chain)
+    # two arms holding one point (soagen.passes.closed_chain)
     "qa": ("na", "arm a joint positions"), "qda": ("na", "arm a joint velocities"),
     "taua": ("na", "arm a joint torques"),
     "qb": ("nb", "arm b joint positions"), "qdb": ("nb", "arm b joint velocities"),
     "taub": ("nb", "arm b joint torques"),
-    # identification (soagen.identification)
+    # identification (soagen.passes.identification)
     "qdr": ("n", "reference joint velocities"),
     "qddr": ("n", "reference joint accelerations"),
-    "pi": ("p", "parameters (soagen.parameters)"),
+    "pi": ("p", "parameters (soagen.model.parameters)"),
 }
 
 
@@ -135,14 +136,14 @@ M_OUT = Output("M", ("n", "n"), "mass matrix, row-major")
 MINV = Output("Minv", ("n", "n"), "inverse mass matrix, row-major")
 QDD = Output("qdd", ("n",), "joint accelerations")
 LAMBDA = Output("Lambda", ("6m", "6m"), "Lambda(0), row-major")
-_DYN = "soagen.dynamics"
-_KIN = "soagen.kinematics"
-_OS = "soagen.operational_space"
-_DER = "soagen.derivatives"
+_DYN = "soagen.passes.dynamics"
+_KIN = "soagen.passes.kinematics"
+_OS = "soagen.passes.operational_space"
+_DER = "soagen.passes.derivatives"
 FD_DERIVATIVES = (QDD, Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"),
                   Output("dqdd_dqd", ("n", "n"), "dqdd/dqd, row-major"),
                   Output("Minv", ("n", "n"), "dqdd/dtau = M^-1, row-major"))
-_ID = "soagen.identification"
+_ID = "soagen.passes.identification"
 
 
 def _fd(label, doc, candidate=True, **kw):
@@ -234,7 +235,7 @@ CATALOGUE = (
          ("q", "qd", "tau", "dt"), (Output("A", ("2n", "2n"), "A = dx+/dx, row-major"),
                                     Output("B", ("2n", "n"), "B = dx+/dtau, row-major")),
          f"{_DER}:linearized_step", "linearized_step", default=False, solves="M", one_dof=True),
-    # ---- identification and adaptive control (soagen.identification, soagen.parameters)
+    # ---- identification and adaptive control (soagen.passes.identification, soagen.model.parameters)
     Spec("regressor", "joint-torque regressor Y, T = Y pi with pi = robot.parameters(), row-major n x p",
          ("q", "qd", "qdd"), (Output("Y", ("n", "p"), "regressor, row-major"),), f"{_ID}:regressor", "regressor",
          default=False),
@@ -264,16 +265,16 @@ def select(target, options):
 
     Functions that solve with M, Ω(0) or D(k) (``solves``) are not defined
     when a joint has D(k) = 0 (``Robot.singular_joints``): left out of the
-    default ones with a :class:`~soagen.model.ModelWarning` naming them.
+    default ones with a :class:`~soagen.model.robot.ModelWarning` naming them.
 
     Raises
     ------
     OptionsError   an unknown function or family, or a function needing tips without tips
     RobotError     a function named in ``options.functions`` that needs M⁻¹ or Λ on such a robot
     """
-    specs = target.specs
-    names = [s.name for s in specs]
-    has_tips = bool(target.sizes.get("m"))
+    available = specs(target)
+    names = [s.name for s in available]
+    has_tips = bool(sizes(target).get("m"))
     multi_dof = any(part.multi_dof for _, part in target.parts)
     inputs = options.parameters == "inputs"
 
@@ -285,20 +286,20 @@ def select(target, options):
         if unknown:
             raise OptionsError(f"unknown functions {unknown}; choose from {', '.join(names)}")
         chosen = set(options.functions)
-        tipless = sorted(s.name for s in specs if s.name in chosen and s.tips and not has_tips)
+        tipless = sorted(s.name for s in available if s.name in chosen and s.tips and not has_tips)
         if tipless:
             raise OptionsError(f"{', '.join(tipless)} need operational points: give the robot tips")
-        fixed = sorted(s.name for s in specs if s.name in chosen and inputs and not s.parametric)
+        fixed = sorted(s.name for s in available if s.name in chosen and inputs and not s.parametric)
         if fixed:
             raise OptionsError(f"{', '.join(fixed)} cannot take the parameters as inputs; those that can: "
                                f"{', '.join(sorted(PARAMETRIC))}")
-        one_dof = sorted(s.name for s in specs if s.name in chosen and s.one_dof and multi_dof)
+        one_dof = sorted(s.name for s in available if s.name in chosen and s.one_dof and multi_dof)
         if one_dof:
             raise OptionsError(f"{', '.join(one_dof)} need 1-dof joints: this robot has spherical or floating "
                                "joints (compose forward_dynamics_derivatives with your integrator's Jacobians)")
     else:
-        chosen = {s.name for s in specs if s.default} | variant_names(options.variants, specs)
-    selected = [s for s in specs if s.name in chosen and possible(s)]
+        chosen = {s.name for s in available if s.default} | variant_names(options.variants, available)
+    selected = [s for s in available if s.name in chosen and possible(s)]
     if inputs and not selected:
         raise OptionsError("no function of this target can take the parameters as inputs")
     singular = [part for _, part in target.parts if getattr(part, "singular_joints", ())]
@@ -306,7 +307,7 @@ def select(target, options):
     if undefined:
         import warnings
 
-        from .model import ModelWarning, RobotError
+        from soagen.model.errors import ModelWarning, RobotError
 
         why = f"they need M^-1 or Lambda): {' '.join(part.singular_reason for part in singular)}"
         if options.functions is not None:
@@ -397,3 +398,47 @@ def markdown_table(specs=CATALOGUE):
         rows.append(f"| `{python_call(s)}` | `{s.name}` | {outs} | {what} | {citations(s)} |")
     return "\n".join(rows) + "\n"
 
+
+
+#: the one function of a closed chain (:mod:`soagen.model.closed_chain`)
+FORWARD_DYNAMICS = Spec(
+    "forward_dynamics", "closed chain: joint accelerations of both arms and the wrench f arm a exerts on arm b "
+    "(world axes)", ("qa", "qda", "taua", "qb", "qdb", "taub"),
+    (Output("qdda", ("na",), "arm a joint accelerations"), Output("qddb", ("nb",), "arm b joint accelerations"),
+     Output("f", (6,), "wrench arm a exerts on arm b, world axes at the held point")),
+    "soagen.passes.closed_chain:forward_dynamics", "soagen.reference.closed_chain:reference_forward_dynamics", solves="Omega")
+CLOSED_CHAIN = (FORWARD_DYNAMICS,)
+
+
+class _RobotSizes(dict):
+    """A robot's size keys; ``b`` (the base-parameter count, a QR of stacked
+    regressors) is computed only when asked for."""
+
+    def __init__(self, robot):
+        m = len(robot.tips)
+        super().__init__({"nq": robot.nq, "n": robot.nv, "2n": 2 * robot.nv, "m": m, "6m": 6 * m,
+                          "p": robot.n_parameters})
+        self.robot = robot
+
+    def __missing__(self, key):
+        if key != "b":
+            raise KeyError(key)
+        from soagen.reference.identifiable import identifiable
+
+        self["b"] = len(identifiable(self.robot).columns)
+        return self["b"]
+
+
+def specs(target):
+    """The functions soagen can generate for ``target``: :data:`CATALOGUE` for a Robot,
+    :data:`CLOSED_CHAIN` for a :class:`~soagen.model.closed_chain.ClosedChain`."""
+    return CLOSED_CHAIN if isinstance(target, ClosedChain) else CATALOGUE
+
+
+def sizes(target):
+    """Values of the size keys of the catalogue for ``target``: ``nq``, ``n``, ``2n``, ``m``, ``6m``,
+    ``p`` (parameters) and ``b`` (base parameters, computed on first use) for a Robot; ``na``, ``nb``
+    for a closed chain."""
+    if isinstance(target, ClosedChain):
+        return {"na": target.robot_a.nv, "nb": target.robot_b.nv}
+    return _RobotSizes(target)

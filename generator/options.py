@@ -2,7 +2,9 @@
 :func:`soagen.build` through :func:`soagen.codegen.generate` to every maker."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
+
 
 class OptionsError(ValueError):
     """Options that name nothing soagen has (an unknown function, family or precision)."""
@@ -29,12 +31,14 @@ class Options:
     functions : tuple of str or None  exactly these C functions (None: the defaults)
     variants : tuple of str or None   also the variants of these families (None: every family)
     target : str          one of :data:`TARGETS`
-    simd : bool           target "c": the module's batch calls use the SIMD batches (:mod:`soagen.simd`),
+    simd : bool           target "c": the module's batch calls use the SIMD batches (:mod:`soagen.targets.simd.emit`),
                           compiled at the first batch call (about twice the scalar code's compile time,
                           once per build); False: batches row by row
     parameters : {"baked", "inputs"}  the robot's parameters as constants, or π (and the
                           actuator parameters) as the last input ``pi`` of the functions that
                           can take it (:data:`soagen.functions.PARAMETRIC`)
+    optimize : {"O3", "O2", "O1", "O0"}   the C compiler's optimization level (O0: fastest to build,
+                          for tests and exploration; O3: the speed the benchmarks measure)
     """
 
     precision: str = "double"
@@ -44,12 +48,15 @@ class Options:
     target: str = "c"
     simd: bool = True
     parameters: str = "baked"
+    optimize: str = "O3"
 
     def __post_init__(self):
         if self.precision not in PIVOT_RATIO:
             raise OptionsError(f"precision must be 'double' or 'float', got {self.precision!r}")
         if self.target not in TARGETS:
             raise OptionsError(f"target must be one of {', '.join(map(repr, TARGETS))}, got {self.target!r}")
+        if self.optimize not in ("O0", "O1", "O2", "O3", "Os"):
+            raise OptionsError(f"optimize must be one of O0, O1, O2, O3, Os, got {self.optimize!r}")
         if self.parameters not in ("baked", "inputs"):
             raise OptionsError(f"parameters must be 'baked' or 'inputs', got {self.parameters!r}")
         for field in ("functions", "variants"):
@@ -65,3 +72,8 @@ class Options:
     def but(self, **changes):
         """A copy with ``changes``."""
         return replace(self, **changes)
+
+
+def jobs():
+    """Worker processes (generation) and threads (compilation): ``$SOAGEN_JOBS`` or the number of CPUs."""
+    return max(1, int(os.environ.get("SOAGEN_JOBS") or os.cpu_count() or 1))

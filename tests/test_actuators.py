@@ -10,7 +10,7 @@ import pytest
 import soagen
 from soagen import reference as ref
 from soagen.check import check_module
-from soagen.model import COULOMB_VELOCITY
+from soagen.model.actuators import COULOMB_VELOCITY
 from tests.support import assert_close
 from tests.support.builds import built
 from tests.support.oracle import Oracle
@@ -150,7 +150,7 @@ def test_actuator_arguments_are_checked():
 def test_urdf_friction(tmp_path):
     """``urdf_friction`` reads <dynamics damping friction> of the moving joints;
     ``friction`` entries take precedence; locked joints have none."""
-    from soagen.robots import urdf_path
+    from soagen.model.robots import urdf_path
 
     lock = {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}
     panda = soagen.load_urdf(urdf_path("panda"), tips=["panda_hand"], lock=lock, urdf_friction=True,

@@ -1,9 +1,8 @@
-"""The builder's checks and what it records (soagen.builder): warnings for
+"""The builder's checks and what it records (soagen.model.builder): warnings for
 non-physical but defined dynamics, strict refusal, singular joints and the
 functions left out, rounding of round-off only, notes."""
 from __future__ import annotations
 
-import ast
 import re
 import warnings
 from pathlib import Path
@@ -12,7 +11,8 @@ import numpy as np
 import pytest
 
 import soagen
-from soagen import builder, reference
+from soagen import reference
+from soagen.model import builder
 from soagen.functions import CATALOGUE, select
 from tests.support.oracle import Oracle
 
@@ -197,19 +197,9 @@ def test_copies_keep_what_the_builder_found():
         assert copy.singular_reason == robot.singular_reason
 
 
-def test_model_holds_data_types_only():
-    """soagen.model imports neither the builder nor the reference at import time; the
-    builder stays importable from it."""
-    tree = ast.parse(Path(soagen.model.__file__).read_text())
-    imported = {"." * n.level + (n.module or "") for n in tree.body if isinstance(n, ast.ImportFrom)}
-    assert imported == {"__future__", "functools", "dataclasses", ".spatial"}, imported
-    from soagen.model import RobotBuilder
-    assert RobotBuilder is soagen.RobotBuilder is builder.RobotBuilder
-
-
 def test_bundled_robots_load_without_findings():
     """`--example` robots need no --strict: they are physical, with no singular joint."""
-    from soagen import robots
+    from soagen.model import robots
 
     for name in robots.EXAMPLES:
         with warnings.catch_warnings():

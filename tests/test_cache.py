@@ -8,7 +8,8 @@ import sys
 
 SCRIPT = """
 import numpy as np, soagen
-from soagen import robots, reference
+from soagen import reference
+from soagen.model import robots
 robot = robots.example("puma560")
 mod = soagen.build(robot, functions=["gravity", "mass_matrix"])
 q = np.linspace(-1, 1, robot.n)

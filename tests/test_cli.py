@@ -204,7 +204,7 @@ def test_mimic_joint_is_an_independent_joint_as_in_pinocchio():
 
 def test_full_panda_urdf_from_the_issue(tmp_path):
     """`soagen generate panda.urdf --tip panda_hand` works on the unmodified URDF (9 joints)."""
-    from soagen import robots
+    from soagen.model import robots
 
     out = tmp_path / "panda9"
     res = soagen("generate", robots.urdf_path("panda"), "--tip", "panda_hand", "--name", "panda9",

@@ -12,7 +12,7 @@ import numpy as np
 
 import soagen
 from soagen import reference as ref
-from soagen import robots
+from soagen.model import robots
 from tests.support import ROOT
 
 DATA = ROOT / "tests" / "data"

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import soagen
-from soagen import robots
-from soagen.cuda import emit_cuda, view
+from soagen.model import robots
+from soagen.targets.cuda.gpu import emit_cuda, view
 from tests.support.builds import built
 from tests.test_generated_vs_reference import CASES
 

@@ -1,7 +1,7 @@
 """Derivatives of the dynamics (issue: MPC needs them): three routes.
 
 generated C (forward-mode differentiation of the recorded straight-line
-programs, soagen.tangent) = numpy reference (a tangent Newton–Euler pass in
+programs, soagen.passes.tangent) = numpy reference (a tangent Newton–Euler pass in
 world axes, soagen.reference.inverse_dynamics_derivatives) = Pinocchio's
 computeRNEADerivatives / computeABADerivatives; plus central finite
 differences along Robot.integrate as a sanity check, and the linearized
@@ -15,9 +15,9 @@ import pytest
 
 import soagen
 from soagen import functions
-from soagen import pinocchio_convention as pc
+from soagen.model import pinocchio_convention as pc
 from soagen import reference as ref
-from soagen import robots
+from soagen.model import robots
 from soagen.check import check_module
 from tests.support import rel
 from tests.support.builds import built

@@ -1,11 +1,11 @@
-"""Denavit–Hartenberg robots (:mod:`soagen.dh`) against independent models.
+"""Denavit–Hartenberg robots (:mod:`soagen.model.dh`) against independent models.
 
 - Both conventions against URDFs written by hand (below, literal text: each DH row
   is a fixed joint and a moving joint whose origins are read off the convention's
   definition), parsed by Pinocchio's own URDF reader.
 - The bundled PUMA 560 (Armstrong–Khatib–Burdick 1986 parameters, modified DH, as
   tabulated in Corke's ``mdl_puma560akb``) against Pinocchio twice: a URDF written by
-  hand from that table, and ``soagen.urdf.to_urdf`` of the robot read back by Pinocchio.
+  hand from that table, and ``soagen.model.urdf.to_urdf`` of the robot read back by Pinocchio.
 - The standard-DH PUMA 560 of Corke's Robotics Toolbox for MATLAB (``mdl_puma560``,
   parameters of Corke & Armstrong-Hélouvry, ICRA 1994) against the gravity load,
   inertia matrix and Coriolis matrix printed in the toolbox's own unit test
@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from soagen import reference as ref
-from soagen import robots
-from soagen.dh import DHLink, dh_robot
-from soagen.urdf import to_urdf
+from soagen.model import robots
+from soagen.model.dh import DHLink, dh_robot
+from soagen.model.urdf import to_urdf
 from tests.support.builds import built
 from tests.support.oracle import Oracle
 
@@ -118,7 +118,7 @@ DH4_STANDARD_URDF = f"""<robot name="dh4_standard">
 """
 
 # The AKB PUMA 560 (modified DH), typed from the table of mdl_puma560akb; link 1: the
-# 1e-9 kg placeholder and disc completion Ixx = Iyy = Izz/2 of soagen.robots.puma560.
+# 1e-9 kg placeholder and disc completion Ixx = Iyy = Izz/2 of soagen.model.robots.puma560.
 PUMA_AKB_URDF = f"""<robot name="puma560_akb">
   <link name="base"/>
   <link name="link1"><inertial><origin xyz="0 0 0" rpy="0 0 0"/><mass value="1e-9"/>

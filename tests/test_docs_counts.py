@@ -6,7 +6,9 @@ import json
 
 from tests.support import ROOT
 
-from soagen import opcount, scaling
+from soagen.reports import opcount
+
+from soagen.reports import scaling
 
 DOCS = ROOT / "docs"
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 
-from soagen import opcount, robots
-from soagen.parameters import report
+from soagen.reports import opcount
+
+from soagen.model import robots
+from soagen.reports.parameters import report
 from tests.support import ROOT
 
 DOCS = ROOT / "docs"

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from soagen import robots
+from soagen.model import robots
 from tests.support import ROOT
 from tests.support.builds import built
 

@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from soagen import fasttrig
+from soagen.targets.common import fasttrig
 
 
 @pytest.fixture(scope="module")

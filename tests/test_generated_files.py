@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support import ROOT
-from soagen import opcount, robots
+from soagen.reports import opcount
+from soagen.model import robots
 from soagen.codegen import generate
 from soagen.options import Options
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import soagen
-from soagen import functions, robots
+from soagen import functions
+from soagen.model import robots
 from soagen.check import check_module
 from tests.support.builds import built
 from tests.support.robots import planar_2link, random_robot

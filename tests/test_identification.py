@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 import soagen
-from soagen import parameters as P
+from soagen.model import parameters as P
 from soagen import reference as ref
-from soagen import robots
+from soagen.model import robots
+from soagen.reference.identifiable import base_parameters, identifiable
 from tests.support import assert_close
 from tests.support.builds import built
 from tests.support.oracle import Oracle
@@ -69,7 +70,7 @@ def test_regressors_three_routes(case):
         assert_close(Y @ pi, mod.inverse_dynamics(q, qd, qdd), 1e-12, "Y pi vs generated inverse dynamics")
         Yb = mod.base_regressor(q, qd, qdd)
         assert Yb.shape == (robot.nv, len(beta))
-        assert_close(Yb, Y[:, list(robot.identifiable.columns)], 1e-14, "Y_b is Y's base columns")
+        assert_close(Yb, Y[:, list(identifiable(robot).columns)], 1e-14, "Y_b is Y's base columns")
         assert_close(Yb @ beta, tau, 1e-9, "Y_b beta vs rnea")
         assert_close(Yb @ beta, Y @ pi, 1e-12, "Y_b beta vs Y pi")
         Ys = mod.slotine_li_regressor(q, qd, qdr, qddr)
@@ -84,7 +85,7 @@ def test_base_parameters(case):
     """b is the rank of Pinocchio's regressor stacked over other states than the
     ones soagen used; Y = Y_b K there (so Y π = Y_b β for every π); deterministic."""
     robot = CASES[case]()
-    base = robot.identifiable
+    base = identifiable(robot)
     oracle = _oracle(case, robot)
     rng = np.random.default_rng(99)
     Y = np.vstack([oracle.regressor(*robot.random_state(rng)[:3]) for _ in range(2 * base.states)])
@@ -94,7 +95,7 @@ def test_base_parameters(case):
     # K is a least-squares fit: accurate to about cond(Y_b) ε (1e-11 on the random tree)
     assert_close(Y[:, list(base.columns)] @ base.K, Y, 1e-10, "Y = Y_b K")
     assert_close(base.K[:, list(base.columns)], np.eye(base.b), 0, "K is the identity on the base columns")
-    again = P.base_parameters(robot)
+    again = base_parameters(robot)
     assert again.columns == base.columns and np.array_equal(again.K, base.K)
     kept, dropped = base.gap
     assert kept > 1e-3 and dropped < 1e-13, base.gap
@@ -108,7 +109,7 @@ def test_puma560_and_rx90_base_parameters_match_the_regrouping_rules():
     -0.0203 aside, the RX-90's axes) has 36 as well."""
     d3, rl4 = 0.45, 0.42
     rx90 = robots.rx90(d3=d3, rl4=rl4).with_actuators(armature={f"joint{i}": 0.1 for i in range(1, 7)})
-    base = rx90.identifiable
+    base = identifiable(rx90)
     names = P.parameter_names(rx90)
     inertial = [c for c in base.columns if not names[c].endswith(("viscous", "coulomb"))]
     assert len(inertial) == 40 and base.b == 40 + 12            # + Coulomb and viscous per joint
@@ -147,7 +148,7 @@ def test_puma560_and_rx90_base_parameters_match_the_regrouping_rules():
     check("link4.mcy", {"link4.mcy": 1, "link5.mcz": -1})
     check("link5.mcy", {"link5.mcy": 1, "link6.mcz": 1})
     check("link6.Ixx", {"link6.Ixx": 1, "link6.Iyy": -1})
-    assert robots.rx90().identifiable.b == 36 and robots.example("puma560").identifiable.b == 36
+    assert identifiable(robots.rx90()).b == 36 and identifiable(robots.example("puma560")).b == 36
 
 
 def test_base_regressor_needs_nothing_but_the_base_columns():

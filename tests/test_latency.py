@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from soagen import robots
+from soagen.model import robots
 from soagen.codegen import make_program
-from soagen.latency import LATENCY, Schedule
-from soagen.printer import SoaCPrinter
-from soagen.program import Program
+from soagen.program.latency import LATENCY, Schedule
+from soagen.program.printer import SoaCPrinter
+from soagen.program.statements import Program
 
 
 class StoredOrder(Schedule):

@@ -7,7 +7,7 @@ Two checks per function:
 
 1. **The MCU computes what the C says, bit for bit.** The same harness and C
    are compiled for this machine in float with the MCU's semantics (every
-   operation rounded to float, no FMA contraction: :data:`soagen.mcu.HOST_FLAGS`),
+   operation rounded to float, no FMA contraction: :data:`soagen.targets.mcu.qemu.HOST_FLAGS`),
    sinf/cosf answering with the values the MCU's libm returned for the same
    arguments (the firmware logs them). Every output of every function, state,
    core and optimisation level must equal the host's exactly, and so must the
@@ -23,7 +23,7 @@ Two checks per function:
    WJD⁻¹, poses by their rotation and position blocks. The error is the largest
    error of a component over the largest component (1 for an all-zero output),
    and the bound is ``10·L·u·κ``: L the function's critical path
-   (:func:`soagen.mcu.critical_path`), u = 2⁻²⁴, κ = 1 for products and sums
+   (:func:`soagen.targets.mcu.qemu.critical_path`), u = 2⁻²⁴, κ = 1 for products and sums
    (kinematics, inverse dynamics, M), κ(M̃) with M̃ = D⁻¹MD⁻¹ for the functions
    that invert M (M⁻¹, forward dynamics, tip-force accelerations, and
    Ω(0) = JM⁻¹Jᵀ, which inverts nothing else), κ(M̃)·κ(Ω̃) with Ω̃ = WΩW for those
@@ -49,7 +49,11 @@ import subprocess
 import numpy as np
 import pytest
 
-from soagen import SingularError, mcu, robots
+from soagen import SingularError
+
+from soagen.targets.mcu import qemu as mcu
+
+from soagen.model import robots
 from soagen import reference as ref
 from soagen.codegen import generate
 from soagen.options import Options
@@ -225,7 +229,7 @@ def test_the_m0_machine_runs_armv6m_and_faults_on_armv7m(cpu, faults, tmp_path):
     """QEMU's microbit is a Cortex-M0: a division compiled for the M0 (a libgcc call) runs,
     the same compiled for the M3 (an ``sdiv``, ARMv7-M only) faults, so code for a larger
     core cannot pass as M0 code."""
-    from soagen.emit import render_plain
+    from soagen.targets.c99.emit import render_plain
 
     (tmp_path / "mcu_runtime.c").write_text(render_plain("mcu_runtime.c.j2"))
     (tmp_path / "microbit.ld").write_text(render_plain("microbit.ld.j2"))

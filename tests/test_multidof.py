@@ -1,6 +1,6 @@
 """Multi-degree-of-freedom joints (issue: spherical joints, a floating base,
 humanoids): generated C = numpy reference = Pinocchio, with the convention
-conversions of :mod:`soagen.pinocchio_convention`.
+conversions of :mod:`soagen.model.pinocchio_convention`.
 
 Random robots get a Pinocchio model built joint by joint from the Robot
 (spherical joints have no URDF form); the humanoids are parsed by Pinocchio's

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from soagen import robots
+from soagen.model import robots
 from soagen.codegen import generate
-from soagen.opcount import count_c, count_line
+from soagen.reports.opcount import count_c, count_line
 from soagen.options import Options
-from soagen.program import count_ops
+from soagen.program.statements import count_ops
 from tests.support.robots import random_robot
 
 
@@ -34,7 +34,7 @@ def test_count_line_rules():
 def test_count_ops_matches_printer_on_signs():
     import sympy as sp
 
-    from soagen.printer import SoaCPrinter
+    from soagen.program.printer import SoaCPrinter
 
     a, b, c = sp.symbols("a b c")
     printer = SoaCPrinter()

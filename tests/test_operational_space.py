@@ -12,7 +12,7 @@ import pytest
 
 import soagen
 from soagen import reference as ref
-from soagen import robots
+from soagen.model import robots
 from tests.support import rel
 from tests.support.builds import built
 from tests.support.oracle import Oracle, erd_urdf

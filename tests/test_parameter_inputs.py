@@ -9,9 +9,9 @@ import pytest
 
 import soagen
 from soagen import functions as F
-from soagen import robots
+from soagen.model import robots
 from soagen.check import check_module
-from soagen.parameters import perturbed_parameters
+from soagen.model.parameters import perturbed_parameters
 from tests.support import assert_close
 from tests.support.builds import built
 from tests.support.oracle import Oracle

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import soagen
-from soagen import pinocchio_convention as pc
+from soagen.model import pinocchio_convention as pc
 from soagen import reference as ref
 from tests.support.oracle import Oracle
 from tests.support.robots import random_spec, robot_from_spec

@@ -145,8 +145,7 @@ def test_floating_quadruped_two_feet_operational_space():
     path = rr.robots_dir() / QUADRUPED
     robot = soagen.load_urdf(path, tips=FEET, floating_base=True, strict=True)
     assert robot.nv == 18 and len(robot.tips) == 2
-    with rr.compiled("-O0"):
-        mod = soagen.build(robot, functions=OS_FUNCTIONS)
+    mod = soagen.build(robot, functions=OS_FUNCTIONS, optimize="O0")
     oracle = Oracle(robot, urdf=path)
     rng = np.random.default_rng(3)
     worst = 0.0

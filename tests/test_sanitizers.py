@@ -12,9 +12,9 @@ from tests.support.builds import built
 from tests.support.robots import random_robot
 
 import soagen
-from soagen import robots
+from soagen.model import robots
 from soagen.codegen import generate
-from soagen.emit import driver
+from soagen.targets.c99.emit import driver
 
 CASES = {
     "puma560": lambda: robots.example("puma560"),

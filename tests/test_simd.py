@@ -1,4 +1,4 @@
-"""SIMD batches (:mod:`soagen.simd`) equal the scalar C row by row, bit for bit.
+"""SIMD batches (:mod:`soagen.targets.simd.emit`) equal the scalar C row by row, bit for bit.
 
 Every lane performs the scalar function's operations in its order, and the
 vector body keeps the scalar code's branches at the Ω(0) pivot checks, so the
@@ -13,8 +13,8 @@ import pytest
 
 import soagen
 from soagen import functions as F
-from soagen.module import unpack_upper
-from soagen.simd import LANES
+from soagen.targets.c99.module import unpack_upper
+from soagen.targets.simd.emit import LANES
 from tests.support.builds import built
 from tests.test_generated_vs_reference import CASES as GEN_CASES
 from tests.test_multidof import RANDOM
@@ -34,7 +34,7 @@ def rows_of(robot, count, seed, singular=()):
     """``count`` states {argument name: (count, size)}; the rows in ``singular`` get q = UR5_SINGULAR."""
     rng = np.random.default_rng(seed)
     states = [robot.random_state(rng) for _ in range(count)]
-    m = robot.sizes.get("m", 0)
+    m = F.sizes(robot).get("m", 0)
     args = {name: np.array([s[i] for s in states]) for i, name in enumerate(("q", "qd", "qdd", "tau"))}
     args["f"], args["u"] = rng.normal(size=(count, 6 * m)) * 10.0, rng.normal(size=(count, 6 * m))
     for r in singular:

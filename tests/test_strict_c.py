@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 import soagen
-from soagen import robots
+from soagen.model import robots
 from soagen.codegen import generate
 from tests.support import ROOT
 from tests.support.robots import random_robot
@@ -35,7 +35,7 @@ def multi_dof():
 
 def two_arm_chain():
     a, b = random_robot(3, 3, prismatic_fraction=0.3), random_robot(4, 3, prismatic_fraction=0.3)
-    return soagen.closed_chain(a, a.tips[0].name, b, b.tips[0].name, name="chain")
+    return soagen.passes.closed_chain(a, a.tips[0].name, b, b.tips[0].name, name="chain")
 
 
 # kind -> (how to get (header, source), precision, cos/sin inputs)

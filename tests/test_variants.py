@@ -10,11 +10,11 @@ import sympy as sp
 import soagen
 from soagen import functions as F
 from soagen import reference as ref
-from soagen import robots
-from soagen import symbolic as S
+from soagen.model import robots
+from soagen.passes import symbolic as S
 from soagen.check import check_module
 from soagen.codegen import generate
-from soagen.program import Program
+from soagen.program.statements import Program
 from tests.support.builds import built
 from tests.support.robots import random_robot
 
@@ -66,7 +66,7 @@ def test_cholesky_inverse_is_the_inverse_of_composite_m():
 
 
 def _ltdl_ops(robot, reverse=True):
-    """Op counts of the unrolled LDLᵀ (:func:`soagen.symbolic.ldl`) of the reversed (Featherstone's
+    """Op counts of the unrolled LDLᵀ (:func:`soagen.passes.symbolic.ldl`) of the reversed (Featherstone's
     LTDL) or plain M, M symbolic: an independent symbol wherever the tree can make M_ij non-zero
     (i, j on one path to the base), exact zeros elsewhere; every factor entry is an output."""
     n = robot.n

@@ -6,7 +6,9 @@ import sys
 
 import numpy as np
 
-from soagen import mcu, robots
+from soagen.targets.mcu import qemu as mcu
+
+from soagen.model import robots
 from soagen.codegen import generate
 from soagen.options import Options
 

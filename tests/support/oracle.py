@@ -7,7 +7,7 @@ floating base; ``lock`` joints removed with ``buildReducedModel``) or joint by
 joint from the Robot (for what URDF cannot describe: spherical joints).
 
 Conventions converted here: Pinocchio's continuous joints have q = (cos, sin)
-(nq = 2); its free-flyer velocity is [v; ω] (:mod:`soagen.pinocchio_convention`);
+(nq = 2); its free-flyer velocity is [v; ω] (:mod:`soagen.model.pinocchio_convention`);
 its spatial vectors are [linear; angular].  Tip quantities are in world-aligned
 axes at the tip (``LOCAL_WORLD_ALIGNED``), tips stacked as in soagen.
 """
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
-from soagen import pinocchio_convention as pc
-from soagen.model import FLOATING, PRISMATIC, REVOLUTE, SPHERICAL
+from soagen.model import pinocchio_convention as pc
+from soagen.model.robot import FLOATING, PRISMATIC, REVOLUTE, SPHERICAL
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 import soagen
-from soagen.spatial import rpy_matrix
+from soagen.model.spatial import rpy_matrix
 
 _COORD_AXES = [np.array(a, float) for a in
                ((1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, 0, 0), (0, -1, 0), (0, 0, -1))]

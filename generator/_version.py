@@ -1,0 +1,2 @@
+"""soagen's version."""
+__version__ = "0.1.0"

@@ -1,0 +1,82 @@
+"""Robots bundled with soagen, usable offline: ``soagen.model.robots.example(name)``.
+
+``panda.urdf`` and ``ur5.urdf`` are copies of the files in example-robot-data
+(BSD-3-Clause; Franka Emika's Panda description is Apache-2.0, Universal
+Robots' UR5 description BSD).  The PUMA 560 is built from the modified-DH
+kinematics and the inertial parameters of Armstrong, Khatib & Burdick,
+"The Explicit Dynamic Model and Inertial Parameters of the PUMA 560 Arm",
+ICRA 1986, as tabulated in Corke's Robotics Toolbox (``mdl_puma560akb``).
+"""
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+
+from soagen.model.dh import DHLink, dh_robot
+from soagen.model.errors import RobotError
+from soagen.model.urdf import load_urdf
+
+EXAMPLES = ("puma560", "panda", "ur5")
+
+
+def urdf_path(name):
+    """Path of a bundled URDF (``panda`` or ``ur5``)."""
+    return str(resources.files(__name__).joinpath(f"{name}.urdf"))
+
+
+def puma560(gravity=(0.0, 0.0, -9.81)):
+    """PUMA 560, Armstrong–Khatib–Burdick 1986 parameters (modified DH, SI units).
+
+    Link 1's mass is not given by AKB and cannot affect joint torques of a
+    fixed base (its centre of mass is on the fixed joint-1 axis): a negligible
+    1e-9 kg placeholder keeps the body physical, and the published
+    Izz = 0.35 kg m² is completed to a consistent disc inertia
+    (Ixx = Iyy = Izz/2), components that joint torques never see.
+    """
+    h = np.pi / 2
+    links = [
+        DHLink(a=0.0, alpha=0.0, d=0.0, mass=1e-9, com=(0, 0, 0), inertia=(0.175, 0.175, 0.35, 0, 0, 0)),
+        DHLink(a=0.0, alpha=-h, d=0.2435, mass=17.4, com=(0.068, 0.006, -0.016),
+               inertia=(0.130, 0.524, 0.539, 0, 0, 0)),
+        DHLink(a=0.4318, alpha=0.0, d=-0.0934, mass=4.8, com=(0.0, -0.070, 0.014),
+               inertia=(0.066, 0.0125, 0.066, 0, 0, 0)),
+        DHLink(a=-0.0203, alpha=h, d=0.4331, mass=0.82, com=(0.0, 0.0, -0.019),
+               inertia=(1.8e-3, 1.8e-3, 1.3e-3, 0, 0, 0)),
+        DHLink(a=0.0, alpha=-h, d=0.0, mass=0.34, com=(0.0, 0.0, 0.0),
+               inertia=(0.30e-3, 0.30e-3, 0.40e-3, 0, 0, 0)),
+        DHLink(a=0.0, alpha=h, d=0.0, mass=0.09, com=(0.0, 0.0, 0.032),
+               inertia=(0.15e-3, 0.15e-3, 0.04e-3, 0, 0, 0)),
+    ]
+    return dh_robot("puma560", links, modified=True, gravity=gravity)
+
+
+def example(name, gravity=(0.0, 0.0, -9.81), **actuators):
+    """A bundled robot by name: ``puma560``, ``panda`` (fingers locked at 0, tip
+    ``panda_hand``) or ``ur5`` (tip ``tool0``); ``actuators``: ``armature``,
+    ``friction``, ``urdf_friction``, ``coulomb_velocity`` of :func:`soagen.load_urdf`."""
+    if name == "puma560":
+        if actuators.pop("urdf_friction", False):
+            raise RobotError("the PUMA 560 is built from DH rows: it has no URDF <dynamics>")
+        robot = puma560(gravity)
+        return robot.with_actuators(**actuators) if any(v is not None for v in actuators.values()) else robot
+    if name == "panda":
+        return load_urdf(urdf_path("panda"), tips=["panda_hand"], gravity=gravity,
+                         lock={"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}, **actuators)
+    if name == "ur5":
+        return load_urdf(urdf_path("ur5"), tips=["tool0"], gravity=gravity, **actuators)
+    raise ValueError(f"unknown example robot {name!r}; choose from {', '.join(EXAMPLES)}")
+
+
+def rx90(gravity=(0.0, 0.0, -9.81), d3=0.45, rl4=0.42):
+    """The Stäubli RX-90's kinematics as OpenSYMORO describes it (modified DH:
+    α = (0, π/2, 0, −π/2, π/2, −π/2), d3 = D3, r4 = RL4; ``symoro`` sample robot
+    ``rx90``), for operation counts and base-parameter counts only: D3 and RL4 are
+    placeholders (any non-zero values, distinct so no product of them coincides),
+    and every link has the same generic, non-zero inertial parameters, which
+    neither count depends on."""
+    h = np.pi / 2
+    generic = dict(mass=2.0, com=(0.03, 0.02, 0.05), inertia=(0.05, 0.04, 0.03, 0.002, 0.001, 0.003))
+    rows = [(0.0, 0.0, 0.0), (0.0, h, 0.0), (d3, 0.0, 0.0), (0.0, -h, rl4), (0.0, h, 0.0), (0.0, -h, 0.0)]
+    return dh_robot("rx90", [DHLink(a=a, alpha=alpha, d=d, **generic) for a, alpha, d in rows], modified=True,
+                    gravity=gravity)

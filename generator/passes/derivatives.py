@@ -1,0 +1,131 @@
+"""Makers of the derivatives of the dynamics (see :mod:`soagen.passes.dynamics` for
+what a maker is): ∂τ/∂q, ∂τ/∂q̇ of inverse dynamics; θ̈ and ∂θ̈/∂q, ∂θ̈/∂q̇,
+∂θ̈/∂τ = M⁻¹ of forward dynamics; the A, B matrices of one semi-implicit Euler
+step for model-predictive control.
+
+Derivatives with respect to q are taken in the tangent space, as
+:meth:`~soagen.model.robot.Robot.integrate` moves a configuration (and as
+Pinocchio's): direction i of a quaternion joint is the body-frame rotation
+about axis i.  Each maker records the program of the function it
+differentiates as an inner program and replays it with forward-mode tangents
+(:mod:`soagen.passes.tangent`).
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from soagen.passes import symbolic as S
+from soagen.program.statements import Program
+from soagen.passes.tangent import configuration_seeds, jacobian, replay, velocity_seeds
+
+
+def _inner(prog, robot, maker, inputs, names):
+    """Record ``maker(inner, robot, *inputs)`` as a finished inner program over
+    the same input symbols (declared under ``names``); the outer program gets
+    the inner's extra inputs (cos/sin of q with ``trig_inputs``)."""
+    inner = Program(f"{prog.name}__inner", "", prog.options, prefix="u")
+    for name, values in zip(names, inputs):
+        inner.input(name, len(values))
+    outputs = maker(inner, robot, *inputs)
+    for i, exprs in enumerate(outputs):
+        inner.output(f"out{i}", exprs)
+    inner.finish()
+    have = {a.name for a in prog.inputs} | set(names)
+    prog.inputs += [a for a in inner.inputs if a.name not in have]
+    return inner
+
+
+def _seeds(prog, robot, q, qd=None):
+    """Tangent seeds of q (the nv tangent directions ``("q", i)``), of the
+    cos/sin inputs when the program reads them, and of q̇ (``("qd", i)``)."""
+    seeds = configuration_seeds(prog, robot, q)
+    names = {a.name: a.symbols for a in prog.inputs}
+    if "cq" in names:                          # trig inputs: d cos q = −sin q dq, d sin q = cos q dq
+        for k, b in enumerate(robot.bodies):
+            if b.nq == 1:
+                i, j = robot.qslice(k).start, robot.vslice(k).start
+                seeds[names["cq"][i]] = {("q", j): -names["sq"][i]}
+                seeds[names["sq"][i]] = {("q", j): names["cq"][i]}
+    if qd is not None:
+        seeds.update(velocity_seeds("qd", qd))
+    return seeds
+
+
+def _directions(name, n):
+    return [(name, i) for i in range(n)]
+
+
+def inverse_dynamics_derivatives(prog, robot, q, qd, qdd):
+    """∂τ/∂q, ∂τ/∂q̇ of Newton–Euler [RK (2.24)–(2.30)] by forward-mode
+    differentiation of its straight-line program (∂τ/∂q̈ is M)."""
+    from soagen.passes.dynamics import inverse_dynamics
+
+    inner = _inner(prog, robot, inverse_dynamics, (q, qd, qdd), ("q", "qd", "qdd"))
+    T = replay(prog, inner, _seeds(prog, robot, q, qd))
+    tau = inner.outputs[0].symbols
+    return [jacobian(T, tau, _directions("q", robot.nv)), jacobian(T, tau, _directions("qd", robot.nv))]
+
+
+def forward_dynamics_derivatives_fd4(prog, robot, q, qd, tau):
+    """θ̈, ∂θ̈/∂q, ∂θ̈/∂q̇ and ∂θ̈/∂τ = M⁻¹ by forward-mode differentiation of
+    FD4 [RK (5.13)–(5.17)] along q, q̇ and τ."""
+    from soagen.passes.dynamics import forward_dynamics_fd4
+
+    inner = _inner(prog, robot, forward_dynamics_fd4, (q, qd, tau), ("q", "qd", "tau"))
+    seeds = _seeds(prog, robot, q, qd)
+    seeds.update(velocity_seeds("tau", tau))
+    T = replay(prog, inner, seeds)
+    qdd = inner.outputs[0].symbols
+    n = robot.nv
+    return [[T.value(x) for x in qdd]] + [jacobian(T, qdd, _directions(d, n)) for d in ("q", "qd", "tau")]
+
+
+def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau):
+    """θ̈ = M⁻¹(τ − C − G − F(q̇)) with M by composite inertias [RK (3.20)] and its LTDL,
+    M⁻¹ from the same factors, and M ∂θ̈/∂x = −∂τ/∂x|θ̈ solved column by column
+    with those factors (no fill-in on trees), ∂τ/∂x the forward-mode derivatives
+    of Newton–Euler at that θ̈ [RK (2.24)–(2.30)]."""
+    from soagen.passes.dynamics import inverse_dynamics
+    from soagen.passes.sweeps import Sweeps, forces_tip_to_base, mass_matrix_ltdl, newton_euler, project, subtract_friction
+
+    n = robot.nv
+    sw = Sweeps(prog, robot, q)
+    _, _, f = newton_euler(sw, qd, [sp.Integer(0)] * n)
+    forces_tip_to_base(sw, f)
+    rhs = [prog.let(t - h) for t, h in zip(subtract_friction(sw, tau, qd), project(sw, f))]
+    L, dinv = mass_matrix_ltdl(sw)
+    qdd = S.ldl_solve(prog, L, dinv, rhs[::-1])[::-1]
+    Minv = S.reverse(S.ldl_inverse(prog, L, dinv))
+    prog.banner("derivatives of Newton-Euler at qdd, forward mode", level=0)
+    qdd_in = [sp.Symbol(f"qdd[{i}]") for i in range(n)]
+    inner = _inner(prog, robot, inverse_dynamics, (q, qd, qdd_in), ("q", "qd", "qdd"))
+    T = replay(prog, inner, _seeds(prog, robot, q, qd), inputs=dict(zip(qdd_in, qdd)))
+    out = inner.outputs[0].symbols
+    prog.banner("d qdd = -M^-1 d tau, column by column with the LTDL factors (sparse on trees)", level=0)
+    blocks = []
+    for d in ("q", "qd"):
+        cols = [S.ldl_solve(prog, L, dinv, [-T.tangent(o, (d, j)) for o in out][::-1])[::-1] for j in range(n)]
+        blocks.append([cols[j][i] for i in range(n) for j in range(n)])
+    return [qdd, *blocks, [Minv[i][j] for i in range(n) for j in range(n)]]
+
+
+def linearized_step(prog, robot, q, qd, tau, dt):
+    """A, B of one semi-implicit Euler step x⁺ = f(x, τ), x = (q, q̇):
+    q̇⁺ = q̇ + dt θ̈(q, q̇, τ), q⁺ = q + dt q̇⁺ (1-dof joints), from
+    :func:`forward_dynamics_derivatives_via_id`: with F_q, F_v, M⁻¹ its
+    derivatives, A = [[I + dt² F_q, dt (I + dt F_v)], [dt F_q, I + dt F_v]],
+    B = [[dt² M⁻¹], [dt M⁻¹]] (row-major 2n × 2n and 2n × n)."""
+    n = robot.nv
+    _, Fq, Fv, Minv = forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau)
+    h = dt[0]
+    prog.banner("A, B of the semi-implicit Euler step", level=0)
+    eye = [[sp.Integer(int(i == j)) for j in range(n)] for i in range(n)]
+    dv_dq = [[prog.let(h * Fq[i * n + j]) for j in range(n)] for i in range(n)]
+    dv_dv = [[prog.let(eye[i][j] + h * Fv[i * n + j]) for j in range(n)] for i in range(n)]
+    dv_dt = [[prog.let(h * Minv[i * n + j]) for j in range(n)] for i in range(n)]
+    dq_dq = [[prog.let(eye[i][j] + h * dv_dq[i][j]) for j in range(n)] for i in range(n)]
+    dq_dv = [[prog.let(h * dv_dv[i][j]) for j in range(n)] for i in range(n)]
+    dq_dt = [[prog.let(h * dv_dt[i][j]) for j in range(n)] for i in range(n)]
+    A = [row_q + row_v for row_q, row_v in zip(dq_dq, dq_dv)] + [a + b for a, b in zip(dv_dq, dv_dv)]
+    B = dq_dt + dv_dt
+    return [[x for row in A for x in row], [x for row in B for x in row]]

@@ -1,0 +1,616 @@
+"""Spatial algebra on sympy scalars, recording into a :class:`Program`.
+
+Every operation returns new scalars made by ``prog.let`` — one statement per
+component — so expressions stay one operation deep.  Exact zeros and ones
+of the robot's constants vanish as the expressions are built (sympy folds
+``0*x`` and ``1*x``), which is where most of the savings of a fixed robot
+come from.
+
+Shapes: a 3-vector is a list of 3 scalars; a 3×3 matrix a list of 3 rows;
+a spatial vector a pair ``(angular, linear)`` of 3-vectors; a symmetric
+spatial inertia a triple ``(A, B, C)`` of 3×3 blocks ``[[A, B], [Bᵀ, C]]``
+(``A`` and ``C`` symmetric, their entries shared between ``[i][j]`` and ``[j][i]``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from soagen.model.robot import PRISMATIC, REVOLUTE, SPHERICAL
+from soagen.program.statements import const
+
+ZERO3 = [sp.Integer(0)] * 3
+
+
+def vec(prog, exprs):
+    return [prog.let(e) for e in exprs]
+
+
+def add(prog, *vs):
+    return [prog.let(sum(v[i] for v in vs)) for i in range(3)]
+
+
+def sub(prog, a, b):
+    return [prog.let(a[i] - b[i]) for i in range(3)]
+
+
+def scale(prog, s, v):
+    return [prog.let(s * x) for x in v]
+
+
+def dot(prog, a, b):
+    return prog.let(sum(a[i] * b[i] for i in range(3)))
+
+
+def cross(prog, a, b):
+    return [prog.let(a[1] * b[2] - a[2] * b[1]),
+            prog.let(a[2] * b[0] - a[0] * b[2]),
+            prog.let(a[0] * b[1] - a[1] * b[0])]
+
+
+def matvec(prog, R, x):
+    """R x; R (3, 3), x (3,)."""
+    return [prog.let(sum(R[i][j] * x[j] for j in range(3))) for i in range(3)]
+
+
+def matTvec(prog, R, x):
+    """Rᵀ x; R (3, 3), x (3,)."""
+    return [prog.let(sum(R[j][i] * x[j] for j in range(3))) for i in range(3)]
+
+
+def matmul(prog, A, B):
+    """A B; (3, 3) × (3, 3)."""
+    return [[prog.let(sum(A[i][m] * B[m][j] for m in range(3))) for j in range(3)] for i in range(3)]
+
+
+def transpose(A):
+    return [[A[j][i] for j in range(3)] for i in range(3)]
+
+
+def sym_from_upper(upper):
+    """Symmetric 3×3 from a function of (i, j), i <= j."""
+    out = [[None] * 3 for _ in range(3)]
+    for i in range(3):
+        for j in range(i, 3):
+            out[i][j] = out[j][i] = upper(i, j)
+    return out
+
+
+def rotate_sym(prog, R, S):
+    """R S Rᵀ for symmetric S; upper triangle only."""
+    SR = [[prog.let(sum(S[i][m] * R[j][m] for m in range(3))) for j in range(3)] for i in range(3)]
+    return sym_from_upper(lambda i, j: prog.let(sum(R[i][m] * SR[m][j] for m in range(3))))
+
+
+def rotate_gen(prog, R, B):
+    """R B Rᵀ for a general 3×3 B."""
+    return matmul(prog, matmul(prog, R, B), transpose(R))
+
+
+class AxisRotation:
+    """A joint rotation about coordinate axis i by θ (R[j][j] = R[k][k] = c,
+    R[k][j] = σ = ±sin θ, R[j][k] = −σ): congruences R X Rᵀ by the double-angle
+    form, 4 multiplications for the 2×2 block plus 4 per rotated 2-vector,
+    with t = σ² and cσ shared by every congruence of the joint."""
+
+    def __init__(self, prog, i, c, sigma, shared=None):
+        self.prog, self.i, self.c, self.sigma = prog, i, c, sigma
+        self.j, self.k = (i + 1) % 3, (i + 2) % 3
+        self._shared = shared if shared is not None else {}
+
+    def transposed(self):
+        """Rᵀ: the rotation by −θ (same t, cσ negated)."""
+        return AxisRotation(self.prog, self.i, self.c, -self.sigma, self._shared)
+
+    def _t(self):
+        if "t" not in self._shared:
+            self._shared["t"] = self.prog.let(self.sigma * self.sigma)
+        return self._shared["t"]
+
+    def _cs(self):
+        key = ("cs", self.sigma)
+        if key not in self._shared:
+            self._shared[key] = self.prog.let(self.c * self.sigma)
+        return self._shared[key]
+
+    def _pair(self, x, y):
+        """(c x − σ y, σ x + c y): a 2-vector in the rotated plane."""
+        let, c, s = self.prog.let, self.c, self.sigma
+        return let(c * x - s * y), let(s * x + c * y)
+
+    def sym(self, S):
+        """R S Rᵀ for symmetric S."""
+        let, i, j, k = self.prog.let, self.i, self.j, self.k
+        a, b, d = S[j][j], S[j][k], S[k][k]
+        e = let(a - d)
+        w, z = let(self._t() * e), let(2 * self._cs() * b)
+        out = [[None] * 3 for _ in range(3)]
+        out[i][i] = S[i][i]
+        out[j][j] = let(a - w - z)
+        out[k][k] = let(d + w + z)
+        out[j][k] = out[k][j] = let(self._cs() * e + b - 2 * self._t() * b)
+        out[i][j], out[i][k] = self._pair(S[i][j], S[i][k])
+        out[j][i], out[k][i] = out[i][j], out[i][k]
+        return out
+
+    def gen(self, B):
+        """R B Rᵀ for a general 3×3 B."""
+        let, i, j, k = self.prog.let, self.i, self.j, self.k
+        a, b, e, d = B[j][j], B[j][k], B[k][j], B[k][k]
+        amd, bpe = let(a - d), let(b + e)
+        w, z = let(self._t() * amd), let(self._cs() * bpe)
+        u, v = let(self._cs() * amd), let(self._t() * bpe)
+        out = [[None] * 3 for _ in range(3)]
+        out[i][i] = B[i][i]
+        out[j][j] = let(a - w - z)
+        out[k][k] = let(d + w + z)
+        out[j][k] = let(u + b - v)
+        out[k][j] = let(u + e - v)
+        out[i][j], out[i][k] = self._pair(B[i][j], B[i][k])
+        out[j][i], out[k][i] = self._pair(B[j][i], B[k][i])
+        return out
+
+
+def rotate_blocks(prog, R, A, B, C):
+    """R applied by congruence to the blocks of a symmetric 6×6 (A, B, C); ``R``
+    a 3×3 list or an :class:`AxisRotation`."""
+    if isinstance(R, AxisRotation):
+        return R.sym(A), R.gen(B), R.sym(C)
+    return rotate_sym(prog, R, A), rotate_gen(prog, R, B), rotate_sym(prog, R, C)
+
+
+def skew(v):
+    return [[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]]
+
+
+def const_matrix(a):
+    return [[const(x) for x in row] for row in np.asarray(a)]
+
+
+def const_vector(v):
+    return [const(x) for x in np.asarray(v)]
+
+
+def origin_inertia(body):
+    """Rotational inertia about the body frame's origin, body axes; (3, 3) numbers."""
+    m, c = body.mass, body.com
+    cx = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+    I_o = body.inertia - m * cx @ cx
+    return 0.5 * (I_o + I_o.T)
+
+
+def spatial_inertia(body):
+    """Constant M(k) = [[I_o, m p̃], [−m p̃, m I]] [RK (2.15)] as (A, B, C)."""
+    m, c = body.mass, body.com
+    cx = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+    A = const_matrix(origin_inertia(body))
+    return (sym_from_upper(lambda i, j: A[i][j]), const_matrix(m * cx),
+            sym_from_upper(lambda i, j: const(m) if i == j else sp.Integer(0)))
+
+
+def inertia_times(prog, P, x):
+    """P x for a spatial inertia (A, B, C) and spatial vector x = (w, v)."""
+    A, B, C = P
+    w, v = x
+    top = [prog.let(sum(A[i][j] * w[j] + B[i][j] * v[j] for j in range(3))) for i in range(3)]
+    bot = [prog.let(sum(B[j][i] * w[j] + C[i][j] * v[j] for j in range(3))) for i in range(3)]
+    return top, bot
+
+
+def inertia_add(prog, P, Q):
+    A = sym_from_upper(lambda i, j: prog.let(P[0][i][j] + Q[0][i][j]))
+    B = [[prog.let(P[1][i][j] + Q[1][i][j]) for j in range(3)] for i in range(3)]
+    C = sym_from_upper(lambda i, j: prog.let(P[2][i][j] + Q[2][i][j]))
+    return A, B, C
+
+
+def spatial_add(prog, *xs):
+    return add(prog, *[x[0] for x in xs]), add(prog, *[x[1] for x in xs])
+
+
+class JointFrame:
+    """Body k seen from its parent: ``R = R0 Rq(q)``, offset ℓ, joint map H.
+
+    ``R0`` (constant) and ``Rq`` (the joint rotation: sin/cos of q computed once
+    for a revolute joint, the rotation of a quaternion for spherical and
+    floating joints) are applied one after the other, which keeps the sparsity
+    of both.  ``q`` is the joint's coordinate symbol, or the list of its
+    coordinates for a multi-dof joint.  ``Hcols`` holds the nv columns of H*(k)
+    as spatial vectors ``(angular, linear)``.
+    """
+
+    def __init__(self, prog, body, q):
+        self.prog = prog
+        self.body = body
+        self.R0 = const_matrix(body.rotation)
+        self.axis = const_vector(body.axis)
+        t0 = const_vector(body.translation)
+        self.Rq_congruence = None
+        kind = body.joint_type
+        if kind == REVOLUTE:
+            c, s = prog.trig(q)
+            self.Rq = _axis_rotation(prog, body.axis, c, s)
+            hot = [i for i in range(3) if self.Rq[i][i] == 1]
+            if len(hot) == 1:               # about a coordinate axis: double-angle congruences
+                i = hot[0]
+                self.Rq_congruence = AxisRotation(prog, i, c, self.Rq[(i + 2) % 3][(i + 1) % 3])
+            self.ell = t0                                   # ℓ(p, k), parent axes
+            self.Hcols = [(self.axis, ZERO3)]               # H*(k) = [h; 0]
+        elif kind == PRISMATIC:
+            self.Rq = const_matrix(np.eye(3))
+            self.ell = add(prog, t0, [x * q for x in matvec(prog, self.R0, self.axis)])
+            self.Hcols = [(ZERO3, self.axis)]               # H*(k) = [0; h]
+        else:                                               # spherical, floating: q ends with (x, y, z, w)
+            self.Rq = quaternion_rotation(prog, q[-4:])
+            unit = [[sp.Integer(int(i == j)) for j in range(3)] for i in range(3)]
+            self.Hcols = [(unit[i], ZERO3) for i in range(3)]   # H*(k) = [1; 0] (ω)
+            if kind == SPHERICAL:
+                self.ell = t0
+            else:                                           # floating: ℓ = t0 + R0 p, H* = 1 ([ω; v])
+                self.ell = add(prog, t0, matvec(prog, self.R0, q[:3]))
+                self.Hcols += [(ZERO3, unit[i]) for i in range(3)]
+        if self.Rq_congruence is None:
+            self.Rq_congruence = self.Rq
+
+    @property
+    def nv(self):
+        return len(self.Hcols)
+
+    @property
+    def Rq_congruence_T(self):
+        """Rqᵀ for congruences (an :class:`AxisRotation` when Rq is one)."""
+        R = self.Rq_congruence
+        return R.transposed() if isinstance(R, AxisRotation) else transpose(R)
+
+    @property
+    def revolute(self):
+        return self.body.joint_type == REVOLUTE
+
+    @property
+    def fixed_offset(self):
+        """ℓ is a constant (revolute and spherical joints)."""
+        return self.body.joint_type in (REVOLUTE, SPHERICAL)
+
+    def down(self, x):
+        """Parent axes → body axes: Rᵀ x = Rqᵀ (R0ᵀ x)."""
+        return matTvec(self.prog, self.Rq, matTvec(self.prog, self.R0, x))
+
+    def up(self, x):
+        """Body axes → parent axes: R x = R0 (Rq x)."""
+        return matvec(self.prog, self.R0, matvec(self.prog, self.Rq, x))
+
+    def rotation(self):
+        """R = R0 Rq as a 3×3 of scalars."""
+        return matmul(self.prog, self.R0, self.Rq)
+
+    def phi_star(self, V):
+        """Motion transform V(k) = φ*(p, k) V(p): [Rᵀω; Rᵀ(v + ω × ℓ)] [RK (2.17)]."""
+        w, v = V
+        return self.down(w), self.down(add(self.prog, v, cross(self.prog, w, self.ell)))
+
+    def phi(self, f):
+        """Force transform f(p) = φ(p, k) f(k): [R n + ℓ × R F; R F] [RK (2.20)]."""
+        n, F = f
+        Fp = self.up(F)
+        return add(self.prog, self.up(n), cross(self.prog, self.ell, Fp)), Fp
+
+    def phi_inertia(self, P):
+        """φ(p, k) P φ*(p, k) for a symmetric spatial inertia P in body axes."""
+        prog = self.prog
+        A, B, C = P
+        for R in (self.Rq_congruence, self.R0):
+            A, B, C = rotate_blocks(prog, R, A, B, C)
+        L = skew(self.ell)
+        B2 = [[prog.let(B[i][j] + sum(L[i][m] * C[m][j] for m in range(3))) for j in range(3)]
+              for i in range(3)]
+        A2 = sym_from_upper(lambda i, j: prog.let(
+            A[i][j] - sum(B[i][m] * L[m][j] for m in range(3)) + sum(L[i][m] * B2[j][m] for m in range(3))))
+        return A2, B2, C
+
+    def project(self, f):
+        """H(k) f: the joint-space components (nv scalars) of a spatial force."""
+        return [self.prog.let(sum(h[0][i] * f[0][i] + h[1][i] * f[1][i] for i in range(3)))
+                for h in self.Hcols]
+
+    def along(self, s):
+        """H*(k) s for joint-space values ``s`` (nv scalars): a spatial vector."""
+        return ([sum((h[0][i] * x for h, x in zip(self.Hcols, s)), sp.Integer(0)) for i in range(3)],
+                [sum((h[1][i] * x for h, x in zip(self.Hcols, s)), sp.Integer(0)) for i in range(3)])
+
+    def unit_indices(self):
+        """Indices 0..5 of the columns of H* that are ± unit vectors: the rows and
+        columns of P⁺(k) = [I − G H] P that are structurally zero."""
+        out = set()
+        for h in self.Hcols:
+            flat = list(h[0]) + list(h[1])
+            nz = [i for i, x in enumerate(flat) if x != 0]
+            if len(nz) == 1 and abs(flat[nz[0]]) == 1:
+                out.add(nz[0])
+        return out
+
+
+def quaternion_rotation(prog, quat):
+    """Rotation of the quaternion (x, y, z, w) after normalization, exact for any
+    non-zero quaternion: with s = 2/|q|², R = 1 + s w[v]× + s[v]×² (one division)."""
+    x, y, z, w = quat
+    s = prog.let(2 / (x * x + y * y + z * z + w * w))
+    sx, sy, sz = prog.let(s * x), prog.let(s * y), prog.let(s * z)
+    xx, yy, zz = prog.let(sx * x), prog.let(sy * y), prog.let(sz * z)
+    xy, xz, yz = prog.let(sx * y), prog.let(sx * z), prog.let(sy * z)
+    wx, wy, wz = prog.let(sx * w), prog.let(sy * w), prog.let(sz * w)
+    return [[prog.let(1 - yy - zz), prog.let(xy - wz), prog.let(xz + wy)],
+            [prog.let(xy + wz), prog.let(1 - xx - zz), prog.let(yz - wx)],
+            [prog.let(xz - wy), prog.let(yz + wx), prog.let(1 - xx - yy)]]
+
+
+def _axis_rotation(prog, axis, c, s):
+    """Rotation about a constant unit axis by the angle with cosine c, sine s."""
+    axis = np.asarray(axis, dtype=float)
+    hot = np.flatnonzero(axis)
+    if len(hot) == 1 and abs(axis[hot[0]]) == 1.0:  # exactly ±x, ±y or ±z (not 4e-8 off it)
+        i = int(hot[0])
+        j, k = (i + 1) % 3, (i + 2) % 3
+        sg = s if axis[i] > 0 else -s
+        R = [[sp.Integer(0)] * 3 for _ in range(3)]
+        R[i][i] = sp.Integer(1)
+        R[j][j] = R[k][k] = c
+        R[k][j], R[j][k] = sg, -sg
+        return R
+    a = skew(const_vector(axis))
+    a2 = [[sum(a[r][m] * a[m][col] for m in range(3)) for col in range(3)] for r in range(3)]
+    omc = prog.let(1 - c)
+    return [[prog.let((1 if r == col else 0) + s * a[r][col] + omc * const(a2[r][col]))
+             for col in range(3)] for r in range(3)]
+
+
+# ------------------------------------------------- symmetric 6×6 (motion space)
+def full_from_blocks(A, B, C):
+    """[[A, B], [Bᵀ, C]] as a 6×6 list of lists."""
+    return [[(A[i][j] if j < 3 else B[i][j - 3]) if i < 3 else (B[j][i - 3] if j < 3 else C[i - 3][j - 3])
+             for j in range(6)] for i in range(6)]
+
+
+def blocks_from_full(X):
+    A = [[X[i][j] for j in range(3)] for i in range(3)]
+    B = [[X[i][j + 3] for j in range(3)] for i in range(3)]
+    C = [[X[i + 3][j + 3] for j in range(3)] for i in range(3)]
+    return A, B, C
+
+
+def shift_motion_sym(prog, X, ell):
+    """[[I, 0], [−ℓ̃, I]] X [[I, ℓ̃], [0, I]] for symmetric X = (A, B, C) (no rotation)."""
+    A, B, C = X
+    L = skew(ell)
+    B2 = [[prog.let(B[i][j] + sum(A[i][m] * L[m][j] for m in range(3))) for j in range(3)] for i in range(3)]
+    C2 = sym_from_upper(lambda i, j: prog.let(
+        C[i][j] + sum(B[m][i] * L[m][j] for m in range(3)) - sum(L[i][m] * B2[m][j] for m in range(3))))
+    return A, B2, C2
+
+
+def congruence_motion(prog, X, ell, rotations):
+    """φ* X φ for symmetric X: shift by ℓ, then R X Rᵀ for each R in ``rotations``."""
+    A, B, C = shift_motion_sym(prog, X, ell)
+    for R in rotations:
+        A, B, C = rotate_blocks(prog, R, A, B, C)
+    return A, B, C
+
+
+def project_sym(prog, X, hs, gs):
+    """(I − Σ h_j g_jᵀ) X (I − Σ g_j h_jᵀ) for a symmetric 6×6 list X and the
+    6-vectors h_j (columns of H*) and g_j (columns of G)."""
+    w = [[prog.let(sum(X[i][c] * g[c] for c in range(6))) for i in range(6)] for g in gs]   # X g_j
+    s = [[prog.let(sum(gi[r] * wj[r] for r in range(6))) for wj in w] for gi in gs]       # g_iᵀ X g_j
+    out = [[None] * 6 for _ in range(6)]
+    for i in range(6):
+        for j in range(i, 6):
+            val = X[i][j]
+            for a, h in enumerate(hs):
+                val = val - h[i] * w[a][j] - w[a][i] * h[j]
+                for b, h2 in enumerate(hs):
+                    val = val + s[a][b] * h[i] * h2[j]
+            out[i][j] = out[j][i] = prog.let(val)
+    return out
+
+
+def motion_to_tip(prog, R, offset, v):
+    """φ*(k, 0) v: a body-k motion vector at the tip, world-aligned axes (R: body → world)."""
+    w, u = v
+    return matvec(prog, R, w), matvec(prog, R, add(prog, u, cross(prog, w, offset)))
+
+
+# ----------------------------------------------------- unrolled LDLᵀ of Ω(0)
+def ldl(prog, A, ratio, what="Omega(0)"):
+    """Unit-lower L and pivots d (with 1/d) of a symmetric N×N list A, guarding
+    every pivot: d_j > ratio · A_jj, else the function returns status 1
+    (``ratio=None``: no guard, for a matrix known to be positive definite).
+
+    With u_ij = L_ij d_j = A_ij − Σ_{k<j} L_ik u_jk (not waiting for 1/d_j),
+    d_j = A_jj − Σ_{k<j} u_jk² / d_k: pivot j waits for 1/d_{j−1} through one
+    multiply-add only, so the chain of divisions is as short as it gets.
+    """
+    N = len(A)
+    L = [[sp.Integer(1) if i == j else sp.Integer(0) for j in range(N)] for i in range(N)]
+    u = [[None] * N for _ in range(N)]        # u[i][j] = L_ij d_j, i > j
+    d, dinv = [None] * N, [None] * N
+    for j in range(N):
+        d[j] = prog.let(A[j][j] - sum(prog.let(u[j][k] * u[j][k]) * dinv[k] for k in range(j)))
+        if ratio is not None:
+            prog.guard(d[j], ratio * A[j][j], f"pivot {j} of {what}")
+        # a pivot that is exactly zero (a direction no joint moves) always fails the
+        # guard above; 0 keeps the unreachable code after it finite
+        dinv[j] = sp.Integer(0) if d[j] == 0 else prog.let(1 / d[j])
+        for i in range(j + 1, N):
+            u[i][j] = prog.let(A[i][j] - sum(L[i][k] * u[j][k] for k in range(j)))
+            L[i][j] = prog.let(u[i][j] * dinv[j])
+    return L, d, dinv
+
+
+def ldl_inverse(prog, L, dinv):
+    """A⁻¹ = L⁻ᵀ D⁻¹ L⁻¹ from the factors; symmetric N×N list."""
+    N = len(L)
+    X = [[sp.Integer(1) if i == j else sp.Integer(0) for j in range(N)] for i in range(N)]  # L⁻¹
+    for i in range(N):
+        for j in range(i):
+            X[i][j] = prog.let(-sum(L[i][k] * X[k][j] for k in range(j, i)))
+    out = [[None] * N for _ in range(N)]
+    for i in range(N):
+        for j in range(i, N):
+            out[i][j] = out[j][i] = prog.let(sum(X[k][i] * dinv[k] * X[k][j] for k in range(j, N)))
+    return out
+
+
+def reverse(A):
+    """P A P for the exchange matrix P (rows and columns in reverse order).
+
+    An LDLᵀ of the reversed mass matrix of a tree is Featherstone's LTDL
+    factorization M = Lᵀ D L: eliminating from the leaves creates no fill-in
+    (the zeros between branches stay zero and sympy drops them).
+    """
+    return [row[::-1] for row in A[::-1]]
+
+
+def ldl_solve(prog, L, dinv, r):
+    """x with A x = r from the factors."""
+    N = len(L)
+    y = [None] * N
+    for i in range(N):
+        y[i] = prog.let(r[i] - sum(L[i][k] * y[k] for k in range(i)))
+    z = [prog.let(y[i] * dinv[i]) for i in range(N)]
+    x = [None] * N
+    for i in reversed(range(N)):
+        x[i] = prog.let(z[i] - sum(L[k][i] * x[k] for k in range(i + 1, N)))
+    return x
+
+
+# ------------------------------------------- quadratic terms in an angular velocity
+_EPS = np.zeros((3, 3, 3))
+for _i, _j, _k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+    _EPS[_i, _j, _k], _EPS[_i, _k, _j] = 1.0, -1.0
+
+
+def gyroscopic_coefficients(X):
+    """ω × (X ω) for a constant symmetric 3×3 X as coefficients of ω_a ω_b:
+    a list of 3 dicts ``{(a, b): c}`` with a ≤ b."""
+    C = np.einsum("iac,cb->iab", _EPS, np.asarray(X, float))
+    return [_monomials(C[i]) for i in range(3)]
+
+
+def centripetal_coefficients(x):
+    """ω × (ω × x) = ω(ω·x) − x|ω|² for a constant 3-vector x, as in
+    :func:`gyroscopic_coefficients`."""
+    x = np.asarray(x, float)
+    C = np.einsum("ia,b->iab", np.eye(3), x) - np.einsum("i,ab->iab", x, np.eye(3))
+    return [_monomials(C[i]) for i in range(3)]
+
+
+def _monomials(C):
+    out = {}
+    for a in range(3):
+        for b in range(a, 3):
+            c = C[a, b] + (C[b, a] if a != b else 0.0)
+            if c != 0.0:
+                out[(a, b)] = c
+    return out
+
+
+class QuadraticTerms:
+    """Terms quadratic in one angular velocity ω (gyroscopic ω × Iω, centripetal
+    ω × (ω × x)), each evaluated either directly (cross products) or from the
+    products ω_a ω_b shared by all of them, whichever costs fewer multiplications
+    once the products are paid for ([RK (2.19), (2.32)]; the shared-product
+    form is the classical customization of Newton–Euler for a fixed robot)."""
+
+    def __init__(self, prog, w):
+        self.prog, self.w = prog, w
+        self.live = [x != 0 for x in w]
+
+    def _direct_cost(self, kind, X):
+        X = np.asarray(X, float)
+        live = self.live
+        if kind == "gyroscopic":
+            v = [any(X[i, j] != 0 and live[j] for j in range(3)) for i in range(3)]
+            cost = sum(X[i, j] != 0 and abs(X[i, j]) != 1 and live[j] for i in range(3) for j in range(3))
+        else:
+            v = [(live[(i + 1) % 3] and X[(i + 2) % 3] != 0) or (live[(i + 2) % 3] and X[(i + 1) % 3] != 0)
+                 for i in range(3)]
+            cost = sum((live[(i + 1) % 3] and X[(i + 2) % 3] != 0 and abs(X[(i + 2) % 3]) != 1)
+                       + (live[(i + 2) % 3] and X[(i + 1) % 3] != 0 and abs(X[(i + 1) % 3]) != 1)
+                       for i in range(3))
+        cost += sum((live[(i + 1) % 3] and v[(i + 2) % 3]) + (live[(i + 2) % 3] and v[(i + 1) % 3])
+                    for i in range(3))
+        return cost
+
+    def _coefficients(self, kind, X):
+        coeffs = gyroscopic_coefficients(X) if kind == "gyroscopic" else centripetal_coefficients(X)
+        return [{ab: c for ab, c in comp.items() if self.live[ab[0]] and self.live[ab[1]]} for comp in coeffs]
+
+    @staticmethod
+    def _groups(comp):
+        groups = {}
+        for ab, c in sorted(comp.items()):
+            groups.setdefault(abs(c), []).append((1 if c > 0 else -1, ab))
+        return groups
+
+    def _form_cost(self, coeffs):
+        """(multiplications by coefficients, set of products used)."""
+        muls, used = 0, set()
+        for comp in coeffs:
+            groups = self._groups(comp)
+            muls += sum(1 for mag in groups if mag != 1.0)
+            used |= set(comp)
+        return muls, used
+
+    def evaluate(self, terms):
+        """Record ``terms`` = [(kind, X)] ("gyroscopic" with a symmetric 3×3,
+        "centripetal" with a 3-vector); returns one 3-vector per term."""
+        direct = [self._direct_cost(kind, X) for kind, X in terms]
+        coeffs = [self._coefficients(kind, X) for kind, X in terms]
+        forms = [self._form_cost(c) for c in coeffs]
+        # pay the shared products only if the terms that then choose them save more
+        chosen = [f[0] < d for f, d in zip(forms, direct)]
+        used = set().union(*[f[1] for f, ch in zip(forms, chosen) if ch]) if any(chosen) else set()
+        saved = sum(d - f[0] for f, d, ch in zip(forms, direct, chosen) if ch)
+        if saved <= len(used):
+            chosen = [False] * len(terms)
+        out = []
+        for (kind, X), c, use in zip(terms, coeffs, chosen):
+            if not use:
+                out.append(self._direct(kind, X))
+            else:
+                out.append([self._from_products(comp) for comp in c])
+        return out
+
+    def _direct(self, kind, X):
+        prog, w = self.prog, self.w
+        if kind == "gyroscopic":
+            C = const_matrix(X)
+            return cross(prog, w, [prog.let(sum(C[i][j] * w[j] for j in range(3))) for i in range(3)])
+        return cross(prog, w, cross(prog, w, const_vector(X)))
+
+    def _from_products(self, comp):
+        prog, w = self.prog, self.w
+        total = sp.Integer(0)
+        for mag, items in sorted(self._groups(comp).items()):
+            s = sum(sign * prog.let(w[a] * w[b]) for sign, (a, b) in items)
+            if mag != 1.0 and len(items) > 1:
+                s = prog.let(s)
+            total += s if mag == 1.0 else const(mag) * s
+        return prog.let(total)
+
+
+def rigid_acceleration_matrix(prog, w, wd):
+    """W = [ω̇]× + [ω]×[ω]× (3×3, entries sums of the products ω_a ω_b and ω̇):
+    W x = ω̇ × x + ω × (ω × x), the acceleration of a point x of a rigid body
+    relative to its origin, for any constant x: 3 multiplications per non-zero
+    entry of x (the classical customized Newton–Euler form)."""
+    p = [[prog.let(w[a] * w[b]) for b in range(3)] for a in range(3)]
+    for a in range(3):
+        for b in range(a):
+            p[a][b] = p[b][a]
+    W = [[None] * 3 for _ in range(3)]
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        W[i][i] = -(p[j][j] + p[k][k])
+        W[i][j] = p[i][j] - wd[k]
+        W[j][i] = p[i][j] + wd[k]
+    return [[prog.let(x) for x in row] for row in W]

@@ -1,0 +1,373 @@
+"""Straight-line programs: SSA statements recorded while the symbolic
+recursions run, then cleaned (CSE, dead-code removal, renumbering) and
+counted.
+
+A :class:`Program` is what the C emitter reads: ordered ``(symbol, expr)``
+statements, typed inputs and outputs, and per-link banners.  Expressions are
+sympy objects kept deliberately short: every spatial operation records one
+statement per component, so no expression tree grows across links.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from soagen.options import Options
+
+# a constant within this many ulps of a non-zero integer is that integer (1 - 2⁻⁵³ → 1);
+# nothing non-zero becomes 0 here: the builder has made the model's round-off exact
+# (cos(π/2) = 6e-17 → 0), and a small constant such as 4.9e-12 · 0.01 is part of the model
+SNAP_ULPS = 4
+
+
+def const(x):
+    """A robot constant as an exact sympy number: integers snapped, else a Float."""
+    x = float(x)
+    r = round(x)
+    if x == r or (r != 0 and abs(x - r) <= SNAP_ULPS * 2.0 ** -52 * abs(x)):
+        return sp.Integer(int(r))
+    return sp.Float(x, 17)
+
+
+def _snap(expr):
+    """Replace Floats that are integers up to noise by exact integers."""
+    floats = [f for f in expr.atoms(sp.Float) if isinstance(const(f), sp.Integer)]
+    if not floats:
+        return expr
+    return expr.xreplace({f: const(f) for f in floats})
+
+
+@dataclass
+class Argument:
+    """A C array argument: ``name`` with ``size`` doubles; ``symbols`` its entries."""
+
+    name: str
+    size: int
+    symbols: list = field(default_factory=list)
+    doc: str = ""
+
+
+@dataclass
+class Banner:
+    """A comment placed before the statements that follow it: ``level`` 0 a
+    section (a column, a block), 1 a pass, 2 a body inside a pass.  A banner is
+    kept when a statement follows it before the next banner of its level or above."""
+
+    text: str
+    level: int = 1
+
+
+@dataclass
+class Guard:
+    """Stop with a non-zero status unless ``value > bound`` (NaN fails too).
+
+    The C function then returns ``status`` before writing any output.
+    """
+
+    value: object
+    bound: object
+    status: int = 1
+    text: str = ""
+
+
+class Program:
+    """A straight-line function being recorded.
+
+    Parameters
+    ----------
+    name : str
+        Function name (without the robot prefix).
+    doc : str
+        One-line description printed above the C function.
+    options : Options
+        What the makers read while recording (precision, trig inputs).
+    prefix : str
+        Name stem of the statement symbols (an inner program replayed into
+        another one, :mod:`soagen.passes.tangent`, gets its own).
+    """
+
+    def __init__(self, name, doc="", options=Options(), prefix="t"):
+        self.name = name
+        self.doc = doc
+        self.options = options
+        self.prefix = prefix
+        self.inputs: list[Argument] = []
+        self.outputs: list[Argument] = []
+        self.body: list = []          # Banner or (Symbol, expr)
+        self._table: dict = {}        # expr -> Symbol, hash-consing
+        self._count = 0
+        self.ops: dict | None = None
+        self.names: dict = {}         # Symbol -> printed name, set by finish()
+        self.seconds: float | None = None   # record + finish, set by codegen
+        self.algorithm: str | None = None   # label of the algorithm a family function uses (soagen.functions)
+        self.calls: str | None = None       # a family function that only calls this generated variant
+        self.parameters: list | None = None  # the input π when the parameters are inputs (soagen.passes.identification)
+
+    # -------------------------------------------------------------- recording
+    def input(self, name, size, doc=""):
+        """Declare an input array; returns its entries as sympy symbols."""
+        syms = [sp.Symbol(f"{name}[{i}]") for i in range(size)]
+        self.inputs.append(Argument(name, size, syms, doc))
+        return syms
+
+    def output(self, name, exprs, doc=""):
+        """Declare an output array filled with ``exprs`` (numbers or symbols)."""
+        self.outputs.append(Argument(name, len(exprs), [self.let(e) for e in exprs], doc))
+
+    def trig(self, q):
+        """(cos q, sin q) of a joint coordinate symbol ``q[k]``: computed once, or,
+        with ``options.trig_inputs``, read from the inputs ``cq[k]``, ``sq[k]``
+        (declared on first use, after the other inputs) for targets with their own trig."""
+        if not self.options.trig_inputs:
+            return self.let(sp.cos(q)), self.let(sp.sin(q))
+        base, index = q.name.split("[")
+        size = next(a.size for a in self.inputs if a.name == base)
+        names = {a.name: a for a in self.inputs}
+        if "c" + base not in names:
+            self.input("c" + base, size, f"cos of {base}, used for revolute joints")
+            self.input("s" + base, size, f"sin of {base}, used for revolute joints")
+            names = {a.name: a for a in self.inputs}
+        k = int(index[:-1])
+        return names["c" + base].symbols[k], names["s" + base].symbols[k]
+
+    def unused_inputs(self):
+        """Inputs no statement, guard or output reads (the C marks them ``(void)``)."""
+        used = set()
+        for item in self.body:
+            if isinstance(item, tuple):
+                used |= item[1].free_symbols
+            elif isinstance(item, Guard):
+                used |= item.value.free_symbols | item.bound.free_symbols
+        for arg in self.outputs:
+            for e in arg.symbols:
+                used |= e.free_symbols
+        return [a.name for a in self.inputs if not used & set(a.symbols)]
+
+    def banner(self, text, level=1):
+        self.body.append(Banner(text, level))
+
+    def guard(self, value, bound, text=""):
+        """Record a check ``value > bound`` (see :class:`Guard`)."""
+        self.body.append(Guard(self.let(value), self.let(bound), 1, text))
+
+    @property
+    def returns_status(self):
+        """True when the C function returns an int status (it has guards)."""
+        return any(isinstance(s, Guard) for s in self.body)
+
+    def let(self, expr):
+        """Record ``expr`` as a statement unless it is a number, a symbol or
+        a negated symbol; reuse the symbol of an identical earlier statement.
+        (Looking up ``-expr`` too found almost nothing for a third of the time.)"""
+        expr = sp.sympify(expr)
+        if expr.is_Number:
+            return const(expr)
+        if expr.is_Symbol or (expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1
+                              and expr.args[1].is_Symbol):
+            return expr
+        expr = _snap(expr)
+        if expr.is_Number or expr.is_Symbol:
+            return expr
+        hit = self._table.get(expr)
+        if hit is not None:
+            return hit
+        sym = sp.Symbol(f"{self.prefix}{self._count}")
+        self._count += 1
+        self._table[expr] = sym
+        self.body.append((sym, expr))
+        return sym
+
+    # -------------------------------------------------------------- finishing
+    def finish(self, cse=True):
+        """CSE over the statement list (:func:`_cse`), dead-code removal,
+        renumbering, op counts."""
+        if self.ops is not None:      # finished already (a family's chosen algorithm)
+            return self
+        statements = self.statements()
+        if cse and statements:
+            self.body = _cse(self.body, statements)
+        self._eliminate_dead()
+        self._renumber()
+        self.ops = count_program(self)
+        self._table = {}
+        return self
+
+    def statements(self):
+        """The ``(symbol, expr)`` statements, without banners and guards."""
+        return [s for s in self.body if isinstance(s, tuple)]
+
+    def guards(self):
+        return [s for s in self.body if isinstance(s, Guard)]
+
+    def _eliminate_dead(self):
+        live = set()
+        for arg in self.outputs:
+            for e in arg.symbols:
+                live |= e.free_symbols
+        kept = []
+        # walking backwards: a banner is kept when its level is below ``open``, the
+        # level of the last banner kept since the last statement (3: none yet)
+        open_ = 0            # no statement after the end
+        for item in reversed(self.body):
+            if isinstance(item, Banner):
+                if item.level < open_:
+                    kept.append(item)
+                    open_ = item.level
+                continue
+            if isinstance(item, Guard):
+                live |= item.value.free_symbols | item.bound.free_symbols
+                kept.append(item)
+                open_ = 3
+                continue
+            sym, expr = item
+            if sym in live:
+                live |= expr.free_symbols
+                kept.append(item)
+                open_ = 3
+        kept.reverse()
+        self.body = kept
+
+    def _renumber(self):
+        """Printed names ``t0, t1, …`` in statement order (applied by the printer:
+        rebuilding every expression with new symbols cost more than all the rest)."""
+        self.names = {}
+        for item in self.statements():
+            self.names[item[0]] = f"t{len(self.names)}"
+
+
+def _product_key(term):
+    """The product a term shares with others: ``(key, rest)`` with
+    ``term == rest * key``, or None.  Keys are two-symbol products ``a*b`` (any
+    coefficient stays outside) and positive ``c*a`` of a constant and one symbol."""
+    if not term.is_Mul:
+        return None
+    coeff, factors = term.as_coeff_mul()
+    if len(factors) == 2 and all(f.is_Symbol for f in factors):
+        return sp.Mul(*factors), coeff
+    if len(factors) == 1 and factors[0].is_Symbol and abs(coeff) != 1:
+        return abs(coeff) * factors[0], sp.sign(coeff)
+    return None
+
+
+def _cse(body, statements):
+    """Common-subexpression elimination over the statement list.
+
+    Hash-consing while recording already shares every repeated statement; what
+    is left are products repeated as terms of different statements (``t3*t8`` in
+    three sums, ``0.27*t5`` in two).  Each product found in two or more
+    statements gets its own statement, placed before its first use.  (This is
+    what ``sympy.cse`` finds here — all its replacements are two-factor
+    products — at a small fraction of its cost.)
+    """
+    counts = {}
+    for _, expr in statements:
+        for term in (expr.args if expr.is_Add else (expr,)):
+            hit = _product_key(term)
+            if hit is not None:
+                counts[hit[0]] = counts.get(hit[0], 0) + 1
+    shared = {key for key, c in counts.items() if c > 1}
+    if not shared:
+        return body
+    names = {}
+    out = []
+    for item in body:
+        if not isinstance(item, tuple):   # banners and guards (their operands are atoms)
+            out.append(item)
+            continue
+        sym, expr = item
+        if expr in shared and expr not in names:   # the product is this statement: reuse its symbol
+            names[expr] = sym
+            out.append(item)
+            continue
+        terms = expr.args if expr.is_Add else (expr,)
+        new_terms, changed = [], False
+        for term in terms:
+            hit = _product_key(term)
+            if hit is not None and hit[0] in shared:
+                key, rest = hit
+                if key not in names:
+                    names[key] = sp.Symbol(f"c{len(names)}")
+                    out.append((names[key], key))
+                new_terms.append(rest * names[key])
+                changed = True
+            else:
+                new_terms.append(term)
+        out.append((sym, sp.Add(*new_terms) if changed else expr))
+    return out
+
+
+# ------------------------------------------------------------------ op counts
+OP_KINDS = ("mul", "add", "div", "sqrt", "trig", "neg")
+
+
+def count_ops(expr, counts=None):
+    """Floating-point operations of ``expr`` as the C printer writes it.
+
+    Returns a dict with keys :data:`OP_KINDS`.  A subtraction counts as an
+    add, a coefficient of -1 as nothing (it becomes a subtraction) unless it
+    leads an expression (then ``neg``), ``x**2`` as one mul, ``1/x`` as a div.
+    """
+    if counts is None:
+        counts = dict.fromkeys(OP_KINDS, 0)
+    if expr.is_Atom:
+        return counts
+    if expr.is_Add:
+        counts["add"] += len(expr.args) - 1
+        if all(_negative(a) for a in expr.args) and not any(_leads_with_literal(-a) for a in expr.args):
+            counts["neg"] += 1
+        for a in expr.args:
+            count_ops(-a if _negative(a) else a, counts)
+    elif expr.is_Mul:
+        coeff, factors = expr.as_coeff_mul()
+        num = [f for f in factors if not (f.is_Pow and f.exp.is_negative)]
+        den = [f for f in factors if f.is_Pow and f.exp.is_negative]
+        if coeff == -1 and not any(f.is_Number for f in factors):
+            counts["neg"] += 1   # -x*y; a minus on a literal (-0.5*x) costs nothing
+        n_num = len(num) + (0 if abs(coeff) == 1 else 1)
+        counts["mul"] += max(n_num - 1, 0)
+        counts["div"] += len(den)
+        for f in num:
+            count_ops(f, counts)
+        for f in den:
+            count_ops(1 / f, counts)
+    elif expr.is_Pow:
+        if expr.exp == 2:
+            counts["mul"] += 1
+        elif expr.exp == -1:
+            counts["div"] += 1
+        elif expr.exp == sp.Rational(1, 2):
+            counts["sqrt"] += 1
+        else:
+            raise ValueError(f"unsupported power {expr}")
+        count_ops(expr.base, counts)
+    elif isinstance(expr, (sp.sin, sp.cos)):
+        counts["trig"] += 1
+        count_ops(expr.args[0], counts)
+    else:
+        raise ValueError(f"cannot count operations of {expr!r}")
+    return counts
+
+
+def _negative(term):
+    return term.could_extract_minus_sign()
+
+
+def _leads_with_literal(term):
+    """True when the printed term starts with a number (``0.5*x``)."""
+    return term.is_Number or (term.is_Mul and any(f.is_Number for f in term.as_coeff_mul()[1])) or (
+        term.is_Mul and abs(term.as_coeff_mul()[0]) != 1)
+
+
+def count_program(prog):
+    """Sum :func:`count_ops` over a program's statements; adds ``statements``."""
+    counts = dict.fromkeys(OP_KINDS, 0)
+    for _, expr in prog.statements():
+        count_ops(expr, counts)
+    for arg in prog.outputs:
+        for e in arg.symbols:
+            count_ops(e, counts)
+    for g in prog.guards():
+        count_ops(g.bound, counts)
+    counts["statements"] = len(prog.statements())
+    return counts

@@ -1,0 +1,1 @@
+"""Reports over many programs: operation-count tables and the scaling study."""

@@ -1,0 +1,243 @@
+"""Operation counts: from the straight-line programs, cross-checked in the C text.
+
+:func:`count_c` re-counts the arithmetic of every function in emitted C by
+tokenizing it, so the numbers in reports are what the compiler is handed.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from soagen.program.statements import OP_KINDS
+
+COLUMNS = ("mul", "add", "div", "sqrt", "trig", "statements")
+_TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?f?)|(?P<name>[A-Za-z_]\w*)"
+                    r"|(?P<op>[-+*/=(),;\[\]{}<>!]))")
+_FUNCTION = re.compile(r"^(?:int|void) (\w+)\(.*?\)\n\{\n(.*?)^\}", re.S | re.M)
+
+
+def _strip_comments(text):
+    return re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+
+
+# calls that are arithmetic: sin/cos (soagen's inline ones, libm's), sqrt, and CasADi's
+# ``casadi_sq(x)`` (x*x, one multiplication)
+_CALLS = {"sin": "trig", "cos": "trig", "sinf": "trig", "cosf": "trig", "soagen_sin": "trig",
+          "soagen_cos": "trig", "sqrt": "sqrt", "sqrtf": "sqrt", "casadi_sq": "mul"}
+
+
+def count_line(line):
+    """Arithmetic in one C statement; a minus in front of a literal is part of it.
+    Calls count as their operation (:data:`_CALLS`: ``casadi_sq(x)`` is one multiplication)."""
+    counts = dict.fromkeys(OP_KINDS, 0)
+    prev = None
+    tokens = [m for m in _TOKEN.finditer(line)]
+    for i, m in enumerate(tokens):
+        kind = m.lastgroup
+        tok = m.group(kind)
+        if kind == "name" and tok in _CALLS:
+            counts[_CALLS[tok]] += 1
+        elif kind == "op" and tok == "*":
+            counts["mul"] += 1
+        elif kind == "op" and tok == "/":
+            counts["div"] += 1
+        elif kind == "op" and tok == "+":
+            counts["add"] += 1
+        elif kind == "op" and tok == "-":
+            unary = prev is None or (prev[0] == "op" and prev[1] in "=(,-+*/<>!")
+            if not unary:
+                counts["add"] += 1
+            elif not (i + 1 < len(tokens) and tokens[i + 1].lastgroup == "num"):
+                counts["neg"] += 1
+        prev = (kind, tok)
+    return counts
+
+
+def count_c(source):
+    """``{function name: counts}`` for every function defined in C ``source``."""
+    out = {}
+    for name, body in _FUNCTION.findall(_strip_comments(source)):
+        counts = dict.fromkeys(OP_KINDS, 0)
+        statements = 0
+        for line in body.splitlines():
+            line = line.strip()
+            if not line or line.startswith("return 0"):
+                continue
+            if line.startswith(("const double t", "const float t", "const double c", "const float c")):
+                statements += 1
+            for k, v in count_line(line.split("=", 1)[1] if "=" in line and not line.startswith("if")
+                                   else line).items():
+                counts[k] += v
+        counts["statements"] = statements
+        out[name] = counts
+    return out
+
+
+def table(robot_name, programs):
+    """Terminal/markdown table of the op counts of ``programs``."""
+    head = "| function | " + " | ".join(COLUMNS) + " |"
+    rows = [head, "|" + "---|" * (len(COLUMNS) + 1)]
+    for p in programs:
+        label = f"{p.name} ({p.algorithm})" if p.algorithm else p.name   # a family's cheapest algorithm
+        rows.append(f"| {label} | " + " | ".join(str(p.ops[c]) for c in COLUMNS) + " |")
+    return f"# Operation counts: {robot_name}\n\n" + "\n".join(rows) + "\n"
+
+
+def as_json(robot, programs):
+    return json.dumps({"robot": robot.name, "functions": {p.name: {c: p.ops[c] for c in (*COLUMNS, "neg")}
+                                                         for p in programs}}, indent=1, sort_keys=True) + "\n"
+
+
+# --------------------------------------------------------- literature comparison
+# Published operation counts for a general n-joint serial arm (every kinematic and
+# inertial parameter symbolic, i.e. treated as non-zero), evaluated at n = 6.
+# The formulas are the widely reproduced ones of Hollerbach's 1980 comparison
+# table; the original papers could not be re-read offline (said on the page).
+PUBLISHED = (
+    ("recursive Newton–Euler, 3×3 rotations (Luh, Walker & Paul 1980)", "inverse dynamics",
+     lambda n: (150 * n - 48, 131 * n - 48),
+     "J. Y. S. Luh, M. W. Walker, R. P. C. Paul, ASME J. Dyn. Syst. Meas. Control 102(2), 1980; "
+     "counts as tabulated by Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I"),
+    ("recursive Lagrangian, 3×3 rotations (Hollerbach 1980)", "inverse dynamics",
+     lambda n: (412 * n - 277, 320 * n - 201),
+     "J. M. Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I"),
+)
+LITERATURE_FUNCTIONS = (("inverse dynamics", "inverse_dynamics", "rnea"), ("mass matrix M", "mass_matrix", "crba"),
+                        ("gravity g", "gravity", "gravity"), ("bias c + g", "bias_forces", "bias"),
+                        ("Coriolis/centrifugal c", "coriolis", None),
+                        ("forward dynamics, articulated-body sweeps (FD4 / aba)", "forward_dynamics_fd4", "aba"),
+                        ("forward dynamics, cheapest for this robot (`forward_dynamics`)", "forward_dynamics",
+                         "aba"))
+
+
+def literature_markdown(soagen_counts, casadi):
+    """``docs/opcounts.md``: soagen's PUMA 560 counts beside CasADi-generated code
+    of the same robot and published general-formulation counts.
+
+    soagen_counts : {function: counts} of the generated PUMA 560 program
+    casadi : the JSON written by ``benchmarks/casadi_opcounts.py`` (or None)
+    """
+    n = 6
+    lines = ["# Operation counts: the PUMA 560 against other formulations and tools", "",
+             "Multiplications / additions (subtractions included) per call; sin/cos, divisions and",
+             "square roots are listed separately where they occur. Regenerate with",
+             "`python benchmarks/casadi_opcounts.py` (soagen's numbers are those of",
+             "`generated/puma560/opcounts.json`; a test fails when this page is stale).", "",
+             "## Same robot, numeric parameters", "",
+             "Robot: the PUMA 560 with the Armstrong–Khatib–Burdick 1986 parameters",
+             "(`soagen.model.robots.example('puma560')`, handed to CasADi as the URDF that",
+             "`soagen.model.urdf.to_urdf` writes). Both tools know every parameter as a number, so",
+             "zero offsets and zero products of inertia cost nothing.", "",
+             "| quantity | soagen mul / add (trig) | CasADi-generated C with `cse` mul / add (trig) "
+             "| CasADi without `cse` |", "|---|---:|---:|---:|"]
+
+    def cell(counts):
+        return f"{counts['mul']} / {counts['add']} ({counts['trig']})"
+
+    for label, ours, theirs in LITERATURE_FUNCTIONS:
+        cells = ["n/a", "n/a"]
+        if casadi and theirs and theirs in casadi["functions"]:
+            cells = [cell(casadi["functions"][theirs]),
+                     cell(casadi["without_cse"][theirs]) if theirs in casadi.get("without_cse", {}) else "n/a"]
+        elif theirs is None:
+            cells = ["— (gravity is part of the model)", "—"]
+        lines.append(f"| {label} | {cell(soagen_counts[ours])} | {' | '.join(cells)} |")
+    if casadi:
+        lines += ["", f"CasADi: {casadi['tool']}. {casadi['method']}"]
+    lines += ["", "soagen: the straight-line programs of `soagen generate --example puma560`",
+              "(Newton–Euler with the products ω_a ω_b shared by the gyroscopic, centripetal",
+              "and U = [ω̇]× + [ω]×² terms; M by composite inertias).", "",
+              f"## General formulations (symbolic parameters), n = {n}", "",
+              "These count a general arm whose every parameter may be non-zero; they are what a",
+              "library pays per call, not what a robot-specific program pays. The gap to the",
+              "table above is the value of generating code for one robot. The formulas are those",
+              "of Hollerbach's widely reproduced 1980 comparison table; the original papers could",
+              "not be re-read offline for this page.", "",
+              "| formulation | quantity | mul | add | source |", "|---|---|---:|---:|---|"]
+    for label, quantity, formula, source in PUBLISHED:
+        mul, add = formula(n)
+        lines.append(f"| {label} | {quantity} | {mul} | {add} | {source} |")
+    lines += ["", "Customized PUMA models from the 1980s symbolic tools (ARM, EMDEG, Armstrong et al.'s",
+              "explicit model) report their counts under their own simplifications (link 6",
+              "symmetric, some products of inertia dropped); they are not listed because the",
+              "published figures could not be checked here against the original papers.", ""]
+    return "\n".join(lines)
+
+
+# ------------------------------------------ parameters as inputs: the symbolic-parameter peers
+# Published counts of tools that keep the inertial parameters symbolic, as quoted in issue 17
+# (their original publications could not be re-read offline): SymPyBotics (Sousa) for the
+# PUMA 560, OpenSYMORO (Khalil et al.) for the Staubli RX-90.
+SYMBOLIC_PEERS = (
+    ("puma560", "inverse dynamics", "inverse_dynamics", "SymPyBotics", (378, 319)),
+    ("puma560", "mass matrix M", "mass_matrix", "SymPyBotics", (402, 320)),
+    ("puma560", "gravity g", "gravity", "SymPyBotics", (110, 72)),
+    ("rx90", "inverse dynamics", "inverse_dynamics", "OpenSYMORO", (378, 329)),
+)
+IDENTIFICATION_FUNCTIONS = ("regressor", "base_regressor", "slotine_li_regressor")
+
+
+def _programs(robot, names, parameters):
+    from soagen.codegen import make_program
+    from soagen.options import Options
+
+    options = Options(functions=tuple(names), parameters=parameters)
+    return {name: make_program(robot, name, options).ops for name in names}
+
+
+def parameter_counts():
+    """Op counts behind :func:`parameters_markdown`: ``{robot: {mode: {function: counts}}}``
+    for the PUMA 560 and the RX-90 (baked, π input, π input with rotor inertia and
+    friction on every joint) and the identification functions of the bundled robots."""
+    from soagen.model import robots
+
+    joints = [f"joint{i}" for i in range(1, 7)]
+    actuated = dict(armature={j: 0.01 for j in joints}, friction={j: (0.1, 0.2) for j in joints})
+    out = {}
+    for name, make in (("puma560", lambda **kw: robots.example("puma560", **kw)), ("rx90", robots.rx90)):
+        names = sorted({fn for robot, _, fn, _, _ in SYMBOLIC_PEERS if robot == name})
+        robot = make()
+        out[name] = {"baked": _programs(robot, names, "baked"), "inputs": _programs(robot, names, "inputs"),
+                     "inputs, actuators": _programs(robot.with_actuators(**actuated), names, "inputs")}
+    for name in robots.EXAMPLES:
+        out.setdefault(name, {})["identification"] = _programs(robots.example(name), IDENTIFICATION_FUNCTIONS,
+                                                                 "baked")
+    return out
+
+
+def parameters_markdown(counts):
+    """``docs/parameter_opcounts.md``: π as an input beside the baked build and the
+    symbolic-parameter peers, and the regressors' counts (``soagen opcount --peers``)."""
+    def cell(c):
+        return f"{c['mul']} / {c['add']}" + (f" (+{c['div']} div, {c['sqrt']} sqrt)" if c["div"] or c["sqrt"] else "")
+
+    lines = ["# Operation counts with the parameters as inputs", "",
+             "Written by `soagen opcount --peers docs/parameter_opcounts.md` (a test keeps this page",
+             "and the README's figures equal to it). mul / add per call, trig excluded (10 sin/cos",
+             "for six revolute joints in every column); unary minus is not counted (soagen prints",
+             "most as subtractions).", "",
+             "`baked`: the robot's numbers are constants (zero products of inertia cost nothing).",
+             "`π input`: `build(robot, parameters=\"inputs\")`, all 10 inertial parameters of every",
+             "body are inputs, the geometry stays numeric. `+ actuators`: also rotor inertia,",
+             "viscous and Coulomb friction of every joint as inputs (the Coulomb term is the",
+             "smooth sign q̇/√(q̇² + ε²): one division and one square root per joint).", "",
+             "| robot | quantity | soagen baked | soagen π input | + actuators | peer, symbolic parameters |",
+             "|---|---|---:|---:|---:|---:|"]
+    for robot, label, fn, peer, (mul, add) in SYMBOLIC_PEERS:
+        c = counts[robot]
+        lines.append(f"| {robot} | {label} | {cell(c['baked'][fn])} | {cell(c['inputs'][fn])} | "
+                     f"{cell(c['inputs, actuators'][fn])} | {peer}: {mul} / {add} |")
+    lines += ["", "The peers' figures are those quoted in soagen's issue 17; their publications could not be",
+              "re-read offline, so their exact settings (which parameters are symbols, whether the",
+              "geometry is symbolic, whether friction and rotor inertia are included, how negations",
+              "and sign() count) are not checked here. The RX-90 is OpenSYMORO's sample robot",
+              "(`soagen.model.robots.rx90()`: modified DH with D3, RL4; the inertial values are placeholders,",
+              "the counts with π as an input do not depend on them).", "",
+              "## Regressors (baked geometry)", "",
+              "| robot | " + " | ".join(f"`{f}`" for f in IDENTIFICATION_FUNCTIONS) + " |",
+              "|---|" + "---:|" * len(IDENTIFICATION_FUNCTIONS)]
+    from soagen.model import robots
+    for name in robots.EXAMPLES:
+        c = counts[name]["identification"]
+        lines.append(f"| {name} | " + " | ".join(cell(c[f]) for f in IDENTIFICATION_FUNCTIONS) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,28 @@
+"""Markdown report of the base parameters of robots (``soagen parameters``)."""
+from __future__ import annotations
+
+from soagen.model.parameters import RANK_TOLERANCE, parameter_names
+from soagen.reference.identifiable import identifiable
+
+
+def report(robots):
+    """Markdown: p and b of each robot (a table), then its base parameters β = K π
+    written out (``soagen parameters``)."""
+    lines = ["# Base parameters", "",
+             "Written by `soagen parameters --all --markdown docs/base_parameters.md` (a test keeps",
+             "this page and the README's counts equal to it). Gautier's numerical method",
+             "(soagen.model.parameters): the regressor stacked over seeded random states, QR with column",
+             f"pivoting, rank = pivots with |R_ii| > {RANK_TOLERANCE:g} |R_00|. The gap column gives the smallest",
+             "kept and the largest dropped |R_ii|/|R_00|: the rank decision has that much room.", "",
+             "| robot | joints | p (standard) | b (base) | gap | states |", "|---|---:|---:|---:|---|---:|"]
+    for robot in robots:
+        base = identifiable(robot)
+        kept, dropped = base.gap
+        lines.append(f"| {robot.name} | {robot.nv} | {robot.n_parameters} | {base.b} | {kept:.1e} / {dropped:.1e} "
+                     f"| {base.states} |")
+    for robot in robots:
+        names = parameter_names(robot)
+        lines += ["", f"## {robot.name}: β = K π", "", "```"]
+        lines += [f"beta[{i}] = {text}" for i, text in enumerate(identifiable(robot).describe(names))]
+        lines += ["```"]
+    return "\n".join(lines) + "\n"

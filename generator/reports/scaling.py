@@ -1,0 +1,217 @@
+"""Scaling study: operation counts against the number of joints, per algorithm variant.
+
+The robot families are made here, deterministically, so the study regenerates
+byte for byte: arm-like chains (joint axes cycling z, y, y, x, offsets along
+the link, general inertias with products of inertia) and two-armed trees
+(a trunk carrying two equal arms, one tip at each hand).  Counts come from
+the finished straight-line programs, like every other count soagen reports.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from soagen.model.builder import RobotBuilder
+
+# (family label, function) pairs compared in the study; the quantity computed
+# is the same within a group
+STUDY = {
+    "inverse dynamics": ("inverse_dynamics",),
+    "mass matrix": ("mass_matrix", "mass_matrix_ne"),
+    "mass matrix inverse": ("mass_matrix_inverse_innovations", "mass_matrix_inverse_cholesky"),
+    "forward dynamics": ("forward_dynamics_fd4", "forward_dynamics_fd1", "forward_dynamics_fd3",
+                         "forward_dynamics_crba"),
+    "operational space inertia": ("os_inertia_recursive", "os_inertia_explicit"),
+    "inverse dynamics derivatives": ("inverse_dynamics_derivatives",),
+    "forward dynamics derivatives": ("forward_dynamics_derivatives_fd4", "forward_dynamics_derivatives_via_id"),
+}
+FUNCTIONS = tuple(f for group in STUDY.values() for f in group)
+# the derivatives are O(n²) programs of a few hundred thousand statements at n = 48: studied up to this size
+LARGEST = {f: 24 for f in STUDY["inverse dynamics derivatives"] + STUDY["forward dynamics derivatives"]}
+_AXES = ((0, 0, 1), (0, 1, 0), (0, 1, 0), (1, 0, 0))
+
+
+def _link(builder, rng, name):
+    """A link of about 1–3 kg with a general (non-diagonal) inertia about its centre of mass."""
+    mass = float(np.round(rng.uniform(1.0, 3.0), 3))
+    com = np.round(rng.uniform(-0.05, 0.05, 3) + (0.0, 0.0, 0.12), 3)
+    a, b, c = rng.uniform(0.05, 0.3, 3)                     # a box, turned by a random rotation
+    box = mass / 12 * np.array([b * b + c * c, a * a + c * c, a * a + b * b])
+    Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    inertia = np.round(Q @ np.diag(box) @ Q.T, 6)
+    builder.add_link(name, mass=mass, com=tuple(com), inertia=inertia)
+
+
+def _arm(builder, rng, parent, prefix, joints, start=0):
+    for i in range(joints):
+        child = f"{prefix}{i + 1}"
+        _link(builder, rng, child)
+        builder.add_joint(f"{prefix}j{i + 1}", "revolute", parent, child,
+                          xyz=(0.02, 0.0, 0.25), axis=_AXES[(start + i) % len(_AXES)],
+                          limits=(-math.pi, math.pi))
+        parent = child
+    return parent
+
+
+def chain(n, seed=0):
+    """An n-joint arm-like chain with one tip at its last link."""
+    rng = np.random.default_rng(seed)
+    b = RobotBuilder(f"chain{n}")
+    b.add_link("base")
+    end = _arm(b, rng, "base", "l", n)
+    return b.build(tips=[end])
+
+
+def two_arm_tree(n, seed=0):
+    """An n-joint tree: a trunk of n − 2⌊n/3⌋ joints carrying two arms of ⌊n/3⌋
+    joints, one tip per hand (n ≥ 3)."""
+    arm = n // 3
+    rng = np.random.default_rng(seed)
+    b = RobotBuilder(f"tree{n}")
+    b.add_link("base")
+    top = _arm(b, rng, "base", "t", n - 2 * arm)
+    ends = [_arm(b, rng, top, side, arm, start=1) for side in ("a", "b")]
+    return b.build(tips=ends)
+
+
+FAMILIES = {"chain": (chain, 2), "tree": (two_arm_tree, 3)}
+
+
+def parse_range(text):
+    """``"2..48"`` -> [2, 3, 4, 6, 8, 12, 16, 24, 32, 48] (the sizes 2^k and 3·2^k
+    in the range, two per octave, plus both ends); ``"4,8,12"`` -> [4, 8, 12]."""
+    if ".." in text:
+        lo, hi = (int(x) for x in text.split(".."))
+        sizes = {m * 2 ** k for m in (1, 3) for k in range(12)} | {lo, hi}
+        return sorted(s for s in sizes if lo <= s <= hi)
+    return sorted({int(x) for x in text.split(",")})
+
+
+def run(sizes, families=("chain", "tree"), progress=None):
+    """Op counts per family, function and size: ``{family: {function: {n: counts}}}``."""
+    from soagen.codegen import generate
+    from soagen.options import Options
+
+    out = {}
+    for fam in families:
+        make, smallest = FAMILIES[fam]
+        out[fam] = {f: {} for f in FUNCTIONS}
+        for n in sizes:
+            if n < smallest:
+                continue
+            if progress:
+                progress(fam, n)
+            gen = generate(make(n), Options(functions=tuple(f for f in FUNCTIONS if n <= LARGEST.get(f, n))))
+            for p in gen.programs:
+                out[fam][p.name][n] = {k: p.ops[k] for k in ("mul", "add", "div", "statements")}
+    return out
+
+
+def slope(points):
+    """Least-squares slope of log(mul + add) against log n over the upper half
+    of the sizes (the asymptotic exponent); ``points`` is ``{n: counts}``."""
+    ns = sorted(points)[len(points) // 2:]
+    if len(ns) < 2:
+        return float("nan")
+    x = np.log(ns)
+    y = np.log([points[n]["mul"] + points[n]["add"] for n in ns])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def last_slope(points):
+    """Exponent between the two largest sizes (where the leading term shows)."""
+    ns = sorted(points)[-2:]
+    if len(ns) < 2:
+        return float("nan")
+    c = [points[n]["mul"] + points[n]["add"] for n in ns]
+    return float(np.log(c[1] / c[0]) / np.log(ns[1] / ns[0]))
+
+
+def crossover(points_a, points_b):
+    """Smallest n from which ``a`` costs fewer operations (mul + add) than ``b``
+    at every larger size studied, or None."""
+    ns = sorted(set(points_a) & set(points_b))
+    cost = {n: (points_a[n]["mul"] + points_a[n]["add"], points_b[n]["mul"] + points_b[n]["add"]) for n in ns}
+    for i, n in enumerate(ns):
+        if all(cost[m][0] < cost[m][1] for m in ns[i:]):
+            return n
+    return None
+
+
+def as_json(result):
+    return json.dumps({fam: {f: {str(n): c for n, c in sorted(pts.items())} for f, pts in funcs.items()}
+                       for fam, funcs in result.items()}, indent=1, sort_keys=True) + "\n"
+
+
+def from_json(text):
+    """The inverse of :func:`as_json`."""
+    return {fam: {f: {int(n): c for n, c in pts.items()} for f, pts in funcs.items()}
+            for fam, funcs in json.loads(text).items()}
+
+
+def markdown(result):
+    """Tables of mul + add per size with the fitted exponent, and the Λ crossover."""
+    lines = ["# Scaling study: operation counts against joints", "",
+             "Generated by `soagen opcount --scaling 2..48 --plot docs/scaling.png "
+             "--markdown docs/scaling.md --json docs/scaling.json`.",
+             "Cells are multiplications + additions of the generated straight-line program",
+             "(divisions, square roots and sin/cos excluded); the exponent is the least-squares",
+             "slope of log(ops) against log(n) over the upper half of the sizes, the last one",
+             "between the two largest sizes (the leading term shows late: (J M⁻¹ Jᵀ)⁻¹ is",
+             "n³/6 for the factorization of M but 6m·n² for the products, so its exponent climbs",
+             "towards 3 only past n ≈ 36m). The derivatives are studied up to n = "
+             f"{max(LARGEST.values())} (blank cells).", ""]
+    for fam, funcs in result.items():
+        ns = sorted({n for pts in funcs.values() for n in pts})
+        title = {"chain": "Chains (one tip)", "tree": "Two-armed trees (two tips, Λ is 12 × 12)"}[fam]
+        lines += [f"## {title}", "",
+                  "| function | " + " | ".join(f"n={n}" for n in ns) + " | exponent | last |",
+                  "|---|" + "---:|" * (len(ns) + 2)]
+        for f in sorted(funcs, key=lambda f: (FUNCTIONS + (f,)).index(f)):   # study order
+            pts = funcs[f]
+            cells = " | ".join(str(pts[n]["mul"] + pts[n]["add"]) if n in pts else "" for n in ns)
+            lines.append(f"| {f} | {cells} | {slope(pts):.2f} | {last_slope(pts):.2f} |")
+        x = crossover(funcs["os_inertia_recursive"], funcs["os_inertia_explicit"])
+        lines += ["", f"Recursive Λ(0) (`os_inertia_recursive`) costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ "
+                      f"(`os_inertia_explicit`) from n = {x} on." if x else
+                  "Recursive Λ(0) never costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ in this range.", ""]
+    return "\n".join(lines)
+
+
+def plot(result, path):
+    """Log-log plot of mul + add against n, one panel per family (needs matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fams = list(result)
+    fig, axes = plt.subplots(1, len(fams), figsize=(6.5 * len(fams), 5.2), squeeze=False)
+    styles = ["-", "--", ":", "-."]
+    for ax, fam in zip(axes[0], fams):
+        for ci, (group, names) in enumerate(STUDY.items()):
+            for si, f in enumerate(names):
+                pts = result[fam][f]
+                ns = sorted(pts)
+                ax.loglog(ns, [pts[n]["mul"] + pts[n]["add"] for n in ns], styles[si % 4], marker="o",
+                          markersize=3, color=f"C{ci}", label=f"{f} ({slope(pts):.2f})")
+        x = crossover(result[fam]["os_inertia_recursive"], result[fam]["os_inertia_explicit"])
+        if x:
+            ax.axvline(x, color="0.6", linewidth=0.8)
+            ax.annotate(f"recursive Λ(0) cheaper from n = {x}", xy=(x, 0.98), xycoords=("data", "axes fraction"),
+                        xytext=(4, 0), textcoords="offset points", va="top", fontsize=8, color="0.3")
+        ns = sorted({n for pts in result[fam].values() for n in pts})
+        ax.set_xticks(ns)
+        ax.set_xticklabels([str(n) for n in ns])
+        ax.minorticks_off()
+        ax.set_title({"chain": "chains, one tip", "tree": "two-armed trees, two tips"}[fam])
+        ax.set_xlabel("joints n")
+        ax.set_ylabel("multiplications + additions")
+        ax.grid(True, which="major", linewidth=0.3)
+        ax.legend(fontsize=7, title="function (fitted exponent)", title_fontsize=7, loc="upper left",
+                  bbox_to_anchor=(0.0, 0.93))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)

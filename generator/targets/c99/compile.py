@@ -1,0 +1,107 @@
+"""The C99 target's build: the emitted C compiled into a per-robot Python module by cffi,
+cached by content hash (:mod:`soagen.targets.cache`)."""
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import shutil
+import time
+from pathlib import Path
+
+from soagen.targets.cache import cache_key, cache_root, cached
+from soagen.targets.c99.emit import emit
+from soagen.targets.common.compiler import compile_units
+from soagen.targets.simd.emit import emit_simd
+from soagen.targets.simd.library import write_simd
+
+# -O3 -march=native, as the benchmarks: the module is compiled on the machine that loads it (the CPU is
+# part of the cache key); FMA (contraction is off by default under -std=c99) and wider
+# registers cut 20-30% per call. No SLP vectorization: packing a few scalar statements into short
+# vectors made the Panda's M 1.36x and its Lambda 1.18x slower (gcc 12, docs/simd.md), and it fused
+# other multiply-adds than the SIMD batches, whose rows then differed from single calls in the last bits
+COMPILE_ARGS = ["-O3", "-std=c99", "-march=native", "-ffp-contract=fast", "-fno-tree-slp-vectorize"]
+
+
+def compile_args(options):
+    """:data:`COMPILE_ARGS` with the optimization level of ``options.optimize``."""
+    return [f"-{options.optimize}" if a == "-O3" else a for a in COMPILE_ARGS]
+
+
+def compile_module(csource, folder, modname, args=COMPILE_ARGS):
+    """Compile ``csource`` with cffi into ``folder``; returns the library path.
+
+    Every generated function is its own translation unit, compiled in
+    parallel; cffi then links the objects with its wrapper.  The objects stay
+    in ``folder/objects`` (the SIMD batches, compiled later, link them for
+    their scalar tails).
+    """
+    import cffi
+
+    folder = Path(folder)
+    (folder / f"{csource.name}.h").write_text(csource.header)
+    (folder / f"{csource.name}.c").write_text(csource.source)
+    (folder / "objects").mkdir()
+    objects = compile_units([(f"objects/{csource.name}__{fname}", text) for fname, text in csource.units], folder,
+                            args)
+    ffi = cffi.FFI()
+    ffi.cdef(csource.cdef)
+    ffi.set_source(modname, f'#include "{csource.name}.h"', include_dirs=[str(folder)],
+                   extra_objects=[str(o) for o in objects], extra_compile_args=list(args), libraries=["m"])
+    return Path(ffi.compile(tmpdir=str(folder / "build"), verbose=False))
+
+
+def load_extension(path, modname):
+    """Import the compiled cffi extension at ``path`` as ``modname``."""
+    loader = importlib.machinery.ExtensionFileLoader(modname, str(path))
+    spec = importlib.util.spec_from_file_location(modname, str(path), loader=loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def build(target, options, name, functions, record, cache_dir=None):
+    """The C99 target's plug-in entry (:mod:`soagen.targets`): the cached cffi module of ``target``.
+
+    Parameters
+    ----------
+    target : Robot or ClosedChain
+    options : Options
+    name : str               C prefix
+    functions : list of str  the C functions, in header order
+    record : callable        ``record() -> (programs, timings)``, called only when not cached
+    cache_dir : path, optional
+
+    Returns
+    -------
+    Module
+    """
+    from soagen.targets.c99.module import Module
+
+    args = compile_args(options)
+    key = cache_key(target.fingerprint(), repr(options), name, ",".join(functions), " ".join(args))
+    modname = f"_soagen_{name}_{key}"
+    timings = {}
+
+    def make(work):
+        programs, record_timings = record()
+        timings.update(record_timings)
+        t0 = time.perf_counter()
+        csource = emit(target, programs, name, options.precision)
+        timings["emit"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        lib = compile_module(csource, work, modname, args)
+        timings["compile"] = time.perf_counter() - t0
+        shutil.move(str(lib), str(work / lib.name))
+        shutil.rmtree(work / "build", ignore_errors=True)
+        simd = emit_simd(target, programs, name, options.precision) if options.simd else None
+        return dict(name=name, library=lib.name, precision=options.precision, parameters=options.parameters,
+                    compile_args=args, ops={p.name: p.ops for p in programs},
+                    choices={p.name: p.algorithm for p in programs if p.algorithm},
+                    signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs] for p in programs},
+                    simd=write_simd(simd, work) if simd else None, upper=simd.upper if simd else {})
+
+    final, meta = cached(Path(cache_dir) if cache_dir else cache_root(), key, make)
+    t0 = time.perf_counter()
+    lib = load_extension(final / meta["library"], modname)
+    timings["load"] = time.perf_counter() - t0
+    return Module(target, lib, meta, timings, final)

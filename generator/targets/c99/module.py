@@ -1,0 +1,358 @@
+"""Python face of a compiled module: numpy in, numpy out.
+
+Every generated function of the target is a method named as in
+:mod:`soagen.functions` (a family's method takes ``variant=``); every wrapper
+checks its arguments (shape, real dtype, no NaN/inf) and raises
+``ValueError``/``TypeError`` with the argument's name; arrays are converted
+to C-contiguous float64 (float32 for ``precision="float"``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from soagen import functions as F
+from soagen.model.errors import SingularError
+
+
+class Module:
+    """Generated functions of one robot (or closed chain).
+
+    Every function also takes a batch: inputs of shape (N, size) are evaluated
+    in one C call (``<function>_batch_simd``: several rows per instruction,
+    each row equal to the single call, :mod:`soagen.targets.simd.emit`; compiled at the
+    first batch call of a build, then cached with it), outputs get a leading
+    N.  Symmetric matrix outputs (M, M⁻¹, Ω, Λ) can come as their upper
+    triangle, ``out_format="upper"``: (N, n(n+1)/2) rows (:func:`unpack_upper`),
+    half the memory to write for large batches.
+    Functions with one output take ``out=``: a C-contiguous array of the
+    module's dtype and of the result's size (leading N for a batch), written
+    in place and returned reshaped -- reusing it avoids allocating (for large
+    batches, fresh pages from the kernel) on every call.
+
+    Attributes
+    ----------
+    robot : Robot or ClosedChain   the target it was built for
+    n : int                degrees of freedom nv (the length of qd, qdd, tau)
+    nq : int               configuration size (the length of q; nq > n with quaternions)
+    m : int                number of tips
+    ops : dict             op counts per C function
+    choices : dict         family -> the algorithm its family function uses (the cheapest
+                           for this robot, :mod:`soagen.functions`)
+    timings : dict         seconds per stage of the ``build`` call that made it
+    path : Path            cache folder with the .c/.h and the library
+    """
+
+    def __init__(self, target, lib, meta, timings, path):
+        sizes = F.sizes(target)
+        self.robot = target
+        self.n, self.nq, self.m = sizes.get("n"), sizes.get("nq"), sizes.get("m", 0)
+        self.ops = meta["ops"]
+        self.choices = meta.get("choices", {})
+        self.name = meta["name"]
+        self.precision = meta["precision"]
+        self.parameters = meta.get("parameters", "baked")   # "inputs": the functions take pi
+        self.timings = timings
+        self.path = path
+        self._sizes = sizes
+        self._specs = {s.name: s for s in F.specs(target)}
+        self._lib = lib
+        self._ffi = lib.ffi
+        self._dtype = np.float32 if self.precision == "float" else np.float64
+        self._ctype = "float[]" if self.precision == "float" else "double[]"
+        self._meta = meta
+        self._sig = meta["signatures"]
+        self._upper = meta.get("upper", {})   # function -> outputs that "upper" packs
+        self._simd = None     # (ffi, lib) of the SIMD batches, compiled and opened at the first batch call
+        self._trig_inputs = {f for f, sig in self._sig.items() if any(a == "cq" for a, _ in sig)}
+        self._functions = {}
+        # q entries of each quaternion (spherical and floating joints)
+        self._quats = [slice(part.qslice(k).stop - 4, part.qslice(k).stop) for _, part in target.parts
+                       for k, b in enumerate(part.bodies) if b.nq > 1] if "nq" in sizes else []
+
+    def __repr__(self):
+        return f"<soagen module {self.name}: n={self.n}, tips={self.m}, {self.precision}>"
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._methods()))
+
+    def _methods(self):
+        """``{method name: spec}`` of the generated functions reachable as methods."""
+        out = {}
+        for s in self._specs.values():
+            if s.family is None or s.is_family_function:
+                out[s.name] = s
+        return out
+
+    def __getattr__(self, attr):
+        spec = self.__dict__.get("_specs", {}).get(attr)
+        if spec is None or (spec.family is not None and not spec.is_family_function):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        return _method(spec).__get__(self)
+
+    # ---------------------------------------------------------------- calling
+    def _arg(self, value, size, what):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"{what} must be a real numeric array, got dtype {arr.dtype}")
+        if arr.shape != (size,):
+            raise ValueError(f"{what} must have shape ({size},), got {arr.shape}")
+        arr = np.ascontiguousarray(arr, dtype=self._dtype)
+        # a Python float sum of a few entries is finite unless one is NaN/inf (or the
+        # finite entries overflow, then the exact test decides); np.all costs 2 µs
+        values = arr.tolist()
+        if not math.isfinite(sum(values)) and not np.isfinite(arr).all():
+            raise ValueError(f"{what} contains NaN or inf")
+        if what == "q":
+            for s in self._quats:
+                if sum(x * x for x in values[s]) < 1e-200:
+                    self._check_quaternions(arr[None, :])       # raises, with the message
+        return arr
+
+    def _check_quaternions(self, Q):
+        """Quaternions may have any non-zero length (the rotation of q/|q| is
+        used); a zero (or denormal) one has no rotation and is rejected."""
+        for s in self._quats:
+            if np.any(np.einsum("ij,ij->i", Q[:, s], Q[:, s]) < 1e-200):
+                raise ValueError(f"q[{s.start}:{s.stop}] is a zero quaternion: it has no rotation")
+
+    def _function(self, fname):
+        """The C function ``<name>_<fname>`` (looked up once)."""
+        fn = self._functions.get(fname)
+        if fn is None:
+            fn = self._functions[fname] = getattr(self._lib.lib, f"{self.name}_{fname}")
+        return fn
+
+    def _out(self, out, shape, fname):
+        """``out`` as the flat (size,) or (N, size) result buffer, written in place."""
+        if not isinstance(out, np.ndarray) or out.dtype != self._dtype or not out.flags.c_contiguous \
+                or not out.flags.writeable:
+            raise TypeError(f"out must be a writeable C-contiguous {np.dtype(self._dtype).name} array")
+        if out.size != int(np.prod(shape)) or (len(shape) == 2 and (out.ndim < 2 or out.shape[0] != shape[0])):
+            raise ValueError(f"out for {fname} must hold {' x '.join(map(str, shape))} values "
+                             f"(leading dimension the batch), got shape {out.shape}")
+        return out.reshape(shape)
+
+    def _call(self, fname, *inputs, out=None, out_format="full"):
+        sig = self._sig.get(fname)
+        if sig is None:
+            raise NotImplementedError(f"{fname} was not generated for this module "
+                                      "(build with functions=None for all of them)")
+        upper = self._format(fname, out_format)
+        if fname in self._trig_inputs:    # cos/sin of q follow the other inputs
+            q = np.asarray(inputs[0], dtype=float)
+            inputs = (*inputs, np.cos(q), np.sin(q))
+        ins, outs = sig[:len(inputs)], sig[len(inputs):]
+        if out is not None and len(outs) != 1:
+            raise ValueError(f"out= is for functions with one output; {fname} has {len(outs)}")
+        first = inputs[0]
+        if (first.ndim if isinstance(first, np.ndarray) else np.ndim(first)) == 2:
+            return self._call_batch(fname, ins, outs, inputs, out, upper)
+        if upper:       # one row of the batch function
+            result = self._call_batch(fname, ins, outs, [np.asarray(v)[None, :] for v in inputs],
+                                      None if out is None else self._out(out, (np.size(out),), fname)[None, :], upper)
+            return [r[0] for r in result] if isinstance(result, list) else result[0]
+        args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
+        results = ([np.empty(size, dtype=self._dtype) for _, size in outs] if out is None
+                   else [self._out(out, (outs[0][1],), fname)])
+        fb = self._ffi.from_buffer
+        status = self._function(fname)(*[fb(self._ctype, a) for a in args],
+                                       *[fb(self._ctype, r) for r in results])
+        if status:
+            raise SingularError(f"{fname}: Omega(0) is not positive definite at this configuration "
+                                "(a singular or redundant-axis configuration): Lambda(0) does not exist")
+        return results[0] if len(results) == 1 else results
+
+    def _batch_arg(self, value, rows, size, what):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"{what} must be a real numeric array, got dtype {arr.dtype}")
+        if arr.shape != (rows, size):
+            raise ValueError(f"{what} must have shape ({rows}, {size}), got {arr.shape}")
+        arr = np.ascontiguousarray(arr, dtype=self._dtype)
+        # one pass without a temporary: the sum is finite unless some entry is
+        # NaN/inf (or the finite entries overflow, then the exact test decides)
+        if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
+            raise ValueError(f"{what} contains NaN or inf")
+        if what == "q":
+            self._check_quaternions(arr)
+        return arr
+
+    def _format(self, fname, out_format):
+        """True for ``out_format="upper"`` (checked: ``fname`` has a symmetric output), False for "full"."""
+        if out_format == "full":
+            return False
+        if out_format != "upper":
+            raise ValueError(f"out_format must be 'full' or 'upper', got {out_format!r}")
+        if fname not in self._upper:
+            raise ValueError(f"{fname} has no symmetric matrix output: out_format='upper' is for "
+                             + (", ".join(sorted(self._upper)) or "the SIMD batches (build with simd=True)"))
+        return True
+
+    def _call_batch(self, fname, ins, outs, inputs, out=None, upper=False):
+        """N rows in one C call (``<fname>_batch_simd``, or ``_batch_simd_upper`` with the symmetric
+        outputs packed); inputs (N, size), outputs (N, size)."""
+        rows = np.shape(inputs[0])[0]
+        args = [self._batch_arg(v, rows, size, name) for v, (name, size) in zip(inputs, ins)]
+        if upper:
+            packs = self._upper[fname]
+            outs = [(name, (size + math.isqrt(size)) // 2 if name in packs else size) for name, size in outs]
+        results = ([np.empty((rows, size), dtype=self._dtype) for _, size in outs] if out is None
+                   else [self._out(out, (rows, outs[0][1]), fname)])
+        ffi, fn = self._batch_function(fname, upper)
+        fb = ffi.from_buffer
+        failed = fn(
+            rows, *[fb(self._ctype, a) for a in args], *[fb(self._ctype, r) for r in results])
+        if failed:
+            raise SingularError(f"{fname}: Omega(0) is not positive definite in {failed} of {rows} rows")
+        return results[0] if len(results) == 1 else results
+
+    def _batch_function(self, fname, upper=False):
+        """(ffi, C function) of the batch of ``fname``: ``_batch_simd[_upper]`` (the SIMD library,
+        :func:`soagen.targets.simd.library.simd_library`), or the scalar ``_batch`` of a build with simd=False."""
+        if not self._meta.get("simd"):
+            return self._ffi, self._function(f"{fname}_batch")
+        if self._simd is None:
+            from soagen.targets.simd.library import simd_library
+            self._simd = simd_library(self.path, self._meta, self._meta["compile_args"])
+        ffi, lib = self._simd
+        return ffi, getattr(lib, f"{self.name}_{fname}_batch_simd{'_upper' if upper else ''}")
+
+    # ---------------------------------------------------------------- functions
+    def _with_parameters(self, fname, args, pi):
+        """``args`` and, for a module built with ``parameters="inputs"``, the
+        parameters ``pi`` (p,) (a batch takes (N, p) or one (p,) for every row)."""
+        if fname not in self._sig:             # not generated: _call says so
+            return args
+        takes = any(a == "pi" for a, _ in self._sig[fname])
+        if not takes:
+            if pi is not None:
+                raise ValueError(f"{fname} has the robot's parameters built in: build with "
+                                 "parameters='inputs' to pass pi")
+            return args
+        if pi is None:
+            raise ValueError(f"{fname} takes the parameters as an input: pass pi= (robot.parameters() "
+                             "gives the robot's own)")
+        first = np.asarray(args[0])
+        pi = np.asarray(pi)
+        if first.ndim == 2 and pi.ndim == 1:
+            pi = np.broadcast_to(pi, (first.shape[0], pi.shape[0]))
+        return (*args, pi)
+
+    def _invoke(self, spec, args, variant, out, out_format="full", pi=None):
+        """Call the C function of ``spec`` (or of its family's ``variant``) and
+        shape its outputs as the catalogue says (packed upper triangles stay flat)."""
+        if spec.tips and not self.m:
+            raise ValueError(f"{spec.name} needs tips: load the robot with tips=[...]")
+        fname = self._chosen(spec.family, variant) if variant is not None else spec.name
+        args = self._with_parameters(fname, args, pi)
+        result = self._call(fname, *args, out=out, out_format=out_format)
+        outs = self._specs[fname].outputs
+        packed = self._upper.get(fname, ()) if out_format == "upper" else ()
+        shaped = [r if o.name in packed else self._shape(r, o.shape)
+                  for r, o in zip([result] if len(outs) == 1 else result, outs)]
+        return shaped[0] if len(outs) == 1 else tuple(shaped)
+
+    def _shape(self, flat, shape):
+        """(size,) -> shape, or (N, size) -> (N, *shape) for a batch; 1-D outputs stay flat."""
+        if len(shape) == 1:
+            return flat
+        dims = tuple(self._sizes[d] if isinstance(d, str) else d for d in shape)
+        return flat.reshape(dims if flat.ndim == 1 else (flat.shape[0], *dims))
+
+    def _chosen(self, family, variant):
+        """The C function computing ``family`` by ``variant``: the family's own
+        function for ``"auto"`` and for the algorithm it uses, else the variant's."""
+        table = {"auto": family, **F.labels(family)}
+        if variant not in table:
+            raise ValueError(f"variant must be one of {', '.join(map(repr, table))}, got {variant!r}")
+        return family if variant == self.choices.get(family) else table[variant]
+
+    def call(self, fname, *inputs, out_format="full", pi=None):
+        """Any generated C function by name (``module.ops`` lists them), e.g.
+        ``call("forward_dynamics_fd2", q, qd, tau)`` -> ``[qdd, a0]``; outputs
+        are flat arrays, one per C output argument (a single array for one);
+        ``pi``: the parameters of a module built with ``parameters="inputs"``."""
+        return self._call(fname, *self._with_parameters(fname, inputs, pi), out_format=out_format)
+
+    def integrate(self, q, v, dt):
+        """Configuration after velocity ``v`` for ``dt`` (:meth:`soagen.Robot.integrate`); -> (nq,)."""
+        return self.robot.integrate(q, v, dt)
+
+    def random_configuration(self, rng=None):
+        """A random q (nq,) with unit quaternions (:meth:`soagen.Robot.random_configuration`)."""
+        return self.robot.random_configuration(rng if rng is not None else np.random.default_rng())
+
+    # conveniences of the robot catalogue: a tip force, FD2's first output
+    def inverse_dynamics(self, q, qd, qdd, f_tip=None, out=None, pi=None):
+        """T = M q̈ + C + G (+ Jᵀ f_tip, the wrench (6m,) the tips exert); -> (n,)."""
+        if f_tip is None:
+            return self._invoke(self._specs["inverse_dynamics"], (q, qd, qdd), None, out, pi=pi)
+        return self._invoke(self._specs["inverse_dynamics_tip_force"], (q, qd, qdd, f_tip), None, out, pi=pi)
+
+    def forward_dynamics(self, *args, f_tip=None, variant="auto", out=None, pi=None):
+        """Robot: ``forward_dynamics(q, qd, tau, f_tip=None, variant="auto")`` -> q̈ (n,),
+        q̈ = M⁻¹(τ − C − G − Jᵀ f_tip) by the family's algorithm for this robot or
+        the one named (FD2 too: its tip accelerations come from ``call``); a tip
+        force adds :meth:`tip_force_acceleration` (the dynamics are linear in f).
+        Closed chain: ``forward_dynamics(qa, qda, taua, qb, qdb, taub)`` -> (q̈_a, q̈_b, f)."""
+        spec = self._specs["forward_dynamics"]
+        if spec.family is None:           # a closed chain's one function
+            return self._invoke(spec, args, None, out)
+        if self._chosen("forward_dynamics", variant) == "forward_dynamics_fd2":
+            qdd = self._call("forward_dynamics_fd2", *self._with_parameters("forward_dynamics_fd2", args, pi))[0]
+            if out is not None:
+                self._out(out, qdd.shape, "forward_dynamics_fd2")[...] = qdd
+                qdd = out
+        else:
+            qdd = self._invoke(spec, args, variant, out, pi=pi)
+        if f_tip is not None:
+            qdd += self.tip_force_acceleration(args[0], f_tip)
+        return qdd
+
+
+_METHODS = {}
+
+
+def _method(spec):
+    """The wrapper method of ``spec`` (made once): its inputs by name, ``variant``
+    for a family function, keywords ``out`` and ``out_format``."""
+    if spec not in _METHODS:
+        family = spec.is_family_function
+        params = (", ".join(spec.inputs) + (', variant="auto"' if family else "")
+                  + ', *, out=None, out_format="full", pi=None')
+        doc = (f"{spec.doc} ({', '.join(spec.inputs)}) -> "
+               + ", ".join(f"{o.name} {tuple(o.shape)}" for o in spec.outputs)
+               + (f"; ``variant``: 'auto' or an algorithm of soagen.functions.labels({spec.family!r})"
+                  if family else "")
+               + "; ``out_format='upper'``: symmetric matrix outputs as upper triangles (n(n+1)/2,)"
+               + ("; ``pi``: the parameters (p,), for a module built with parameters='inputs'"
+                  if spec.parametric else ""))
+        source = (f"def {spec.name}(self, {params}):\n    {doc!r}\n"
+                  f"    return self._invoke(SPEC, ({', '.join(spec.inputs)},), {'variant' if family else 'None'}, out, "
+                  "out_format, pi)\n")
+        namespace = {"SPEC": spec}
+        exec(source, namespace)   # a real signature (names, defaults) at no per-call cost
+        _METHODS[spec] = namespace[spec.name]
+    return _METHODS[spec]
+
+
+def unpack_upper(packed, n):
+    """Full symmetric matrices from upper triangles stored row by row (``out_format="upper"``).
+
+    Parameters
+    ----------
+    packed : (n(n+1)/2,) or (N, n(n+1)/2) array
+    n : int   matrix order
+
+    Returns
+    -------
+    (n, n) or (N, n, n) array
+    """
+    packed = np.asarray(packed)
+    rows, cols = np.triu_indices(n)
+    full = np.empty(packed.shape[:-1] + (n, n), dtype=packed.dtype)
+    full[..., rows, cols] = packed
+    full[..., cols, rows] = packed
+    return full

@@ -1,0 +1,14 @@
+"""CUDA batches: the functions __host__ __device__, a kernel per function, DLPack arrays
+(``target="cuda"``: nvcc; ``target="cuda-host"``: the same kernels as loops on the CPU)."""
+from __future__ import annotations
+
+from soagen.targets.cuda.gpu import CudaModule, build, emit_cuda
+
+
+def files(target, programs, name, options):
+    """``<name>.cu`` and ``<name>_cuda.h``."""
+    cu = emit_cuda(target, programs, name, options.precision)
+    return [(f"{name}.cu", cu.source), (f"{name}_cuda.h", cu.header)]
+
+
+__all__ = ["CudaModule", "build", "emit_cuda", "files"]

@@ -1,0 +1,307 @@
+"""Microcontroller builds: cross-compile the emitted C for Cortex-M, run it in
+QEMU (semihosting output), run the same C on the host, and measure flash and
+stack per function.
+
+Targets: a Cortex-M4F (hard float) on QEMU's ``mps2-an386`` and a Cortex-M0
+(soft float) on QEMU's ``microbit`` (an nRF51822: 256 KB flash, 16 KB RAM,
+and a CPU model that faults on ARMv7-M instructions).  Programs too large for
+a target's flash together run as several images.
+
+Toolchain: Debian's ``gcc-arm-none-eabi`` with ``libnewlib-arm-none-eabi``
+(libm) and ``qemu-system-arm``; the host build needs ``gcc``.
+"""
+from __future__ import annotations
+
+import platform
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from soagen.targets.c99.emit import driver, render_plain
+
+CC = "arm-none-eabi-gcc"
+# the generated C's float semantics on the host: every operation rounded to float, no
+# contraction into FMA (as arm-none-eabi-gcc -std=c99), sinf/cosf left as calls, the C
+# evaluated as written (-O0)
+HOST_FLAGS = ("-std=c99", "-O0", "-ffp-contract=off", "-fno-builtin-sinf", "-fno-builtin-cosf") + (
+    ("-msse2", "-mfpmath=sse") if platform.machine() in ("x86_64", "AMD64", "i686") else ())
+RUNS = [("cortex-m4f", "-Os"), ("cortex-m4f", "-O2"), ("cortex-m0", "-Os"), ("cortex-m0", "-O2")]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A Cortex-M core: compiler flags, the QEMU machine that runs its code, its memory map.
+
+    linker_script : str   file written by :func:`write_harness` (from templates/)
+    flash, ram : int      bytes the machine has (the linker script's regions)
+    """
+
+    name: str
+    flags: tuple
+    machine: str
+    linker_script: str
+    flash: int
+    ram: int
+
+
+TARGETS = {
+    "cortex-m4f": Target("cortex-m4f", ("-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"),
+                         "mps2-an386", "mps2.ld", 4 << 20, 4 << 20),
+    "cortex-m0": Target("cortex-m0", ("-mcpu=cortex-m0", "-mthumb", "-mfloat-abi=soft"),
+                        "microbit", "microbit.ld", 256 << 10, 16 << 10),
+}
+COMMON = ("-std=c99", "-ffp-contract=off", "-ffunction-sections", "-fdata-sections", "-fstack-usage")
+
+
+def _run(cmd, **kw):
+    res = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if res.returncode:
+        raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({res.returncode}):\n{res.stderr}{res.stdout}")
+    return res
+
+
+def _name(folder):
+    """The robot's file stem in a harness folder (the one ``<name>.h``)."""
+    (header,) = Path(folder).glob("*.h")
+    return header.stem
+
+
+def write_sources(gen, folder):
+    """Write ``<name>.h/.c``, ``mcu_runtime.c``, ``mcu_trig_log.c`` and the linker
+    scripts ``mps2.ld`` and ``microbit.ld`` into ``folder`` (files whose text is
+    unchanged are left alone, so their compiled objects stay valid)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    name = gen.csource.name
+    files = {f"{name}.h": gen.csource.header, f"{name}.c": gen.csource.source,
+             "mcu_runtime.c": render_plain("mcu_runtime.c.j2"), "mcu_trig_log.c": render_plain("mcu_trig_log.c.j2"),
+             "mps2.ld": render_plain("mps2.ld.j2"), "microbit.ld": render_plain("microbit.ld.j2")}
+    for fname, text in files.items():
+        _write(folder / fname, text)
+    return folder
+
+
+def write_harness(gen, inputs, folder):
+    """:func:`write_sources` and ``harness.c``: every program of ``gen`` on its ``inputs``
+    (``{function: [case, ...]}``, a case one array per input), printing every output."""
+    folder = write_sources(gen, folder)
+    _write(folder / "harness.c", driver(gen.csource.name, gen.programs, inputs, _precision(gen),
+                                        template="mcu_harness.c.j2"))
+    return folder
+
+
+def _write(path, text):
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def _precision(gen):
+    return "float" if "float" in gen.csource.header.split("Scalar type:")[1][:10] else "double"
+
+
+def compile_object(folder, source, target, opt):
+    """Compile ``folder/source`` for ``target`` (once per target and level); -> .o path."""
+    folder = Path(folder)
+    obj = folder / f"{Path(source).stem}_{target.name}{opt}.o"
+    if not obj.exists() or obj.stat().st_mtime_ns < (folder / source).stat().st_mtime_ns:
+        _run([CC, *target.flags, opt, *COMMON, "-I", str(folder), "-c", str(folder / source),
+              "-o", str(obj)])
+    return obj
+
+
+def link_image(folder, objects, target, opt, elf, wrap_trig=False):
+    wrap = ["-Wl,--wrap=sinf,--wrap=cosf"] if wrap_trig else []
+    _run([CC, *target.flags, opt, "-nostartfiles", "-Wl,--gc-sections", *wrap, "-T",
+          str(Path(folder) / target.linker_script), *map(str, objects), "-o", str(elf), "-lm", "-lc", "-lnosys"])
+    return elf
+
+
+def build_elf(folder, name, target, opt="-Os", harness="harness.c", log_trig=False):
+    """Cross-compile ``harness`` with the start-up code and ``<name>.c``; returns the ELF path.
+    ``log_trig``: every sinf/cosf call also prints its argument and result (see :func:`parse_trig`)."""
+    folder = Path(folder)
+    objects = [compile_object(folder, "mcu_runtime.c", target, opt), compile_object(folder, harness, target, opt),
+               compile_object(folder, f"{name}.c", target, opt)]
+    if log_trig:
+        objects.append(compile_object(folder, "mcu_trig_log.c", target, opt))
+    elf = folder / f"{Path(harness).stem}_{target.name}{opt}{'_log' if log_trig else ''}.elf"
+    return link_image(folder, objects, target, opt, elf, wrap_trig=log_trig)
+
+
+def build_images(gen, inputs, folder, target, opt="-Os", log_trig=False):
+    """ELFs that together run every program of ``gen`` on its ``inputs``: one
+    where all programs' code fits half the target's flash (the rest is left to
+    libm, libgcc and the harness's constants), else consecutive groups that do."""
+    folder = Path(folder)
+    name = gen.csource.name
+    sizes = {f: text for f, (text, _) in function_sizes(folder, name, target, opt).items()}
+    groups, size = [[]], 0
+    for p in gen.programs:
+        if groups[-1] and size + sizes[p.name] > target.flash // 2:
+            groups.append([])
+            size = 0
+        groups[-1].append(p)
+        size += sizes[p.name]
+    if len(groups) == 1:
+        return [build_elf(folder, name, target, opt, log_trig=log_trig)]
+    elves = []
+    for i, group in enumerate(groups):
+        harness = f"harness{i}_{target.name}{opt}.c"
+        _write(folder / harness, driver(name, group, {p.name: inputs[p.name] for p in group},
+                                        _precision(gen), template="mcu_harness.c.j2"))
+        elves.append(build_elf(folder, name, target, opt, harness=harness, log_trig=log_trig))
+    return elves
+
+
+def run_qemu(elf, target, timeout=300):
+    """Run an ELF on the target's QEMU machine; returns what it printed.  A fault
+    prints ``fault`` and exits; a hang ends at ``timeout``."""
+    res = _run(["qemu-system-arm", "-M", target.machine, "-nographic", "-monitor", "none", "-serial", "none",
+                "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)], timeout=timeout)
+    return res.stderr + res.stdout   # QEMU writes semihosting output to stderr
+
+
+def run_host(folder, trig, harness="harness.c"):
+    """Compile ``harness`` and the robot's C for this machine in float with the
+    MCU's semantics (:data:`HOST_FLAGS`), sinf/cosf answering from ``trig``
+    (:func:`parse_trig` of an MCU run), run it; returns what it printed."""
+    folder = Path(folder)
+    name = _name(folder)
+    table = {f: [(f"{x:08x}", f"{y:08x}") for x, y in sorted(trig.get(f, {}).items())] for f in ("sinf", "cosf")}
+    text = render_plain("mcu_host.c.j2", sin_table=table["sinf"], cos_table=table["cosf"])
+    _write(folder / "mcu_host.c", text)
+    exe = folder / "host_harness"
+    _run(["gcc", *HOST_FLAGS, "-I", str(folder), str(folder / "mcu_host.c"), str(folder / harness),
+          str(folder / f"{name}.c"), "-o", str(exe), "-lm"])
+    return _run([str(exe)], timeout=300).stdout
+
+
+def parse_output(text, dtype):
+    """``{(function, case, output): (status, values)}`` from the harness's lines."""
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) != 4 or ":" not in parts[0]:
+            continue
+        fname, case, arg = parts[0].split(":")
+        bits = int(parts[3], 16)
+        value = (np.array([bits], dtype=np.uint32).view(np.float32)[0] if dtype == np.float32
+                 else np.array([bits], dtype=np.uint64).view(np.float64)[0])
+        entry = out.setdefault((fname, int(case), arg), [int(parts[2]), []])
+        entry[1].append(float(value))
+    return {k: (s, np.array(v)) for k, (s, v) in out.items()}
+
+
+def parse_trig(text):
+    """``{"sinf": {argument bits: result bits}, "cosf": {...}}`` from the lines of a
+    firmware built with ``log_trig``."""
+    out = {"sinf": {}, "cosf": {}}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[0] in out:
+            x, y = int(parts[1], 16), int(parts[3], 16)
+            if out[parts[0]].setdefault(x, y) != y:
+                raise RuntimeError(f"{parts[0]}({x:08x}) gave two results")
+    return out
+
+
+def critical_path(prog):
+    """Longest chain of dependent floating-point operations in a program
+    (each statement adds its own operation count to its deepest operand)."""
+    from soagen.program.statements import count_ops
+
+    depth = {}
+    for sym, expr in prog.statements():
+        ops = sum(v for k, v in count_ops(expr).items() if k != "neg")
+        depth[sym] = max((depth.get(s, 0) for s in expr.free_symbols), default=0) + max(ops, 1)
+    outs = [s for a in prog.outputs for e in a.symbols for s in e.free_symbols]
+    return max((depth.get(s, 0) for s in outs), default=1)
+
+
+def function_sizes(folder, name, target, opt="-Os"):
+    """``{function: (.text bytes, stack bytes)}`` of every generated function: its
+    own code (libm and libgcc routines it calls are not included) and its own frame
+    as ``-fstack-usage`` reports it (callees such as ``sinf`` not included)."""
+    folder = Path(folder)
+    obj = compile_object(folder, f"{name}.c", target, opt)
+    sizes = {}
+    nm = _run(["arm-none-eabi-nm", "--print-size", "--size-sort", str(obj)]).stdout
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2].lower() == "t" and parts[3].startswith(name + "_"):
+            sizes[parts[3][len(name) + 1:]] = int(parts[1], 16)
+    stacks = {}
+    for line in obj.with_suffix(".su").read_text().splitlines():
+        m = re.match(r".*:(\w+)\t(\d+)\t(\w+)", line)
+        if m and m.group(1).startswith(name + "_"):
+            stacks[m.group(1)[len(name) + 1:]] = int(m.group(2))
+    return {f: (sizes[f], stacks.get(f)) for f in sizes if not f.endswith("_batch")}
+
+
+def image_size(elf):
+    """Flash bytes of a linked image: ``.text`` (code, constants, vectors) + ``.data``."""
+    text, data = _run(["arm-none-eabi-size", str(elf)]).stdout.splitlines()[1].split()[:2]
+    return int(text) + int(data)
+
+
+def minimal_images(gen, folder, target, opt="-Os"):
+    """``{function: flash bytes}`` of the smallest firmware calling each function once
+    (``templates/mcu_minimal.c.j2``: start-up, constant inputs, the call, libm and
+    libgcc as linked)."""
+    folder = Path(folder)
+    name = gen.csource.name
+    runtime = compile_object(folder, "mcu_runtime.c", target, opt)
+    robot_obj = compile_object(folder, f"{name}.c", target, opt)
+    sizes = {}
+    for p in gen.programs:
+        src = f"minimal_{p.name}.c"
+        zeros = [np.zeros(a.size) for a in p.inputs]
+        _write(folder / src, driver(name, [p], {p.name: [zeros]}, _precision(gen), template="mcu_minimal.c.j2"))
+        elf = link_image(folder, [runtime, compile_object(folder, src, target, opt), robot_obj], target, opt,
+                    folder / f"minimal_{p.name}_{target.name}{opt}.elf")
+        sizes[p.name] = image_size(elf)
+    return sizes
+
+
+# the dynamics' derivatives (generated on request): footprint on the Cortex-M4F at -Os only, the
+# size that decides whether they fit (compiling them for every run would take minutes)
+DERIVATIVES = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearized_step")
+DERIVATIVE_RUNS = [("cortex-m4f", "-Os")]
+
+
+def _cells_table(gen, folder, runs):
+    """The table rows of :func:`footprint_table` for the programs of ``gen``."""
+    write_sources(gen, folder)
+    cells = {}
+    for t, o in runs:
+        own = function_sizes(folder, gen.csource.name, TARGETS[t], o)
+        image = minimal_images(gen, folder, TARGETS[t], o)
+        cells[t, o] = {f: f"{own[f][0]} / {own[f][1]} / {image[f]}" for f in image}
+    head = " | ".join(f"{t} {o}" for t, o in runs)
+    lines = [f"| function | {head} |", "|---|" + "---|" * len(runs)]
+    for p in gen.programs:
+        lines.append(f"| {p.name} | " + " | ".join(cells[r][p.name] for r in runs) + " |")
+    return lines
+
+
+def footprint_table(gen, robot_name, folder, runs=RUNS, derivatives=None):
+    """Markdown: per function and run, its own flash (.text) and stack frame, and the
+    flash of a minimal firmware calling it (:func:`minimal_images`); ``derivatives``:
+    (float programs of :data:`DERIVATIVES`, a folder of their own), a second table
+    with :data:`DERIVATIVE_RUNS`."""
+    lines = [f"# Footprint: {robot_name} (float, arm-none-eabi-gcc)", "",
+             "Per cell, in bytes: the function's own code (`.text`; libm's `sinf`/`cosf` and, on the "
+             "Cortex-M0, libgcc's soft-float routines excluded) / its own stack frame (`-fstack-usage`; "
+             "the frames of the functions it calls, such as `sinf`, excluded) / the flash of a minimal "
+             "firmware that calls it once (`text + data` of the linked image: vector table, start-up, "
+             "constant inputs, the function, and the libm and libgcc routines it pulls in).", "",
+             *_cells_table(gen, folder, runs)]
+    if derivatives is not None:
+        dgen, dfolder = derivatives
+        intro = ("Generated on request (`--function`), fully unrolled; the same three numbers per cell, "
+                 "Cortex-M4F at `-Os` only (`soagen footprint --derivatives`):")
+        lines += ["", "## The dynamics' derivatives", "", intro, "", *_cells_table(dgen, dfolder, DERIVATIVE_RUNS)]
+    return "\n".join(lines) + "\n"
