@@ -1,8 +1,6 @@
 """The benchmarked robots: a bundled URDF or one of example-robot-data, locks and tips."""
 from __future__ import annotations
 
-import importlib.metadata
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,22 +8,13 @@ import soagen_side as sg
 
 
 def erd_robots_dir():
-    """The ``robots`` folder of the installed example-robot-data wheel
-    (``<site-packages>/cmeel.prefix/share/example-robot-data/robots``, found through the
-    distribution's file list; ``$EXAMPLE_ROBOT_DATA_MODEL_DIR`` overrides), as tests/pin_oracle.py."""
-    env = os.environ.get("EXAMPLE_ROBOT_DATA_MODEL_DIR")
-    if env and Path(env).is_dir():
-        return Path(env)
-    marker = "share/example-robot-data/robots/"
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
-        raise SystemExit("example-robot-data is not installed (pip install example-robot-data)") from None
-    for f in dist.files or ():
-        path = str(f).replace("\\", "/")
-        if marker in path:
-            return Path(dist.locate_file(path[:path.index(marker) + len(marker)])).resolve()
-    raise SystemExit("example-robot-data: no robots folder in its file list")
+    """The ``robots`` folder of the installed example-robot-data (:func:`soagen.robots.erd_root`)."""
+    from soagen.model import robots
+
+    root = robots.erd_root()
+    if root is None:
+        raise SystemExit("example-robot-data is not installed (pip install example-robot-data)")
+    return root
 
 
 

@@ -34,7 +34,7 @@ def make_chain():
     P = np.eye(4)
     P[:3, :3] = R
     P[:3, 3] = pa - R @ pa          # hand b lands on hand a
-    return soagen.passes.closed_chain(panda, "panda_hand", panda, "panda_hand", placement=P, name="two_pandas"), qb0
+    return soagen.closed_chain(panda, "panda_hand", panda, "panda_hand", placement=P, name="two_pandas"), qb0
 
 
 def relative_pose_error(chain, qa, qb, T_rel0):

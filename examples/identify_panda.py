@@ -29,6 +29,7 @@ import numpy as np
 import soagen
 from soagen.model import robots
 from soagen.model.parameters import perturbed_parameters
+from soagen.reference.identifiable import identifiable
 
 PERIOD = 10.0           # s, the excitation's fundamental period
 HARMONICS = 5
@@ -135,7 +136,7 @@ def run(seed=0):
     ident = soagen.build(robot, functions=["base_regressor"])
     pi_nominal = robot.parameters()
     pi_true = true_parameters(robot, rng)
-    K = soagen.reference.identifiable(robot).K
+    K = identifiable(robot).K
     fit, check = excitation(robot, rng), excitation(robot, rng)
     Qm, Tm, _ = simulate(mod, robot, pi_true, pi_nominal, fit, rng)
     beta, sigma = identify(ident, *derivatives(Qm), Tm)
@@ -143,7 +144,7 @@ def run(seed=0):
     Yv = ident.base_regressor(*derivatives(Qv))
     before, after = Yv @ (K @ pi_nominal), Yv @ beta
     rms = lambda e: float(np.sqrt(np.mean(e ** 2)))                          # noqa: E731
-    return dict(robot=robot, b=soagen.reference.identifiable(robot).b, samples=len(Qm), sigma=sigma,
+    return dict(robot=robot, b=identifiable(robot).b, samples=len(Qm), sigma=sigma,
                 rms_torque=rms(Tv_true), rms_before=rms(before - Tv_true), rms_after=rms(after - Tv_true),
                 joint_before=np.sqrt(((before - Tv_true) ** 2).mean(axis=0)),
                 joint_after=np.sqrt(((after - Tv_true) ** 2).mean(axis=0)),

@@ -1,4 +1,4 @@
-"""Command line: ``soagen generate``, ``check``, ``opcount``, ``footprint`` and ``parameters``."""
+"""Command line: soagen generate, check, profile, opcount, footprint, parameters, functions, examples."""
 from __future__ import annotations
 
 import argparse
@@ -55,9 +55,18 @@ def _options(args, **fixed):
                   functions=args.function,
                   # --variants alone: every family; with names: those; absent: none
                   variants=() if args.variants is None else (args.variants or None),
-                  parameters=getattr(args, "parameters", "baked"))
+                  parameters=getattr(args, "parameters", "baked"), optimize=getattr(args, "optimize", "O3"))
     fields.update(fixed)
     return Options(**fields)
+
+
+def _print_and_write(text, path):
+    """Print ``text``; also write it to ``path`` when given."""
+    print(text, end="")
+    if path:
+        with open(path, "w") as fh:
+            fh.write(text)
+    return 0
 
 
 def _progress(done, total, label):
@@ -137,11 +146,7 @@ def cmd_footprint(args):
             if args.derivatives else None)
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as dtmp:
         text = mcu.footprint_table(gen, robot.name, tmp, derivatives=(dgen, dtmp) if dgen is not None else None)
-    print(text, end="")
-    if args.markdown:
-        with open(args.markdown, "w") as fh:
-            fh.write(text)
-    return 0
+    return _print_and_write(text, args.markdown)
 
 
 def cmd_generate(args):
@@ -189,6 +194,32 @@ def cmd_generate(args):
     return 0
 
 
+def cmd_profile(args):
+    """Per function: record, CSE, emit and compile seconds, and the peak memory."""
+    from soagen.reports.profile import markdown_row, profile, text
+
+    robot = _robot(args)
+    print(f"soagen profile: {robot.name}: {robot.n} joints, {len(robot.tips)} tips", file=sys.stderr)
+    result = profile(robot, _options(args), progress=None if args.quiet else _progress)
+    print(text(result), end="")
+    if args.markdown_row:
+        print(markdown_row(result))
+    return 0
+
+
+def cmd_examples(args):
+    """The robots ``--example`` names, and where the others in the guide come from."""
+    from soagen.model import robots
+
+    print("bundled with soagen (soagen generate --example NAME, soagen.robots.example(NAME)):")
+    for name in robots.EXAMPLES:
+        print(f"  {name:<10} {robots.DESCRIPTIONS[name]}")
+    found = robots.erd_root()
+    print("example-robot-data (pip install example-robot-data; soagen.robots.path(NAME) finds the URDF):")
+    print(f"  {found}" if found else "  not installed")
+    return 0
+
+
 def cmd_functions(args):
     """The catalogue of generated functions (README's function table)."""
     from soagen.functions import markdown_table
@@ -207,11 +238,7 @@ def cmd_parameters(args):
     else:
         targets = [_robot(args)]
     text = report(targets)
-    print(text, end="")
-    if args.markdown:
-        with open(args.markdown, "w") as fh:
-            fh.write(text)
-    return 0
+    return _print_and_write(text, args.markdown)
 
 
 def cmd_check(args):
@@ -240,10 +267,16 @@ def cmd_check(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="soagen", description=__doc__)
+    from soagen._version import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="soagen", description="Spatial Operator Algebra recursions unrolled into straight-line C for one robot.")
+    parser.add_argument("--version", action="version", version=f"soagen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, helptext in (("generate", "write <name>.h/.c and op counts for a robot"),
                            ("check", "build the module and compare it with the numpy reference"),
+                           ("profile", "build from nothing and print each function's record, CSE, emit and "
+                                       "compile time and the peak memory"),
                            ("opcount", "print the operation counts of every generated function"),
                            ("footprint", "flash and stack per function on Cortex-M (needs arm-none-eabi-gcc)"),
                            ("parameters", "standard and base (identifiable) parameters of a robot")):
@@ -254,7 +287,8 @@ def main(argv=None):
         p.add_argument("--lock", action="append", metavar="JOINT=VALUE", help="hold a joint fixed")
         p.add_argument("--floating-base", action="store_true",
                        help="a 6-dof floating joint above the root link (humanoids, mobile bases)")
-        p.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"))
+        p.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"),
+                       help="gravity in the base frame, m/s^2 (default 0 0 -9.81)")
         p.add_argument("--strict", action="store_true",
                        help="refuse what is otherwise a warning: non-physical inertia, joints with D(k) = 0")
         p.add_argument("--urdf-friction", action="store_true",
@@ -263,7 +297,10 @@ def main(argv=None):
             p.add_argument("--all", action="store_true", help="every bundled robot")
             p.add_argument("--markdown", help="also write the report to this file")
             continue
-        p.add_argument("--precision", choices=["double", "float"], default="double")
+        p.add_argument("--precision", choices=["double", "float"], default="double",
+                       help="C scalar type (float for microcontrollers)")
+        p.add_argument("--optimize", choices=["O0", "O1", "O2", "O3", "Os"], default="O3",
+                       help="C compiler optimization (O0 builds fastest; O3, the default, runs fastest)")
         p.add_argument("--parameters", choices=["baked", "inputs"], default="baked",
                        help="inputs: the functions that can take the parameters pi as their last input do "
                             "(soagen.functions.PARAMETRIC), the others are left out")
@@ -297,18 +334,21 @@ def main(argv=None):
             p.add_argument("--markdown", help="also write the table to this file")
             p.add_argument("--derivatives", action="store_true",
                            help="also the dynamics' derivatives (Cortex-M4F -Os; generation takes a minute)")
-        else:
-            p.add_argument("--samples", type=int, default=100)
-            p.add_argument("--seed", type=int, default=0)
+        if name == "profile":
+            p.add_argument("--markdown-row", action="store_true", help="also print a row of docs/build_profile.md")
+        if name == "check":
+            p.add_argument("--samples", type=int, default=100, help="random states compared (default 100)")
+            p.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
     sub.add_parser("functions", help="list every function soagen can generate (a markdown table)")
+    sub.add_parser("examples", help="list the robots --example names and where to find others")
     args = parser.parse_args(argv)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ModelWarning)
             warnings.showwarning = _show_warning
             return {"generate": cmd_generate, "check": cmd_check, "opcount": cmd_opcount,
-                    "footprint": cmd_footprint, "functions": cmd_functions,
-                    "parameters": cmd_parameters}[args.command](args)
+                    "footprint": cmd_footprint, "functions": cmd_functions, "profile": cmd_profile,
+                    "examples": cmd_examples, "parameters": cmd_parameters}[args.command](args)
     except (RobotError, OptionsError) as exc:
         print(f"soagen: error: {exc}", file=sys.stderr)
         return 2

@@ -90,6 +90,7 @@ def _one_program(job):
     prog.finish()
     t2 = time.perf_counter()
     prog.seconds = t2 - t0
+    prog.stage_seconds = {"record": t1 - t0, "cse": t2 - t1}
     return prog, t1 - t0, t2 - t1
 
 

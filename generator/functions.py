@@ -40,7 +40,7 @@ ARGUMENTS = {
     "f": ("6m", "tip forces on the environment"),
     "u": ("6m", "commanded tip accelerations"),
     "dt": (1, "time step (s)"),
-    # two arms holding one point (soagen.passes.closed_chain)
+    # two arms holding one point (soagen.model.closed_chain)
     "qa": ("na", "arm a joint positions"), "qda": ("na", "arm a joint velocities"),
     "taua": ("na", "arm a joint torques"),
     "qb": ("nb", "arm b joint positions"), "qdb": ("nb", "arm b joint velocities"),

@@ -1,4 +1,5 @@
-"""Session fixtures: a fresh module cache, so a test run never trusts an old build;
+"""Session fixtures: a fresh module cache, so a test run never trusts an old build (one
+folder for the run, shared by pytest-xdist's workers, which lock it per build);
 deterministic hypothesis examples."""
 from __future__ import annotations
 
@@ -15,8 +16,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session", autouse=True)
-def soagen_cache(tmp_path_factory):
-    path = tmp_path_factory.mktemp("soagen-cache")
+def soagen_cache(request, tmp_path_factory):
+    # under xdist each worker's base folder is <run>/popen-gwN: the cache goes beside them
+    base = tmp_path_factory.getbasetemp()
+    path = (base.parent if hasattr(request.config, "workerinput") else base) / "soagen-cache"
+    path.mkdir(exist_ok=True)
     old = os.environ.get("SOAGEN_CACHE")
     os.environ["SOAGEN_CACHE"] = str(path)
     yield path

@@ -80,7 +80,7 @@ def make_chain(rotation):
     pa, pb = alone.tip_positions(np.concatenate([QA0, QB0]))
     R = ROTATIONS[rotation]
     placement = pin.SE3(R, pa - R @ pb)
-    chain = soagen.passes.closed_chain(robots.example("panda"), "panda_hand", robots.example("ur5"), "tool0",
+    chain = soagen.closed_chain(robots.example("panda"), "panda_hand", robots.example("ur5"), "tool0",
                                 placement=placement.homogeneous, name=f"panda_ur5_{rotation}")
     pair = PinPair(placement)
     pa2, pb2 = pair.tip_positions(np.concatenate([QA0, QB0]))
@@ -138,4 +138,4 @@ def test_generated_equals_reference_and_kkt():
 
 def test_bad_tip_name():
     with pytest.raises(soagen.RobotError, match="no tip named"):
-        soagen.passes.closed_chain(robots.example("ur5"), "nope", robots.example("ur5"), "tool0")
+        soagen.closed_chain(robots.example("ur5"), "nope", robots.example("ur5"), "tool0")

@@ -35,7 +35,7 @@ def multi_dof():
 
 def two_arm_chain():
     a, b = random_robot(3, 3, prismatic_fraction=0.3), random_robot(4, 3, prismatic_fraction=0.3)
-    return soagen.passes.closed_chain(a, a.tips[0].name, b, b.tips[0].name, name="chain")
+    return soagen.closed_chain(a, a.tips[0].name, b, b.tips[0].name, name="chain")
 
 
 # kind -> (how to get (header, source), precision, cos/sin inputs)

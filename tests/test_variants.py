@@ -11,7 +11,7 @@ import soagen
 from soagen import functions as F
 from soagen import reference as ref
 from soagen.model import robots
-from soagen.passes import symbolic as S
+from soagen.passes import ldl as LD
 from soagen.check import check_module
 from soagen.codegen import generate
 from soagen.program.statements import Program
@@ -66,7 +66,7 @@ def test_cholesky_inverse_is_the_inverse_of_composite_m():
 
 
 def _ltdl_ops(robot, reverse=True):
-    """Op counts of the unrolled LDLᵀ (:func:`soagen.passes.symbolic.ldl`) of the reversed (Featherstone's
+    """Op counts of the unrolled LDLᵀ (:func:`soagen.passes.ldl.ldl`) of the reversed (Featherstone's
     LTDL) or plain M, M symbolic: an independent symbol wherever the tree can make M_ij non-zero
     (i, j on one path to the base), exact zeros elsewhere; every factor entry is an output."""
     n = robot.n
@@ -74,7 +74,7 @@ def _ltdl_ops(robot, reverse=True):
     M = [[sp.Symbol(f"m{min(i, j)}_{max(i, j)}") if i == j or i in anc[j] or j in anc[i] else sp.Integer(0)
           for j in range(n)] for i in range(n)]
     prog = Program("ltdl")
-    L, _, dinv = S.ldl(prog, S.reverse(M) if reverse else M, None)
+    L, _, dinv = LD.ldl(prog, LD.reverse(M) if reverse else M, None)
     prog.output("L", [L[i][j] for i in range(n) for j in range(i)])
     prog.output("dinv", dinv)
     prog.finish()

@@ -1,13 +1,7 @@
-"""Two arms whose tips hold one point rigidly ([RJK §5.3, (21)–(26)]).
-
-Arm a exerts the wrench ``f`` (world axes at the common point) on arm b, arm b
-exerts ``-f`` on arm a: ``M_a θ̈_a + C_a + G_a + J_aᵀ f = T_a`` and
-``M_b θ̈_b + C_b + G_b − J_bᵀ f = T_b`` (J_b in world axes), subject to equal
-tip accelerations α_a(0) = α_b(0) (22).  With the free accelerations α_f (no
-contact force) and Ω = J M⁻¹ Jᵀ, α_a = α_af − Ω_a f and α_b = α_bf + Ω_b f, so
-``f = Λ_c (α_af − α_bf)`` with ``Λ_c⁻¹ = Ω_a + Ω_b`` (26), and each arm's
-accelerations get the tip-force correction of [RJK (18)].
-"""
+"""The closed-chain forward dynamics of two arms holding one point, recorded on symbols:
+the maker of :data:`soagen.functions.FORWARD_DYNAMICS` for a
+:class:`~soagen.model.closed_chain.ClosedChain` (its module doc has the equations,
+[RJK §5.3, (21)–(26)])."""
 from __future__ import annotations
 
 def _free_tip_acceleration(sw, result):
@@ -30,6 +24,7 @@ def _free_tip_acceleration(sw, result):
 def forward_dynamics(prog, chain, qa, qda, taua, qb, qdb, taub):
     """Maker of the closed-chain forward dynamics (guarded Λ_c) [RJK (21)–(26)]."""
     from soagen.passes import symbolic as S
+    from soagen.passes.ldl import ldl, ldl_solve
     from soagen.passes.operational_space import omega_tips
     from soagen.passes.sweeps import Sweeps, fd4, tip_force_response
 
@@ -44,8 +39,8 @@ def forward_dynamics(prog, chain, qa, qda, taua, qb, qdb, taub):
     A, B, C = S.blocks_from_full(Om_b)
     Om_bw = S.full_from_blocks(S.rotate_sym(prog, Rb, A), S.rotate_gen(prog, Rb, B), S.rotate_sym(prog, Rb, C))
     Lc_inv = [[prog.let(Om_a[i][j] + Om_bw[i][j]) for j in range(6)] for i in range(6)]
-    L, d, dinv = S.ldl(prog, Lc_inv, prog.options.pivot_ratio)
-    f = S.ldl_solve(prog, L, dinv, [prog.let(alpha_a[i] - alpha_bw[i]) for i in range(6)])
+    L, d, dinv = ldl(prog, Lc_inv, prog.options.pivot_ratio)
+    f = ldl_solve(prog, L, dinv, [prog.let(alpha_a[i] - alpha_bw[i]) for i in range(6)])
     prog.banner("tip-force corrections -- [RJK (18)]", level=0)
     dqa = tip_force_response(swa, fa[3], f)
     RbT = S.transpose(Rb)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from soagen.passes import symbolic as S
+from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
 from soagen.program.statements import Program
 from soagen.passes.tangent import configuration_seeds, jacobian, replay, velocity_seeds
 
@@ -94,8 +94,8 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau):
     forces_tip_to_base(sw, f)
     rhs = [prog.let(t - h) for t, h in zip(subtract_friction(sw, tau, qd), project(sw, f))]
     L, dinv = mass_matrix_ltdl(sw)
-    qdd = S.ldl_solve(prog, L, dinv, rhs[::-1])[::-1]
-    Minv = S.reverse(S.ldl_inverse(prog, L, dinv))
+    qdd = ldl_solve(prog, L, dinv, rhs[::-1])[::-1]
+    Minv = reverse(ldl_inverse(prog, L, dinv))
     prog.banner("derivatives of Newton-Euler at qdd, forward mode", level=0)
     qdd_in = [sp.Symbol(f"qdd[{i}]") for i in range(n)]
     inner = _inner(prog, robot, inverse_dynamics, (q, qd, qdd_in), ("q", "qd", "qdd"))
@@ -104,7 +104,7 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau):
     prog.banner("d qdd = -M^-1 d tau, column by column with the LTDL factors (sparse on trees)", level=0)
     blocks = []
     for d in ("q", "qd"):
-        cols = [S.ldl_solve(prog, L, dinv, [-T.tangent(o, (d, j)) for o in out][::-1])[::-1] for j in range(n)]
+        cols = [ldl_solve(prog, L, dinv, [-T.tangent(o, (d, j)) for o in out][::-1])[::-1] for j in range(n)]
         blocks.append([cols[j][i] for i in range(n) for j in range(n)])
     return [qdd, *blocks, [Minv[i][j] for i in range(n) for j in range(n)]]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from soagen.passes import symbolic as S
+from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
 from soagen.passes.sweeps import (Sweeps, add_actuator_torques, articulated, composite_mass_matrix, fd4, forces_tip_to_base,
                      innovations_filter, innovations_smoother, innovations_solve, mass_matrix_ltdl, newton_euler,
                      project, subtract_friction, tip_accelerations, tip_force_response, tip_forces)
@@ -93,7 +94,7 @@ def mass_matrix_ne(prog, robot, q):
 def mass_matrix_inverse_cholesky(prog, robot, q):
     """M⁻¹ from the composite-body M [RK (3.20)] and its unrolled LTDL factorization."""
     sw = Sweeps(prog, robot, q)
-    return [_row_major(S.reverse(S.ldl_inverse(prog, *mass_matrix_ltdl(sw))))]
+    return [_row_major(reverse(ldl_inverse(prog, *mass_matrix_ltdl(sw))))]
 
 
 def mass_matrix_inverse_innovations(prog, robot, q):
@@ -160,7 +161,7 @@ def forward_dynamics_crba(prog, robot, q, qd, tau):
     sw = Sweeps(prog, robot, q)
     rhs, _, _ = _bias_torques(sw, prog, tau, qd)
     L, dinv = mass_matrix_ltdl(sw)
-    return [S.ldl_solve(prog, L, dinv, rhs[::-1])[::-1]]
+    return [ldl_solve(prog, L, dinv, rhs[::-1])[::-1]]
 
 
 def tip_force_acceleration(prog, robot, q, f):

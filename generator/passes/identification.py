@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from soagen.passes import symbolic as S
 from soagen.passes.linear_in_parameters import ZERO, _smooth_sign, body_columns
+from soagen.passes.quadratic import rigid_acceleration_matrix
 from soagen.passes.sweeps import Sweeps, newton_euler, velocities
 from soagen.reference.identifiable import identifiable
 
@@ -102,7 +103,7 @@ def _regressor(prog, robot, q, qd, qdd):
     columns = []
     for k in range(robot.nb):
         w, (aw, av) = vel.V[k][0], alpha[k]
-        columns.append(body_columns(prog, w, aw, av, S.rigid_acceleration_matrix(prog, w, aw)))
+        columns.append(body_columns(prog, w, aw, av, rigid_acceleration_matrix(prog, w, aw)))
     Y = project_columns(sw, axes, columns)
     act = actuator_columns(sw, qd, qdd)
     return [row + extra for row, extra in zip(Y, act)]

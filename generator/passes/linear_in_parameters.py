@@ -9,6 +9,7 @@ from __future__ import annotations
 import sympy as sp
 
 from soagen.passes import symbolic as S
+from soagen.passes.quadratic import rigid_acceleration_matrix
 
 ZERO = sp.Integer(0)
 
@@ -96,7 +97,7 @@ def body_force(prog, params, w, aw, av, U):
 
 def bias_force(prog, params, w):
     """b(k) = [ω × I_o ω; ω × (ω × h)] [KJR (47)] with the parameters ``params``."""
-    return body_force(prog, params, w, S.ZERO3, S.ZERO3, S.rigid_acceleration_matrix(prog, w, S.ZERO3))
+    return body_force(prog, params, w, S.ZERO3, S.ZERO3, rigid_acceleration_matrix(prog, w, S.ZERO3))
 
 
 def spatial_inertia(params):

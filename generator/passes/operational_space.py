@@ -7,6 +7,7 @@ import sympy as sp
 
 from soagen.passes import symbolic as S
 from soagen.passes.kinematics import jacobian_rows
+from soagen.passes.ldl import ldl, ldl_inverse, ldl_solve
 from soagen.passes.sweeps import (ZERO6, Sweeps, articulated, base_acceleration, flat, forces_tip_to_base, gravity_bar, mass_matrix_ltdl, project,
                      tip_forces, velocities)
 
@@ -147,7 +148,7 @@ def _factor_omega(sw, art, ratio):
     prog = sw.prog
     Om = omega_tips(sw, art)
     prog.banner("LDL^T of Omega(0), every pivot guarded -- [KJR (61)]", level=0)
-    return S.ldl(prog, Om, ratio)
+    return ldl(prog, Om, ratio)
 
 
 def os_inertia_inverse(prog, robot, q):
@@ -160,7 +161,7 @@ def os_inertia_recursive(prog, robot, q):
     """Λ(0) = Ω(0)⁻¹ by an unrolled LDLᵀ with guarded pivots [KJR (61)]."""
     sw = Sweeps(prog, robot, q)
     L, d, dinv = _factor_omega(sw, articulated(sw), prog.options.pivot_ratio)
-    return [[x for row in S.ldl_inverse(prog, L, dinv) for x in row]]
+    return [[x for row in ldl_inverse(prog, L, dinv) for x in row]]
 
 
 def os_inertia_explicit(prog, robot, q):
@@ -185,8 +186,8 @@ def os_inertia_explicit(prog, robot, q):
         for c in range(r, N):
             Om[r][c] = Om[c][r] = prog.let(sum(Z[r][k] * Y[c][k] for k in range(n)))
     prog.banner("LDL^T of Omega(0), every pivot guarded -- [KJR (61)]", level=0)
-    L2, _, dinv2 = S.ldl(prog, Om, prog.options.pivot_ratio)
-    return [[x for row in S.ldl_inverse(prog, L2, dinv2) for x in row]]
+    L2, _, dinv2 = ldl(prog, Om, prog.options.pivot_ratio)
+    return [[x for row in ldl_inverse(prog, L2, dinv2) for x in row]]
 
 
 def _solved(prog, robot, q, qd, gravity, extra=None):
@@ -197,7 +198,7 @@ def _solved(prog, robot, q, qd, gravity, extra=None):
     if extra is not None:
         r = [prog.let(e + x) for e, x in zip(extra, r)]
     L, d, dinv = _factor_omega(sw, art, prog.options.pivot_ratio)
-    return sw, S.ldl_solve(prog, L, dinv, r)
+    return sw, ldl_solve(prog, L, dinv, r)
 
 
 def os_coriolis(prog, robot, q, qd):

@@ -22,6 +22,8 @@ import numpy as np
 import sympy as sp
 
 from soagen.passes import symbolic as S
+from soagen.passes.ldl import ldl, ldl_inverse, reverse
+from soagen.passes.quadratic import QuadraticTerms, rigid_acceleration_matrix
 from soagen.model.robot import Robot
 from soagen.program.statements import Program, const
 
@@ -136,7 +138,7 @@ def velocities(sw, qd):
     the bias acceleration a(k) [RK (2.19), (2.32)] and the bias force b(k)
     [KJR (47)], body axes.  Terms quadratic in ω(k) (gyroscopic ω × I_oω,
     ω × (ω × m p) and each child's centripetal ω × (ω × ℓ)) share the products
-    ω_a ω_b where that is cheaper (:class:`~soagen.passes.symbolic.QuadraticTerms`)."""
+    ω_a ω_b where that is cheaper (:class:`~soagen.passes.quadratic.QuadraticTerms`)."""
     prog, robot = sw.prog, sw.robot
     n = robot.nb
     sw.banner("base-to-tip velocities V, bias accelerations a, bias forces b", "RK (2.17)-(2.19), (2.32); KJR (47)")
@@ -158,7 +160,7 @@ def velocities(sw, qd):
         own = [] if sw.pi is not None else [("gyroscopic", S.origin_inertia(body)),
                                             ("centripetal", body.mass * np.asarray(body.com, float))]
         terms = own + [("centripetal", robot.bodies[c].translation) for c in fixed_ell]
-        values = S.QuadraticTerms(prog, V[k][0]).evaluate(terms)
+        values = QuadraticTerms(prog, V[k][0]).evaluate(terms)
         if own:
             b[k] = (values[0], values[1])                                  # [KJR (47)]
         else:                                                              # π an input
@@ -247,7 +249,7 @@ def newton_euler(sw, qd, qdd, with_gravity=True):
         else:
             ap = alpha[p]
         alpha[k] = accelerate(sw, vel, k, ap, sw.part(qdd, k), None if p < 0 else W[p])     # (2.26)
-        W[k] = S.rigid_acceleration_matrix(prog, vel.V[k][0], alpha[k][0])
+        W[k] = rigid_acceleration_matrix(prog, vel.V[k][0], alpha[k][0])
         if sw.pi is not None:                                              # π an input: f = Y_k π_k
             from soagen.passes.linear_in_parameters import body_force
             f[k] = body_force(prog, sw.pi[10 * k:10 * k + 10], vel.V[k][0], alpha[k][0], alpha[k][1], W[k])
@@ -338,7 +340,7 @@ def mass_matrix_ltdl(sw):
     on trees); returns the unit-lower factor and 1/d of the reversed matrix."""
     M = composite_mass_matrix(sw)
     sw.banner("LDL^T of the reversed mass matrix (M = L^T D L, no fill-in on trees)")
-    L, _, dinv = S.ldl(sw.prog, S.reverse(M), None)
+    L, _, dinv = ldl(sw.prog, reverse(M), None)
     return L, dinv
 
 
@@ -399,8 +401,8 @@ def articulated(sw):
         if fr.nv == 1:
             Dinv = [[prog.let(1 / D[0][0])]]
         else:
-            L, _, dinv = S.ldl(prog, [[D[j][i] for j in range(fr.nv)] for i in range(fr.nv)], None)
-            Dinv = S.ldl_inverse(prog, L, dinv)
+            L, _, dinv = ldl(prog, [[D[j][i] for j in range(fr.nv)] for i in range(fr.nv)], None)
+            Dinv = ldl_inverse(prog, L, dinv)
         art.PH[k], art.Dinv[k] = PH, Dinv
         art.G[k] = [_columns_times(prog, PH, Dinv, j) for j in range(fr.nv)]   # (31)
         p = sw.parent(k)

@@ -100,6 +100,7 @@ class Program:
         self.ops: dict | None = None
         self.names: dict = {}         # Symbol -> printed name, set by finish()
         self.seconds: float | None = None   # record + finish, set by codegen
+        self.stage_seconds: dict = {}       # {"record": s, "cse": s} (finish), set by codegen
         self.algorithm: str | None = None   # label of the algorithm a family function uses (soagen.functions)
         self.calls: str | None = None       # a family function that only calls this generated variant
         self.parameters: list | None = None  # the input π when the parameters are inputs (soagen.passes.identification)

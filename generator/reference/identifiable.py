@@ -1,20 +1,21 @@
 """Gautier's numerical base parameters: the reference regressor stacked over seeded
 random states, QR with column pivoting (:mod:`soagen.model.parameters` has the
-order of π, :class:`~soagen.model.parameters.BaseParameters` and the QR)."""
+order of π, :class:`~soagen.model.parameters.BaseParameters` and the QR), and the
+base regressor Y_b, the base columns of the regressor
+(:mod:`soagen.reference.regressors`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from soagen.model.errors import RobotError
 from soagen.model.parameters import RANK_TOLERANCE, SNAP, BaseParameters, pivoted_qr
+from soagen.reference.regressors import regressor
 
 _cache = {}   # robot fingerprint -> BaseParameters
 
 
 def stacked_regressor(robot, states, seed=0):
     """Y of ``states`` seeded random states stacked, (states·n, p), from the reference."""
-    from soagen.reference import regressor
-
     rng = np.random.default_rng(seed)
     rows = []
     for _ in range(states):
@@ -84,3 +85,8 @@ def base_parameters_of(robot):
     """(β (b,), K (b, p)): β = K π the identifiable combinations of ``robot.parameters()``."""
     base = identifiable(robot)
     return base.K @ robot.parameters(), base.K.copy()
+
+
+def base_regressor(robot, q, qd, qdd):
+    """Y_b (n, b): the base columns of the regressor (:mod:`soagen.model.parameters`); -> (n, b)"""
+    return regressor(robot, q, qd, qdd)[:, list(identifiable(robot).columns)]

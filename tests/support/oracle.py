@@ -13,33 +13,24 @@ axes at the tip (``LOCAL_WORLD_ALIGNED``), tips stacked as in soagen.
 """
 from __future__ import annotations
 
-import importlib.metadata
-import os
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
 from soagen.model import pinocchio_convention as pc
+from soagen.model import robots
 from soagen.model.robot import FLOATING, PRISMATIC, REVOLUTE, SPHERICAL
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
 
 def erd_robots_dir() -> Path:
-    """The ``robots`` folder of the installed example-robot-data wheel (data under
-    ``<site-packages>/cmeel.prefix/share/example-robot-data/robots``, found through
-    the distribution's file list); ``$EXAMPLE_ROBOT_DATA_MODEL_DIR`` overrides."""
-    env = os.environ.get("EXAMPLE_ROBOT_DATA_MODEL_DIR")
-    if env and Path(env).is_dir():
-        return Path(env)
-    marker = "share/example-robot-data/robots/"
-    dist = importlib.metadata.distribution("example-robot-data")
-    for f in dist.files or ():
-        s = str(f).replace("\\", "/")
-        if marker in s:
-            return Path(dist.locate_file(s[: s.index(marker) + len(marker)])).resolve()
-    raise FileNotFoundError("example-robot-data robots folder not found")
+    """The ``robots`` folder of the installed example-robot-data (:func:`soagen.robots.erd_root`)."""
+    root = robots.erd_root()
+    if root is None:
+        raise FileNotFoundError("example-robot-data robots folder not found")
+    return root
 
 
 def erd_urdf(relpath: str) -> str:

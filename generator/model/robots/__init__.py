@@ -9,7 +9,10 @@ ICRA 1986, as tabulated in Corke's Robotics Toolbox (``mdl_puma560akb``).
 """
 from __future__ import annotations
 
+import importlib.metadata
+import os
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -18,11 +21,51 @@ from soagen.model.errors import RobotError
 from soagen.model.urdf import load_urdf
 
 EXAMPLES = ("puma560", "panda", "ur5")
+#: one line per bundled robot (``soagen examples``)
+DESCRIPTIONS = {"puma560": "PUMA 560, 6 joints, Armstrong-Khatib-Burdick 1986 parameters (modified DH)",
+                "panda": "Franka Emika Panda, 7 joints (fingers locked), tip panda_hand",
+                "ur5": "Universal Robots UR5, 6 joints, tip tool0"}
 
 
 def urdf_path(name):
     """Path of a bundled URDF (``panda`` or ``ur5``)."""
     return str(resources.files(__name__).joinpath(f"{name}.urdf"))
+
+
+def erd_root():
+    """The ``robots`` folder of the installed example-robot-data wheel (data under
+    ``<site-packages>/cmeel.prefix/share/example-robot-data/robots``, found through the
+    distribution's file list; ``$EXAMPLE_ROBOT_DATA_MODEL_DIR`` overrides), or None."""
+    env = os.environ.get("EXAMPLE_ROBOT_DATA_MODEL_DIR")
+    if env and Path(env).is_dir():
+        return Path(env)
+    marker = "share/example-robot-data/robots/"
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for f in dist.files or ():
+        s = str(f).replace("\\", "/")
+        if marker in s:
+            return Path(dist.locate_file(s[: s.index(marker) + len(marker)])).resolve()
+    return None
+
+
+def path(name):
+    """The URDF of a robot by name: a bundled one (``panda``, ``ur5``), or one of example-robot-data
+    by file stem (``talos_reduced``, ``solo12``) or by its path inside the robots folder."""
+    if name in ("panda", "ur5"):
+        return urdf_path(name)
+    root = erd_root()
+    if root is None:
+        raise RobotError(f"{name!r} is not bundled with soagen; example-robot-data (pip install "
+                         "example-robot-data) has many more robots")
+    if (root / name).is_file():
+        return str(root / name)
+    found = sorted(root.rglob(f"{name}.urdf"))
+    if not found:
+        raise RobotError(f"no URDF named {name}.urdf in {root}")
+    return str(found[0])
 
 
 def puma560(gravity=(0.0, 0.0, -9.81)):

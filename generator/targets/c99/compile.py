@@ -27,13 +27,13 @@ def compile_args(options):
     return [f"-{options.optimize}" if a == "-O3" else a for a in COMPILE_ARGS]
 
 
-def compile_module(csource, folder, modname, args=COMPILE_ARGS):
+def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None):
     """Compile ``csource`` with cffi into ``folder``; returns the library path.
 
     Every generated function is its own translation unit, compiled in
     parallel; cffi then links the objects with its wrapper.  The objects stay
     in ``folder/objects`` (the SIMD batches, compiled later, link them for
-    their scalar tails).
+    their scalar tails).  ``seconds``: a dict that gets each function's compile time.
     """
     import cffi
 
@@ -41,8 +41,11 @@ def compile_module(csource, folder, modname, args=COMPILE_ARGS):
     (folder / f"{csource.name}.h").write_text(csource.header)
     (folder / f"{csource.name}.c").write_text(csource.source)
     (folder / "objects").mkdir()
+    unit_seconds = {}
     objects = compile_units([(f"objects/{csource.name}__{fname}", text) for fname, text in csource.units], folder,
-                            args)
+                            args, unit_seconds)
+    if seconds is not None:
+        seconds.update({stem.split("__", 1)[1]: s for stem, s in unit_seconds.items()})
     ffi = cffi.FFI()
     ffi.cdef(csource.cdef)
     ffi.set_source(modname, f'#include "{csource.name}.h"', include_dirs=[str(folder)],

@@ -5,7 +5,8 @@ the templates only lay out what this module hands them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 from soagen.program.printer import SoaCPrinter
 from soagen.targets.common import fasttrig
@@ -28,6 +29,7 @@ class CSource:
     source: str
     cdef: str
     units: list = None   # [(function name, C text of a translation unit with only that function)]
+    seconds: dict = field(default_factory=dict)   # function -> seconds to print its body
 
 
 def batch_prototype(prefix, prog, ctype):
@@ -48,8 +50,9 @@ def emit(robot, programs, name, precision="double"):
 
     printer = SoaCPrinter(precision)
     ctype = printer.ctype
-    functions = []
+    functions, seconds = [], {}
     for prog in programs:
+        t0 = time.perf_counter()
         functions.append(dict(
             doc=prog.doc + (" Returns 0, or 1 (outputs untouched) when Omega(0) is singular."
                             if prog.returns_status else ""), opline=opline(prog),
@@ -60,6 +63,7 @@ def emit(robot, programs, name, precision="double"):
                 if prog.returns_status else "returns 0."),
             argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
             lines=call_lines(name, prog) if prog.calls else function_lines(prog, printer)))
+        seconds[prog.name] = time.perf_counter() - t0
     joints, tips = [], []
     multi = any(part.multi_dof for _, part in robot.parts)
     for label, part in robot.parts:
@@ -89,9 +93,13 @@ def emit(robot, programs, name, precision="double"):
     header = env.get_template("robot.h.j2").render(**ctx)
     template = env.get_template("robot.c.j2")
     source = template.render(**ctx)
-    units = [(prog.name, template.render(**dict(ctx, functions=[f]))) for prog, f in zip(programs, functions)]
+    units = []
+    for prog, f in zip(programs, functions):
+        t0 = time.perf_counter()
+        units.append((prog.name, template.render(**dict(ctx, functions=[f]))))
+        seconds[prog.name] += time.perf_counter() - t0
     cdef = "\n".join(f"{f['prototype']};\n{f['batch_prototype']};" for f in functions)
-    return CSource(name, header, source, cdef, units)
+    return CSource(name, header, source, cdef, units, seconds)
 
 
 def driver(name, programs, inputs, precision="double", template="driver.c.j2"):

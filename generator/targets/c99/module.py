@@ -137,8 +137,8 @@ class Module:
     def _call(self, fname, *inputs, out=None, out_format="full"):
         sig = self._sig.get(fname)
         if sig is None:
-            raise NotImplementedError(f"{fname} was not generated for this module "
-                                      "(build with functions=None for all of them)")
+            raise NotImplementedError(f"{fname} was not generated for this module (name it in functions=[...], "
+                                      "or build with variants=None for every algorithm variant)")
         upper = self._format(fname, out_format)
         if fname in self._trig_inputs:    # cos/sin of q follow the other inputs
             q = np.asarray(inputs[0], dtype=float)

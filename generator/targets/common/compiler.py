@@ -3,32 +3,38 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from soagen.options import jobs
 
 
-def compile_object(source, obj, folder, args):
-    """``$CC`` (default ``cc``) ``args -fPIC -c source -o obj -I folder``; -> ``obj``."""
+def compile_object(source, obj, folder, args, seconds=None):
+    """``$CC`` (default ``cc``) ``args -fPIC -c source -o obj -I folder``; -> ``obj``.  ``seconds``:
+    a dict that gets the compile's wall time under the source's stem."""
     cmd = [os.environ.get("CC", "cc"), *args, "-fPIC", "-c", str(source), "-o", str(obj), "-I", str(folder)]
+    t0 = time.perf_counter()
     res = subprocess.run(cmd, capture_output=True, text=True)
+    if seconds is not None:
+        seconds[Path(source).stem] = time.perf_counter() - t0
     if res.returncode:
         raise RuntimeError(f"compiling {source} failed:\n{res.stderr}")
     return obj
 
 
-def compile_units(units, folder, args):
+def compile_units(units, folder, args, seconds=None):
     """Compile ``[(name, C text)]`` with ``args`` in parallel (``$SOAGEN_JOBS`` workers, the biggest
-    first, so that the pool's last job is a small one); -> the object paths, in the units' order."""
+    first, so that the pool's last job is a small one); -> the object paths, in the units' order.
+    ``seconds``: a dict that gets each unit's compile time under its file stem."""
     work = []
     for name, text in units:
         path = Path(folder) / f"{name}.c"
         path.write_text(text)
-        work.append((path, path.with_suffix(".o"), Path(folder), list(args)))
+        work.append((path, path.with_suffix(".o"), Path(folder), list(args), seconds))
     order = sorted(range(len(work)), key=lambda k: -len(units[k][1]))
     with ThreadPoolExecutor(jobs()) as pool:
         done = dict(zip(order, pool.map(lambda job: compile_object(*job), [work[k] for k in order])))
-    for path, _, _, _ in work:
+    for path, *_ in work:
         path.unlink()
     return [done[k] for k in range(len(work))]

@@ -1,0 +1,168 @@
+"""numpy reference, the derivatives of the dynamics: ∂τ/∂q and ∂τ/∂q̇ of the inverse
+dynamics T = Mθ̈ + C + G + J*f(0) [RK (2.24)–(2.30)] by one tangent Newton–Euler
+pass per direction (base-to-tip velocities and accelerations, tip-to-base forces),
+in world axes with the spatial cross products v× and v×* (Featherstone's
+formulation); the forward dynamics derivatives ∂θ̈/∂x = −M⁻¹ ∂τ/∂x with M⁻¹ of
+[RK Theorem 4.1]; and the linearized semi-implicit Euler step built from them."""
+from __future__ import annotations
+
+import numpy as np
+
+from soagen.model.frames import kinematics
+from soagen.model.spatial import skew
+from soagen.reference.articulated_bodies import forward_dynamics, mass_matrix_inverse
+from soagen.reference.newton_euler_passes import base_acceleration
+
+
+def _crm(v):
+    """Motion cross product v× (6, 6) for a motion vector v = [ω; v] (its transpose negated is v×*)."""
+    out = np.zeros((6, 6))
+    out[:3, :3] = out[3:, 3:] = skew(v[:3])
+    out[3:, :3] = skew(v[3:])
+    return out
+
+
+def _crf(v):
+    """Force cross product v×* = −(v×)ᵀ (6, 6)."""
+    return -_crm(v).T
+
+
+def _world(robot, kin, qd, qdd):
+    """World-frame Newton–Euler: per body the motion subspace S (6, nv_k), the
+    spatial inertia I (6, 6) and the spatial velocity v, acceleration a (the base
+    acceleration −g included) and force f = I a + v×* I v, all at the world origin
+    in world axes (Featherstone's formulation; a spatial vector is the same
+    whatever frame it is expressed in, so these are the body-frame quantities of
+    :func:`newton_euler` moved to the world)."""
+    n = robot.nb
+    S, I, v, a, f = [None] * n, [None] * n, [None] * n, [None] * n, [None] * n
+    for k in robot.base_to_tip():
+        X = np.zeros((6, 6))     # body-k motion vectors to world ones
+        X[:3, :3] = X[3:, 3:] = kin.R[k]
+        X[3:, :3] = skew(kin.p[k]) @ kin.R[k]
+        Xinv = np.linalg.inv(X)
+        S[k] = X @ kin.H[k]
+        I[k] = Xinv.T @ kin.M[k] @ Xinv
+        p = robot.bodies[k].parent
+        sk = robot.vslice(k)
+        v[k] = (np.zeros(6) if p < 0 else v[p]) + S[k] @ qd[sk]
+        a[k] = (base_acceleration(robot) if p < 0 else a[p]) + S[k] @ qdd[sk] + _crm(v[k]) @ S[k] @ qd[sk]
+        f[k] = I[k] @ a[k] + _crf(v[k]) @ I[k] @ v[k]
+    return S, I, v, a, f
+
+
+def _tip_wrenches(robot, kin, f_tip):
+    """Per body: the tip wrenches moved to the world origin (world axes), and the
+    tip points (3,) and forces (3,) they act with."""
+    n = robot.nb
+    ext, points = [np.zeros(6) for _ in range(n)], [[] for _ in range(n)]
+    if f_tip is not None:
+        f_tip = np.asarray(f_tip, float).reshape(len(robot.tips), 6)
+        for i, t in enumerate(robot.tips):
+            point = kin.p[t.body] + kin.R[t.body] @ t.offset
+            ext[t.body] += np.concatenate([f_tip[i, :3] + np.cross(point, f_tip[i, 3:]), f_tip[i, 3:]])
+            points[t.body].append((point, f_tip[i, 3:]))
+    return ext, points
+
+
+def inverse_dynamics_derivatives(robot, q, qd, qdd, f_tip=None):
+    """∂τ/∂q and ∂τ/∂q̇ of T = Mq̈ + C + G (+ J*f(0)); -> ((n, n), (n, n)).
+
+    A tangent Newton–Euler pass per direction, in world axes: moving q along
+    column i of joint j's motion subspace moves the subtree of j rigidly by the
+    world twist s = S_j[:, i] (for a quaternion joint this is q ⊕ ε e_i, the
+    tangent space of :meth:`Robot.integrate`), so for every body k of the subtree
+    δS_k = s×S_k and δI_k = s×*I_k − I_k s×, and the tip points move by
+    s's velocity field (tip wrenches keep their world-aligned components).
+    Differentiating v_k = v_p + S_k q̇_k, a_k = a_p + S_k q̈_k + v_k×S_k q̇_k,
+    f_k = I_k a_k + v_k×*I_k v_k, F = Σ_subtree (f + f_ext) and τ_k = S_kᵀF_k
+    gives each column; a q̇ direction perturbs q̇_k only.  The actuators' armature
+    does not depend on (q, q̇); their friction adds its slope to ∂τ/∂q̇'s diagonal.  O(n²); shares nothing
+    with the generated code (which differentiates its own straight-line program).
+    """
+    qd, qdd = np.asarray(qd, float), np.asarray(qdd, float)
+    kin = kinematics(robot, q)
+    S, I, v, a, f = _world(robot, kin, qd, qdd)
+    ext, points = _tip_wrenches(robot, kin, f_tip)
+    F = [f[k] + ext[k] for k in range(robot.nb)]
+    for k in robot.tip_to_base():            # world-frame forces add without transforms
+        p = robot.bodies[k].parent
+        if p >= 0:
+            F[p] = F[p] + F[k]
+    subtree = [set() for _ in range(robot.nb)]
+    for k in robot.tip_to_base():
+        subtree[k].add(k)
+        p = robot.bodies[k].parent
+        if p >= 0:
+            subtree[p] |= subtree[k]
+    nv = robot.nv
+    dq, dv = np.zeros((nv, nv)), np.zeros((nv, nv))
+    for j in range(robot.nb):
+        for i, col in enumerate(range(robot.vslice(j).start, robot.vslice(j).stop)):
+            s = S[j][:, i]
+            dq[:, col] = _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=subtree[j], twist=s)
+            e = np.zeros(nv)
+            e[col] = 1.0
+            dv[:, col] = _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, dqd=e)
+    return dq, dv + np.diag(_friction_slope(robot, qd))
+
+
+def _friction_slope(robot, qd):
+    """∂/∂q̇ of the actuators' joint friction viscous·q̇ + coulomb·q̇/√(q̇² + ε²),
+    a diagonal (nv,) (zeros without actuators)."""
+    if robot.actuators is None:
+        return np.zeros(robot.nv)
+    a = robot.actuators
+    return a.viscous + a.coulomb * a.coulomb_velocity ** 2 / (qd * qd + a.coulomb_velocity ** 2) ** 1.5
+
+
+def _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=(), twist=None, dqd=None):
+    """δτ of the world-frame Newton–Euler for a rigid motion ``twist`` of the
+    bodies ``moved``, or a change ``dqd`` of the joint velocities."""
+    n = robot.nb
+    dS = [_crm(twist) @ S[k] if k in moved else np.zeros_like(S[k]) for k in range(n)]
+    dv, da, dF = [None] * n, [None] * n, [None] * n
+    for k in robot.base_to_tip():
+        p = robot.bodies[k].parent
+        sk = robot.vslice(k)
+        qdk = qd[sk]
+        u = np.zeros_like(qdk) if dqd is None else dqd[sk]
+        dv[k] = (np.zeros(6) if p < 0 else dv[p]) + dS[k] @ qdk + S[k] @ u
+        da[k] = ((np.zeros(6) if p < 0 else da[p]) + dS[k] @ qdd[sk] + _crm(dv[k]) @ S[k] @ qdk
+                 + _crm(v[k]) @ (dS[k] @ qdk + S[k] @ u))
+        dI = _crf(twist) @ I[k] - I[k] @ _crm(twist) if k in moved else np.zeros((6, 6))
+        df = (dI @ a[k] + I[k] @ da[k] + _crf(dv[k]) @ I[k] @ v[k] + _crf(v[k]) @ dI @ v[k]
+              + _crf(v[k]) @ I[k] @ dv[k])
+        if k in moved:   # tip points move with the body, their forces keep their world axes
+            for point, force in points[k]:
+                df[:3] += np.cross(np.cross(twist[:3], point) + twist[3:], force)
+        dF[k] = df
+    for k in robot.tip_to_base():
+        p = robot.bodies[k].parent
+        if p >= 0:
+            dF[p] = dF[p] + dF[k]
+    return np.concatenate([dS[k].T @ F[k] + S[k].T @ dF[k] for k in range(n)])
+
+
+def forward_dynamics_derivatives(robot, q, qd, tau, f_tip=None):
+    """θ̈, ∂θ̈/∂q, ∂θ̈/∂q̇ and ∂θ̈/∂τ = M⁻¹ of forward dynamics: differentiating
+    M(q)θ̈ + C + G (+ J*f) = τ at θ̈ = FD(q, q̇, τ) gives ∂θ̈/∂x = −M⁻¹ ∂τ/∂x|θ̈
+    (:func:`inverse_dynamics_derivatives`); -> ((n,), (n, n), (n, n), (n, n))."""
+    qdd = forward_dynamics(robot, q, qd, tau, f_tip)
+    Minv = mass_matrix_inverse(robot, q)
+    dq, dv = inverse_dynamics_derivatives(robot, q, qd, qdd, f_tip)
+    return qdd, -Minv @ dq, -Minv @ dv, Minv
+
+
+def linearized_step(robot, q, qd, tau, dt):
+    """A, B of one semi-implicit Euler step, q̇⁺ = q̇ + dt θ̈, q⁺ = q + dt q̇⁺
+    (1-dof joints), from :func:`forward_dynamics_derivatives`; ``dt`` a number
+    or (1,); -> ((2n, 2n), (2n, n))."""
+    h = float(np.ravel(dt)[0])
+    _, Fq, Fv, Minv = forward_dynamics_derivatives(robot, q, qd, tau)
+    n, eye = robot.nv, np.eye(robot.nv)
+    dv = np.hstack([h * Fq, eye + h * Fv])            # dq̇⁺/d(q, q̇)
+    A = np.vstack([np.hstack([eye, np.zeros((n, n))]) + h * dv, dv])   # q⁺ = q + dt q̇⁺
+    B = np.vstack([h * h * Minv, h * Minv])
+    return A, B
+
