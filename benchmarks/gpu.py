@@ -56,7 +56,8 @@ def prepare(folder):
     sys.path.insert(0, str(root))
     from soagen.model import robots
     from soagen.codegen import generate
-    from soagen.targets.cuda.gpu import HOST_ARGS, emit_cuda
+    from soagen.targets.cuda.compile import HOST_ARGS
+    from soagen.targets.cuda.emit import emit_cuda
     from soagen.options import Options
     from soagen.targets.simd.emit import emit_simd
 
@@ -233,7 +234,7 @@ class Backend:
 def run(folder, out, host):
     folder = Path(folder).resolve()
     sys.path.insert(0, str(folder / "pkg"))
-    from soagen.targets.cuda.gpu import CudaModule
+    from soagen.targets.cuda.module import CudaModule
 
     meta = json.loads((folder / "meta.json").read_text())
     with open(folder / "robot.pickle", "rb") as fh:
@@ -546,7 +547,7 @@ def report(path):
                          f"{ours['states_per_s'] / val['states_per_s']:.0f}x |")
     dl = d.get("dlpack", {})
     if dl:
-        lines += ["", "Through `soagen.targets.cuda.gpu.CudaModule` (DLPack, no copies): "
+        lines += ["", "Through `soagen.targets.cuda.CudaModule` (DLPack, no copies): "
                   + "; ".join(f"{lib}: outputs of type {v['type']}, error vs C {v['err_vs_c']:.1e}, out= in place "
                               f"{v['out_in_place']}, upper = full's triangle {v['upper_equal']}, "
                               f"{v['call_us_at_n'][0]:.0f} µs a call at N = {v['call_us_at_n'][1]:,} (Python "

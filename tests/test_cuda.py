@@ -13,7 +13,8 @@ import pytest
 
 import soagen
 from soagen.model import robots
-from soagen.targets.cuda.gpu import emit_cuda, view
+from soagen.targets.cuda.emit import emit_cuda
+from soagen.targets.cuda.module import view
 from tests.support.builds import built
 from tests.test_generated_vs_reference import CASES
 

@@ -2,7 +2,9 @@
 (``target="cuda"``: nvcc; ``target="cuda-host"``: the same kernels as loops on the CPU)."""
 from __future__ import annotations
 
-from soagen.targets.cuda.gpu import CudaModule, build, emit_cuda
+from soagen.targets.cuda.compile import build
+from soagen.targets.cuda.emit import emit_cuda
+from soagen.targets.cuda.module import CudaModule
 
 
 def files(target, programs, name, options):
