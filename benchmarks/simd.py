@@ -172,7 +172,7 @@ def panda_section(rounds, workdir):
 
     robot = robots.example("panda")
     t0 = time.perf_counter()
-    mod = soagen.build(robot, functions=FUNCTIONS)
+    mod = soagen.build(robot, functions=FUNCTIONS, simd=True)
     built = time.perf_counter() - t0
     rng = np.random.default_rng(0)
     states = [robot.random_state(rng) for _ in range(N)]
@@ -262,7 +262,7 @@ def talos_section(rounds):
 
     robot = load_urdf(erd_urdf(TALOS["urdf"]), tips=TALOS["tips"], floating_base=True)
     t0 = time.perf_counter()
-    mod = soagen.build(robot, functions=["mass_matrix"])
+    mod = soagen.build(robot, functions=["mass_matrix"], simd=True)
     built = time.perf_counter() - t0
     rng = np.random.default_rng(1)
     Q = np.ascontiguousarray([robot.random_configuration(rng) for _ in range(N)])

@@ -31,9 +31,10 @@ class Options:
     functions : tuple of str or None  exactly these C functions (None: the defaults)
     variants : tuple of str or None   also the variants of these families (None: every family)
     target : str          one of :data:`TARGETS`
-    simd : bool           target "c": the module's batch calls use the SIMD batches (:mod:`soagen.targets.simd.emit`),
-                          compiled at the first batch call (about twice the scalar code's compile time,
-                          once per build); False: batches row by row
+    simd : bool           target "c": also compile the SIMD batches (:mod:`soagen.targets.simd`, several
+                          states per instruction) in the build, for the module's batch calls and
+                          ``out_format="upper"`` (about twice the scalar code's compile time); False
+                          (default): batch calls run the scalar functions row by row in one C loop
     parameters : {"baked", "inputs"}  the robot's parameters as constants, or π (and the
                           actuator parameters) as the last input ``pi`` of the functions that
                           can take it (:data:`soagen.functions.PARAMETRIC`)
@@ -46,7 +47,7 @@ class Options:
     functions: tuple | None = None
     variants: tuple | None = ()
     target: str = "c"
-    simd: bool = True
+    simd: bool = False
     parameters: str = "baked"
     optimize: str = "O3"
 

@@ -19,7 +19,7 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
         ("double", "float"), ``functions`` (only these C functions), ``variants``
         (also the algorithm variants of these families, None: all), ``trig_inputs``
         (C functions take cos/sin of q as inputs; the wrappers compute them),
-        ``simd`` (SIMD batches for the batch calls; default True), ``optimize``
+        ``simd`` (also compile the SIMD batches; default False), ``optimize``
         ("O3" default, "O0" builds fastest), ``target`` ("c"; "cuda" or "cuda-host":
         :mod:`soagen.targets.cuda`)
     name : str, optional        C prefix (default: the target's name)

@@ -36,7 +36,7 @@ def columns(a):
 
 @pytest.fixture(scope="module")
 def modules():
-    robot, c_mod = built("ur5", CASES["ur5"])
+    robot, c_mod = built("ur5", CASES["ur5"], simd=True)
     return robot, c_mod, built("ur5_cuda_host", CASES["ur5"], functions=FUNCTIONS, target="cuda-host")[1]
 
 

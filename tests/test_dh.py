@@ -1,11 +1,12 @@
 """Denavit–Hartenberg robots (:mod:`soagen.model.dh`) against independent models.
 
-- Both conventions against URDFs written by hand (below, literal text: each DH row
-  is a fixed joint and a moving joint whose origins are read off the convention's
-  definition), parsed by Pinocchio's own URDF reader.
+- Both conventions against URDFs written from the DH rows by :func:`dh_urdf` (each DH
+  row is a fixed joint and a moving joint whose origins are read off the convention's
+  definition, nothing of :mod:`soagen.model.dh` used), parsed by Pinocchio's own URDF reader.
 - The bundled PUMA 560 (Armstrong–Khatib–Burdick 1986 parameters, modified DH, as
   tabulated in Corke's ``mdl_puma560akb``) against Pinocchio twice: a URDF written by
-  hand from that table, and ``soagen.model.urdf.to_urdf`` of the robot read back by Pinocchio.
+  :func:`dh_urdf` from that table, typed here, and ``soagen.model.urdf.to_urdf`` of the
+  robot read back by Pinocchio.
 - The standard-DH PUMA 560 of Corke's Robotics Toolbox for MATLAB (``mdl_puma560``,
   parameters of Corke & Armstrong-Hélouvry, ICRA 1994) against the gravity load,
   inertia matrix and Coriolis matrix printed in the toolbox's own unit test
@@ -41,130 +42,74 @@ TOOL = (0.02, 0.0, 0.08)
 
 LIMIT = '<limit lower="-3.2" upper="3.2" effort="100" velocity="10"/>'
 
-# Modified DH (Craig): frame i = frame i-1 · Rx(α) Tx(a) · Rz(θ) Tz(d); the joint moves Rz/Tz.
-# Per row: fixed joint pre<i> = Tx(a) Rx(α) (they commute), then joint<i> at Tz(d) Rz(θ).
-DH4_MODIFIED_URDF = f"""<robot name="dh4_modified">
-  <link name="base"/>
-  <link name="pre1_frame"/>
-  <joint name="pre1" type="fixed"><parent link="base"/><child link="pre1_frame"/>
-    <origin xyz="0 0 0" rpy="0 0 0"/></joint>
-  <link name="link1"><inertial><origin xyz="0.02 0.01 -0.05" rpy="0 0 0"/><mass value="2.0"/>
-    <inertia ixx="0.02" iyy="0.03" izz="0.015" ixy="0.001" iyz="-0.002" ixz="0.0005"/></inertial></link>
-  <joint name="joint1" type="revolute"><parent link="pre1_frame"/><child link="link1"/>
-    <origin xyz="0 0 0.3" rpy="0 0 0"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="pre2_frame"/>
-  <joint name="pre2" type="fixed"><parent link="link1"/><child link="pre2_frame"/>
-    <origin xyz="0.1 0 0" rpy="1.5707963267948966 0 0"/></joint>
-  <link name="link2"><inertial><origin xyz="0.15 0 0.02" rpy="0 0 0"/><mass value="1.5"/>
-    <inertia ixx="0.01" iyy="0.02" izz="0.02" ixy="0" iyz="0.001" ixz="0"/></inertial></link>
-  <joint name="joint2" type="revolute"><parent link="pre2_frame"/><child link="link2"/>
-    <origin xyz="0 0 0.05" rpy="0 0 0.4"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="pre3_frame"/>
-  <joint name="pre3" type="fixed"><parent link="link2"/><child link="pre3_frame"/>
-    <origin xyz="0.35 0 0" rpy="0.3 0 0"/></joint>
-  <link name="link3"><inertial><origin xyz="0 0.03 0.1" rpy="0 0 0"/><mass value="1.0"/>
-    <inertia ixx="0.008" iyy="0.008" izz="0.002" ixy="0" iyz="0" ixz="0"/></inertial></link>
-  <joint name="joint3" type="prismatic"><parent link="pre3_frame"/><child link="link3"/>
-    <origin xyz="0 0 0.1" rpy="0 0 0"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="pre4_frame"/>
-  <joint name="pre4" type="fixed"><parent link="link3"/><child link="pre4_frame"/>
-    <origin xyz="0.05 0 0" rpy="-1.5707963267948966 0 0"/></joint>
-  <link name="link4"><inertial><origin xyz="0.01 0 0.04" rpy="0 0 0"/><mass value="0.5"/>
-    <inertia ixx="0.002" iyy="0.002" izz="0.001" ixy="0" iyz="0" ixz="0"/></inertial></link>
-  <joint name="joint4" type="revolute"><parent link="pre4_frame"/><child link="link4"/>
-    <origin xyz="0 0 0.2" rpy="0 0 -0.3"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="tool"/>
-  <joint name="tool_joint" type="fixed"><parent link="link4"/><child link="tool"/>
-    <origin xyz="0.02 0 0.08" rpy="0 0 0"/></joint>
-</robot>
-"""
 
-# Standard DH: frame i = frame i-1 · Rz(θ) Tz(d) · Tx(a) Rx(α); joint i moves about z_{i-1}.
-# Per row: joint<i> at Tz(d) Rz(θ) in DH frame i-1, then fixed joint post<i> = Tx(a) Rx(α).
-DH4_STANDARD_URDF = f"""<robot name="dh4_standard">
-  <link name="base"/>
-  <link name="joint1_frame"/>
-  <joint name="joint1" type="revolute"><parent link="base"/><child link="joint1_frame"/>
-    <origin xyz="0 0 0.3" rpy="0 0 0"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="link1"><inertial><origin xyz="0.02 0.01 -0.05" rpy="0 0 0"/><mass value="2.0"/>
-    <inertia ixx="0.02" iyy="0.03" izz="0.015" ixy="0.001" iyz="-0.002" ixz="0.0005"/></inertial></link>
-  <joint name="post1" type="fixed"><parent link="joint1_frame"/><child link="link1"/>
-    <origin xyz="0 0 0" rpy="0 0 0"/></joint>
-  <link name="joint2_frame"/>
-  <joint name="joint2" type="revolute"><parent link="link1"/><child link="joint2_frame"/>
-    <origin xyz="0 0 0.05" rpy="0 0 0.4"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="link2"><inertial><origin xyz="0.15 0 0.02" rpy="0 0 0"/><mass value="1.5"/>
-    <inertia ixx="0.01" iyy="0.02" izz="0.02" ixy="0" iyz="0.001" ixz="0"/></inertial></link>
-  <joint name="post2" type="fixed"><parent link="joint2_frame"/><child link="link2"/>
-    <origin xyz="0.1 0 0" rpy="1.5707963267948966 0 0"/></joint>
-  <link name="joint3_frame"/>
-  <joint name="joint3" type="prismatic"><parent link="link2"/><child link="joint3_frame"/>
-    <origin xyz="0 0 0.1" rpy="0 0 0"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="link3"><inertial><origin xyz="0 0.03 0.1" rpy="0 0 0"/><mass value="1.0"/>
-    <inertia ixx="0.008" iyy="0.008" izz="0.002" ixy="0" iyz="0" ixz="0"/></inertial></link>
-  <joint name="post3" type="fixed"><parent link="joint3_frame"/><child link="link3"/>
-    <origin xyz="0.35 0 0" rpy="0.3 0 0"/></joint>
-  <link name="joint4_frame"/>
-  <joint name="joint4" type="revolute"><parent link="link3"/><child link="joint4_frame"/>
-    <origin xyz="0 0 0.2" rpy="0 0 -0.3"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="link4"><inertial><origin xyz="0.01 0 0.04" rpy="0 0 0"/><mass value="0.5"/>
-    <inertia ixx="0.002" iyy="0.002" izz="0.001" ixy="0" iyz="0" ixz="0"/></inertial></link>
-  <joint name="post4" type="fixed"><parent link="joint4_frame"/><child link="link4"/>
-    <origin xyz="0.05 0 0" rpy="-1.5707963267948966 0 0"/></joint>
-  <link name="tool"/>
-  <joint name="tool_joint" type="fixed"><parent link="link4"/><child link="tool"/>
-    <origin xyz="0.02 0 0.08" rpy="0 0 0"/></joint>
-</robot>
-"""
+def _v(*xs):
+    return " ".join(repr(float(x)) for x in xs)
+
+
+def _urdf_link(name, link=None):
+    """A frame (no inertial), or DH link ``link``'s inertial: com, mass, inertia in its DH frame."""
+    if link is None:
+        return f'  <link name="{name}"/>\n'
+    ixx, iyy, izz, ixy, iyz, ixz = link.inertia
+    return (f'  <link name="{name}"><inertial><origin xyz="{_v(*link.com)}" rpy="0 0 0"/>'
+            f'<mass value="{_v(link.mass)}"/>\n    <inertia ixx="{_v(ixx)}" iyy="{_v(iyy)}" izz="{_v(izz)}" '
+            f'ixy="{_v(ixy)}" iyz="{_v(iyz)}" ixz="{_v(ixz)}"/></inertial></link>\n')
+
+
+def _urdf_joint(name, kind, parent, child, xyz, rpy):
+    """A joint at origin (xyz, rpy) in ``parent``; a moving one about its z axis."""
+    axis = "" if kind == "fixed" else f'<axis xyz="0 0 1"/>{LIMIT}'
+    return (f'  <joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>\n'
+            f'    <origin xyz="{_v(*xyz)}" rpy="{_v(*rpy)}"/>{axis}</joint>\n')
+
+
+def _urdf_tool(parent, tool):
+    return _urdf_link("tool") + _urdf_joint("tool_joint", "fixed", parent, "tool", tool, (0, 0, 0))
+
+
+def dh_urdf(name, links, modified, tool=(0.0, 0.0, 0.0), first_fixed=True):
+    """URDF text of a DH chain, one fixed and one moving joint per row, read off the conventions:
+
+    Modified DH (Craig): frame i = frame i-1 · Rx(α) Tx(a) · Rz(θ) Tz(d); the joint moves Rz/Tz.
+    Per row: fixed joint pre<i> = Tx(a) Rx(α) (they commute), then joint<i> at Tz(d) Rz(θ)
+    (``first_fixed=False``: row 1 without its pre1, for a first row with a = α = 0).
+    Standard DH: frame i = frame i-1 · Rz(θ) Tz(d) · Tx(a) Rx(α); joint i moves about z_{i-1}.
+    Per row: joint<i> at Tz(d) Rz(θ) in DH frame i-1, then fixed joint post<i> = Tx(a) Rx(α).
+    Link i carries row i's inertial in DH frame i; the tool sits at ``tool`` in the last one."""
+    out = [f'<robot name="{name}">\n', _urdf_link("base")]
+    parent = "base"
+    for i, L in enumerate(links, start=1):
+        kind = "prismatic" if L.prismatic else "revolute"
+        slide = ((0, 0, L.d), (0, 0, L.theta))         # Tz(d) Rz(θ): the moving joint's origin
+        offset = ((L.a, 0, 0), (L.alpha, 0, 0))        # Tx(a) Rx(α): the fixed joint's origin
+        if not modified:
+            out += [_urdf_link(f"joint{i}_frame"), _urdf_joint(f"joint{i}", kind, parent, f"joint{i}_frame", *slide),
+                    _urdf_link(f"link{i}", L), _urdf_joint(f"post{i}", "fixed", f"joint{i}_frame", f"link{i}", *offset)]
+        else:
+            if i > 1 or first_fixed:
+                out += [_urdf_link(f"pre{i}_frame"), _urdf_joint(f"pre{i}", "fixed", parent, f"pre{i}_frame", *offset)]
+                parent = f"pre{i}_frame"
+            out += [_urdf_link(f"link{i}", L), _urdf_joint(f"joint{i}", kind, parent, f"link{i}", *slide)]
+        parent = f"link{i}"
+    return "".join(out) + _urdf_tool(parent, tool) + "</robot>\n"
+
 
 # The AKB PUMA 560 (modified DH), typed from the table of mdl_puma560akb; link 1: the
 # 1e-9 kg placeholder and disc completion Ixx = Iyy = Izz/2 of soagen.model.robots.puma560.
-PUMA_AKB_URDF = f"""<robot name="puma560_akb">
-  <link name="base"/>
-  <link name="link1"><inertial><origin xyz="0 0 0" rpy="0 0 0"/><mass value="1e-9"/>
-    <inertia ixx="0.175" iyy="0.175" izz="0.35" ixy="0" iyz="0" ixz="0"/></inertial></link>
-  <joint name="joint1" type="revolute"><parent link="base"/><child link="link1"/>
-    <origin xyz="0 0 0" rpy="0 0 0"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="pre2_frame"/>
-  <joint name="pre2" type="fixed"><parent link="link1"/><child link="pre2_frame"/>
-    <origin xyz="0 0 0" rpy="-1.5707963267948966 0 0"/></joint>
-  <link name="link2"><inertial><origin xyz="0.068 0.006 -0.016" rpy="0 0 0"/><mass value="17.4"/>
-    <inertia ixx="0.130" iyy="0.524" izz="0.539" ixy="0" iyz="0" ixz="0"/></inertial></link>
-  <joint name="joint2" type="revolute"><parent link="pre2_frame"/><child link="link2"/>
-    <origin xyz="0 0 0.2435" rpy="0 0 0"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="pre3_frame"/>
-  <joint name="pre3" type="fixed"><parent link="link2"/><child link="pre3_frame"/>
-    <origin xyz="0.4318 0 0" rpy="0 0 0"/></joint>
-  <link name="link3"><inertial><origin xyz="0 -0.070 0.014" rpy="0 0 0"/><mass value="4.8"/>
-    <inertia ixx="0.066" iyy="0.0125" izz="0.066" ixy="0" iyz="0" ixz="0"/></inertial></link>
-  <joint name="joint3" type="revolute"><parent link="pre3_frame"/><child link="link3"/>
-    <origin xyz="0 0 -0.0934" rpy="0 0 0"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="pre4_frame"/>
-  <joint name="pre4" type="fixed"><parent link="link3"/><child link="pre4_frame"/>
-    <origin xyz="-0.0203 0 0" rpy="1.5707963267948966 0 0"/></joint>
-  <link name="link4"><inertial><origin xyz="0 0 -0.019" rpy="0 0 0"/><mass value="0.82"/>
-    <inertia ixx="1.8e-3" iyy="1.8e-3" izz="1.3e-3" ixy="0" iyz="0" ixz="0"/></inertial></link>
-  <joint name="joint4" type="revolute"><parent link="pre4_frame"/><child link="link4"/>
-    <origin xyz="0 0 0.4331" rpy="0 0 0"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="pre5_frame"/>
-  <joint name="pre5" type="fixed"><parent link="link4"/><child link="pre5_frame"/>
-    <origin xyz="0 0 0" rpy="-1.5707963267948966 0 0"/></joint>
-  <link name="link5"><inertial><origin xyz="0 0 0" rpy="0 0 0"/><mass value="0.34"/>
-    <inertia ixx="0.30e-3" iyy="0.30e-3" izz="0.40e-3" ixy="0" iyz="0" ixz="0"/></inertial></link>
-  <joint name="joint5" type="revolute"><parent link="pre5_frame"/><child link="link5"/>
-    <origin xyz="0 0 0" rpy="0 0 0"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="pre6_frame"/>
-  <joint name="pre6" type="fixed"><parent link="link5"/><child link="pre6_frame"/>
-    <origin xyz="0 0 0" rpy="1.5707963267948966 0 0"/></joint>
-  <link name="link6"><inertial><origin xyz="0 0 0.032" rpy="0 0 0"/><mass value="0.09"/>
-    <inertia ixx="0.15e-3" iyy="0.15e-3" izz="0.04e-3" ixy="0" iyz="0" ixz="0"/></inertial></link>
-  <joint name="joint6" type="revolute"><parent link="pre6_frame"/><child link="link6"/>
-    <origin xyz="0 0 0" rpy="0 0 0"/><axis xyz="0 0 1"/>{LIMIT}</joint>
-  <link name="tool"/>
-  <joint name="tool_joint" type="fixed"><parent link="link6"/><child link="tool"/>
-    <origin xyz="0 0 0" rpy="0 0 0"/></joint>
-</robot>
-"""
+PUMA_AKB = [DHLink(a=0.0, alpha=0.0, d=0.0, mass=1e-9, inertia=(0.175, 0.175, 0.35, 0, 0, 0)),
+            DHLink(a=0.0, alpha=-H, d=0.2435, mass=17.4, com=(0.068, 0.006, -0.016),
+                   inertia=(0.130, 0.524, 0.539, 0, 0, 0)),
+            DHLink(a=0.4318, alpha=0.0, d=-0.0934, mass=4.8, com=(0.0, -0.070, 0.014),
+                   inertia=(0.066, 0.0125, 0.066, 0, 0, 0)),
+            DHLink(a=-0.0203, alpha=H, d=0.4331, mass=0.82, com=(0.0, 0.0, -0.019),
+                   inertia=(1.8e-3, 1.8e-3, 1.3e-3, 0, 0, 0)),
+            DHLink(a=0.0, alpha=-H, d=0.0, mass=0.34, inertia=(0.30e-3, 0.30e-3, 0.40e-3, 0, 0, 0)),
+            DHLink(a=0.0, alpha=H, d=0.0, mass=0.09, com=(0.0, 0.0, 0.032),
+                   inertia=(0.15e-3, 0.15e-3, 0.04e-3, 0, 0, 0))]
+PUMA_AKB_URDF = dh_urdf("puma560_akb", PUMA_AKB, modified=True, first_fixed=False)
+DH4_URDF = {True: dh_urdf("dh4_modified", DH4, modified=True, tool=TOOL),
+            False: dh_urdf("dh4_standard", DH4, modified=False, tool=TOOL)}
 
 
 def rel(a, b):
@@ -200,27 +145,25 @@ def module_routes(mod):
             "mass_matrix": mod.mass_matrix, "gravity": mod.gravity, "inverse_dynamics": mod.inverse_dynamics}
 
 
-@pytest.mark.parametrize("modified,urdf", [(True, DH4_MODIFIED_URDF), (False, DH4_STANDARD_URDF)],
-                         ids=["modified", "standard"])
-def test_dh_conventions_match_a_urdf_written_by_hand(modified, urdf, tmp_path):
+@pytest.mark.parametrize("modified", [True, False], ids=["modified", "standard"])
+def test_dh_conventions_match_a_urdf_written_by_hand(modified, tmp_path):
     robot = dh_robot("dh4", DH4, modified=modified, tool=TOOL)
     assert [b.joint_type for b in robot.bodies] == ["revolute", "revolute", "prismatic", "revolute"]
-    assert_matches_pinocchio(robot, urdf, tmp_path)
+    assert_matches_pinocchio(robot, DH4_URDF[modified], tmp_path)
 
 
 def test_the_two_conventions_are_different_robots(tmp_path):
     """The hand URDFs are not interchangeable: each convention fails against the other's."""
     std = dh_robot("dh4", DH4, modified=False, tool=TOOL)
     with pytest.raises(AssertionError):
-        assert_matches_pinocchio(std, DH4_MODIFIED_URDF, tmp_path, states=1)
+        assert_matches_pinocchio(std, DH4_URDF[True], tmp_path, states=1)
 
 
 def test_bundled_puma_matches_a_hand_written_urdf_and_its_own_to_urdf(tmp_path):
     robot, mod = built("puma560", lambda: robots.example("puma560"))
     assert_matches_pinocchio(robot, PUMA_AKB_URDF, tmp_path, functions=module_routes(mod))
-    assert_matches_pinocchio(robot, to_urdf(robot).replace("</robot>", '  <link name="tool"/>\n  <joint '
-                             'name="tool_joint" type="fixed"><parent link="link6"/><child link="tool"/>'
-                             '<origin xyz="0 0 0" rpy="0 0 0"/></joint>\n</robot>'), tmp_path, seed=1)
+    assert_matches_pinocchio(robot, to_urdf(robot).replace("</robot>", _urdf_tool("link6", (0, 0, 0)) + "</robot>"),
+                             tmp_path, seed=1)
 
 
 # --------------------------------------------- Corke's standard-DH PUMA 560 (mdl_puma560)

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import soagen
-from soagen.model import pinocchio_convention as pc
 from soagen import reference as ref
+from soagen.model import pinocchio_convention as pc
 from tests.support.oracle import Oracle
 from tests.support.robots import random_spec, robot_from_spec
 
@@ -76,13 +76,18 @@ def newton_euler_columns(inverse_dynamics, q, n):
     return np.column_stack([inverse_dynamics(q, z, e) - G for e in np.eye(n)])
 
 
+def robot_and_q(case):
+    """The drawn robot and the q of a random state from its seed."""
+    robot, seed = case
+    return robot, robot.random_state(np.random.default_rng(seed))[0]
+
+
 @SETTINGS
 @given(robots())
 def test_mass_matrix_symmetric_positive_definite(case):
     """M from n Newton–Euler passes is symmetric (nothing makes it so but correct dynamics),
     equals the composite-inertia M, and is positive definite."""
-    robot, seed = case
-    q = robot.random_state(np.random.default_rng(seed))[0]
+    robot, q = robot_and_q(case)
     M = newton_euler_columns(lambda *a: ref.inverse_dynamics(robot, *a), q, robot.n)
     scale = np.abs(M).max()
     assert np.abs(M - M.T).max() <= 1e-12 * scale
@@ -104,8 +109,7 @@ def test_forward_dynamics_inverts_inverse_dynamics(case):
 @SETTINGS
 @given(robots())
 def test_innovations_inverse_is_the_inverse(case):
-    robot, seed = case
-    q = robot.random_state(np.random.default_rng(seed))[0]
+    robot, q = robot_and_q(case)
     M = ref.mass_matrix(robot, q)
     Minv = ref.mass_matrix_inverse(robot, q)
     cond = np.linalg.cond(M)
@@ -116,8 +120,7 @@ def test_innovations_inverse_is_the_inverse(case):
 @SETTINGS
 @given(robots())
 def test_gravity_is_the_gradient_of_the_potential_energy_and_scales_with_g(case):
-    robot, seed = case
-    q = robot.random_state(np.random.default_rng(seed))[0]
+    robot, q = robot_and_q(case)
     G = ref.gravity(robot, q)
     assert_gravity_is_the_potential_gradient(robot, q, G)
     G2 = ref.gravity(robot.with_gravity(2.0 * robot.gravity), q)

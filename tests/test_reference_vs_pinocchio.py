@@ -92,12 +92,6 @@ def test_joint_order(loaded):
     assert robot.n == oracle.model.nv
 
 
-def test_inverse_dynamics(loaded):
-    _, robot, oracle, states = loaded
-    for q, qd, qdd, *_ in states:
-        assert_close(ref.inverse_dynamics(robot, q, qd, qdd), oracle.rnea(q, qd, qdd), what="ID")
-
-
 def _oracle_tip_torques(oracle, q, f):
     """Jᵀf summed over all tips, through Pinocchio's fext."""
     z = np.zeros(oracle.model.nv)
@@ -120,36 +114,28 @@ def test_inverse_dynamics_tip_force(loaded):
                      oracle.rnea(q, qd, qdd) + oracle.jacobian(q).T @ f, what="ID + J^T f")
 
 
-def test_gravity(loaded):
+# One quantity of the state, reference against Pinocchio: (reference function, Oracle method,
+# how many of (q, q̇, q̈) both take, what). coriolis: C(q, θ̇) without gravity against
+# Pinocchio's Coriolis matrix C(q, θ̇) times θ̇ (another algorithm than rnea).
+POINTWISE = [
+    ("inverse_dynamics", "rnea", 3, "ID"),
+    ("gravity", "gravity", 1, "gravity"),
+    ("bias_forces", "bias", 2, "bias"),
+    ("coriolis", "coriolis", 2, "coriolis"),
+    ("mass_matrix", "mass_matrix", 1, "M"),
+    ("mass_matrix_inverse", "mass_matrix_inverse", 1, "M^-1"),
+    ("jacobian", "jacobian", 1, "J"),
+    ("jdot_qdot", "jdot_qdot", 2, "Jdot qdot"),
+    ("forward_kinematics", "tip_poses", 1, "tip poses"),
+]
+
+
+@pytest.mark.parametrize("function,method,nargs,what", POINTWISE, ids=[row[0] for row in POINTWISE])
+def test_reference_matches_pinocchio(loaded, function, method, nargs, what):
     _, robot, oracle, states = loaded
-    for q, *_ in states:
-        assert_close(ref.gravity(robot, q), oracle.gravity(q), what="gravity")
-
-
-def test_bias_forces(loaded):
-    _, robot, oracle, states = loaded
-    for q, qd, *_ in states:
-        assert_close(ref.bias_forces(robot, q, qd), oracle.bias(q, qd), what="bias")
-
-
-def test_coriolis(loaded):
-    """C(q, θ̇) without gravity against Pinocchio's Coriolis matrix C(q, θ̇) times θ̇
-    (another algorithm than rnea)."""
-    _, robot, oracle, states = loaded
-    for q, qd, *_ in states:
-        assert_close(ref.coriolis(robot, q, qd), oracle.coriolis(q, qd), what="coriolis")
-
-
-def test_mass_matrix(loaded):
-    _, robot, oracle, states = loaded
-    for q, *_ in states:
-        assert_close(ref.mass_matrix(robot, q), oracle.mass_matrix(q), what="M")
-
-
-def test_mass_matrix_inverse(loaded):
-    _, robot, oracle, states = loaded
-    for q, *_ in states:
-        assert_close(ref.mass_matrix_inverse(robot, q), oracle.mass_matrix_inverse(q), what="M^-1")
+    for state in states:
+        args = state[:nargs]
+        assert_close(getattr(ref, function)(robot, *args), getattr(oracle, method)(*args), what=what)
 
 
 @pytest.mark.parametrize("variant", ["FD1", "FD4"])
@@ -167,24 +153,6 @@ def test_tip_force_acceleration(loaded):
     for q, qd, _, tau, f in states:
         expect = -oracle.mass_matrix_inverse(q) @ _oracle_tip_torques(oracle, q, f)
         assert_close(ref.tip_force_acceleration(robot, q, f), expect, what="tip force acceleration")
-
-
-def test_jacobian(loaded):
-    _, robot, oracle, states = loaded
-    for q, *_ in states:
-        assert_close(ref.jacobian(robot, q), oracle.jacobian(q), what="J")
-
-
-def test_jdot_qdot(loaded):
-    _, robot, oracle, states = loaded
-    for q, qd, *_ in states:
-        assert_close(ref.jdot_qdot(robot, q, qd), oracle.jdot_qdot(q, qd), what="Jdot qdot")
-
-
-def test_forward_kinematics(loaded):
-    _, robot, oracle, states = loaded
-    for q, *_ in states:
-        assert_close(ref.forward_kinematics(robot, q), oracle.tip_poses(q), what="tip poses")
 
 
 # ------------------------------------------------------------------ gravity

@@ -39,6 +39,7 @@ class Schedule:
 
     def __init__(self, statements):
         self.ready = {}                  # Symbol -> cycle its value is ready
+        self._times = {}                 # expression -> cycle (sub-expressions recur across statements)
         for sym, expr in statements:
             self.ready[sym] = self.time(expr)
 
@@ -46,6 +47,12 @@ class Schedule:
         """Cycle at which ``expr``, printed in :meth:`terms` / :meth:`factors` order, is ready."""
         if expr.is_Atom:
             return self.ready.get(expr, 0)
+        hit = self._times.get(expr)
+        if hit is None:
+            hit = self._times[expr] = self._time(expr)
+        return hit
+
+    def _time(self, expr):
         if expr.is_Add:
             acc = None
             for term in self.terms(expr.args):

@@ -12,7 +12,7 @@ from soagen.targets.cache import cache_key, cache_root, cached
 from soagen.targets.c99.emit import emit
 from soagen.targets.common.compiler import compile_units
 from soagen.targets.simd.emit import emit_simd
-from soagen.targets.simd.library import write_simd
+from soagen.targets.simd.library import compile_simd, write_simd
 
 # -O3 -march=native, as the benchmarks: the module is compiled on the machine that loads it (the CPU is
 # part of the cache key); FMA (contraction is off by default under -std=c99) and wider
@@ -96,12 +96,18 @@ def build(target, options, name, functions, record, cache_dir=None):
         timings["compile"] = time.perf_counter() - t0
         shutil.move(str(lib), str(work / lib.name))
         shutil.rmtree(work / "build", ignore_errors=True)
-        simd = emit_simd(target, programs, name, options.precision) if options.simd else None
+        simd, simd_meta = None, None
+        if options.simd:             # compiled here, in the build, never inside a later call
+            t0 = time.perf_counter()
+            simd = emit_simd(target, programs, name, options.precision)
+            simd_meta = write_simd(simd, work)
+            compile_simd(work, {"simd": simd_meta}, args)
+            timings["compile simd"] = time.perf_counter() - t0
         return dict(name=name, library=lib.name, precision=options.precision, parameters=options.parameters,
                     compile_args=args, ops={p.name: p.ops for p in programs},
                     choices={p.name: p.algorithm for p in programs if p.algorithm},
                     signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs] for p in programs},
-                    simd=write_simd(simd, work) if simd else None, upper=simd.upper if simd else {})
+                    simd=simd_meta, upper=simd.upper if simd else {})
 
     final, meta = cached(Path(cache_dir) if cache_dir else cache_root(), key, make)
     t0 = time.perf_counter()

@@ -20,10 +20,10 @@ class Module:
     """Generated functions of one robot (or closed chain).
 
     Every function also takes a batch: inputs of shape (N, size) are evaluated
-    in one C call (``<function>_batch_simd``: several rows per instruction,
-    each row equal to the single call, :mod:`soagen.targets.simd.emit`; compiled at the
-    first batch call of a build, then cached with it), outputs get a leading
-    N.  Symmetric matrix outputs (M, M⁻¹, Ω, Λ) can come as their upper
+    in one C call (``<function>_batch``: a C loop over the rows; with ``simd=True``,
+    ``<function>_batch_simd``: several rows per instruction, each row equal to the single
+    call, :mod:`soagen.targets.simd`, compiled in the build), outputs get a leading
+    N.  With ``simd=True``, symmetric matrix outputs (M, M⁻¹, Ω, Λ) can come as their upper
     triangle, ``out_format="upper"``: (N, n(n+1)/2) rows (:func:`unpack_upper`),
     half the memory to write for large batches.
     Functions with one output take ``out=``: a C-contiguous array of the
@@ -64,7 +64,7 @@ class Module:
         self._meta = meta
         self._sig = meta["signatures"]
         self._upper = meta.get("upper", {})   # function -> outputs that "upper" packs
-        self._simd = None     # (ffi, lib) of the SIMD batches, compiled and opened at the first batch call
+        self._simd = None     # (ffi, lib) of the SIMD batches (compiled in the build), opened at the first batch call
         self._trig_inputs = {f for f, sig in self._sig.items() if any(a == "cq" for a, _ in sig)}
         self._functions = {}
         # q entries of each quaternion (spherical and floating joints)
