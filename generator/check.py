@@ -49,7 +49,14 @@ class Result:
 
     @property
     def ok(self):
-        return self.ratio <= 1.0
+        """Within its bound on every compared state (a function compared on no state is not ok:
+        :attr:`untested`)."""
+        return self.ratio <= 1.0 and self.compared > 0
+
+    @property
+    def untested(self):
+        """Compared on no state (every state skipped: Λ(0) never well conditioned)."""
+        return self.compared == 0
 
     def bound_text(self, precision="double"):
         """The bound rule, as ``check`` prints it."""

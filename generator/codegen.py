@@ -107,7 +107,7 @@ def programs(target, options=Options(), progress=None):
     ----------
     target : Robot or ClosedChain
     options : Options   precision, trig inputs, which functions and variants
-    progress : callable, optional   called as ``progress(done, total, label)``
+    progress : callable, optional   called as ``progress(done, total, "record <function>")``
     """
     specs = F.select(target, options)
     names = [s.name for s in specs]
@@ -118,19 +118,19 @@ def programs(target, options=Options(), progress=None):
     t0 = time.perf_counter()
     results = [None] * len(work)
     if progress:
-        progress(0, len(work), "")
+        progress(0, len(work), "record")
     if jobs() > 1 and len(work) > 1:
         with ProcessPoolExecutor(min(jobs(), len(work)), mp_context=get_context("fork")) as pool:
             futures = {pool.submit(_one_program, job): i for i, job in enumerate(work)}
             for done, fut in enumerate(as_completed(futures), start=1):
                 results[futures[fut]] = fut.result()
                 if progress:
-                    progress(done, len(work), results[futures[fut]][0].name)
+                    progress(done, len(work), f"record {results[futures[fut]][0].name}")
     else:
         for i, job in enumerate(work):
             results[i] = _one_program(job)
             if progress:
-                progress(i + 1, len(work), results[i][0].name)
+                progress(i + 1, len(work), f"record {results[i][0].name}")
     by_name = {r[0].name: r[0] for r in results}
     for spec in picked:
         by_name[spec.name] = pick(spec, by_name, generated=names)

@@ -2,6 +2,9 @@
 (:mod:`soagen.targets`), cached by content hash."""
 from __future__ import annotations
 
+import sys
+import time
+
 from soagen import codegen
 from soagen.functions import select
 from soagen.options import Options
@@ -24,7 +27,9 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
         :mod:`soagen.targets.cuda`)
     name : str, optional        C prefix (default: the target's name)
     cache_dir : path, optional  default ``$SOAGEN_CACHE`` or ``~/.cache/soagen``
-    progress : callable, optional   ``progress(done, total, label)`` while recording
+    progress : callable or True, optional   ``progress(done, total, label)`` as the stages advance
+        (label: "record <function>", "emit C", "compile <function>", ...); True: a progress line on
+        stderr (:func:`terminal_progress`); None (default): quiet
 
     Returns
     -------
@@ -34,6 +39,8 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
         :class:`soagen.targets.cuda.CudaModule` for the CUDA targets).
     """
     options = Options(**fields) if options is None else options.but(**fields)
+    if progress is True:
+        progress = terminal_progress()
     target = plugin(options.target, need="build")
     name = c_name(name or robot.name)
     functions = [s.name for s in select(robot, options)]
@@ -42,4 +49,25 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
         # the functions selected above, by name (select's warnings were given once, above)
         return codegen.programs(robot, options.but(functions=tuple(functions)), progress)
 
-    return target.build(robot, options, name, functions, record, cache_dir)
+    return target.build(robot, options, name, functions, record, cache_dir, progress)
+
+
+def terminal_progress(stream=None):
+    """A ``progress(done, total, label)`` that rewrites one line on ``stream`` (default stderr):
+    a bar, the stage and function, and the seconds since it was made; silent when the stream
+    is not a terminal (logs, pipes, CI)."""
+    stream = stream or sys.stderr
+    start = time.perf_counter()
+
+    def show(done, total, label):
+        if not stream.isatty():
+            return
+        width = 24
+        fill = int(width * done / max(total, 1))
+        stream.write(f"\r  [{'#' * fill}{'.' * (width - fill)}] {done}/{total} {label[:44]:<44} "
+                     f"{time.perf_counter() - start:6.1f} s")
+        if done == total:                 # a stage ends: its line stays
+            stream.write("\n")
+        stream.flush()
+
+    return show

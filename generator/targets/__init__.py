@@ -5,9 +5,10 @@ package offers
 
 * ``files(target, programs, name, options) -> [(file name, text)]``: what
   ``soagen generate --target NAME`` writes;
-* optionally ``build(target, options, name, functions, record, cache_dir) -> module``:
+* optionally ``build(target, options, name, functions, record, cache_dir, progress) -> module``:
   what ``soagen.build(robot, target=NAME)`` returns (``record()`` gives
-  ``(programs, timings)`` and is called only when the build is not cached).
+  ``(programs, timings)`` and is called only when the build is not cached; ``progress(done,
+  total, label)``, when given, is called as the stages advance).
 
 Targets import the stages below them (model, program, functions, options) and
 :mod:`soagen.targets.common`; never :mod:`soagen.codegen` or :mod:`soagen.pipeline`.

@@ -27,13 +27,14 @@ def compile_args(options):
     return [f"-{options.optimize}" if a == "-O3" else a for a in COMPILE_ARGS]
 
 
-def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None):
+def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None, progress=None):
     """Compile ``csource`` with cffi into ``folder``; returns the library path.
 
     Every generated function is its own translation unit, compiled in
     parallel; cffi then links the objects with its wrapper.  The objects stay
     in ``folder/objects`` (the SIMD batches, compiled later, link them for
-    their scalar tails).  ``seconds``: a dict that gets each function's compile time.
+    their scalar tails).  ``seconds``: a dict that gets each function's compile time;
+    ``progress(done, total, label)`` is called as functions finish.
     """
     import cffi
 
@@ -43,7 +44,7 @@ def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None):
     (folder / "objects").mkdir()
     unit_seconds = {}
     objects = compile_units([(f"objects/{csource.name}__{fname}", text) for fname, text in csource.units], folder,
-                            args, unit_seconds)
+                            args, unit_seconds, progress)
     if seconds is not None:
         seconds.update({stem.split("__", 1)[1]: s for stem, s in unit_seconds.items()})
     ffi = cffi.FFI()
@@ -62,7 +63,7 @@ def load_extension(path, modname):
     return mod
 
 
-def build(target, options, name, functions, record, cache_dir=None):
+def build(target, options, name, functions, record, cache_dir=None, progress=None):
     """The C99 target's plug-in entry (:mod:`soagen.targets`): the cached cffi module of ``target``.
 
     Parameters
@@ -73,6 +74,7 @@ def build(target, options, name, functions, record, cache_dir=None):
     functions : list of str  the C functions, in header order
     record : callable        ``record() -> (programs, timings)``, called only when not cached
     cache_dir : path, optional
+    progress : callable, optional   ``progress(done, total, label)`` while emitting and compiling
 
     Returns
     -------
@@ -89,10 +91,14 @@ def build(target, options, name, functions, record, cache_dir=None):
         programs, record_timings = record()
         timings.update(record_timings)
         t0 = time.perf_counter()
+        if progress:
+            progress(0, 1, "emit C")
         csource = emit(target, programs, name, options.precision)
         timings["emit"] = time.perf_counter() - t0
+        if progress:
+            progress(1, 1, "emit C")
         t0 = time.perf_counter()
-        lib = compile_module(csource, work, modname, args)
+        lib = compile_module(csource, work, modname, args, progress=progress)
         timings["compile"] = time.perf_counter() - t0
         shutil.move(str(lib), str(work / lib.name))
         shutil.rmtree(work / "build", ignore_errors=True)
@@ -101,7 +107,7 @@ def build(target, options, name, functions, record, cache_dir=None):
             t0 = time.perf_counter()
             simd = emit_simd(target, programs, name, options.precision)
             simd_meta = write_simd(simd, work)
-            compile_simd(work, {"simd": simd_meta}, args)
+            compile_simd(work, {"simd": simd_meta}, args, progress)
             timings["compile simd"] = time.perf_counter() - t0
         return dict(name=name, library=lib.name, precision=options.precision, parameters=options.parameters,
                     compile_args=args, ops={p.name: p.ops for p in programs},

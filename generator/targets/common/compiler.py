@@ -23,18 +23,28 @@ def compile_object(source, obj, folder, args, seconds=None):
     return obj
 
 
-def compile_units(units, folder, args, seconds=None):
+def compile_units(units, folder, args, seconds=None, progress=None, what="compile"):
     """Compile ``[(name, C text)]`` with ``args`` in parallel (``$SOAGEN_JOBS`` workers, the biggest
     first, so that the pool's last job is a small one); -> the object paths, in the units' order.
-    ``seconds``: a dict that gets each unit's compile time under its file stem."""
+    ``seconds``: a dict that gets each unit's compile time under its file stem; ``progress``:
+    called as ``progress(done, total, "<what> <unit>")`` as units finish."""
     work = []
     for name, text in units:
         path = Path(folder) / f"{name}.c"
         path.write_text(text)
         work.append((path, path.with_suffix(".o"), Path(folder), list(args), seconds))
     order = sorted(range(len(work)), key=lambda k: -len(units[k][1]))
+    finished = []
+
+    def one(k):
+        obj = compile_object(*work[k])
+        finished.append(k)
+        if progress:
+            progress(len(finished), len(work), f"{what} {Path(units[k][0]).name.split('__')[-1]}")
+        return obj
+
     with ThreadPoolExecutor(jobs()) as pool:
-        done = dict(zip(order, pool.map(lambda job: compile_object(*job), [work[k] for k in order])))
+        done = dict(zip(order, pool.map(one, order)))
     for path, *_ in work:
         path.unlink()
     return [done[k] for k in range(len(work))]

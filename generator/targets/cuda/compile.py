@@ -31,7 +31,7 @@ def compile_command(source, library, host, optimize="O3"):
     return [os.environ.get("NVCC", "nvcc"), *level(NVCC_ARGS), f"-arch={arch}", str(source), "-o", str(library)]
 
 
-def build(target, options, name, functions, record, cache_dir=None):
+def build(target, options, name, functions, record, cache_dir=None, progress=None):
     """The CUDA target's plug-in entry (:mod:`soagen.targets`): generate, compile (once per content
     hash) and load the CUDA module of ``target`` (``options.target`` "cuda" or "cuda-host");
     ``record()`` gives ``(programs, timings)``; -> CudaModule."""

@@ -25,9 +25,10 @@ def write_simd(simd, folder):
     return dict(library=f"lib{simd.name}_simd.so", cdef=simd.cdef, units=[f for f, _ in simd.units])
 
 
-def compile_simd(folder, meta, args):
+def compile_simd(folder, meta, args, progress=None):
     """Compile and link the SIMD batches of the module in ``folder`` once (under a file lock, like
-    the module) with the compiler arguments ``args``; -> the shared library's path."""
+    the module) with the compiler arguments ``args``; -> the shared library's path.  ``progress``:
+    called as ``progress(done, total, "compile SIMD <function>")`` as units finish."""
     folder = Path(folder)
     info = meta["simd"]
     library = folder / info["library"]
@@ -38,7 +39,7 @@ def compile_simd(folder, meta, args):
             try:
                 units = [(f"{work.name}/{fname}", (folder / "simd" / f"{fname}.c.txt").read_text())
                          for fname in info["units"]]
-                objects = compile_units(units, folder, [*args, *SIMD_FLAGS])
+                objects = compile_units(units, folder, [*args, *SIMD_FLAGS], progress=progress, what="compile SIMD")
                 cc = os.environ.get("CC", "cc")
                 res = subprocess.run([cc, "-shared", *map(str, objects), *map(str, sorted((folder / "objects").glob(
                     "*.o"))), "-lm", "-o", str(work / library.name)], capture_output=True, text=True)

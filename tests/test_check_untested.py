@@ -1,0 +1,33 @@
+"""``soagen check`` never says PASS over zero compared states: a function that no state
+could test (Λ(0) of a tip with more rows than the joints behind it can move) is UNTESTED,
+and the command exits 3 unless ``--allow-untested``."""
+from __future__ import annotations
+
+import soagen
+from soagen import cli
+
+# the UR5 with four joints locked: two joints cannot move a 6-row tip, so Ω(0) is singular everywhere
+LOCKED = ["shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint"]
+
+
+def run(capsys, *extra):
+    argv = ["check", soagen.robots.path("ur5"), "--tip", "tool0", "--samples", "4", "--optimize", "O0", "--quiet",
+            "--function", "inverse_dynamics", "--function", "os_inertia", *[f"--lock={j}=0.3" for j in LOCKED],
+            *extra]
+    code = cli.main(argv)
+    return code, capsys.readouterr().out
+
+
+def test_untested_is_not_pass(capsys):
+    code, out = run(capsys)
+    assert code == 3, out
+    assert "PASS" not in out and "UNTESTED: os_inertia" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("os_inertia"))
+    assert "UNTESTED" in line and "(0 states, 4 skipped" in line
+    line = next(x for x in out.splitlines() if x.strip().startswith("inverse_dynamics"))
+    assert " ok " in line and "(4 states)" in line
+
+
+def test_allow_untested(capsys):
+    code, out = run(capsys, "--allow-untested")
+    assert code == 0 and "UNTESTED: os_inertia" in out
