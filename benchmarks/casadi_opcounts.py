@@ -4,7 +4,7 @@
     python benchmarks/casadi_opcounts.py            # run casadi_kin_dyn, count, write the page
     python benchmarks/casadi_opcounts.py --table    # rewrite the page from the stored counts
 
-The PUMA 560 of ``soagen.model.robots`` is written as URDF (``soagen.model.urdf.to_urdf``),
+The PUMA 560 of ``soagen.robots`` is written as URDF (``soagen.urdf.to_urdf``),
 handed to ``benchmarks/casadi_kin_dyn.py`` (Pinocchio 2.6 on casadi::SX, in its
 own venv, every function with CasADi's ``cse``), and the arithmetic of each
 generated C function is counted with soagen's own C counter

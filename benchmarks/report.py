@@ -1,7 +1,7 @@
 """What a benchmark run reports: summaries as small data classes, their JSON, the markdown.
 
 ``docs/benchmarks.json`` holds one :class:`RobotReport` per robot; ``docs/benchmarks.md``
-and the README's speed block are rendered from it (:func:`markdown_page`,
+and the guide's speed block (docs/guide/speed.md) are rendered from it (:func:`markdown_page`,
 :func:`readme_speed`), so a test can check that both are what the JSON says.
 This module needs nothing but the standard library (the tests import it).
 """
@@ -394,7 +394,7 @@ def readme_speed(reports):
     return "\n".join(lines) + "\n"
 
 
-README = ROOT / "README.md"
+README = ROOT / "docs" / "guide" / "speed.md"   # the guide page with the speed block
 BEGIN, END = "<!-- speed:begin -->\n", "<!-- speed:end -->"
 
 
@@ -410,8 +410,8 @@ def update_readme(reports, path=README):
 
 
 if __name__ == "__main__":
-    # python benchmarks/report.py: docs/benchmarks.md and the README's speed block from docs/benchmarks.json
+    # python benchmarks/report.py: docs/benchmarks.md and the guide's speed block from docs/benchmarks.json
     committed = load()
     DOC.write_text(markdown_page(committed))
     update_readme(committed)
-    print(f"rendered {DOC.relative_to(ROOT)} and the speed block of README.md from docs/benchmarks.json")
+    print(f"rendered {DOC.relative_to(ROOT)} and the speed block of {README.relative_to(ROOT)} from docs/benchmarks.json")

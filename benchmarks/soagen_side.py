@@ -97,7 +97,7 @@ def check_outputs(robot, states, outputs, what, convert=lambda name, x: x):
 
 # --------------------------------------------------------------------------- robots
 def load_robot(urdf, tips, lock, floating_base):
-    """soagen's Robot of a URDF file (``soagen.model.urdf.load_urdf``)."""
+    """soagen's Robot of a URDF file (``soagen.urdf.load_urdf``)."""
     return load_urdf(urdf, tips=list(tips), lock=lock, floating_base=floating_base)
 
 
@@ -107,7 +107,7 @@ def bundled_urdf(name):
 
 
 def is_bundled_example(name, robot):
-    """Whether ``robot`` is ``soagen.model.robots.example(name)`` (same numbers, same code)."""
+    """Whether ``robot`` is ``soagen.robots.example(name)`` (same numbers, same code)."""
     return robot.fingerprint() == robots.example(name).fingerprint()
 
 
@@ -231,7 +231,7 @@ def v_to_pinocchio(robot, v):
 
 def from_pinocchio(kind, row, robot):
     """One raw Pinocchio output row in soagen's layout and conventions ([angular; linear],
-    full matrices, free-flyer velocities [ω; v] by ``soagen.model.pinocchio_convention``)."""
+    full matrices, free-flyer velocities [ω; v] by ``soagen.pinocchio_convention``)."""
     nv, m = robot.nv, len(robot.tips)
     if kind == "vector":                      # tau, qdd, g, nle (nv,)
         return pc.v_from_pinocchio(robot, row)

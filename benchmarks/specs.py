@@ -20,7 +20,7 @@ def erd_robots_dir():
 
 @dataclass
 class Spec:
-    """A benchmarked robot: a bundled URDF (checked against ``soagen.model.robots.example``) or
+    """A benchmarked robot: a bundled URDF (checked against ``soagen.robots.example``) or
     one of example-robot-data (``erd``: path under its robots folder), locked joints, tips."""
 
     name: str
@@ -41,7 +41,7 @@ class Spec:
             raise SystemExit(f"{self.name}: no {self.urdf}")
         robot = sg.load_robot(self.urdf, self.tips, self.lock, self.floating_base)
         if not self.erd and not sg.is_bundled_example(self.name, robot):
-            raise SystemExit(f"{self.name}: locks/tip here differ from soagen.model.robots.example({self.name!r})")
+            raise SystemExit(f"{self.name}: locks/tip here differ from soagen.robots.example({self.name!r})")
         return robot
 
 

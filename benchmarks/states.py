@@ -47,7 +47,7 @@ def write_states(states, path):
 
 
 def pinocchio_states(robot, states, path):
-    """The same states in Pinocchio's conventions (``soagen.model.pinocchio_convention``): quaternions
+    """The same states in Pinocchio's conventions (``soagen.pinocchio_convention``): quaternions
     normalized, free-flyer velocity, acceleration and torque blocks swapped ([v; ω], [f; n]);
     f and u unchanged (not used by the Pinocchio driver). Same row size, written to ``path``."""
     def rows(fn, a):

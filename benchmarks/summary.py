@@ -115,7 +115,7 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
                      + ("with a `JointModelFreeFlyer` root " if floating else "and reduced (locked joints) ")
                      + "by Pinocchio's Python bindings, handed to `pinocchio_bench.cpp` as a text archive"
                      + ("; states handed over in Pinocchio's conventions and its outputs converted back "
-                        "(`soagen.model.pinocchio_convention`: normalized quaternions, free-flyer [v; ω] ↔ soagen's "
+                        "(`soagen.pinocchio_convention`: normalized quaternions, free-flyer [v; ω] ↔ soagen's "
                         "[ω; v] in velocities, torques, M, M⁻¹ and Jacobian columns) before the checks"
                         if floating else "")
                      + "; crba and computeMinverse are timed as they leave M, M⁻¹ (upper triangle, not "

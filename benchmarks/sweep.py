@@ -7,7 +7,7 @@ by soagen, four functions generated, compiled and compared with Pinocchio.
 
 The cases, functions, states and bounds are those of ``tests/test_real_robots.py``
 (both use ``tests/support/real_robots.py``; the test runs a sample of the cases);
-the README's "Real robot files" table is docs/sweep.md's (a test keeps them equal).  Seconds are one run's, wall clock,
+the guide's table (docs/guide/real-robots.md) is docs/sweep.md's.  Seconds are one run's, wall clock,
 ``$SOAGEN_JOBS`` workers (default: one per CPU); a shared machine swings 1.5-2x.
 """
 from __future__ import annotations

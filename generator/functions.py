@@ -239,7 +239,7 @@ CATALOGUE = (
     Spec("regressor", "joint-torque regressor Y, T = Y pi with pi = robot.parameters(), row-major n x p",
          ("q", "qd", "qdd"), (Output("Y", ("n", "p"), "regressor, row-major"),), f"{_ID}:regressor", "regressor",
          default=False),
-    Spec("base_regressor", "base regressor Y_b, T = Y_b beta with (beta, K) = robot.base_parameters(), "
+    Spec("base_regressor", "base regressor Y_b, T = Y_b beta with (beta, K) = soagen.base_parameters(robot), "
          "row-major n x b", ("q", "qd", "qdd"), (Output("Yb", ("n", "b"), "base regressor, row-major"),),
          f"{_ID}:base_regressor", "base_regressor", default=False),
     Spec("slotine_li_regressor", "Slotine-Li regressor Y, Y pi = M qdd_r + C(q, qd) qd_r + G with C "
@@ -313,7 +313,34 @@ def select(target, options):
         if options.functions is not None:
             raise RobotError(f"{target.name}: cannot generate {', '.join(undefined)} ({why}")
         warnings.warn(f"{target.name}: left out {', '.join(undefined)} ({why}", ModelWarning, stacklevel=3)
-    return [s for s in selected if s.name not in undefined]
+    chosen_specs = [s for s in selected if s.name not in undefined]
+    _warn_if_lambda_cannot_exist(target, chosen_specs)
+    return chosen_specs
+
+
+def tip_mobility(robot):
+    """(rows, dofs): the 6 rows per tip of Λ(0) and the joint velocities that move some tip (the
+    coordinates of the tip bodies and their ancestors).  Λ(0) can exist only if rows <= dofs."""
+    bodies = {k for t in robot.tips for k in robot.ancestors(t.body)}
+    return 6 * len(robot.tips), sum(robot.bodies[k].nv for k in bodies)
+
+
+def _warn_if_lambda_cannot_exist(target, specs):
+    """A :class:`~soagen.model.errors.ModelWarning` at once when functions that invert Ω(0) are
+    generated for tips asking for more rows than the joints behind them can move."""
+    omega = [s.name for s in specs if s.solves == "Omega"]
+    if not omega or isinstance(target, ClosedChain):
+        return
+    rows, dofs = tip_mobility(target)
+    if rows > dofs:
+        import warnings
+
+        from soagen.model.errors import ModelWarning
+
+        warnings.warn(f"{target.name}: {len(target.tips)} tip(s) ask for {rows} rows of Lambda(0) but only {dofs} "
+                      f"joint velocities move them: Lambda(0) never exists, and {', '.join(omega)} will report a "
+                      "singular Omega(0) on every state (give fewer tips, or tips on longer chains)",
+                      ModelWarning, stacklevel=3)
 
 
 def members(family):

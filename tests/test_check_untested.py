@@ -31,3 +31,24 @@ def test_untested_is_not_pass(capsys):
 def test_allow_untested(capsys):
     code, out = run(capsys, "--allow-untested")
     assert code == 0 and "UNTESTED: os_inertia" in out
+
+
+def test_build_warns_at_once_when_lambda_cannot_exist():
+    """Asking for Λ(0)-based functions of a tip that two joints cannot move warns before anything is
+    recorded, naming the rows, the joints and the functions; the full arm does not warn."""
+    import warnings
+
+    import pytest
+
+    from soagen.functions import select, tip_mobility
+
+    path = soagen.robots.path("ur5")
+    locked = soagen.load_urdf(path, tips=["tool0"], lock={j: 0.3 for j in LOCKED})
+    assert tip_mobility(locked) == (6, 2)
+    with pytest.warns(soagen.ModelWarning, match=r"6 rows of Lambda\(0\) but only 2 joint velocities.*os_inertia"):
+        select(locked, soagen.Options(functions=["os_inertia"]))
+    arm = soagen.load_urdf(path, tips=["tool0"])
+    assert tip_mobility(arm) == (6, 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", soagen.ModelWarning)
+        select(arm, soagen.Options())

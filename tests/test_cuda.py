@@ -88,6 +88,19 @@ def test_arguments_are_checked(modules):
     assert v.shape == (4, 6) and v.strides == (1, 4) and v.device == 1
 
 
+def test_gpu_module_says_which_arrays_it_takes(modules):
+    """A GPU module called with NumPy arrays: one line naming what it takes (no DLPack traceback).
+    Checked on the host build made to answer as a GPU one, before anything reaches the library."""
+    import copy
+
+    robot, _, cu = modules
+    gpu = copy.copy(cu)
+    gpu.host = False
+    Q = states(robot, 2, seed=1)[0]
+    with pytest.raises(TypeError, match=r"takes GPU arrays .* got NumPy arrays: .* target='cuda-host'"):
+        gpu.mass_matrix(Q)
+
+
 def test_cli_writes_cu_and_simd_files(tmp_path):
     from soagen.cli import main
 

@@ -1,6 +1,6 @@
 """The committed identification pages (docs/base_parameters.md,
-docs/parameter_opcounts.md) are what the code produces now, and the README
-quotes them."""
+docs/parameter_opcounts.md) are what the code produces now, and the guide
+(docs/guide/identification.md) quotes them."""
 from __future__ import annotations
 
 import re
@@ -12,12 +12,12 @@ from soagen.reports.parameters import report
 from tests.support import ROOT
 
 DOCS = ROOT / "docs"
-README = (ROOT / "README.md").read_text()
+PAGE = (DOCS / "guide" / "identification.md").read_text()
 NAMES = {"puma560": "PUMA 560", "panda": "Panda", "ur5": "UR5", "rx90": "RX-90"}
 
 
 def _block(name):
-    return README.split(f"<!-- {name}:begin -->\n", 1)[1].split(f"<!-- {name}:end -->", 1)[0]
+    return PAGE.split(f"<!-- {name}:begin -->\n", 1)[1].split(f"<!-- {name}:end -->", 1)[0]
 
 
 def test_base_parameter_page_is_fresh_and_quoted():
@@ -28,7 +28,7 @@ def test_base_parameter_page_is_fresh_and_quoted():
     assert len(rows) == 3
     gaps = [tuple(map(float, g)) for g in re.findall(r"\| ([\d.e+-]+) / ([\d.e+-]+) \|", page)]
     assert len(gaps) == 3 and min(k for k, _ in gaps) > 3e-2 and max(d for _, d in gaps) < 4e-16
-    assert "the kept pivots are above\n3e-2 |R_00| and the dropped ones below 4e-16 |R_00|" in README
+    assert "the kept pivots are above\n3e-2 |R_00| and the dropped ones below 4e-16 |R_00|" in PAGE
     expected = "| robot | p | b |\n|---|---:|---:|\n" + "".join(f"| {NAMES[r]} | {p} | {b} |\n" for r, p, b in rows)
     assert _block("base-parameters") == expected
 
@@ -43,9 +43,9 @@ def test_parameter_opcount_page_is_fresh_and_quoted():
                 "|---|---|---:|---:|---:|\n"
                 + "".join(f"| {NAMES[r]} | {q} | {b} | {i} | {peer} {c} |\n" for r, q, b, i, peer, c in rows))
     assert _block("parameter-opcounts") == expected
-    # the regressor counts the README quotes
+    # the regressor counts the guide quotes
     panda = re.search(r"^\| panda \| ([\d /]+) \| ([\d /]+) \|", page, re.M)
-    assert f"{panda.group(2)} mul / add instead of {panda.group(1)}" in README
+    assert f"{panda.group(2)} mul / add instead of {panda.group(1)}" in PAGE
 
 
 def _cli(*args):

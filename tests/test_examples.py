@@ -1,4 +1,4 @@
-"""The examples run and measure what the README quotes (same duration, without plotting)."""
+"""The examples run and measure what the user guide (docs/guide/) quotes (same duration, without plotting)."""
 from __future__ import annotations
 
 import re
@@ -13,24 +13,24 @@ from tests.support.builds import built
 sys.path.insert(0, str(ROOT / "examples"))
 
 
-def readme_numbers(pattern):
-    """The numbers the README quotes in ``pattern`` (a regex with float groups)."""
-    text = " ".join((ROOT / "README.md").read_text().split())
+def readme_numbers(page, pattern):
+    """The numbers the guide page ``page`` (docs/guide/) quotes in ``pattern`` (a regex with float groups)."""
+    text = " ".join((ROOT / "docs" / "guide" / page).read_text().split())
     match = re.search(pattern, text)
     assert match, pattern
     return [float(x) for x in match.groups()]
 
 
 def assert_as_quoted(measured, quoted, what):
-    """Within a factor 1.5 of the README's figure, either way: a regression that makes
-    the example worse by half fails, and so does a README that overstates it."""
+    """Within a factor 1.5 of the guide's figure, either way: a regression that makes
+    the example worse by half fails, and so does a guide that overstates it."""
     assert quoted / 1.5 <= measured <= 1.5 * quoted, (what, measured, quoted)
 
 
 def test_osc_panda_tracks_the_circle_as_the_readme_says():
     import osc_panda
 
-    pos_mm, rot_mrad, duration = readme_numbers(r"Measured: max position error ([0-9.]+) mm and orientation "
+    pos_mm, rot_mrad, duration = readme_numbers("functions.md", r"Measured: max position error ([0-9.]+) mm and orientation "
                                                 r"error ([0-9.]+) mrad after 2 s of an (\d+) s run")
     _, mod = built("panda", lambda: robots.example("panda"))
     times, log = osc_panda.simulate(mod, duration=duration)
@@ -46,7 +46,7 @@ def test_osc_panda_tracks_the_circle_as_the_readme_says():
 def test_closed_chain_bar_drifts_as_the_readme_says():
     import closed_chain_bar
 
-    pos_mm, rot_mrad, duration = readme_numbers(r"raw constraint drift of an unstabilized 1 ms Euler integration "
+    pos_mm, rot_mrad, duration = readme_numbers("closed-chains.md", r"raw constraint drift of an unstabilized 1 ms Euler integration "
                                                 r"\(([0-9.]+) mm and ([0-9.]+) mrad after ([0-9.]+) s\)")
     assert duration == closed_chain_bar.simulate.__defaults__[0]    # what the example runs
     times, drift, force = closed_chain_bar.simulate(duration=duration)
@@ -64,7 +64,7 @@ def test_identify_panda_improves_as_the_readme_says():
     assert res["rms_before"] > 5 * res["rms_after"]
     assert res["rms_after"] < 0.2
     committed = (ROOT / "docs" / "identify_panda.txt").read_text()
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "guide" / "identification.md").read_text()
     fresh = example.report(res) + "\n"
     numbers = lambda text: [float(x) for x in re.findall(r"\d+\.\d+(?:e[-+]\d+)?", text)]   # noqa: E731
     for a, b in zip(numbers(committed), numbers(fresh)):

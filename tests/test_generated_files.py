@@ -1,5 +1,5 @@
 """generated/ holds the C of the bundled robots and must match the generator
-byte for byte (regenerate with the commands in README.md when this fails)."""
+byte for byte (regenerate with `make generated` when this fails)."""
 from __future__ import annotations
 
 import pytest

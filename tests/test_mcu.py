@@ -243,16 +243,17 @@ def test_the_m0_machine_runs_armv6m_and_faults_on_armv7m(cpu, faults, tmp_path):
 
 
 def test_readme_quotes_the_panda_footprint():
-    """The README's MCU paragraph quotes generated/panda/footprint.md (M4F -Os and M0 -Os)."""
+    """The guide's MCU page (docs/guide/microcontrollers.md) quotes generated/panda/footprint.md
+    (M4F -Os and M0 -Os)."""
 
     rows = {}
     for line in (ROOT / "generated" / "panda" / "footprint.md").read_text().splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
         if cells[0] in ("inverse_dynamics", "forward_dynamics"):
             rows[cells[0]] = [[int(x) for x in c.split(" / ")] for c in cells[1:]]
-    readme = " ".join((ROOT / "README.md").read_text().split())
+    readme = " ".join((ROOT / "docs" / "guide" / "microcontrollers.md").read_text().split())
 
-    def n(x):     # the README writes 13 716 for 13716
+    def n(x):     # the guide writes 13 716 for 13716
         return f"{x // 1000} {x % 1000:03d}" if x >= 10000 else str(x)
 
     m4, m0 = 0, 2     # columns: cortex-m4f -Os, cortex-m4f -O2, cortex-m0 -Os, cortex-m0 -O2

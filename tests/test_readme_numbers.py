@@ -1,7 +1,7 @@
-"""The README's speed table and docs/benchmarks.md are the committed output of the
-benchmark commands they name: both are rendered from docs/benchmarks.json, which
-`python benchmarks/run.py --robot panda|ur5|talos` writes (and
-`python benchmarks/report.py` re-renders)."""
+"""The guide's speed table (docs/guide/speed.md), the README's speed lines and
+docs/benchmarks.md are the committed output of the benchmark commands they name: all are
+rendered from docs/benchmarks.json, which `python benchmarks/run.py --robot panda|ur5|talos`
+writes (and `python benchmarks/report.py` re-renders)."""
 from __future__ import annotations
 
 from tests.support import ROOT, benchmark_report
@@ -25,9 +25,34 @@ def test_every_robot_is_the_output_of_its_named_command():
 
 
 def test_readme_speed_table_is_rendered_from_the_committed_json():
+    page = (ROOT / "docs" / "guide" / "speed.md").read_text()
+    assert report.BEGIN in page and report.END in page
+    assert report.readme_block(page) == report.readme_speed(REPORTS), FIX
+
+
+# the README's one speed line per robot: (column, soagen function), robot label
+README_COLUMNS = (("inverse dynamics", "inverse_dynamics"), ("M", "mass_matrix"), ("M⁻¹", "mass_matrix_inverse"),
+                  ("forward dynamics", "forward_dynamics"), ("Λ(0)", "os_inertia"))
+README_ROBOTS = {"panda": "Panda (7 joints)", "ur5": "UR5 (6 joints)",
+                 "talos": "TALOS (32 actuated joints, 38 velocity coordinates with the floating base (6 + 32))"}
+
+
+def test_readme_speed_lines_are_the_committed_json():
+    """Each robot's line of the README's short speed table: soagen's ns and the ratio to
+    Pinocchio (its first, fastest route) of docs/benchmarks.json, as docs/benchmarks.md prints them."""
     readme = (ROOT / "README.md").read_text()
-    assert report.BEGIN in readme and report.END in readme
-    assert report.readme_block(readme) == report.readme_speed(REPORTS), FIX
+    header = "| robot | " + " | ".join(c for c, _ in README_COLUMNS) + " |"
+    assert header in readme, header
+    for name, label in README_ROBOTS.items():
+        rows = {r.function: r for r in REPORTS[name].rows}
+        cells = []
+        for _, fn in README_COLUMNS:
+            row = rows[fn]
+            cells.append(f"{report.fmt_ns(row.soagen_ns)} ns ({row.pinocchio[0].ratio.median:.2f}×)")
+            # the same figures as the page's table
+            assert report.fmt_spread(row.pinocchio[0].ratio).startswith(f"{row.pinocchio[0].ratio.median:.2f} ")
+        line = f"| {label} | " + " | ".join(cells) + " |"
+        assert line in readme, f"README speed line should be: {line}"
 
 
 def test_benchmark_page_is_rendered_from_the_committed_json():

@@ -1,5 +1,5 @@
-"""The numbers the README's prose quotes (outside the rendered tables) are the committed
-outputs they come from: docs/benchmarks.md (`python benchmarks/run.py`), docs/scaling.md
+"""The numbers the user guide's prose quotes (docs/guide/*.md, outside the rendered tables) are
+the committed outputs they come from: docs/benchmarks.md (`python benchmarks/run.py`), docs/scaling.md
 (`soagen opcount --scaling ...`) and docs/sweep.md (`python benchmarks/sweep.py`)."""
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ import re
 
 from tests.support import ROOT
 
-README = " ".join((ROOT / "README.md").read_text().split())    # line breaks folded
+GUIDE = ROOT / "docs" / "guide"
+
+
+def _page(name):
+    """A guide page with its line breaks folded."""
+    return " ".join((GUIDE / name).read_text().split())
 
 
 def _rows(path, section=None):
@@ -34,16 +39,18 @@ def _bench(robot):
     return ratio, ops, ns
 
 
-def _quoted(*phrases):
+def _quoted(page, *phrases):
+    text = _page(page)
     for phrase in phrases:
-        assert phrase in README, f"README should say: {phrase!r} (regenerate or edit the prose)"
+        assert phrase in text, f"docs/guide/{page} should say: {phrase!r} (regenerate or edit the prose)"
 
 
 def test_derivative_prose():
     p_ratio, p_ops, _ = _bench("panda")
     u_ratio, u_ops, _ = _bench("ur5")
     d = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
-    _quoted(f"they take {u_ratio[d[0]]}× and {u_ratio[d[1]]}× the time",
+    _quoted("derivatives-and-mpc.md",
+            f"they take {u_ratio[d[0]]}× and {u_ratio[d[1]]}× the time",
             f"but {p_ratio[d[0]]}× and {p_ratio[d[1]]}× on the Panda",
             f"({p_ops[d[0]]} and {p_ops[d[1]]} operations against {u_ops[d[0]]} and {u_ops[d[1]]})")
 
@@ -51,7 +58,8 @@ def test_derivative_prose():
 def test_targets_not_met_prose():
     t_ratio, t_ops, t_ns = _bench("talos")
     p_ratio, p_ops, p_ns = _bench("panda")
-    _quoted(f"the table gives {t_ratio['os_inertia']}×, {t_ratio['mass_matrix_inverse']}× and "
+    _quoted("speed.md",
+            f"the table gives {t_ratio['os_inertia']}×, {t_ratio['mass_matrix_inverse']}× and "
             f"{t_ratio['mass_matrix']}×",
             f"the TALOS M is {t_ops['mass_matrix']} operations in {t_ns['mass_matrix']} ns, the Panda's "
             f"{p_ops['mass_matrix']} in {p_ns['mass_matrix']} ns",
@@ -64,7 +72,8 @@ def test_sweep_prose():
     rows = _rows(ROOT / "docs" / "sweep.md")
     tiago = rows["tiago/tiago_dual.urdf"][0]
     centauro = next(r for r in rows["centauro/centauro.urdf"] if r[1] == "floating")
-    _quoted(f"{tiago[3]} s to generate, {tiago[4]} s to compile",
+    _quoted("real-robots.md",
+            f"{tiago[3]} s to generate, {tiago[4]} s to compile",
             f"centauro with a floating base: {centauro[3]} s and {centauro[4]} s")
 
 
@@ -80,7 +89,8 @@ def test_scaling_prose():
               "os_inertia_recursive"]
     quadratic = ["mass_matrix", "mass_matrix_ne", "mass_matrix_inverse_innovations"]
     cubic = ["mass_matrix_inverse_cholesky", "forward_dynamics_crba", "os_inertia_explicit"]
-    _quoted(f"exponents of {span([fit[k] for k in linear])}",
+    _quoted("speed.md",
+            f"exponents of {span([fit[k] for k in linear])}",
             f"({'n² outputs; ' + span([fit[k] for k in quadratic])})",
             f"({span([last[k] for k in cubic])} between n = 32 and 48)",
             f"({fit['inverse_dynamics_derivatives']:.2f} for inverse dynamics, "

@@ -1,8 +1,8 @@
 """Every URDF of example-robot-data that Pinocchio parses (issue 13): soagen
 loads it (fixed base; also floating for robots that move freely), the
 generated inverse dynamics, M, Jacobian of the deepest link and forward
-dynamics (FD4) agree with Pinocchio's model of the file, and the README's
-table is the committed output of ``python benchmarks/sweep.py``.
+dynamics (FD4) agree with Pinocchio's model of the file, and the guide's
+table (docs/guide/real-robots.md) is the committed output of ``python benchmarks/sweep.py``.
 
 Bounds (max-abs error relative to the largest entry of Pinocchio's answer, the
 worst of :data:`real_robots.SAMPLES` seeded states): M 1e-14 (the generated C
@@ -17,14 +17,14 @@ code is two thirds of the sweep's time (iCub's four functions: 30 s at -O3, 1 s
 at -O0), and what the sweep checks is the arithmetic soagen emits, which -O0
 performs as written (no FMA contraction); the -O3 modules are checked against
 the reference by tests/test_generated_vs_reference.py and by ``soagen check``
-below.  ``python benchmarks/sweep.py`` (the README table)
+below.  ``python benchmarks/sweep.py`` (the guide's table)
 compiles with the modules' own flags.
 
 The suite runs the 10 cases of :data:`SAMPLE` (about a minute at -O0 on 2 cores): the
 files soagen refused or altered before issue 13, one per kind of finding, and a
 continuous joint and a robot without a moving joint.  Every case is run by
 ``python benchmarks/sweep.py`` (45 minutes); its committed output, docs/sweep.json,
-is held here to the same bounds and findings, so the README's table cannot show a
+is held here to the same bounds and findings, so the guide's table cannot show a
 case beyond its bound.
 """
 from __future__ import annotations
@@ -195,7 +195,7 @@ def test_soagen_check_passes(case):
     assert sorted(checked) == sorted(functions), res.stdout
 
 
-# ------------------------------------------------------------- the README table
+# ------------------------------------------------------------- the guide's table
 def _section(text, begin="<!-- sweep:begin -->", end="<!-- sweep:end -->"):
     assert text.count(begin) == 1 and text.count(end) == 1
     return text.split(begin)[1].split(end)[0].strip()
@@ -206,10 +206,10 @@ def _table_lines(text):
 
 
 def test_readme_table_is_the_sweep_output():
-    """README's table between the sweep markers is docs/sweep.md's, and that covers
-    exactly the cases of this sweep (`python benchmarks/sweep.py` rewrites it)."""
+    """The table between the sweep markers of docs/guide/real-robots.md is docs/sweep.md's, and
+    that covers exactly the cases of this sweep (`python benchmarks/sweep.py` rewrites docs/sweep.md)."""
     doc = (ROOT / "docs" / "sweep.md").read_text()
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "guide" / "real-robots.md").read_text()
     assert _table_lines(_section(readme)) == _table_lines(doc)
     rows = _table_lines(doc)[2:]
     listed = [(row.split("|")[1].strip().strip("`"), row.split("|")[2].strip()) for row in rows]

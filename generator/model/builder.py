@@ -4,7 +4,7 @@ The URDF loader, the DH tables and Python code all describe a robot to
 :class:`RobotBuilder`; :meth:`RobotBuilder.build` merges fixed joints, orders
 the bodies as Pinocchio does and checks what the dynamics uses.
 
-What happens to a description (the README's "Errors" section says the same):
+What happens to a description (docs/guide/real-robots.md says the same for users):
 
 * **Refused** (:class:`~soagen.model.robot.RobotError`): what leaves the dynamics
   undefined or the tree ill-formed: numbers that are not finite, a negative

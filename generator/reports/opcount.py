@@ -125,8 +125,8 @@ def literature_markdown(soagen_counts, casadi):
              "`generated/puma560/opcounts.json`; a test fails when this page is stale).", "",
              "## Same robot, numeric parameters", "",
              "Robot: the PUMA 560 with the Armstrong–Khatib–Burdick 1986 parameters",
-             "(`soagen.model.robots.example('puma560')`, handed to CasADi as the URDF that",
-             "`soagen.model.urdf.to_urdf` writes). Both tools know every parameter as a number, so",
+             "(`soagen.robots.example('puma560')`, handed to CasADi as the URDF that",
+             "`soagen.urdf.to_urdf` writes). Both tools know every parameter as a number, so",
              "zero offsets and zero products of inertia cost nothing.", "",
              "| quantity | soagen mul / add (trig) | CasADi-generated C with `cse` mul / add (trig) "
              "| CasADi without `cse` |", "|---|---:|---:|---:|"]
@@ -212,8 +212,8 @@ def parameters_markdown(counts):
         return f"{c['mul']} / {c['add']}" + (f" (+{c['div']} div, {c['sqrt']} sqrt)" if c["div"] or c["sqrt"] else "")
 
     lines = ["# Operation counts with the parameters as inputs", "",
-             "Written by `soagen opcount --peers docs/parameter_opcounts.md` (a test keeps this page",
-             "and the README's figures equal to it). mul / add per call, trig excluded (10 sin/cos",
+             "Written by `soagen opcount --peers docs/parameter_opcounts.md`.",
+             "mul / add per call, trig excluded (10 sin/cos",
              "for six revolute joints in every column); unary minus is not counted (soagen prints",
              "most as subtractions).", "",
              "`baked`: the robot's numbers are constants (zero products of inertia cost nothing).",
@@ -231,7 +231,7 @@ def parameters_markdown(counts):
               "re-read offline, so their exact settings (which parameters are symbols, whether the",
               "geometry is symbolic, whether friction and rotor inertia are included, how negations",
               "and sign() count) are not checked here. The RX-90 is OpenSYMORO's sample robot",
-              "(`soagen.model.robots.rx90()`: modified DH with D3, RL4; the inertial values are placeholders,",
+              "(`soagen.robots.rx90()`: modified DH with D3, RL4; the inertial values are placeholders,",
               "the counts with π as an input do not depend on them).", "",
               "## Regressors (baked geometry)", "",
               "| robot | " + " | ".join(f"`{f}`" for f in IDENTIFICATION_FUNCTIONS) + " |",

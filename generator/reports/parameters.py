@@ -9,9 +9,9 @@ def report(robots):
     """Markdown: p and b of each robot (a table), then its base parameters β = K π
     written out (``soagen parameters``)."""
     lines = ["# Base parameters", "",
-             "Written by `soagen parameters --all --markdown docs/base_parameters.md` (a test keeps",
-             "this page and the README's counts equal to it). Gautier's numerical method",
-             "(soagen.model.parameters): the regressor stacked over seeded random states, QR with column",
+             "Written by `soagen parameters --all --markdown docs/base_parameters.md`.",
+             "Gautier's numerical method",
+             "(soagen.parameters): the regressor stacked over seeded random states, QR with column",
              f"pivoting, rank = pivots with |R_ii| > {RANK_TOLERANCE:g} |R_00|. The gap column gives the smallest",
              "kept and the largest dropped |R_ii|/|R_00|: the rank decision has that much room.", "",
              "| robot | joints | p (standard) | b (base) | gap | states |", "|---|---:|---:|---:|---|---:|"]

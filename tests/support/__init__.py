@@ -34,3 +34,29 @@ def benchmark_report():
     sys.modules[spec.name] = module          # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+def lambda_can_exist(robot, states=3, seed=0):
+    """Whether Λ(0) = (J M⁻¹ Jᵀ)⁻¹ can exist: the dense reference Jacobian of the tips has full row
+    rank 6m at some of ``states`` seeded random configurations (3 joints cannot move a 6-row tip)."""
+    from soagen import reference as ref
+
+    rng = np.random.default_rng(seed)
+    rows = 6 * len(robot.tips)
+    return rows > 0 and any(np.linalg.matrix_rank(ref.jacobian(robot, robot.random_configuration(rng))) == rows
+                            for _ in range(states))
+
+
+def assert_checked(robot, results, states):
+    """``soagen.check`` results of ``states`` states: every function within its bound on the states
+    it was compared on and compared on some; the functions that invert Ω(0) skip only states where
+    Λ(0) is ill-conditioned, and are UNTESTED (compared on none, never a pass) exactly when Λ(0)
+    cannot exist (:func:`lambda_can_exist`)."""
+    exists = lambda_can_exist(robot)
+    for name, r in results.items():
+        assert r.compared + r.skipped == states and (r.skipped == 0 or r.solves == "Omega"), (name, r)
+        if r.solves == "Omega" and not exists:
+            assert r.untested, (name, r)
+        else:
+            assert r.compared > 0, (name, r)
+            assert r.ok, (name, r.error, r.ratio)

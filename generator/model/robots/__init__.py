@@ -1,4 +1,4 @@
-"""Robots bundled with soagen, usable offline: ``soagen.model.robots.example(name)``.
+"""Robots bundled with soagen, usable offline: ``soagen.robots.example(name)``.
 
 ``panda.urdf`` and ``ur5.urdf`` are copies of the files in example-robot-data
 (BSD-3-Clause; Franka Emika's Panda description is Apache-2.0, Universal

@@ -176,6 +176,10 @@ class CudaModule:
                              + ", ".join(sorted(self._upper)))
         packs = self._upper.get(fname, ()) if upper else ()
         outs = [(name, (size + math.isqrt(size)) // 2 if name in packs else size) for name, size in sig[n_in:]]
+        if not self.host and any(_library(x) == "numpy" for x in inputs):
+            raise TypeError(f"{fname}: target='cuda' takes GPU arrays (PyTorch or CuPy tensors on a CUDA device), "
+                            "got NumPy arrays: move them with torch.as_tensor(x, device='cuda') or cupy.asarray(x), "
+                            "or build with target='cuda-host' for NumPy")
         if stream is None:
             stream = current_stream(inputs[0])
         stream = getattr(stream, "cuda_stream", getattr(stream, "ptr", stream))
