@@ -118,6 +118,28 @@ def test_robot_matches_pinocchio(rel, floating):
     _check_case(res)
     if res.singular_joints:
         assert "cannot generate forward_dynamics_fd4" in res.refused and res.singular_joints[0] in res.refused
+    _agrees_with_committed_row(res)
+
+
+def _committed():
+    import json
+
+    return json.loads((ROOT / "docs" / "sweep.json").read_text())
+
+
+def _agrees_with_committed_row(res):
+    """The committed row of the case (docs/sweep.json) describes what today's code does: the same
+    model as loaded (sizes, tip, functions, notes, warnings, singular joints), the same bounds (they
+    follow cond(M) at the same seeded states), and its errors within them, as the live ones are."""
+    row = next(rr.Result.from_json(r) for r in _committed()["cases"]
+               if (r["file"], r["floating"]) == (res.rel, res.floating))
+    assert (row.name, row.nq, row.nv, row.tip, row.functions) == (res.name, res.nq, res.nv, res.tip, res.functions)
+    assert (list(row.notes), row.warnings, list(row.singular_joints)) == \
+        (list(res.notes), res.warnings, list(res.singular_joints))
+    assert set(row.errors) == set(res.errors)
+    for name, (err, bound) in row.errors.items():
+        live_err, live_bound = res.errors[name]
+        assert bound == pytest.approx(live_bound, rel=1e-6) and err <= bound and live_err <= live_bound, name
 
 
 def test_committed_sweep_is_every_case_within_bounds():
@@ -203,6 +225,17 @@ def _section(text, begin="<!-- sweep:begin -->", end="<!-- sweep:end -->"):
 
 def _table_lines(text):
     return [line for line in text.splitlines() if line.startswith("|")]
+
+
+def test_sweep_page_is_rendered_from_the_committed_json():
+    """docs/sweep.md is what ``python benchmarks/sweep.py --render`` makes of docs/sweep.json, to the byte."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_sweep", ROOT / "benchmarks" / "sweep.py")
+    sweep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sweep)
+    run = _committed()
+    assert sweep.report(run, [rr.Result.from_json(r) for r in run["cases"]]) == (ROOT / "docs" / "sweep.md").read_text()
 
 
 def test_readme_table_is_the_sweep_output():
