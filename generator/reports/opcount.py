@@ -165,7 +165,7 @@ def literature_markdown(soagen_counts, casadi):
 
 
 # ------------------------------------------ parameters as inputs: the symbolic-parameter peers
-# Published counts of tools that keep the inertial parameters symbolic, as quoted in issue 17
+# Published counts of tools that keep the inertial parameters symbolic, as quoted to the project
 # (their original publications could not be re-read offline): SymPyBotics (Sousa) for the
 # PUMA 560, OpenSYMORO (Khalil et al.) for the Staubli RX-90.
 SYMBOLIC_PEERS = (
@@ -227,7 +227,7 @@ def parameters_markdown(counts):
         c = counts[robot]
         lines.append(f"| {robot} | {label} | {cell(c['baked'][fn])} | {cell(c['inputs'][fn])} | "
                      f"{cell(c['inputs, actuators'][fn])} | {peer}: {mul} / {add} |")
-    lines += ["", "The peers' figures are those quoted in soagen's issue 17; their publications could not be",
+    lines += ["", "The peers' figures are as quoted to this project for these tools; their publications could not be",
               "re-read offline, so their exact settings (which parameters are symbols, whether the",
               "geometry is symbolic, whether friction and rotor inertia are included, how negations",
               "and sign() count) are not checked here. The RX-90 is OpenSYMORO's sample robot",

@@ -1,0 +1,118 @@
+"""Build time and peak memory of ``soagen.build(robot)`` (every default function) from an empty
+cache, per robot: the figures of docs/build_profile.md.
+
+    python benchmarks/build_times.py panda solo12 talos_reduced talos_full_v2 icub   # one JSON line each
+    python benchmarks/build_times.py --render      # docs/build_profile.md from docs/build_times.json
+
+It uses only ``soagen.build``, ``soagen.load_urdf`` and the module's ``timings``, so the same
+script measures an older checkout (run it with that checkout's environment) for a before/after
+comparison; the robots' files come from the installed example-robot-data.  Each robot is built
+in a child process of its own, so its peak memory (soagen and its worker and compiler processes)
+is its own.  One run on this machine; runs swing 1.5-2x on a shared machine.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: robot -> (file inside example-robot-data's robots folder or "bundled", floating base, tips)
+ROBOTS = {
+    "panda": ("bundled", False, ["panda_hand"]),
+    "solo12": ("solo_description/robots/solo12.urdf", True, ["FL_FOOT"]),
+    "talos_reduced": ("talos_data/robots/talos_reduced.urdf", True,
+                      ["gripper_left_base_link", "gripper_right_base_link"]),
+    "talos_full_v2": ("talos_data/robots/talos_full_v2.urdf", True,
+                      ["gripper_left_base_link", "gripper_right_base_link"]),
+    "icub": ("icub_description/robots/icub.urdf", True, ["r_hand", "l_hand"]),
+}
+
+
+def erd_robots():
+    marker = "share/example-robot-data/robots/"
+    dist = importlib.metadata.distribution("example-robot-data")
+    for f in dist.files or ():
+        s = str(f)
+        if marker in s:
+            return Path(dist.locate_file(s[: s.index(marker) + len(marker)]))
+    raise SystemExit("example-robot-data is not installed")
+
+
+def one(key):
+    """Build ``key`` from an empty cache in this process; print one JSON line."""
+    import soagen
+
+    rel, floating, tips = ROBOTS[key]
+    if rel == "bundled":
+        try:
+            from soagen.model.robots import example
+        except ImportError:                        # the layout before the stage packages
+            from soagen.robots import example
+        robot = example(key)
+    else:
+        robot = soagen.load_urdf(str(erd_robots() / rel), tips=tips, floating_base=floating)
+    os.environ["SOAGEN_CACHE"] = tempfile.mkdtemp(prefix="soagen-build-times-")
+    t0 = time.perf_counter()
+    mod = soagen.build(robot)
+    wall = time.perf_counter() - t0
+    peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+               resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)   # kB: soagen, or its largest child
+    print(json.dumps(dict(robot=key, nv=robot.nv, functions=len(mod.ops), wall_s=round(wall, 1),
+                          peak_mb=round(peak / 1024), timings={k: round(v, 1) for k, v in mod.timings.items()},
+                          statements=sum(o["statements"] for o in mod.ops.values()))))
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def render(data):
+    """docs/build_profile.md from docs/build_times.json: ``{"runs": [{"label", "commit", "rows": [...]}]}``,
+    the rows the JSON lines this script prints."""
+    lines = ["# Build time and memory", "",
+             "`soagen.build(robot)` with every default function, from an empty cache, on this project's 2-core "
+             "machine, one child process per robot (`python benchmarks/build_times.py ROBOT...`; the same script "
+             "run with each checkout's environment). Seconds: wall clock of the whole build; record and CSE are "
+             "summed over the worker processes; compile is the wall time of the parallel compilation. Peak: the "
+             "largest resident memory of soagen or of one of its worker or compiler processes. Rendered from "
+             "docs/build_times.json by `python benchmarks/build_times.py --render`.", ""]
+    runs = data["runs"]
+    keys = list(dict.fromkeys(r["robot"] for run in runs for r in run["rows"]))
+    lines += ["| robot | nv | functions | " + " | ".join(f"{run['label']}: wall s (record + CSE, emit, compile) "
+                                                     f"/ peak MB" for run in runs) + " |",
+              "|---|---:|---:|" + "---|" * len(runs)]
+    for key in keys:
+        cells, nv, count = [], "", ""
+        for run in runs:
+            row = next((r for r in run["rows"] if r["robot"] == key), None)
+            if row is None:
+                cells.append("not measured")
+                continue
+            t = row["timings"]
+            nv, count = row["nv"], row["functions"]
+            cells.append(f"{row['wall_s']:.1f} ({t.get('record', 0) + t.get('cse', 0):.1f}, {t.get('emit', 0):.1f}, "
+                         f"{t.get('compile', 0):.1f}) / {row['peak_mb']}")
+        lines.append(f"| {key} | {nv} | {count} | " + " | ".join(cells) + " |")
+    lines += [""] + [f"- {run['label']}: {run['note']}" for run in runs] + [""]
+    return "\n".join(lines)
+
+
+def main(argv):
+    if argv and argv[0] == "--one":
+        one(argv[1])
+        return 0
+    if argv and argv[0] == "--render":
+        (DOCS / "build_profile.md").write_text(render(json.loads((DOCS / "build_times.json").read_text())))
+        return 0
+    for key in argv or list(ROBOTS):
+        subprocess.run([sys.executable, __file__, "--one", key], check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
