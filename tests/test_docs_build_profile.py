@@ -1,0 +1,31 @@
+"""docs/build_profile.md is the rendering of the committed measurements docs/build_times.json
+(``python benchmarks/build_times.py --render``), and those rows are of today's functions: the
+statement counts of a live Panda build of the same functions equal the committed "after" row."""
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import soagen
+from tests.support import ROOT
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("build_times", ROOT / "benchmarks" / "build_times.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_page_is_rendered_from_the_json():
+    data = json.loads((ROOT / "docs" / "build_times.json").read_text())
+    assert (ROOT / "docs" / "build_profile.md").read_text() == _script().render(data)
+
+
+def test_after_row_is_todays_panda():
+    data = json.loads((ROOT / "docs" / "build_times.json").read_text())
+    row = next(r for r in data["runs"][-1]["rows"] if r["robot"] == "panda")
+    from soagen import codegen
+
+    programs, _ = codegen.programs(soagen.robots.example("panda"), soagen.Options())
+    assert (row["functions"], row["statements"]) == (len(programs), sum(p.ops["statements"] for p in programs))
