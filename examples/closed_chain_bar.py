@@ -6,8 +6,8 @@ compensation plus a slow sinusoidal joint torque and joint damping; the generate
 forward dynamics returns both arms' accelerations and the internal wrench.
 Integration is semi-implicit Euler at 1 ms with no constraint stabilization,
 so the plot shows the raw constraint drift (position and orientation of hand b
-relative to hand a).  ``python examples/closed_chain_bar.py`` writes
-``docs/closed_chain_bar.png`` (needs matplotlib).
+relative to hand a).  ``python examples/closed_chain_bar.py`` prints the drift;
+``--plot`` also draws ``docs/closed_chain_bar.png`` (needs matplotlib).
 """
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def main():
     times, drift, force = simulate()
     print(f"after {times[-1] + times[1]:.1f} s: position drift {drift[-1, 0] * 1e3:.4f} mm, "
           f"orientation drift {drift[-1, 1] * 1e3:.4f} mrad, max |f| {np.abs(force).max():.2f}")
-    if "--no-plot" not in sys.argv:
+    if "--plot" in sys.argv:
         out = Path(__file__).resolve().parents[1] / "docs" / "closed_chain_bar.png"
         plot(times, drift, force, out)
         print(f"wrote {out}")

@@ -5,7 +5,7 @@ orientation.  Each 1 ms control step calls the generated ``osc_torque``
 (F = Λu + c + g, T = JᵀF in four sweeps, [KJR]) plus a joint-space null-space
 damping term; the plant is integrated with the generated forward dynamics (FD4)
 by semi-implicit Euler at 1 ms.  Run ``python examples/osc_panda.py`` to print
-the tracking error and write ``docs/osc_panda.png`` (needs matplotlib).
+the tracking error; ``--plot`` also draws ``docs/osc_panda.png`` (needs matplotlib).
 """
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def main():
     pos, rot = tracking_error(times, log)
     print(f"after 2 s: max position error {pos * 1e3:.4f} mm, max orientation error {rot * 1e3:.4f} mrad")
     out = Path(__file__).resolve().parents[1] / "docs" / "osc_panda.png"
-    if "--no-plot" not in sys.argv:
+    if "--plot" in sys.argv:
         plot(times, log, out)
         print(f"wrote {out}")
 

@@ -35,3 +35,14 @@ def test_gpu_page_is_the_report_of_its_run():
     report = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu.py"), "report", str(DOCS / "gpu.json")],
                             capture_output=True, text=True, check=True).stdout
     assert report.strip() in (DOCS / "gpu.md").read_text()
+
+
+def test_bandwidth_shares_are_the_gpu_tables():
+    """Each "N % of the memory-bandwidth bound" the guide quotes is the bound column of that
+    function's row in docs/gpu.md."""
+    section = " ".join(batches_section().split())
+    quoted = re.findall(r"(\w[\w ]*?) (\d+\.\d+) G states/s \((\d+) % of the memory-bandwidth bound\)", section)
+    assert quoted, "no bandwidth share quoted"
+    rows = (DOCS / "gpu.md").read_text().splitlines()
+    for what, rate, share in quoted:
+        assert any(f"| {rate} |" in row and f"| {share}% |" in row for row in rows), (what, rate, share)
