@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 
 from soagen import codegen
 from soagen.functions import select
+from soagen.model.errors import ModelWarning
 from soagen.options import Options
 from soagen.targets import plugin
 from soagen.targets.common.c_text import c_name
@@ -46,8 +48,10 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
     functions = [s.name for s in select(robot, options)]
 
     def record():
-        # the functions selected above, by name (select's warnings were given once, above)
-        return codegen.programs(robot, options.but(functions=tuple(functions)), progress)
+        # the functions selected above, by name; select's warnings were given once, above
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ModelWarning)
+            return codegen.programs(robot, options.but(functions=tuple(functions)), progress)
 
     return target.build(robot, options, name, functions, record, cache_dir, progress)
 
