@@ -144,6 +144,7 @@ FD_DERIVATIVES = (QDD, Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"),
                   Output("dqdd_dqd", ("n", "n"), "dqdd/dqd, row-major"),
                   Output("Minv", ("n", "n"), "dqdd/dtau = M^-1, row-major"))
 _ID = "soagen.passes.identification"
+_CEN = "soagen.passes.centroidal"
 
 
 def _fd(label, doc, candidate=True, **kw):
@@ -246,6 +247,19 @@ CATALOGUE = (
          "Christoffel-consistent, row-major n x p", ("q", "qd", "qdr", "qddr"),
          (Output("Y", ("n", "p"), "Slotine-Li regressor, row-major"),), f"{_ID}:slotine_li_regressor",
          "slotine_li_regressor", default=False),
+    # ---- centroidal quantities (soagen.passes.centroidal): rows [angular about the com; linear], world axes
+    Spec("center_of_mass", "centre of mass in the world", ("q",), (Output("com", (3,), "centre of mass, world"),),
+         f"{_CEN}:center_of_mass", "center_of_mass", default=False),
+    Spec("com_jacobian", "centre of mass Jacobian J_G, com velocity = J_G qd, world axes, row-major 3 x n", ("q",),
+         (Output("Jcom", (3, "n"), "centre of mass Jacobian, row-major"),), f"{_CEN}:com_jacobian", "com_jacobian",
+         default=False),
+    Spec("centroidal_momentum_matrix", "centroidal momentum matrix A_G, h_G = A_G qd, [angular about the com; "
+         "linear] rows, world axes, row-major 6 x n", ("q",),
+         (Output("Ag", (6, "n"), "centroidal momentum matrix, row-major"),), f"{_CEN}:centroidal_momentum_matrix",
+         "centroidal_momentum_matrix", default=False),
+    Spec("centroidal_bias", "centroidal momentum rate at qdd = 0, dA_G/dt qd, [angular about the com; linear], "
+         "world axes", ("q", "qd"), (Output("dAg_qd", (6,), "centroidal bias"),), f"{_CEN}:centroidal_bias",
+         "centroidal_bias", default=False),
 )
 #: the functions that may take the parameters π as an input (``parameters="inputs"``): joint-space
 #: dynamics; kinematics has no parameters, the regressors none by definition, and the

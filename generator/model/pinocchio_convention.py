@@ -67,3 +67,9 @@ def jacobian_from_pinocchio(robot, J_tips):
     one (6, nv) per tip with rows ``[v; ω]``."""
     p = _velocity_permutation(robot)
     return np.vstack([np.vstack([J[3:], J[:3]])[:, p] for J in J_tips])
+
+
+def centroidal_from_pinocchio(robot, Ag):
+    """soagen's centroidal momentum matrix (6, nv), rows [angular about the centre of mass; linear],
+    from Pinocchio's ``ccrba`` (rows [linear; angular], its velocity order); also for ``dccrba``'s Ȧ_G."""
+    return np.vstack([Ag[3:], Ag[:3]])[:, _velocity_permutation(robot)]

@@ -28,7 +28,8 @@ projection, inverse dynamics, composite inertias and the mass matrix),
 smoother, M⁻¹, forward dynamics), :mod:`~soagen.reference.operational_space`
 (Ω, Λ, c(0), g(0), OSC), :mod:`~soagen.reference.derivatives` (dynamics
 derivatives), :mod:`~soagen.reference.regressors` (regressors) and
-:mod:`~soagen.reference.identifiable` (base parameters, base regressor);
+:mod:`~soagen.reference.identifiable` (base parameters, base regressor),
+:mod:`~soagen.reference.centroidal` (centre of mass, centroidal momentum);
 :mod:`~soagen.reference.closed_chain` is imported on its own.  No module has the
 name of a function re-exported here (that name would hide the module).
 """
@@ -40,6 +41,8 @@ from soagen.reference.articulated_bodies import (
     ArticulatedBodies, articulated, fd4, forward_dynamics, forward_dynamics_fd2, gravity_bar, innovations_filter,
     innovations_smoother, innovations_solve, mass_matrix_inverse, tip_force_acceleration,
 )
+from soagen.reference.centroidal import (
+    center_of_mass, centroidal_bias, centroidal_momentum_matrix, com_jacobian)
 from soagen.reference.derivatives import forward_dynamics_derivatives, inverse_dynamics_derivatives, linearized_step
 from soagen.reference.identifiable import base_regressor
 from soagen.reference.newton_euler_passes import (
@@ -70,4 +73,6 @@ __all__ = [
     "inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearized_step",
     # regressors, identifiable
     "body_regressor", "regressor", "base_regressor", "slotine_li_regressor",
+    # centroidal
+    "center_of_mass", "com_jacobian", "centroidal_momentum_matrix", "centroidal_bias",
 ]

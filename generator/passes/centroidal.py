@@ -1,0 +1,104 @@
+"""Makers of the centroidal quantities: the centre of mass, its Jacobian, the centroidal
+momentum matrix A_G and its bias Ȧ_G q̇ (Orin, Goswami & Lee's centroidal dynamics, in the
+papers' operators).  Rows are [angular about the centre of mass; linear], world axes.
+
+* centre of mass: tip-to-base first moments h(k) = Σ m c of each subtree in body-k axes,
+  h(p) += m(k) ℓ(k) + R(k) h(k) (the translation and mass blocks of the composite inertia
+  R(k) of [RK (3.20)]), then the roots in the world;
+* A_G: the column of joint coordinate j of body k is the momentum R(k) H*(k) e_j of the
+  subtree of k moving with that coordinate alone [RK (3.20)], carried from body k's origin
+  to the centre of mass in world axes (a force transform φ(G, k));
+* Ȧ_G q̇: the Newton–Euler body forces at q̈ = 0 without gravity [RK (2.26), (2.29)] summed
+  tip-to-base, f(root) = Σ φ(root, k) f(k) [RK (2.29)], the rate of the total momentum,
+  carried to the centre of mass.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from soagen.model.errors import RobotError
+from soagen.passes import symbolic as S
+from soagen.passes.sweeps import Sweeps, composite_inertias, forces_tip_to_base, newton_euler
+from soagen.program.statements import const
+
+
+def _total_mass(robot):
+    m = float(sum(b.mass for b in robot.bodies))
+    if not m > 0.0:
+        raise RobotError(f"{robot.name}: total mass {m}: the centre of mass is not defined")
+    return m
+
+
+def centre_of_mass(sw):
+    """G (3) in the world [RK (3.20)]: subtree first moments tip-to-base, the roots in the world."""
+    prog, robot = sw.prog, sw.robot
+    sw.banner("tip-to-base subtree masses and first moments h(k) = sum m c, body axes", "RK (3.20)")
+    mass = [float(b.mass) for b in robot.bodies]
+    h = [S.const_vector(b.mass * b.com) for b in robot.bodies]
+    total = [sp.Integer(0)] * 3
+    for k in sw.tip_to_base():
+        fr = sw.frame(k)
+        moved = S.add(prog, S.scale(prog, const(mass[k]), fr.ell),
+                      S.matvec(prog, fr.rotation(), h[k]))       # m(k) ℓ(k) + R(k) h(k), parent axes
+        p = sw.parent(k)
+        if p >= 0:
+            h[p] = S.add(prog, h[p], moved)
+            mass[p] += mass[k]
+        else:
+            total = S.add(prog, total, moved)
+    return S.scale(prog, const(1.0 / _total_mass(robot)), total)
+
+
+def _to_centre(sw, k, f, G):
+    """A spatial force ``f`` (body-k axes at its origin) in world axes about the centre of mass G:
+    [R n + (p − G) × R F; R F]."""
+    prog = sw.prog
+    R, p = sw.world(k)
+    lin = S.matvec(prog, R, f[1])
+    ang = S.add(prog, S.matvec(prog, R, f[0]), S.cross(prog, S.sub(prog, p, G), lin))
+    return ang + lin
+
+
+def _momentum_columns(sw, G):
+    """A_G as nv columns of 6 (module doc)."""
+    R = composite_inertias(sw)
+    sw.banner("centroidal momentum columns phi(G, k) R(k) H*(k), world axes at the centre of mass", "RK (3.20)")
+    cols = [None] * sw.robot.nv
+    for k in sw.base_to_tip():
+        for c, h in zip(range(sw.vslices[k].start, sw.vslices[k].stop), sw.frame(k).Hcols):
+            cols[c] = _to_centre(sw, k, S.inertia_times(sw.prog, R[k], h), G)
+    return cols
+
+
+def center_of_mass(prog, robot, q):
+    """Centre of mass in the world [RK (3.20)]; (3,)."""
+    return [centre_of_mass(Sweeps(prog, robot, q))]
+
+
+def centroidal_momentum_matrix(prog, robot, q):
+    """A_G, rows [angular about the centre of mass; linear], world axes [RK (3.20)]; row-major 6 × n."""
+    sw = Sweeps(prog, robot, q)
+    cols = _momentum_columns(sw, centre_of_mass(sw))
+    return [[cols[c][r] for r in range(6) for c in range(robot.nv)]]
+
+
+def com_jacobian(prog, robot, q):
+    """J_G = (linear rows of A_G) / m: the centre of mass velocity [RK (3.20)]; row-major 3 × n."""
+    sw = Sweeps(prog, robot, q)
+    cols = _momentum_columns(sw, centre_of_mass(sw))
+    inv_m = const(1.0 / _total_mass(robot))
+    return [[prog.let(inv_m * cols[c][3 + r]) for r in range(3) for c in range(robot.nv)]]
+
+
+def centroidal_bias(prog, robot, q, qd):
+    """Ȧ_G q̇: the momentum rate at q̈ = 0 without gravity, Newton–Euler body forces [RK (2.26),
+    (2.29)] summed tip-to-base [RK (2.29)] and carried to the centre of mass; (6,)."""
+    sw = Sweeps(prog, robot, q)
+    G = centre_of_mass(sw)
+    _, _, f = newton_euler(sw, qd, [0] * robot.nv, with_gravity=False)
+    forces_tip_to_base(sw, f)
+    sw.banner("the roots' forces about the centre of mass, world axes")
+    out = [sp.Integer(0)] * 6
+    for k in robot.roots():
+        out = [prog.let(a + b) for a, b in zip(out, _to_centre(sw, k, f[k], G))]
+    return [out]
