@@ -207,7 +207,7 @@ def python_table(rep):
     return lines
 
 
-# issue 16's targets for the derivatives: soagen / baseline ratios (measured in one run) and, for the
+# the project's targets for the derivatives: soagen / baseline ratios (measured in one run) and, for the
 # record, GRiD's published Pinocchio + CppADCodeGen times for the 7-dof iiwa on a 3.8 GHz desktop
 DERIVATIVE_TARGETS = (  # (function, quantity, ≤ this × Pinocchio, ≤ this × CasADi, GRiD's ns)
     ("inverse_dynamics_derivatives", "∇ID", 0.25, 0.6, 1400.0),
@@ -226,7 +226,7 @@ def _verdict(spread, target):
 
 
 def derivative_targets(rep):
-    """Lines comparing the derivatives' ratios with issue 16's targets (none without derivative rows)."""
+    """Lines comparing the derivatives' ratios with the project's targets (none without derivative rows)."""
     lines = []
     for fn, quantity, pin_target, cas_target, grid_ns in DERIVATIVE_TARGETS:
         r = next((r for r in rep.rows if r.function == fn), None)
@@ -242,7 +242,7 @@ def derivative_targets(rep):
             f"{'below' if r.soagen_ns <= grid_ns / 2 else 'above'} (a different robot, the iiwa, and machine)")
     if not lines:
         return []
-    intro = ("Issue 16's targets for the derivatives (ratios measured in this run; met: median ≤ target). "
+    intro = ("The project's targets for the derivatives (ratios measured in this run; met: median ≤ target). "
              "GRiD's figures are its published Pinocchio + CppADCodeGen times for the 7-dof iiwa on a 3.8 GHz "
              "desktop, for the record only:")
     return [intro, "", *lines, ""]
