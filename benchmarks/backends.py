@@ -11,7 +11,7 @@ Backends (each a table of timed functions, see ``bench.h``):
 
 All are compiled with :data:`CFLAGS` and linked into one executable built from
 ``bench_driver.c``, which runs them round-robin on the same states
-(:func:`run_interleaved`).  Each backend's outputs on the first states are
+(:func:`run_interleaved`).  Each backend's outputs on every state are
 checked against ``soagen.reference``; the Python module is timed on its own
 (:func:`bench_python`).
 """
@@ -39,7 +39,7 @@ CASADI_SCRIPT = HERE / "casadi_kin_dyn.py"
 # every timed build: soagen's C, CasADi's C, Pinocchio's C++ (+ -DNDEBUG); -ffp-contract=fast
 # is gcc's default outside ISO C modes, spelled out so that all three surely get fused multiply-adds
 CFLAGS = ["-O3", "-march=native", "-ffp-contract=fast"]
-CHECK_STATES = 20         # leading states whose outputs are checked against the reference
+CHECK_STATES = 20         # the fewest states a run may have (every state's outputs are checked)
 BATCH_ROWS = 10000
 
 
@@ -95,7 +95,7 @@ class Timed:
     calls: str                # what one timed call runs
     size: int                 # output doubles per call
     ns: np.ndarray            # (rounds,) ns per call, one pass over the states per round
-    outputs: np.ndarray = None   # (CHECK_STATES, size)
+    outputs: np.ndarray = None   # (states, size): every state's outputs
 
     @property
     def median(self):
@@ -467,10 +467,11 @@ def link_driver(backends, build):
     return exe, time.perf_counter() - t0
 
 
-def run_interleaved(backends, rounds, row, build):
-    """Time every function of every backend, round-robin (see bench_driver.c); -> DriverRun."""
+def run_interleaved(backends, rounds, row, build, check=CHECK_STATES):
+    """Time every function of every backend, round-robin (see bench_driver.c), then write the
+    outputs of the first ``check`` states (run.py: all of them) for the checks; -> DriverRun."""
     exe, link_s = link_driver(backends, build)
-    args = [exe, rounds, CHECK_STATES, row, build / "outputs.bin"]
+    args = [exe, rounds, check, row, build / "outputs.bin"]
     for b in backends:
         args += [b.states, b.arg or "-"]
     t0 = time.perf_counter()
@@ -492,8 +493,8 @@ def run_interleaved(backends, rounds, row, build):
         raise RuntimeError(f"the driver printed a {table.shape} table, expected ({rounds}, {1 + len(entries)})")
     flat, pos, result = np.fromfile(build / "outputs.bin", dtype="<f8"), 0, {}
     for k, (backend, name, size, calls) in enumerate(entries):
-        outputs = flat[pos:pos + CHECK_STATES * size].reshape(CHECK_STATES, size)
-        pos += CHECK_STATES * size
+        outputs = flat[pos:pos + check * size].reshape(check, size)
+        pos += check * size
         result[backend, name] = Timed(backend, name, calls, size, table[:, 1 + k], outputs)
     if pos != flat.size:
         raise RuntimeError(f"outputs.bin: {flat.size} doubles, expected {pos}")

@@ -75,7 +75,8 @@ def run_robot(robot_name, args, command):
     print(f"  soagen: generated in {soagen.gen_wall:.1f} s (and the trig-inputs form), compiled", flush=True)
     built, why = build_baselines(spec, robot, states, work, args)
     try:
-        run = bk.run_interleaved(soagen.backends + list(built.values()), args.rounds, states.row, work / "driver")
+        run = bk.run_interleaved(soagen.backends + list(built.values()), args.rounds, states.row, work / "driver",
+                                 check=args.n)
     except RuntimeError as exc:
         if not built:
             raise
@@ -83,7 +84,7 @@ def run_robot(robot_name, args, command):
             why[name] = f"the driver with it failed: {exc}"
         print(f"  driver failed with the baselines, timing soagen alone: {exc}", flush=True)
         built = {}
-        run = bk.run_interleaved(soagen.backends, args.rounds, states.row, work / "driver")
+        run = bk.run_interleaved(soagen.backends, args.rounds, states.row, work / "driver", check=args.n)
     print(f"  timed {args.rounds} rounds in {run.wall_s:.1f} s", flush=True)
     errors = {b.name: bk.check_soagen(robot, states, run, b.name) for b in soagen.backends}
     print("  soagen: outputs checked", flush=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 import soagen_side as sg
-from backends import BATCH_ROWS, CASADI_MAP, CFLAGS, CHECK_STATES, PIN_MAP, sh
+from backends import BATCH_ROWS, CASADI_MAP, CFLAGS, PIN_MAP, sh
 from casadi_opcounts import count_instructions
 from report import Baseline, PythonRow, RobotReport, Row, Spread
 
@@ -94,8 +94,8 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
              f"- `gcc -O2 -c {sg.c_name(robot.name)}.c` (whole file): {soagen.cc_whole:.2f} s; per-function "
              f"units: {sum(soagen.cc_per.values()):.2f} s summed (table below)",
              f"- timed builds: soagen and CasADi C with `gcc {' '.join(CFLAGS)}`, Pinocchio "
-             f"`g++ {' '.join(CFLAGS)} -DNDEBUG` header-only, linked into one driver; outputs of the first "
-             f"{CHECK_STATES} states of every timed function checked against `soagen.reference` (relative "
+             f"`g++ {' '.join(CFLAGS)} -DNDEBUG` header-only, linked into one driver; outputs of all "
+             f"{args.n} states of every timed function checked against `soagen.reference` (relative "
              f"error <= {sg.TOLERANCE:g}) after the rounds"]
     unchecked = sorted({fn for b in ("soagen", "soagen_libm") for fn, e in errors.get(b, {}).items() if e is None})
     if unchecked:

@@ -23,6 +23,7 @@ def test_benchmark_runs_and_checks_soagen():
     out = res.stdout
     assert "timed 3 rounds" in out and "soagen: outputs checked" in out
     assert "3 rounds of soagen, soagen_libm" in out and "skipped (--no-pinocchio)" in out
+    assert "outputs of all 40 states of every timed function checked" in out         # not a leading sample
     for fn in ("inverse_dynamics", "mass_matrix", "os_inertia", "inverse_dynamics_derivatives"):
         row = next(line for line in out.splitlines() if line.startswith(f"| {fn} |"))
         soagen_ns, libm_ns = row.split("|")[2:4]
