@@ -8,13 +8,12 @@ blocks (the hands share the torso and the floating base), checks it against
 generated function against the numpy reference.
 
     pip install '.[test]'          # example-robot-data ships the URDF
-    python examples/humanoid.py
+    python examples/humanoid.py                              # docs/humanoid.txt is one run's output
 """
 from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -25,13 +24,11 @@ HANDS = ["gripper_left_base_link", "gripper_right_base_link"]
 
 
 def talos_urdf():
-    """talos_reduced.urdf from the example-robot-data wheel (a data-only wheel:
-    the files live under cmeel.prefix/share)."""
-    for base in map(Path, sys.path):
-        path = base / "cmeel.prefix/share/example-robot-data/robots/talos_data/robots/talos_reduced.urdf"
-        if path.is_file():
-            return path
-    sys.exit("example-robot-data is not installed: pip install '.[test]'")
+    """talos_reduced.urdf from the example-robot-data wheel (soagen.robots.path)."""
+    try:
+        return soagen.robots.path("talos_reduced")
+    except soagen.RobotError as exc:
+        sys.exit(str(exc))
 
 
 def per_call(fn, states, repeat=5):
@@ -47,7 +44,8 @@ def per_call(fn, states, repeat=5):
 
 def main():
     robot = soagen.load_urdf(talos_urdf(), tips=HANDS, floating_base=True)
-    print(f"{robot.name}: {robot.nb} joints (root {robot.bodies[0].joint_type}), nq = {robot.nq}, "
+    actuated = sum(b.joint_type != "floating" for b in robot.bodies)
+    print(f"{robot.name}: {actuated} actuated joints and a {robot.bodies[0].joint_type} base, nq = {robot.nq}, "
           f"nv = {robot.nv}, tips {HANDS}")
     t0 = time.perf_counter()
     mod = soagen.build(robot, functions=["os_inertia", "os_inertia_inverse", "jacobian", "mass_matrix_inverse"])

@@ -74,3 +74,17 @@ def test_identify_panda_improves_as_the_readme_says():
     assert f"falls from {float(before):.2f} N m RMS" in readme and f"to {after} N m" in readme
     assert f"identifies the Panda's {b} base parameters" in readme
     assert f"({float(before) / float(after):.0f}x;" in readme
+
+
+def test_humanoid_figures_are_its_committed_output():
+    """The guide quotes ``python examples/humanoid.py`` as committed in docs/humanoid.txt (a run takes a
+    TALOS build at -O3, and its times are one machine's: the suite checks the quote, not the machine)."""
+    out = " ".join((ROOT / "docs" / "humanoid.txt").read_text().split())
+    batch, single, ref_ms, agree, build_s = readme_numbers(
+        "functions.md", r"([\d.]+) µs per state in a batch call \(([\d.]+) µs per single call from Python\) "
+                        r"against ([\d.]+) ms for the numpy reference; agreement ([\d.e+-]+); generated and "
+                        r"compiled in ([\d.]+) s")
+    assert f"generated {single:.1f} µs from Python ({batch:.2f} µs per state in one batch call), numpy reference " \
+           f"{ref_ms:.2f} ms" in out
+    assert f"|Λ - (J M⁻¹ Jᵀ)⁻¹| / |Λ| = {agree:.1e}" in out and f"generated and compiled in {build_s:.1f} s" in out
+    assert "32 actuated joints and a floating base, nq = 39, nv = 38" in out
