@@ -70,6 +70,8 @@ def pick(spec, programs, generated=()):
     choices = F.candidates(spec.family)
     label, best = None, None
     for lab, s in choices:
+        if s.name not in programs:         # not recorded: a remembered choice (:func:`programs`)
+            continue
         if best is None or F.cost(programs[s.name].ops) < F.cost(best.ops):
             label, best = lab, programs[s.name]
     prog = copy.copy(best)
@@ -101,7 +103,9 @@ def programs(target, options=Options(), progress=None):
     own worker process (``$SOAGEN_JOBS``, default one per CPU); the output
     does not depend on the number of workers.  A family function whose
     algorithm is picked by operation count has each candidate recorded as a
-    job of its own (:func:`pick`).
+    job of its own (:func:`pick`); the pick is remembered in the build cache, and a
+    later recording of the same robot under the same options records only the
+    chosen candidate (the same programs, the same pick).
 
     Parameters
     ----------
@@ -112,7 +116,9 @@ def programs(target, options=Options(), progress=None):
     specs = F.select(target, options)
     names = [s.name for s in specs]
     picked = [s for s in specs if s.maker is None]
-    candidates = [c.name for s in picked for _, c in F.candidates(s.family)]
+    known = _remembered(target, options)
+    candidates = [c.name for s in picked for lab, c in F.candidates(s.family)
+                  if known.get(s.family, lab) == lab]
     recorded = [fn for fn in dict.fromkeys(names + candidates) if fn not in {s.name for s in picked}]
     work = [(target, fn, options) for fn in recorded]
     t0 = time.perf_counter()
@@ -134,9 +140,49 @@ def programs(target, options=Options(), progress=None):
     by_name = {r[0].name: r[0] for r in results}
     for spec in picked:
         by_name[spec.name] = pick(spec, by_name, generated=names)
+    _remember(target, options, {s.family: by_name[s.name].algorithm for s in picked}, known)
     timings = {"record": sum(r[1] for r in results), "cse": sum(r[2] for r in results),
                "generate (wall)": time.perf_counter() - t0}
     return [by_name[fn] for fn in names], timings
+
+
+def _choices_file(target, options):
+    """Where the families' picks for ``target`` under ``options`` are remembered: in the build cache,
+    keyed by the robot's every number and name, what changes the programs, and soagen's own sources."""
+    from soagen.targets.cache import cache_key, cache_root
+
+    key = cache_key(target.fingerprint(), options.precision, str(options.trig_inputs), options.parameters)
+    return cache_root() / "choices" / f"{key}.json"
+
+
+def _remembered(target, options):
+    """``{family: label}`` picked by an earlier recording of the same robot and options (the same
+    pick for sure: the programs are the same), so that only the chosen candidate is recorded again."""
+    import json
+
+    path = _choices_file(target, options)
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _remember(target, options, picks, known):
+    import json
+    import os
+    import tempfile
+
+    if not picks or all(known.get(f) == lab for f, lab in picks.items()):
+        return
+    path = _choices_file(target, options)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as fh:
+            json.dump({**known, **picks}, fh, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:
+        pass                                  # a read-only cache: the next build records every candidate
 
 
 def generate(target, options=Options(), name=None, progress=None):

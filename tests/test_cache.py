@@ -31,3 +31,28 @@ def test_two_processes_build_the_same_robot(tmp_path):
     assert len(entries) == 1, entries                       # no half-built leftovers
     again = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and again.stdout.strip() in paths
+
+
+def test_family_picks_are_remembered(tmp_path, monkeypatch):
+    """The second recording of a robot records only the family's chosen candidate, and its
+    programs print to the same C as the first's (which recorded every candidate)."""
+    import soagen
+    from soagen import codegen
+    from soagen.targets.c99.emit import emit
+
+    robot = soagen.robots.example("panda")
+    monkeypatch.setenv("SOAGEN_CACHE", str(tmp_path))
+    monkeypatch.setenv("SOAGEN_JOBS", "1")             # recorded in this process, where the spy sees it
+    recorded = []
+    one = codegen._one_program
+    monkeypatch.setattr(codegen, "_one_program", lambda job: recorded.append(job[1]) or one(job))
+    options = soagen.Options(functions=("forward_dynamics", "mass_matrix_inverse"))
+    first, _ = codegen.programs(robot, options)
+    candidates = {s.name for f in ("forward_dynamics", "mass_matrix_inverse") for _, s in
+                  soagen.functions.candidates(f)}
+    assert set(recorded) == candidates
+    recorded.clear()
+    again, _ = codegen.programs(robot, options)
+    assert len(recorded) == 2 and set(recorded) < candidates
+    assert {p.algorithm for p in again} == {p.algorithm for p in first}
+    assert emit(robot, again, "r").source == emit(robot, first, "r").source
