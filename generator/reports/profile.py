@@ -3,7 +3,9 @@ to clean it (CSE, dead code), to print its C and to compile it, and the peak mem
 soagen and of its largest worker or compiler process (``soagen profile``)."""
 from __future__ import annotations
 
+import os
 import resource
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -34,16 +36,26 @@ def _peak_mb(who):
 
 
 def profile(robot, options, progress=None):
-    """Build ``robot``'s functions under ``options`` from nothing (no cache) and time each stage."""
+    """Build ``robot``'s functions under ``options`` from nothing (an empty cache: no module, no
+    remembered family picks) and time each stage."""
     from soagen import codegen
     from soagen.options import jobs
     from soagen.targets.c99.compile import compile_args, compile_module
     from soagen.targets.c99.emit import emit
     from soagen.targets.common.c_text import c_name
 
-    t0 = time.perf_counter()
-    programs, _ = codegen.programs(robot, options, progress)
-    t1 = time.perf_counter()
+    empty = tempfile.mkdtemp(prefix="soagen-profile-cache-")
+    saved, os.environ["SOAGEN_CACHE"] = os.environ.get("SOAGEN_CACHE"), empty
+    try:
+        t0 = time.perf_counter()
+        programs, _ = codegen.programs(robot, options, progress)
+        t1 = time.perf_counter()
+    finally:
+        if saved is None:
+            os.environ.pop("SOAGEN_CACHE", None)
+        else:
+            os.environ["SOAGEN_CACHE"] = saved
+        shutil.rmtree(empty, ignore_errors=True)
     name = c_name(robot.name)
     csource = emit(robot, programs, name, options.precision)
     t2 = time.perf_counter()
