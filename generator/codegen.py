@@ -96,7 +96,7 @@ def _one_program(job):
     return prog, t1 - t0, t2 - t1
 
 
-def programs(target, options=Options(), progress=None):
+def programs(target, options=Options(), progress=None, specs=None):
     """Run the symbolic recursions and clean the programs; -> (programs in header order, timings).
 
     Each C function is an independent program, recorded and finished in its
@@ -112,8 +112,9 @@ def programs(target, options=Options(), progress=None):
     target : Robot or ClosedChain
     options : Options   precision, trig inputs, which functions and variants
     progress : callable, optional   called as ``progress(done, total, "record <function>")``
+    specs : list of Spec, optional   :func:`soagen.functions.select`'s answer when the caller has it
     """
-    specs = F.select(target, options)
+    specs = F.select(target, options) if specs is None else specs
     names = [s.name for s in specs]
     picked = [s for s in specs if s.maker is None]
     known = _remembered(target, options)

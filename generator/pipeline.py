@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 
 from soagen import codegen
 from soagen.functions import select
-from soagen.model.errors import ModelWarning
 from soagen.options import Options
 from soagen.targets import plugin
 from soagen.targets.common.c_text import c_name
@@ -45,13 +43,11 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
         progress = terminal_progress()
     target = plugin(options.target, need="build")
     name = c_name(name or robot.name)
-    functions = [s.name for s in select(robot, options)]
+    specs = select(robot, options)
+    functions = [s.name for s in specs]
 
     def record():
-        # the functions selected above, by name; select's warnings were given once, above
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ModelWarning)
-            return codegen.programs(robot, options.but(functions=tuple(functions)), progress)
+        return codegen.programs(robot, options.but(functions=tuple(functions)), progress, specs=specs)
 
     return target.build(robot, options, name, functions, record, cache_dir, progress)
 
