@@ -11,17 +11,19 @@ import sys as _sys
 
 from soagen import reference
 from soagen._version import __version__  # noqa: F401
-from soagen.model import dh, parameters, pinocchio_convention, robots, urdf
+from soagen.model import dh, mjcf, mujoco_convention, parameters, pinocchio_convention, robots, urdf
 from soagen.model.builder import RobotBuilder
 from soagen.model.closed_chain import ClosedChain, closed_chain
 from soagen.model.errors import ModelWarning, RobotError, SingularError
+from soagen.model.mjcf import load_mjcf
 from soagen.model.robot import Body, Robot, Tip
 from soagen.model.urdf import load_urdf
 from soagen.options import Options, OptionsError
 from soagen.reference.identifiable import base_parameters_of as base_parameters
 
 # the model's user-facing modules under the short names the guide uses (``import soagen.robots``)
-for _short, _module in (("dh", dh), ("parameters", parameters), ("pinocchio_convention", pinocchio_convention),
+for _short, _module in (("dh", dh), ("mjcf", mjcf), ("mujoco_convention", mujoco_convention),
+                        ("parameters", parameters), ("pinocchio_convention", pinocchio_convention),
                         ("robots", robots), ("urdf", urdf)):
     _sys.modules[f"{__name__}.{_short}"] = _module
 
@@ -47,5 +49,5 @@ def __getattr__(name):
 
 
 __all__ = ["Body", "ClosedChain", "ModelWarning", "Options", "OptionsError", "Robot", "RobotBuilder", "RobotError",
-           "SingularError", "Tip", "base_parameters", "build", "closed_chain", "dh", "load_urdf", "parameters",
-           "pinocchio_convention", "reference", "robots", "unpack_upper", "urdf"]
+           "SingularError", "Tip", "base_parameters", "build", "closed_chain", "dh", "load_mjcf", "load_urdf", "mjcf",
+           "mujoco_convention", "parameters", "pinocchio_convention", "reference", "robots", "unpack_upper", "urdf"]

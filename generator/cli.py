@@ -17,6 +17,7 @@ from soagen.targets import REGISTRY
 
 def _robot(args):
     from soagen.model import robots
+    from soagen.model.mjcf import is_mjcf, load_mjcf
     from soagen.model.urdf import load_urdf
 
     gravity = tuple(args.gravity) if args.gravity else (0.0, 0.0, -9.81)
@@ -33,8 +34,14 @@ def _robot(args):
             lock[joint] = float(value or 0.0)
         except ValueError:
             raise RobotError(f"--lock {item}: expected JOINT=VALUE with VALUE a number") from None
-    robot = load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity, floating_base=args.floating_base,
-                      urdf_friction=args.urdf_friction, strict=args.strict)
+    if is_mjcf(args.urdf):   # an MJCF file (root <mujoco>): tips name bodies or sites; its free joints say floating
+        if args.floating_base:
+            raise RobotError(f"{args.urdf}: --floating-base is for URDF; an MJCF file has its own <freejoint>")
+        robot = load_mjcf(args.urdf, tips=args.tip or [], lock=lock, strict=args.strict,
+                          gravity=tuple(args.gravity) if args.gravity else None, mjcf_damping=args.urdf_friction)
+    else:
+        robot = load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity,
+                          floating_base=args.floating_base, urdf_friction=args.urdf_friction, strict=args.strict)
     if args.command in ("generate", "check"):
         for note in robot.notes:
             print(f"soagen: note: {note}", file=sys.stderr)

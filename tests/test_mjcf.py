@@ -1,0 +1,327 @@
+"""MJCF models (issue #23): soagen.load_mjcf against MuJoCo itself, against Pinocchio's MJCF
+reader, and the generated C against both; the corpus table (docs/mjcf_corpus.*) against a
+live rerun of a sample of its rows; a mutated robot fails every check."""
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import subprocess
+import sys
+import warnings
+
+import mujoco  # the test extra installs it: never skipped
+import numpy as np
+import pytest
+
+import soagen
+from soagen import mujoco_convention as mc
+from soagen import reference
+from tests.support import ROOT
+
+
+def _corpus_module():
+    spec = importlib.util.spec_from_file_location("mjcf_corpus", ROOT / "benchmarks" / "mjcf_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+C = _corpus_module()
+TOL = C.TOLERANCE
+
+#: hand-made to show every joint MuJoCo has: a free root, a ball with its anchor away from
+#: the body origin, three joints (hinge, slide, hinge) in one body with anchors and refs,
+#: a body without joint (lumped), a site with a rotation, a second tree with armature,
+#: damping, friction loss and a spring
+MIXED = """<mujoco model="mixed">
+  <compiler angle="radian"/>
+  <option gravity="0.3 -0.2 -9.81"/>
+  <worldbody>
+    <geom type="plane" size="2 2 .1"/>
+    <body name="base" pos="0.1 0.2 0.3">
+      <freejoint name="root"/>
+      <geom type="box" size=".2 .1 .05" mass="3"/>
+      <body name="upper" pos="0.2 0 0" quat="0.9 0.1 0.3 0.2">
+        <joint name="shoulder" type="ball" pos="0 0.01 0.05"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04" mass="1.5"/>
+        <body name="fore" pos="0.3 0 0" euler="0.1 0.2 0.3">
+          <joint name="elbow_x" type="hinge" axis="1 0.2 0" pos="0.02 0 0" ref="0.3"/>
+          <joint name="elbow_s" type="slide" axis="0 0.3 1" ref="0.1"/>
+          <joint name="elbow_z" type="hinge" axis="0 0 1" pos="0 0.03 0.01"/>
+          <geom type="box" size="0.1 0.03 0.02" pos="0.1 0 0" mass="0.7"/>
+          <body name="hand" pos="0.2 0 0">
+            <geom type="sphere" size="0.03" mass="0.2" pos="0.01 0 0"/>
+            <site name="grip" pos="0.05 0.01 0" euler="0 1.5 0"/>
+          </body>
+        </body>
+      </body>
+    </body>
+    <body name="arm" pos="1 0 0">
+      <joint name="yaw" type="hinge" axis="0 0 1" armature="0.05" damping="0.3"/>
+      <geom type="capsule" fromto="0 0 0 0 0.3 0" size="0.03" mass="0.5"/>
+      <body name="arm2" pos="0 0.3 0">
+        <joint name="pitch" type="hinge" axis="1 0 0" pos="0 -0.02 0" armature="0.02" damping="0.1"
+               frictionloss="0.1" stiffness="2"/>
+        <geom type="capsule" fromto="0 0 0 0 0.25 0" size="0.03" mass="0.4"/>
+        <site name="tool" pos="0 0.2 0.01"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+MIXED_TIPS = ["grip", "fore", "tool", "base"]
+
+
+def _write(tmp_path_factory, name, text):
+    path = tmp_path_factory.mktemp("mjcf") / name
+    path.write_text(text)
+    return path
+
+
+def _load(path, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", soagen.ModelWarning)
+        return soagen.load_mjcf(path, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    path = _write(tmp_path_factory, "mixed.xml", MIXED)
+    return path, _load(path, tips=MIXED_TIPS)
+
+
+def assets():
+    return dict(C.corpus())
+
+
+# ------------------------------------------------------------------ the reader against MuJoCo
+def test_mixed_model_has_every_joint_in_mujoco_order(mixed):
+    path, robot = mixed
+    assert [b.joint for b in robot.bodies] == ["root", "shoulder", "elbow_x", "elbow_s", "elbow_z", "yaw", "pitch"]
+    assert [b.joint_type for b in robot.bodies] == ["floating", "spherical", "revolute", "prismatic", "revolute",
+                                                    "revolute", "revolute"]
+    model = mujoco.MjModel.from_xml_path(str(path))
+    assert (robot.nq, robot.nv) == (model.nq, model.nv) == (16, 14)
+    # the three joints of 'fore' are a chain: two massless bodies, the last one carrying fore and hand
+    assert [robot.bodies[k].mass for k in (2, 3)] == [0.0, 0.0]
+    assert robot.bodies[4].mass == pytest.approx(0.9)
+    np.testing.assert_allclose(robot.gravity, model.opt.gravity)
+    np.testing.assert_array_equal(_load(path, gravity=(0, 0, -1)).gravity, [0, 0, -1])
+    np.testing.assert_allclose(robot.actuators.armature, model.dof_armature)
+
+
+def test_mixed_model_agrees_with_mujoco(mixed):
+    path, robot = mixed
+    err = C.compare(robot, C.MujocoOracle(robot, path), reference)
+    assert max(err.values()) <= TOL, err
+    assert min(err.values()) >= 0.0
+
+
+def test_forward_kinematics_of_sites_and_bodies(mixed):
+    """Tip poses against MuJoCo's site_xpos/xmat and xpos/xmat (the site rotation included)."""
+    path, robot = mixed
+    model = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        q = robot.random_configuration(rng)
+        data.qpos[:] = mc.q_to_mujoco(robot, q)
+        mujoco.mj_kinematics(model, data)
+        T = reference.forward_kinematics(robot, q)
+        for i, name in enumerate(MIXED_TIPS):
+            site = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, name)
+            body = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
+            pos, rot = ((data.site_xpos[site], data.site_xmat[site]) if site >= 0 else
+                        (data.xpos[body], data.xmat[body]))
+            np.testing.assert_allclose(T[i, :3, 3], pos, rtol=0, atol=1e-14)
+            np.testing.assert_allclose(T[i, :3, :3], rot.reshape(3, 3), rtol=0, atol=1e-14)
+
+
+def test_conventions_round_trip(mixed):
+    _, robot = mixed
+    rng = np.random.default_rng(2)
+    q, qd, qdd, _ = robot.random_state(rng)
+    np.testing.assert_array_equal(mc.q_from_mujoco(robot, mc.q_to_mujoco(robot, q)), q)
+    assert mc.q_to_mujoco(robot, q)[3:7].tolist() == [q[6], q[3], q[4], q[5]]     # free: (w, x, y, z)
+    np.testing.assert_allclose(mc.v_from_mujoco(robot, q, mc.v_to_mujoco(robot, q, qd)), qd, atol=1e-15)
+    np.testing.assert_allclose(mc.a_from_mujoco(robot, q, qd, mc.a_to_mujoco(robot, q, qd, qdd)), qdd, atol=1e-14)
+    M = reference.mass_matrix(robot, q)
+    np.testing.assert_allclose(mc.matrix_from_mujoco(robot, q, mc.matrix_to_mujoco(robot, q, M)), M, atol=1e-14)
+    J = reference.jacobian(robot, q)
+    np.testing.assert_allclose(mc.jacobian_from_mujoco(robot, q, mc.jacobian_to_mujoco(robot, q, J)), J, atol=1e-14)
+
+
+def test_damping_as_viscous_friction(mixed):
+    path, _ = mixed
+    robot = _load(path, tips=MIXED_TIPS, mjcf_damping=True)
+    model = mujoco.MjModel.from_xml_path(str(path))
+    np.testing.assert_allclose(robot.actuators.viscous, model.dof_damping)
+    err = C.compare(robot, C.MujocoOracle(robot, path, damping=True), reference, states=4)
+    assert max(err.values()) <= TOL, err
+    # without it, MuJoCo's dampers make the difference
+    plain = _load(path, tips=MIXED_TIPS)
+    assert C.compare(plain, C.MujocoOracle(plain, path, damping=True), reference, states=2)["inverse_dynamics"] > 1e-4
+
+
+# ------------------------------------------------------------------ a wrong model fails
+def _flip_axis(robot, joint):
+    bodies = tuple(dataclasses.replace(b, axis=-b.axis) if b.joint == joint else b for b in robot.bodies)
+    return dataclasses.replace(robot, bodies=bodies)
+
+
+@pytest.mark.parametrize("check", C.CHECKS)
+def test_flipped_axis_fails_every_check(mixed, check):
+    path, robot = mixed
+    oracle = C.MujocoOracle(robot, path)
+    assert C.compare(robot, oracle, reference, states=2)[check] <= TOL
+    assert C.compare(_flip_axis(robot, "elbow_z"), oracle, reference, states=2)[check] > 1e-6
+
+
+@pytest.mark.parametrize("check", ["mass_matrix", "inverse_dynamics", "forward_dynamics"])
+def test_changed_armature_fails(mixed, check):
+    path, robot = mixed
+    armature = {b.joint: 0.05 for b in robot.bodies if b.nv == 1}     # 'pitch' has 0.02 in the file
+    wrong = robot.with_actuators(armature=armature)
+    assert C.compare(wrong, C.MujocoOracle(robot, path), reference, states=2)[check] > 1e-6
+
+
+def test_errors_are_not_blind_to_zeros():
+    assert C.rel(np.zeros(3), np.array([1.0, 2.0, 0.0])) == 1.0
+
+
+# ------------------------------------------------------------------ generated C = reference = MuJoCo
+@pytest.fixture(scope="module")
+def mixed_module(mixed):
+    _, robot = mixed
+    return soagen.build(robot, functions=["mass_matrix", "bias_forces", "inverse_dynamics", "forward_dynamics",
+                                          "jacobian"], optimize="O0")
+
+
+def test_generated_c_agrees_with_mujoco_and_reference(mixed, mixed_module):
+    path, robot = mixed
+    route = C.module_route(mixed_module)
+    assert max(C.compare(robot, C.MujocoOracle(robot, path), route, states=4).values()) <= TOL
+    rng = np.random.default_rng(3)
+    q, qd, qdd, _ = robot.random_state(rng)
+    assert C.rel(mixed_module.mass_matrix(q), reference.mass_matrix(robot, q)) <= TOL
+    assert C.rel(mixed_module.inverse_dynamics(q, qd, qdd), reference.inverse_dynamics(robot, q, qd, qdd)) <= TOL
+
+
+def test_float_build_of_a_corpus_model():
+    path = assets()["reacher.xml"]
+    robot = _load(path, tips=["fingertip"])
+    mod = soagen.build(robot, functions=["mass_matrix", "jacobian"], precision="float", optimize="O0")
+    oracle = C.MujocoOracle(robot, path)
+    q = robot.random_configuration(np.random.default_rng(4))
+    assert C.rel(mod.mass_matrix(q), oracle.mass_matrix(q)) < 1e-5
+    assert C.rel(mod.jacobian(q), oracle.jacobian(q)) < 1e-5
+
+
+def test_cli_check_on_an_mjcf_file():
+    path = assets()["inverted_pendulum.xml"]
+    res = subprocess.run([sys.executable, "-m", "soagen.cli", "check", str(path), "--tip", "pole", "--optimize", "O0",
+                          "--function", "mass_matrix", "--function", "jacobian", "--samples", "5", "--quiet"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "PASS" in res.stdout and "2 joints, 1 tips" in res.stderr
+    assert "soagen: note: 1 actuators" in res.stderr and "soagen: warning:" in res.stderr   # damping left out
+
+
+# ------------------------------------------------------------------ against Pinocchio's MJCF reader
+@pytest.mark.parametrize("name", ["humanoid.xml", "hopper.xml"])
+def test_pinocchio_reader_agrees(name):
+    path = assets()[name]
+    robot = _load(path)
+    err, why = C.pinocchio_errors(robot, path, states=3)
+    assert why is None and err <= TOL
+
+
+# ------------------------------------------------------------------ what MuJoCo adds
+def test_humanoid_notes_and_warnings():
+    path = assets()["humanoid.xml"]
+    with pytest.warns(soagen.ModelWarning) as caught:
+        robot = soagen.load_mjcf(path)
+    warned = " ".join(str(w.message) for w in caught)
+    for what in ("damping", "stiffness"):
+        assert what in warned
+    notes = " ".join(robot.notes)
+    for what in ("armature of 17 joints", "2 tendons", "17 actuators", "damping", "stiffness", "geoms can collide",
+                 "limits of 17 joints"):
+        assert what in notes, what
+    with pytest.raises(soagen.RobotError, match="refused: strict"):
+        soagen.load_mjcf(path, strict=True)
+
+
+def test_lock_a_joint(mixed):
+    path, _ = mixed
+    robot = _load(path, tips=["tool"], lock={"elbow_s": 0.05, "pitch": 0.4})
+    assert [b.joint for b in robot.bodies] == ["root", "shoulder", "elbow_x", "elbow_z", "yaw"]
+    assert robot.nv == 12 and "joint 'pitch' locked at 0.4" in robot.notes
+
+
+REFUSED = {
+    "ball then hinge": ('<body><joint type="ball"/><joint type="hinge"/><geom size=".1"/></body>',
+                        "MuJoCo cannot compile it: Error: ball followed by rotation"),
+    "ball armature": ('<body><joint type="ball" armature="1"/><geom size=".1"/></body>', "armature of the spherical"),
+    "nested free": ('<body><joint type="hinge"/><geom size=".1"/><body><freejoint/><geom size=".1"/></body></body>',
+                    "MuJoCo cannot compile it: Error: free joint can only be used on top level"),
+    "no joint": ('<body><geom size=".1"/></body>', "no joint"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_refused_with_a_reason(tmp_path, case):
+    body, reason = REFUSED[case]
+    path = tmp_path / "m.xml"
+    path.write_text(f"<mujoco><worldbody>{body}</worldbody></mujoco>")
+    with pytest.raises(soagen.RobotError, match=reason):
+        soagen.load_mjcf(path)
+
+
+def test_unknown_tip_and_broken_files(tmp_path, mixed):
+    path, _ = mixed
+    with pytest.raises(soagen.RobotError, match="unknown tip 'nothing'"):
+        _load(path, tips=["nothing"])
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<mujoco><worldbody><body><joint type='hinge'/></body>")
+    with pytest.raises(soagen.RobotError, match="MuJoCo cannot compile it"):
+        soagen.load_mjcf(bad)
+    assert soagen.mjcf.is_mjcf(path) and not soagen.mjcf.is_mjcf(soagen.robots.path("panda"))
+
+
+# ------------------------------------------------------------------ the corpus table
+def _committed():
+    return json.loads(C.JSON_PATH.read_text())
+
+
+def test_corpus_is_every_asset_and_passes():
+    doc = _committed()
+    assert [r["model"] for r in doc["rows"]] == [name for name, _ in C.corpus()]
+    assert doc["meta"]["mujoco"] == mujoco.__version__
+    for r in doc["rows"]:
+        assert "refused" in r or max(float(v) for v in r["errors"].values()) <= TOL, r
+
+
+@pytest.mark.parametrize("name", ["inverted_pendulum.xml", "reacher.xml", "hopper.xml", "humanoid.xml"])
+def test_corpus_rows_rerun(name):
+    committed = {r["model"]: r for r in _committed()["rows"]}[name]
+    assert C.row(name, assets()[name]) == committed
+
+
+def test_corpus_page_is_rendered_from_the_json():
+    doc = _committed()
+    assert C.MD_PATH.read_text() == C.render(doc["rows"], doc["meta"])
+
+
+def test_readme_mujoco_snippet_runs(capsys):
+    """The README's "MuJoCo models" Python block, run as written: the module's M is MuJoCo's."""
+    section = (ROOT / "README.md").read_text().split("## MuJoCo models", 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    scope = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", soagen.ModelWarning)
+        exec(compile(code, "README.md", "exec"), scope)
+    printed = float(capsys.readouterr().out.split()[-1])
+    assert printed <= TOL * np.max(np.abs(scope["M"]))
+    assert "soagen generate" in section and "--tip fingertip" in section
