@@ -16,7 +16,7 @@ from soagen.model.builder import RobotBuilder
 from soagen.model.closed_chain import ClosedChain, closed_chain
 from soagen.model.errors import ModelWarning, RobotError, SingularError
 from soagen.model.mjcf import load_mjcf
-from soagen.model.robot import Body, Robot, Tip
+from soagen.model.robot import Body, Robot, Tip, point_tip
 from soagen.model.urdf import load_urdf
 from soagen.options import Options, OptionsError
 from soagen.reference.identifiable import base_parameters_of as base_parameters
@@ -50,4 +50,4 @@ def __getattr__(name):
 
 __all__ = ["Body", "ClosedChain", "ModelWarning", "Options", "OptionsError", "Robot", "RobotBuilder", "RobotError",
            "SingularError", "Tip", "base_parameters", "build", "closed_chain", "dh", "load_mjcf", "load_urdf", "mjcf",
-           "mujoco_convention", "parameters", "pinocchio_convention", "reference", "robots", "unpack_upper", "urdf"]
+           "mujoco_convention", "parameters", "pinocchio_convention", "point_tip", "reference", "robots", "unpack_upper", "urdf"]

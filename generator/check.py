@@ -77,9 +77,11 @@ def random_inputs(target, rng, extra=None):
     for label, part in target.parts:
         q, qd, qdd, tau = part.random_state(rng)
         pool.update({"q" + label: q, "qd" + label: qd, "qdd" + label: qdd, "tau" + label: tau})
-        m = len(part.tips)
-        pool.update({"f" + label: rng.normal(size=6 * m) * 10.0, "u" + label: rng.normal(size=6 * m)})
+        r = part.tip_rows
+        pool.update({"f" + label: rng.normal(size=r) * 10.0, "u" + label: rng.normal(size=r)})
     pool["dt"] = rng.uniform(1e-3, 1e-2, 1)
+    # a restitution in [0, 1] that varies with the state but takes no draw (the other draws stay as they were)
+    pool["e"] = np.array([abs(np.sin(1e3 * float(np.sum(pool["q" + target.parts[0][0]]))))])
     if len(target.parts) == 1:
         from soagen.model.parameters import perturbed_parameters
         extra = rng if extra is None else extra

@@ -15,6 +15,23 @@ from soagen.options import Options, OptionsError
 from soagen.targets import REGISTRY
 
 
+def _tips(args):
+    """The tips of ``--tip LINK`` and ``--point-tip LINK[:x,y,z]``, in that order."""
+    from soagen.model.robot import point_tip
+
+    points = []
+    for item in args.point_tip or []:
+        link, _, offset = item.partition(":")
+        try:
+            xyz = [float(x) for x in offset.split(",")] if offset else [0.0, 0.0, 0.0]
+        except ValueError:
+            xyz = []
+        if len(xyz) != 3:
+            raise RobotError(f"--point-tip {item}: expected LINK or LINK:x,y,z")
+        points.append(point_tip(link, xyz))
+    return list(args.tip or []) + points
+
+
 def _robot(args):
     from soagen.model import robots
     from soagen.model.mjcf import is_mjcf, load_mjcf
@@ -37,10 +54,10 @@ def _robot(args):
     if is_mjcf(args.urdf):   # an MJCF file (root <mujoco>): tips name bodies or sites; its free joints say floating
         if args.floating_base:
             raise RobotError(f"{args.urdf}: --floating-base is for URDF; an MJCF file has its own <freejoint>")
-        robot = load_mjcf(args.urdf, tips=args.tip or [], lock=lock, strict=args.strict,
+        robot = load_mjcf(args.urdf, tips=_tips(args), lock=lock, strict=args.strict,
                           gravity=tuple(args.gravity) if args.gravity else None, mjcf_damping=args.urdf_friction)
     else:
-        robot = load_urdf(args.urdf, tips=args.tip or [], lock=lock, gravity=gravity,
+        robot = load_urdf(args.urdf, tips=_tips(args), lock=lock, gravity=gravity,
                           floating_base=args.floating_base, urdf_friction=args.urdf_friction, strict=args.strict)
     if args.command in ("generate", "check"):
         for note in robot.notes:
@@ -293,9 +310,12 @@ def main(argv=None):
                            ("footprint", "flash and stack per function on Cortex-M (needs arm-none-eabi-gcc)"),
                            ("parameters", "standard and base (identifiable) parameters of a robot")):
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("urdf", nargs="?", help="URDF file")
+        p.add_argument("urdf", nargs="?", help="URDF or MJCF file")
         p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
-        p.add_argument("--tip", action="append", help="operational point link (repeatable)")
+        p.add_argument("--tip", action="append",
+                       help="operational point link, 6 rows [angular; linear] (MJCF: a body or a site) (repeatable)")
+        p.add_argument("--point-tip", action="append", metavar="LINK[:x,y,z]",
+                       help="point tip: 3 linear rows at an offset in the link frame, e.g. a foot (repeatable)")
         p.add_argument("--lock", action="append", metavar="JOINT=VALUE", help="hold a joint fixed")
         p.add_argument("--floating-base", action="store_true",
                        help="a 6-dof floating joint above the root link (humanoids, mobile bases)")

@@ -37,9 +37,10 @@ ARGUMENTS = {
     "qd": ("n", "joint velocities"),
     "qdd": ("n", "joint accelerations"),
     "tau": ("n", "joint torques"),
-    "f": ("6m", "tip forces on the environment"),
-    "u": ("6m", "commanded tip accelerations"),
+    "f": ("r", "tip forces on the environment (3 per point tip, 6 per full tip)"),
+    "u": ("r", "commanded tip accelerations"),
     "dt": (1, "time step (s)"),
+    "e": (1, "coefficient of restitution (0: plastic impact, 1: elastic)"),
     # two arms holding one point (soagen.model.closed_chain)
     "qa": ("na", "arm a joint positions"), "qda": ("na", "arm a joint velocities"),
     "taua": ("na", "arm a joint torques"),
@@ -135,11 +136,17 @@ TAU = Output("tau", ("n",), "joint torques")
 M_OUT = Output("M", ("n", "n"), "mass matrix, row-major")
 MINV = Output("Minv", ("n", "n"), "inverse mass matrix, row-major")
 QDD = Output("qdd", ("n",), "joint accelerations")
-LAMBDA = Output("Lambda", ("6m", "6m"), "Lambda(0), row-major")
+LAMBDA = Output("Lambda", ("r", "r"), "Lambda(0), row-major")
 _DYN = "soagen.passes.dynamics"
 _KIN = "soagen.passes.kinematics"
+_CONTACT = "soagen.passes.contact"
 _OS = "soagen.passes.operational_space"
 _DER = "soagen.passes.derivatives"
+CONTACT_DERIVATIVES = (
+    QDD, Output("f", ("r",), "forces the tips exert on the environment, world axes at the tip"),
+    Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"), Output("dqdd_dqd", ("n", "n"), "dqdd/dqd, row-major"),
+    Output("dqdd_dtau", ("n", "n"), "dqdd/dtau, row-major"), Output("df_dq", ("r", "n"), "df/dq, row-major"),
+    Output("df_dqd", ("r", "n"), "df/dqd, row-major"), Output("df_dtau", ("r", "n"), "df/dtau, row-major"))
 FD_DERIVATIVES = (QDD, Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"),
                   Output("dqdd_dqd", ("n", "n"), "dqdd/dqd, row-major"),
                   Output("Minv", ("n", "n"), "dqdd/dtau = M^-1, row-major"))
@@ -159,10 +166,10 @@ CATALOGUE = (
     Spec("forward_kinematics", "world pose of each tip, row-major 4x4", ("q",),
          (Output("T", ("m", 4, 4), "tip poses, row-major 4x4 each"),), f"{_KIN}:forward_kinematics",
          "forward_kinematics", tips=True),
-    Spec("jacobian", "tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n", ("q",),
-         (Output("J", ("6m", "n"), "Jacobian, row-major"),), f"{_KIN}:jacobian", "jacobian", tips=True),
+    Spec("jacobian", "tip Jacobians, [angular; linear] rows, world axes at the tip, row-major r x n", ("q",),
+         (Output("J", ("r", "n"), "Jacobian, row-major"),), f"{_KIN}:jacobian", "jacobian", tips=True),
     Spec("jdot_qdot", "tip bias accelerations Jdot qd, [angular; linear], world axes", ("q", "qd"),
-         (Output("a0", ("6m",), "tip accelerations"),), f"{_KIN}:jdot_qdot", "jdot_qdot", tips=True),
+         (Output("a0", ("r",), "tip accelerations"),), f"{_KIN}:jdot_qdot", "jdot_qdot", tips=True),
     Spec("inverse_dynamics", "joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f)", ("q", "qd", "qdd"),
          (TAU,), f"{_DYN}:inverse_dynamics", "inverse_dynamics"),
     Spec("inverse_dynamics_tip_force", "joint torques T = M(q) qdd + C(q, qd) + G(q) (+ J^T f)",
@@ -190,33 +197,53 @@ CATALOGUE = (
     _fd("FD4", "algorithm FD4"),
     _fd("FD1", "algorithm FD1", reference_kwargs=(("variant", "FD1"),)),
     _fd("FD2", "algorithm FD2, with the tip accelerations", candidate=False, tips=True,
-        reference="forward_dynamics_fd2", outputs=(QDD, Output("a0", ("6m",), "tip accelerations J qdd + Jdot qd, [angular; linear], world axes"))),
+        reference="forward_dynamics_fd2", outputs=(QDD, Output("a0", ("r",), "tip accelerations J qdd + Jdot qd, [angular; linear], world axes"))),
     _fd("FD3", "algorithm FD3"),
     _fd("CRBA", "composite-body M, Newton-Euler bias and an unrolled LDL^T solve"),
     Spec("tip_force_acceleration", "joint accelerations caused by tip forces alone", ("q", "f"), (QDD,),
          f"{_DYN}:tip_force_acceleration", "tip_force_acceleration", tips=True, solves="M"),
-    Spec("os_inertia_inverse", "operational space inverse inertia Omega(0), 6m x 6m", ("q",),
-         (Output("Omega", ("6m", "6m"), "Omega(0), row-major"),), f"{_OS}:os_inertia_inverse",
+    Spec("os_inertia_inverse", "operational space inverse inertia Omega(0), r x r", ("q",),
+         (Output("Omega", ("r", "r"), "Omega(0), row-major"),), f"{_OS}:os_inertia_inverse",
          "os_inertia_inverse", tips=True, solves="D"),
-    Spec("os_inertia", "operational space inertia Lambda(0), 6m x 6m", ("q",), (LAMBDA,), None, "os_inertia",
+    Spec("os_inertia", "operational space inertia Lambda(0), r x r", ("q",), (LAMBDA,), None, "os_inertia",
          tips=True, family="os_inertia", solves="Omega"),
-    Spec("os_inertia_recursive", "operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m", ("q",),
+    Spec("os_inertia_recursive", "operational space inertia Lambda(0) by the O(n) recursion, r x r", ("q",),
          (LAMBDA,), f"{_OS}:os_inertia_recursive", "os_inertia", tips=True, family="os_inertia",
          label="recursive", candidate=True, default=False, solves="Omega"),
-    Spec("os_inertia_explicit", "operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m", ("q",),
+    Spec("os_inertia_explicit", "operational space inertia Lambda(0) = (J M^-1 J^T)^-1, r x r", ("q",),
          (LAMBDA,), f"{_OS}:os_inertia_explicit", "os_inertia", tips=True, family="os_inertia",
          label="explicit", candidate=True, default=False, solves="Omega"),
     Spec("os_coriolis", "operational space Coriolis/centrifugal force c(0)", ("q", "qd"),
-         (Output("c", ("6m",), "operational space Coriolis/centrifugal force c(0)"),), f"{_OS}:os_coriolis",
+         (Output("c", ("r",), "operational space Coriolis/centrifugal force c(0)"),), f"{_OS}:os_coriolis",
          "os_coriolis", tips=True, solves="Omega"),
     Spec("os_gravity", "operational space gravity force g(0)", ("q",),
-         (Output("g", ("6m",), "operational space gravity force g(0)"),), f"{_OS}:os_gravity", "os_gravity",
+         (Output("g", ("r",), "operational space gravity force g(0)"),), f"{_OS}:os_gravity", "os_gravity",
          tips=True, solves="Omega"),
     Spec("os_bias", "operational space bias force c(0) + g(0)", ("q", "qd"),
-         (Output("cg", ("6m",), "operational space bias force c(0) + g(0)"),), f"{_OS}:os_bias", "os_bias",
+         (Output("cg", ("r",), "operational space bias force c(0) + g(0)"),), f"{_OS}:os_bias", "os_bias",
          tips=True, solves="Omega"),
     Spec("osc_torque", "operational space control torques J^T (Lambda u + c + g)", ("q", "qd", "u"), (TAU,),
          f"{_OS}:osc_torque", "osc_torque", tips=True, solves="Omega"),
+    Spec("contact_dynamics", "rigid contacts at every tip: joint accelerations with J qdd + Jdot qd = 0 and the "
+         "contact forces", ("q", "qd", "tau"),
+         (QDD, Output("f", ("r",), "forces the tips exert on the environment, world axes at the tip")),
+         f"{_CONTACT}:contact_dynamics", "contact_dynamics", tips=True, default=False, solves="Omega"),
+    Spec("impulse_dynamics", "impact of every tip with restitution e: velocities after it and the impulses",
+         ("q", "qd", "e"),
+         (Output("qd_plus", ("n",), "joint velocities after the impact"),
+          Output("p", ("r",), "impulses the tips exert on the environment, world axes at the tip")),
+         f"{_CONTACT}:impulse_dynamics", "impulse_dynamics", tips=True, default=False, solves="Omega"),
+    Spec("contact_dynamics_derivatives", "contact dynamics qdd, f and their derivatives along q (tangent space), qd "
+         "and tau", ("q", "qd", "tau"), CONTACT_DERIVATIVES, None, "contact_dynamics_derivatives", tips=True,
+         family="contact_dynamics_derivatives", default=False, solves="Omega"),
+    Spec("contact_dynamics_derivatives_forward", "contact dynamics derivatives by forward-mode differentiation of "
+         "the contact dynamics", ("q", "qd", "tau"), CONTACT_DERIVATIVES,
+         f"{_CONTACT}_derivatives:contact_dynamics_derivatives_forward", "contact_dynamics_derivatives", tips=True,
+         family="contact_dynamics_derivatives", label="forward_mode", candidate=True, default=False, solves="Omega"),
+    Spec("contact_dynamics_derivatives_kkt", "contact dynamics derivatives from the differentiated KKT conditions "
+         "with the factors of Omega(0) and M", ("q", "qd", "tau"), CONTACT_DERIVATIVES,
+         f"{_CONTACT}_derivatives:contact_dynamics_derivatives_kkt", "contact_dynamics_derivatives", tips=True,
+         family="contact_dynamics_derivatives", label="kkt", candidate=True, default=False, solves="Omega"),
     Spec("inverse_dynamics_derivatives", "derivatives of inverse dynamics dtau/dq (tangent space), dtau/dqd",
          ("q", "qd", "qdd"), (Output("dtau_dq", ("n", "n"), "dtau/dq, row-major"),
                               Output("dtau_dqd", ("n", "n"), "dtau/dqd, row-major")),
@@ -333,10 +360,11 @@ def select(target, options):
 
 
 def tip_mobility(robot):
-    """(rows, dofs): the 6 rows per tip of Λ(0) and the joint velocities that move some tip (the
-    coordinates of the tip bodies and their ancestors).  Λ(0) can exist only if rows <= dofs."""
+    """(rows, dofs): the rows of Λ(0) (6 per full tip, 3 per point tip) and the joint velocities that
+    move some tip (the coordinates of the tip bodies and their ancestors).  Λ(0) can exist only if
+    rows <= dofs."""
     bodies = {k for t in robot.tips for k in robot.ancestors(t.body)}
-    return 6 * len(robot.tips), sum(robot.bodies[k].nv for k in bodies)
+    return robot.tip_rows, sum(robot.bodies[k].nv for k in bodies)
 
 
 def _warn_if_lambda_cannot_exist(target, specs):
@@ -353,7 +381,8 @@ def _warn_if_lambda_cannot_exist(target, specs):
 
         warnings.warn(f"{target.name}: {len(target.tips)} tip(s) ask for {rows} rows of Lambda(0) but only {dofs} "
                       f"joint velocities move them: Lambda(0) never exists, and {', '.join(omega)} will report a "
-                      "singular Omega(0) on every state (give fewer tips, or tips on longer chains)",
+                      "singular Omega(0) on every state (give fewer tips, point tips (3 rows: soagen.point_tip, --point-tip) "
+                      "where only the position is held, or tips on longer chains)",
                       ModelWarning, stacklevel=3)
 
 
@@ -457,7 +486,7 @@ class _RobotSizes(dict):
 
     def __init__(self, robot):
         m = len(robot.tips)
-        super().__init__({"nq": robot.nq, "n": robot.nv, "2n": 2 * robot.nv, "m": m, "6m": 6 * m,
+        super().__init__({"nq": robot.nq, "n": robot.nv, "2n": 2 * robot.nv, "m": m, "r": robot.tip_rows,
                           "p": robot.n_parameters})
         self.robot = robot
 
@@ -477,7 +506,7 @@ def specs(target):
 
 
 def sizes(target):
-    """Values of the size keys of the catalogue for ``target``: ``nq``, ``n``, ``2n``, ``m``, ``6m``,
+    """Values of the size keys of the catalogue for ``target``: ``nq``, ``n``, ``2n``, ``m``, ``r`` (tip rows),
     ``p`` (parameters) and ``b`` (base parameters, computed on first use) for a Robot; ``na``, ``nb``
     for a closed chain."""
     if isinstance(target, ClosedChain):

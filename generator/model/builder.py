@@ -39,7 +39,8 @@ import numpy as np
 
 from soagen.model.errors import ModelWarning, RobotError
 
-from soagen.model.robot import (DEFAULT_GRAVITY, FLOATING, PRISMATIC, REVOLUTE, SPHERICAL, Body, Robot, Tip, _vector)
+from soagen.model.robot import (DEFAULT_GRAVITY, FLOATING, PRISMATIC, REVOLUTE, SPHERICAL, Body, PointTip, Robot, Tip,
+                                 _vector)
 from soagen.model.spatial import axis_angle, rpy_matrix, skew
 
 #: numbers within this many units in the last place (ulps) of their array's largest
@@ -224,7 +225,7 @@ class RobotBuilder:
         ----------
         tips : list
             Link names, or ``(link, offset (3,))`` pairs for a point offset in
-            the link frame.
+            the link frame (6-row tips), or :func:`point_tip` (3-row point tips).
         lock : dict, optional
             ``{joint name: value}``: 1-dof joints held fixed at that value.
         floating_base : bool
@@ -328,7 +329,9 @@ class RobotBuilder:
                            for b in bodies)
         tip_list = []
         for spec in tips:
-            name, offset = (spec, (0.0, 0.0, 0.0)) if isinstance(spec, str) else spec
+            point = isinstance(spec, PointTip)
+            name, offset = (spec.link, spec.offset) if point else (spec, (0.0, 0.0, 0.0)) if isinstance(spec, str) \
+                else spec
             if name not in where:
                 raise RobotError(f"{self.source}: unknown tip link '{name}' "
                                  f"(links: {', '.join(sorted(self._links))})")
@@ -336,7 +339,7 @@ class RobotBuilder:
             if body < 0:
                 raise RobotError(f"{self.source}: tip link '{name}' does not move (it is fixed to the base)")
             off = off + rot @ _vector(offset, f"tip '{name}' offset")
-            tip_list.append(Tip(name, body, snap(rot), snap(off)))
+            tip_list.append(Tip(name, body, snap(rot), snap(off), point))
 
         findings = []
         for k, b in enumerate(body_tuple):

@@ -69,6 +69,9 @@ def closed_chain(robot_a, tip_a, robot_b, tip_b, placement=None, name=None):
         chosen = [t for t in robot.tips if t.name == tip]
         if not chosen:
             raise RobotError(f"{robot.name}: no tip named '{tip}' (tips: {[t.name for t in robot.tips]})")
+        if chosen[0].point:
+            raise RobotError(f"{robot.name}: tip '{tip}' is a point tip; the arms of a closed chain hold "
+                             "the point rigidly (6 rows): give a full tip")
         return robot.with_tips(chosen)
 
     a = one_tip(robot_a, tip_a)

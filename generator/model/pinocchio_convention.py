@@ -63,10 +63,10 @@ def matrix_from_pinocchio(robot, M):
 
 
 def jacobian_from_pinocchio(robot, J_tips):
-    """soagen's J (6m, nv) from Pinocchio's LOCAL_WORLD_ALIGNED frame Jacobians,
-    one (6, nv) per tip with rows ``[v; ω]``."""
+    """soagen's J (r, nv) from Pinocchio's LOCAL_WORLD_ALIGNED frame Jacobians,
+    one (6, nv) per tip with rows ``[v; ω]`` (a point tip keeps the rows ``v``)."""
     p = _velocity_permutation(robot)
-    return np.vstack([np.vstack([J[3:], J[:3]])[:, p] for J in J_tips])
+    return np.vstack([np.vstack([J[3:], J[:3]])[list(t.rows)][:, p] for J, t in zip(J_tips, robot.tips)])
 
 
 def centroidal_from_pinocchio(robot, Ag):

@@ -124,13 +124,36 @@ class Tip:
     ``rotation`` (3, 3) and ``offset`` (3,) place the tip frame in the body
     frame.  Tip quantities (Jacobian rows, forces, Λ) are expressed in
     world-aligned axes at the tip origin; the rotation only matters for the
-    tip pose returned by forward kinematics.
+    tip pose returned by forward kinematics.  A full tip has 6 rows
+    [angular; linear]; a ``point`` tip (a foot, a fingertip) has the 3 linear
+    rows only: its force is a pure force at the point, its Jacobian the
+    point's velocity (the linear part of Pinocchio's LOCAL_WORLD_ALIGNED).
     """
 
     name: str
     body: int
     rotation: np.ndarray
     offset: np.ndarray
+    point: bool = False
+
+    @property
+    def rows(self):
+        """Which of the 6 rows [angular; linear] this tip has: (3, 4, 5) or (0, …, 5)."""
+        return (3, 4, 5) if self.point else (0, 1, 2, 3, 4, 5)
+
+
+@dataclass(frozen=True)
+class PointTip:
+    """A point tip asked of a reader (``tips=[soagen.point_tip("foot")]``): a link and an offset (3,) in its frame."""
+
+    link: str
+    offset: tuple = (0.0, 0.0, 0.0)
+
+
+def point_tip(link, offset=(0.0, 0.0, 0.0)):
+    """An operational point with 3 rows (the linear ones, world-aligned) at ``offset`` (3,) in ``link``'s frame,
+    for ``tips=[...]`` of :func:`soagen.load_urdf` beside link names and ``(link, offset)`` pairs."""
+    return PointTip(link, tuple(float(x) for x in offset))
 
 
 def _actuators(robot, armature, friction, coulomb_velocity):
@@ -221,6 +244,11 @@ class Robot:
         return sum(b.nq for b in self.bodies)
 
     @property
+    def tip_rows(self):
+        """Rows of the stacked tip quantities (J, f, Ω(0), Λ(0)): 6 per full tip, 3 per point tip."""
+        return sum(len(t.rows) for t in self.tips)
+
+    @property
     def multi_dof(self):
         """True when some joint is spherical or floating."""
         return any(b.nv > 1 for b in self.bodies)
@@ -299,7 +327,8 @@ class Robot:
                            b.translation.tolist(), b.axis.tolist(), b.mass, b.com.tolist(),
                            b.inertia.tolist())).encode())
         for t in self.tips:
-            h.update(repr((t.name, t.body, t.rotation.tolist(), t.offset.tolist())).encode())
+            h.update(repr((t.name, t.body, t.rotation.tolist(), t.offset.tolist()) + (("point",) if t.point else ()))
+                     .encode())
         if self.actuators is not None:
             a = self.actuators
             h.update(repr(("actuators", a.armature.tolist(), a.viscous.tolist(), a.coulomb.tolist(),

@@ -110,7 +110,7 @@ def mass_matrix_inverse_innovations(prog, robot, q):
     return [[cols[j][i] for i in range(n) for j in range(n)]]
 
 
-def _bias_torques(sw, prog, tau, qd):
+def bias_torques(sw, prog, tau, qd):
     """T' = T − Hφ[Mφ*a + b] by Newton–Euler at θ̈ = 0 [RK (4.17), (5.5)];
     returns T', the velocities and ζ = α at θ̈ = 0 (with the gravity acceleration)."""
     vel, zeta, f = newton_euler(sw, qd, _zeros(sw.robot.nv))
@@ -123,7 +123,7 @@ def forward_dynamics_fd1(prog, robot, q, qd, tau):
     """FD1 [RK (4.17)–(4.22)]: T' by Newton–Euler, then the innovations filter (4.20)
     and smoother (4.22)."""
     sw = Sweeps(prog, robot, q)
-    Tp, _, _ = _bias_torques(sw, prog, tau, qd)
+    Tp, _, _ = bias_torques(sw, prog, tau, qd)
     return [innovations_solve(sw, articulated(sw), Tp)[0]]
 
 
@@ -131,7 +131,7 @@ def forward_dynamics_fd2(prog, robot, q, qd, tau):
     """FD2 [RK (5.5)–(5.7)]: FD1 whose smoother also yields α = λ + φ*a (4.22b)
     and the tip accelerations α(0) (4.23)."""
     sw = Sweeps(prog, robot, q)
-    Tp, vel, zeta = _bias_torques(sw, prog, tau, qd)
+    Tp, vel, zeta = bias_torques(sw, prog, tau, qd)
     qdd, lam = innovations_solve(sw, articulated(sw), Tp)
     # α(k) = λ(k) + ζ(k); ζ holds the fictitious gravity acceleration, removed at the tips
     alpha = [S.spatial_add(prog, lam[k], zeta[k]) for k in range(robot.nb)]
@@ -159,7 +159,7 @@ def forward_dynamics_crba(prog, robot, q, qd, tau):
     """M by composite inertias [RK (3.20)], C + G by Newton–Euler, and
     M θ̈ = T − C − G by the unrolled LTDL solve."""
     sw = Sweeps(prog, robot, q)
-    rhs, _, _ = _bias_torques(sw, prog, tau, qd)
+    rhs, _, _ = bias_torques(sw, prog, tau, qd)
     L, dinv = mass_matrix_ltdl(sw)
     return [ldl_solve(prog, L, dinv, rhs[::-1])[::-1]]
 

@@ -24,7 +24,8 @@ def forward_kinematics(prog, robot, q):
 
 
 def jacobian_rows(sw):
-    """J = B*φ*H* [RJK (1)] as 6m rows of nv scalars: the columns of body k for
+    """J = B*φ*H* [RJK (1)] as r rows of nv scalars (6 per full tip, the 3 linear
+    ones per point tip): the columns of body k for
     a tip are φ*(k, 0)H*(k), i.e. [z; z × (p_tip − p_k)] for an angular column
     (revolute, spherical, floating) and [0; z] for a linear one (prismatic,
     floating), z the world direction of the column."""
@@ -45,7 +46,7 @@ def jacobian_rows(sw):
                     arm = arm or S.sub(prog, pt, pk)
                     zl = S.add(prog, zl, S.cross(prog, za, arm))
                 cols[c] = za + zl
-        rows += [[cols[k][r] for k in range(n)] for r in range(6)]
+        rows += [[cols[k][r] for k in range(n)] for r in tip.rows]
     return rows
 
 

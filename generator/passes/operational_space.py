@@ -8,8 +8,9 @@ import sympy as sp
 from soagen.passes import symbolic as S
 from soagen.passes.kinematics import jacobian_rows
 from soagen.passes.ldl import ldl, ldl_inverse, ldl_solve
-from soagen.passes.sweeps import (ZERO6, Sweeps, articulated, base_acceleration, flat, forces_tip_to_base, gravity_bar, mass_matrix_ltdl, project,
-                     tip_forces, velocities)
+from soagen.passes.sweeps import (ZERO6, Sweeps, articulated, base_acceleration, flat, forces_tip_to_base, gravity_bar,
+                                  mass_matrix_ltdl, project, tip_forces, velocities)
+from soagen.passes.tip_rows import tip_rows, tip_starts
 
 
 def psi_star(sw, art, k, v):
@@ -48,13 +49,24 @@ def omega_bodies(sw, art):
 
 
 def omega_tips(sw, art):
-    """Ω(0) for all tips, a (6m×6m) symmetric list: diagonal blocks
+    """Ω(0) for all tips, an (r×r) symmetric list: diagonal blocks
     φ*(a,0)Ω(a)φ(a,0) [KJR (60)]; coupling blocks through the nearest common
-    ancestor c, X_iᵀΩ(c)X_j with X = ψ(c, ·)φ(·, 0) [CK Table 1]."""
+    ancestor c, X_iᵀΩ(c)X_j with X = ψ(c, ·)φ(·, 0) [CK Table 1]; each block
+    restricted to the rows its tips have (a point tip's 3 linear rows: the
+    unused entries are never computed)."""
     prog, robot = sw.prog, sw.robot
     Om = omega_bodies(sw, art)
-    m = len(robot.tips)
-    out = [[sp.Integer(0)] * (6 * m) for _ in range(6 * m)]
+    m, starts = len(robot.tips), tip_starts(robot)
+    out = [[sp.Integer(0)] * robot.tip_rows for _ in range(robot.tip_rows)]
+
+    def place(i, j, blk):
+        """Ω_ij (6×6, [angular; linear]) into the rows of tip i and the columns of tip j, and its transpose."""
+        ti, tj = robot.tips[i], robot.tips[j]
+        for a, r in enumerate(ti.rows):
+            for b, c in enumerate(tj.rows):
+                out[starts[i] + a][starts[j] + b] = blk[r][c]
+                if i != j:
+                    out[starts[j] + b][starts[i] + a] = blk[r][c]
 
     def down_path(c, tip, cols):
         """Apply ψ* from body c down to the tip's body, then φ*(a, 0), to each column."""
@@ -71,11 +83,8 @@ def omega_tips(sw, art):
     for i, ti in enumerate(robot.tips):
         prog.banner(f"Omega(0) block ({i}, {i}): tip {ti.name} -- [KJR (60)]", level=0)
         R, _ = sw.world(ti.body)
-        blk = S.full_from_blocks(*S.congruence_motion(prog, S.blocks_from_full(Om[ti.body]),
-                                                      S.const_vector(ti.offset), [R]))
-        for r in range(6):
-            for c in range(6):
-                out[6 * i + r][6 * i + c] = blk[r][c]
+        place(i, i, S.full_from_blocks(*S.congruence_motion(prog, S.blocks_from_full(Om[ti.body]),
+                                                            S.const_vector(ti.offset), [R])))
         anc_i = robot.ancestors(ti.body)
         for j in range(i + 1, m):
             tj = robot.tips[j]
@@ -89,17 +98,13 @@ def omega_tips(sw, art):
             W = down_path(c, tj, cols)                                  # columns of W = X_jᵀ Ω(c)
             rows = [[flat(W[col])[r] for col in range(6)] for r in range(6)]
             V = down_path(c, ti, [(row[:3], row[3:]) for row in rows])  # columns of X_iᵀ Wᵀ = Ω_ij
-            for col in range(6):
-                v = flat(V[col])
-                for r in range(6):
-                    out[6 * i + r][6 * j + col] = v[r]
-                    out[6 * j + col][6 * i + r] = v[r]
+            place(i, j, [[flat(V[col])[r] for col in range(6)] for r in range(6)])
     return out
 
 
 def os_rhs(sw, art, qd, gravity):
     """r with Ω(0)x = r: η(0) − a(0) [KJR (65)–(68)], plus the gravity terms of
-    (72)–(74) through ā = a + E*a_g when ``gravity``; a list (6m,).  ``qd`` None:
+    (72)–(74) through ā = a + E*a_g when ``gravity``; a list (r,), the rows each tip has.  ``qd`` None:
     no velocity terms."""
     prog, robot = sw.prog, sw.robot
     n = robot.nb
@@ -140,11 +145,11 @@ def os_rhs(sw, art, qd, gravity):
             lin = S.sub(prog, lin, S.matvec(prog, R, S.cross(prog, w, S.cross(prog, w, off))))
         if gravity:                        # (74): φ*(1,0)α(1), α = φ*E*a_g = base acceleration
             lin = S.add(prog, lin, base_acceleration(robot)[1])
-        r += list(e0[0]) + list(lin)
+        r += tip_rows(tip, list(e0[0]) + list(lin))
     return r
 
 
-def _factor_omega(sw, art, ratio):
+def factor_omega(sw, art, ratio):
     prog = sw.prog
     Om = omega_tips(sw, art)
     prog.banner("LDL^T of Omega(0), every pivot guarded -- [KJR (61)]", level=0)
@@ -160,7 +165,7 @@ def os_inertia_inverse(prog, robot, q):
 def os_inertia_recursive(prog, robot, q):
     """Λ(0) = Ω(0)⁻¹ by an unrolled LDLᵀ with guarded pivots [KJR (61)]."""
     sw = Sweeps(prog, robot, q)
-    L, d, dinv = _factor_omega(sw, articulated(sw), prog.options.pivot_ratio)
+    L, d, dinv = factor_omega(sw, articulated(sw), prog.options.pivot_ratio)
     return [[x for row in ldl_inverse(prog, L, dinv) for x in row]]
 
 
@@ -170,7 +175,7 @@ def os_inertia_explicit(prog, robot, q):
     on trees without fill-in), Y = L⁻¹PJ*, Ω(0) = Y*D⁻¹Y, then the guarded
     LDLᵀ inverse of Ω(0)."""
     sw = Sweeps(prog, robot, q)
-    rows = jacobian_rows(sw)                                   # J, 6m × n
+    rows = jacobian_rows(sw)                                   # J, r × n
     L, dinv = mass_matrix_ltdl(sw)                             # reversed M = L D Lᵀ
     n, N = robot.nv, len(rows)
     prog.banner("Omega(0) = (L^-1 P J*)* D^-1 (L^-1 P J*)", level=0)
@@ -197,7 +202,7 @@ def _solved(prog, robot, q, qd, gravity, extra=None):
     r = os_rhs(sw, art, qd, gravity)
     if extra is not None:
         r = [prog.let(e + x) for e, x in zip(extra, r)]
-    L, d, dinv = _factor_omega(sw, art, prog.options.pivot_ratio)
+    L, d, dinv = factor_omega(sw, art, prog.options.pivot_ratio)
     return sw, ldl_solve(prog, L, dinv, r)
 
 

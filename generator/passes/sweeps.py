@@ -24,6 +24,7 @@ import sympy as sp
 from soagen.passes import symbolic as S
 from soagen.passes.ldl import ldl, ldl_inverse, reverse
 from soagen.passes.quadratic import QuadraticTerms, rigid_acceleration_matrix
+from soagen.passes.tip_rows import tip_rows, tip_starts, tip_wrench
 from soagen.model.robot import Robot
 from soagen.program.statements import Program, const
 
@@ -219,7 +220,7 @@ def gravity_bar(sw, a):
 def tip_accelerations(sw, V, alpha, gravity=False):
     """α(0) = φ*(1,0)α(1) + a(0) [RK (4.23)] per tip, as the classical
     acceleration of the tip point in world axes; ``gravity``: α holds the base
-    acceleration −a_g, removed here.  A list of 6m scalars."""
+    acceleration −a_g, removed here.  A list (r,): the rows each tip has."""
     prog, out = sw.prog, []
     for tip in sw.robot.tips:
         R, _ = sw.world(tip.body)
@@ -228,7 +229,7 @@ def tip_accelerations(sw, V, alpha, gravity=False):
         lin = S.matvec(prog, R, S.add(prog, vd, S.cross(prog, wd, off), S.cross(prog, w, S.cross(prog, w, off))))
         if gravity:
             lin = S.sub(prog, lin, base_acceleration(sw.robot)[1])
-        out += S.matvec(prog, R, wd) + lin
+        out += tip_rows(tip, S.matvec(prog, R, wd) + lin)
     return out
 
 
@@ -265,11 +266,12 @@ def newton_euler(sw, qd, qdd, with_gravity=True):
 
 
 def tip_forces(sw, f_tip):
-    """B f(0): each tip's force (world axes at the tip) in its body's axes;
-    a per-body list of spatial forces."""
+    """B f(0): each tip's force (world axes at the tip; 6 rows per full tip, 3 per
+    point tip, stacked (r,)) in its body's axes; a per-body list of spatial forces."""
     out = [ZERO6 for _ in range(sw.robot.nb)]
-    for i, tip in enumerate(sw.robot.tips):
-        out[tip.body] = S.spatial_add(sw.prog, out[tip.body], sw.tip_force_in_body(tip, f_tip[6 * i:6 * i + 6]))
+    for tip, r in zip(sw.robot.tips, tip_starts(sw.robot)):
+        six = tip_wrench(tip, f_tip[r:r + len(tip.rows)])
+        out[tip.body] = S.spatial_add(sw.prog, out[tip.body], sw.tip_force_in_body(tip, six))
     return out
 
 
@@ -558,7 +560,7 @@ def fd4(sw, qd, tau):
 
 
 def tip_force_response(sw, art, f):
-    """Δθ̈ = −(I − HψK)*D⁻¹HψB f(0) [RJK (18)] for tip forces ``f`` (6m, world axes)."""
+    """Δθ̈ = −(I − HψK)*D⁻¹HψB f(0) [RJK (18)] for tip forces ``f`` (r,), world axes."""
     return innovations_solve(sw, art, [sp.Integer(0)] * sw.robot.nv, tip_forces(sw, f))[0]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from soagen.passes import symbolic as S
+from soagen.program.statements import Guard
 
 
 class Tangents:
@@ -43,7 +44,7 @@ class Tangents:
 
 def replay(prog, inner, seeds, inputs=None):
     """Record the statements of the finished program ``inner`` into ``prog``
-    with forward-mode tangents.
+    with forward-mode tangents (and its guards, as guards of ``prog``).
 
     Parameters
     ----------
@@ -61,6 +62,9 @@ def replay(prog, inner, seeds, inputs=None):
     values = dict(inputs or {})
     tangents = {s: dict(t) for s, t in seeds.items()}
     for item in inner.body:
+        if isinstance(item, Guard):          # the inner program's checks stay checks (a singular Ω(0))
+            prog.guard(sp.sympify(item.value).xreplace(values), sp.sympify(item.bound).xreplace(values), item.text)
+            continue
         if not isinstance(item, tuple):
             continue
         sym, expr = item

@@ -135,7 +135,7 @@ def forward_dynamics(robot, q, qd, tau, f_tip=None, variant="FD4"):
 
 def forward_dynamics_fd2(robot, q, qd, tau):
     """θ̈ and the tip accelerations α(0) = Jθ̈ + J̇θ̇ (what FD2 [RK (5.5)–(5.7)]
-    returns), here from FD4, the dense Jacobian and J̇θ̇; -> ((n,), (6m,))."""
+    returns), here from FD4, the dense Jacobian and J̇θ̇; -> ((n,), (r,))."""
     qdd = forward_dynamics(robot, q, qd, tau)
     return qdd, jacobian(robot, q) @ qdd + jdot_qdot(robot, q, qd)
 

@@ -11,7 +11,7 @@ import numpy as np
 from soagen.model.frames import kinematics
 from soagen.model.spatial import skew
 from soagen.reference.articulated_bodies import forward_dynamics, mass_matrix_inverse
-from soagen.reference.newton_euler_passes import base_acceleration
+from soagen.reference.newton_euler_passes import base_acceleration, tip_row_index
 
 
 def _crm(v):
@@ -57,7 +57,9 @@ def _tip_wrenches(robot, kin, f_tip):
     n = robot.nb
     ext, points = [np.zeros(6) for _ in range(n)], [[] for _ in range(n)]
     if f_tip is not None:
-        f_tip = np.asarray(f_tip, float).reshape(len(robot.tips), 6)
+        full = np.zeros(6 * len(robot.tips))       # point tips: their rows, zero moments
+        full[tip_row_index(robot)] = np.asarray(f_tip, float)
+        f_tip = full.reshape(len(robot.tips), 6)
         for i, t in enumerate(robot.tips):
             point = kin.p[t.body] + kin.R[t.body] @ t.offset
             ext[t.body] += np.concatenate([f_tip[i, :3] + np.cross(point, f_tip[i, 3:]), f_tip[i, 3:]])
@@ -116,12 +118,12 @@ def _friction_slope(robot, qd):
     return a.viscous + a.coulomb * a.coulomb_velocity ** 2 / (qd * qd + a.coulomb_velocity ** 2) ** 1.5
 
 
-def _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=(), twist=None, dqd=None):
-    """δτ of the world-frame Newton–Euler for a rigid motion ``twist`` of the
-    bodies ``moved``, or a change ``dqd`` of the joint velocities."""
+def _tangent_motion(robot, S, v, qd, qdd, moved=(), twist=None, dqd=None):
+    """δS, δv, δa per body (world axes at the world origin) for a rigid motion ``twist``
+    of the bodies ``moved``, or a change ``dqd`` of the joint velocities, at fixed q̈."""
     n = robot.nb
     dS = [_crm(twist) @ S[k] if k in moved else np.zeros_like(S[k]) for k in range(n)]
-    dv, da, dF = [None] * n, [None] * n, [None] * n
+    dv, da = [None] * n, [None] * n
     for k in robot.base_to_tip():
         p = robot.bodies[k].parent
         sk = robot.vslice(k)
@@ -130,6 +132,16 @@ def _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=(), twist=None
         dv[k] = (np.zeros(6) if p < 0 else dv[p]) + dS[k] @ qdk + S[k] @ u
         da[k] = ((np.zeros(6) if p < 0 else da[p]) + dS[k] @ qdd[sk] + _crm(dv[k]) @ S[k] @ qdk
                  + _crm(v[k]) @ (dS[k] @ qdk + S[k] @ u))
+    return dS, dv, da
+
+
+def _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=(), twist=None, dqd=None):
+    """δτ of the world-frame Newton–Euler for a rigid motion ``twist`` of the
+    bodies ``moved``, or a change ``dqd`` of the joint velocities."""
+    n = robot.nb
+    dS, dv, da = _tangent_motion(robot, S, v, qd, qdd, moved, twist, dqd)
+    dF = [None] * n
+    for k in robot.base_to_tip():
         dI = _crf(twist) @ I[k] - I[k] @ _crm(twist) if k in moved else np.zeros((6, 6))
         df = (dI @ a[k] + I[k] @ da[k] + _crf(dv[k]) @ I[k] @ v[k] + _crf(v[k]) @ dI @ v[k]
               + _crf(v[k]) @ I[k] @ dv[k])
@@ -142,6 +154,47 @@ def _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=(), twist=None
         if p >= 0:
             dF[p] = dF[p] + dF[k]
     return np.concatenate([dS[k].T @ F[k] + S[k].T @ dF[k] for k in range(n)])
+
+
+def tip_acceleration_derivatives(robot, q, qd, qdd):
+    """∂/∂q and ∂/∂q̇ of the tip accelerations Jθ̈ + J̇θ̇ (classical, world axes at the tip,
+    the rows each tip has) at fixed θ̈; -> ((r, n), (r, n)).
+
+    With the world-frame body velocity [ω; v_O] and acceleration [ω̇; a_O] (at the world
+    origin) of the tip's body and p the tip point, the tip's rows are ω̇ and
+    a_O + ω̇ × p + ω × (v_O + ω × p); their tangents follow from δv, δa of the tangent
+    Newton–Euler pass (:func:`inverse_dynamics_derivatives`) and δp = s_ω × p + s_v
+    when the direction's twist s moves the tip's body.
+    """
+    qd, qdd = np.asarray(qd, float), np.asarray(qdd, float)
+    kin = kinematics(robot, q)
+    S, _, v, a, _ = _world(robot, kin, qd, qdd)
+    subtree = [set(k for k in range(robot.nb) if j in robot.ancestors(k)) for j in range(robot.nb)]
+    points = [kin.p[t.body] + kin.R[t.body] @ t.offset for t in robot.tips]
+    rows = tip_row_index(robot)
+
+    def column(moved=(), twist=None, dqd=None):
+        _, dv, da = _tangent_motion(robot, S, v, qd, qdd, moved, twist, dqd)
+        out = []
+        for t, p in zip(robot.tips, points):
+            b = t.body
+            w, vo, wd = v[b][:3], v[b][3:], a[b][:3]
+            dw, dvo, dwd, dao = dv[b][:3], dv[b][3:], da[b][:3], da[b][3:]
+            dp = np.cross(twist[:3], p) + twist[3:] if b in moved else np.zeros(3)
+            vp = vo + np.cross(w, p)
+            dvp = dvo + np.cross(dw, p) + np.cross(w, dp)
+            out += [dwd, dao + np.cross(dwd, p) + np.cross(wd, dp) + np.cross(dw, vp) + np.cross(w, dvp)]
+        return np.concatenate(out)[rows]
+
+    nv = robot.nv
+    dq, dv = np.zeros((len(rows), nv)), np.zeros((len(rows), nv))
+    for j in range(robot.nb):
+        for i, col in enumerate(range(robot.vslice(j).start, robot.vslice(j).stop)):
+            dq[:, col] = column(moved=subtree[j], twist=S[j][:, i])
+            e = np.zeros(nv)
+            e[col] = 1.0
+            dv[:, col] = column(dqd=e)
+    return dq, dv
 
 
 def forward_dynamics_derivatives(robot, q, qd, tau, f_tip=None):

@@ -64,11 +64,20 @@ def velocities(robot, kin, qd):
     return V, a, b, a0
 
 
+def tip_row_index(robot):
+    """Indices (r,) of the rows the tips have in the 6m rows of full tips: all six
+    [angular; linear] of a full tip, the linear three of a point tip."""
+    return np.array([6 * i + r for i, t in enumerate(robot.tips) for r in t.rows], dtype=int)
+
+
 def tip_forces(robot, kin, f_tip):
-    """B f(0): each tip's force (6,) moved into its body; list of (6,) per body."""
+    """B f(0): each tip's force (its rows of the stacked ``f_tip`` (r,)) moved into its
+    body; list of (6,) per body."""
     out = [np.zeros(6) for _ in robot.bodies]
     if f_tip is not None:
-        f_tip = np.asarray(f_tip, float).reshape(len(robot.tips), 6)
+        full = np.zeros(6 * len(robot.tips))
+        full[tip_row_index(robot)] = np.asarray(f_tip, float)
+        f_tip = full.reshape(len(robot.tips), 6)
         for i, t in enumerate(robot.tips):
             out[t.body] += kin.phi_tip[i] @ f_tip[i]
     return out
@@ -101,7 +110,7 @@ def newton_euler(robot, kin, qd, qdd, with_gravity=True):
 def inverse_dynamics(robot, q, qd, qdd, f_tip=None):
     """Newton–Euler: T = Mθ̈ + C + G + J*f(0) [RK (2.24)–(2.30), gravity (3.21)].
 
-    ``f_tip`` (6m,) is the force each tip exerts on the environment.  -> (n,)
+    ``f_tip`` (r,) is the force each tip exerts on the environment (3 rows per point tip).  -> (n,)
     """
     kin = kinematics(robot, q)
     _, _, f = newton_euler(robot, kin, qd, qdd)

@@ -13,7 +13,8 @@ from soagen.model.errors import SingularError
 from soagen.model.frames import kinematics
 from soagen.options import PIVOT_RATIO
 from soagen.reference.articulated_bodies import articulated, gravity_bar
-from soagen.reference.newton_euler_passes import base_acceleration, forces_tip_to_base, project, tip_forces, velocities
+from soagen.reference.newton_euler_passes import (base_acceleration, forces_tip_to_base, project, tip_forces, tip_row_index,
+                                                  velocities)
 
 
 def ldl(A, ratio=PIVOT_RATIO["double"]):
@@ -45,7 +46,8 @@ def omega_bodies(robot, kin, art):
 def omega_tips(robot, kin, art):
     """Ω(0) of all tips: blocks Ω_ij = φ*(a,0)ψ*(c,a) Ω(c) ψ(c,b)φ(b,0), c the
     nearest common ancestor of the tip bodies a, b ([KJR (60)] on the diagonal,
-    [CK Table 1] in the JPL notation off it); -> (6m, 6m)."""
+    [CK Table 1] in the JPL notation off it), restricted to the rows the tips
+    have; -> (r, r)."""
     Om = omega_bodies(robot, kin, art)
     m = len(robot.tips)
     out = np.zeros((6 * m, 6 * m))
@@ -68,18 +70,19 @@ def omega_tips(robot, kin, art):
             Xi = psi_path(c, ti.body) @ kin.phi_tip[i]
             Xj = psi_path(c, tj.body) @ kin.phi_tip[j]
             out[6 * i:6 * i + 6, 6 * j:6 * j + 6] = Xi.T @ Om[c] @ Xj
-    return out
+    rows = tip_row_index(robot)
+    return out[np.ix_(rows, rows)]
 
 
 def os_inertia_inverse(robot, q):
-    """Ω(0) = Λ(0)⁻¹ = B*ψ*H*D⁻¹HψB [KJR (57)–(61)], [RJK (20)]; -> (6m, 6m)"""
+    """Ω(0) = Λ(0)⁻¹ = B*ψ*H*D⁻¹HψB [KJR (57)–(61)], [RJK (20)]; -> (r, r)"""
     kin = kinematics(robot, q)
     return omega_tips(robot, kin, articulated(robot, kin))
 
 
 def os_inertia(robot, q):
     """Λ(0) = Ω(0)⁻¹ through LDLᵀ of Ω(0) [KJR (61)]; raises
-    :class:`SingularError` at singular configurations; -> (6m, 6m)"""
+    :class:`SingularError` at singular configurations; -> (r, r)"""
     L, d = ldl(os_inertia_inverse(robot, q))
     X = np.linalg.inv(L)
     return X.T @ (X / d[:, None])
@@ -108,7 +111,7 @@ def eta(robot, kin, art, a, b):
 
 def os_rhs(robot, kin, art, qd, gravity=True):
     """Right-hand side r of Ω(0)x = r for x = c(0) [KJR (65)–(68)] (``qd`` given,
-    no gravity), g(0) (72)–(74) (``qd`` None) or c(0)+g(0) (the shortcut); (6m,)."""
+    no gravity), g(0) (72)–(74) (``qd`` None) or c(0)+g(0) (the shortcut); (r,)."""
     m = len(robot.tips)
     if qd is None:
         a, b, a0 = [np.zeros(6)] * robot.nb, [np.zeros(6)] * robot.nb, [np.zeros(6)] * m
@@ -120,7 +123,7 @@ def os_rhs(robot, kin, art, qd, gravity=True):
     r = np.concatenate([kin.phi_tip[i].T @ e[t.body] - a0[i] for i, t in enumerate(robot.tips)])
     if gravity:   # (74): φ*(1,0)α(1) with α = φ*E*a_g, the base acceleration at the tip
         r += np.tile(base_acceleration(robot), m)
-    return r
+    return r[tip_row_index(robot)]
 
 
 def os_solve(robot, kin, art, r):
@@ -138,24 +141,24 @@ def _os(robot, q, qd, gravity, u=None):
 
 
 def os_coriolis(robot, q, qd):
-    """c(0): Ω(0)c(0) = η(0) − a(0) [KJR (65)–(68)]; -> (6m,)"""
+    """c(0): Ω(0)c(0) = η(0) − a(0) [KJR (65)–(68)]; -> (r,)"""
     return _os(robot, q, qd, gravity=False)[1]
 
 
 def os_gravity(robot, q):
-    """g(0): Ω(0)g(0) = φ*(1,0)(α(1) − η(1)) [KJR (72)–(74)]; -> (6m,)"""
+    """g(0): Ω(0)g(0) = φ*(1,0)(α(1) − η(1)) [KJR (72)–(74)]; -> (r,)"""
     return _os(robot, q, None, gravity=True)[1]
 
 
 def os_bias(robot, q, qd):
-    """c(0) + g(0) by the shortcut a → ā = a + E*a_g in (65) [KJR end of §4.3]; -> (6m,)"""
+    """c(0) + g(0) by the shortcut a → ā = a + E*a_g in (65) [KJR end of §4.3]; -> (r,)"""
     return _os(robot, q, qd, gravity=True)[1]
 
 
 def osc_torque(robot, q, qd, u):
     """Operational space control step T = J*[Λ(0)u + c(0) + g(0)] [KJR (4), (39)].
 
-    ``u`` (6m,) is the commanded tip acceleration; -> (n,)
+    ``u`` (r,) is the commanded tip acceleration; -> (n,)
     """
     kin, F = _os(robot, q, qd, gravity=True, u=u)
     return project(robot, kin, forces_tip_to_base(robot, kin, tip_forces(robot, kin, F)))   # (39)

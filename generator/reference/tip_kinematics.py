@@ -9,7 +9,7 @@ import numpy as np
 
 from soagen.model.frames import kinematics
 from soagen.model.spatial import phi
-from soagen.reference.newton_euler_passes import newton_euler, velocities
+from soagen.reference.newton_euler_passes import newton_euler, tip_row_index, velocities
 
 
 def forward_kinematics(robot, q):
@@ -24,7 +24,7 @@ def forward_kinematics(robot, q):
 
 
 def jacobian(robot, q):
-    """J = B*φ*H* [RJK (1)], [KJR (38)–(40)], tips stacked; -> (6m, n)
+    """J = B*φ*H* [RJK (1)], [KJR (38)–(40)], tips stacked, the rows each tip has; -> (r, n)
 
     Column k of tip i is φ*(k, 0)H*(k), non-zero when k is an ancestor of the tip.
     """
@@ -36,21 +36,22 @@ def jacobian(robot, q):
             # φ*(k, 0): world-aligned frame at the tip seen from body k
             X = phi(kin.R[k].T, kin.R[k].T @ (tip_pos - kin.p[k]))
             J[6 * i:6 * i + 6, robot.vslice(k)] = X.T @ kin.H[k]
-    return J
+    return J[tip_row_index(robot)]
 
 
 def jdot_qdot(robot, q, qd):
     """J̇θ̇ = B*φ*a + a(0) [KJR (46)]: tip classical accelerations at θ̈ = 0,
-    no gravity; -> (6m,)"""
+    no gravity; -> (r,)"""
     kin = kinematics(robot, q)
     _, alpha, _ = newton_euler(robot, kin, qd, np.zeros(robot.nv), with_gravity=False)
     a0 = velocities(robot, kin, qd)[3]
-    return np.concatenate([kin.phi_tip[i].T @ alpha[t.body] + a0[i] for i, t in enumerate(robot.tips)])
+    return np.concatenate([kin.phi_tip[i].T @ alpha[t.body] + a0[i] for i, t in enumerate(robot.tips)])[
+        tip_row_index(robot)]
 
 
 def tip_velocity(robot, q, qd):
-    """β(0) = φ*(1,0)V(1) [KJR (41)] for each tip; -> (6m,)"""
+    """β(0) = φ*(1,0)V(1) [KJR (41)] for each tip, its rows; -> (r,)"""
     kin = kinematics(robot, q)
     V = velocities(robot, kin, qd)[0]
-    return np.concatenate([kin.phi_tip[i].T @ V[t.body] for i, t in enumerate(robot.tips)])
+    return np.concatenate([kin.phi_tip[i].T @ V[t.body] for i, t in enumerate(robot.tips)])[tip_row_index(robot)]
 

@@ -38,11 +38,12 @@ def benchmark_report():
 
 def lambda_can_exist(robot, states=3, seed=0):
     """Whether Λ(0) = (J M⁻¹ Jᵀ)⁻¹ can exist: the dense reference Jacobian of the tips has full row
-    rank 6m at some of ``states`` seeded random configurations (3 joints cannot move a 6-row tip)."""
+    rank r (6 per full tip, 3 per point tip) at some of ``states`` seeded random configurations
+    (3 joints cannot move a 6-row tip)."""
     from soagen import reference as ref
 
     rng = np.random.default_rng(seed)
-    rows = 6 * len(robot.tips)
+    rows = robot.tip_rows
     return rows > 0 and any(np.linalg.matrix_rank(ref.jacobian(robot, robot.random_configuration(rng))) == rows
                             for _ in range(states))
 

@@ -147,9 +147,15 @@ class Oracle:
             args += (self._fext(q, f_tip),)
         return self._from(pin.rnea(*args))
 
+    def _rows(self):
+        """Rows (r,) each tip keeps of its 6 [angular; linear] (the linear 3 of a point tip)."""
+        return [6 * i + r for i, t in enumerate(self.robot.tips) for r in t.rows]
+
     def _fext(self, q, f_tip):
-        """Pinocchio's external forces (on the robot, joint-local) of tip wrenches on the environment."""
-        f_tip = np.asarray(f_tip, float).reshape(-1, 6)
+        """Pinocchio's external forces (on the robot, joint-local) of tip forces (r,) on the environment."""
+        full = np.zeros(6 * len(self.robot.tips))
+        full[self._rows()] = f_tip
+        f_tip = full.reshape(-1, 6)
         pin.forwardKinematics(self.model, self.data, self.q(q))
         fext = pin.StdVec_Force()
         fext.extend([pin.Force.Zero() for _ in range(self.model.njoints)])
@@ -190,20 +196,20 @@ class Oracle:
 
     # ------------------------------------------------------------ tips
     def jacobian(self, q):
-        """Tip Jacobians stacked, (6m, nv), rows [angular; linear]."""
+        """Tip Jacobians stacked, (r, nv), rows [angular; linear] (linear only for a point tip)."""
         pin.computeJointJacobians(self.model, self.data, self.q(q))
         pin.updateFramePlacements(self.model, self.data)
         return pc.jacobian_from_pinocchio(self.robot, [pin.getFrameJacobian(self.model, self.data, f, LWA)
                                                        for f in self.frames])
 
     def jdot_qdot(self, q, qd):
-        """J̇q̇ stacked (6m,): classical tip accelerations at q̈ = 0, no gravity."""
+        """J̇q̇ stacked (r,): classical tip accelerations at q̈ = 0, no gravity."""
         pin.forwardKinematics(self.model, self.data, self.q(q), self.v(qd), np.zeros(self.model.nv))
         out = []
         for f in self.frames:
             a = pin.getFrameClassicalAcceleration(self.model, self.data, f, LWA)
             out += [a.angular, a.linear]
-        return np.concatenate(out)
+        return np.concatenate(out)[self._rows()]
 
     def tip_poses(self, q):
         """World poses of the tip frames, (m, 4, 4)."""

@@ -96,6 +96,8 @@ class Module:
         arr = np.asarray(value)
         if arr.dtype.kind not in "fiu":
             raise TypeError(f"{what} must be a real numeric array, got dtype {arr.dtype}")
+        if arr.shape == () and size == 1:     # a number where one is expected (dt, e)
+            arr = arr.reshape(1)
         if arr.shape != (size,):
             raise ValueError(f"{what} must have shape ({size},), got {arr.shape}")
         arr = np.ascontiguousarray(arr, dtype=self._dtype)
@@ -286,7 +288,7 @@ class Module:
 
     # conveniences of the robot catalogue: a tip force, FD2's first output
     def inverse_dynamics(self, q, qd, qdd, f_tip=None, out=None, pi=None):
-        """T = M q̈ + C + G (+ Jᵀ f_tip, the wrench (6m,) the tips exert); -> (n,)."""
+        """T = M q̈ + C + G (+ Jᵀ f_tip, the forces (r,) the tips exert); -> (n,)."""
         if f_tip is None:
             return self._invoke(self._specs["inverse_dynamics"], (q, qd, qdd), None, out, pi=pi)
         return self._invoke(self._specs["inverse_dynamics_tip_force"], (q, qd, qdd, f_tip), None, out, pi=pi)

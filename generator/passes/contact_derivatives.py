@@ -1,0 +1,102 @@
+"""Makers of the derivatives of the contact dynamics (see :mod:`soagen.passes.dynamics`
+for what a maker is), two members of the ``contact_dynamics_derivatives`` family:
+
+* ``forward_mode``: forward-mode differentiation of the recorded contact dynamics
+  (:mod:`soagen.passes.contact`), one tangent per direction;
+* ``kkt``: differentiating the contact conditions ID(q, q̇, θ̈, f) = τ (inverse dynamics
+  with the tip forces, τ = Mθ̈ + C + G + J*f) and Jθ̈ + J̇θ̇ = 0 at the solution:
+  [M J*; J 0][∂θ̈; ∂f] = −[A; B], A = ∂ID/∂x and B = ∂(Jθ̈ + J̇θ̇)/∂x at fixed (θ̈, f)
+  by forward mode of those two (much shorter) programs, then
+  ∂f = Λ(0)(B − JM⁻¹A) through the LDLᵀ factors of Ω(0) the contact solve already has,
+  and ∂θ̈ = −M⁻¹A − M⁻¹J*∂f with M⁻¹ from the LTDL factors of M [RK (3.20)].
+
+Derivatives with respect to q are in the tangent space, as in
+:mod:`soagen.passes.derivatives`.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from soagen.passes.contact import solve_contact
+from soagen.passes.derivatives import _directions, _inner, _seeds
+from soagen.passes.kinematics import jacobian_rows
+from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
+from soagen.passes.sweeps import ZERO6, Sweeps, accelerate, mass_matrix_ltdl, tip_accelerations, velocities
+from soagen.passes.tangent import jacobian, replay, velocity_seeds
+
+
+def contact_dynamics_derivatives_forward(prog, robot, q, qd, tau):
+    """θ̈, f and their derivatives along q, q̇, τ by forward-mode differentiation of the
+    contact dynamics (FD2, the guarded LDLᵀ of Ω(0), the tip-force accelerations [RJK (18)])."""
+    from soagen.passes.contact import contact_dynamics
+
+    inner = _inner(prog, robot, contact_dynamics, (q, qd, tau), ("q", "qd", "tau"))
+    seeds = _seeds(prog, robot, q, qd)
+    seeds.update(velocity_seeds("tau", tau))
+    T = replay(prog, inner, seeds)
+    qdd, f = inner.outputs[0].symbols, inner.outputs[1].symbols
+    n = robot.nv
+    return ([[T.value(x) for x in qdd], [T.value(x) for x in f]]
+            + [jacobian(T, out, _directions(d, n)) for out in (qdd, f) for d in ("q", "qd", "tau")])
+
+
+def tip_accelerations_at(prog, robot, q, qd, qdd):
+    """Jθ̈ + J̇θ̇: the tips' classical accelerations at θ̈, α(k) = φ*α(p) + H*θ̈ + a [RK (2.26)],
+    α(0) [RK (4.23)]; a list (r,)."""
+    sw = Sweeps(prog, robot, q)
+    vel = velocities(sw, qd)
+    alpha = [None] * robot.nb
+    for k in sw.base_to_tip():
+        p = robot.bodies[k].parent
+        alpha[k] = accelerate(sw, vel, k, ZERO6 if p < 0 else alpha[p], sw.part(qdd, k))
+    return [tip_accelerations(sw, vel.V, alpha)]
+
+
+def _tangent_columns(prog, robot, maker, q, qd, named):
+    """Forward-mode ∂out/∂q, ∂out/∂q̇ of ``maker(inner, robot, q, qd, *named values)`` with the
+    ``named`` inputs ``[(name, values)]`` held fixed: ``{"q": rows, "qd": rows}``, rows (len(out), n)."""
+    symbols = [[sp.Symbol(f"{name}[{i}]") for i in range(len(values))] for name, values in named]
+    inner = _inner(prog, robot, maker, (q, qd, *symbols), ("q", "qd", *(name for name, _ in named)))
+    fixed = {s: v for syms, (_, values) in zip(symbols, named) for s, v in zip(syms, values)}
+    T = replay(prog, inner, _seeds(prog, robot, q, qd), inputs=fixed)
+    out, n = inner.outputs[0].symbols, robot.nv
+    return {d: [[T.tangent(o, (d, j)) for j in range(n)] for o in out] for d in ("q", "qd")}
+
+
+def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau):
+    """θ̈, f and their derivatives along q, q̇, τ from the differentiated KKT conditions,
+    solved with the factors of Ω(0) (contact solve) and of M (LTDL)."""
+    from soagen.passes.dynamics import inverse_dynamics_tip_force
+
+    n, r = robot.nv, robot.tip_rows
+    sw = Sweeps(prog, robot, q)
+    qdd, f, _, L_om, dinv_om = solve_contact(sw, qd, tau)
+    prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd)/dx at qdd: forward mode", level=0)
+    A = _tangent_columns(prog, robot, inverse_dynamics_tip_force, q, qd, [("qdd", qdd), ("f", f)])
+    B = _tangent_columns(prog, robot, tip_accelerations_at, q, qd, [("qdd", qdd)])
+    prog.banner("M^-1 by the LTDL factors, J, Z = M^-1 J*", level=0)
+    L, dinv = mass_matrix_ltdl(sw)
+    Minv = reverse(ldl_inverse(prog, L, dinv))
+    J = jacobian_rows(sw)
+    Z = [[prog.let(sum(Minv[i][k] * J[c][k] for k in range(n))) for c in range(r)] for i in range(n)]
+
+    def solve(y_cols, b_cols):
+        """∂f = Λ(b − J y), ∂θ̈ = −y − Z ∂f for columns y = M⁻¹A (n) and b = B (r)."""
+        df, dqdd = [], []
+        for y, b in zip(y_cols, b_cols):
+            rhs = [prog.let(b[i] - sum(J[i][k] * y[k] for k in range(n))) for i in range(r)]
+            x = ldl_solve(prog, L_om, dinv_om, rhs)
+            df.append(x)
+            dqdd.append([prog.let(-y[i] - sum(Z[i][c] * x[c] for c in range(r))) for i in range(n)])
+        return dqdd, df
+
+    prog.banner("d f = Lambda (B - J M^-1 A), d qdd = -M^-1 A - Z d f, column by column", level=0)
+    blocks = {}
+    for d in ("q", "qd"):
+        Y = [[prog.let(sum(Minv[i][k] * A[d][k][j] for k in range(n))) for i in range(n)] for j in range(n)]
+        blocks[d] = solve(Y, [[B[d][i][j] for i in range(r)] for j in range(n)])
+    # τ: A = −1, B = 0, so y = −M⁻¹ e_j
+    blocks["tau"] = solve([[-Minv[i][j] for i in range(n)] for j in range(n)], [[0] * r for _ in range(n)])
+    row_major = lambda cols, rows: [cols[j][i] for i in range(rows) for j in range(n)]     # noqa: E731
+    return ([qdd, f] + [row_major(blocks[d][0], n) for d in ("q", "qd", "tau")]
+            + [row_major(blocks[d][1], r) for d in ("q", "qd", "tau")])

@@ -1,0 +1,241 @@
+"""Point tips, contact dynamics and impulse dynamics: three routes.
+
+1. generated C (FD2, Ω(0) and the tip-force accelerations [RJK (18)], :mod:`soagen.passes.contact`)
+   = numpy reference (:mod:`soagen.reference.contact`, dense Jacobian and FD4) by ``soagen check``'s
+   comparison, on solo12's four point feet and on random trees mixing point and full tips;
+2. reference = Pinocchio: its ``forwardDynamics`` / ``impulseDynamics`` (KKT solves with its own M,
+   nonlinear effects, frame Jacobians and classical accelerations; the TALOS's two flat feet as 6-D
+   contacts, solo12's and ANYmal C's point feet, a Panda with a point tip) and, for the point tips
+   themselves, ``getFrameJacobian``/``getFrameClassicalAcceleration`` (the linear rows of
+   LOCAL_WORLD_ALIGNED) with the dense operational-space formulas;
+3. the defining properties: J q̈ + J̇q̇ = 0 and τ = M q̈ + C + G + Jᵀ f (contact);
+   J q̇⁺ = −e J q̇⁻ and M (q̇⁺ − q̇⁻) = −Jᵀ p (impulse), from Pinocchio's M, C + G and J.
+
+The derivatives of the contact dynamics: both generated members (forward mode, KKT) = the
+reference (the KKT conditions differentiated with its own tangent Newton–Euler pass) = central
+differences of Pinocchio's ``forwardDynamics`` along its tangent space (``pin.integrate``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import soagen
+from soagen import reference as ref
+from soagen.check import check_module
+from soagen.functions import select
+from soagen.model import pinocchio_convention as pc
+from soagen.model.errors import ModelWarning
+from tests.support import assert_checked, rel
+from tests.support.builds import built
+from tests.support.oracle import LWA, Oracle, erd_urdf
+from tests.support.robots import random_robot
+
+SOLO = "solo_description/robots/solo12.urdf"
+SOLO_FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+ANYMAL = "anymal_c_simple_description/urdf/anymal.urdf"
+ANYMAL_FEET = ["LF_FOOT", "RF_FOOT", "LH_FOOT", "RH_FOOT"]
+TALOS = "talos_data/robots/talos_reduced.urdf"
+TALOS_FEET = ["left_sole_link", "right_sole_link"]
+PANDA = "panda_description/urdf/panda.urdf"
+PANDA_LOCK = {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}
+FUNCTIONS = ["jacobian", "jdot_qdot", "inverse_dynamics_tip_force", "tip_force_acceleration", "os_inertia_inverse",
+             "os_inertia", "os_bias", "osc_torque", "contact_dynamics", "impulse_dynamics"]
+
+
+def solo12():
+    return soagen.load_urdf(erd_urdf(SOLO), tips=[soagen.point_tip(f) for f in SOLO_FEET], floating_base=True)
+
+
+def mixed_tree():
+    """A random floating tree with spherical joints: tip 0 a full tip, the others point tips with offsets."""
+    robot = random_robot(61, 10, tree=True, tips=3, floating_base=True, spherical_fraction=0.3)
+    return robot.with_tips([t if i == 0 else dataclasses.replace(t, point=True) for i, t in enumerate(robot.tips)])
+
+
+# ------------------------------------------------------------ route 1: generated = reference
+GENERATED = {"solo12": solo12, "mixed_tree": mixed_tree}
+
+
+@pytest.mark.parametrize("case", sorted(GENERATED))
+def test_generated_matches_reference(case):
+    robot, mod = built(f"contact_{case}", GENERATED[case], functions=FUNCTIONS)
+    results = check_module(robot, mod, samples=30, seed=3)
+    assert sorted(results) == sorted(FUNCTIONS)
+    assert_checked(robot, results, 30)
+    assert all(results[f].compared == 30 for f in ("contact_dynamics", "impulse_dynamics"))
+
+
+def test_point_tips_have_three_rows():
+    robot, mod = built("contact_solo12", solo12, functions=FUNCTIONS)
+    q = robot.random_configuration(np.random.default_rng(0))
+    assert robot.tip_rows == 12 and mod.jacobian(q).shape == (12, 18) and mod.os_inertia(q).shape == (12, 12)
+    full = robot.with_tips([dataclasses.replace(t, point=False) for t in robot.tips])
+    # the point tip's rows are the linear rows of the full tip, and its Ω(0) the matching block
+    lin = [6 * i + r for i in range(4) for r in (3, 4, 5)]
+    assert rel(ref.jacobian(robot, q), ref.jacobian(full, q)[lin]) < 1e-15
+    assert rel(mod.os_inertia_inverse(q), ref.os_inertia_inverse(full, q)[np.ix_(lin, lin)]) < 1e-12
+
+
+def test_lambda_of_four_point_feet_exists_and_six_row_feet_warn():
+    """Four point feet ask 12 rows of a robot with 18 degrees of freedom: no warning, Λ(0) exists
+    (compared on every state above); as 6-D feet they ask 24 rows: warned at once, naming point tips."""
+    feet = solo12()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelWarning)
+        select(feet, soagen.Options(functions=["os_inertia", "contact_dynamics"]))
+    full = feet.with_tips([dataclasses.replace(t, point=False) for t in feet.tips])
+    with pytest.warns(ModelWarning, match=r"24 rows of Lambda\(0\) but only 18 .*point tips"):
+        select(full, soagen.Options(functions=["os_inertia", "contact_dynamics"]))
+
+
+# ------------------------------------------------------------ route 2: reference = Pinocchio
+def pinocchio_contact(robot, oracle, q, qd, tau, e):
+    """(q̈, f) of ``forwardDynamics`` and (q̇⁺, p) of ``impulseDynamics``, in soagen's conventions:
+    Pinocchio's multipliers are the forces on the robot, soagen's f and p those on the environment."""
+    perm = oracle.v(np.arange(robot.nv)).astype(int)      # v_pin = v[perm]
+    J = oracle.jacobian(q)[:, perm]                        # constraint rows in soagen's order, Pinocchio's columns
+    gamma = oracle.jdot_qdot(q, qd)
+    qp, vp = oracle.q(q), oracle.v(qd)
+    model, data = oracle.model, oracle.data
+    qdd = pin.forwardDynamics(model, data, qp, vp, oracle.v(tau), J, gamma)
+    f = -np.array(data.lambda_c)
+    qd_plus = pin.impulseDynamics(model, data, qp, vp, J, e)
+    p = -np.array(data.impulse_c)
+    return oracle._from(qdd), f, oracle._from(qd_plus), p
+
+
+PINOCCHIO = {
+    "solo12_point_feet": (SOLO, [soagen.point_tip(f) for f in SOLO_FEET], True, None),
+    "anymal_c_point_feet": (ANYMAL, [soagen.point_tip(f) for f in ANYMAL_FEET], True, None),
+    "talos_flat_feet": (TALOS, TALOS_FEET, True, None),
+    "panda_point_tip": (PANDA, [soagen.point_tip("panda_hand")], False, PANDA_LOCK),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PINOCCHIO))
+def test_reference_matches_pinocchio(case):
+    path, tips, floating, lock = PINOCCHIO[case]
+    robot = soagen.load_urdf(erd_urdf(path), tips=tips, floating_base=floating, lock=lock)
+    oracle = Oracle(robot, urdf=erd_urdf(path), lock=lock)
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        q, qd, _, tau = oracle.random_state(rng)
+        tau = 10.0 * tau
+        e = rng.uniform(0.0, 1.0)
+        qdd_p, f_p, qdp_p, p_p = pinocchio_contact(robot, oracle, q, qd, tau, e)
+        J = oracle.jacobian(q)
+        # bounds scaled by the conditioning of what is solved (Ω(0) = J M⁻¹ Jᵀ)
+        tol = 1e-10 * max(1.0, np.linalg.cond(J @ np.linalg.solve(oracle.mass_matrix(q), J.T)) * 1e-4)
+        qdd, f = ref.contact_dynamics(robot, q, qd, tau)
+        assert rel(qdd, qdd_p) < tol and rel(f, f_p) < tol, case
+        qd_plus, p = ref.impulse_dynamics(robot, q, qd, e)
+        assert rel(qd_plus, qdp_p) < tol and rel(p, p_p) < tol, case
+        # route 3, from Pinocchio's M, C + G, J, J̇q̇: the defining equations
+        M, b = oracle.mass_matrix(q), oracle.bias(q, qd)
+        assert rel(M @ qdd + b + J.T @ f, tau) < tol
+        assert np.abs(J @ qdd + oracle.jdot_qdot(q, qd)).max() < tol * max(1.0, np.abs(J @ qdd).max())
+        assert rel(M @ (qd_plus - qd), -J.T @ p) < tol
+        assert np.abs(J @ qd_plus + e * (J @ qd)).max() < tol * max(1.0, np.abs(J @ qd).max())
+        assert np.abs(f).max() > 1.0 and np.abs(p).max() > 1e-2        # not a vacuous zero
+
+
+def test_point_tip_kinematics_and_os_match_pinocchio():
+    """A floating tree mixing a full tip and point tips with offsets (Pinocchio OP_FRAMEs built from the
+    Robot): J, J̇q̇, Ω(0), Λ(0), c(0) + g(0) and the OSC torque against dense formulas of Pinocchio's."""
+    robot = mixed_tree()
+    oracle = Oracle(robot)
+    assert any(np.any(t.offset != 0) for t in robot.tips if t.point)
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        q, qd, _, _ = robot.random_state(rng)
+        J, jdqd = oracle.jacobian(q), oracle.jdot_qdot(q, qd)
+        assert J.shape == (6 + 3 + 3, robot.nv)
+        assert rel(ref.jacobian(robot, q), J) < 1e-12 and rel(ref.jdot_qdot(robot, q, qd), jdqd) < 1e-12
+        M, b = oracle.mass_matrix(q), oracle.bias(q, qd)
+        Om = J @ np.linalg.solve(M, J.T)
+        tol = 1e-10 * max(1.0, np.linalg.cond(Om) * 1e-4)
+        assert rel(ref.os_inertia_inverse(robot, q), Om) < 1e-10
+        Lam = np.linalg.inv(Om)
+        assert rel(ref.os_inertia(robot, q), Lam) < tol
+        assert rel(ref.os_bias(robot, q, qd), Lam @ (J @ np.linalg.solve(M, b) - jdqd)) < tol
+        u = rng.normal(size=robot.tip_rows)
+        assert rel(ref.osc_torque(robot, q, qd, u), J.T @ (Lam @ u + Lam @ (J @ np.linalg.solve(M, b) - jdqd))) < tol
+
+
+# ------------------------------------------------------------ derivatives of the contact dynamics
+def small_tree():
+    """4 joints, two of them spherical, two point tips: the smallest robot with tangent-space
+    directions, coupled tips and a free direction left (6 rows of 8 velocities)."""
+    robot = random_robot(63, 4, tree=True, tips=2, spherical_fraction=0.5, prismatic_fraction=0.3)
+    return robot.with_tips([dataclasses.replace(t, point=True) for t in robot.tips])
+
+
+DERIVATIVES = ["contact_dynamics_derivatives", "contact_dynamics_derivatives_forward", "contact_dynamics_derivatives_kkt"]
+
+
+def test_generated_contact_derivatives_match_reference():
+    robot, mod = built("contact_derivatives_small_tree", small_tree, functions=DERIVATIVES)
+    assert mod.choices["contact_dynamics_derivatives"] == "kkt"          # the cheaper by operation count
+    assert mod.ops["contact_dynamics_derivatives_kkt"]["mul"] < mod.ops["contact_dynamics_derivatives_forward"]["mul"]
+    results = check_module(robot, mod, samples=20, seed=4)
+    assert_checked(robot, results, 20)
+    assert all(results[f].compared == 20 for f in DERIVATIVES)
+
+
+def pinocchio_differences(robot, oracle, q, qd, tau, h=1e-6):
+    """Central differences of Pinocchio's forwardDynamics (q̈, f) along q (tangent space: pin.integrate),
+    q̇ and τ; -> six arrays in the order of ``contact_dynamics_derivatives``."""
+    perm = oracle.v(np.arange(robot.nv)).astype(int)
+    model, data = oracle.model, oracle.data
+
+    def solve(qp, vp, taup):
+        pin.computeJointJacobians(model, data, qp)
+        pin.updateFramePlacements(model, data)
+        J = pc.jacobian_from_pinocchio(robot, [pin.getFrameJacobian(model, data, f, LWA) for f in oracle.frames])
+        pin.forwardKinematics(model, data, qp, vp, np.zeros(model.nv))
+        gamma = np.concatenate([np.concatenate([a.angular, a.linear]) for a in
+                                (pin.getFrameClassicalAcceleration(model, data, f, LWA) for f in oracle.frames)])
+        gamma = gamma[[6 * i + r for i, t in enumerate(robot.tips) for r in t.rows]]
+        qdd = pin.forwardDynamics(model, data, qp, vp, taup, J[:, perm], gamma)
+        return np.concatenate([oracle._from(qdd), -np.array(data.lambda_c)])
+
+    qp, vp, tp = oracle.q(q), oracle.v(qd), oracle.v(tau)
+    out = {}
+    for name in ("q", "qd", "tau"):
+        cols = []
+        for j in range(robot.nv):
+            step = h * oracle.v(np.eye(robot.nv)[j])           # soagen direction j in Pinocchio's order
+            if name == "q":
+                plus, minus = solve(pin.integrate(model, qp, step), vp, tp), solve(pin.integrate(model, qp, -step), vp, tp)
+            elif name == "qd":
+                plus, minus = solve(qp, vp + step, tp), solve(qp, vp - step, tp)
+            else:
+                plus, minus = solve(qp, vp, tp + step), solve(qp, vp, tp - step)
+            cols.append((plus - minus) / (2 * h))
+        out[name] = np.array(cols).T
+    n = robot.nv
+    return [out[d][:n] for d in ("q", "qd", "tau")] + [out[d][n:] for d in ("q", "qd", "tau")]
+
+
+@pytest.mark.parametrize("case", ["solo12_point_feet", "talos_flat_feet"])
+def test_contact_derivatives_reference_matches_pinocchio_differences(case):
+    path, tips, floating, lock = PINOCCHIO[case]
+    robot = soagen.load_urdf(erd_urdf(path), tips=tips, floating_base=floating, lock=lock)
+    oracle = Oracle(robot, urdf=erd_urdf(path), lock=lock)
+    rng = np.random.default_rng(8)
+    for _ in range(2):
+        q, qd, _, tau = oracle.random_state(rng)
+        derivatives = ref.contact_dynamics_derivatives(robot, q, qd, 10.0 * tau)[2:]
+        differences = pinocchio_differences(robot, oracle, q, qd, 10.0 * tau)
+        J = oracle.jacobian(q)
+        cond = np.linalg.cond(J @ np.linalg.solve(oracle.mass_matrix(q), J.T))
+        for name, a, b in zip(("dqdd_dq", "dqdd_dqd", "dqdd_dtau", "df_dq", "df_dqd", "df_dtau"), derivatives,
+                              differences):
+            assert rel(a, b) < 1e-6 * max(1.0, cond * 1e-3), (case, name, rel(a, b))
+            assert np.abs(b).max() > 1e-3, (case, name)
+
