@@ -1,6 +1,8 @@
 """MJCF models (issue #23): soagen.load_mjcf against MuJoCo itself, against Pinocchio's MJCF
 reader, and the generated C against both; the corpus table (docs/mjcf_corpus.*) against a
-live rerun of a sample of its rows; a mutated robot fails every check."""
+live rerun of a sample of its rows; a mutated robot fails every check; point tips of bodies
+and sites against mj_jac; and what works on a URDF robot works on an MJCF one (every catalogue
+function and variant, soagen check and opcount, SIMD batches, float C on a Cortex-M4F)."""
 from __future__ import annotations
 
 import dataclasses
@@ -15,9 +17,13 @@ import numpy as np
 import pytest
 
 import soagen
+from soagen import functions as F
 from soagen import mujoco_convention as mc
 from soagen import reference
-from tests.support import ROOT
+from soagen.check import check_module, random_inputs
+from soagen.targets.simd.emit import LANES
+from tests.support import ROOT, assert_checked
+from tests.support.builds import built
 
 
 def _corpus_module():
@@ -221,10 +227,10 @@ def test_float_build_of_a_corpus_model():
 def test_cli_check_on_an_mjcf_file():
     path = assets()["inverted_pendulum.xml"]
     res = subprocess.run([sys.executable, "-m", "soagen.cli", "check", str(path), "--tip", "pole", "--optimize", "O0",
-                          "--function", "mass_matrix", "--function", "jacobian", "--samples", "5", "--quiet"],
-                         capture_output=True, text=True, cwd=ROOT)
+                          "--point-tip", "pole:0,0,0.3", "--function", "mass_matrix", "--function", "jacobian",
+                          "--samples", "5", "--quiet"], capture_output=True, text=True, cwd=ROOT)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "PASS" in res.stdout and "2 joints, 1 tips" in res.stderr
+    assert "PASS" in res.stdout and "2 joints, 2 tips" in res.stderr
     assert "soagen: note: 1 actuators" in res.stderr and "soagen: warning:" in res.stderr   # damping left out
 
 
@@ -325,3 +331,205 @@ def test_readme_mujoco_snippet_runs(capsys):
     printed = float(capsys.readouterr().out.split()[-1])
     assert printed <= TOL * np.max(np.abs(scope["M"]))
     assert "soagen generate" in section and "--tip fingertip" in section
+
+
+# ------------------------------------------------------------------ point tips of bodies and sites
+def _mj_state(path, robot, q):
+    model = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(model)
+    data.qpos[:] = mc.q_to_mujoco(robot, q)
+    mujoco.mj_kinematics(model, data)
+    mujoco.mj_comPos(model, data)
+    return model, data
+
+
+def test_point_tips_of_sites_and_bodies_are_mj_jac_translational_rows(mixed):
+    """soagen.point_tip of a site, of a site with an offset (in the site's rotated frame), of a body
+    with an offset, beside a full tip: 3 rows each, MuJoCo's jacp at that point (mj_jacSite for the
+    site itself, mj_jac at the world point otherwise), through the free joint's velocity map."""
+    path, _ = mixed
+    off = (0.05, -0.02, 0.03)
+    robot = _load(path, tips=[soagen.point_tip("grip"), "tool", soagen.point_tip("grip", off),
+                              soagen.point_tip("fore", off)])
+    assert [t.point for t in robot.tips] == [True, False, True, True]
+    assert [t.name for t in robot.tips] == ["grip", "tool", "grip", "fore"] and robot.tip_rows == 15
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        q = robot.random_configuration(rng)
+        model, data = _mj_state(path, robot, q)
+        nv = model.nv
+        jac = {k: (np.zeros((3, nv)), np.zeros((3, nv))) for k in ("site", "tool", "site_off", "body_off")}
+        site = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, "grip")
+        mujoco.mj_jacSite(model, data, *jac["site"], site)
+        mujoco.mj_jacSite(model, data, *jac["tool"], mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, "tool"))
+        point = data.site_xpos[site] + data.site_xmat[site].reshape(3, 3) @ off
+        mujoco.mj_jac(model, data, *jac["site_off"], point, int(model.site_bodyid[site]))
+        body = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, "fore")
+        mujoco.mj_jac(model, data, *jac["body_off"], data.xpos[body] + data.xmat[body].reshape(3, 3) @ off, body)
+        J = reference.jacobian(robot, q)
+        T = mc.velocity_map(robot, q)
+        assert J.shape == (15, robot.nv)
+        for rows, k in ((slice(0, 3), "site"), (slice(9, 12), "site_off"), (slice(12, 15), "body_off")):
+            np.testing.assert_allclose(J[rows], jac[k][0] @ T, rtol=0, atol=1e-13, err_msg=k)
+        np.testing.assert_allclose(J[3:9], np.vstack([jac["tool"][1], jac["tool"][0]]) @ T, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(mc.jacobian_from_mujoco(robot, q, [jac[k] for k in jac]), J, rtol=0, atol=1e-13)
+        back = mc.jacobian_to_mujoco(robot, q, J)
+        assert back[0][1] is None and back[1][1] is not None
+        np.testing.assert_allclose(mc.jacobian_from_mujoco(robot, q, back), J, rtol=0, atol=1e-14)
+    # the oracle of the corpus (tips at a site or a body origin) honours the point rows too
+    plain = _load(path, tips=[soagen.point_tip("grip"), "tool"])
+    assert C.compare(plain, C.MujocoOracle(plain, path), reference, states=2)["jacobian"] <= TOL
+
+
+#: a 3-dof arm in space: a point tip at its pen has 3 rows moved by 3 joints, so Λ(0) exists
+#: (every gymnasium model small enough to build in a test is planar: Λ(0) of its tips never exists)
+ARM3 = """<mujoco model="arm3">
+  <worldbody>
+    <body name="link1" pos="0 0 0.1">
+      <joint name="yaw" type="hinge" axis="0 0 1"/>
+      <geom type="capsule" fromto="0 0 0 0 0 0.3" size="0.04" mass="1"/>
+      <body name="link2" pos="0 0 0.3">
+        <joint name="shoulder" type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="0.8"/>
+        <body name="link3" pos="0.3 0 0" euler="0.2 0 0">
+          <joint name="elbow" type="hinge" axis="0 1 0" pos="0.01 0 0"/>
+          <geom type="capsule" fromto="0 0 0 0.25 0 0" size="0.03" mass="0.5"/>
+          <site name="pen" pos="0.25 0.02 0" euler="0 0.5 0"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+# ------------------------------------------------------------------ everything else, as on a URDF robot
+REACHER_TIPS = ["fingertip"]
+
+
+def _reacher():
+    return _load(assets()["reacher.xml"], tips=REACHER_TIPS)
+
+
+def _every(robot):
+    """The specs of the default functions and every variant of ``robot``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", soagen.ModelWarning)
+        return F.select(robot, soagen.Options(variants=None))
+
+
+def _reacher_module():
+    """reacher.xml with its fingertip: every default function and every variant, and the SIMD batches (O0)."""
+    with warnings.catch_warnings():     # Λ(0) of a 6-row tip on a planar arm never exists: said once, here
+        warnings.simplefilter("ignore", soagen.ModelWarning)
+        return built("mjcf_reacher", _reacher, variants=None, simd=True)
+
+
+def test_every_catalogue_function_and_variant_on_an_mjcf_robot():
+    """soagen.check over the default functions and every variant of reacher.xml: each one compared
+    on every state, but those that invert Ω(0), UNTESTED as on any robot whose Λ(0) cannot exist
+    (a planar arm, a 6-row tip); the next test compares those on a 3-dof arm in space."""
+    robot, mod = _reacher_module()
+    assert set(mod.ops) == {s.name for s in _every(robot)}
+    assert {"mass_matrix_ne", "forward_dynamics_fd2", "os_inertia_recursive"} <= set(mod.ops)
+    results = check_module(robot, mod, samples=20, seed=3)
+    assert_checked(robot, results, 20)
+    assert all(r.compared == 20 for r in results.values() if r.solves != "Omega")
+    assert {n for n, r in results.items() if r.untested} == {n for n, r in results.items() if r.solves == "Omega"}
+
+
+def test_operational_space_functions_on_an_mjcf_point_tip(tmp_path_factory):
+    """The functions that invert Ω(0) (and J, Ω(0)) on ARM3's pen as a point tip (3 rows): compared on
+    every state, the generated J is MuJoCo's jacp."""
+    path = _write(tmp_path_factory, "arm3.xml", ARM3)
+    robot = _load(path, tips=[soagen.point_tip("pen")])
+    names = ["jacobian", "os_inertia_inverse"] + [s.name for s in _every(robot) if s.solves == "Omega"]
+    _, mod = built("mjcf_arm3", lambda: robot, functions=names)
+    results = check_module(robot, mod, samples=20, seed=4)
+    assert len(results) == len(names) >= 9
+    assert_checked(robot, results, 20)
+    assert all(r.compared >= 15 for r in results.values()), results
+    oracle, rng = C.MujocoOracle(robot, path), np.random.default_rng(8)
+    for q in (robot.random_configuration(rng) for _ in range(3)):
+        assert mod.jacobian(q).shape == (3, 3) and C.rel(mod.jacobian(q), oracle.jacobian(q)) <= TOL
+
+
+def test_cli_opcount_on_an_mjcf_file(tmp_path):
+    """`soagen opcount reacher.xml --tip fingertip --variants`: a row per function of the module's
+    catalogue, the counts of the Python API's build, the C text's own counts agree (the CLI checks)."""
+    robot, mod = _reacher_module()
+    res = subprocess.run([sys.executable, "-m", "soagen", "opcount", str(assets()["reacher.xml"]), "--tip", "fingertip",
+                          "--variants", "--json", str(tmp_path / "o.json")], capture_output=True, text=True, cwd=ROOT,
+                         check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "the emitted C text agrees" in res.stdout
+    header, *lines = [x.split() for x in res.stdout.splitlines()[:-1]]
+    assert header == ["function", "mul", "add", "div", "sqrt", "trig", "statements"]
+    printed = {x[0]: dict(zip(header[1:], map(int, x[1:]))) for x in lines}
+    assert set(printed) == set(mod.ops)
+    for name, counts in printed.items():
+        assert counts == {k: mod.ops[name][k] for k in counts}, name
+    assert printed["mass_matrix"]["mul"] > 0 and printed["inverse_dynamics"]["trig"] == 2   # cos, sin of 2 hinges
+    assert printed["osc_torque"]["statements"] > printed["inverse_dynamics"]["statements"] > 10
+    saved = json.loads((tmp_path / "o.json").read_text())
+    assert saved["robot"] == robot.name and saved["functions"]["forward_dynamics"] == mod.ops["forward_dynamics"]
+
+
+def test_simd_batches_on_an_mjcf_robot():
+    """Every function of reacher.xml in SIMD batches (two full vectors and a tail) equals its single
+    calls bit for bit; those that invert Ω(0) count every row singular, as each single call says."""
+    robot, mod = _reacher_module()
+    count = 2 * LANES[mod.precision] + 3
+    rng = np.random.default_rng(5)
+    states = [random_inputs(robot, rng) for _ in range(count)]
+    compared = singular = 0
+    for name in mod.ops:
+        spec = F.BY_NAME[name]
+        rows = [[s[a] for a in spec.inputs] for s in states]
+        batch = [np.array([r[i] for r in rows]) for i in range(len(spec.inputs))]
+        if spec.solves == "Omega":
+            with pytest.raises(soagen.SingularError, match=f"in {count} of {count} rows"):
+                mod.call(name, *batch)
+            with pytest.raises(soagen.SingularError):
+                mod.call(name, *rows[0])
+            singular += 1
+            continue
+        got = mod.call(name, *batch)
+        got = got if isinstance(got, list) else [got]
+        singles = [mod.call(name, *r) for r in rows]
+        singles = [s if isinstance(s, list) else [s] for s in singles]
+        for k, g in enumerate(got):
+            want = np.array([s[k] for s in singles])
+            assert g.shape == want.shape, name
+            assert np.array_equal(g.view(np.uint64), want.view(np.uint64)), (name, np.abs(g - want).max())
+        compared += 1
+    assert compared >= 20 and singular == 7 and compared + singular == len(mod.ops)
+
+
+def test_float_c_of_an_mjcf_robot_on_a_cortex_m4f(tmp_path):
+    """reacher.xml's inverse and forward dynamics in float, cross-compiled for the Cortex-M4F (-Os) and
+    run in QEMU: the host's float run of the same C bit for bit, and the double module within float."""
+    from soagen.codegen import generate
+    from soagen.targets.mcu import qemu as mcu
+
+    robot, mod = _reacher_module()
+    gen = generate(robot, soagen.Options(precision="float", functions=["inverse_dynamics", "forward_dynamics"]),
+                   "reacher")
+    rng = np.random.default_rng(6)
+    states = [[np.asarray(x, np.float32).astype(float) for x in robot.random_state(rng)] for _ in range(3)]
+    inputs = {"inverse_dynamics": [[q, qd, qdd] for q, qd, qdd, _ in states],
+              "forward_dynamics": [[q, qd, tau] for q, qd, _, tau in states]}
+    assert [[a.name for a in p.inputs] for p in gen.programs] == [["q", "qd", "qdd"], ["q", "qd", "tau"]]
+    folder = mcu.write_harness(gen, inputs, tmp_path)
+    target = mcu.TARGETS["cortex-m4f"]
+    text = "".join(mcu.run_qemu(elf, target, timeout=120)
+                   for elf in mcu.build_images(gen, inputs, folder, target, "-Os", log_trig=True))
+    assert "fault" not in text
+    on_mcu = mcu.parse_output(text, np.float32)
+    on_host = mcu.parse_output(mcu.run_host(folder, mcu.parse_trig(text)), np.float32)
+    assert set(on_mcu) == set(on_host) == {(f, c, o) for f, o in (("inverse_dynamics", "tau"),
+                                                                   ("forward_dynamics", "qdd")) for c in range(3)}
+    for key, (status, values) in on_mcu.items():
+        assert status == 0 and np.array_equal(values, on_host[key][1]), key
+        want = mod.call(key[0], *inputs[key[0]][key[1]])
+        assert C.rel(values, want) < 1e-5, (key, C.rel(values, want))

@@ -36,7 +36,7 @@ import numpy as np
 
 from soagen.model.builder import RobotBuilder
 from soagen.model.errors import ModelWarning, RobotError
-from soagen.model.robot import FLOATING, PRISMATIC, REVOLUTE, SPHERICAL
+from soagen.model.robot import FLOATING, PRISMATIC, REVOLUTE, SPHERICAL, PointTip
 from soagen.model.spatial import axis_angle, quat_matrix
 
 #: MuJoCo's mjtJoint numbers → soagen joint types
@@ -81,9 +81,11 @@ def load_mjcf(path, tips=(), lock=None, name=None, mjcf_damping=False, strict=Fa
     ----------
     path : str or path-like
         MJCF file (root element ``<mujoco>``).
-    tips : list of str
+    tips : list
         Operational points: names of bodies (the body frame's origin) or of sites
-        (their position and orientation); a body's name wins over a site's.
+        (their position and orientation), 6 rows [angular; linear]; or
+        :func:`soagen.point_tip` of a body or a site (3 linear rows, at the offset in
+        the body's or the site's frame); a body's name wins over a site's.
     lock : dict, optional
         ``{joint: qpos value}`` hinge or slide joints to hold fixed.
     name : str, optional
@@ -123,7 +125,7 @@ def load_mjcf(path, tips=(), lock=None, name=None, mjcf_damping=False, strict=Fa
         if strict:
             raise RobotError(f"{src}: {text} (refused: strict)")
     robot = builder.build(tips=tip_links, lock=lock, strict=strict)
-    robot = _mujoco_order(robot, names, list(tips))
+    robot = _mujoco_order(robot, names, [t.link if isinstance(t, PointTip) else t for t in tips])
     robot = dataclasses.replace(robot, notes=robot.notes + tuple(extras.notes))
     for text in extras.warned:
         warnings.warn(f"{src}: {text}", ModelWarning, stacklevel=2)
@@ -239,9 +241,10 @@ def _unique(taken, name):
 
 def _add_tips(builder, model, names, tips, anchor, src, taken):
     """One massless link per tip, on a fixed joint at the body origin or the site;
-    -> the builder's tip link names, in order."""
+    -> the builder's tips, in order: link names, :class:`PointTip` of the link for a point tip."""
     out = []
-    for i, tip in enumerate(tips):
+    for i, spec in enumerate(tips):
+        tip = spec.link if isinstance(spec, PointTip) else spec
         if tip in names.body:
             b = names.body.index(tip)
             rot, off = np.eye(3), -anchor[b]
@@ -255,7 +258,7 @@ def _add_tips(builder, model, names, tips, anchor, src, taken):
         link = _unique(taken, f"__tip{i}")
         builder.add_link(link)
         builder.add_joint(f"__tip{i}", "fixed", names.body[b], link, xyz=off, rotation=rot)
-        out.append(link)
+        out.append(dataclasses.replace(spec, link=link) if isinstance(spec, PointTip) else link)
     return out
 
 

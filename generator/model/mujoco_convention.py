@@ -15,7 +15,8 @@ joints differ:
   velocity, so ``qacc = T qdd + [R (ω × v); 0]``.
 
 Jacobians: MuJoCo's ``mj_jacSite``/``mj_jacBody`` give ``jacp`` (3, nv), ``jacr``
-(3, nv) in world axes at the point; soagen's tip rows are ``[angular; linear]``.
+(3, nv) in world axes at the point; soagen's tip rows are ``[angular; linear]``, the
+linear ones only for a point tip (``soagen.point_tip``: ``jacp``).
 """
 from __future__ import annotations
 
@@ -110,12 +111,29 @@ def matrix_from_mujoco(robot, q, M):
 
 
 def jacobian_from_mujoco(robot, q, jacobians):
-    """soagen's J (6m, nv) of MuJoCo's ``[(jacp (3, nv), jacr (3, nv)), ...]``, one pair per tip."""
+    """soagen's J (r, nv) of MuJoCo's ``[(jacp (3, nv), jacr (3, nv)), ...]``, one pair per tip:
+    ``[jacr; jacp]`` of a full tip, ``jacp`` of a point tip (its rows :attr:`Tip.rows`; its
+    jacr may be None)."""
     T = velocity_map(robot, q)
-    return np.vstack([np.vstack([jacr, jacp]) @ T for jacp, jacr in jacobians])
+    if len(jacobians) != len(robot.tips):
+        raise ValueError(f"{len(jacobians)} Jacobians for {len(robot.tips)} tips")
+    return np.vstack([_rows(tip, jacp, jacr) @ T for (jacp, jacr), tip in zip(jacobians, robot.tips)])
+
+
+def _rows(tip, jacp, jacr):
+    """The tip's rows of ``[jacr; jacp]`` (6, nv): all of them, or the linear ones of a point tip."""
+    if tip.point:
+        return np.asarray(jacp, float)
+    return np.vstack([jacr, jacp])[list(tip.rows)]
 
 
 def jacobian_to_mujoco(robot, q, J):
-    """MuJoCo's ``[(jacp (3, nv), jacr (3, nv)), ...]`` of soagen's J (6m, nv)."""
+    """MuJoCo's ``[(jacp (3, nv), jacr (3, nv)), ...]`` of soagen's J (r, nv); a point tip's
+    jacr is None (its rows are the linear ones only)."""
     JT = np.asarray(J, float) @ velocity_map(robot, q).T
-    return [(JT[i + 3:i + 6], JT[i:i + 3]) for i in range(0, JT.shape[0], 6)]
+    out, i = [], 0
+    for tip in robot.tips:
+        rows = JT[i:i + len(tip.rows)]
+        out.append((rows, None) if tip.point else (rows[3:], rows[:3]))
+        i += len(tip.rows)
+    return out
