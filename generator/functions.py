@@ -142,6 +142,8 @@ _KIN = "soagen.passes.kinematics"
 _CONTACT = "soagen.passes.contact"
 _OS = "soagen.passes.operational_space"
 _DER = "soagen.passes.derivatives"
+ID_DERIVATIVES = (Output("dtau_dq", ("n", "n"), "dtau/dq, row-major"),
+                  Output("dtau_dqd", ("n", "n"), "dtau/dqd, row-major"))
 CONTACT_DERIVATIVES = (
     QDD, Output("f", ("r",), "forces the tips exert on the environment, world axes at the tip"),
     Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"), Output("dqdd_dqd", ("n", "n"), "dqdd/dqd, row-major"),
@@ -245,9 +247,16 @@ CATALOGUE = (
          f"{_CONTACT}_derivatives:contact_dynamics_derivatives_kkt", "contact_dynamics_derivatives", tips=True,
          family="contact_dynamics_derivatives", label="kkt", candidate=True, default=False, solves="Omega"),
     Spec("inverse_dynamics_derivatives", "derivatives of inverse dynamics dtau/dq (tangent space), dtau/dqd",
-         ("q", "qd", "qdd"), (Output("dtau_dq", ("n", "n"), "dtau/dq, row-major"),
-                              Output("dtau_dqd", ("n", "n"), "dtau/dqd, row-major")),
-         f"{_DER}:inverse_dynamics_derivatives", "inverse_dynamics_derivatives", default=False),
+         ("q", "qd", "qdd"), ID_DERIVATIVES, None, "inverse_dynamics_derivatives",
+         family="inverse_dynamics_derivatives", default=False),
+    Spec("inverse_dynamics_derivatives_forward_mode", "derivatives of inverse dynamics by forward-mode "
+         "differentiation of Newton-Euler", ("q", "qd", "qdd"), ID_DERIVATIVES,
+         f"{_DER}:inverse_dynamics_derivatives", "inverse_dynamics_derivatives",
+         family="inverse_dynamics_derivatives", label="forward_mode", candidate=True, default=False),
+    Spec("inverse_dynamics_derivatives_analytic", "derivatives of inverse dynamics by the analytical world-frame "
+         "recursion of Carpentier and Mansard (RSS 2018)", ("q", "qd", "qdd"), ID_DERIVATIVES,
+         "soagen.passes.analytic_derivatives:inverse_dynamics_derivatives_analytic", "inverse_dynamics_derivatives",
+         family="inverse_dynamics_derivatives", label="analytic", candidate=True, default=False),
     Spec("forward_dynamics_derivatives", "forward dynamics qdd and its derivatives dqdd/dq (tangent space), "
          "dqdd/dqd, dqdd/dtau = M^-1", ("q", "qd", "tau"), FD_DERIVATIVES, None, "forward_dynamics_derivatives",
          family="forward_dynamics_derivatives", default=False, solves="M"),
@@ -259,6 +268,10 @@ CATALOGUE = (
          "composite inertias", ("q", "qd", "tau"), FD_DERIVATIVES, f"{_DER}:forward_dynamics_derivatives_via_id",
          "forward_dynamics_derivatives", family="forward_dynamics_derivatives", label="via_id", candidate=True,
          default=False, solves="M"),
+    Spec("forward_dynamics_derivatives_via_analytic_id", "forward dynamics derivatives -M^-1 dtau/dx at qdd, with "
+         "M by composite inertias and dtau/dx by the analytical recursion", ("q", "qd", "tau"), FD_DERIVATIVES,
+         f"{_DER}:forward_dynamics_derivatives_via_analytic_id", "forward_dynamics_derivatives",
+         family="forward_dynamics_derivatives", label="via_analytic_id", candidate=True, default=False, solves="M"),
     Spec("linearized_step", "A, B of one semi-implicit Euler step x+ = f(x, tau), x = (q, qd)",
          ("q", "qd", "tau", "dt"), (Output("A", ("2n", "2n"), "A = dx+/dx, row-major"),
                                     Output("B", ("2n", "n"), "B = dx+/dtau, row-major")),
@@ -291,6 +304,14 @@ CATALOGUE = (
 #: the functions that may take the parameters π as an input (``parameters="inputs"``): joint-space
 #: dynamics; kinematics has no parameters, the regressors none by definition, and the
 #: operational-space functions keep theirs baked
+#: what a legged robot's controller calls (the feet as tips, point tips for point feet): dynamics,
+#: the feet's Jacobians and Λ(0), contact and impulse dynamics, the centroidal momentum, and the
+#: derivatives of inverse, forward and contact dynamics (``soagen.build(robot, functions=LEGGED)``)
+LEGGED = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "jacobian", "jdot_qdot", "os_inertia",
+          "contact_dynamics", "impulse_dynamics", "center_of_mass", "com_jacobian", "centroidal_momentum_matrix",
+          "centroidal_bias", "inverse_dynamics_derivatives", "forward_dynamics_derivatives",
+          "contact_dynamics_derivatives")
+
 PARAMETRIC = frozenset({"inverse_dynamics", "inverse_dynamics_tip_force", "gravity", "bias_forces", "coriolis",
                         "mass_matrix", "mass_matrix_ne", "mass_matrix_inverse", "mass_matrix_inverse_innovations",
                         "mass_matrix_inverse_cholesky", "forward_dynamics", "forward_dynamics_fd4",

@@ -80,11 +80,12 @@ def forward_dynamics_derivatives_fd4(prog, robot, q, qd, tau):
     return [[T.value(x) for x in qdd]] + [jacobian(T, qdd, _directions(d, n)) for d in ("q", "qd", "tau")]
 
 
-def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau):
+def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False):
     """θ̈ = M⁻¹(τ − C − G − F(q̇)) with M by composite inertias [RK (3.20)] and its LTDL,
     M⁻¹ from the same factors, and M ∂θ̈/∂x = −∂τ/∂x|θ̈ solved column by column
     with those factors (no fill-in on trees), ∂τ/∂x the forward-mode derivatives
-    of Newton–Euler at that θ̈ [RK (2.24)–(2.30)]."""
+    of Newton–Euler at that θ̈ [RK (2.24)–(2.30)] (``analytic``: the analytical
+    recursion of :mod:`soagen.passes.analytic_derivatives`)."""
     from soagen.passes.dynamics import inverse_dynamics
     from soagen.passes.sweeps import Sweeps, forces_tip_to_base, mass_matrix_ltdl, newton_euler, project, subtract_friction
 
@@ -96,17 +97,32 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau):
     L, dinv = mass_matrix_ltdl(sw)
     qdd = ldl_solve(prog, L, dinv, rhs[::-1])[::-1]
     Minv = reverse(ldl_inverse(prog, L, dinv))
-    prog.banner("derivatives of Newton-Euler at qdd, forward mode", level=0)
-    qdd_in = [sp.Symbol(f"qdd[{i}]") for i in range(n)]
-    inner = _inner(prog, robot, inverse_dynamics, (q, qd, qdd_in), ("q", "qd", "qdd"))
-    T = replay(prog, inner, _seeds(prog, robot, q, qd), inputs=dict(zip(qdd_in, qdd)))
-    out = inner.outputs[0].symbols
+    if analytic:
+        from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
+
+        prog.banner("derivatives of Newton-Euler at qdd, analytical recursion", level=0)
+        dtau = inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd)        # row-major dq, dqd
+        column = {"q": lambda i, j: dtau[0][i * n + j], "qd": lambda i, j: dtau[1][i * n + j]}
+    else:
+        prog.banner("derivatives of Newton-Euler at qdd, forward mode", level=0)
+        qdd_in = [sp.Symbol(f"qdd[{i}]") for i in range(n)]
+        inner = _inner(prog, robot, inverse_dynamics, (q, qd, qdd_in), ("q", "qd", "qdd"))
+        T = replay(prog, inner, _seeds(prog, robot, q, qd), inputs=dict(zip(qdd_in, qdd)))
+        out = inner.outputs[0].symbols
+        column = {d: (lambda i, j, d=d: T.tangent(out[i], (d, j))) for d in ("q", "qd")}
     prog.banner("d qdd = -M^-1 d tau, column by column with the LTDL factors (sparse on trees)", level=0)
     blocks = []
     for d in ("q", "qd"):
-        cols = [ldl_solve(prog, L, dinv, [-T.tangent(o, (d, j)) for o in out][::-1])[::-1] for j in range(n)]
+        cols = [ldl_solve(prog, L, dinv, [-column[d](i, j) for i in range(n)][::-1])[::-1] for j in range(n)]
         blocks.append([cols[j][i] for i in range(n) for j in range(n)])
     return [qdd, *blocks, [Minv[i][j] for i in range(n) for j in range(n)]]
+
+
+def forward_dynamics_derivatives_via_analytic_id(prog, robot, q, qd, tau):
+    """θ̈, M⁻¹ and ∂θ̈/∂x = −M⁻¹ ∂τ/∂x|θ̈ as :func:`forward_dynamics_derivatives_via_id`
+    (M by composite inertias [RK (3.20)] and its LTDL), ∂τ/∂x by the analytical
+    recursion of Carpentier & Mansard (RSS 2018) at that θ̈."""
+    return forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=True)
 
 
 def linearized_step(prog, robot, q, qd, tau, dt):
