@@ -246,6 +246,11 @@ CATALOGUE = (
          "with the factors of Omega(0) and M", ("q", "qd", "tau"), CONTACT_DERIVATIVES,
          f"{_CONTACT}_derivatives:contact_dynamics_derivatives_kkt", "contact_dynamics_derivatives", tips=True,
          family="contact_dynamics_derivatives", label="kkt", candidate=True, default=False, solves="Omega"),
+    Spec("contact_dynamics_derivatives_kkt_analytic", "contact dynamics derivatives from the differentiated KKT "
+         "conditions, dtau/dx by the analytical recursion", ("q", "qd", "tau"), CONTACT_DERIVATIVES,
+         f"{_CONTACT}_derivatives:contact_dynamics_derivatives_kkt_analytic", "contact_dynamics_derivatives",
+         tips=True, family="contact_dynamics_derivatives", label="kkt_analytic", candidate=True, default=False,
+         solves="Omega"),
     Spec("inverse_dynamics_derivatives", "derivatives of inverse dynamics dtau/dq (tangent space), dtau/dqd",
          ("q", "qd", "qdd"), ID_DERIVATIVES, None, "inverse_dynamics_derivatives",
          family="inverse_dynamics_derivatives", default=False),

@@ -149,7 +149,7 @@ long panda_forward_kinematics_batch(long count, const double *q, double *T)
 }
 
 /*
- * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n [RJK (1)]
+ * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major r x n [RJK (1)]
  * jacobian                          102 mul     67 add    0 div   0 sqrt  12 trig     99 statements
  *   q[7]: joint positions
  *   J[42]: Jacobian, row-major
@@ -945,7 +945,7 @@ long panda_inverse_dynamics_batch(long count, const double *q, const double *qd,
  *   q[7]: joint positions
  *   qd[7]: joint velocities
  *   qdd[7]: joint accelerations
- *   f[6]: tip forces on the environment
+ *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   tau[7]: joint torques
  */
 void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], const double qdd[7], const double f[6], double tau[7])
@@ -9356,7 +9356,7 @@ long panda_forward_dynamics_crba_batch(long count, const double *q, const double
  * joint accelerations caused by tip forces alone [RJK (18)]
  * tip_force_acceleration            522 mul    434 add    6 div   0 sqrt  14 trig    462 statements
  *   q[7]: joint positions
- *   f[6]: tip forces on the environment
+ *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   qdd[7]: joint accelerations
  */
 void panda_tip_force_acceleration(const double q[7], const double f[6], double qdd[7])
@@ -9889,7 +9889,7 @@ long panda_tip_force_acceleration_batch(long count, const double *q, const doubl
 }
 
 /*
- * operational space inverse inertia Omega(0), 6m x 6m [KJR (61)], [RJK (20)]
+ * operational space inverse inertia Omega(0), r x r [KJR (61)], [RJK (20)]
  * os_inertia_inverse                951 mul    831 add    6 div   0 sqrt  14 trig    695 statements
  *   q[7]: joint positions
  *   Omega[36]: Omega(0), row-major
@@ -10672,7 +10672,7 @@ long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega)
 }
 
 /*
- * operational space inertia Lambda(0), 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0), r x r. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia                        960 mul    729 add   12 div   0 sqrt  14 trig    646 statements
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -10692,7 +10692,7 @@ long panda_os_inertia_batch(long count, const double *q, double *Lambda)
 }
 
 /*
- * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) by the O(n) recursion, r x r [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_recursive             1127 mul    921 add   12 div   0 sqrt  14 trig    782 statements
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -11572,7 +11572,7 @@ long panda_os_inertia_recursive_batch(long count, const double *q, double *Lambd
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, r x r [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_explicit               960 mul    729 add   12 div   0 sqrt  14 trig    646 statements
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major

@@ -67,7 +67,7 @@ void panda_forward_kinematics(const double q[7], double T[16]);
 /* The same on `count` rows of row-major arrays; returns 0. */
 long panda_forward_kinematics_batch(long count, const double *q, double *T);
 
-/* tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n [RJK (1)] */
+/* tip Jacobians, [angular; linear] rows, world axes at the tip, row-major r x n [RJK (1)] */
 void panda_jacobian(const double q[7], double J[42]);
 /* The same on `count` rows of row-major arrays; returns 0. */
 long panda_jacobian_batch(long count, const double *q, double *J);
@@ -162,22 +162,22 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
 /* The same on `count` rows of row-major arrays; returns 0. */
 long panda_tip_force_acceleration_batch(long count, const double *q, const double *f, double *qdd);
 
-/* operational space inverse inertia Omega(0), 6m x 6m [KJR (61)], [RJK (20)] */
+/* operational space inverse inertia Omega(0), r x r [KJR (61)], [RJK (20)] */
 void panda_os_inertia_inverse(const double q[7], double Omega[36]);
 /* The same on `count` rows of row-major arrays; returns 0. */
 long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega);
 
-/* operational space inertia Lambda(0), 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0), r x r. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_inertia(const double q[7], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long panda_os_inertia_batch(long count, const double *q, double *Lambda);
 
-/* operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) by the O(n) recursion, r x r [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_inertia_recursive(const double q[7], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long panda_os_inertia_recursive_batch(long count, const double *q, double *Lambda);
 
-/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
+/* operational space inertia Lambda(0) = (J M^-1 J^T)^-1, r x r [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular. */
 int panda_os_inertia_explicit(const double q[7], double Lambda[36]);
 /* The same on `count` rows of row-major arrays; returns the number of rows where Omega(0) is singular (their outputs untouched). */
 long panda_os_inertia_explicit_batch(long count, const double *q, double *Lambda);

@@ -120,7 +120,7 @@ long puma560_forward_kinematics_batch(long count, const double *q, double *T)
 }
 
 /*
- * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n [RJK (1)]
+ * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major r x n [RJK (1)]
  * jacobian                           53 mul     30 add    0 div   0 sqrt  10 trig     53 statements
  *   q[6]: joint positions
  *   J[36]: Jacobian, row-major
@@ -715,7 +715,7 @@ long puma560_inverse_dynamics_batch(long count, const double *q, const double *q
  *   q[6]: joint positions
  *   qd[6]: joint velocities
  *   qdd[6]: joint accelerations
- *   f[6]: tip forces on the environment
+ *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   tau[6]: joint torques
  */
 void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6])
@@ -6538,7 +6538,7 @@ long puma560_forward_dynamics_crba_batch(long count, const double *q, const doub
  * joint accelerations caused by tip forces alone [RJK (18)]
  * tip_force_acceleration            347 mul    263 add    4 div   0 sqrt  12 trig    311 statements
  *   q[6]: joint positions
- *   f[6]: tip forces on the environment
+ *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   qdd[6]: joint accelerations
  */
 void puma560_tip_force_acceleration(const double q[6], const double f[6], double qdd[6])
@@ -6913,7 +6913,7 @@ long puma560_tip_force_acceleration_batch(long count, const double *q, const dou
 }
 
 /*
- * operational space inverse inertia Omega(0), 6m x 6m [KJR (61)], [RJK (20)]
+ * operational space inverse inertia Omega(0), r x r [KJR (61)], [RJK (20)]
  * os_inertia_inverse                633 mul    516 add    4 div   0 sqrt  12 trig    486 statements
  *   q[6]: joint positions
  *   Omega[36]: Omega(0), row-major
@@ -7483,7 +7483,7 @@ long puma560_os_inertia_inverse_batch(long count, const double *q, double *Omega
 }
 
 /*
- * operational space inertia Lambda(0), 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0), r x r. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia                        579 mul    388 add   10 div   0 sqrt  10 trig    421 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -7503,7 +7503,7 @@ long puma560_os_inertia_batch(long count, const double *q, double *Lambda)
 }
 
 /*
- * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) by the O(n) recursion, r x r [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_recursive              809 mul    606 add   10 div   0 sqrt  12 trig    573 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -8170,7 +8170,7 @@ long puma560_os_inertia_recursive_batch(long count, const double *q, double *Lam
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, r x r [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_explicit               579 mul    388 add   10 div   0 sqrt  10 trig    421 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major

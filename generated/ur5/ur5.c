@@ -149,7 +149,7 @@ long ur5_forward_kinematics_batch(long count, const double *q, double *T)
 }
 
 /*
- * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major 6m x n [RJK (1)]
+ * tip Jacobians, [angular; linear] rows, world axes at the tip, row-major r x n [RJK (1)]
  * jacobian                           81 mul     59 add    0 div   0 sqrt  10 trig     94 statements
  *   q[6]: joint positions
  *   J[36]: Jacobian, row-major
@@ -850,7 +850,7 @@ long ur5_inverse_dynamics_batch(long count, const double *q, const double *qd, c
  *   q[6]: joint positions
  *   qd[6]: joint velocities
  *   qdd[6]: joint accelerations
- *   f[6]: tip forces on the environment
+ *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   tau[6]: joint torques
  */
 void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6])
@@ -6937,7 +6937,7 @@ long ur5_forward_dynamics_crba_batch(long count, const double *q, const double *
  * joint accelerations caused by tip forces alone [RJK (18)]
  * tip_force_acceleration            374 mul    296 add    5 div   0 sqrt  12 trig    345 statements
  *   q[6]: joint positions
- *   f[6]: tip forces on the environment
+ *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   qdd[6]: joint accelerations
  */
 void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd[6])
@@ -7346,7 +7346,7 @@ long ur5_tip_force_acceleration_batch(long count, const double *q, const double 
 }
 
 /*
- * operational space inverse inertia Omega(0), 6m x 6m [KJR (61)], [RJK (20)]
+ * operational space inverse inertia Omega(0), r x r [KJR (61)], [RJK (20)]
  * os_inertia_inverse                728 mul    618 add    5 div   0 sqrt  12 trig    589 statements
  *   q[6]: joint positions
  *   Omega[36]: Omega(0), row-major
@@ -8019,7 +8019,7 @@ long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega)
 }
 
 /*
- * operational space inertia Lambda(0), 6m x 6m. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0), r x r. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia                        710 mul    542 add   11 div   0 sqrt  12 trig    515 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -8039,7 +8039,7 @@ long ur5_os_inertia_batch(long count, const double *q, double *Lambda)
 }
 
 /*
- * operational space inertia Lambda(0) by the O(n) recursion, 6m x 6m [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) by the O(n) recursion, r x r [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_recursive              904 mul    708 add   11 div   0 sqrt  12 trig    676 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
@@ -8809,7 +8809,7 @@ long ur5_os_inertia_recursive_batch(long count, const double *q, double *Lambda)
 }
 
 /*
- * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, 6m x 6m [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
+ * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, r x r [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
  * os_inertia_explicit               710 mul    542 add   11 div   0 sqrt  12 trig    515 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major

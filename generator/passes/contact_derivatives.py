@@ -8,7 +8,9 @@ for what a maker is), two members of the ``contact_dynamics_derivatives`` family
   [M J*; J 0][∂θ̈; ∂f] = −[A; B], A = ∂ID/∂x and B = ∂(Jθ̈ + J̇θ̇)/∂x at fixed (θ̈, f)
   by forward mode of those two (much shorter) programs, then
   ∂f = Λ(0)(B − JM⁻¹A) through the LDLᵀ factors of Ω(0) the contact solve already has,
-  and ∂θ̈ = −M⁻¹A − M⁻¹J*∂f with M⁻¹ from the LTDL factors of M [RK (3.20)].
+  and ∂θ̈ = −M⁻¹A − M⁻¹J*∂f with M⁻¹ from the LTDL factors of M [RK (3.20)];
+* ``kkt_analytic``: the same with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
+  :mod:`soagen.passes.analytic_derivatives` and forward mode of J*f only.
 
 Derivatives with respect to q are in the tangent space, as in
 :mod:`soagen.passes.derivatives`.
@@ -21,7 +23,8 @@ from soagen.passes.contact import solve_contact
 from soagen.passes.derivatives import _directions, _inner, _seeds
 from soagen.passes.kinematics import jacobian_rows
 from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
-from soagen.passes.sweeps import ZERO6, Sweeps, accelerate, mass_matrix_ltdl, tip_accelerations, velocities
+from soagen.passes.sweeps import (ZERO6, Sweeps, accelerate, forces_tip_to_base, mass_matrix_ltdl, project, tip_accelerations,
+                                  tip_forces, velocities)
 from soagen.passes.tangent import jacobian, replay, velocity_seeds
 
 
@@ -63,16 +66,41 @@ def _tangent_columns(prog, robot, maker, q, qd, named):
     return {d: [[T.tangent(o, (d, j)) for j in range(n)] for o in out] for d in ("q", "qd")}
 
 
-def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau):
-    """θ̈, f and their derivatives along q, q̇, τ from the differentiated KKT conditions,
-    solved with the factors of Ω(0) (contact solve) and of M (LTDL)."""
+def tip_force_torques(prog, robot, q, qd, f):
+    """J*f: the joint torques of the tip forces alone, B f(0) then the force pass [RK (2.29)]
+    and T = Hf [RK (2.30)] (``qd`` unused: the signature of :func:`_tangent_columns`)."""
+    sw = Sweeps(prog, robot, q)
+    forces = tip_forces(sw, f)
+    forces_tip_to_base(sw, forces)
+    return [project(sw, forces)]
+
+
+def _id_columns(prog, robot, q, qd, qdd, f, analytic):
+    """A = ∂ID/∂q, ∂ID/∂q̇ at (θ̈, f), ID with the tip forces: forward mode of it, or (``analytic``)
+    the analytical recursion of :mod:`soagen.passes.analytic_derivatives` for Mθ̈ + C + G plus
+    forward mode of the short program J*f."""
     from soagen.passes.dynamics import inverse_dynamics_tip_force
 
+    if not analytic:
+        return _tangent_columns(prog, robot, inverse_dynamics_tip_force, q, qd, [("qdd", qdd), ("f", f)])
+    from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
+
+    n = robot.nv
+    dq, dqd = inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd)       # row-major (n, n)
+    jtf = _tangent_columns(prog, robot, tip_force_torques, q, qd, [("f", f)])["q"]
+    return {"q": [[prog.let(dq[i * n + j] + jtf[i][j]) for j in range(n)] for i in range(n)],
+            "qd": [[dqd[i * n + j] for j in range(n)] for i in range(n)]}
+
+
+def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
+    """θ̈, f and their derivatives along q, q̇, τ from the differentiated KKT conditions,
+    solved with the factors of Ω(0) (contact solve) and of M (LTDL); ``analytic``: ∂ID/∂x by
+    the analytical recursion (:func:`_id_columns`)."""
     n, r = robot.nv, robot.tip_rows
     sw = Sweeps(prog, robot, q)
     qdd, f, _, L_om, dinv_om = solve_contact(sw, qd, tau)
-    prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd)/dx at qdd: forward mode", level=0)
-    A = _tangent_columns(prog, robot, inverse_dynamics_tip_force, q, qd, [("qdd", qdd), ("f", f)])
+    prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd)/dx at qdd", level=0)
+    A = _id_columns(prog, robot, q, qd, qdd, f, analytic)
     B = _tangent_columns(prog, robot, tip_accelerations_at, q, qd, [("qdd", qdd)])
     prog.banner("M^-1 by the LTDL factors, J, Z = M^-1 J*", level=0)
     L, dinv = mass_matrix_ltdl(sw)
@@ -100,3 +128,10 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau):
     row_major = lambda cols, rows: [cols[j][i] for i in range(rows) for j in range(n)]     # noqa: E731
     return ([qdd, f] + [row_major(blocks[d][0], n) for d in ("q", "qd", "tau")]
             + [row_major(blocks[d][1], r) for d in ("q", "qd", "tau")])
+
+
+def contact_dynamics_derivatives_kkt_analytic(prog, robot, q, qd, tau):
+    """:func:`contact_dynamics_derivatives_kkt` with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
+    Carpentier & Mansard (RSS 2018)."""
+    return contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=True)
+
