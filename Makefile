@@ -9,6 +9,9 @@ generated:
 footprint:
 	soagen footprint --example puma560 --markdown generated/puma560/footprint.md > /dev/null
 	soagen footprint --example panda --derivatives --markdown generated/panda/footprint.md > /dev/null
+	soagen footprint "$$(python -c 'import soagen; print(soagen.robots.path("solo12"))')" --floating-base \
+	    --point-tip FL_FOOT --point-tip FR_FOOT --point-tip HL_FOOT --point-tip HR_FOOT \
+	    --function contact_dynamics --function impulse_dynamics --name solo12 --markdown docs/footprint_solo12.md > /dev/null
 
 # Op counts against n for every variant (a few minutes) and the PUMA literature page
 # (CasADi counts are re-measured by `python benchmarks/casadi_opcounts.py`, which builds its venv).
