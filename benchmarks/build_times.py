@@ -3,6 +3,7 @@ cache, per robot: the figures of docs/build_profile.md.
 
     python benchmarks/build_times.py panda solo12 talos_reduced talos_full_v2 icub   # one JSON line each
     python benchmarks/build_times.py --render      # docs/build_profile.md from docs/build_times.json
+    python benchmarks/build_times.py --legged solo12_feet talos_feet   # soagen.functions.LEGGED, feet as tips
 
 It uses only ``soagen.build``, ``soagen.load_urdf`` and the module's ``timings``, so the same
 script measures an older checkout (run it with that checkout's environment) for a before/after
@@ -32,6 +33,12 @@ ROBOTS = {
                       ["gripper_left_base_link", "gripper_right_base_link"]),
     "icub": ("icub_description/robots/icub.urdf", True, ["r_hand", "l_hand"]),
 }
+#: legged robots with their feet as tips (("point", link): a point tip), built with soagen.functions.LEGGED
+LEGGED_ROBOTS = {
+    "solo12_feet": ("solo_description/robots/solo12.urdf", True,
+                    [("point", f) for f in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")]),
+    "talos_feet": ("talos_data/robots/talos_reduced.urdf", True, ["left_sole_link", "right_sole_link"]),
+}
 
 
 def erd_robots():
@@ -48,7 +55,9 @@ def one(key):
     """Build ``key`` from an empty cache in this process; print one JSON line."""
     import soagen
 
-    rel, floating, tips = ROBOTS[key]
+    legged = key in LEGGED_ROBOTS
+    rel, floating, tips = (LEGGED_ROBOTS if legged else ROBOTS)[key]
+    tips = [soagen.point_tip(t[1]) if isinstance(t, tuple) else t for t in tips]
     if rel == "bundled":
         try:
             from soagen.model.robots import example
@@ -59,7 +68,13 @@ def one(key):
         robot = soagen.load_urdf(str(erd_robots() / rel), tips=tips, floating_base=floating)
     os.environ["SOAGEN_CACHE"] = tempfile.mkdtemp(prefix="soagen-build-times-")
     t0 = time.perf_counter()
-    mod = soagen.build(robot)
+    if legged:
+        from soagen.functions import LEGGED
+        from soagen.pipeline import terminal_progress
+
+        mod = soagen.build(robot, functions=list(LEGGED), progress=terminal_progress())
+    else:
+        mod = soagen.build(robot)
     wall = time.perf_counter() - t0
     peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)   # kB: soagen, or its largest child
@@ -109,6 +124,8 @@ def main(argv):
     if argv and argv[0] == "--render":
         (DOCS / "build_profile.md").write_text(render(json.loads((DOCS / "build_times.json").read_text())))
         return 0
+    if argv and argv[0] == "--legged":
+        argv = argv[1:] or list(LEGGED_ROBOTS)
     for key in argv or list(ROBOTS):
         subprocess.run([sys.executable, __file__, "--one", key], check=True)
     return 0

@@ -144,6 +144,7 @@ _OS = "soagen.passes.operational_space"
 _DER = "soagen.passes.derivatives"
 ID_DERIVATIVES = (Output("dtau_dq", ("n", "n"), "dtau/dq, row-major"),
                   Output("dtau_dqd", ("n", "n"), "dtau/dqd, row-major"))
+STEP = (Output("A", ("2n", "2n"), "A = dx+/dx, row-major"), Output("B", ("2n", "n"), "B = dx+/dtau, row-major"))
 CONTACT_DERIVATIVES = (
     QDD, Output("f", ("r",), "forces the tips exert on the environment, world axes at the tip"),
     Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"), Output("dqdd_dqd", ("n", "n"), "dqdd/dqd, row-major"),
@@ -241,7 +242,7 @@ CATALOGUE = (
     Spec("contact_dynamics_derivatives_forward", "contact dynamics derivatives by forward-mode differentiation of "
          "the contact dynamics", ("q", "qd", "tau"), CONTACT_DERIVATIVES,
          f"{_CONTACT}_derivatives:contact_dynamics_derivatives_forward", "contact_dynamics_derivatives", tips=True,
-         family="contact_dynamics_derivatives", label="forward_mode", candidate=True, default=False, solves="Omega"),
+         family="contact_dynamics_derivatives", label="forward_mode", candidate=False, default=False, solves="Omega"),
     Spec("contact_dynamics_derivatives_kkt", "contact dynamics derivatives from the differentiated KKT conditions "
          "with the factors of Omega(0) and M", ("q", "qd", "tau"), CONTACT_DERIVATIVES,
          f"{_CONTACT}_derivatives:contact_dynamics_derivatives_kkt", "contact_dynamics_derivatives", tips=True,
@@ -267,7 +268,7 @@ CATALOGUE = (
          family="forward_dynamics_derivatives", default=False, solves="M"),
     Spec("forward_dynamics_derivatives_fd4", "forward dynamics derivatives by forward-mode differentiation of FD4",
          ("q", "qd", "tau"), FD_DERIVATIVES, f"{_DER}:forward_dynamics_derivatives_fd4",
-         "forward_dynamics_derivatives", family="forward_dynamics_derivatives", label="fd4", candidate=True,
+         "forward_dynamics_derivatives", family="forward_dynamics_derivatives", label="fd4", candidate=False,
          default=False, solves="M"),
     Spec("forward_dynamics_derivatives_via_id", "forward dynamics derivatives -M^-1 dtau/dx at qdd, with M by "
          "composite inertias", ("q", "qd", "tau"), FD_DERIVATIVES, f"{_DER}:forward_dynamics_derivatives_via_id",
@@ -278,9 +279,15 @@ CATALOGUE = (
          f"{_DER}:forward_dynamics_derivatives_via_analytic_id", "forward_dynamics_derivatives",
          family="forward_dynamics_derivatives", label="via_analytic_id", candidate=True, default=False, solves="M"),
     Spec("linearized_step", "A, B of one semi-implicit Euler step x+ = f(x, tau), x = (q, qd)",
-         ("q", "qd", "tau", "dt"), (Output("A", ("2n", "2n"), "A = dx+/dx, row-major"),
-                                    Output("B", ("2n", "n"), "B = dx+/dtau, row-major")),
-         f"{_DER}:linearized_step", "linearized_step", default=False, solves="M", one_dof=True),
+         ("q", "qd", "tau", "dt"), STEP, None, "linearized_step", family="linearized_step", default=False,
+         solves="M", one_dof=True),
+    Spec("linearized_step_via_id", "A, B of one semi-implicit Euler step from the forward dynamics derivatives "
+         "via_id", ("q", "qd", "tau", "dt"), STEP, f"{_DER}:linearized_step", "linearized_step",
+         family="linearized_step", label="via_id", candidate=True, default=False, solves="M", one_dof=True),
+    Spec("linearized_step_via_analytic_id", "A, B of one semi-implicit Euler step from the forward dynamics "
+         "derivatives via_analytic_id", ("q", "qd", "tau", "dt"), STEP, f"{_DER}:linearized_step_analytic",
+         "linearized_step", family="linearized_step", label="via_analytic_id", candidate=True, default=False,
+         solves="M", one_dof=True),
     # ---- identification and adaptive control (soagen.passes.identification, soagen.model.parameters)
     Spec("regressor", "joint-torque regressor Y, T = Y pi with pi = robot.parameters(), row-major n x p",
          ("q", "qd", "qdd"), (Output("Y", ("n", "p"), "regressor, row-major"),), f"{_ID}:regressor", "regressor",

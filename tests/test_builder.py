@@ -125,7 +125,10 @@ NEEDS_INVERSE = {
     "forward_dynamics_fd4", "forward_dynamics_crba", "tip_force_acceleration", "os_inertia_inverse",
     "os_inertia", "os_inertia_recursive", "os_inertia_explicit", "os_coriolis", "os_gravity", "os_bias",
     "osc_torque", "forward_dynamics_derivatives", "forward_dynamics_derivatives_fd4",
-    "forward_dynamics_derivatives_via_id", "linearized_step"}
+    "forward_dynamics_derivatives_via_id", "forward_dynamics_derivatives_via_analytic_id", "linearized_step",
+    "linearized_step_via_id", "linearized_step_via_analytic_id", "contact_dynamics", "impulse_dynamics",
+    "contact_dynamics_derivatives", "contact_dynamics_derivatives_forward", "contact_dynamics_derivatives_kkt",
+    "contact_dynamics_derivatives_kkt_analytic"}
 
 
 def test_function_selection_leaves_out_what_needs_the_inverse():

@@ -125,14 +125,14 @@ def forward_dynamics_derivatives_via_analytic_id(prog, robot, q, qd, tau):
     return forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=True)
 
 
-def linearized_step(prog, robot, q, qd, tau, dt):
+def linearized_step(prog, robot, q, qd, tau, dt, analytic=False):
     """A, B of one semi-implicit Euler step x⁺ = f(x, τ), x = (q, q̇):
     q̇⁺ = q̇ + dt θ̈(q, q̇, τ), q⁺ = q + dt q̇⁺ (1-dof joints), from
     :func:`forward_dynamics_derivatives_via_id`: with F_q, F_v, M⁻¹ its
     derivatives, A = [[I + dt² F_q, dt (I + dt F_v)], [dt F_q, I + dt F_v]],
     B = [[dt² M⁻¹], [dt M⁻¹]] (row-major 2n × 2n and 2n × n)."""
     n = robot.nv
-    _, Fq, Fv, Minv = forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau)
+    _, Fq, Fv, Minv = forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic)
     h = dt[0]
     prog.banner("A, B of the semi-implicit Euler step", level=0)
     eye = [[sp.Integer(int(i == j)) for j in range(n)] for i in range(n)]
@@ -145,3 +145,10 @@ def linearized_step(prog, robot, q, qd, tau, dt):
     A = [row_q + row_v for row_q, row_v in zip(dq_dq, dq_dv)] + [a + b for a, b in zip(dv_dq, dv_dv)]
     B = dq_dt + dv_dt
     return [[x for row in A for x in row], [x for row in B for x in row]]
+
+
+def linearized_step_analytic(prog, robot, q, qd, tau, dt):
+    """:func:`linearized_step` from :func:`forward_dynamics_derivatives_via_analytic_id` (∂τ/∂x by the
+    analytical recursion of Carpentier & Mansard, RSS 2018)."""
+    return linearized_step(prog, robot, q, qd, tau, dt, analytic=True)
+

@@ -24,12 +24,15 @@ STUDY = {
     "forward dynamics": ("forward_dynamics_fd4", "forward_dynamics_fd1", "forward_dynamics_fd3",
                          "forward_dynamics_crba"),
     "operational space inertia": ("os_inertia_recursive", "os_inertia_explicit"),
-    "inverse dynamics derivatives": ("inverse_dynamics_derivatives",),
-    "forward dynamics derivatives": ("forward_dynamics_derivatives_fd4", "forward_dynamics_derivatives_via_id"),
+    "inverse dynamics derivatives": ("inverse_dynamics_derivatives_forward_mode", "inverse_dynamics_derivatives_analytic"),
+    "forward dynamics derivatives": ("forward_dynamics_derivatives_fd4", "forward_dynamics_derivatives_via_id",
+                                     "forward_dynamics_derivatives_via_analytic_id"),
 }
 FUNCTIONS = tuple(f for group in STUDY.values() for f in group)
-# the derivatives are O(n²) programs of a few hundred thousand statements at n = 48: studied up to this size
-LARGEST = {f: 24 for f in STUDY["inverse dynamics derivatives"] + STUDY["forward dynamics derivatives"]}
+# forward-mode derivatives are O(n²) programs of a few hundred thousand statements at n = 48, slow to
+# record: studied up to this size; the analytical recursion's to the largest size
+LARGEST = {f: 24 for f in ("inverse_dynamics_derivatives_forward_mode", "forward_dynamics_derivatives_fd4",
+                           "forward_dynamics_derivatives_via_id")}
 _AXES = ((0, 0, 1), (0, 1, 0), (0, 1, 0), (1, 0, 0))
 
 
@@ -161,8 +164,8 @@ def markdown(result):
              "slope of log(ops) against log(n) over the upper half of the sizes, the last one",
              "between the two largest sizes (the leading term shows late: (J M⁻¹ Jᵀ)⁻¹ is",
              "n³/6 for the factorization of M but 6m·n² for the products, so its exponent climbs",
-             "towards 3 only past n ≈ 36m). The derivatives are studied up to n = "
-             f"{max(LARGEST.values())} (blank cells).", ""]
+             "towards 3 only past n ≈ 36m). The derivatives by forward mode are studied up to n = "
+             f"{max(LARGEST.values())} (blank cells), those by the analytical recursion to the largest size.", ""]
     for fam, funcs in result.items():
         ns = sorted({n for pts in funcs.values() for n in pts})
         title = {"chain": "Chains (one tip)", "tree": "Two-armed trees (two tips, Λ is 12 × 12)"}[fam]
