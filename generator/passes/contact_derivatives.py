@@ -7,8 +7,8 @@ for what a maker is), two members of the ``contact_dynamics_derivatives`` family
   with the tip forces, τ = Mθ̈ + C + G + J*f) and Jθ̈ + J̇θ̇ = 0 at the solution:
   [M J*; J 0][∂θ̈; ∂f] = −[A; B], A = ∂ID/∂x and B = ∂(Jθ̈ + J̇θ̇)/∂x at fixed (θ̈, f)
   by forward mode of those two (much shorter) programs, then
-  ∂f = Λ(0)(B − JM⁻¹A) through the LDLᵀ factors of Ω(0) the contact solve already has,
-  and ∂θ̈ = −M⁻¹A − M⁻¹J*∂f with M⁻¹ from the LTDL factors of M [RK (3.20)];
+  ∂f = Λ(0)(B − ZᵀA), Z = M⁻¹J*, through the LDLᵀ factors of Ω(0) the contact solve already
+  has, and ∂θ̈ = −M⁻¹(A + J*∂f) by the LTDL factors of M [RK (3.20)] (sparse on trees);
 * ``kkt_analytic``: the same with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
   :mod:`soagen.passes.analytic_derivatives` and forward mode of J*f only.
 
@@ -102,29 +102,39 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
     prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd)/dx at qdd", level=0)
     A = _id_columns(prog, robot, q, qd, qdd, f, analytic)
     B = _tangent_columns(prog, robot, tip_accelerations_at, q, qd, [("qdd", qdd)])
-    prog.banner("M^-1 by the LTDL factors, J, Z = M^-1 J*", level=0)
+    prog.banner("J, Z = M^-1 J* by the LTDL factors of M", level=0)
     L, dinv = mass_matrix_ltdl(sw)
-    Minv = reverse(ldl_inverse(prog, L, dinv))
     J = jacobian_rows(sw)
-    Z = [[prog.let(sum(Minv[i][k] * J[c][k] for k in range(n))) for c in range(r)] for i in range(n)]
 
-    def solve(y_cols, b_cols):
-        """∂f = Λ(b − J y), ∂θ̈ = −y − Z ∂f for columns y = M⁻¹A (n) and b = B (r)."""
+    def m_solve(g):
+        """M⁻¹g by the LTDL factors (those of the reversed M: sparse on trees)."""
+        return ldl_solve(prog, L, dinv, list(g)[::-1])[::-1]
+
+    Zt = [m_solve(J[c]) for c in range(r)]                              # Zᵀ (r × n), Z = M⁻¹J*
+
+    def solve(a_cols, b_cols):
+        """∂f = Λ(b − Zᵀa), ∂θ̈ = −M⁻¹(a + J*∂f) for columns a = A (n) and b = B (r)."""
         df, dqdd = [], []
-        for y, b in zip(y_cols, b_cols):
-            rhs = [prog.let(b[i] - sum(J[i][k] * y[k] for k in range(n))) for i in range(r)]
+        for a, b in zip(a_cols, b_cols):
+            rhs = [prog.let(b[i] - sum(Zt[i][k] * a[k] for k in range(n))) for i in range(r)]
             x = ldl_solve(prog, L_om, dinv_om, rhs)
             df.append(x)
-            dqdd.append([prog.let(-y[i] - sum(Z[i][c] * x[c] for c in range(r))) for i in range(n)])
+            g = m_solve([prog.let(a[k] + sum(J[i][k] * x[i] for i in range(r))) for k in range(n)])
+            dqdd.append([prog.let(-v) for v in g])
         return dqdd, df
 
-    prog.banner("d f = Lambda (B - J M^-1 A), d qdd = -M^-1 A - Z d f, column by column", level=0)
-    blocks = {}
-    for d in ("q", "qd"):
-        Y = [[prog.let(sum(Minv[i][k] * A[d][k][j] for k in range(n))) for i in range(n)] for j in range(n)]
-        blocks[d] = solve(Y, [[B[d][i][j] for i in range(r)] for j in range(n)])
-    # τ: A = −1, B = 0, so y = −M⁻¹ e_j
-    blocks["tau"] = solve([[-Minv[i][j] for i in range(n)] for j in range(n)], [[0] * r for _ in range(n)])
+    prog.banner("d f = Lambda (B - Z* A), d qdd = -M^-1 (A + J* d f), column by column", level=0)
+    blocks = {d: solve([[A[d][k][j] for k in range(n)] for j in range(n)], [[B[d][i][j] for i in range(r)]
+                                                                           for j in range(n)]) for d in ("q", "qd")}
+    # τ: A = −1, B = 0: ∂f/∂τ = ΛZᵀ, ∂θ̈/∂τ = M⁻¹ − Z ∂f/∂τ, with M⁻¹ from the same factors
+    prog.banner("d f/d tau = Lambda Z*, d qdd/d tau = M^-1 - Z d f/d tau", level=0)
+    Minv = reverse(ldl_inverse(prog, L, dinv))
+    df_tau = [ldl_solve(prog, L_om, dinv_om, [Zt[i][j] for i in range(r)]) for j in range(n)]
+    dqdd_tau = [[None] * n for _ in range(n)]                          # symmetric: M⁻¹ − ZΛZᵀ
+    for j in range(n):
+        for k in range(j + 1):
+            dqdd_tau[j][k] = dqdd_tau[k][j] = prog.let(Minv[k][j] - sum(Zt[c][k] * df_tau[j][c] for c in range(r)))
+    blocks["tau"] = (dqdd_tau, df_tau)
     row_major = lambda cols, rows: [cols[j][i] for i in range(rows) for j in range(n)]     # noqa: E731
     return ([qdd, f] + [row_major(blocks[d][0], n) for d in ("q", "qd", "tau")]
             + [row_major(blocks[d][1], r) for d in ("q", "qd", "tau")])
