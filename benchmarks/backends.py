@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -125,6 +126,22 @@ def compile_object(source, obj, include=(), defines=(), cxx=False):
     return timed(cmd)
 
 
+def cached_object(source, obj, include=()):
+    """``compile_object`` of a generated C file, reusing an earlier object of the same text, header
+    and flags (WORK/objects; a large generated file takes minutes at -O3 on this shared machine)."""
+    source = Path(source)
+    key = hashlib.sha256(source.read_bytes() + source.with_suffix(".h").read_bytes() + " ".join(CFLAGS).encode()
+                         + sh(["gcc", "--version"]).stdout.encode()).hexdigest()[:20]
+    cached = WORK / "objects" / f"{key}.o"
+    if not cached.exists():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp.o")
+        compile_object(source, tmp, include)
+        tmp.rename(cached)
+    shutil.copyfile(cached, obj)
+    return obj
+
+
 def c_backend_object(build, name, calls_header, include=()):
     """``c_backend.c`` compiled for one backend whose calls header text is ``calls_header``."""
     (build / f"{name}_calls.h").write_text(calls_header)
@@ -203,18 +220,20 @@ def soagen_backends(spec, robot, states, work, functions=None):
         gen = sg.generate_c(robot, prefix + ("_ti" if trig_inputs else ""), out, spec.variants, trig_inputs,
                             functions)
         builds[name] = gen
-        obj = out / f"{gen.prefix}.o"
-        compile_object(gen.source, obj, [out])
+        obj = cached_object(gen.source, out / f"{gen.prefix}.o", [out])
         backends.append(Backend(name, [obj, c_backend_object(out, name, soagen_calls_header(gen, robot), [out])],
                                 states.path))
     cc_whole, cc_per = compile_times(builds["soagen"], work / "soagen")
     return SoagenBuild(builds["soagen"].functions, builds["soagen"].wall, cc_whole, cc_per, backends)
 
 
-def check_soagen(robot, states, run, backend):
-    """Errors of a soagen backend's outputs against the reference; a wrong soagen result aborts."""
+def check_soagen(robot, states, run, backend, beyond=None, upto=None):
+    """Errors of a soagen backend's outputs against the reference (from state ``upto`` on against
+    ``beyond``, Pinocchio's checked outputs, where given: ``soagen_side.check_outputs``); a wrong
+    soagen result aborts."""
     try:
-        return sg.check_outputs(robot, states, {n: t.outputs for n, t in run.of(backend).items()}, backend)
+        return sg.check_outputs(robot, states, {n: t.outputs for n, t in run.of(backend).items()}, backend,
+                                beyond=beyond, upto=upto)
     except ValueError as exc:
         raise SystemExit(f"ABORT: {exc}")
 
@@ -242,7 +261,17 @@ PIN_MAP = [
     ("os_inertia", "lambda_constraint_cholesky", "six"),
     ("inverse_dynamics_derivatives", "computeRNEADerivatives", "rnea_derivatives"),
     ("forward_dynamics_derivatives", "computeABADerivatives", "aba_derivatives"),
+    ("centroidal_momentum_matrix", "ccrba", "centroidal"),
+    ("centroidal_momentum_matrix", "computeCentroidalMap", "centroidal"),
+    ("contact_dynamics", "constraintDynamics", "contact"),
+    ("contact_dynamics_derivatives", "computeConstraintDynamicsDerivatives", "contact_derivatives"),
 ]
+
+
+def pinocchio_entries(functions):
+    """Pinocchio's entries for the families of soagen's ``functions`` (every entry for None)."""
+    families = None if functions is None else {sg.family(f) for f in functions}
+    return [label for fn, label, _ in PIN_MAP if families is None or fn in families]
 
 
 def cmeel_include(*parts):
@@ -322,33 +351,48 @@ def pinocchio_model(spec, robot, path):
     return path
 
 
-def pinocchio_backend(spec, robot, states, work):
-    """The Pinocchio backend (object cached across runs), or raise Unavailable."""
+def pinocchio_backend(spec, robot, states, work, functions=None):
+    """The Pinocchio backend (object cached across runs) timing the entries of soagen's
+    ``functions`` (:func:`pinocchio_entries`), or raise Unavailable."""
     include, lib, version = pinocchio_prefix()
     obj, build_s = build_pinocchio(include, lib)
     out = work / "pinocchio"
     out.mkdir(parents=True, exist_ok=True)
     model = pinocchio_model(spec, robot, out / "model.txt")
     pin_states = pinocchio_states(robot, states, out / "states_pinocchio.bin")
-    return Backend("pinocchio", [obj], pin_states.path, f"{model}|{','.join(t.name for t in robot.tips)}",
+    arg = "|".join([str(model), ",".join(t.name for t in robot.tips), ",".join(map(str, sg.contact_dims(robot))),
+                    ",".join(pinocchio_entries(functions))])
+    return Backend("pinocchio", [obj], pin_states.path, arg,
                    link=["-L", lib, "-lboost_serialization", f"-Wl,-rpath,{lib}"], cxx=True,
                    info={"version": version, "build_s": build_s})
 
 
-def check_pinocchio(robot, states, run, functions):
+def check_pinocchio(robot, states, run, functions, upto=None):
     """{entry: error} of Pinocchio's outputs (converted to soagen's conventions) for the families of
-    soagen's ``functions``; raise Unavailable when wrong."""
+    soagen's ``functions`` (on the first ``upto`` states, or all); raise Unavailable when wrong."""
     errors, timed_ = {}, run.of("pinocchio")
     families = {sg.family(f) for f in functions}
     for fn, label, kind in PIN_MAP:
         if fn not in families:
             continue
-        rows = np.array([sg.from_pinocchio(kind, r, robot) for r in timed_[label].outputs])
+        rows = np.array([sg.from_pinocchio(kind, r, robot) for r in timed_[label].outputs[:upto]])
         try:
             errors[label] = sg.check_outputs(robot, states, {fn: rows}, f"Pinocchio {label}")[fn]
         except ValueError as exc:
             raise Unavailable(str(exc))
     return errors
+
+
+def pinocchio_rows(robot, run, functions):
+    """{soagen function: every state's output of Pinocchio's headline-family entry, in soagen's
+    layout} (the first PIN_MAP entry of each function's family), for checking soagen beyond the
+    states checked against the reference."""
+    timed_, out = run.of("pinocchio"), {}
+    for f in functions:
+        entry = next(((label, kind) for fn, label, kind in PIN_MAP if fn == sg.family(f)), None)
+        if entry and entry[0] in timed_:
+            out[f] = np.array([sg.from_pinocchio(entry[1], r, robot) for r in timed_[entry[0]].outputs])
+    return out
 
 
 # --------------------------------------------------------------------------- CasADi

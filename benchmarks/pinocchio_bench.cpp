@@ -1,12 +1,15 @@
 // Pinocchio backend of the interleaved timing driver (benchmark tooling, not part of soagen).
 //
 // Linked into the driver of benchmarks/backends.py with bench_driver.c; the
-// interface is bench.h.  init's arg is "MODEL.txt|TIP,TIP":
+// interface is bench.h.  init's arg is "MODEL.txt|TIP,TIP|DIM,DIM|ENTRY,ENTRY":
 //
 // MODEL.txt  a Pinocchio model as a Boost text archive (backends.py parses the URDF
 //            and reduces it with Pinocchio's Python bindings, then saveToText)
 // TIP,TIP    operational frames (m of them: Jacobians, kinematics, Lambda, stacked in
 //            that order: J is 6m x nv, Omega and Lambda 6m x 6m)
+// DIM,DIM    optional: the contact of each tip for the constrained-dynamics entries, 3
+//            (CONTACT_3D, a point foot) or 6 (CONTACT_6D, a flat foot); default 6
+// ENTRY,...  optional: register (and time) only these entries; default all
 //
 // States are rows in Pinocchio's conventions: q (nq), qd, qdd, tau (nv each), then
 // anything (ignored).  Each entry's `calls` says which Pinocchio calls one timed call
@@ -23,7 +26,10 @@
 #include <pinocchio/serialization.hpp>
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/aba-derivatives.hpp>
+#include <pinocchio/algorithm/centroidal.hpp>
 #include <pinocchio/algorithm/cholesky.hpp>
+#include <pinocchio/algorithm/constrained-dynamics.hpp>
+#include <pinocchio/algorithm/constrained-dynamics-derivatives.hpp>
 #include <pinocchio/algorithm/constraint-cholesky.hpp>
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/delassus.hpp>
@@ -38,6 +44,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -83,6 +90,9 @@ namespace
 
   Context ctx;
   std::vector<Entry> entries;
+  std::set<std::string> wanted; // the entries to register (empty: all)
+
+  bool wants(const char * name) { return wanted.empty() || wanted.count(name); }
 
   /// Register `run(i)` (which returns one double of its result) and `result()` (the
   /// result of the last run, row-major); the timing loop is instantiated per entry and,
@@ -90,6 +100,8 @@ namespace
   template<class Run, class Result>
   void add(const char * name, const char * calls, Run run, Result result)
   {
+    if (!wants(name))
+      return;
     Entry e;
     e.name = name;
     e.calls = calls;
@@ -186,9 +198,33 @@ namespace
     }
   };
 
+  /// The constrained-dynamics entries' contacts: one RigidConstraintModel per tip at the tip
+  /// frame, CONTACT_3D (point foot) or CONTACT_6D (flat foot), LOCAL_WORLD_ALIGNED (soagen's
+  /// world axes at the tip); initConstraintDynamics once here, outside the timing.
+  struct ContactWorkspace
+  {
+    ConstraintModels cms;
+    ConstraintDatas cds;
+    pinocchio::ProximalSettings settings; // the default: mu = 0, one iteration (an exact KKT solve)
+    std::vector<int> dims;
+
+    ContactWorkspace(const std::vector<FrameIndex> & tips, const std::vector<int> & dims_)
+    : dims(dims_)
+    {
+      for (std::size_t k = 0; k < tips.size(); ++k)
+        cms.push_back(ConstraintModel(
+          dims[k] == 3 ? pinocchio::CONTACT_3D : pinocchio::CONTACT_6D, ctx.model,
+          ctx.model.frames[tips[k]].parentJoint, ctx.model.frames[tips[k]].placement,
+          pinocchio::LOCAL_WORLD_ALIGNED));
+      for (const ConstraintModel & cm : cms)
+        cds.push_back(ConstraintData(cm));
+      pinocchio::initConstraintDynamics(ctx.model, *ctx.data, cms, cds);
+    }
+  };
+
   /// Register every timed algorithm.
   template<int K>
-  void add_all(const std::vector<FrameIndex> & tips)
+  void add_all(const std::vector<FrameIndex> & tips, const std::vector<int> & dims)
   {
     // captured by value: the entries outlive this function
     const Model * const mp = &ctx.model;
@@ -378,18 +414,81 @@ namespace
         return w->lambda(0, 0);
       },
       [=] { return row_major(local_to_world_aligned(w->lambda, w->cds)); });
+
+    // Centroidal momentum matrix Ag (rows [linear; angular], about the centre of mass, world axes).
+    add(
+      "ccrba", "ccrba (Ag, and the centroidal momentum and inertia)",
+      [=](long i) { return pinocchio::ccrba(*mp, *dp, c->q(i), c->qd(i))(0, 0); },
+      [=] { return row_major(dp->Ag); });
+    add(
+      "computeCentroidalMap", "computeCentroidalMap (Ag alone)",
+      [=](long i) { return pinocchio::computeCentroidalMap(*mp, *dp, c->q(i))(0, 0); },
+      [=] { return row_major(dp->Ag); });
+
+    // Rigid contacts at every tip: constraintDynamics (ddq, lambda_c: the forces on the robot,
+    // LOCAL_WORLD_ALIGNED, [linear; angular] per 6-D contact), and its analytical derivatives.
+    if (!wants("constraintDynamics") && !wants("computeConstraintDynamicsDerivatives"))
+      return;
+    ContactWorkspace * const cw = new ContactWorkspace(tips, dims); // never freed, as w
+    auto contact_result = [=] {
+      std::vector<double> v = row_major(dp->ddq);
+      const std::vector<double> l = row_major(dp->lambda_c);
+      v.insert(v.end(), l.begin(), l.end());
+      return v;
+    };
+    add(
+      "constraintDynamics",
+      "constraintDynamics (one RigidConstraintModel per tip, CONTACT_3D point or CONTACT_6D flat foot, "
+      "LOCAL_WORLD_ALIGNED; initConstraintDynamics untimed; default ProximalSettings: mu = 0, one iteration)",
+      [=](long i) {
+        return pinocchio::constraintDynamics(
+          *mp, *dp, c->q(i), c->qd(i), c->tau(i), cw->cms, cw->cds, cw->settings)[0];
+      },
+      contact_result);
+    add(
+      "computeConstraintDynamicsDerivatives",
+      "constraintDynamics, then computeConstraintDynamicsDerivatives (ddq, lambda_c and their derivatives "
+      "along q, v, tau; same contacts)",
+      [=](long i) {
+        pinocchio::constraintDynamics(*mp, *dp, c->q(i), c->qd(i), c->tau(i), cw->cms, cw->cds, cw->settings);
+        pinocchio::computeConstraintDynamicsDerivatives(*mp, *dp, cw->cms, cw->cds, cw->settings);
+        return dp->ddq_dq(0, 0);
+      },
+      [=] {
+        std::vector<double> v = contact_result();
+        for (const std::vector<double> & x :
+             {row_major(dp->ddq_dq), row_major(dp->ddq_dv), row_major(dp->ddq_dtau), row_major(dp->dlambda_dq),
+              row_major(dp->dlambda_dv), row_major(dp->dlambda_dtau)})
+          v.insert(v.end(), x.begin(), x.end());
+        return v;
+      });
+  }
+
+  /// The comma-separated fields of `text`.
+  std::vector<std::string> split(const std::string & text)
+  {
+    std::vector<std::string> out;
+    std::stringstream fields(text);
+    for (std::string field; std::getline(fields, field, ',');)
+      if (!field.empty())
+        out.push_back(field);
+    return out;
   }
 
   int init(const double * states, long rows, long row, const char * arg)
   {
-    const std::string text(arg);
-    const std::size_t bar = text.find('|');
-    if (bar == std::string::npos)
+    std::vector<std::string> parts;
     {
-      std::fprintf(stderr, "pinocchio: init wants MODEL.txt|TIP,TIP, got %s\n", arg);
+      std::stringstream fields{std::string(arg)};
+      for (std::string field; std::getline(fields, field, '|');)
+        parts.push_back(field);
+    }
+    if (parts.size() < 2 || parts.size() > 4)
+    {
+      std::fprintf(stderr, "pinocchio: init wants MODEL.txt|TIP,TIP[|DIM,DIM[|ENTRY,ENTRY]], got %s\n", arg);
       return 1;
     }
-    ctx.model.loadFromText(text.substr(0, bar));
+    ctx.model.loadFromText(parts[0]);
     ctx.data.reset(new Data(ctx.model));
     ctx.states = states;
     ctx.rows = rows;
@@ -400,8 +499,7 @@ namespace
       return 1;
     }
     std::vector<FrameIndex> tips;
-    std::stringstream names(text.substr(bar + 1));
-    for (std::string name; std::getline(names, name, ',');)
+    for (const std::string & name : split(parts[1]))
     {
       if (!ctx.model.existFrame(name))
       {
@@ -415,12 +513,27 @@ namespace
       std::fprintf(stderr, "pinocchio: no tip frame given\n");
       return 1;
     }
+    std::vector<int> dims(tips.size(), 6);
+    if (parts.size() > 2 && !parts[2].empty())
+    {
+      const std::vector<std::string> given = split(parts[2]);
+      if (given.size() != tips.size())
+      {
+        std::fprintf(stderr, "pinocchio: %zu contact dimensions for %zu tips\n", given.size(), tips.size());
+        return 1;
+      }
+      for (std::size_t k = 0; k < tips.size(); ++k)
+        dims[k] = given[k] == "3" ? 3 : 6;
+    }
+    if (parts.size() > 3)
+      for (const std::string & name : split(parts[3]))
+        wanted.insert(name);
     if (tips.size() == 1)
-      add_all<6>(tips);
+      add_all<6>(tips, dims);
     else if (tips.size() == 2)
-      add_all<12>(tips);
+      add_all<12>(tips, dims);
     else
-      add_all<Eigen::Dynamic>(tips);
+      add_all<Eigen::Dynamic>(tips, dims);
     return 0;
   }
 

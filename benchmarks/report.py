@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 DATA = ROOT / "docs" / "benchmarks.json"
-ORDER = ("panda", "ur5", "talos")       # robots' order on the page and in the README
+ORDER = ("panda", "ur5", "talos", "solo12", "talos_feet")   # robots' order on the page and in the README
 
 
 # --------------------------------------------------------------------------- summaries
@@ -225,6 +225,31 @@ def _verdict(spread, target):
     return "**missed**"
 
 
+# the contact and centroidal rows' targets (issue item 7): soagen / Pinocchio's headline route
+CONTACT_TARGETS = (  # (function, quantity, ≤ this × Pinocchio)
+    ("contact_dynamics", "contact dynamics", 0.25),
+    ("centroidal_momentum_matrix", "centroidal momentum matrix", 0.25),
+    ("contact_dynamics_derivatives", "contact dynamics derivatives", 0.3),
+)
+
+
+def contact_targets(rep):
+    """Lines comparing the contact and centroidal rows' ratios with the project's targets (none without them)."""
+    lines = []
+    for fn, quantity, target in CONTACT_TARGETS:
+        r = next((r for r in rep.rows if r.function == fn), None)
+        if r is None:
+            continue
+        p = r.pinocchio[0] if r.pinocchio else None
+        lines.append(f"- `{fn}` ({quantity}): soagen / Pinocchio `{p.name if p else 'n/a'}` "
+                     f"{fmt_spread(p.ratio if p else None)} against ≤ {target:g}: "
+                     f"{_verdict(p.ratio if p else None, target)}")
+    if not lines:
+        return []
+    return ["The project's targets for these rows (ratios measured in this run, against Pinocchio's fastest "
+            "route; met: median ≤ target):", "", *lines, ""]
+
+
 def derivative_targets(rep):
     """Lines comparing the derivatives' ratios with the project's targets (none without derivative rows)."""
     lines = []
@@ -269,10 +294,10 @@ def markdown_section(rep):
               f"{rep.overhead_ms:.0f} ms outside its rounds (start, reading states, setting up the backends, "
               f"the warm-up round, the outputs for the checks), which a process per round would pay every "
               f"round.", ""]
-    lines += derivative_targets(rep)
+    lines += derivative_targets(rep) + contact_targets(rep)
     lines += rep.notes + [""]
     lines += cost_table(rep) + [""]
-    lines += [rep.python_intro, ""] + python_table(rep)
+    lines += [rep.python_intro] + (["", *python_table(rep)] if rep.python else [])
     return "\n".join(lines) + "\n"
 
 
@@ -281,7 +306,7 @@ PREAMBLE = """# Benchmarks
 soagen's generated C against Pinocchio (C++) and CasADi-generated C (via casadi_kin_dyn) on the
 same random states, with every backend's outputs checked against `soagen.reference` first.
 Each robot's section is the output of the command it names (`python benchmarks/run.py --robot
-panda`, `ur5`, `talos`; `--help` for N, rounds, seed), which rewrites that section here and in
+panda`, `ur5`, `talos`, `solo12`, `talos_feet`; `--help` for N, rounds, seed), which rewrites that section here and in
 `docs/benchmarks.json`; this page is rendered from that JSON (a test checks both, and that the
 README's speed table is rendered from it too).
 
@@ -323,6 +348,17 @@ How the numbers are taken:
   revolute joints, already in soagen's conventions. The TALOS section has no derivative rows:
   its run is not yet repeated with them (it takes about 19 minutes without them).
 
+- **Contacts and centroidal quantities.** The `solo12` (four point feet) and `talos_feet` (the
+  TALOS with its two flat feet as tips) sections time `contact_dynamics` (q̈ and the contact
+  forces f with a rigid contact at every foot) against Pinocchio's `constraintDynamics`, one
+  `RigidConstraintModel` per foot (CONTACT_3D for a point foot, CONTACT_6D for a flat one,
+  LOCAL_WORLD_ALIGNED; `initConstraintDynamics` in the setup, untimed),
+  `contact_dynamics_derivatives` against `constraintDynamics` followed by
+  `computeConstraintDynamicsDerivatives`, and `centroidal_momentum_matrix` against `ccrba` and
+  `computeCentroidalMap`. Their numpy references are slow (about a second a state for the contact
+  derivatives), so the first states of these runs are checked against `soagen.reference` and
+  the others against Pinocchio's checked outputs; each section says how many.
+
 Needs gcc/g++; talos needs the `example-robot-data` wheel; Pinocchio timings need the `pin`
 wheel plus `cmeel-eigen` (Eigen headers, which the wheel does not ship); CasADi timings the
 helper `benchmarks/casadi_kin_dyn.py`, which makes its own venv (it supports 1-dof joints only,
@@ -358,8 +394,12 @@ README_ROWS = (  # (quantity, soagen function)
     ("Λ(0) as (J M⁻¹ Jᵀ)⁻¹", "os_inertia_explicit"),
     ("∂τ/∂q, ∂τ/∂q̇ (`inverse_dynamics_derivatives`)", "inverse_dynamics_derivatives"),
     ("q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ (`forward_dynamics_derivatives`)", "forward_dynamics_derivatives"),
+    ("contact dynamics q̈, f (`contact_dynamics`, a rigid contact at every foot)", "contact_dynamics"),
+    ("centroidal momentum matrix A_G", "centroidal_momentum_matrix"),
+    ("q̈, f and their derivatives along q, q̇, τ (`contact_dynamics_derivatives`)", "contact_dynamics_derivatives"),
 )
-README_NAMES = {"panda": "Panda", "ur5": "UR5", "talos": "TALOS"}
+README_NAMES = {"panda": "Panda", "ur5": "UR5", "talos": "TALOS", "solo12": "Solo-12 (4 point feet)",
+                "talos_feet": "TALOS (2 flat feet)"}
 
 
 def readme_speed(reports):

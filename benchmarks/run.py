@@ -31,15 +31,19 @@ BASELINES = {"pinocchio": bk.pinocchio_backend, "casadi": bk.casadi_backend}
 FAILURES = (bk.Unavailable, RuntimeError, OSError, ValueError, KeyError, subprocess.TimeoutExpired)
 
 
-def build_baselines(spec, robot, states, work, args):
+def build_baselines(spec, robot, states, work, args, functions):
     """{name: Backend} of the baselines that build, and {name: why not} of the others."""
     built, why = {}, {}
     for name, make in BASELINES.items():
         if getattr(args, f"no_{name}"):
             why[name] = f"skipped (--no-{name})"
             continue
+        if name == "casadi" and not spec.casadi:
+            why[name] = "no counterpart (casadi_kin_dyn: rnea, crba, aba and their Jacobians, 1-dof joints)"
+            continue
         try:
-            built[name] = make(spec, robot, states, work)
+            built[name] = make(spec, robot, states, work, functions) if name == "pinocchio" else \
+                make(spec, robot, states, work)
             print(f"  {name}: built", flush=True)
         except FAILURES as exc:
             why[name] = str(exc)
@@ -47,10 +51,11 @@ def build_baselines(spec, robot, states, work, args):
     return built, why
 
 
-def check_baselines(robot, states, run, built, why, functions):
-    """{name: {entry: error}} of the baselines whose outputs match the reference (for soagen's ``functions``)."""
+def check_baselines(robot, states, run, built, why, functions, upto=None):
+    """{name: {entry: error}} of the baselines whose outputs match the reference (for soagen's ``functions``;
+    Pinocchio's on the first ``upto`` states, or all)."""
     errors = {}
-    checks = {"pinocchio": lambda: bk.check_pinocchio(robot, states, run, functions),
+    checks = {"pinocchio": lambda: bk.check_pinocchio(robot, states, run, functions, upto),
               "casadi": lambda: bk.check_casadi(robot, states, run, built["casadi"].info["manifest"])}
     for name in built:
         try:
@@ -69,11 +74,12 @@ def run_robot(robot_name, args, command):
     work = bk.WORK / robot_name
     work.mkdir(parents=True, exist_ok=True)
     print(f"== {robot_name}: {sg.describe(robot)}, N={args.n}, rounds={args.rounds}", flush=True)
-    states = write_states(draw_states(robot, args.n, args.seed), work / "states.bin")
+    states = write_states(draw_states(robot, args.n, args.seed, spec.tips_at_rest), work / "states.bin")
 
-    soagen = bk.soagen_backends(spec, robot, states, work, args.functions)
+    soagen = bk.soagen_backends(spec, robot, states, work, args.functions or spec.functions)
     print(f"  soagen: generated in {soagen.gen_wall:.1f} s (and the trig-inputs form), compiled", flush=True)
-    built, why = build_baselines(spec, robot, states, work, args)
+    names = [f.name for f in soagen.functions]
+    built, why = build_baselines(spec, robot, states, work, args, names)
     try:
         run = bk.run_interleaved(soagen.backends + list(built.values()), args.rounds, states.row, work / "driver",
                                  check=args.n)
@@ -86,14 +92,24 @@ def run_robot(robot_name, args, command):
         built = {}
         run = bk.run_interleaved(soagen.backends, args.rounds, states.row, work / "driver", check=args.n)
     print(f"  timed {args.rounds} rounds in {run.wall_s:.1f} s", flush=True)
-    errors = {b.name: bk.check_soagen(robot, states, run, b.name) for b in soagen.backends}
+    # spec.reference_states: the baselines against the reference on the first states, soagen against it there
+    # and against Pinocchio's (checked) outputs on the others; else every backend against it on every state
+    upto = spec.reference_states if spec.reference_states and spec.reference_states < args.n else None
+    baseline_errors = check_baselines(robot, states, run, built, why, names, upto)
+    beyond = bk.pinocchio_rows(robot, run, names) if upto and "pinocchio" in baseline_errors else None
+    errors = {b.name: bk.check_soagen(robot, states, run, b.name, beyond, upto if beyond else None)
+              for b in soagen.backends}
     print("  soagen: outputs checked", flush=True)
-    errors.update(check_baselines(robot, states, run, built, why, [f.name for f in soagen.functions]))
-    big = draw_states(robot, bk.BATCH_ROWS, args.seed + 1)
-    python = bk.bench_python(robot, [f.name for f in soagen.functions], states, big, only=args.functions)
+    errors.update(baseline_errors)
+    checked_upto = upto if beyond else None
+    if any(f in sg.BATCH_FUNCTIONS for f in names):
+        big = draw_states(robot, bk.BATCH_ROWS, args.seed + 1)
+        python = bk.bench_python(robot, names, states, big, only=args.functions)
+    else:
+        python = (None, {})        # no batch-timed function (soagen_side.BATCH_FUNCTIONS) among them
     rep = summarize(robot_name, command, args, robot, spec, soagen, run, errors,
                     {name: b.info for name, b in built.items()}, why, python, time.perf_counter() - t_start,
-                    load_start)
+                    load_start, checked_upto)
     (work / "report.json").write_text(dumps({robot_name: rep}))   # kept even if the docs are not written
     print()
     print(markdown_section(rep))

@@ -44,13 +44,20 @@ def _cond_ok(robot, q):
     return _COND[key]
 
 
+_REFERENCE = {}
+
+
 def reference_value(robot, states, i, name):
     """The numpy reference of generated function ``name`` at state ``i`` (the catalogue's
-    reference, its inputs taken from the states), one flat array."""
-    spec = F.BY_NAME[name]
-    args = [getattr(states, a)[i] for a in spec.inputs]
-    want = spec.reference_function()(robot, *args)
-    return np.concatenate([np.ravel(w) for w in (want if isinstance(want, tuple) else [want])])
+    reference, its inputs taken from the states), one flat array; computed once per run
+    (several backends are checked against it, and some references take a second a state)."""
+    key = (robot.fingerprint(), id(states), i, name)
+    if key not in _REFERENCE:
+        spec = F.BY_NAME[name]
+        args = [getattr(states, a)[i] for a in spec.inputs]
+        want = spec.reference_function()(robot, *args)
+        _REFERENCE[key] = np.concatenate([np.ravel(w) for w in (want if isinstance(want, tuple) else [want])])
+    return _REFERENCE[key]
 
 
 def cost(counts):
@@ -69,13 +76,17 @@ def family(fn):
     return F.BY_NAME[fn].family or fn
 
 
-def check_outputs(robot, states, outputs, what, convert=lambda name, x: x):
+def check_outputs(robot, states, outputs, what, convert=lambda name, x: x, beyond=None, upto=None):
     """Worst relative error of ``outputs`` {soagen function: (count, size)} against the reference.
 
-    ``convert(name, row)`` maps one backend output row to soagen's layout.
+    ``convert(name, row)`` maps one backend output row to soagen's layout.  With ``beyond``
+    ({function: rows in soagen's layout}, a baseline's outputs already checked against the
+    reference on the first ``upto`` states), states from ``upto`` on are compared with those
+    rows instead of the reference (whose numpy derivatives can take a second a state).
     Returns {function: error}; functions without a reference get None.
     """
     errors = {}
+    beyond = beyond or {}
     for name, rows in outputs.items():
         if name not in F.BY_NAME:
             errors[name] = None
@@ -84,7 +95,9 @@ def check_outputs(robot, states, outputs, what, convert=lambda name, x: x):
         for i, got in enumerate(rows):
             if needs_lambda(name) and not _cond_ok(robot, states.q[i]):
                 continue
-            worst = max(worst, rel_error(convert(name, got), reference_value(robot, states, i, name)))
+            want = (beyond[name][i] if name in beyond and upto is not None and i >= upto
+                    else reference_value(robot, states, i, name))
+            worst = max(worst, rel_error(convert(name, got), want))
             checked += 1
         errors[name] = worst if checked else None
     bad = {k: v for k, v in errors.items() if v is not None and not v <= TOLERANCE}
@@ -114,6 +127,23 @@ def is_bundled_example(name, robot):
 def random_state(robot, rng):
     """(q, qd, qdd, tau) of ``Robot.random_state``."""
     return robot.random_state(rng)
+
+
+def point_tip(name):
+    """A point tip (3 linear rows) at frame ``name`` (``soagen.point_tip``)."""
+    return soagen.point_tip(name)
+
+
+def tips_at_rest(robot, q, qd):
+    """qd with the tips' velocities removed (J qd = 0, least squares; J of ``soagen.reference``):
+    a state a rigid contact at every tip allows."""
+    J = ref.jacobian(robot, q)
+    return qd - np.linalg.pinv(J) @ (J @ qd)
+
+
+def contact_dims(robot):
+    """Rows of each tip's contact: 3 (point tip) or 6."""
+    return [len(t.rows) for t in robot.tips]
 
 
 def joint_names(robot):
@@ -251,6 +281,27 @@ def from_pinocchio(kind, row, robot):
     if kind == "six":                         # Ω, Λ (6m, 6m) in tip space: [v; ω] -> [ω; v] per tip
         p = np.concatenate([[6 * k + 3, 6 * k + 4, 6 * k + 5, 6 * k, 6 * k + 1, 6 * k + 2] for k in range(m)])
         return row.reshape(6 * m, 6 * m)[np.ix_(p, p)]
+    if kind == "centroidal":                  # Ag (6, nv), rows [linear; angular]
+        return pc.centroidal_from_pinocchio(robot, row.reshape(6, nv)).ravel()
+    if kind in ("contact", "contact_derivatives"):
+        # ddq, lambda_c (forces on the robot, LOCAL_WORLD_ALIGNED, [linear; angular] per 6-D contact)
+        # [, ddq_dq, ddq_dv, ddq_dtau (nv, nv), dlambda_dq, dlambda_dv, dlambda_dtau (r, nv)]: soagen's
+        # f are the forces on the environment (−lambda_c), [angular; linear] per full tip
+        dims = contact_dims(robot)
+        r = sum(dims)
+        rows_, start = [], 0
+        for d in dims:
+            rows_ += list(range(start, start + d)) if d == 3 else [start + k for k in (3, 4, 5, 0, 1, 2)]
+            start += d
+        perm = pc._velocity_permutation(robot)
+        out = [pc.v_from_pinocchio(robot, row[:nv]), -row[nv:nv + r][rows_]]
+        if kind == "contact_derivatives":
+            mats = row[nv + r:]
+            for k in range(3):
+                out.append(pc.matrix_from_pinocchio(robot, mats[k * nv * nv:(k + 1) * nv * nv].reshape(nv, nv)).ravel())
+            mats = mats[3 * nv * nv:].reshape(3, r, nv)
+            out += [-a[np.ix_(rows_, perm)].ravel() for a in mats]
+        return np.concatenate(out)
     return row                                # "pose": m homogeneous 4x4 (convention independent)
 
 

@@ -30,6 +30,12 @@ class Spec:
     floating_base: bool = False     # a free-flyer root joint (soagen's root_joint)
     variants: tuple = None          # families whose algorithm variants are benchmarked too (None: all)
     derivatives: bool = True        # time the dynamics' derivatives too (soagen_side.DERIVATIVES)
+    functions: tuple = None         # exactly these soagen functions (None: the defaults, variants, derivatives)
+    tips_at_rest: bool = False      # states with J qd = 0 (soagen_side.tips_at_rest)
+    reference_states: int = None    # check the first states against soagen.reference, the others against
+                                    # Pinocchio (itself checked on those first states); None: all vs reference
+    casadi: bool = True             # casadi_kin_dyn has a counterpart (1-dof joints, rnea/crba/aba)
+    left_out: tuple = ()            # lines for the report: functions not benchmarked here, and why
 
     @property
     def urdf(self):
@@ -45,6 +51,17 @@ class Spec:
         return robot
 
 
+CONTACT_FUNCTIONS = ("contact_dynamics", "centroidal_momentum_matrix", "contact_dynamics_derivatives")
+# not contact_dynamics_derivatives on the TALOS: its build is over the issue's 10 minutes (the report's note)
+TALOS_FEET_FUNCTIONS = CONTACT_FUNCTIONS[:2]
+TALOS_FEET_DERIVATIVES = (
+    "`contact_dynamics_derivatives` is not benchmarked on the TALOS: building it took longer than the 10 "
+    "minutes its row may take (measured once on this shared 2-core machine, load 4–5: "
+    "`soagen.codegen.generate` of that function alone 456 s wall, 111 s of it the symbolic "
+    "stage of the chosen member, 369,841 operations, 5 MB of C; `gcc -O3 -march=native` of that C "
+    "stopped unfinished after 2.9 CPU minutes), and this run would generate and compile it twice "
+    "(both forms) and time gcc -O2 on it again")
+
 SPECS = {
     "panda": Spec("panda", ["panda_hand"], {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}),
     "ur5": Spec("ur5", ["tool0"]),
@@ -55,4 +72,18 @@ SPECS = {
     "talos": Spec("talos", ["gripper_left_base_link", "gripper_right_base_link"],
                   erd="talos_data/robots/talos_reduced.urdf", floating_base=True, variants=("os_inertia",),
                   derivatives=False),
+    # the contact and centroidal rows (issue item 7), each robot with its feet as tips and only these
+    # functions, timed against Pinocchio's constraintDynamics (CONTACT_3D point feet, CONTACT_6D flat
+    # feet), its derivatives and ccrba / computeCentroidalMap; the references of the contact derivatives
+    # take ~0.5 s (solo12) and ~2 s (TALOS) a state in numpy, hence reference_states
+    "solo12": Spec("solo12", [sg.point_tip(f) for f in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")],
+                   erd="solo_description/robots/solo12.urdf", floating_base=True,
+                   functions=CONTACT_FUNCTIONS, reference_states=100, casadi=False),
+    # two flat feet: Pinocchio's CONTACT_6D in LOCAL_WORLD_ALIGNED holds the feet's spatial acceleration
+    # at zero, soagen's J qdd + Jdot qd = 0 their classical one; the two agree when the feet are at rest,
+    # as they are in a rigid contact: the states' qd are projected onto J qd = 0
+    "talos_feet": Spec("talos_feet", ["left_sole_link", "right_sole_link"],
+                       erd="talos_data/robots/talos_reduced.urdf", floating_base=True,
+                       functions=TALOS_FEET_FUNCTIONS, tips_at_rest=True, reference_states=100, casadi=False,
+                       left_out=(TALOS_FEET_DERIVATIVES,)),
 }

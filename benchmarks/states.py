@@ -30,13 +30,16 @@ class States:
         return len(self.q)
 
 
-def draw_states(robot, count, seed):
+def draw_states(robot, count, seed, tips_at_rest=False):
     """``count`` states: q uniform in the joint limits (else [-pi, pi]), qd, qdd normal,
-    tau normal x 10 (``Robot.random_state``), tip forces f normal x 10, u normal."""
+    tau normal x 10 (``Robot.random_state``), tip forces f normal x 10, u normal; with
+    ``tips_at_rest``, qd projected onto J qd = 0 (``soagen_side.tips_at_rest``)."""
     rng = np.random.default_rng(seed)
     m = len(robot.tips)
     rows = [sg.random_state(robot, rng) + (rng.normal(size=6 * m) * 10.0, rng.normal(size=6 * m))
             for _ in range(count)]
+    if tips_at_rest:
+        rows = [(q, sg.tips_at_rest(robot, q, qd), *rest) for q, qd, *rest in rows]
     return States(*(np.array(col) for col in zip(*rows)))
 
 

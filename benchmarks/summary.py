@@ -72,12 +72,13 @@ def baselines(fn, run, available, libm):
 
 
 def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos, why, python, seconds,
-              load_start=None):
+              load_start=None, reference_upto=None):
     """The :class:`RobotReport` of one run.
 
     soagen : backends.SoagenBuild; run : backends.DriverRun; errors : {backend: {entry: error}}
     (backends whose outputs were wrong are absent); infos : {backend: Backend.info};
-    why : {backend: reason it is n/a}; python : (build seconds, {function: ns triple}).
+    why : {backend: reason it is n/a}; python : (build seconds or None, {function: ns triple});
+    reference_upto : the states checked against the reference (the others against Pinocchio), None: all.
     """
     available = set(errors)
     rows = []
@@ -95,19 +96,35 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
              f"units: {sum(soagen.cc_per.values()):.2f} s summed (table below)",
              f"- timed builds: soagen and CasADi C with `gcc {' '.join(CFLAGS)}`, Pinocchio "
              f"`g++ {' '.join(CFLAGS)} -DNDEBUG` header-only, linked into one driver; outputs of all "
-             f"{args.n} states of every timed function checked against `soagen.reference` (relative "
-             f"error <= {sg.TOLERANCE:g}) after the rounds"]
+             f"{args.n} states of every timed function checked "
+             + (f"against `soagen.reference` (relative error <= {sg.TOLERANCE:g}) after the rounds"
+                if reference_upto is None else
+                f"after the rounds (relative error <= {sg.TOLERANCE:g}): soagen's and Pinocchio's on the first "
+                f"{reference_upto} states against `soagen.reference`, soagen's on the other "
+                f"{args.n - reference_upto} against Pinocchio's (the numpy references of the contact "
+                f"functions take 0.1–2 s a state)")
+             + ("" if not spec.tips_at_rest else
+                "; the states' q̇ are projected onto J q̇ = 0 (the tips at rest, as in a rigid contact: "
+                "Pinocchio's CONTACT_6D in LOCAL_WORLD_ALIGNED holds a foot's spatial acceleration at zero, "
+                "soagen its classical acceleration, the same at rest)")]
     unchecked = sorted({fn for b in ("soagen", "soagen_libm") for fn, e in errors.get(b, {}).items() if e is None})
     if unchecked:
         notes.append(f"- not checked (no reference mapping or no well-conditioned state): {', '.join(unchecked)}")
     if robot.nq != robot.nv or m > 1:
         notes.append(f"- here q has nq = {robot.nq} entries (the free-flyer's position and unit quaternion "
-                     f"(x, y, z, w)), velocities, accelerations and torques nv = {robot.nv}; Λ is "
-                     f"{6 * m}×{6 * m} (the {m} tips stacked, coupling blocks included)"
-                     + ("" if spec.variants is None else
+                     f"(x, y, z, w)), velocities, accelerations and torques nv = {robot.nv}; "
+                     + (f"Λ is {robot.tip_rows}×{robot.tip_rows} (the {m} tips stacked, coupling blocks included)"
+                        if spec.functions is None else
+                        f"the {m} tips' rows stacked ({robot.tip_rows}: "
+                        + ", ".join(f"{t.name} {len(t.rows)}" for t in robot.tips) + ")")
+                     + ("" if spec.functions is None else
+                        f"; only the functions {', '.join(f'`{f}`' for f in spec.functions)}")
+                     + ("" if spec.variants is None or spec.functions is not None else
                         f"; soagen's default functions, plus the algorithm variants of "
                         f"{', '.join(spec.variants) or 'no family'}")
-                     + "; Pinocchio's per-tip calls are made once per tip and timed together")
+                     + ("; Pinocchio's per-tip calls are made once per tip and timed together"
+                        if spec.functions is None else ""))
+    notes += [f"- {line}" for line in spec.left_out]
     if "pinocchio" in available:
         worst = max((v for v in errors["pinocchio"].values() if v is not None), default=float("nan"))
         floating = sg.is_floating(robot)
@@ -118,11 +135,29 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
                         "(`soagen.pinocchio_convention`: normalized quaternions, free-flyer [v; ω] ↔ soagen's "
                         "[ω; v] in velocities, torques, M, M⁻¹ and Jacobian columns) before the checks"
                         if floating else "")
-                     + "; crba and computeMinverse are timed as they leave M, M⁻¹ (upper triangle, not "
-                     "symmetrised); the Λ routes copy the lower triangle of M⁻¹ or Ω inside the timed call; "
-                     "Delassus and constraint-Cholesky routes use one CONTACT_6D constraint per tip in the "
-                     "tip's LOCAL frame (Ω, Λ rotated to world-aligned axes outside the timed loop for the "
-                     f"check); worst error vs reference {worst:.1e}")
+                     + ("; crba and computeMinverse are timed as they leave M, M⁻¹ (upper triangle, not "
+                        "symmetrised); the Λ routes copy the lower triangle of M⁻¹ or Ω inside the timed call; "
+                        "Delassus and constraint-Cholesky routes use one CONTACT_6D constraint per tip in the "
+                        "tip's LOCAL frame (Ω, Λ rotated to world-aligned axes outside the timed loop for the "
+                        "check)" if spec.functions is None else "")
+                     + f"; worst error vs reference {worst:.1e}")
+        families = {r.family for r in rows}
+        if families & {"contact_dynamics", "contact_dynamics_derivatives"}:
+            notes.append("- contact rows: Pinocchio's `constraintDynamics` with one `RigidConstraintModel` per tip "
+                         "(" + ", ".join(f"{t.name} CONTACT_{len(t.rows)}D" for t in robot.tips) + "), "
+                         "LOCAL_WORLD_ALIGNED, default `ProximalSettings` (μ = 0, one iteration: the exact KKT "
+                         "solve), `initConstraintDynamics` once in the setup (untimed); its `lambda_c` (forces on "
+                         "the robot, [linear; angular] per 6-D contact) converted to soagen's f (forces on the "
+                         "environment, [angular; linear]) for the check"
+                         + ("; the derivatives row times `constraintDynamics` then "
+                            "`computeConstraintDynamicsDerivatives` (soagen's function returns q̈ and f too; "
+                            "Pinocchio's derivatives along q are in its tangent space, as soagen's, and are "
+                            "converted like M)" if "contact_dynamics_derivatives" in families else ""))
+        if "centroidal_momentum_matrix" in families:
+            notes.append("- centroidal rows: Pinocchio's A_G is [linear; angular], soagen's [angular about the "
+                         "centre of mass; linear] (`soagen.pinocchio_convention.centroidal_from_pinocchio` "
+                         "converts for the check); `ccrba` also computes the centroidal momentum and inertia, "
+                         "`computeCentroidalMap` A_G alone")
     else:
         notes.append(f"- Pinocchio: n/a — {why.get('pinocchio', 'not run')}")
     if "casadi" in available:
@@ -153,7 +188,8 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
     build_s, py = python
     py_rows = [PythonRow(fn, run.timed["soagen", fn].median, *vals) for fn, vals in py.items()
                if ("soagen", fn) in run.timed]
-    python_intro = (f"Python module (`soagen.build`, cffi, compiled `{' '.join(sg.compile_args())}`; build/load "
+    python_intro = ("Python module: not timed for this robot (none of its functions is among the ones the "
+                    "benchmark times from Python).") if build_s is None else (f"Python module (`soagen.build`, cffi, compiled `{' '.join(sg.compile_args())}`; build/load "
                     f"{build_s:.1f} s), timed after the driver, on its own and in thread CPU time (time the scheduler "
                     f"gives other processes left out): single calls loop over the {args.n} "
                     f"states, batch = one call on {BATCH_ROWS} states, median of 15 back to back (a fresh result "

@@ -13,15 +13,23 @@ report = benchmark_report()
 REPORTS = report.load(ROOT / "docs" / "benchmarks.json")
 
 
+# the robots timed on soagen's default functions, and those timed on the contact and centroidal rows only
+DYNAMICS_ROBOTS, CONTACT_ROBOTS = ["panda", "ur5", "talos"], ["solo12", "talos_feet"]
+
+
 def test_every_robot_is_the_output_of_its_named_command():
-    assert list(REPORTS) == ["panda", "ur5", "talos"]
+    assert list(REPORTS)[:3] == DYNAMICS_ROBOTS and set(REPORTS) <= {*DYNAMICS_ROBOTS, *CONTACT_ROBOTS}
     for name, rep in REPORTS.items():
         # the default settings (no quick-check flags): what the README and the page name
         assert rep.command == f"python benchmarks/run.py --robot {name}", rep.command
         assert rep.rounds >= 51 and rep.n >= 1000
         assert {"soagen", "soagen_libm", "pinocchio"} <= set(rep.backends), rep.backends
         headline = {r.function: r for r in rep.rows}
-        assert headline["inverse_dynamics"].pinocchio[0].name == "rnea"
+        if name in DYNAMICS_ROBOTS:
+            assert headline["inverse_dynamics"].pinocchio[0].name == "rnea"
+        else:
+            assert headline["contact_dynamics"].pinocchio[0].name == "constraintDynamics"
+            assert headline["centroidal_momentum_matrix"].pinocchio[0].name in ("ccrba", "computeCentroidalMap")
 
 
 def test_readme_speed_table_is_rendered_from_the_committed_json():
@@ -57,3 +65,24 @@ def test_readme_speed_lines_are_the_committed_json():
 
 def test_benchmark_page_is_rendered_from_the_committed_json():
     assert (ROOT / "docs" / "benchmarks.md").read_text() == report.markdown_page(REPORTS), FIX
+
+
+# the README's contact table: (column, soagen function), robot label; a function a robot's run left out is "—"
+README_CONTACT_COLUMNS = (("contact dynamics", "contact_dynamics"), ("A_G", "centroidal_momentum_matrix"),
+                          ("contact dynamics derivatives", "contact_dynamics_derivatives"))
+README_CONTACT_ROBOTS = {"solo12": "Solo-12 (4 point feet, 18 velocity coordinates)",
+                         "talos_feet": "TALOS (2 flat feet, 38 velocity coordinates)"}
+
+
+def test_readme_contact_lines_are_the_committed_json():
+    """The README's contact table: soagen's ns and the ratio to Pinocchio's fastest route of
+    docs/benchmarks.json (solo12, talos_feet), as for the speed lines above."""
+    readme = (ROOT / "README.md").read_text()
+    header = "| robot | " + " | ".join(c for c, _ in README_CONTACT_COLUMNS) + " |"
+    assert header in readme, header
+    for name, label in README_CONTACT_ROBOTS.items():
+        rows = {r.function: r for r in REPORTS[name].rows}
+        cells = [f"{report.fmt_ns(rows[fn].soagen_ns)} ns ({rows[fn].pinocchio[0].ratio.median:.2f}×)"
+                 if fn in rows else "—" for _, fn in README_CONTACT_COLUMNS]
+        line = f"| {label} | " + " | ".join(cells) + " |"
+        assert line in readme, f"README contact line should be: {line}"
