@@ -93,5 +93,7 @@ def test_scaling_prose():
             f"exponents of {span([fit[k] for k in linear])}",
             f"({'n² outputs; ' + span([fit[k] for k in quadratic])})",
             f"({span([last[k] for k in cubic])} between n = 32 and 48)",
-            f"({fit['inverse_dynamics_derivatives']:.2f} for inverse dynamics, "
-            f"{fit['forward_dynamics_derivatives_fd4']:.2f} and {fit['forward_dynamics_derivatives_via_id']:.2f}")
+            f"({fit['inverse_dynamics_derivatives_forward_mode']:.2f} for inverse dynamics, "
+            f"{fit['forward_dynamics_derivatives_fd4']:.2f} and {fit['forward_dynamics_derivatives_via_id']:.2f}",
+            f"counted to n = 48, fits {fit['inverse_dynamics_derivatives_analytic']:.2f}",
+            f"and the forward dynamics derivatives built on it, {fit['forward_dynamics_derivatives_via_analytic_id']:.2f}")
