@@ -117,11 +117,16 @@ PINOCCHIO = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(PINOCCHIO))
-def test_reference_matches_pinocchio(case):
+def pinocchio_case(case):
+    """(robot, Oracle) of a :data:`PINOCCHIO` case, Pinocchio parsing the same URDF."""
     path, tips, floating, lock = PINOCCHIO[case]
     robot = soagen.load_urdf(erd_urdf(path), tips=tips, floating_base=floating, lock=lock)
-    oracle = Oracle(robot, urdf=erd_urdf(path), lock=lock)
+    return robot, Oracle(robot, urdf=erd_urdf(path), lock=lock)
+
+
+@pytest.mark.parametrize("case", sorted(PINOCCHIO))
+def test_reference_matches_pinocchio(case):
+    robot, oracle = pinocchio_case(case)
     rng = np.random.default_rng(7)
     for _ in range(4):
         q, qd, _, tau = oracle.random_state(rng)
@@ -226,9 +231,7 @@ def pinocchio_differences(robot, oracle, q, qd, tau, h=1e-6):
 
 @pytest.mark.parametrize("case", ["solo12_point_feet", "talos_flat_feet"])
 def test_contact_derivatives_reference_matches_pinocchio_differences(case):
-    path, tips, floating, lock = PINOCCHIO[case]
-    robot = soagen.load_urdf(erd_urdf(path), tips=tips, floating_base=floating, lock=lock)
-    oracle = Oracle(robot, urdf=erd_urdf(path), lock=lock)
+    robot, oracle = pinocchio_case(case)
     rng = np.random.default_rng(8)
     for _ in range(2):
         q, qd, _, tau = oracle.random_state(rng)
