@@ -20,7 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from soagen.passes.contact import solve_contact
-from soagen.passes.derivatives import _directions, _inner, _seeds
+from soagen.passes.derivatives import directions, inner_program, tangent_seeds
 from soagen.passes.kinematics import jacobian_rows
 from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
 from soagen.passes.sweeps import (ZERO6, Sweeps, accelerate, forces_tip_to_base, mass_matrix_ltdl, project, tip_accelerations,
@@ -33,14 +33,14 @@ def contact_dynamics_derivatives_forward(prog, robot, q, qd, tau):
     contact dynamics (FD2, the guarded LDLᵀ of Ω(0), the tip-force accelerations [RJK (18)])."""
     from soagen.passes.contact import contact_dynamics
 
-    inner = _inner(prog, robot, contact_dynamics, (q, qd, tau), ("q", "qd", "tau"))
-    seeds = _seeds(prog, robot, q, qd)
+    inner = inner_program(prog, robot, contact_dynamics, (q, qd, tau), ("q", "qd", "tau"))
+    seeds = tangent_seeds(prog, robot, q, qd)
     seeds.update(velocity_seeds("tau", tau))
     T = replay(prog, inner, seeds)
     qdd, f = inner.outputs[0].symbols, inner.outputs[1].symbols
     n = robot.nv
     return ([[T.value(x) for x in qdd], [T.value(x) for x in f]]
-            + [jacobian(T, out, _directions(d, n)) for out in (qdd, f) for d in ("q", "qd", "tau")])
+            + [jacobian(T, out, directions(d, n)) for out in (qdd, f) for d in ("q", "qd", "tau")])
 
 
 def tip_accelerations_at(prog, robot, q, qd, qdd):
@@ -59,9 +59,9 @@ def _tangent_columns(prog, robot, maker, q, qd, named):
     """Forward-mode ∂out/∂q, ∂out/∂q̇ of ``maker(inner, robot, q, qd, *named values)`` with the
     ``named`` inputs ``[(name, values)]`` held fixed: ``{"q": rows, "qd": rows}``, rows (len(out), n)."""
     symbols = [[sp.Symbol(f"{name}[{i}]") for i in range(len(values))] for name, values in named]
-    inner = _inner(prog, robot, maker, (q, qd, *symbols), ("q", "qd", *(name for name, _ in named)))
+    inner = inner_program(prog, robot, maker, (q, qd, *symbols), ("q", "qd", *(name for name, _ in named)))
     fixed = {s: v for syms, (_, values) in zip(symbols, named) for s, v in zip(syms, values)}
-    T = replay(prog, inner, _seeds(prog, robot, q, qd), inputs=fixed)
+    T = replay(prog, inner, tangent_seeds(prog, robot, q, qd), inputs=fixed)
     out, n = inner.outputs[0].symbols, robot.nv
     return {d: [[T.tangent(o, (d, j)) for j in range(n)] for o in out] for d in ("q", "qd")}
 

@@ -19,7 +19,7 @@ from soagen.program.statements import Program
 from soagen.passes.tangent import configuration_seeds, jacobian, replay, velocity_seeds
 
 
-def _inner(prog, robot, maker, inputs, names):
+def inner_program(prog, robot, maker, inputs, names):
     """Record ``maker(inner, robot, *inputs)`` as a finished inner program over
     the same input symbols (declared under ``names``); the outer program gets
     the inner's extra inputs (cos/sin of q with ``trig_inputs``)."""
@@ -35,7 +35,7 @@ def _inner(prog, robot, maker, inputs, names):
     return inner
 
 
-def _seeds(prog, robot, q, qd=None):
+def tangent_seeds(prog, robot, q, qd=None):
     """Tangent seeds of q (the nv tangent directions ``("q", i)``), of the
     cos/sin inputs when the program reads them, and of q̇ (``("qd", i)``)."""
     seeds = configuration_seeds(prog, robot, q)
@@ -51,7 +51,7 @@ def _seeds(prog, robot, q, qd=None):
     return seeds
 
 
-def _directions(name, n):
+def directions(name, n):
     return [(name, i) for i in range(n)]
 
 
@@ -60,10 +60,10 @@ def inverse_dynamics_derivatives(prog, robot, q, qd, qdd):
     differentiation of its straight-line program (∂τ/∂q̈ is M)."""
     from soagen.passes.dynamics import inverse_dynamics
 
-    inner = _inner(prog, robot, inverse_dynamics, (q, qd, qdd), ("q", "qd", "qdd"))
-    T = replay(prog, inner, _seeds(prog, robot, q, qd))
+    inner = inner_program(prog, robot, inverse_dynamics, (q, qd, qdd), ("q", "qd", "qdd"))
+    T = replay(prog, inner, tangent_seeds(prog, robot, q, qd))
     tau = inner.outputs[0].symbols
-    return [jacobian(T, tau, _directions("q", robot.nv)), jacobian(T, tau, _directions("qd", robot.nv))]
+    return [jacobian(T, tau, directions("q", robot.nv)), jacobian(T, tau, directions("qd", robot.nv))]
 
 
 def forward_dynamics_derivatives_fd4(prog, robot, q, qd, tau):
@@ -71,13 +71,13 @@ def forward_dynamics_derivatives_fd4(prog, robot, q, qd, tau):
     FD4 [RK (5.13)–(5.17)] along q, q̇ and τ."""
     from soagen.passes.dynamics import forward_dynamics_fd4
 
-    inner = _inner(prog, robot, forward_dynamics_fd4, (q, qd, tau), ("q", "qd", "tau"))
-    seeds = _seeds(prog, robot, q, qd)
+    inner = inner_program(prog, robot, forward_dynamics_fd4, (q, qd, tau), ("q", "qd", "tau"))
+    seeds = tangent_seeds(prog, robot, q, qd)
     seeds.update(velocity_seeds("tau", tau))
     T = replay(prog, inner, seeds)
     qdd = inner.outputs[0].symbols
     n = robot.nv
-    return [[T.value(x) for x in qdd]] + [jacobian(T, qdd, _directions(d, n)) for d in ("q", "qd", "tau")]
+    return [[T.value(x) for x in qdd]] + [jacobian(T, qdd, directions(d, n)) for d in ("q", "qd", "tau")]
 
 
 def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False):
@@ -106,8 +106,8 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False)
     else:
         prog.banner("derivatives of Newton-Euler at qdd, forward mode", level=0)
         qdd_in = [sp.Symbol(f"qdd[{i}]") for i in range(n)]
-        inner = _inner(prog, robot, inverse_dynamics, (q, qd, qdd_in), ("q", "qd", "qdd"))
-        T = replay(prog, inner, _seeds(prog, robot, q, qd), inputs=dict(zip(qdd_in, qdd)))
+        inner = inner_program(prog, robot, inverse_dynamics, (q, qd, qdd_in), ("q", "qd", "qdd"))
+        T = replay(prog, inner, tangent_seeds(prog, robot, q, qd), inputs=dict(zip(qdd_in, qdd)))
         out = inner.outputs[0].symbols
         column = {d: (lambda i, j, d=d: T.tangent(out[i], (d, j))) for d in ("q", "qd")}
     prog.banner("d qdd = -M^-1 d tau, column by column with the LTDL factors (sparse on trees)", level=0)
