@@ -79,6 +79,9 @@ def test_point_tips_have_three_rows():
     lin = [6 * i + r for i in range(4) for r in (3, 4, 5)]
     assert rel(ref.jacobian(robot, q), ref.jacobian(full, q)[lin]) < 1e-15
     assert rel(mod.os_inertia_inverse(q), ref.os_inertia_inverse(full, q)[np.ix_(lin, lin)]) < 1e-12
+    qd = np.random.default_rng(1).normal(size=robot.nv)
+    # a number where the restitution (1,) is expected, as dt elsewhere
+    assert np.array_equal(mod.impulse_dynamics(q, qd, 0.3)[1], mod.impulse_dynamics(q, qd, [0.3])[1])
 
 
 def test_lambda_of_four_point_feet_exists_and_six_row_feet_warn():
