@@ -114,6 +114,21 @@ def render(data):
                          f"{t.get('compile', 0):.1f}) / {row['peak_mb']}")
         lines.append(f"| {key} | {nv} | {count} | " + " | ".join(cells) + " |")
     lines += [""] + [f"- {run['label']}: {run['note']}" for run in runs] + [""]
+    legged = data.get("legged")
+    if legged:
+        lines += ["## Legged controllers", "",
+                  "`soagen.build(robot, functions=soagen.functions.LEGGED)`: dynamics, the feet's Jacobians and Λ(0), "
+                  "contact and impulse dynamics, the centroidal momentum and the derivatives of inverse, forward and "
+                  "contact dynamics, the feet as tips (`python benchmarks/build_times.py --legged ROBOT...`), "
+                  "from an empty cache. " + legged["note"], "",
+                  "| robot | nv | functions | statements | wall s (record + CSE, emit, compile) / peak MB |",
+                  "|---|---:|---:|---:|---|"]
+        for row in legged["rows"]:
+            t = row["timings"]
+            lines.append(f"| {row['robot']} | {row['nv']} | {row['functions']} | {row['statements']} | "
+                         f"{row['wall_s']:.1f} ({t.get('record', 0) + t.get('cse', 0):.1f}, {t.get('emit', 0):.1f}, "
+                         f"{t.get('compile', 0):.1f}) / {row['peak_mb']} |")
+        lines.append("")
     return "\n".join(lines)
 
 
