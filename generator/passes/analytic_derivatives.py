@@ -48,7 +48,7 @@ from __future__ import annotations
 import sympy as sp
 
 from soagen.passes import symbolic as S
-from soagen.passes.sweeps import Sweeps, flat
+from soagen.passes.sweeps import Sweeps
 from soagen.program.statements import const
 
 ZERO6 = (S.ZERO3, S.ZERO3)

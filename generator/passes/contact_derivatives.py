@@ -17,10 +17,9 @@ Derivatives with respect to q are in the tangent space, as in
 """
 from __future__ import annotations
 
-import sympy as sp
 
 from soagen.passes.contact import solve_contact
-from soagen.passes.derivatives import directions, inner_program, tangent_seeds
+from soagen.passes.derivatives import directions, fixed_input_tangents, inner_program, tangent_seeds
 from soagen.passes.kinematics import jacobian_rows
 from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
 from soagen.passes.sweeps import (ZERO6, Sweeps, accelerate, forces_tip_to_base, mass_matrix_ltdl, project, tip_accelerations,
@@ -55,17 +54,6 @@ def tip_accelerations_at(prog, robot, q, qd, qdd):
     return [tip_accelerations(sw, vel.V, alpha)]
 
 
-def _tangent_columns(prog, robot, maker, q, qd, named):
-    """Forward-mode ∂out/∂q, ∂out/∂q̇ of ``maker(inner, robot, q, qd, *named values)`` with the
-    ``named`` inputs ``[(name, values)]`` held fixed: ``{"q": rows, "qd": rows}``, rows (len(out), n)."""
-    symbols = [[sp.Symbol(f"{name}[{i}]") for i in range(len(values))] for name, values in named]
-    inner = inner_program(prog, robot, maker, (q, qd, *symbols), ("q", "qd", *(name for name, _ in named)))
-    fixed = {s: v for syms, (_, values) in zip(symbols, named) for s, v in zip(syms, values)}
-    T = replay(prog, inner, tangent_seeds(prog, robot, q, qd), inputs=fixed)
-    out, n = inner.outputs[0].symbols, robot.nv
-    return {d: [[T.tangent(o, (d, j)) for j in range(n)] for o in out] for d in ("q", "qd")}
-
-
 def tip_force_torques(prog, robot, q, qd, f):
     """J*f: the joint torques of the tip forces alone, B f(0) then the force pass [RK (2.29)]
     and T = Hf [RK (2.30)] (``qd`` unused: the signature of :func:`_tangent_columns`)."""
@@ -82,12 +70,12 @@ def _id_columns(prog, robot, q, qd, qdd, f, analytic):
     from soagen.passes.dynamics import inverse_dynamics_tip_force
 
     if not analytic:
-        return _tangent_columns(prog, robot, inverse_dynamics_tip_force, q, qd, [("qdd", qdd), ("f", f)])
+        return fixed_input_tangents(prog, robot, inverse_dynamics_tip_force, q, qd, [("qdd", qdd), ("f", f)])
     from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
 
     n = robot.nv
     dq, dqd = inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd)       # row-major (n, n)
-    jtf = _tangent_columns(prog, robot, tip_force_torques, q, qd, [("f", f)])["q"]
+    jtf = fixed_input_tangents(prog, robot, tip_force_torques, q, qd, [("f", f)])["q"]
     return {"q": [[prog.let(dq[i * n + j] + jtf[i][j]) for j in range(n)] for i in range(n)],
             "qd": [[dqd[i * n + j] for j in range(n)] for i in range(n)]}
 
@@ -101,7 +89,7 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
     qdd, f, _, L_om, dinv_om = solve_contact(sw, qd, tau)
     prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd)/dx at qdd", level=0)
     A = _id_columns(prog, robot, q, qd, qdd, f, analytic)
-    B = _tangent_columns(prog, robot, tip_accelerations_at, q, qd, [("qdd", qdd)])
+    B = fixed_input_tangents(prog, robot, tip_accelerations_at, q, qd, [("qdd", qdd)])
     prog.banner("J, Z = M^-1 J* by the LTDL factors of M", level=0)
     L, dinv = mass_matrix_ltdl(sw)
     J = jacobian_rows(sw)

@@ -55,6 +55,18 @@ def directions(name, n):
     return [(name, i) for i in range(n)]
 
 
+def fixed_input_tangents(prog, robot, maker, q, qd, named):
+    """Forward-mode ∂out/∂q, ∂out/∂q̇ of ``maker(inner, robot, q, qd, *named values)`` with the
+    ``named`` inputs ``[(name, values)]`` held fixed (expressions of ``prog``, no tangent):
+    ``{"q": rows, "qd": rows}``, rows (len(out), n)."""
+    symbols = [[sp.Symbol(f"{name}[{i}]") for i in range(len(values))] for name, values in named]
+    inner = inner_program(prog, robot, maker, (q, qd, *symbols), ("q", "qd", *(name for name, _ in named)))
+    fixed = {s: v for syms, (_, values) in zip(symbols, named) for s, v in zip(syms, values)}
+    T = replay(prog, inner, tangent_seeds(prog, robot, q, qd), inputs=fixed)
+    out, n = inner.outputs[0].symbols, robot.nv
+    return {d: [[T.tangent(o, (d, j)) for j in range(n)] for o in out] for d in ("q", "qd")}
+
+
 def inverse_dynamics_derivatives(prog, robot, q, qd, qdd):
     """∂τ/∂q, ∂τ/∂q̇ of Newton–Euler [RK (2.24)–(2.30)] by forward-mode
     differentiation of its straight-line program (∂τ/∂q̈ is M)."""
@@ -105,11 +117,8 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False)
         column = {"q": lambda i, j: dtau[0][i * n + j], "qd": lambda i, j: dtau[1][i * n + j]}
     else:
         prog.banner("derivatives of Newton-Euler at qdd, forward mode", level=0)
-        qdd_in = [sp.Symbol(f"qdd[{i}]") for i in range(n)]
-        inner = inner_program(prog, robot, inverse_dynamics, (q, qd, qdd_in), ("q", "qd", "qdd"))
-        T = replay(prog, inner, tangent_seeds(prog, robot, q, qd), inputs=dict(zip(qdd_in, qdd)))
-        out = inner.outputs[0].symbols
-        column = {d: (lambda i, j, d=d: T.tangent(out[i], (d, j))) for d in ("q", "qd")}
+        dtau = fixed_input_tangents(prog, robot, inverse_dynamics, q, qd, [("qdd", qdd)])
+        column = {d: (lambda i, j, d=d: dtau[d][i][j]) for d in ("q", "qd")}
     prog.banner("d qdd = -M^-1 d tau, column by column with the LTDL factors (sparse on trees)", level=0)
     blocks = []
     for d in ("q", "qd"):
