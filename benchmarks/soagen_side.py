@@ -224,6 +224,8 @@ def generate_c(robot, prefix, out, variants, trig_inputs=False, functions=None):
     header.write_text(gen.csource.header)
     source.write_text(gen.csource.source)
     units = dict(gen.csource.units or [])
+    for fname, cut in gen.csource.parts.items():      # a cut function's statements are in its parts' units
+        units[fname] = "\n".join(units[u] for u in cut + [fname])
     # a family function that calls its algorithm's function reads that function's angles
     functions = [Function(p.name, [a.name for a in p.inputs], [a.size for a in p.outputs], p.seconds,
                           F.cost(p.ops), trig_reads(units.get(p.calls or p.name, gen.csource.source), prefix,

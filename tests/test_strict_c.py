@@ -6,7 +6,8 @@ checked-in ``generated/puma560/puma560.c``, kept current by
 ``test_generated_files``; float with cos/sin inputs), its default functions in
 double with cos/sin inputs and in float without; a floating base carrying a
 spherical joint (quaternions, 3×3 and 6×6 D(k) blocks) in double and float; a
-closed chain of two arms (guarded Λ_c) in double and float.
+closed chain of two arms (guarded Λ_c) in double and float; the floating base's
+functions cut into parts (:mod:`soagen.program.parts`) in double and float.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from soagen.model import robots
 from soagen.codegen import generate
 from tests.support import ROOT
 from tests.support.robots import random_robot
+from tests.test_parts import small_parts
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wconversion", "-Wdouble-promotion",
           "-Werror", "-O1", "-c"]
@@ -49,6 +51,8 @@ KINDS = {
     "multidof-float": (lambda: _gen(multi_dof(), "float", False), "float", False),
     "closed-chain-double": (lambda: _gen(two_arm_chain(), "double", False), "double", False),
     "closed-chain-float": (lambda: _gen(two_arm_chain(), "float", False), "float", False),
+    "multidof-cut-double": (lambda: _cut(multi_dof(), "double"), "double", False),
+    "multidof-cut-float": (lambda: _cut(multi_dof(), "float"), "float", False),
 }
 _sources = {}
 
@@ -56,6 +60,14 @@ _sources = {}
 def _gen(robot, precision, trig_inputs, variants=()):
     gen = generate(robot, soagen.Options(precision=precision, trig_inputs=trig_inputs, variants=variants), "unit")
     return gen.csource.header, gen.csource.source
+
+
+def _cut(robot, precision):
+    """Every function cut into parts of 40 statements (:mod:`soagen.program.parts`)."""
+    with small_parts():
+        header, source = _gen(robot, precision, False)
+    assert "_part0(" in source
+    return header, source
 
 
 def sources(kind):

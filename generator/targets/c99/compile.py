@@ -8,6 +8,7 @@ import shutil
 import time
 from pathlib import Path
 
+from soagen.program import parts
 from soagen.targets.cache import cache_key, cache_root, cached
 from soagen.targets.c99.emit import emit
 from soagen.targets.common.compiler import compile_units
@@ -46,7 +47,10 @@ def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None, pr
     objects = compile_units([(f"objects/{csource.name}__{fname}", text) for fname, text in csource.units], folder,
                             args, unit_seconds, progress)
     if seconds is not None:
-        seconds.update({stem.split("__", 1)[1]: s for stem, s in unit_seconds.items()})
+        owner = {part: fname for fname, cut in csource.parts.items() for part in cut}
+        for stem, s in unit_seconds.items():
+            fname = stem.split("__", 1)[1]
+            seconds[owner.get(fname, fname)] = seconds.get(owner.get(fname, fname), 0.0) + s
     ffi = cffi.FFI()
     ffi.cdef(csource.cdef)
     ffi.set_source(modname, f'#include "{csource.name}.h"', include_dirs=[str(folder)],
@@ -83,7 +87,8 @@ def build(target, options, name, functions, record, cache_dir=None, progress=Non
     from soagen.targets.c99.module import Module
 
     args = compile_args(options)
-    key = cache_key(target.fingerprint(), repr(options), name, ",".join(functions), " ".join(args))
+    key = cache_key(target.fingerprint(), repr(options), name, ",".join(functions), " ".join(args),
+                    f"parts {parts.PART_STATEMENTS} above {parts.SPLIT_ABOVE}")
     modname = f"_soagen_{name}_{key}"
     timings = {}
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from soagen.program.parts import split
 from soagen.program.printer import SoaCPrinter
 from soagen.targets.common import fasttrig
-from soagen.targets.common.c_text import call_lines, environment, function_lines, opline, prototype
+from soagen.targets.common.c_text import call_lines, environment, function_lines, opline, prototype, split_function
 
 
 @dataclass
@@ -28,7 +29,8 @@ class CSource:
     header: str
     source: str
     cdef: str
-    units: list = None   # [(function name, C text of a translation unit with only that function)]
+    units: list = None   # [(unit name, C text of a translation unit with one function or one part of one)]
+    parts: dict = field(default_factory=dict)   # function -> the unit names of its parts (a cut function)
     seconds: dict = field(default_factory=dict)   # function -> seconds to print its body
 
 
@@ -50,9 +52,18 @@ def emit(robot, programs, name, precision="double"):
 
     printer = SoaCPrinter(precision)
     ctype = printer.ctype
-    functions, seconds = [], {}
+    functions, seconds, parts_of = [], {}, {}
     for prog in programs:
         t0 = time.perf_counter()
+        parts, slots = split(prog) if not prog.calls else ([None], 0)
+        if len(parts) > 1:
+            part_functions, lines = split_function(name, prog, printer, parts, slots)
+            parts_of[prog.name] = [dict(f, part=True, declarations=[], doc=(
+                f"Part {k + 1} of {len(parts)} of {name}_{prog.name}: its statements in order, the values later "
+                f"parts read stored in w.")) for k, f in enumerate(part_functions)]
+        else:
+            lines = call_lines(name, prog) if prog.calls else function_lines(prog, printer)
+            parts_of[prog.name] = []
         functions.append(dict(
             doc=prog.doc + (" Returns 0, or 1 (outputs untouched) when Omega(0) is singular."
                             if prog.returns_status else ""), opline=opline(prog),
@@ -62,7 +73,7 @@ def emit(robot, programs, name, precision="double"):
                 "returns the number of rows where Omega(0) is singular (their outputs untouched)."
                 if prog.returns_status else "returns 0."),
             argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
-            lines=call_lines(name, prog) if prog.calls else function_lines(prog, printer)))
+            part=False, declarations=[f["prototype"] for f in parts_of[prog.name]], lines=lines))
         seconds[prog.name] = time.perf_counter() - t0
     joints, tips = [], []
     multi = any(part.multi_dof for _, part in robot.parts)
@@ -92,14 +103,17 @@ def emit(robot, programs, name, precision="double"):
     env = environment()
     header = env.get_template("robot.h.j2").render(**ctx)
     template = env.get_template("robot.c.j2")
-    source = template.render(**ctx)
+    source = template.render(**dict(ctx, functions=[g for prog, f in zip(programs, functions)
+                                                    for g in parts_of[prog.name] + [f]]))
     units = []
     for prog, f in zip(programs, functions):
         t0 = time.perf_counter()
+        units += [(part["name"], template.render(**dict(ctx, functions=[part]))) for part in parts_of[prog.name]]
         units.append((prog.name, template.render(**dict(ctx, functions=[f]))))
         seconds[prog.name] += time.perf_counter() - t0
     cdef = "\n".join(f"{f['prototype']};\n{f['batch_prototype']};" for f in functions)
-    return CSource(name, header, source, cdef, units, seconds)
+    return CSource(name, header, source, cdef, units, seconds=seconds,
+                   parts={prog: [f["name"] for f in found] for prog, found in parts_of.items() if found})
 
 
 def driver(name, programs, inputs, precision="double", template="driver.c.j2"):

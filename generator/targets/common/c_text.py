@@ -63,24 +63,32 @@ def function_lines(prog, printer, lanes=False):
     so the compiler fuses the same multiply-adds), the function returns ``ok``;
     a constant output is broadcast.
     """
-    lines = []
-    ctype = printer.ctype
+    _prepare(prog, printer)
+    lines = [{"banner": None, "code": f"(void){name};"} for name in prog.unused_inputs()]
+    lines += [_item_line(item, printer, lanes) for item in prog.body]
+    return lines + _output_lines(prog, printer, lanes)
+
+
+def _prepare(prog, printer):
     printer.names = prog.names
     printer.schedule = Schedule(prog.statements())
-    for name in prog.unused_inputs():
-        lines.append({"banner": None, "code": f"(void){name};"})
-    for item in prog.body:
-        if isinstance(item, Banner):
-            lines.append({"banner": item.text, "mark": BANNER_MARKS[item.level]})
-        elif isinstance(item, Guard):
-            test = f"{printer.doprint(item.value)} > {printer.doprint(item.bound)}"
-            lines.append({"banner": None, "code": (f"if (soagen_none(ok &= ({test}))) return ok;" if lanes else
-                                                   f"if (!({test})) return {item.status};")
-                                                  + (f"  /* {item.text} */" if item.text else "")})
-        else:
-            sym, expr = item
-            lines.append({"banner": None, "code": f"const {ctype} {printer.doprint(sym)} = {printer.doprint(expr)};"})
-    lines.append({"banner": "outputs", "mark": BANNER_MARKS[0]})
+
+
+def _item_line(item, printer, lanes=False):
+    """One body item (banner, guard or statement) as a line."""
+    if isinstance(item, Banner):
+        return {"banner": item.text, "mark": BANNER_MARKS[item.level]}
+    if isinstance(item, Guard):
+        test = f"{printer.doprint(item.value)} > {printer.doprint(item.bound)}"
+        return {"banner": None, "code": (f"if (soagen_none(ok &= ({test}))) return ok;" if lanes else
+                                         f"if (!({test})) return {item.status};")
+                + (f"  /* {item.text} */" if item.text else "")}
+    sym, expr = item
+    return {"banner": None, "code": f"const {printer.ctype} {printer.doprint(sym)} = {printer.doprint(expr)};"}
+
+
+def _output_lines(prog, printer, lanes=False):
+    lines = [{"banner": "outputs", "mark": BANNER_MARKS[0]}]
     for arg in prog.outputs:
         for i, e in enumerate(arg.symbols):
             value = printer.doprint(e)
@@ -90,6 +98,51 @@ def function_lines(prog, printer, lanes=False):
     if prog.returns_status:
         lines.append({"banner": None, "code": "return ok;" if lanes else "return 0;"})
     return lines
+
+
+def split_function(prefix, prog, printer, parts, slots):
+    """A program cut into parts (:func:`soagen.program.parts.split`) as C: the parts, each a
+    function of the inputs and the scratch array ``w``, and the body of the function that
+    calls them in order, then runs the last part and writes the outputs.
+
+    Returns
+    -------
+    functions : list of dict   ``name``, ``prototype``, ``lines``, ``returns_status`` of each part but the last
+    lines : list               the calling function's body
+    """
+    _prepare(prog, printer)
+    ctype = printer.ctype
+    inputs = [f"const {ctype} {a.name}[{a.size}]" for a in prog.inputs]
+
+    def loads(part):
+        return [{"banner": None, "code": f"const {ctype} {printer.doprint(sym)} = w[{slot}];"}
+                for sym, slot in part.loads]
+
+    functions, calls = [], [{"banner": None, "code": f"{ctype} w[{slots}];   /* values passed between the parts */"}]
+    for k, part in enumerate(parts[:-1]):
+        name = f"{prog.name}_part{k}"
+        status = any(isinstance(item, Guard) for item in part.body)
+        read = set().union(*(item[1].free_symbols if isinstance(item, tuple) else
+                             item.value.free_symbols | item.bound.free_symbols
+                             for item in part.body if not isinstance(item, Banner)))
+        lines = [{"banner": None, "code": f"(void){a.name};"} for a in prog.inputs if not read & set(a.symbols)]
+        lines += loads(part) + [_item_line(item, printer) for item in part.body]
+        lines += [{"banner": None, "code": f"w[{slot}] = {printer.doprint(sym)};"} for sym, slot in part.stores]
+        if not part.loads and not part.stores:
+            lines.insert(0, {"banner": None, "code": "(void)w;"})
+        if status:
+            lines.append({"banner": None, "code": "return 0;"})
+        args = ", ".join(a.name for a in prog.inputs)
+        call = f"{prefix}_{name}({args}, w)"
+        calls += ([{"banner": None, "code": f"const int status{k} = {call};"},
+                   {"banner": None, "code": f"if (status{k}) return status{k};"}] if status else
+                  [{"banner": None, "code": f"{call};"}])
+        functions.append(dict(name=name, returns_status=status, lines=lines,
+                              prototype=f"{'int' if status else 'void'} {prefix}_{name}("
+                                        f"{', '.join(inputs)}, {ctype} w[{slots}])"))
+    last = parts[-1]
+    lines = calls + loads(last) + [_item_line(item, printer) for item in last.body]
+    return functions, lines + _output_lines(prog, printer)
 
 
 def symmetric_outputs(prog):

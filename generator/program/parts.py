@@ -1,0 +1,110 @@
+"""A long straight-line program cut into consecutive parts, for compilers whose time
+grows faster than the length of one function.
+
+gcc's optimizers (register allocation, scheduling, value numbering over one basic
+block) take time that grows faster than linearly in a function's length: the
+solo12's contact-dynamics derivatives, one function of 19 218 statements, took
+135 s at -O3.  Cut into parts of :data:`PART_STATEMENTS` statements, each its own
+C function (and translation unit), the same statements compile in a fraction of
+that and in parallel.  A value computed in one part and read in a later one goes
+through a scratch array ``w`` on the caller's stack: the part that computes it
+stores it, each later part that reads it loads it once.
+
+The cut changes no statement and no operation count; a store and a load round
+nothing, so the results differ from the uncut function's only where the compiler
+fused a multiply and an add that now lie in two parts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from soagen.program.statements import Banner, Guard
+
+#: a program with more statements than this is cut (no example robot's default
+#: function is: generated/ is written in one piece per function)
+SPLIT_ABOVE = 6000
+#: statements per part, the last part (which also writes the outputs) included
+PART_STATEMENTS = 2500
+
+
+@dataclass
+class Part:
+    """One part of a program.
+
+    Attributes
+    ----------
+    body : list              the program's items (statements, guards, banners) of this part, in order
+    loads : list of (Symbol, int)   values of earlier parts this part reads, with their slot in ``w``
+    stores : list of (Symbol, int)  values of this part later parts read, with their slot in ``w``
+    """
+
+    body: list
+    loads: list = field(default_factory=list)
+    stores: list = field(default_factory=list)
+
+
+def _reads(item):
+    """The symbols a body item reads."""
+    if isinstance(item, Guard):
+        return item.value.free_symbols | item.bound.free_symbols
+    return item[1].free_symbols
+
+
+def split(prog, part_statements=None, split_above=None):
+    """Cut the finished ``prog`` into parts; -> (parts, slots).
+
+    Parameters
+    ----------
+    prog : Program             finished (CSE done, dead code removed)
+    part_statements : int      statements per part (default :data:`PART_STATEMENTS`)
+    split_above : int          programs with at most this many statements stay whole
+                               (default :data:`SPLIT_ABOVE`)
+
+    Returns
+    -------
+    parts : list of Part       one Part (no loads, no stores) when the program stays whole;
+                               the outputs are written after the last part
+    slots : int                length of the scratch array ``w``
+    """
+    part_statements = part_statements or PART_STATEMENTS
+    split_above = SPLIT_ABOVE if split_above is None else split_above
+    statements = sum(isinstance(item, tuple) for item in prog.body)
+    if statements <= split_above:
+        return [Part(list(prog.body))], 0
+    count = -(-statements // part_statements)
+    bodies, seen = [[] for _ in range(count)], 0
+    for item in prog.body:                        # statement i in part i·count // statements: even parts
+        bodies[min(seen * count // statements, count - 1)].append(item)
+        seen += isinstance(item, tuple)
+    home = {}                                     # Symbol -> index of the part that computes it
+    for k, body in enumerate(bodies):
+        for item in body:
+            if isinstance(item, tuple):
+                home[item[0]] = k
+    parts = [Part(body) for body in bodies]
+    slot_of = {}                                  # Symbol -> slot in w, in order of first crossing
+    loaded = [set() for _ in parts]
+
+    def read(sym, k):
+        h = home.get(sym)
+        if h is None or h == k or sym in loaded[k]:
+            return
+        if sym not in slot_of:
+            slot_of[sym] = len(slot_of)
+            parts[h].stores.append((sym, slot_of[sym]))
+        loaded[k].add(sym)
+        parts[k].loads.append((sym, slot_of[sym]))
+
+    for k, part in enumerate(parts):
+        for item in part.body:
+            if not isinstance(item, Banner):
+                for sym in sorted(_reads(item), key=str):
+                    read(sym, k)
+    last = len(parts) - 1
+    for arg in prog.outputs:
+        for e in arg.symbols:
+            for sym in sorted(e.free_symbols, key=str):
+                read(sym, last)
+    for part in parts:
+        part.stores.sort(key=lambda pair: pair[1])
+    return parts, len(slot_of)
