@@ -1,19 +1,47 @@
 """benchmarks/run.py end to end on a few states and functions, soagen alone (inline and
 libm trig, both backends of the interleaved driver): the driver compiles and links, runs
 its rounds, every timed function's outputs match the reference (run.py aborts otherwise)
-and the report renders. It asserts no timing. The Pinocchio and CasADi baselines are
-built by the full benchmark only (minutes: a header-only Pinocchio build, a venv); the
-conversions of Pinocchio's contact and centroidal outputs are checked here through its
-Python bindings."""
+and the report renders. It asserts no timing.
+
+The Pinocchio and CasADi baselines are built by the full benchmark only (minutes: a
+header-only Pinocchio build, a venv). The conversions of their outputs to soagen's
+conventions are checked here without those builds:
+
+* Pinocchio: every entry of ``backends.PIN_MAP`` (one test id each: rnea, crba, aba,
+  computeMinverse, computeGeneralizedGravity, nonLinearEffects, computeFrameJacobian,
+  framePlacements, the seven Ω / Λ routes, computeRNEADerivatives, computeABADerivatives,
+  ccrba, computeCentroidalMap, constraintDynamics and its derivatives) is computed with
+  Pinocchio's Python bindings as pinocchio_bench.cpp computes it, on the model file and the
+  states file the benchmark writes (``backends.pinocchio_model``, ``states.pinocchio_states``),
+  laid out as the C++ writes it (row-major; junk below the upper triangles Pinocchio fills),
+  converted by ``soagen_side.from_pinocchio`` and compared with ``soagen.reference``: on the
+  Panda (fixed base) and on solo12's free-flyer (two 6-D feet; for the contact entries its
+  point feet, and the TALOS's flat feet at rest). pinocchio_bench.cpp itself is not run: the
+  Python counterparts of its calls, its row-major copies and its LOCAL to LOCAL_WORLD_ALIGNED
+  rotation are.
+* CasADi: its outputs are not produced in the suite (casadi is not importable in this venv;
+  casadi_kin_dyn.py makes its own venv with pin 2.6.20). Its values are in soagen's
+  conventions already (1-dof joints only, same joint order), and ``backends.check_casadi``
+  only reshapes its column-major buffers and fills M from a triangle: that is checked on
+  ``soagen.reference``'s values laid out as CasADi's buffers, not on CasADi's own values."""
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+from soagen.model.robots import erd_root
 from tests.support import ROOT, benchmark_report
+
+if str(ROOT / "benchmarks") not in sys.path:
+    sys.path.insert(0, str(ROOT / "benchmarks"))      # the benchmark's modules import each other by name
+import backends as bk
+import soagen_side as sg
+from specs import SPECS
+from states import draw_states, pinocchio_states
 
 
 def test_benchmark_runs_and_checks_soagen():
@@ -23,7 +51,7 @@ def test_benchmark_runs_and_checks_soagen():
     res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--robot", "ur5", "--n", "40",
                           "--rounds", "3", "--functions", functions,
                           "--no-casadi", "--no-pinocchio", "--no-doc"],
-                         capture_output=True, text=True, timeout=600)
+                         check=False, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     out = res.stdout
     assert "timed 3 rounds" in out and "soagen: outputs checked" in out
@@ -47,44 +75,267 @@ def test_ratios_are_medians_of_per_round_ratios():
     assert report.fmt_spread(s) == "1.25 (0.88–6.12)"
 
 
-def test_pinocchio_contact_and_centroidal_outputs_convert_to_soagen():
-    """The new rows' Pinocchio side without the C++ build: the conversions the benchmark applies
-    (``soagen_side.from_pinocchio``) to the outputs of ``constraintDynamics``,
-    ``computeConstraintDynamicsDerivatives`` and ``ccrba`` laid out as ``pinocchio_bench.cpp`` writes
-    them, here from Pinocchio's Python bindings with the same contacts (one RigidConstraintModel per
-    foot, LOCAL_WORLD_ALIGNED): solo12's point feet (CONTACT_3D) and the TALOS's flat feet
-    (CONTACT_6D, on a state with the feet at rest, as the benchmark draws them), against the reference."""
-    pin = pytest.importorskip("pinocchio")
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import soagen_side as sg
-    from specs import SPECS
-    from states import draw_states
+# --------------------------------------------------------------------------- the baselines' conversions
+#: the robots: the Panda (fixed base, locked fingers, one 6-D tip) and, for the floating base, solo12 with
+#: two feet as 6-D tips (the talos section's shape, a free-flyer and two 6-D tips, at nv = 18 instead of 38)
+#: or, for the contact entries, the benchmark's own contact robots: solo12's four point feet (CONTACT_3D)
+#: and the TALOS's flat feet (CONTACT_6D) on states with the feet at rest
+PIN_ROBOTS = {"panda": SPECS["panda"],
+              "solo12_feet6": dataclasses.replace(SPECS["solo12"], name="solo12_feet6", tips=["FL_FOOT", "HR_FOOT"],
+                                                  functions=None),
+              "solo12": SPECS["solo12"], "talos_feet": SPECS["talos_feet"]}
+PIN_STATES = 4
+PIN_RTOL = 1e-9           # max |got - want| / max |want|
 
-    for name in ("solo12", "talos_feet"):
-        spec = SPECS[name]
-        robot = spec.robot()
-        model = pin.buildModelFromUrdf(str(spec.urdf), pin.JointModelFreeFlyer())
-        data = model.createData()
+
+def pin_robots(kind):
+    if kind in ("contact", "contact_derivatives"):
+        return ("solo12", "talos_feet")
+    if kind == "jacobian":
+        return ("panda", "solo12_feet6", "solo12")      # point tips too: each foot's linear rows only
+    return ("panda", "solo12_feet6")
+
+
+class PinocchioSide:
+    """One robot as pinocchio_bench.cpp sees it: the model file backends.pinocchio_model writes, loaded
+    back; the states file of states.pinocchio_states (run.py's seed), read back as the C++ reads it (q,
+    qd, qdd, tau in Pinocchio's conventions); one Data for every entry; the tips' frames; one CONTACT_6D
+    LOCAL constraint per tip (its Workspace: the Delassus and constraint-Cholesky routes) and the
+    contacts of the constrained-dynamics entries (its ContactWorkspace)."""
+
+    def __init__(self, pin, spec, work):
+        self.pin, self.robot = pin, spec.robot()
+        self.states = draw_states(self.robot, PIN_STATES, 0, spec.tips_at_rest)
+        model = self.model = pin.Model()
+        model.loadFromText(str(bk.pinocchio_model(spec, self.robot, work / "model.txt")))
+        self.data = model.createData()
+        rows = np.fromfile(pinocchio_states(self.robot, self.states, work / "states.bin").path, "<f8")
+        rows = rows.reshape(len(self.states), self.states.row)
+        nq, nv = model.nq, model.nv
+        self.q = rows[:, :nq]
+        self.qd, self.qdd, self.tau = (rows[:, nq + k * nv:nq + (k + 1) * nv] for k in range(3))
+        self.tips = [model.getFrameId(t.name) for t in self.robot.tips]
+        six, lwa = pin.ContactType.CONTACT_6D, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+        self.local = self.constraints([six] * len(self.tips), pin.ReferenceFrame.LOCAL)
+        self.chol = pin.ConstraintCholeskyDecomposition(model, self.data, *self.local)
+        self.contacts = self.constraints(
+            [pin.ContactType.CONTACT_3D if d == 3 else six for d in sg.contact_dims(self.robot)], lwa)
+        pin.initConstraintDynamics(model, self.data, *self.contacts)
+        self.settings = pin.ProximalSettings()
+
+    def constraints(self, types, reference):
+        pin, model = self.pin, self.model
         cms, cds = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
-        for tip, dim in zip(robot.tips, sg.contact_dims(robot)):
-            frame = model.frames[model.getFrameId(tip.name)]
-            cms.append(pin.RigidConstraintModel(pin.ContactType.CONTACT_3D if dim == 3 else pin.ContactType.CONTACT_6D,
-                                                model, frame.parentJoint, frame.placement,
-                                                pin.ReferenceFrame.LOCAL_WORLD_ALIGNED))
+        for f, kind in zip(self.tips, types):
+            frame = model.frames[f]
+            cms.append(pin.RigidConstraintModel(kind, model, frame.parentJoint, frame.placement, reference))
             cds.append(cms[-1].createData())
-        pin.initConstraintDynamics(model, data, cms, cds)
-        states = draw_states(robot, 1, 0, spec.tips_at_rest)
-        q, qd, tau = (sg.q_to_pinocchio(robot, states.q[0]), sg.v_to_pinocchio(robot, states.qd[0]),
-                      sg.v_to_pinocchio(robot, states.tau[0]))
-        settings = pin.ProximalSettings()
-        pin.constraintDynamics(model, data, q, qd, tau, cms, cds, settings)
-        contact = np.concatenate([data.ddq, data.lambda_c])
-        pin.computeConstraintDynamicsDerivatives(model, data, cms, cds, settings)
-        derivatives = np.concatenate([contact] + [np.ravel(a) for a in (
-            data.ddq_dq, data.ddq_dv, data.ddq_dtau, data.dlambda_dq, data.dlambda_dv, data.dlambda_dtau)])
-        centroidal = np.ravel(pin.ccrba(model, data, q, qd))
-        for fn, kind, raw in (("contact_dynamics", "contact", contact),
-                              ("contact_dynamics_derivatives", "contact_derivatives", derivatives),
-                              ("centroidal_momentum_matrix", "centroidal", centroidal)):
-            got = sg.from_pinocchio(kind, raw, robot)
-            assert sg.rel_error(got, sg.reference_value(robot, states, 0, fn)) < sg.TOLERANCE, (name, fn)
+        return cms, cds
+
+
+#: {PIN_MAP entry: (PinocchioSide, state) -> the entry's output row as pinocchio_bench.cpp writes it}
+PIN_OUTPUTS = {}
+
+
+def pin_output(label):
+    def register(fn):
+        PIN_OUTPUTS[label] = fn
+        return fn
+    return register
+
+
+def row_major(*parts):
+    return np.concatenate([np.ravel(np.asarray(p, float)) for p in parts])
+
+
+def upper_only(a, i):
+    """``a`` as the C++ writes it where Pinocchio fills the upper triangle only (crba, computeMinverse,
+    computeABADerivatives' M⁻¹): the strict lower triangle is whatever Data held (the bindings return
+    it symmetrized; here junk, which the conversion must not read)."""
+    a = np.array(a, float)
+    low = np.tril_indices(len(a), -1)
+    a[low] = np.random.default_rng(i).normal(size=len(low[0])) * 1e3
+    return a
+
+
+def symmetrised(a):
+    """symmetrise_minv / the Delassus routes: the strict lower triangle copied from the upper."""
+    return np.triu(a) + np.triu(a, 1).T
+
+
+def world_aligned(s, a):
+    """local_to_world_aligned: B a Bᵀ, B = blockdiag(R_1, R_1, ..., R_m, R_m) of the LOCAL constraints."""
+    B = np.zeros_like(a)
+    for k, cd in enumerate(s.local[1]):
+        for h in (6 * k, 6 * k + 3):
+            B[h:h + 3, h:h + 3] = cd.oMc1.rotation
+    return B @ a @ B.T
+
+
+def frame_jacobians(s, i, reuse=False):
+    """computeFrameJacobian (LOCAL_WORLD_ALIGNED) per tip, stacked; getFrameJacobian with ``reuse``."""
+    pin, lwa = s.pin, s.pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+    return np.vstack([pin.getFrameJacobian(s.model, s.data, f, lwa) if reuse
+                      else pin.computeFrameJacobian(s.model, s.data, s.q[i], f, lwa) for f in s.tips])
+
+
+def minv_symmetrised(s, i):
+    return symmetrised(upper_only(s.pin.computeMinverse(s.model, s.data, s.q[i]), i))
+
+
+def omega(s, i, reuse=False):
+    minv = minv_symmetrised(s, i)
+    J = frame_jacobians(s, i, reuse)
+    return J @ (minv @ J.T)
+
+
+def delassus_local(s, i):
+    m, d = s.model, s.data
+    return symmetrised(upper_only(s.pin.computeDelassusMatrix(m, d, s.q[i], *s.local, 0.0), i))
+
+
+def _flat(call):
+    return lambda s, i: row_major(call(s, i))
+
+
+PIN_OUTPUTS.update({label: _flat(call) for label, call in {
+    "rnea": lambda s, i: s.pin.rnea(s.model, s.data, s.q[i], s.qd[i], s.qdd[i]),
+    "aba": lambda s, i: s.pin.aba(s.model, s.data, s.q[i], s.qd[i], s.tau[i]),
+    "computeGeneralizedGravity": lambda s, i: s.pin.computeGeneralizedGravity(s.model, s.data, s.q[i]),
+    "nonLinearEffects": lambda s, i: s.pin.nonLinearEffects(s.model, s.data, s.q[i], s.qd[i]),
+    "crba": lambda s, i: upper_only(s.pin.crba(s.model, s.data, s.q[i]), i),
+    "computeMinverse": lambda s, i: upper_only(s.pin.computeMinverse(s.model, s.data, s.q[i]), i),
+    "computeFrameJacobian": frame_jacobians,
+    "omega_minv": omega,
+    "lambda_minv": lambda s, i: np.linalg.inv(omega(s, i)),
+    "lambda_minv_reuse": lambda s, i: np.linalg.inv(omega(s, i, reuse=True)),   # computeMinverse's kinematics
+    "delassus": lambda s, i: world_aligned(s, delassus_local(s, i)),
+    "lambda_delassus": lambda s, i: world_aligned(s, np.linalg.inv(delassus_local(s, i))),
+    "ccrba": lambda s, i: s.pin.ccrba(s.model, s.data, s.q[i], s.qd[i]),
+    "computeCentroidalMap": lambda s, i: s.pin.computeCentroidalMap(s.model, s.data, s.q[i]),
+}.items()})
+
+
+@pin_output("framePlacements")
+def _frame_placements(s, i):
+    s.pin.forwardKinematics(s.model, s.data, s.q[i])
+    return row_major(*[s.pin.updateFramePlacement(s.model, s.data, f).homogeneous for f in s.tips])
+
+
+@pin_output("lambda_crba_cholesky")
+def _lambda_crba_cholesky(s, i):
+    pin, m, d = s.pin, s.model, s.data
+    pin.crba(m, d, s.q[i], pin.Convention.WORLD)
+    pin.cholesky.decompose(m, d)
+    J = frame_jacobians(s, i, reuse=True)
+    minv_jt = np.column_stack([pin.cholesky.solve(m, d, row.copy()) for row in J])   # the binding solves vectors
+    return row_major(np.linalg.inv(J @ minv_jt))
+
+
+@pin_output("lambda_constraint_cholesky")
+def _lambda_constraint_cholesky(s, i):
+    pin, m, d = s.pin, s.model, s.data
+    pin.computeDelassusMatrix(m, d, s.q[i], *s.local, 0.0)    # the constraints' kinematics (no binding of calc)
+    pin.crba(m, d, s.q[i], pin.Convention.WORLD)
+    s.chol.compute(m, d, *s.local, 0.0)
+    return row_major(world_aligned(s, s.chol.getOperationalSpaceInertiaMatrix()))
+
+
+@pin_output("computeRNEADerivatives")
+def _rnea_derivatives(s, i):
+    s.pin.computeRNEADerivatives(s.model, s.data, s.q[i], s.qd[i], s.qdd[i])
+    return row_major(s.data.dtau_dq, s.data.dtau_dv)
+
+
+@pin_output("computeABADerivatives")
+def _aba_derivatives(s, i):
+    d = s.data
+    s.pin.computeABADerivatives(s.model, d, s.q[i], s.qd[i], s.tau[i])
+    return row_major(d.ddq, d.ddq_dq, d.ddq_dv, upper_only(d.Minv, i))
+
+
+@pin_output("constraintDynamics")
+def _constraint_dynamics(s, i):
+    s.pin.constraintDynamics(s.model, s.data, s.q[i], s.qd[i], s.tau[i], *s.contacts, s.settings)
+    return row_major(s.data.ddq, s.data.lambda_c)
+
+
+@pin_output("computeConstraintDynamicsDerivatives")
+def _constraint_dynamics_derivatives(s, i):
+    d = s.data
+    contact = _constraint_dynamics(s, i)
+    s.pin.computeConstraintDynamicsDerivatives(s.model, d, *s.contacts, s.settings)
+    return row_major(contact, d.ddq_dq, d.ddq_dv, d.ddq_dtau, d.dlambda_dq, d.dlambda_dv, d.dlambda_dtau)
+
+
+@pytest.fixture(scope="module")
+def pinocchio_side(tmp_path_factory):
+    pin = pytest.importorskip("pinocchio")
+    sides = {}
+
+    def side(name):
+        spec = PIN_ROBOTS[name]
+        if spec.erd and erd_root() is None:
+            pytest.skip("example-robot-data is not installed")
+        if name not in sides:
+            sides[name] = PinocchioSide(pin, spec, tmp_path_factory.mktemp(name))
+        return sides[name]
+    return side
+
+
+@pytest.mark.parametrize(("fn", "label", "kind"), bk.PIN_MAP, ids=[f"{k}-{lab}" for _, lab, k in bk.PIN_MAP])
+def test_pinocchio_outputs_convert_to_soagen(pinocchio_side, fn, label, kind):
+    """Every PIN_MAP entry: Pinocchio's output as pinocchio_bench.cpp writes it, converted by
+    soagen_side.from_pinocchio, equals soagen.reference to PIN_RTOL of its size, on every state the
+    benchmark checks (Λ-based outputs where cond(Ω) is fine); and the benchmark's own check passes."""
+    assert label in PIN_OUTPUTS, f"PIN_MAP's {label} has no Python counterpart in this test: add one"
+    for name in pin_robots(kind):
+        s = pinocchio_side(name)
+        rows, checked = [], 0
+        for i in range(PIN_STATES):
+            got = np.ravel(sg.from_pinocchio(kind, PIN_OUTPUTS[label](s, i), s.robot))   # some kinds give matrices
+            rows.append(got)
+            if sg.needs_lambda(fn) and not sg._cond_ok(s.robot, s.states.q[i]):
+                continue
+            want = sg.reference_value(s.robot, s.states, i, fn)
+            scale = float(np.abs(want).max())
+            assert got.shape == want.shape and scale > 1e-3, (name, i, got.shape, want.shape, scale)
+            err = float(np.abs(got - want).max()) / scale
+            assert err < PIN_RTOL, f"{label} ({kind}) on {name}, state {i}: relative error {err:.2e}"
+            checked += 1
+        assert checked >= 2, f"{label} on {name}: {checked} states checked"
+        sg.check_outputs(s.robot, s.states, {fn: np.array(rows)}, f"Pinocchio {label} on {name}")
+
+
+@pytest.mark.parametrize("triangle", ["full", "upper", "lower"])
+def test_casadi_outputs_convert_to_soagen(triangle):
+    """CasADi's side without CasADi (not importable here; casadi_kin_dyn.py runs in its own venv): its
+    values are in soagen's conventions already (1-dof joints, soagen's joint order, no floating base), so
+    backends.check_casadi only reshapes CasADi's dense column-major buffers (shapes from the manifest) and
+    fills M from the triangle the manifest names. Here soagen.reference's values laid out as those
+    buffers (the other triangle junk) go through check_casadi, which must give them back exactly."""
+    robot = SPECS["panda"].robot()
+    n = robot.n
+    states = draw_states(robot, 3, 0)
+    shapes = {"rnea": [[n, 1]], "crba": [[n, n]], "aba": [[n, 1]], "rnea_derivatives": [[n, n]] * 2,
+              "aba_derivatives": [[n, 1]] + [[n, n]] * 3}
+    manifest = {cname: {"output_shapes": s} for cname, s in shapes.items()}
+    manifest["crba"]["crba_triangle"] = triangle
+    timed = {}
+    for fn, cname in bk.CASADI_MAP.items():
+        rows = []
+        for i in range(len(states)):
+            want, parts, pos = sg.reference_value(robot, states, i, fn), [], 0
+            assert np.abs(want).max() > 1e-3
+            for r, c in shapes[cname]:
+                a = want[pos:pos + r * c].reshape(r, c).copy()
+                pos += r * c
+                if cname == "crba" and triangle != "full":
+                    other = np.tril_indices(n, -1) if triangle == "upper" else np.triu_indices(n, 1)
+                    a[other] = 1e3 + i
+                parts.append(a.ravel(order="F"))
+            assert pos == want.size
+            rows.append(np.concatenate(parts))
+        timed["casadi", cname] = bk.Timed("casadi", cname, "", len(rows[0]), np.ones(1), np.array(rows))
+    errors = bk.check_casadi(robot, states, bk.DriverRun(timed, np.ones(1), {}, 1, 0.0, 0.0), manifest)
+    assert set(errors) == set(bk.CASADI_MAP.values()) and max(errors.values()) < 1e-15, errors
