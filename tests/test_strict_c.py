@@ -17,8 +17,8 @@ import subprocess
 import pytest
 
 import soagen
-from soagen.model import robots
 from soagen.codegen import generate
+from soagen.model import robots
 from tests.support import ROOT
 from tests.support.robots import random_robot
 from tests.test_parts import small_parts

@@ -1,14 +1,18 @@
 """A long straight-line program cut into consecutive parts, for compilers whose time
 grows faster than the length of one function.
 
-gcc's optimizers (register allocation, scheduling, value numbering over one basic
-block) take time that grows faster than linearly in a function's length: the
-solo12's contact-dynamics derivatives, one function of 19 218 statements, took
-135 s at -O3.  Cut into parts of :data:`PART_STATEMENTS` statements, each its own
-C function (and translation unit), the same statements compile in a fraction of
-that and in parallel.  A value computed in one part and read in a later one goes
-through a scratch array ``w`` on the caller's stack: the part that computes it
-stores it, each later part that reads it loads it once.
+gcc's optimizers (most of the time in the register allocator's hard-register
+assignment) take time that grows faster than linearly in a function's length: at -O3,
+the solo12's contact-dynamics derivatives (19 218 statements) took 131 s and 1.5 GB,
+the TALOS's forward-dynamics derivatives (27 026 statements) 407 s and 4.8 GB.  Cut
+into parts of :data:`PART_STATEMENTS` statements, each its own C function and
+translation unit, the same statements compile in 19 s and 70 s (summed over the parts,
+which a build compiles two at a time) with at most 164 and 386 MB, and run 0.99x and
+1.05x as long (docs/parts.md, ``python benchmarks/parts.py``).  A value computed in one
+part and read in a later one goes through a scratch array ``w`` on the caller's stack:
+the part that computes it stores it, each later part that reads it loads it once.
+Shorter functions stay whole: cut, the TALOS's M⁻¹ (4 534 statements) and ∂τ (14 827)
+ran 1.12x and 1.20x as long, for compiles that took 11 s and 23 s whole.
 
 The cut changes no statement and no operation count; a store and a load round
 nothing, so the results differ from the uncut function's only where the compiler
@@ -20,11 +24,11 @@ from dataclasses import dataclass, field
 
 from soagen.program.statements import Banner, Guard
 
-#: a program with more statements than this is cut (no example robot's default
-#: function is: generated/ is written in one piece per function)
-SPLIT_ABOVE = 6000
+#: a program with more statements than this is cut (docs/parts.md: below it, whole
+#: compiles took under 25 s and cutting cost up to 1.2x in run time)
+SPLIT_ABOVE = 16000
 #: statements per part, the last part (which also writes the outputs) included
-PART_STATEMENTS = 2500
+PART_STATEMENTS = 1000
 
 
 @dataclass

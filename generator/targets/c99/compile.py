@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from soagen.program import parts
-from soagen.targets.cache import cache_key, cache_root, cached
 from soagen.targets.c99.emit import emit
+from soagen.targets.cache import cache_key, cache_root, cached
 from soagen.targets.common.compiler import compile_units
 from soagen.targets.simd.emit import emit_simd
 from soagen.targets.simd.library import compile_simd, write_simd
