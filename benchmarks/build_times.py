@@ -4,6 +4,7 @@ cache, per robot: the figures of docs/build_profile.md.
     python benchmarks/build_times.py panda solo12 talos_reduced talos_full_v2 icub   # one JSON line each
     python benchmarks/build_times.py --render      # docs/build_profile.md from docs/build_times.json
     python benchmarks/build_times.py --legged solo12_feet talos_feet   # soagen.functions.LEGGED, feet as tips
+    python benchmarks/build_times.py talos_reduced:forward_dynamics_derivatives   # one function alone
 
 It uses only ``soagen.build``, ``soagen.load_urdf`` and the module's ``timings``, so the same
 script measures an older checkout (run it with that checkout's environment) for a before/after
@@ -52,9 +53,11 @@ def erd_robots():
 
 
 def one(key):
-    """Build ``key`` from an empty cache in this process; print one JSON line."""
+    """Build ``key`` from an empty cache in this process; print one JSON line.  ``ROBOT:FUNCTION``
+    builds that one function of a robot of :data:`ROBOTS`."""
     import soagen
 
+    key, _, function = key.partition(":")
     legged = key in LEGGED_ROBOTS
     rel, floating, tips = (LEGGED_ROBOTS if legged else ROBOTS)[key]
     tips = [soagen.point_tip(t[1]) if isinstance(t, tuple) else t for t in tips]
@@ -68,17 +71,17 @@ def one(key):
         robot = soagen.load_urdf(str(erd_robots() / rel), tips=tips, floating_base=floating)
     os.environ["SOAGEN_CACHE"] = tempfile.mkdtemp(prefix="soagen-build-times-")
     t0 = time.perf_counter()
-    if legged:
+    if legged or function:
         from soagen.functions import LEGGED
         from soagen.pipeline import terminal_progress
 
-        mod = soagen.build(robot, functions=list(LEGGED), progress=terminal_progress())
+        mod = soagen.build(robot, functions=[function] if function else list(LEGGED), progress=terminal_progress())
     else:
         mod = soagen.build(robot)
     wall = time.perf_counter() - t0
     peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)   # kB: soagen, or its largest child
-    print(json.dumps(dict(robot=key, nv=robot.nv, functions=len(mod.ops), wall_s=round(wall, 1),
+    print(json.dumps(dict(robot=key, **({"function": function} if function else {}), nv=robot.nv, functions=len(mod.ops), wall_s=round(wall, 1),
                           peak_mb=round(peak / 1024), timings={k: round(v, 1) for k, v in mod.timings.items()},
                           statements=sum(o["statements"] for o in mod.ops.values()))))
 
@@ -120,15 +123,31 @@ def render(data):
                   "`soagen.build(robot, functions=soagen.functions.LEGGED)`: dynamics, the feet's Jacobians and Λ(0), "
                   "contact and impulse dynamics, the centroidal momentum and the derivatives of inverse, forward and "
                   "contact dynamics, the feet as tips (`python benchmarks/build_times.py --legged ROBOT...`), "
-                  "from an empty cache. " + legged["note"], "",
-                  "| robot | nv | functions | statements | wall s (record + CSE, emit, compile) / peak MB |",
-                  "|---|---:|---:|---:|---|"]
-        for row in legged["rows"]:
+                  "from an empty cache, SOAGEN_JOBS=2.", ""]
+        lines += _single_rows(legged, ["robot"])
+    derivatives = data.get("derivatives")
+    if derivatives:
+        lines += ["## Derivatives alone", "",
+                  "`soagen.build(robot, functions=[FUNCTION])` from an empty cache, one function per child process "
+                  "(`python benchmarks/build_times.py ROBOT:FUNCTION...`), SOAGEN_JOBS=2.", ""]
+        lines += _single_rows(derivatives, ["robot", "function"])
+    return "\n".join(lines)
+
+
+def _single_rows(runs, keys):
+    """One table with a row per measurement of ``runs`` (``[{"label", "note", "rows"}]``), run by run."""
+    lines = ["| run | " + " | ".join(keys) + " | nv | functions | statements | wall s (record + CSE, emit, compile) "
+             "/ peak MB |", "|---|" + "---|" * len(keys) + "---:|---:|---:|---|"]
+    for run in runs:
+        for row in run["rows"]:
             t = row["timings"]
-            lines.append(f"| {row['robot']} | {row['nv']} | {row['functions']} | {row['statements']} | "
+            lines.append(f"| {run['label']} | " + " | ".join(str(row[k]) for k in keys)
+                         + f" | {row['nv']} | {row['functions']} | {row['statements']} | "
                          f"{row['wall_s']:.1f} ({t.get('record', 0) + t.get('cse', 0):.1f}, {t.get('emit', 0):.1f}, "
                          f"{t.get('compile', 0):.1f}) / {row['peak_mb']} |")
-        lines.append("")
+    return lines + [""] + [f"- {run['label']}: {run['note']}" for run in runs] + [""]
+
+
     return "\n".join(lines)
 
 
