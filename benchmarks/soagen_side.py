@@ -235,9 +235,12 @@ def generate_c(robot, prefix, out, variants, trig_inputs=False, functions=None):
 
 
 def trig_reads(source, prefix, name):
-    """Entries k of q whose ``cq[k]`` or ``sq[k]`` the C function ``<prefix>_<name>`` reads."""
-    body = source.split(f" {prefix}_{name}(", 1)[1].split("{", 1)[1].split("\n}", 1)[0]
-    return sorted({int(k) for k in re.findall(r"\b[cs]q\[(\d+)\]", body)})
+    """Entries k of q whose ``cq[k]`` or ``sq[k]`` the C function ``<prefix>_<name>`` reads, in its
+    body or in the bodies of its parts (``<prefix>_<name>_part<k>``, :mod:`soagen.program.parts`)."""
+    heads = re.finditer(rf"^\w+ {prefix}_{name}(?:_part\d+)?\([^;{{]*\)\n\{{", source, re.MULTILINE)
+    bodies = [source[m.end():].split("\n}", 1)[0] for m in heads]
+    assert bodies, name
+    return sorted({int(k) for body in bodies for k in re.findall(r"\b[cs]q\[(\d+)\]", body)})
 
 
 def compile_args():

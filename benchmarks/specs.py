@@ -67,8 +67,7 @@ SPECS = {
     "ur5": Spec("ur5", ["tool0"]),
     # the humanoid of the multi-dof issue: free-flyer root (nq = 39, nv = 38), both hands (Λ is 12 x 12);
     # the default functions and Λ's two algorithms (every variant would multiply the ~1 min generation);
-    # no derivatives yet: the run takes ~19 min without them, and they would be generated twice (both
-    # forms) and compiled at -O3 on top (derivatives=True times them; Pinocchio's are converted)
+    # no derivatives here: this run takes ~19 min without them; they have their own section (talos_derivatives)
     "talos": Spec("talos", ["gripper_left_base_link", "gripper_right_base_link"],
                   erd="talos_data/robots/talos_reduced.urdf", floating_base=True, variants=("os_inertia",),
                   derivatives=False),
@@ -82,6 +81,13 @@ SPECS = {
     # two flat feet: Pinocchio's CONTACT_6D in LOCAL_WORLD_ALIGNED holds the feet's spatial acceleration
     # at zero, soagen's J qdd + Jdot qd = 0 their classical one; the two agree when the feet are at rest,
     # as they are in a rigid contact: the states' qd are projected onto J qd = 0
+    # the TALOS's derivatives on their own (the "talos" section leaves them out to keep its run short):
+    # Pinocchio's computeRNEADerivatives / computeABADerivatives; the numpy reference's derivatives take
+    # about a second a state at nv = 38, hence reference_states
+    "talos_derivatives": Spec("talos_derivatives", ["gripper_left_base_link", "gripper_right_base_link"],
+                              erd="talos_data/robots/talos_reduced.urdf", floating_base=True,
+                              functions=("inverse_dynamics_derivatives", "forward_dynamics_derivatives"),
+                              reference_states=20, casadi=False),
     "talos_feet": Spec("talos_feet", ["left_sole_link", "right_sole_link"],
                        erd="talos_data/robots/talos_reduced.urdf", floating_base=True,
                        functions=TALOS_FEET_FUNCTIONS, tips_at_rest=True, reference_states=100, casadi=False,

@@ -339,3 +339,20 @@ def test_casadi_outputs_convert_to_soagen(triangle):
         timed["casadi", cname] = bk.Timed("casadi", cname, "", len(rows[0]), np.ones(1), np.array(rows))
     errors = bk.check_casadi(robot, states, bk.DriverRun(timed, np.ones(1), {}, 1, 0.0, 0.0), manifest)
     assert set(errors) == set(bk.CASADI_MAP.values()) and max(errors.values()) < 1e-15, errors
+
+
+def test_trig_reads_of_a_cut_function_cover_its_parts():
+    """The libm form computes cos/sin of the angles a function reads; a function cut into parts
+    (soagen.program.parts) reads them in its parts, and the benchmark must find them there."""
+    import soagen
+    from soagen.codegen import generate
+    from tests.test_parts import small_parts
+
+    options = soagen.Options(functions=["inverse_dynamics"], trig_inputs=True)
+    whole = generate(soagen.robots.example("panda"), options, "panda").csource
+    with small_parts():
+        cut = generate(soagen.robots.example("panda"), options, "panda").csource
+    assert cut.parts and not whole.parts
+    reads = sg.trig_reads(whole.source, "panda", "inverse_dynamics")
+    assert reads == list(range(1, 7))            # q[0] turns about gravity: tau does not depend on it
+    assert sg.trig_reads(cut.source, "panda", "inverse_dynamics") == reads
