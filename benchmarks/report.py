@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 DATA = ROOT / "docs" / "benchmarks.json"
-ORDER = ("panda", "ur5", "talos", "solo12", "talos_feet")   # robots' order on the page and in the README
+ORDER = ("panda", "ur5", "talos", "talos_derivatives", "solo12", "talos_feet")   # robots' order on the page and in the README
 
 
 # --------------------------------------------------------------------------- summaries
@@ -306,7 +306,7 @@ PREAMBLE = """# Benchmarks
 soagen's generated C against Pinocchio (C++) and CasADi-generated C (via casadi_kin_dyn) on the
 same random states, with every backend's outputs checked against `soagen.reference` first.
 Each robot's section is the output of the command it names (`python benchmarks/run.py --robot
-panda`, `ur5`, `talos`, `solo12`, `talos_feet`; `--help` for N, rounds, seed), which rewrites that section here and in
+panda`, `ur5`, `talos`, `talos_derivatives`, `solo12`, `talos_feet`; `--help` for N, rounds, seed), which rewrites that section here and in
 `docs/benchmarks.json`; this page is rendered from that JSON (a test checks both, and that the
 README's speed table is rendered from it too).
 
@@ -344,9 +344,10 @@ How the numbers are taken:
   `forward_dynamics_derivatives` (q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹) against `computeABADerivatives`, which
   computes the same four (M⁻¹ as its upper triangle), and CasADi's C of aba with its Jacobians
   w.r.t. q, v, τ; the CasADi functions are built from casadi_kin_dyn's SX graphs and rebuilt with
-  `cse` like the others. Pinocchio's outputs are row-major and, for these fixed-base robots with
-  revolute joints, already in soagen's conventions. The TALOS section has no derivative rows:
-  its run is not yet repeated with them (it takes about 19 minutes without them).
+  `cse` like the others. Pinocchio's outputs are row-major and, for the fixed-base robots with
+  revolute joints, already in soagen's conventions. The TALOS's derivatives have a section of
+  their own, `talos_derivatives` (the `talos` run takes about 19 minutes without them); there
+  Pinocchio's free-flyer columns and rows are converted to soagen's [ω; v] order.
 
 - **Contacts and centroidal quantities.** The `solo12` (four point feet) and `talos_feet` (the
   TALOS with its two flat feet as tips) sections time `contact_dynamics` (q̈ and the contact
@@ -399,7 +400,7 @@ README_ROWS = (  # (quantity, soagen function)
     ("q̈, f and their derivatives along q, q̇, τ (`contact_dynamics_derivatives`)", "contact_dynamics_derivatives"),
 )
 README_NAMES = {"panda": "Panda", "ur5": "UR5", "talos": "TALOS", "solo12": "Solo-12 (4 point feet)",
-                "talos_feet": "TALOS (2 flat feet)"}
+                "talos_feet": "TALOS (2 flat feet)", "talos_derivatives": "TALOS (two hands)"}
 
 
 def readme_speed(reports):

@@ -13,12 +13,15 @@ report = benchmark_report()
 REPORTS = report.load(ROOT / "docs" / "benchmarks.json")
 
 
-# the robots timed on soagen's default functions, and those timed on the contact and centroidal rows only
-DYNAMICS_ROBOTS, CONTACT_ROBOTS = ["panda", "ur5", "talos"], ["solo12", "talos_feet"]
+# the robots timed on soagen's default functions, on the derivatives only, and on the contact and centroidal
+# rows only
+DYNAMICS_ROBOTS, DERIVATIVE_ROBOTS, CONTACT_ROBOTS = ["panda", "ur5", "talos"], ["talos_derivatives"], \
+    ["solo12", "talos_feet"]
 
 
 def test_every_robot_is_the_output_of_its_named_command():
-    assert list(REPORTS)[:3] == DYNAMICS_ROBOTS and set(REPORTS) <= {*DYNAMICS_ROBOTS, *CONTACT_ROBOTS}
+    assert list(REPORTS)[:3] == DYNAMICS_ROBOTS
+    assert set(REPORTS) <= {*DYNAMICS_ROBOTS, *DERIVATIVE_ROBOTS, *CONTACT_ROBOTS}
     for name, rep in REPORTS.items():
         # the default settings (no quick-check flags): what the README and the page name
         assert rep.command == f"python benchmarks/run.py --robot {name}", rep.command
@@ -27,6 +30,9 @@ def test_every_robot_is_the_output_of_its_named_command():
         headline = {r.function: r for r in rep.rows}
         if name in DYNAMICS_ROBOTS:
             assert headline["inverse_dynamics"].pinocchio[0].name == "rnea"
+        elif name in DERIVATIVE_ROBOTS:
+            assert headline["inverse_dynamics_derivatives"].pinocchio[0].name == "computeRNEADerivatives"
+            assert headline["forward_dynamics_derivatives"].pinocchio[0].name == "computeABADerivatives"
         else:
             assert headline["contact_dynamics"].pinocchio[0].name == "constraintDynamics"
             assert headline["centroidal_momentum_matrix"].pinocchio[0].name in ("ccrba", "computeCentroidalMap")

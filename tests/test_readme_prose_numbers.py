@@ -53,6 +53,9 @@ def test_derivative_prose():
             f"they take {u_ratio[d[0]]}× and {u_ratio[d[1]]}× the time",
             f"but {p_ratio[d[0]]}× and {p_ratio[d[1]]}× on the Panda",
             f"({p_ops[d[0]]} and {p_ops[d[1]]} operations against {u_ops[d[0]]} and {u_ops[d[1]]})")
+    t_ratio, t_ops, _ = _bench("talos_derivatives")
+    _quoted("derivatives-and-mpc.md",
+            f"they take {t_ratio[d[0]]}× and {t_ratio[d[1]]}×: ∂q̈ is {t_ops[d[1]]} operations")
 
 
 def test_targets_not_met_prose():
