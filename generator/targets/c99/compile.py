@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import os
 import shutil
+import subprocess
+import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -29,13 +33,15 @@ def compile_args(options):
 
 
 def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None, progress=None):
-    """Compile ``csource`` with cffi into ``folder``; returns the library path.
+    """Compile ``csource`` with its cffi wrapper into ``folder``; returns the library path.
 
-    Every generated function is its own translation unit, compiled in
-    parallel; cffi then links the objects with its wrapper.  The objects stay
-    in ``folder/objects`` (the SIMD batches, compiled later, link them for
-    their scalar tails).  ``seconds``: a dict that gets each function's compile time;
-    ``progress(done, total, label)`` is called as functions finish.
+    Every generated function (or part of one, :mod:`soagen.program.parts`) is its own
+    translation unit, and cffi's wrapper (the Python entry points, ``ffi.emit_c_code``)
+    another, all compiled in parallel and linked into the extension.  The functions'
+    objects stay in ``folder/objects`` (the SIMD batches, compiled later, link them for
+    their scalar tails); the wrapper and the library are in ``folder/build``.
+    ``seconds``: a dict that gets each function's compile time (its parts' summed);
+    ``progress(done, total, label)`` is called as units finish.
     """
     import cffi
 
@@ -43,19 +49,33 @@ def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None, pr
     (folder / f"{csource.name}.h").write_text(csource.header)
     (folder / f"{csource.name}.c").write_text(csource.source)
     (folder / "objects").mkdir()
+    (folder / "build").mkdir()
+    ffi = cffi.FFI()
+    ffi.cdef(csource.cdef)
+    ffi.set_source(modname, f'#include "{csource.name}.h"', compiler_verbose=0)   # no "generating ..." line
+    wrapper = folder / "build" / f"{modname}.c"
+    ffi.emit_c_code(str(wrapper))
+    units = [(f"objects/{csource.name}__{fname}", text) for fname, text in csource.units]
     unit_seconds = {}
-    objects = compile_units([(f"objects/{csource.name}__{fname}", text) for fname, text in csource.units], folder,
+    # the wrapper at -O0: the Panda's raw call took the same time with a wrapper at -O0, -O1 and -O3
+    # (0.32-0.33 us), and -O3 took 1 s of gcc where -O0 took 0.25 s
+    python = ["-I", sysconfig.get_paths()["include"]]
+    wrapper_args = [a for a in args if not a.startswith("-O")] + ["-O0", *python]
+    objects = compile_units([*units, (f"build/{modname}", wrapper.read_text(), wrapper_args)], folder,
                             args, unit_seconds, progress)
     if seconds is not None:
         owner = {part: fname for fname, cut in csource.parts.items() for part in cut}
         for stem, s in unit_seconds.items():
-            fname = stem.split("__", 1)[1]
-            seconds[owner.get(fname, fname)] = seconds.get(owner.get(fname, fname), 0.0) + s
-    ffi = cffi.FFI()
-    ffi.cdef(csource.cdef)
-    ffi.set_source(modname, f'#include "{csource.name}.h"', include_dirs=[str(folder)],
-                   extra_objects=[str(o) for o in objects], extra_compile_args=list(args), libraries=["m"])
-    return Path(ffi.compile(tmpdir=str(folder / "build"), verbose=False))
+            if "__" in stem:
+                fname = stem.split("__", 1)[1]
+                seconds[owner.get(fname, fname)] = seconds.get(owner.get(fname, fname), 0.0) + s
+    library = folder / "build" / f"{modname}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+    link = ["-bundle", "-undefined", "dynamic_lookup"] if sys.platform == "darwin" else ["-shared"]
+    res = subprocess.run([os.environ.get("CC", "cc"), *link, "-o", str(library), *map(str, objects), "-lm"],
+                         capture_output=True, text=True)
+    if res.returncode:
+        raise RuntimeError(f"linking {library.name} failed:\n{res.stderr}")
+    return library
 
 
 def load_extension(path, modname):

@@ -24,15 +24,15 @@ def compile_object(source, obj, folder, args, seconds=None):
 
 
 def compile_units(units, folder, args, seconds=None, progress=None, what="compile"):
-    """Compile ``[(name, C text)]`` with ``args`` in parallel (``$SOAGEN_JOBS`` workers, the biggest
+    """Compile ``[(name, C text)]`` (or ``(name, C text, its own args)``) with ``args`` in parallel (``$SOAGEN_JOBS`` workers, the biggest
     first, so that the pool's last job is a small one); -> the object paths, in the units' order.
     ``seconds``: a dict that gets each unit's compile time under its file stem; ``progress``:
     called as ``progress(done, total, "<what> <unit>")`` as units finish."""
     work = []
-    for name, text in units:
+    for name, text, *own in units:
         path = Path(folder) / f"{name}.c"
         path.write_text(text)
-        work.append((path, path.with_suffix(".o"), Path(folder), list(args), seconds))
+        work.append((path, path.with_suffix(".o"), Path(folder), list(own[0] if own else args), seconds))
     order = sorted(range(len(work)), key=lambda k: -len(units[k][1]))
     finished = []
 
