@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from soagen.program.statements import _leads_with_literal
+from soagen.program.statements import _leads_with_literal, negative_term
 
 # cycles of one operation of each kind
 LATENCY = {"mul": 4, "add": 4, "fma": 4, "div": 14, "sqrt": 18, "trig": 40}
@@ -56,7 +56,7 @@ class Schedule:
         if expr.is_Add:
             acc = None
             for term in self.terms(expr.args):
-                factors = _factors(-term if term.could_extract_minus_sign() else term)
+                factors = _factors(-term if negative_term(term) else term)
                 if acc is None:
                     acc = self.time(term)
                 elif len(factors) >= 2:     # acc + x*y contracts to one fma
@@ -91,7 +91,7 @@ class Schedule:
         minus sign goes on the literal), so the printed sum costs a negation
         exactly when :func:`soagen.program.statements.count_ops` counts one."""
         order = sorted(args, key=self.time)      # stable
-        lead = next((i for i, t in enumerate(order) if not t.could_extract_minus_sign()), None)
+        lead = next((i for i, t in enumerate(order) if not negative_term(t)), None)
         if lead is None:
             lead = next((i for i, t in enumerate(order) if _leads_with_literal(-t)), 0)
         order.insert(0, order.pop(lead))

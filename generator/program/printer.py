@@ -11,6 +11,7 @@ import sympy as sp
 from sympy.printing.c import C99CodePrinter
 
 from soagen.program.latency import Schedule
+from soagen.program.statements import negative_term
 
 _STORED_ORDER = Schedule(())   # no ready times: sympy's order, with the sign rules of Schedule.terms
 
@@ -96,7 +97,7 @@ class SoaCPrinter(C99CodePrinter):
         terms = (self.schedule or _STORED_ORDER).terms(expr.args)
         text = ""
         for t in terms:
-            if t.could_extract_minus_sign():
+            if negative_term(t):
                 text += (" - " if text else "-") + self._factor(-t)
             else:
                 text += (" + " if text else "") + self._print(t)

@@ -315,10 +315,10 @@ def count_ops(expr, counts=None):
         return counts
     if expr.is_Add:
         counts["add"] += len(expr.args) - 1
-        if all(_negative(a) for a in expr.args) and not any(_leads_with_literal(-a) for a in expr.args):
+        if all(negative_term(a) for a in expr.args) and not any(_leads_with_literal(-a) for a in expr.args):
             counts["neg"] += 1
         for a in expr.args:
-            count_ops(-a if _negative(a) else a, counts)
+            count_ops(-a if negative_term(a) else a, counts)
     elif expr.is_Mul:
         coeff, factors = expr.as_coeff_mul()
         num = [f for f in factors if not (f.is_Pow and f.exp.is_negative)]
@@ -350,7 +350,14 @@ def count_ops(expr, counts=None):
     return counts
 
 
-def _negative(term):
+def negative_term(term):
+    """``term.could_extract_minus_sign()``; for a product, sympy's own test builds ``-term``
+    first (to rule out ``zoo``, which programs never hold): here only its leading coefficient is read."""
+    if term.is_Mul:
+        c = term.args[0]
+        return bool(c.is_Number and c.is_extended_negative)
+    if term.is_Symbol:
+        return False
     return term.could_extract_minus_sign()
 
 
