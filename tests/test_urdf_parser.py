@@ -5,7 +5,6 @@ load to identical robots (every number bit for bit, the notes, warnings and erro
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import os
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import pytest
 from soagen.model import urdf as urdf_module
 from soagen.model.builder import RobotBuilder
 from soagen.model.errors import RobotError
+from soagen.model.robots import erd_root
 
 yourdfpy = pytest.importorskip("yourdfpy")
 
@@ -107,21 +107,7 @@ EDGE_CASES = """<?xml version="1.0" encoding="utf-8"?>
 CONFIGS = [{}, {"floating_base": True}, {"urdf_friction": True}]
 
 
-def _erd_robots():
-    """The ``robots`` folder of the installed example-robot-data (as benchmarks/build_times.py finds it)."""
-    marker = "share/example-robot-data/robots/"
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for f in dist.files or ():
-        s = str(f).replace("\\", "/")
-        if marker in s:
-            return Path(dist.locate_file(s[: s.index(marker) + len(marker)]))
-    return None
-
-
-ERD = _erd_robots()
+ERD = erd_root()   # None without example-robot-data
 ERD_FILES = sorted(ERD.rglob("*.urdf")) if ERD is not None else []
 FILES = ERD_FILES + sorted(BUNDLED.glob("*.urdf")) + sorted(DATA.rglob("*.urdf"))
 
