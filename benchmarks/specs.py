@@ -52,15 +52,6 @@ class Spec:
 
 
 CONTACT_FUNCTIONS = ("contact_dynamics", "centroidal_momentum_matrix", "contact_dynamics_derivatives")
-# not contact_dynamics_derivatives on the TALOS: its build is over the 10 minutes (the report's note)
-TALOS_FEET_FUNCTIONS = CONTACT_FUNCTIONS[:2]
-TALOS_FEET_DERIVATIVES = (
-    "`contact_dynamics_derivatives` is not benchmarked on the TALOS: building it took longer than the 10 "
-    "minutes its row may take (measured once on this shared 2-core machine, load 4–5: "
-    "`soagen.codegen.generate` of that function alone 456 s wall, 111 s of it the symbolic "
-    "stage of the chosen member, 369,841 operations, 5 MB of C; `gcc -O3 -march=native` of that C "
-    "stopped unfinished after 2.9 CPU minutes), and this run would generate and compile it twice "
-    "(both forms) and time gcc -O2 on it again")
 
 SPECS = {
     "panda": Spec("panda", ["panda_hand"], {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}),
@@ -90,6 +81,5 @@ SPECS = {
                               reference_states=20, casadi=False),
     "talos_feet": Spec("talos_feet", ["left_sole_link", "right_sole_link"],
                        erd="talos_data/robots/talos_reduced.urdf", floating_base=True,
-                       functions=TALOS_FEET_FUNCTIONS, tips_at_rest=True, reference_states=100, casadi=False,
-                       left_out=(TALOS_FEET_DERIVATIVES,)),
+                       functions=CONTACT_FUNCTIONS, tips_at_rest=True, reference_states=100, casadi=False),
 }
