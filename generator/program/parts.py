@@ -50,7 +50,7 @@ class Part:
     stores: list = field(default_factory=list)
 
 
-def _reads(item):
+def reads(item):
     """The symbols a body item reads."""
     if isinstance(item, Guard):
         return item.value.free_symbols | item.bound.free_symbols
@@ -101,7 +101,7 @@ def split(prog, part_statements=None, split_above=None):
     for k, body in enumerate(bodies):
         for item in body:
             if not isinstance(item, Banner):
-                for sym in sorted(_reads(item), key=str):
+                for sym in sorted(reads(item), key=str):
                     read(sym, k)
     for arg in prog.outputs:
         for e in arg.symbols:

@@ -13,6 +13,7 @@ from importlib import resources
 import jinja2
 
 from soagen.program.latency import Schedule
+from soagen.program.parts import reads
 from soagen.program.statements import Banner, Guard
 
 
@@ -122,9 +123,7 @@ def split_function(prefix, prog, printer, parts, slots):
     for k, part in enumerate(parts[:-1]):
         name = f"{prog.name}_part{k}"
         status = any(isinstance(item, Guard) for item in part.body)
-        read = set().union(*(item[1].free_symbols if isinstance(item, tuple) else
-                             item.value.free_symbols | item.bound.free_symbols
-                             for item in part.body if not isinstance(item, Banner)))
+        read = set().union(*(reads(item) for item in part.body if not isinstance(item, Banner)))
         lines = [{"banner": None, "code": f"(void){a.name};"} for a in prog.inputs if not read & set(a.symbols)]
         lines += loads(part) + [_item_line(item, printer) for item in part.body]
         lines += [{"banner": None, "code": f"w[{slot}] = {printer.doprint(sym)};"} for sym, slot in part.stores]
