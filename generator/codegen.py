@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 
@@ -96,7 +96,7 @@ def _one_program(job):
     return prog, t1 - t0, t2 - t1
 
 
-def programs(target, options=Options(), progress=None, specs=None):
+def programs(target, options=Options(), progress=None, specs=None, ready=None, slots=None):
     """Run the symbolic recursions and clean the programs; -> (programs in header order, timings).
 
     Each C function is an independent program, recorded and finished in its
@@ -113,38 +113,78 @@ def programs(target, options=Options(), progress=None, specs=None):
     options : Options   precision, trig inputs, which functions and variants
     progress : callable, optional   called as ``progress(done, total, "record <function>")``
     specs : list of Spec, optional   :func:`soagen.functions.select`'s answer when the caller has it
+    ready : callable, optional   ``ready(program)`` for each program of the answer as soon as it is
+        final (a family function: once its candidates are), in this process, while the others record
+    slots : soagen.targets.common.compiler.Slots, optional   CPU slots shared with what ``ready``
+        starts (a compile): a recording job is sent to a worker only when it gets a slot
     """
     specs = F.select(target, options) if specs is None else specs
     names = [s.name for s in specs]
-    picked = [s for s in specs if s.maker is None]
+    picked = {s.name: s for s in specs if s.maker is None}
     known = _remembered(target, options)
-    candidates = [c.name for s in picked for lab, c in F.candidates(s.family)
+    candidates = [c.name for s in picked.values() for lab, c in F.candidates(s.family)
                   if known.get(s.family, lab) == lab]
-    recorded = [fn for fn in dict.fromkeys(names + candidates) if fn not in {s.name for s in picked}]
-    work = [(target, fn, options) for fn in recorded]
+    recorded = [fn for fn in dict.fromkeys(names + candidates) if fn not in picked]
+    # the families first (their picks wait for every candidate), then the rest
+    waiting = {s.name: {c.name for lab, c in F.candidates(s.family) if c.name in recorded} for s in picked.values()}
+    order = sorted(range(len(recorded)), key=lambda k: not any(recorded[k] in w for w in waiting.values()))
+    work = [(target, recorded[k], options) for k in order]
     t0 = time.perf_counter()
-    results = [None] * len(work)
+    results, by_name = [], {}
     if progress:
         progress(0, len(work), "record")
+
+    def finished(result):
+        prog = result[0]
+        results.append(result)
+        by_name[prog.name] = prog
+        if progress:
+            progress(len(results), len(work), f"record {prog.name}")
+        if ready is None:
+            return
+        if prog.name in names:
+            ready(prog)
+        for family, wanted in waiting.items():
+            if prog.name in wanted and wanted <= set(by_name) and family not in by_name:
+                by_name[family] = pick(picked[family], by_name, generated=names)
+                ready(by_name[family])
+
     if jobs() > 1 and len(work) > 1:
         with ProcessPoolExecutor(min(jobs(), len(work)), mp_context=get_context("fork")) as pool:
-            futures = {pool.submit(_one_program, job): i for i, job in enumerate(work)}
-            for done, fut in enumerate(as_completed(futures), start=1):
-                results[futures[fut]] = fut.result()
-                if progress:
-                    progress(done, len(work), f"record {results[futures[fut]][0].name}")
+            _run_pool(pool, work, finished, slots)
     else:
-        for i, job in enumerate(work):
-            results[i] = _one_program(job)
-            if progress:
-                progress(i + 1, len(work), f"record {results[i][0].name}")
-    by_name = {r[0].name: r[0] for r in results}
-    for spec in picked:
-        by_name[spec.name] = pick(spec, by_name, generated=names)
-    _remember(target, options, {s.family: by_name[s.name].algorithm for s in picked}, known)
+        for job in work:
+            if slots:
+                with slots:
+                    result = _one_program(job)
+            else:
+                result = _one_program(job)
+            finished(result)
+    for spec in picked.values():
+        if spec.name not in by_name:
+            by_name[spec.name] = pick(spec, by_name, generated=names)
+    _remember(target, options, {s.family: by_name[s.name].algorithm for s in picked.values()}, known)
     timings = {"record": sum(r[1] for r in results), "cse": sum(r[2] for r in results),
                "generate (wall)": time.perf_counter() - t0}
     return [by_name[fn] for fn in names], timings
+
+
+def _run_pool(pool, work, finished, slots):
+    """Send ``work`` to the worker ``pool`` in order, each job when it gets one of ``slots`` (all at once
+    without), and hand each result to ``finished`` as it comes."""
+    pending, running = list(work), {}
+    while pending or running:
+        while pending and (slots is None or slots.acquire()):
+            running[pool.submit(_one_program, pending.pop(0))] = True
+        if not running:                  # every slot is compiling: look again soon
+            time.sleep(0.02)
+            continue
+        done, _ = wait(running, timeout=0.05 if slots and pending else None, return_when=FIRST_COMPLETED)
+        for fut in done:
+            del running[fut]
+            if slots:
+                slots.release()
+            finished(fut.result())
 
 
 def _choices_file(target, options):

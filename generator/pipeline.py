@@ -46,8 +46,9 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
     specs = select(robot, options)
     functions = [s.name for s in specs]
 
-    def record():
-        return codegen.programs(robot, options.but(functions=tuple(functions)), progress, specs=specs)
+    def record(ready=None, slots=None):
+        return codegen.programs(robot, options.but(functions=tuple(functions)), progress, specs=specs,
+                                ready=ready, slots=slots)
 
     return target.build(robot, options, name, functions, record, cache_dir, progress)
 

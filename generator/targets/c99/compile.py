@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from soagen.program import parts
-from soagen.targets.c99.emit import emit
+from soagen.targets.c99.emit import Emitter
 from soagen.targets.cache import cache_key, cache_root, cached
-from soagen.targets.common.compiler import compile_units
+from soagen.targets.common.compiler import CompileQueue, Slots
 from soagen.targets.simd.emit import emit_simd
 from soagen.targets.simd.library import compile_simd, write_simd
 
@@ -32,7 +32,7 @@ def compile_args(options):
     return [f"-{options.optimize}" if a == "-O3" else a for a in COMPILE_ARGS]
 
 
-def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None, progress=None):
+def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None, progress=None, queue=None):
     """Compile ``csource`` with its cffi wrapper into ``folder``; returns the library path.
 
     Every generated function (or part of one, :mod:`soagen.program.parts`) is its own
@@ -41,41 +41,80 @@ def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None, pr
     objects stay in ``folder/objects`` (the SIMD batches, compiled later, link them for
     their scalar tails); the wrapper and the library are in ``folder/build``.
     ``seconds``: a dict that gets each function's compile time (its parts' summed);
-    ``progress(done, total, label)`` is called as units finish.
+    ``progress(done, total, label)`` is called as units finish; ``queue``: the
+    :func:`unit_queue` that already compiles the functions' units (a pipelined build).
     """
     import cffi
 
     folder = Path(folder)
+    unit_seconds = {}
+    if queue is None:
+        queue = unit_queue(folder, args, unit_seconds, progress)
+        queue.add([(f"objects/{csource.name}__{fname}", text) for fname, text in csource.units])
+    else:
+        unit_seconds = queue.seconds
     (folder / f"{csource.name}.h").write_text(csource.header)
     (folder / f"{csource.name}.c").write_text(csource.source)
-    (folder / "objects").mkdir()
-    (folder / "build").mkdir()
     ffi = cffi.FFI()
     ffi.cdef(csource.cdef)
     ffi.set_source(modname, f'#include "{csource.name}.h"', compiler_verbose=0)   # no "generating ..." line
     wrapper = folder / "build" / f"{modname}.c"
     ffi.emit_c_code(str(wrapper))
-    units = [(f"objects/{csource.name}__{fname}", text) for fname, text in csource.units]
-    unit_seconds = {}
     # the wrapper at -O0: the Panda's raw call took the same time with a wrapper at -O0, -O1 and -O3
     # (0.32-0.33 us), and -O3 took 1 s of gcc where -O0 took 0.25 s
     python = ["-I", sysconfig.get_paths()["include"]]
     wrapper_args = [a for a in args if not a.startswith("-O")] + ["-O0", *python]
-    objects = compile_units([*units, (f"build/{modname}", wrapper.read_text(), wrapper_args)], folder,
-                            args, unit_seconds, progress)
+    queue.add([(f"build/{modname}", wrapper.read_text(), wrapper_args)])
+    objects = queue.wait()
     if seconds is not None:
         owner = {part: fname for fname, cut in csource.parts.items() for part in cut}
         for stem, s in unit_seconds.items():
             if "__" in stem:
                 fname = stem.split("__", 1)[1]
                 seconds[owner.get(fname, fname)] = seconds.get(owner.get(fname, fname), 0.0) + s
+    units = [f"objects/{csource.name}__{fname}" for fname, _ in csource.units] + [f"build/{modname}"]
     library = folder / "build" / f"{modname}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
     link = ["-bundle", "-undefined", "dynamic_lookup"] if sys.platform == "darwin" else ["-shared"]
-    res = subprocess.run([os.environ.get("CC", "cc"), *link, "-o", str(library), *map(str, objects), "-lm"],
-                         capture_output=True, text=True)
+    res = subprocess.run([os.environ.get("CC", "cc"), *link, "-o", str(library), *(str(objects[u]) for u in units),
+                          "-lm"], capture_output=True, text=True)
     if res.returncode:
         raise RuntimeError(f"linking {library.name} failed:\n{res.stderr}")
     return library
+
+
+def unit_queue(folder, args, seconds=None, progress=None, slots=None):
+    """A :class:`~soagen.targets.common.compiler.CompileQueue` for a module's units in ``folder``
+    (``objects/`` and ``build/`` made here)."""
+    folder = Path(folder)
+    (folder / "objects").mkdir(exist_ok=True)
+    (folder / "build").mkdir(exist_ok=True)
+    return CompileQueue(folder, args, slots=slots, seconds={} if seconds is None else seconds, progress=progress)
+
+
+def pipelined(target, options, name, record, folder, modname, args, progress=None):
+    """Record, print and compile at once: each function's units are compiled as soon as its
+    program is final, while the next ones record, the jobs of both within ``$SOAGEN_JOBS``
+    CPU slots (compiles first).  -> (programs, csource, library path, timings)."""
+    slots = Slots()
+    queue = unit_queue(folder, args, progress=progress, slots=slots)
+    emitter = Emitter(target, name, options.precision)
+    finals = {}
+
+    def ready(prog):
+        finals[prog.name] = prog
+        units = emitter.function(prog, finals.get(prog.calls))
+        queue.add([(f"objects/{name}__{unit}", text) for unit, text in units])
+
+    t0 = time.perf_counter()
+    programs, timings = record(ready=ready, slots=slots)
+    t1 = time.perf_counter()
+    csource = emitter.csource(programs)
+    timings["emit"] = sum(csource.seconds.values())
+    library = compile_module(csource, folder, modname, args, progress=progress, queue=queue)
+    timings["compile"] = sum(queue.seconds.values())
+    timings["compile (after generate)"] = time.perf_counter() - t1
+    timings["total (wall)"] = time.perf_counter() - t0
+    return programs, csource, library, timings
 
 
 def load_extension(path, modname):
@@ -96,7 +135,8 @@ def build(target, options, name, functions, record, cache_dir=None, progress=Non
     options : Options
     name : str               C prefix
     functions : list of str  the C functions, in header order
-    record : callable        ``record() -> (programs, timings)``, called only when not cached
+    record : callable        ``record(ready=None, slots=None) -> (programs, timings)``
+                             (:func:`soagen.codegen.programs`), called only when not cached
     cache_dir : path, optional
     progress : callable, optional   ``progress(done, total, label)`` while emitting and compiling
 
@@ -113,18 +153,8 @@ def build(target, options, name, functions, record, cache_dir=None, progress=Non
     timings = {}
 
     def make(work):
-        programs, record_timings = record()
-        timings.update(record_timings)
-        t0 = time.perf_counter()
-        if progress:
-            progress(0, 1, "emit C")
-        csource = emit(target, programs, name, options.precision)
-        timings["emit"] = time.perf_counter() - t0
-        if progress:
-            progress(1, 1, "emit C")
-        t0 = time.perf_counter()
-        lib = compile_module(csource, work, modname, args, progress=progress)
-        timings["compile"] = time.perf_counter() - t0
+        programs, _, lib, stage_timings = pipelined(target, options, name, record, work, modname, args, progress)
+        timings.update(stage_timings)
         shutil.move(str(lib), str(work / lib.name))
         shutil.rmtree(work / "build", ignore_errors=True)
         simd, simd_meta = None, None

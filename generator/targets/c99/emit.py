@@ -46,25 +46,45 @@ def batch_call(prefix, prog):
     return f"{prefix}_{prog.name}({', '.join(args)})"
 
 
-def emit(robot, programs, name, precision="double"):
-    """Render the header and source of ``programs`` for ``robot``; -> CSource."""
-    from soagen._version import __version__
+class Emitter:
+    """Prints programs one at a time, as they come (:meth:`function`), and lays out the files
+    once they are all in (:meth:`csource`).
 
-    printer = SoaCPrinter(precision)
-    ctype = printer.ctype
-    functions, seconds, parts_of = [], {}, {}
-    for prog in programs:
+    Each function's translation unit is complete on its own (its callees declared in it, no
+    header needed), so a build compiles it while later functions are still being recorded.
+
+    Parameters
+    ----------
+    robot : Robot or ClosedChain
+    name : str        file stem and function prefix
+    precision : str   "double" or "float"
+    """
+
+    def __init__(self, robot, name, precision="double"):
+        from soagen._version import __version__
+
+        self.robot, self.name, self.precision = robot, name, precision
+        self.printer = SoaCPrinter(precision)
+        self.ctype = self.printer.ctype
+        self.printed, self.parts_of, self.seconds, self.units = {}, {}, {}, {}
+        self.template = environment().get_template("robot.c.j2")
+        self.ctx = _context(robot, name, self.ctype, __version__)
+
+    def function(self, prog, callee=None):
+        """Print ``prog`` (``callee``: the program it calls, when it is a family function that calls
+        one); -> its translation units ``[(unit name, C text)]``, its parts' first."""
         t0 = time.perf_counter()
+        name, ctype = self.name, self.ctype
         parts, slots = split(prog) if not prog.calls else ([None], 0)
         if len(parts) > 1:
-            part_functions, lines = split_function(name, prog, printer, parts, slots)
-            parts_of[prog.name] = [dict(f, part=True, declarations=[], doc=(
+            part_functions, lines = split_function(name, prog, self.printer, parts, slots)
+            self.parts_of[prog.name] = [dict(f, part=True, declarations=[], doc=(
                 f"Part {k + 1} of {len(parts)} of {name}_{prog.name}: its statements in order, the values later "
                 f"parts read stored in w.")) for k, f in enumerate(part_functions)]
         else:
-            lines = call_lines(name, prog) if prog.calls else function_lines(prog, printer)
-            parts_of[prog.name] = []
-        functions.append(dict(
+            lines = call_lines(name, prog) if prog.calls else function_lines(prog, self.printer)
+            self.parts_of[prog.name] = []
+        f = self.printed[prog.name] = dict(
             doc=prog.doc + (" Returns 0, or 1 (outputs untouched) when Omega(0) is singular."
                             if prog.returns_status else ""), opline=opline(prog),
             batch_prototype=batch_prototype(name, prog, ctype), batch_call=batch_call(name, prog),
@@ -73,8 +93,40 @@ def emit(robot, programs, name, precision="double"):
                 "returns the number of rows where Omega(0) is singular (their outputs untouched)."
                 if prog.returns_status else "returns 0."),
             argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
-            part=False, declarations=[f["prototype"] for f in parts_of[prog.name]], lines=lines))
-        seconds[prog.name] = time.perf_counter() - t0
+            part=False, declarations=[g["prototype"] for g in self.parts_of[prog.name]], lines=lines)
+        ctx = dict(self.ctx, own_header=False, helpers=self._helpers([prog]))
+        units = [(part["name"], self.template.render(**dict(ctx, functions=[part])))
+                 for part in self.parts_of[prog.name]]
+        own = dict(f, declarations=f["declarations"] + ([prototype(name, callee, ctype)] if callee else []))
+        units.append((prog.name, self.template.render(**dict(ctx, functions=[own]))))
+        self.units[prog.name] = units
+        self.seconds[prog.name] = time.perf_counter() - t0
+        return units
+
+    def _helpers(self, programs):
+        """The fast sin/cos helpers, when a program reads an angle (double precision)."""
+        return fasttrig.c_helpers() if self.precision == "double" and any(p.ops["trig"] for p in programs) else ""
+
+    def csource(self, programs):
+        """The files of ``programs`` (each printed, or printed now); -> CSource."""
+        by_name = {p.name: p for p in programs}
+        for prog in programs:
+            if prog.name not in self.printed:
+                self.function(prog, by_name.get(prog.calls))
+        functions = [self.printed[p.name] for p in programs]
+        ctx = dict(self.ctx, own_header=True, helpers=self._helpers(programs))
+        header = environment().get_template("robot.h.j2").render(**dict(ctx, functions=functions))
+        source = self.template.render(**dict(ctx, functions=[g for p in programs
+                                                              for g in self.parts_of[p.name] + [self.printed[p.name]]]))
+        cdef = "\n".join(f"{f['prototype']};\n{f['batch_prototype']};" for f in functions)
+        return CSource(self.name, header, source, cdef, [u for p in programs for u in self.units[p.name]],
+                       seconds={p.name: self.seconds[p.name] for p in programs},
+                       parts={p.name: [f["name"] for f in self.parts_of[p.name]]
+                              for p in programs if self.parts_of[p.name]})
+
+
+def _context(robot, name, ctype, version):
+    """What the templates show of the robot: its joints, tips, sizes and conventions."""
     joints, tips = [], []
     multi = any(part.multi_dof for _, part in robot.parts)
     for label, part in robot.parts:
@@ -85,35 +137,24 @@ def emit(robot, programs, name, precision="double"):
                       f"{part.vslice(k).stop}]" if multi else "") for k, b in enumerate(part.bodies)]
         tips += [f"{prefix}{i} {t.name} on body {t.body}, offset [{', '.join(repr(float(x)) for x in t.offset)}]"
                  for i, t in enumerate(part.tips)]
-    ctx = dict(version=__version__, robot_name=robot.name, guard_name=name, guard=f"SOAGEN_{name.upper()}_H",
-               macro=name.upper(), ctype=ctype,
-               sizes=[(f"{name.upper()}_{('N' + label.upper()) if label else 'NQ'}", part.n)
-                      for label, part in robot.parts], joints=joints, tips=tips,
-               gravity=", ".join(repr(float(g)) for g in robot.gravity), functions=functions,
-               conventions_extra=[
-                   f"- This robot has multi-dof joints: q has nq = {robot.nq} entries, qd, qdd, tau",
-                   f"  have nv = {robot.nv}; each joint's slices are listed below. Quaternions are",
-                   "  (x, y, z, w) and need not be unit (the rotation of q/|q| is used; not zero).",
-                   "  Spherical: qd = body-frame angular velocity. Floating: q = (position in the",
-                   "  parent frame, quaternion), qd = body-frame [omega; v], its tau the body wrench",
-                   "  [n; f]; qdd the derivative of qd (as Pinocchio, whose order is [v; omega])."]
-               if multi else [],
-               helpers=fasttrig.c_helpers() if precision == "double" and any(p.ops["trig"] for p in programs)
-               else "")
-    env = environment()
-    header = env.get_template("robot.h.j2").render(**ctx)
-    template = env.get_template("robot.c.j2")
-    source = template.render(**dict(ctx, functions=[g for prog, f in zip(programs, functions)
-                                                    for g in parts_of[prog.name] + [f]]))
-    units = []
-    for prog, f in zip(programs, functions):
-        t0 = time.perf_counter()
-        units += [(part["name"], template.render(**dict(ctx, functions=[part]))) for part in parts_of[prog.name]]
-        units.append((prog.name, template.render(**dict(ctx, functions=[f]))))
-        seconds[prog.name] += time.perf_counter() - t0
-    cdef = "\n".join(f"{f['prototype']};\n{f['batch_prototype']};" for f in functions)
-    return CSource(name, header, source, cdef, units, seconds=seconds,
-                   parts={prog: [f["name"] for f in found] for prog, found in parts_of.items() if found})
+    return dict(version=version, robot_name=robot.name, guard_name=name, guard=f"SOAGEN_{name.upper()}_H",
+                macro=name.upper(), ctype=ctype,
+                sizes=[(f"{name.upper()}_{('N' + label.upper()) if label else 'NQ'}", part.n)
+                       for label, part in robot.parts], joints=joints, tips=tips,
+                gravity=", ".join(repr(float(g)) for g in robot.gravity),
+                conventions_extra=[
+                    f"- This robot has multi-dof joints: q has nq = {robot.nq} entries, qd, qdd, tau",
+                    f"  have nv = {robot.nv}; each joint's slices are listed below. Quaternions are",
+                    "  (x, y, z, w) and need not be unit (the rotation of q/|q| is used; not zero).",
+                    "  Spherical: qd = body-frame angular velocity. Floating: q = (position in the",
+                    "  parent frame, quaternion), qd = body-frame [omega; v], its tau the body wrench",
+                    "  [n; f]; qdd the derivative of qd (as Pinocchio, whose order is [v; omega])."]
+                if multi else [])
+
+
+def emit(robot, programs, name, precision="double"):
+    """Render the header and source of ``programs`` for ``robot``; -> CSource."""
+    return Emitter(robot, name, precision).csource(programs)
 
 
 def driver(name, programs, inputs, precision="double", template="driver.c.j2"):

@@ -1,10 +1,11 @@
-"""The host C compiler: translation units compiled in parallel into objects."""
+"""The host C compiler: translation units compiled in parallel into objects, as they come."""
 from __future__ import annotations
 
+import heapq
 import os
 import subprocess
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from soagen.options import jobs
@@ -23,28 +24,121 @@ def compile_object(source, obj, folder, args, seconds=None):
     return obj
 
 
+class Slots:
+    """The CPUs of one build, shared by its recording workers and its compiler runs; a compile
+    that waits for a slot gets the next one freed before a recording does."""
+
+    def __init__(self, count=None):
+        self._free, self._compiles_waiting = count or jobs(), 0
+        self._cond = threading.Condition()
+
+    def __enter__(self):              # a compile: wait for a slot
+        with self._cond:
+            self._compiles_waiting += 1
+            while not self._free:
+                self._cond.wait()
+            self._compiles_waiting -= 1
+            self._free -= 1
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def acquire(self, blocking=False):
+        """A recording: take a slot if one is free and no compile waits for it; -> taken."""
+        with self._cond:
+            if self._free and not self._compiles_waiting:
+                self._free -= 1
+                return True
+            return False
+
+    def release(self):
+        with self._cond:
+            self._free += 1
+            self._cond.notify_all()
+
+
+class CompileQueue:
+    """Translation units compiled by ``$SOAGEN_JOBS`` threads as they are added, the biggest
+    waiting unit first (so that the last job is a small one).
+
+    A build hands the units of each function over as soon as the function is printed, while
+    other functions are still being recorded (:func:`soagen.targets.c99.compile.pipelined`);
+    ``slots`` (:class:`Slots`, shared with the recording workers) keeps the running jobs of both
+    within the machine's CPUs.
+
+    Parameters
+    ----------
+    folder : path        where the ``.c`` files are written and compiled (``-I folder``)
+    args : list of str   compiler flags (a unit may bring its own)
+    slots : Slots, optional   CPU slots shared with the recording (default: ``$SOAGEN_JOBS`` of its own)
+    seconds : dict, optional   gets each unit's compile time under its file stem
+    progress : callable, optional   ``progress(done, added so far, "<what> <unit>")`` as units finish
+    """
+
+    def __init__(self, folder, args, slots=None, seconds=None, progress=None, what="compile"):
+        self.folder, self.args, self.seconds = Path(folder), list(args), seconds
+        self.progress, self.what = progress, what
+        self.slots = slots or Slots()
+        self._heap, self._objects, self._errors, self._added = [], {}, [], 0
+        self._closed = False
+        self._cond = threading.Condition()
+        self._threads = []
+
+    def add(self, units):
+        """Queue ``[(name, C text)]`` or ``(name, C text, own args)``; ``name`` may hold a subfolder."""
+        work = []
+        for name, text, *own in units:
+            path = self.folder / f"{name}.c"
+            path.write_text(text)
+            work.append((-len(text), self._added + len(work), name, path, list(own[0] if own else self.args)))
+        with self._cond:
+            self._added += len(work)
+            for item in work:
+                heapq.heappush(self._heap, item)
+            self._cond.notify_all()
+        while len(self._threads) < min(jobs(), self._added):
+            thread = threading.Thread(target=self._work, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _work(self):
+        while True:
+            with self._cond:
+                while not self._heap and not self._closed:
+                    self._cond.wait()
+                if not self._heap:
+                    return
+                _, _, name, path, args = heapq.heappop(self._heap)
+            try:
+                with self.slots:
+                    obj = compile_object(path, path.with_suffix(".o"), self.folder, args, self.seconds)
+                path.unlink()
+            except Exception as exc:          # noqa: BLE001 -- raised again by wait()
+                self._errors.append(exc)
+                obj = None
+            with self._cond:
+                self._objects[name] = obj
+                done = len(self._objects)
+            if self.progress:
+                self.progress(done, self._added, f"{self.what} {Path(name).name.split('__')[-1]}")
+
+    def wait(self):
+        """Compile what is left; -> ``{unit name: object path}``.  Raises the first failure."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        for thread in self._threads:
+            thread.join()
+        if self._errors:
+            raise self._errors[0]
+        return dict(self._objects)
+
+
 def compile_units(units, folder, args, seconds=None, progress=None, what="compile"):
-    """Compile ``[(name, C text)]`` (or ``(name, C text, its own args)``) with ``args`` in parallel (``$SOAGEN_JOBS`` workers, the biggest
-    first, so that the pool's last job is a small one); -> the object paths, in the units' order.
-    ``seconds``: a dict that gets each unit's compile time under its file stem; ``progress``:
-    called as ``progress(done, total, "<what> <unit>")`` as units finish."""
-    work = []
-    for name, text, *own in units:
-        path = Path(folder) / f"{name}.c"
-        path.write_text(text)
-        work.append((path, path.with_suffix(".o"), Path(folder), list(own[0] if own else args), seconds))
-    order = sorted(range(len(work)), key=lambda k: -len(units[k][1]))
-    finished = []
-
-    def one(k):
-        obj = compile_object(*work[k])
-        finished.append(k)
-        if progress:
-            progress(len(finished), len(work), f"{what} {Path(units[k][0]).name.split('__')[-1]}")
-        return obj
-
-    with ThreadPoolExecutor(jobs()) as pool:
-        done = dict(zip(order, pool.map(one, order)))
-    for path, *_ in work:
-        path.unlink()
-    return [done[k] for k in range(len(work))]
+    """Compile ``[(name, C text)]`` (or ``(name, C text, its own args)``) with ``args`` in parallel
+    (:class:`CompileQueue`); -> the object paths, in the units' order."""
+    queue = CompileQueue(folder, args, seconds=seconds, progress=progress, what=what)
+    queue.add(units)
+    objects = queue.wait()
+    return [objects[name] for name, *_ in units]

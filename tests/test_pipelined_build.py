@@ -1,0 +1,90 @@
+"""The pipelined build: each function is printed and compiled as soon as its program is final,
+while the others record, within the build's CPU slots (soagen.targets.c99.compile.pipelined)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import soagen
+from soagen import codegen
+from soagen.targets.c99.emit import Emitter, emit
+from soagen.targets.common.compiler import CompileQueue, Slots
+
+FAMILIES = ("forward_dynamics", "mass_matrix_inverse")
+
+
+@pytest.fixture(scope="module")
+def puma():
+    return soagen.robots.example("puma560")
+
+
+def test_ready_hands_over_each_program_once_a_family_after_its_candidates(puma, tmp_path, monkeypatch):
+    """``programs(ready=...)`` gives every function of the answer once, in this process, a family
+    function only after every candidate it was picked from; the answer is the one without ``ready``."""
+    monkeypatch.setenv("SOAGEN_CACHE", str(tmp_path))       # no remembered pick: every candidate records
+    options = soagen.Options(functions=("gravity", *FAMILIES, "mass_matrix"))
+    seen, order = [], []
+    one = codegen._one_program
+    monkeypatch.setattr(codegen, "_one_program", lambda job: order.append(job[1]) or one(job))
+    monkeypatch.setenv("SOAGEN_JOBS", "1")
+    programs, _ = codegen.programs(puma, options, ready=lambda p: seen.append((p.name, list(order))))
+    assert [name for name, _ in seen if name in FAMILIES] and sorted(n for n, _ in seen) == sorted(options.functions)
+    for name, recorded_before in seen:
+        if name in FAMILIES:
+            candidates = {s.name for _, s in soagen.functions.candidates(name)}
+            assert candidates <= set(recorded_before), name
+    monkeypatch.setenv("SOAGEN_CACHE", str(tmp_path / "other"))
+    plain, _ = codegen.programs(puma, options)
+    assert emit(puma, programs, "r").source == emit(puma, plain, "r").source
+
+
+def test_units_printed_one_by_one_are_the_files_of_emit(puma):
+    """The Emitter's units, printed as programs come (no header needed by them), and its files
+    equal emit's of the same programs; each unit declares the function its family function calls."""
+    programs, _ = codegen.programs(puma, soagen.Options(variants=None, functions=("mass_matrix_inverse",
+                                                                                 "mass_matrix_inverse_cholesky")))
+    emitter = Emitter(puma, "r")
+    by_name = {p.name: p for p in programs}
+    units = {p.name: emitter.function(p, by_name.get(p.calls)) for p in reversed(programs)}
+    assert emitter.csource(programs).source == emit(puma, programs, "r").source
+    family = by_name["mass_matrix_inverse"]
+    assert family.calls == "mass_matrix_inverse_cholesky"
+    text = units["mass_matrix_inverse"][0][1]
+    assert '#include "r.h"' not in text and "void r_mass_matrix_inverse_cholesky(" in text
+
+
+def test_a_waiting_compile_takes_the_next_slot_before_a_recording():
+    slots = Slots(1)
+    assert slots.acquire()                       # a recording holds the only slot
+    got = []
+    waiter = threading.Thread(target=lambda: (slots.__enter__(), got.append("compile")), daemon=True)
+    waiter.start()
+    time.sleep(0.1)
+    assert not got
+    slots.release()                              # freed: the waiting compile's, even to a recording
+    assert not slots.acquire()                   # that asks before the compile's thread has woken
+    waiter.join(5)
+    assert got == ["compile"] and not slots.acquire()
+    slots.release()
+    assert slots.acquire()
+
+
+def test_a_failing_unit_fails_the_queue(tmp_path):
+    queue = CompileQueue(tmp_path, ["-O0"])
+    queue.add([("good", "int good(void) { return 1; }\n")])
+    queue.add([("bad", "int bad(void) { return }\n")])
+    with pytest.raises(RuntimeError, match="bad.c"):
+        queue.wait()
+
+
+def test_a_pipelined_build_with_one_slot_matches_the_reference(puma, tmp_path, monkeypatch):
+    """One slot: the recordings and the compiles take turns, and the module is right."""
+    monkeypatch.setenv("SOAGEN_JOBS", "1")
+    mod = soagen.build(puma, functions=["mass_matrix", "forward_dynamics"], optimize="O0", cache_dir=tmp_path)
+    q, qd, tau = np.linspace(-1, 1, 6), np.linspace(0.5, -0.5, 6), np.linspace(-2, 2, 6)
+    want = soagen.reference.forward_dynamics(puma, q, qd, tau)
+    assert np.max(np.abs(mod.forward_dynamics(q, qd, tau) - want)) < 1e-12 * np.max(np.abs(want))
+    assert mod.timings["compile"] > 0 and mod.timings["total (wall)"] >= mod.timings["generate (wall)"]
