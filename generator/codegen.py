@@ -9,6 +9,7 @@ A target is a :class:`~soagen.model.robot.Robot` or a
 from __future__ import annotations
 
 import copy
+import pickle
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from multiprocessing import get_context
 
 from soagen import functions as F
 from soagen.options import Options, jobs
+from soagen.program import transport
 from soagen.program.statements import Program
 from soagen.targets.c99.emit import CSource, emit
 from soagen.targets.common.c_text import c_name
@@ -94,6 +96,11 @@ def _one_program(job):
     prog.seconds = t2 - t0
     prog.stage_seconds = {"record": t1 - t0, "cse": t2 - t1}
     return prog, t1 - t0, t2 - t1
+
+
+def _one_program_sent(job):
+    """:func:`_one_program` in a worker process, its answer pickled by :mod:`soagen.program.transport`."""
+    return transport.dumps(_one_program(job))
 
 
 def programs(target, options=Options(), progress=None, specs=None, ready=None, slots=None):
@@ -175,7 +182,7 @@ def _run_pool(pool, work, finished, slots):
     pending, running = list(work), {}
     while pending or running:
         while pending and (slots is None or slots.acquire()):
-            running[pool.submit(_one_program, pending.pop(0))] = True
+            running[pool.submit(_one_program_sent, pending.pop(0))] = True
         if not running:                  # every slot is compiling: look again soon
             time.sleep(0.02)
             continue
@@ -184,7 +191,7 @@ def _run_pool(pool, work, finished, slots):
             del running[fut]
             if slots:
                 slots.release()
-            finished(fut.result())
+            finished(pickle.loads(fut.result()))
 
 
 def _choices_file(target, options):

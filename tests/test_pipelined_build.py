@@ -88,3 +88,28 @@ def test_a_pipelined_build_with_one_slot_matches_the_reference(puma, tmp_path, m
     want = soagen.reference.forward_dynamics(puma, q, qd, tau)
     assert np.max(np.abs(mod.forward_dynamics(q, qd, tau) - want)) < 1e-12 * np.max(np.abs(want))
     assert mod.timings["compile"] > 0 and mod.timings["total (wall)"] >= mod.timings["generate (wall)"]
+
+
+def test_fast_sympy_answers_are_sympys_on_every_term_of_real_programs(puma):
+    """coeff_mul and negative_term (the CSE's, the printer's and the op count's reads of a term)
+    answer as ``as_coeff_mul`` and ``could_extract_minus_sign`` on every term of the Puma's programs,
+    and the transport rebuilds every statement equal, with the same hash."""
+    import pickle
+
+    import sympy as sp
+
+    from soagen.program import transport
+    from soagen.program.statements import coeff_mul, negative_term
+
+    programs, _ = codegen.programs(puma, soagen.Options(functions=("os_inertia", "forward_dynamics")))
+    terms = {t for p in programs for _, e in p.statements() for t in sp.Add.make_args(e)}
+    extra = {-sp.Float(0.25) * sp.Symbol("a") * sp.Symbol("b"), sp.Rational(-3, 2) * sp.Symbol("a"),
+             sp.Float(-0.5) * sp.Symbol("a"), -sp.Symbol("a"), sp.Float(2.5) * sp.Symbol("a") * sp.Symbol("b")}
+    floats = [t for t in terms | extra if t.is_Mul and t.args[0].is_Float]
+    assert any(t.args[0] < 0 for t in floats) and any(t.args[0] > 0 for t in floats)
+    for t in terms | extra:
+        assert coeff_mul(t) == t.as_coeff_mul(), t
+        assert negative_term(t) == t.could_extract_minus_sign(), t
+    for p in programs:
+        back = pickle.loads(transport.dumps(p))
+        assert [(s, e, hash(e)) for s, e in back.statements()] == [(s, e, hash(e)) for s, e in p.statements()]

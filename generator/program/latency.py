@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from soagen.program.statements import _leads_with_literal, negative_term
+from soagen.program.statements import _leads_with_literal, coeff_mul, negative_term
 
 # cycles of one operation of each kind
 LATENCY = {"mul": 4, "add": 4, "fma": 4, "div": 14, "sqrt": 18, "trig": 40}
@@ -25,7 +25,7 @@ LATENCY = {"mul": 4, "add": 4, "fma": 4, "div": 14, "sqrt": 18, "trig": 40}
 
 def _factors(term):
     """A product's factors as printed: the numeric coefficient (if not ±1) first."""
-    coeff, factors = term.as_coeff_mul()
+    coeff, factors = coeff_mul(term)
     return ([] if abs(coeff) == 1 else [abs(coeff)]) + list(factors)
 
 

@@ -11,7 +11,7 @@ import sympy as sp
 from sympy.printing.c import C99CodePrinter
 
 from soagen.program.latency import Schedule
-from soagen.program.statements import negative_term
+from soagen.program.statements import coeff_mul, negative_term
 
 _STORED_ORDER = Schedule(())   # no ready times: sympy's order, with the sign rules of Schedule.terms
 
@@ -107,7 +107,7 @@ class SoaCPrinter(C99CodePrinter):
         return f"({self._print(term)})" if term.is_Add else self._print(term)
 
     def _print_Mul(self, expr):
-        coeff, factors = expr.as_coeff_mul()
+        coeff, factors = coeff_mul(expr)
         num = [f for f in factors if not (f.is_Pow and f.exp == -1)]
         den = [f.base for f in factors if f.is_Pow and f.exp == -1]
         sign = ""

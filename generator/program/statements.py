@@ -243,9 +243,9 @@ def _product_key(term):
     coefficient stays outside) and positive ``c*a`` of a constant and one symbol."""
     if not term.is_Mul:
         return None
-    coeff, factors = term.as_coeff_mul()
+    coeff, factors = coeff_mul(term)
     if len(factors) == 2 and all(f.is_Symbol for f in factors):
-        return sp.Mul(*factors), coeff
+        return sp.Mul._from_args(factors), coeff       # two symbols of a product: already canonical
     if len(factors) == 1 and factors[0].is_Symbol and abs(coeff) != 1:
         return abs(coeff) * factors[0], sp.sign(coeff)
     return None
@@ -320,7 +320,7 @@ def count_ops(expr, counts=None):
         for a in expr.args:
             count_ops(-a if negative_term(a) else a, counts)
     elif expr.is_Mul:
-        coeff, factors = expr.as_coeff_mul()
+        coeff, factors = coeff_mul(expr)
         num = [f for f in factors if not (f.is_Pow and f.exp.is_negative)]
         den = [f for f in factors if f.is_Pow and f.exp.is_negative]
         if coeff == -1 and not any(f.is_Number for f in factors):
@@ -350,11 +350,29 @@ def count_ops(expr, counts=None):
     return counts
 
 
+def coeff_mul(term):
+    """``term.as_coeff_mul()``: a product's rational coefficient and other factors, or -1 and the
+    factors with a negative float coefficient made positive, or 1 and every factor.  The same answer
+    without sympy's assumption query on the float (a fresh deduction of its facts each time)."""
+    if not term.is_Mul:
+        return term.as_coeff_mul()
+    args = term.args
+    c = args[0]
+    if c.is_Number:
+        if c.is_Rational:
+            return c, args[1:]
+        if c._mpf_[0]:                  # the sign bit of a negative Float
+            return sp.S.NegativeOne, (-c,) + args[1:]
+    return sp.S.One, args
+
+
 def negative_term(term):
     """``term.could_extract_minus_sign()``; for a product, sympy's own test builds ``-term``
     first (to rule out ``zoo``, which programs never hold): here only its leading coefficient is read."""
     if term.is_Mul:
         c = term.args[0]
+        if c.is_Float:
+            return bool(c._mpf_[0])     # its sign bit: sympy would deduce every fact of the float first
         return bool(c.is_Number and c.is_extended_negative)
     if term.is_Symbol:
         return False
@@ -363,8 +381,8 @@ def negative_term(term):
 
 def _leads_with_literal(term):
     """True when the printed term starts with a number (``0.5*x``)."""
-    return term.is_Number or (term.is_Mul and any(f.is_Number for f in term.as_coeff_mul()[1])) or (
-        term.is_Mul and abs(term.as_coeff_mul()[0]) != 1)
+    return term.is_Number or (term.is_Mul and any(f.is_Number for f in coeff_mul(term)[1])) or (
+        term.is_Mul and abs(coeff_mul(term)[0]) != 1)
 
 
 def count_program(prog):
