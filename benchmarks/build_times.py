@@ -95,28 +95,13 @@ def render(data):
     lines = ["# Build time and memory", "",
              "`soagen.build(robot)` with every default function, from an empty cache, on this project's 2-core "
              "machine, one child process per robot (`python benchmarks/build_times.py ROBOT...`; the same script "
-             "run with each checkout's environment). Seconds: wall clock of the whole build; record and CSE are "
-             "summed over the worker processes; compile is the wall time of the parallel compilation. Peak: the "
+             "run with each checkout's environment). Seconds: wall clock of the whole build; record, CSE and emit "
+             "are summed over the functions; compile is the wall time of the parallel compilation, or, from the "
+             "pipelined build on (each function compiled as soon as it is recorded), gcc's seconds summed over "
+             "the units. Peak: the "
              "largest resident memory of soagen or of one of its worker or compiler processes. Rendered from "
              "docs/build_times.json by `python benchmarks/build_times.py --render`.", ""]
-    runs = data["runs"]
-    keys = list(dict.fromkeys(r["robot"] for run in runs for r in run["rows"]))
-    lines += ["| robot | nv | functions | " + " | ".join(f"{run['label']}: wall s (record + CSE, emit, compile) "
-                                                     f"/ peak MB" for run in runs) + " |",
-              "|---|---:|---:|" + "---|" * len(runs)]
-    for key in keys:
-        cells, nv, count = [], "", ""
-        for run in runs:
-            row = next((r for r in run["rows"] if r["robot"] == key), None)
-            if row is None:
-                cells.append("not measured")
-                continue
-            t = row["timings"]
-            nv, count = row["nv"], row["functions"]
-            cells.append(f"{row['wall_s']:.1f} ({t.get('record', 0) + t.get('cse', 0):.1f}, {t.get('emit', 0):.1f}, "
-                         f"{t.get('compile', 0):.1f}) / {row['peak_mb']}")
-        lines.append(f"| {key} | {nv} | {count} | " + " | ".join(cells) + " |")
-    lines += [""] + [f"- {run['label']}: {run['note']}" for run in runs] + [""]
+    lines += _single_rows(data["runs"], ["robot"])
     legged = data.get("legged")
     if legged:
         lines += ["## Legged controllers", "",
@@ -148,10 +133,10 @@ def _single_rows(runs, keys):
     return lines + [""] + [f"- {run['label']}: {run['note']}" for run in runs] + [""]
 
 
-    return "\n".join(lines)
-
-
 def main(argv):
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
     if argv and argv[0] == "--one":
         one(argv[1])
         return 0

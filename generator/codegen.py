@@ -132,9 +132,11 @@ def programs(target, options=Options(), progress=None, specs=None, ready=None, s
     candidates = [c.name for s in picked.values() for lab, c in F.candidates(s.family)
                   if known.get(s.family, lab) == lab]
     recorded = [fn for fn in dict.fromkeys(names + candidates) if fn not in picked]
-    # the families first (their picks wait for every candidate), then the rest
     waiting = {s.name: {c.name for lab, c in F.candidates(s.family) if c.name in recorded} for s in picked.values()}
-    order = sorted(range(len(recorded)), key=lambda k: not any(recorded[k] in w for w in waiting.values()))
+    # the families' candidates first (a pick waits for all of them), then the rest from the last: the
+    # catalogue goes from the simplest functions to the most composite, whose recordings and compiles are
+    # the longest, so the jobs that end a build are short ones
+    order = sorted(range(len(recorded)), key=lambda k: (not any(recorded[k] in w for w in waiting.values()), -k))
     work = [(target, recorded[k], options) for k in order]
     t0 = time.perf_counter()
     results, by_name = [], {}
