@@ -111,8 +111,9 @@ def programs(target, options=Options(), progress=None, specs=None, ready=None, s
     does not depend on the number of workers.  A family function whose
     algorithm is picked by operation count has each candidate recorded as a
     job of its own (:func:`pick`); the pick is remembered in the build cache, and a
-    later recording of the same robot under the same options records only the
-    chosen candidate (the same programs, the same pick).
+    later recording of the same robot, or of a robot of the same structure (other
+    masses or lengths, :meth:`~soagen.model.robot.Robot.fingerprint`), under the same
+    options records only the chosen candidate.
 
     Parameters
     ----------
@@ -196,25 +197,32 @@ def _run_pool(pool, work, finished, slots):
             finished(pickle.loads(fut.result()))
 
 
-def _choices_file(target, options):
+def _choices_file(target, options, structure=False):
     """Where the families' picks for ``target`` under ``options`` are remembered: in the build cache,
-    keyed by the robot's every number and name, what changes the programs, and soagen's own sources."""
+    keyed by the robot's every number and name (``structure``: by its structure only,
+    :meth:`~soagen.model.robot.Robot.fingerprint`), what changes the programs, and soagen's own sources."""
     from soagen.targets.cache import cache_key, cache_root
 
-    key = cache_key(target.fingerprint(), options.precision, str(options.trig_inputs), options.parameters)
-    return cache_root() / "choices" / f"{key}.json"
+    key = cache_key(target.fingerprint(structure=structure), options.precision, str(options.trig_inputs),
+                    options.parameters)
+    return cache_root() / "choices" / f"{'structure-' if structure else ''}{key}.json"
 
 
 def _remembered(target, options):
-    """``{family: label}`` picked by an earlier recording of the same robot and options (the same
-    pick for sure: the programs are the same), so that only the chosen candidate is recorded again."""
+    """``{family: label}`` picked by an earlier recording of the same robot and options (the same pick
+    for sure: the programs are the same), else by one of a robot of the same structure (a robot whose
+    masses or lengths were changed: the same operations on other numbers, so the same pick but for
+    coincidences such as two numbers made equal, which change the structure), so that only the chosen
+    candidate is recorded."""
     import json
 
-    path = _choices_file(target, options)
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
+    known = {}
+    for structure in (True, False):             # the exact pick wins
+        try:
+            known.update(json.loads(_choices_file(target, options, structure).read_text()))
+        except (OSError, ValueError):
+            pass
+    return known
 
 
 def _remember(target, options, picks, known):
@@ -224,15 +232,20 @@ def _remember(target, options, picks, known):
 
     if not picks or all(known.get(f) == lab for f, lab in picks.items()):
         return
-    path = _choices_file(target, options)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as fh:
-            json.dump({**known, **picks}, fh, sort_keys=True)
-        os.replace(tmp, path)
-    except OSError:
-        pass                                  # a read-only cache: the next build records every candidate
+    for structure in (False, True):
+        path = _choices_file(target, options, structure)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                before = json.loads(path.read_text())
+            except (OSError, ValueError):
+                before = {}
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w") as fh:
+                json.dump({**before, **picks}, fh, sort_keys=True)
+            os.replace(tmp, path)
+        except OSError:
+            return                               # a read-only cache: the next build records every candidate
 
 
 def generate(target, options=Options(), name=None, progress=None):

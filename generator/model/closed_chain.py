@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from soagen.model.errors import RobotError
+from soagen.model.robot import number_pattern
 
 
 @dataclass(frozen=True)
@@ -39,10 +40,16 @@ class ClosedChain:
     def gravity(self):
         return self.robot_a.gravity
 
-    def fingerprint(self):
+    def fingerprint(self, structure=False):
+        """Hex digest of both robots and the placement (``structure``: :meth:`Robot.fingerprint`'s)."""
         h = hashlib.sha256()
-        for part in (self.name, self.robot_a.fingerprint(), self.robot_b.fingerprint(),
-                     repr(self.rotation.tolist()), repr(self.translation.tolist())):
+        if structure:
+            parts = ("", self.robot_a.fingerprint(True), self.robot_b.fingerprint(True),
+                     repr(number_pattern()(np.concatenate([self.rotation.ravel(), self.translation]))))
+        else:
+            parts = (self.name, self.robot_a.fingerprint(), self.robot_b.fingerprint(),
+                     repr(self.rotation.tolist()), repr(self.translation.tolist()))
+        for part in parts:
             h.update(part.encode())
         return h.hexdigest()
 

@@ -187,6 +187,25 @@ def _actuators(robot, armature, friction, coulomb_velocity):
     return Actuators(arrays["armature"], arrays["viscous"], arrays["coulomb"], eps)
 
 
+def number_pattern():
+    """A function of an array (or number) to the structure of its entries, numbering the
+    magnitudes in the order first seen across every call: "0", "+1", "-1", "+k" or "-k"."""
+    seen = {}
+
+    def pattern(a):
+        out = []
+        for x in np.asarray(a, dtype=float).ravel().tolist():
+            if x == 0.0:
+                out.append("0")
+            elif abs(x) == 1.0:
+                out.append("+1" if x > 0 else "-1")
+            else:
+                out.append(("+" if x > 0 else "-") + str(seen.setdefault(abs(x), len(seen) + 2)))
+        return tuple(out)
+
+    return pattern
+
+
 @dataclass(frozen=True)
 class Robot:
     """A fixed-base tree robot with operational points (tips).
@@ -318,21 +337,29 @@ class Robot:
         """Copy of this robot with other tips (list of :class:`Tip`)."""
         return dataclasses.replace(self, tips=tuple(tips))
 
-    def fingerprint(self):
-        """Hex digest of every number and name that shapes the generated code."""
+    def fingerprint(self, structure=False):
+        """Hex digest of every number and name that shapes the generated code.
+
+        ``structure=True``: of the robot's structure only, what its programs' operation counts
+        follow -- the tree, the joint types, the tips, and of each number only whether it is 0,
+        +1 or -1, its sign and which other numbers have the same magnitude; names are left out.
+        Robots with one structure digest differ only in the values of their other numbers
+        (a mass, a length changed to a value no other number has)."""
         h = hashlib.sha256()
-        h.update(repr((self.name, tuple(self.gravity.tolist()))).encode())
+        num = number_pattern() if structure else (lambda a: a.tolist() if isinstance(a, np.ndarray) else a)
+        name = (lambda text: "") if structure else (lambda text: text)
+        h.update(repr((name(self.name), tuple(num(self.gravity)))).encode())
         for b in self.bodies:
-            h.update(repr((b.name, b.joint, b.joint_type, b.parent, b.rotation.tolist(),
-                           b.translation.tolist(), b.axis.tolist(), b.mass, b.com.tolist(),
-                           b.inertia.tolist())).encode())
+            h.update(repr((name(b.name), name(b.joint), b.joint_type, b.parent, num(b.rotation),
+                           num(b.translation), num(b.axis), num(b.mass), num(b.com),
+                           num(b.inertia))).encode())
         for t in self.tips:
-            h.update(repr((t.name, t.body, t.rotation.tolist(), t.offset.tolist()) + (("point",) if t.point else ()))
+            h.update(repr((name(t.name), t.body, num(t.rotation), num(t.offset)) + (("point",) if t.point else ()))
                      .encode())
         if self.actuators is not None:
             a = self.actuators
-            h.update(repr(("actuators", a.armature.tolist(), a.viscous.tolist(), a.coulomb.tolist(),
-                           a.coulomb_velocity)).encode())
+            h.update(repr(("actuators", num(a.armature), num(a.viscous), num(a.coulomb),
+                           num(a.coulomb_velocity))).encode())
         return h.hexdigest()
 
     def random_configuration(self, rng):

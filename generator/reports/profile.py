@@ -37,7 +37,8 @@ def _peak_mb(who):
 
 def profile(robot, options, progress=None):
     """Build ``robot``'s functions under ``options`` from nothing (an empty cache: no module, no
-    remembered family picks) and time each stage."""
+    remembered family picks) and time each stage, the stages one after the other (``soagen.build``
+    overlaps them: a function compiles while the next ones record)."""
     from soagen import codegen
     from soagen.options import jobs
     from soagen.targets.c99.compile import compile_args, compile_module
@@ -84,7 +85,8 @@ def text(result):
     lines.append(f"{'sum':<34} {sum(r['statements'] for r in result.rows):10d} {s['record']:9.2f} {s['cse']:7.2f} "
                  f"{s['emit']:7.2f} {s['compile']:10.2f}")
     w = result.wall
-    lines.append(f"wall: generate {w['generate']:.2f} s, emit {w['emit']:.2f} s, compile {w['compile']:.2f} s, "
+    lines.append(f"wall, stage after stage: generate {w['generate']:.2f} s, emit {w['emit']:.2f} s, "
+                 f"compile {w['compile']:.2f} s, "
                  f"total {w['total']:.2f} s; peak memory: soagen {result.peak_mb['soagen']:.0f} MB, "
                  f"largest worker or compiler {result.peak_mb['children']:.0f} MB")
     return "\n".join(lines) + "\n"

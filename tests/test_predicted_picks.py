@@ -1,0 +1,64 @@
+"""A family's pick remembered by the robot's structure: a robot whose masses and inertias
+were changed (the same zeros, ones, signs and equal numbers) records only the candidate
+picked for the first, and that is the pick a recording of every candidate makes."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import soagen
+from soagen import codegen
+from tests.support.robots import random_robot
+
+FAMILIES = ("forward_dynamics", "mass_matrix_inverse", "os_inertia")
+
+
+def _heavier(robot, factor=1.0371):
+    """Every mass and inertia times ``factor``: new values, the same structure."""
+    bodies = [dataclasses.replace(b, mass=b.mass * factor, inertia=np.asarray(b.inertia) * factor)
+              for b in robot.bodies]
+    return dataclasses.replace(robot, bodies=bodies)
+
+
+def _record(robot, options, monkeypatch):
+    recorded = []
+    one = codegen._one_program
+    monkeypatch.setattr(codegen, "_one_program", lambda job: recorded.append(job[1]) or one(job))
+    programs, _ = codegen.programs(robot, options)
+    monkeypatch.setattr(codegen, "_one_program", one)
+    return {p.name: p.algorithm for p in programs}, recorded
+
+
+@pytest.mark.parametrize("robot", [random_robot(3, 8, tree=True, tips=1), random_robot(8, 7, tips=1),
+                                   soagen.robots.example("panda")], ids=["tree", "chain", "panda"])
+def test_a_changed_mass_reuses_the_pick_and_it_is_the_full_recordings(robot, tmp_path, monkeypatch):
+    monkeypatch.setenv("SOAGEN_JOBS", "1")
+    options = soagen.Options(functions=FAMILIES)
+    candidates = {s.name for f in FAMILIES for _, s in soagen.functions.candidates(f)}
+    monkeypatch.setenv("SOAGEN_CACHE", str(tmp_path / "shared"))
+    first, recorded = _record(robot, options, monkeypatch)
+    assert set(recorded) == candidates
+    heavier = _heavier(robot)
+    assert heavier.fingerprint() != robot.fingerprint()
+    assert heavier.fingerprint(structure=True) == robot.fingerprint(structure=True)
+    predicted, recorded = _record(heavier, options, monkeypatch)
+    assert len(recorded) == len(FAMILIES) and predicted == first
+    monkeypatch.setenv("SOAGEN_CACHE", str(tmp_path / "fresh"))
+    full, recorded = _record(heavier, options, monkeypatch)
+    assert set(recorded) == candidates and full == predicted
+
+
+def test_what_the_structure_holds():
+    robot = random_robot(3, 6, tree=True, tips=2)
+    key = robot.fingerprint(structure=True)
+    renamed = dataclasses.replace(robot, name="other", bodies=[dataclasses.replace(b, name=b.name + "_x")
+                                                               for b in robot.bodies])
+    assert renamed.fingerprint(structure=True) == key and renamed.fingerprint() != robot.fingerprint()
+    b0 = robot.bodies[0]
+    for change in (dict(axis=np.array([1.0, 0.0, 0.0]) if b0.axis[0] == 0 else np.array([0.0, 0.0, 1.0])),
+                   dict(translation=np.zeros(3)),                           # zeros where there were none
+                   dict(mass=float(robot.bodies[1].mass))):                 # two masses made equal
+        moved = dataclasses.replace(robot, bodies=[dataclasses.replace(b0, **change), *robot.bodies[1:]])
+        assert moved.fingerprint(structure=True) != key, change
