@@ -31,6 +31,9 @@ def _record(robot, options, monkeypatch):
     return {p.name: p.algorithm for p in programs}, recorded
 
 
+# the tree's tip has a short chain behind it: Λ never exists there (soagen warns), and os_inertia's
+# candidates record all the same
+@pytest.mark.filterwarnings("ignore::soagen.ModelWarning")
 @pytest.mark.parametrize("robot", [random_robot(3, 8, tree=True, tips=1), random_robot(8, 7, tips=1),
                                    soagen.robots.example("panda")], ids=["tree", "chain", "panda"])
 def test_a_changed_mass_reuses_the_pick_and_it_is_the_full_recordings(robot, tmp_path, monkeypatch):
