@@ -173,8 +173,8 @@ def run_case(rel, floating, samples=SAMPLES, seed=SEED, optimize=None):
     res.functions = tuple(functions)
     mod = soagen.build(robot, functions=functions, optimize=(optimize or "-O3").lstrip("-"))
     t = mod.timings
-    res.generate_s = t.get("generate (wall)", 0.0) + t.get("emit", 0.0)
-    res.compile_s = t.get("compile", 0.0)
+    res.generate_s = t.get("generate (wall)", 0.0)          # the finished functions compile meanwhile
+    res.compile_s = t.get("compile (after generate)", 0.0)
     res.cached = "compile" not in t
 
     oracle = Oracle(robot, urdf=robots_dir() / rel)
