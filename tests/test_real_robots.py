@@ -23,7 +23,7 @@ compiles with the modules' own flags.
 The suite runs the 10 cases of :data:`SAMPLE` (about a minute at -O0 on 2 cores): the
 files soagen refused or altered before issue 13, one per kind of finding, and a
 continuous joint and a robot without a moving joint.  Every case is run by
-``python benchmarks/sweep.py`` (45 minutes); its committed output, docs/sweep.json,
+``python benchmarks/sweep.py`` (6 minutes); its committed output, docs/sweep.json,
 is held here to the same bounds and findings, so the guide's table cannot show a
 case beyond its bound.
 """
