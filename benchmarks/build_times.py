@@ -5,6 +5,7 @@ cache, per robot: the figures of docs/build_profile.md.
     python benchmarks/build_times.py --render      # docs/build_profile.md from docs/build_times.json
     python benchmarks/build_times.py --legged solo12_feet talos_feet   # soagen.functions.LEGGED, feet as tips
     python benchmarks/build_times.py talos_reduced:forward_dynamics_derivatives   # one function alone
+    python benchmarks/build_times.py --erd    # every case of the sweep (docs/sweep.md), default functions
 
 It uses only ``soagen.build``, ``soagen.load_urdf`` and the module's ``timings``, so the same
 script measures an older checkout (run it with that checkout's environment) for a before/after
@@ -116,7 +117,24 @@ def render(data):
                   "`soagen.build(robot, functions=[FUNCTION])` from an empty cache, one function per child process "
                   "(`python benchmarks/build_times.py ROBOT:FUNCTION...`), SOAGEN_JOBS=2.", ""]
         lines += _single_rows(derivatives, ["robot", "function"])
+    if data.get("erd"):
+        rows = data["erd"]["rows"]
+        over = [r for r in rows if r["wall_s"] > 60]
+        lines += ["## Every robot of example-robot-data", "",
+                  f"`soagen.build(robot)`, every default function, each case of the sweep ([sweep.md](sweep.md)) "
+                  f"loaded as the sweep loads it (the deepest link the tip), from an empty cache, SOAGEN_JOBS=2, "
+                  f"commit {data['erd']['commit']} (`python benchmarks/build_times.py --erd`): {len(rows)} cases, "
+                  f"{len(rows) - len(over)} in 60 s or less, the slowest {max(r['wall_s'] for r in rows):.1f} s"
+                  + (f"; over 60 s: {', '.join(_case(r) for r in over)}." if over else "."), "",
+                  "| robot file | base | nv | functions | statements | wall s | peak MB |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+        lines += [f"| `{r['rel']}` | {'floating' if r['floating'] else 'fixed'} | {r['nv']} | {r['functions']} | "
+                  f"{r['statements']} | {r['wall_s']:.1f} | {r['peak_mb']} |" for r in rows] + [""]
     return "\n".join(lines)
+
+
+def _case(row):
+    return f"`{row['rel']}`" + (" (floating)" if row["floating"] else "")
 
 
 def _single_rows(runs, keys):
@@ -133,12 +151,56 @@ def _single_rows(runs, keys):
     return lines + [""] + [f"- {run['label']}: {run['note']}" for run in runs] + [""]
 
 
+def one_erd(rel, floating):
+    """Build a case of the example-robot-data sweep as the sweep loads it (its deepest link the tip),
+    with every default function, from an empty cache in this process; print one JSON line."""
+    import soagen
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.support import real_robots as rr
+
+    robot, _ = rr.load(rel, floating)
+    robot, _ = rr.load(rel, floating, tips=[rr.deepest_link(robot)])
+    os.environ["SOAGEN_CACHE"] = tempfile.mkdtemp(prefix="soagen-build-times-")
+    t0 = time.perf_counter()
+    mod = soagen.build(robot)
+    wall = time.perf_counter() - t0
+    peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    print(json.dumps(dict(rel=rel, floating=floating, nv=robot.nv, functions=len(mod.ops), wall_s=round(wall, 1),
+                          peak_mb=round(peak / 1024), statements=sum(o["statements"] for o in mod.ops.values()))),
+          flush=True)
+
+
+def erd(out):
+    """Every case of the sweep, each in a child process; the rows into docs/build_times.json's "erd"."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.support import real_robots as rr
+
+    rows = []
+    for rel, floating in rr.cases():
+        res = subprocess.run([sys.executable, __file__, "--one-erd", rel, str(floating)], capture_output=True,
+                             text=True, check=True)
+        rows.append(json.loads(res.stdout.strip().splitlines()[-1]))
+        print(f"{rel} {'floating' if floating else 'fixed'}: {rows[-1]['wall_s']} s", flush=True)
+    data = json.loads((DOCS / "build_times.json").read_text())
+    data["erd"] = {"commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                            cwd=DOCS.parent).stdout.strip(), "rows": rows}
+    (DOCS / "build_times.json").write_text(json.dumps(data, indent=1) + "\n")
+    (DOCS / "build_profile.md").write_text(render(data))
+
+
 def main(argv):
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
     if argv and argv[0] == "--one":
         one(argv[1])
+        return 0
+    if argv and argv[0] == "--one-erd":
+        one_erd(argv[1], argv[2] == "True")
+        return 0
+    if argv and argv[0] == "--erd":
+        erd(DOCS)
         return 0
     if argv and argv[0] == "--render":
         (DOCS / "build_profile.md").write_text(render(json.loads((DOCS / "build_times.json").read_text())))
