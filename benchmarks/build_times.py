@@ -19,6 +19,7 @@ import importlib.metadata
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -119,22 +120,31 @@ def render(data):
         lines += _single_rows(derivatives, ["robot", "function"])
     if data.get("erd"):
         rows = data["erd"]["rows"]
-        over = [r for r in rows if r["wall_s"] > 60]
+        over = [r for r in rows if r.get("wall_s", r.get("stopped_s")) > 60]
         lines += ["## Every robot of example-robot-data", "",
                   f"`soagen.build(robot)`, every default function, each case of the sweep ([sweep.md](sweep.md)) "
                   f"loaded as the sweep loads it (the deepest link the tip), from an empty cache, SOAGEN_JOBS=2, "
                   f"commit {data['erd']['commit']} (`python benchmarks/build_times.py --erd`): {len(rows)} cases, "
-                  f"{len(rows) - len(over)} in 60 s or less, the slowest {max(r['wall_s'] for r in rows):.1f} s"
-                  + (f"; over 60 s: {', '.join(_case(r) for r in over)}." if over else "."), "",
-                  "| robot file | base | nv | functions | statements | wall s | peak MB |",
-                  "|---|---|---:|---:|---:|---:|---:|"]
-        lines += [f"| `{r['rel']}` | {'floating' if r['floating'] else 'fixed'} | {r['nv']} | {r['functions']} | "
-                  f"{r['statements']} | {r['wall_s']:.1f} | {r['peak_mb']} |" for r in rows] + [""]
+                  f"{len(rows) - len(over)} in 60 s or less"
+                  + (f"; over 60 s: {', '.join(_case(r) for r in over)}" if over else "")
+                  + (f" (a case still building after {ERD_LIMIT_S} s was stopped)." if over else "."), "",
+                  "| robot file | base | nv | functions | statements | wall s (record + CSE, emit, compile) | peak MB |",
+                  "|---|---|---:|---:|---:|---|---:|"]
+        lines += [f"| `{r['rel']}` | {'floating' if r['floating'] else 'fixed'} | " + (
+                  f"{r['nv']} | {r['functions']} | {r['statements']} | {_seconds(r)} | {r['peak_mb']} |" if "wall_s" in r
+                  else f" | | | stopped after {r['stopped_s']} s | |") for r in rows] + [""]
     return "\n".join(lines)
 
 
+def _seconds(row):
+    t = row["timings"]
+    return (f"{row['wall_s']:.1f} ({t.get('record', 0) + t.get('cse', 0):.1f}, {t.get('emit', 0):.1f}, "
+            f"{t.get('compile', 0):.1f})")
+
+
 def _case(row):
-    return f"`{row['rel']}`" + (" (floating)" if row["floating"] else "")
+    return (f"`{row['rel']}`" + (" (floating)" if row["floating"] else "")
+            + (f" {row['wall_s']:.0f} s" if "wall_s" in row else " (stopped)"))
 
 
 def _single_rows(runs, keys):
@@ -143,11 +153,9 @@ def _single_rows(runs, keys):
              "/ peak MB |", "|---|" + "---|" * len(keys) + "---:|---:|---:|---|"]
     for run in runs:
         for row in run["rows"]:
-            t = row["timings"]
             lines.append(f"| {run['label']} | " + " | ".join(str(row[k]) for k in keys)
                          + f" | {row['nv']} | {row['functions']} | {row['statements']} | "
-                         f"{row['wall_s']:.1f} ({t.get('record', 0) + t.get('cse', 0):.1f}, {t.get('emit', 0):.1f}, "
-                         f"{t.get('compile', 0):.1f}) / {row['peak_mb']} |")
+                         f"{_seconds(row)} / {row['peak_mb']} |")
     return lines + [""] + [f"- {run['label']}: {run['note']}" for run in runs] + [""]
 
 
@@ -167,8 +175,12 @@ def one_erd(rel, floating):
     wall = time.perf_counter() - t0
     peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
     print(json.dumps(dict(rel=rel, floating=floating, nv=robot.nv, functions=len(mod.ops), wall_s=round(wall, 1),
-                          peak_mb=round(peak / 1024), statements=sum(o["statements"] for o in mod.ops.values()))),
-          flush=True)
+                          peak_mb=round(peak / 1024), statements=sum(o["statements"] for o in mod.ops.values()),
+                          timings={k: round(v, 1) for k, v in mod.timings.items()})), flush=True)
+
+
+#: a case still building after this long is stopped (its row says so)
+ERD_LIMIT_S = 180
 
 
 def erd(out):
@@ -178,10 +190,16 @@ def erd(out):
 
     rows = []
     for rel, floating in rr.cases():
-        res = subprocess.run([sys.executable, __file__, "--one-erd", rel, str(floating)], capture_output=True,
-                             text=True, check=True)
-        rows.append(json.loads(res.stdout.strip().splitlines()[-1]))
-        print(f"{rel} {'floating' if floating else 'fixed'}: {rows[-1]['wall_s']} s", flush=True)
+        child = subprocess.Popen([sys.executable, __file__, "--one-erd", rel, str(floating)], stdout=subprocess.PIPE,
+                                 text=True, start_new_session=True)
+        try:
+            out, _ = child.communicate(timeout=ERD_LIMIT_S)
+            rows.append(json.loads(out.strip().splitlines()[-1]))
+        except subprocess.TimeoutExpired:           # stopped, its workers and compilers too: the row says so
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+            rows.append(dict(rel=rel, floating=floating, stopped_s=ERD_LIMIT_S))
+        print(f"{rel} {'floating' if floating else 'fixed'}: {rows[-1].get('wall_s', 'stopped')} s", flush=True)
     data = json.loads((DOCS / "build_times.json").read_text())
     data["erd"] = {"commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                             cwd=DOCS.parent).stdout.strip(), "rows": rows}
