@@ -128,7 +128,7 @@ def render(data):
                   f"{len(rows) - len(over)} in 60 s or less"
                   + (f"; over 60 s: {', '.join(_case(r) for r in over)}" if over else "")
                   + (f" (a case still building after {ERD_LIMIT_S} s was stopped). A build keeps both cores "
-                     "busy: its wall time is about half the CPU seconds of its stages, most of them gcc on long "
+                     "busy: its wall time is about half the CPU seconds of its stages, half to two thirds of them gcc on long "
                      "straight-line functions." if over else "."), "",
                   "| robot file | base | nv | functions | statements | wall s (record + CSE, emit, compile) | peak MB |",
                   "|---|---|---:|---:|---:|---|---:|"]
