@@ -190,7 +190,7 @@ def one_erd(rel, floating):
 ERD_LIMIT_S = 180
 
 
-def erd(out):
+def erd():
     """Every case of the sweep, each in a child process; the rows into docs/build_times.json's "erd"."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.support import real_robots as rr
@@ -225,7 +225,7 @@ def main(argv):
         one_erd(argv[1], argv[2] == "True")
         return 0
     if argv and argv[0] == "--erd":
-        erd(DOCS)
+        erd()
         return 0
     if argv and argv[0] == "--render":
         (DOCS / "build_profile.md").write_text(render(json.loads((DOCS / "build_times.json").read_text())))

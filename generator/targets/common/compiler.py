@@ -44,7 +44,7 @@ class Slots:
     def __exit__(self, *exc):
         self.release()
 
-    def acquire(self, blocking=False):
+    def acquire(self):
         """A recording: take a slot if one is free and no compile waits for it; -> taken."""
         with self._cond:
             if self._free and not self._compiles_waiting:
