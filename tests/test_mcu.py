@@ -100,7 +100,8 @@ def pivot_ratio(A):
 
 def _tape(prog):
     """The float C's rounded operations in the order it evaluates them (sums left to right and
-    products' factors in the printer's operand order, :class:`soagen.program.latency.Schedule`):
+    products' factors in the printer's operand order, :class:`soagen.program.latency.Schedule`;
+    a column loop's body once per column, after the outputs):
     ``(ops, outputs)``, ops ``(kind, operand index, ...)``, outputs the nodes of the output components."""
     if prog in _tapes:
         return _tapes[prog]
@@ -146,7 +147,19 @@ def _tape(prog):
         node.update({s: push("in", k, i) for i, s in enumerate(a.symbols)})
     for sym, expr in prog.statements():
         node[sym] = emit(expr)
-    _tapes[prog] = ops, [emit(e) for a in prog.outputs for e in a.symbols]
+    outs = [[emit(e) for e in a.symbols] for a in prog.outputs]
+    for loop in prog.loops:          # after the outputs, in place: the body once per column
+        sched = Schedule(loop.body.statements())
+        for j in range(loop.columns):
+            for arg, index in zip(loop.body.inputs, loop.arrays):
+                node.update({s: outs[index][i * loop.columns + j] for i, s in enumerate(arg.symbols)})
+            for sym, expr in loop.body.statements():
+                node[sym] = emit(expr)
+            new = [[emit(e) for e in arg.symbols] for arg in loop.body.outputs]
+            for values, index in zip(new, loop.arrays):
+                for i, x in enumerate(values):
+                    outs[index][i * loop.columns + j] = x
+    _tapes[prog] = ops, [x for values in outs for x in values]
     return _tapes[prog]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 
 from soagen.passes.contact import solve_contact
-from soagen.passes.derivatives import directions, fixed_input_tangents, inner_program, tangent_seeds
+from soagen.passes.derivatives import directions, fixed_input_tangents, inner_program, m_solve, tangent_seeds
 from soagen.passes.kinematics import jacobian_rows
 from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
 from soagen.passes.sweeps import (ZERO6, Sweeps, accelerate, forces_tip_to_base, mass_matrix_ltdl, project, tip_accelerations,
@@ -94,38 +94,41 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
     L, dinv = mass_matrix_ltdl(sw)
     J = jacobian_rows(sw)
 
-    def m_solve(g):
-        """M⁻¹g by the LTDL factors (those of the reversed M: sparse on trees)."""
-        return ldl_solve(prog, L, dinv, list(g)[::-1])[::-1]
+    Zt = [m_solve(prog, L, dinv, J[c]) for c in range(r)]               # Zᵀ (r × n), Z = M⁻¹J*
 
-    Zt = [m_solve(J[c]) for c in range(r)]                              # Zᵀ (r × n), Z = M⁻¹J*
+    def solve(body, a, b):
+        """−∂θ̈ = M⁻¹(a + J*∂f) and ∂f = Λ(b − Zᵀa) for one column a of A (n) and b of B (r)."""
+        rhs = [body.let(b[i] - sum(Zt[i][k] * a[k] for k in range(n))) for i in range(r)]
+        x = ldl_solve(body, L_om, dinv_om, rhs)
+        g = m_solve(body, L, dinv, [body.let(a[k] + sum(J[i][k] * x[i] for i in range(r))) for k in range(n)])
+        return [body.let(-v) for v in g], x
 
-    def solve(a_cols, b_cols):
-        """∂f = Λ(b − Zᵀa), ∂θ̈ = −M⁻¹(a + J*∂f) for columns a = A (n) and b = B (r)."""
-        df, dqdd = [], []
-        for a, b in zip(a_cols, b_cols):
-            rhs = [prog.let(b[i] - sum(Zt[i][k] * a[k] for k in range(n))) for i in range(r)]
-            x = ldl_solve(prog, L_om, dinv_om, rhs)
-            df.append(x)
-            g = m_solve([prog.let(a[k] + sum(J[i][k] * x[i] for i in range(r))) for k in range(n)])
-            dqdd.append([prog.let(-v) for v in g])
-        return dqdd, df
+    def kernel(body, cols):
+        """The q and q̇ columns j: (A, B) of each in, (∂θ̈, ∂f) of each out."""
+        out = []
+        for a, b in zip(cols[:2], cols[2:]):
+            out.append(solve(body, a, b))
+        return [out[0][0], out[1][0], out[0][1], out[1][1]]
 
-    prog.banner("d f = Lambda (B - Z* A), d qdd = -M^-1 (A + J* d f), column by column", level=0)
-    blocks = {d: solve([[A[d][k][j] for k in range(n)] for j in range(n)], [[B[d][i][j] for i in range(r)]
-                                                                           for j in range(n)]) for d in ("q", "qd")}
+    prog.banner("d f = Lambda (B - Z* A), d qdd = -M^-1 (A + J* d f): A, B written, then solved column by column",
+                level=0)
+    written = {d: ([A[d][k][j] for k in range(n) for j in range(n)], [B[d][i][j] for i in range(r) for j in range(n)])
+               for d in ("q", "qd")}
+    prog.column_loop(n, [(2, n), (3, n), (5, r), (6, r)], kernel)
     # τ: A = −1, B = 0: ∂f/∂τ = ΛZᵀ, ∂θ̈/∂τ = M⁻¹ − Z ∂f/∂τ, with M⁻¹ from the same factors
-    prog.banner("d f/d tau = Lambda Z*, d qdd/d tau = M^-1 - Z d f/d tau", level=0)
+    prog.banner("d f/d tau = Lambda Z*, d qdd/d tau = M^-1 - Z d f/d tau: M^-1 and Z* written, then solved column "
+                "by column", level=0)
     Minv = reverse(ldl_inverse(prog, L, dinv))
-    df_tau = [ldl_solve(prog, L_om, dinv_om, [Zt[i][j] for i in range(r)]) for j in range(n)]
-    dqdd_tau = [[None] * n for _ in range(n)]                          # symmetric: M⁻¹ − ZΛZᵀ
-    for j in range(n):
-        for k in range(j + 1):
-            dqdd_tau[j][k] = dqdd_tau[k][j] = prog.let(Minv[k][j] - sum(Zt[c][k] * df_tau[j][c] for c in range(r)))
-    blocks["tau"] = (dqdd_tau, df_tau)
-    row_major = lambda cols, rows: [cols[j][i] for i in range(rows) for j in range(n)]     # noqa: E731
-    return ([qdd, f] + [row_major(blocks[d][0], n) for d in ("q", "qd", "tau")]
-            + [row_major(blocks[d][1], r) for d in ("q", "qd", "tau")])
+
+    def kernel_tau(body, cols):
+        """Column j: M⁻¹ e_j and Zᵀe_j in, ∂θ̈/∂τ_j = M⁻¹e_j − Z ∂f/∂τ_j and ∂f/∂τ_j = ΛZᵀe_j out."""
+        minv, zt = cols
+        x = ldl_solve(body, L_om, dinv_om, zt)
+        return [[body.let(minv[k] - sum(Zt[c][k] * x[c] for c in range(r))) for k in range(n)], x]
+
+    prog.column_loop(n, [(4, n), (7, r)], kernel_tau)
+    return ([qdd, f, written["q"][0], written["qd"][0], [Minv[i][j] for i in range(n) for j in range(n)],
+             written["q"][1], written["qd"][1], [Zt[i][j] for i in range(r) for j in range(n)]])
 
 
 def contact_dynamics_derivatives_kkt_analytic(prog, robot, q, qd, tau):

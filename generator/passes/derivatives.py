@@ -92,12 +92,17 @@ def forward_dynamics_derivatives_fd4(prog, robot, q, qd, tau):
     return [[T.value(x) for x in qdd]] + [jacobian(T, qdd, directions(d, n)) for d in ("q", "qd", "tau")]
 
 
-def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False):
+def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False, in_place=True):
     """θ̈ = M⁻¹(τ − C − G − F(q̇)) with M by composite inertias [RK (3.20)] and its LTDL,
     M⁻¹ from the same factors, and M ∂θ̈/∂x = −∂τ/∂x|θ̈ solved column by column
     with those factors (no fill-in on trees), ∂τ/∂x the forward-mode derivatives
     of Newton–Euler at that θ̈ [RK (2.24)–(2.30)] (``analytic``: the analytical
-    recursion of :mod:`soagen.passes.analytic_derivatives`)."""
+    recursion of :mod:`soagen.passes.analytic_derivatives`).
+
+    ``in_place``: the outputs ∂θ̈/∂q, ∂θ̈/∂q̇ are written as −∂τ/∂x and solved in a loop over
+    their columns (:meth:`~soagen.program.statements.Program.column_loop`), so the returned
+    lists are the loop's inputs; else every column's solve is recorded (for a caller that
+    computes on with them)."""
     from soagen.passes.dynamics import inverse_dynamics
     from soagen.passes.sweeps import Sweeps, forces_tip_to_base, mass_matrix_ltdl, newton_euler, project, subtract_friction
 
@@ -107,7 +112,7 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False)
     forces_tip_to_base(sw, f)
     rhs = [prog.let(t - h) for t, h in zip(subtract_friction(sw, tau, qd), project(sw, f))]
     L, dinv = mass_matrix_ltdl(sw)
-    qdd = ldl_solve(prog, L, dinv, rhs[::-1])[::-1]
+    qdd = m_solve(prog, L, dinv, rhs)
     Minv = reverse(ldl_inverse(prog, L, dinv))
     if analytic:
         from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
@@ -119,12 +124,22 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False)
         prog.banner("derivatives of Newton-Euler at qdd, forward mode", level=0)
         dtau = fixed_input_tangents(prog, robot, inverse_dynamics, q, qd, [("qdd", qdd)])
         column = {d: (lambda i, j, d=d: dtau[d][i][j]) for d in ("q", "qd")}
-    prog.banner("d qdd = -M^-1 d tau, column by column with the LTDL factors (sparse on trees)", level=0)
-    blocks = []
-    for d in ("q", "qd"):
-        cols = [ldl_solve(prog, L, dinv, [-column[d](i, j) for i in range(n)][::-1])[::-1] for j in range(n)]
-        blocks.append([cols[j][i] for i in range(n) for j in range(n)])
+    if in_place:
+        prog.banner("d qdd = -M^-1 d tau: -d tau written, then solved column by column with the LTDL factors", level=0)
+        blocks = [[prog.let(-column[d](i, j)) for i in range(n) for j in range(n)] for d in ("q", "qd")]
+        prog.column_loop(n, [(1, n), (2, n)], lambda body, cols: [m_solve(body, L, dinv, c) for c in cols])
+    else:
+        prog.banner("d qdd = -M^-1 d tau, column by column with the LTDL factors (sparse on trees)", level=0)
+        blocks = []
+        for d in ("q", "qd"):
+            cols = [m_solve(prog, L, dinv, [-column[d](i, j) for i in range(n)]) for j in range(n)]
+            blocks.append([cols[j][i] for i in range(n) for j in range(n)])
     return [qdd, *blocks, [Minv[i][j] for i in range(n) for j in range(n)]]
+
+
+def m_solve(prog, L, dinv, g):
+    """M⁻¹g by the LTDL factors of M (those of the reversed M: sparse on trees)."""
+    return ldl_solve(prog, L, dinv, list(g)[::-1])[::-1]
 
 
 def forward_dynamics_derivatives_via_analytic_id(prog, robot, q, qd, tau):
@@ -141,7 +156,7 @@ def linearized_step(prog, robot, q, qd, tau, dt, analytic=False):
     derivatives, A = [[I + dt² F_q, dt (I + dt F_v)], [dt F_q, I + dt F_v]],
     B = [[dt² M⁻¹], [dt M⁻¹]] (row-major 2n × 2n and 2n × n)."""
     n = robot.nv
-    _, Fq, Fv, Minv = forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic)
+    _, Fq, Fv, Minv = forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic, in_place=False)
     h = dt[0]
     prog.banner("A, B of the semi-implicit Euler step", level=0)
     eye = [[sp.Integer(int(i == j)) for j in range(n)] for i in range(n)]

@@ -30,6 +30,11 @@ from soagen.program.statements import Banner, Guard
 #: a program with more statements than this is cut (docs/parts.md: below it, whole
 #: compiles took under 25 s and cutting cost up to 1.2x in run time)
 SPLIT_ABOVE = 16000
+#: the same for a program with column loops (:class:`~soagen.program.statements.ColumnLoop`): solo12's
+#: contact-dynamics derivatives, 14 984 statements and two loops, took 57 s whole at -O3 (the loops
+#: 10 s of it, the register allocator most of the rest), 16 s cut, and ran 1.2x as long cut; the
+#: TALOS's ∂τ (14 827 statements, no loop) took 24 s whole, 9 s cut, and ran 1.11x as long cut
+SPLIT_ABOVE_LOOPED = 12000
 #: statements per part, the last part (which also writes the outputs) included
 PART_STATEMENTS = 1000
 
@@ -65,7 +70,7 @@ def split(prog, part_statements=None, split_above=None):
     prog : Program             finished (CSE done, dead code removed)
     part_statements : int      statements per part (default :data:`PART_STATEMENTS`)
     split_above : int          programs with at most this many statements stay whole
-                               (default :data:`SPLIT_ABOVE`)
+                               (default :data:`SPLIT_ABOVE`, :data:`SPLIT_ABOVE_LOOPED` with loops)
 
     Returns
     -------
@@ -74,7 +79,8 @@ def split(prog, part_statements=None, split_above=None):
     slots : int                length of the scratch array ``w``
     """
     part_statements = part_statements or PART_STATEMENTS
-    split_above = SPLIT_ABOVE if split_above is None else split_above
+    if split_above is None:
+        split_above = SPLIT_ABOVE_LOOPED if prog.loops else SPLIT_ABOVE
     statements = sum(isinstance(item, tuple) for item in prog.body)
     if statements <= split_above:
         return [Part(list(prog.body))], 0
@@ -107,6 +113,9 @@ def split(prog, part_statements=None, split_above=None):
         for e in arg.symbols:
             for sym in sorted(e.free_symbols, key=str):
                 read(sym, len(bodies) - 1)
+    for loop in prog.loops:                       # loops run after the outputs, in the calling function
+        for sym in sorted(loop.outer_reads(), key=str):
+            read(sym, len(bodies) - 1)
     # slots: a value holds its slot from the end of its part to the start of the last part that
     # reads it; a value stored by that part or a later one may take the slot then
     slot_of, free, slots = {}, [], 0              # free: heap of (first part that may store, slot)

@@ -71,6 +71,40 @@ class Guard:
     text: str = ""
 
 
+@dataclass
+class ColumnLoop:
+    """``for (j = 0; j < columns; ++j)``: one straight-line ``body`` run on every column j of
+    some of the function's output arrays, in place, after the outputs are written.
+
+    Many right-hand sides solved by the same factors (∂θ̈/∂x = −M⁻¹ ∂τ/∂x, one column per
+    direction) are one short body in a loop the C compiler vectorizes across columns,
+    where unrolled they would be a copy of the body per column, each in scalar code.
+
+    Attributes
+    ----------
+    columns : int        the loop's length; each array is row-major (rows × columns)
+    arrays : list of int indices into the program's outputs; array k's column j is the
+                         body's input ``col{k}`` and is overwritten by its output ``col{k}``
+    body : Program       finished, its statements named ``v…``; reads its inputs and the
+                         outer program's statement symbols (loop invariants)
+    """
+
+    columns: int
+    arrays: list
+    body: "Program"
+
+    def outer_reads(self):
+        """The outer program's symbols the body reads."""
+        own = {s for a in self.body.inputs for s in a.symbols} | {sym for sym, _ in self.body.statements()}
+        read = set()
+        for _, expr in self.body.statements():
+            read |= expr.free_symbols
+        for arg in self.body.outputs:
+            for e in arg.symbols:
+                read |= e.free_symbols
+        return read - own
+
+
 class Program:
     """A straight-line function being recorded.
 
@@ -104,6 +138,7 @@ class Program:
         self.algorithm: str | None = None   # label of the algorithm a family function uses (soagen.functions)
         self.calls: str | None = None       # a family function that only calls this generated variant
         self.parameters: list | None = None  # the input π when the parameters are inputs (soagen.passes.identification)
+        self.loops: list[ColumnLoop] = []    # run in order after the outputs are written
 
     # -------------------------------------------------------------- recording
     def input(self, name, size, doc=""):
@@ -132,9 +167,23 @@ class Program:
         k = int(index[:-1])
         return names["c" + base].symbols[k], names["s" + base].symbols[k]
 
+    def column_loop(self, columns, arrays, kernel):
+        """Record a :class:`ColumnLoop` over ``columns`` columns of the outputs ``arrays`` (their
+        indices in the order the maker returns them) with ``rows`` rows each:
+        ``kernel(body, cols) -> new cols``, ``cols`` a list (per array) of the column's entries
+        (``rows[k]`` symbols), recorded into ``body`` like any program."""
+        arrays, rows = [a for a, _ in arrays], [r for _, r in arrays]
+        body = Program(f"{self.name}__loop{len(self.loops)}", "", self.options, prefix="v")
+        cols = [body.input(f"col{k}", r) for k, r in enumerate(rows)]
+        for k, values in enumerate(kernel(body, cols)):
+            body.output(f"col{k}", values)
+        self.loops.append(ColumnLoop(columns, arrays, body.finish()))
+
     def unused_inputs(self):
-        """Inputs no statement, guard or output reads (the C marks them ``(void)``)."""
+        """Inputs no statement, guard, output or loop reads (the C marks them ``(void)``)."""
         used = set()
+        for loop in self.loops:
+            used |= loop.outer_reads()
         for item in self.body:
             if isinstance(item, tuple):
                 used |= item[1].free_symbols
@@ -187,7 +236,7 @@ class Program:
             return self
         statements = self.statements()
         if cse and statements:
-            self.body = _cse(self.body, statements)
+            self.body = _cse(self.body, statements, "vc" if self.prefix == "v" else "c")   # a loop body's own names
         self._eliminate_dead()
         self._renumber()
         self.ops = count_program(self)
@@ -203,6 +252,8 @@ class Program:
 
     def _eliminate_dead(self):
         live = set()
+        for loop in self.loops:
+            live |= loop.outer_reads()
         for arg in self.outputs:
             for e in arg.symbols:
                 live |= e.free_symbols
@@ -234,7 +285,7 @@ class Program:
         rebuilding every expression with new symbols cost more than all the rest)."""
         self.names = {}
         for item in self.statements():
-            self.names[item[0]] = f"t{len(self.names)}"
+            self.names[item[0]] = f"{self.prefix}{len(self.names)}"
 
 
 def _product_key(term):
@@ -251,7 +302,7 @@ def _product_key(term):
     return None
 
 
-def _cse(body, statements):
+def _cse(body, statements, prefix="c"):
     """Common-subexpression elimination over the statement list.
 
     Hash-consing while recording already shares every repeated statement; what
@@ -288,7 +339,7 @@ def _cse(body, statements):
             if hit is not None and hit[0] in shared:
                 key, rest = hit
                 if key not in names:
-                    names[key] = sp.Symbol(f"c{len(names)}")
+                    names[key] = sp.Symbol(f"{prefix}{len(names)}")
                     out.append((names[key], key))
                 new_terms.append(rest * names[key])
                 changed = True
@@ -386,8 +437,15 @@ def _leads_with_literal(term):
 
 
 def count_program(prog):
-    """Sum :func:`count_ops` over a program's statements; adds ``statements``."""
+    """Sum :func:`count_ops` over a program's statements, a loop's body once per column;
+    adds ``statements`` (as printed: a loop's body once)."""
     counts = dict.fromkeys(OP_KINDS, 0)
+    statements = len(prog.statements())
+    for loop in prog.loops:
+        inner = count_program(loop.body)
+        statements += inner.pop("statements")
+        for kind, c in inner.items():
+            counts[kind] += c * loop.columns
     for _, expr in prog.statements():
         count_ops(expr, counts)
     for arg in prog.outputs:
@@ -395,5 +453,5 @@ def count_program(prog):
             count_ops(e, counts)
     for g in prog.guards():
         count_ops(g.bound, counts)
-    counts["statements"] = len(prog.statements())
+    counts["statements"] = statements
     return counts

@@ -148,7 +148,7 @@ def build(target, options, name, functions, record, cache_dir=None, progress=Non
 
     args = compile_args(options)
     key = cache_key(target.fingerprint(), repr(options), name, ",".join(functions), " ".join(args),
-                    f"parts {parts.PART_STATEMENTS} above {parts.SPLIT_ABOVE}")
+                    f"parts {parts.PART_STATEMENTS} above {parts.SPLIT_ABOVE} {parts.SPLIT_ABOVE_LOOPED}")
     modname = f"_soagen_{name}_{key}"
     timings = {}
 

@@ -78,7 +78,7 @@ class Emitter:
         parts, slots = split(prog) if not prog.calls else ([None], 0)
         if len(parts) > 1:
             part_functions, lines = split_function(name, prog, self.printer, parts, slots)
-            self.parts_of[prog.name] = [dict(f, part=True, declarations=[], doc=(
+            self.parts_of[prog.name] = [dict(f, part=True, declarations=[], definition=f["prototype"], doc=(
                 f"Part {k + 1} of {len(parts)} of {name}_{prog.name}: its statements in order, the values later "
                 f"parts read stored in w.")) for k, f in enumerate(part_functions)]
         else:
@@ -89,6 +89,7 @@ class Emitter:
                             if prog.returns_status else ""), opline=opline(prog),
             batch_prototype=batch_prototype(name, prog, ctype), batch_call=batch_call(name, prog),
             returns_status=prog.returns_status, prototype=prototype(name, prog, ctype),
+            definition=prototype(name, prog, ctype, definition=True),
             batch_doc="The same on `count` rows of row-major arrays; " + (
                 "returns the number of rows where Omega(0) is singular (their outputs untouched)."
                 if prog.returns_status else "returns 0."),

@@ -36,9 +36,13 @@ def opline(prog):
             f"{o['sqrt']:3d} sqrt {o['trig']:3d} trig {o['statements']:6d} statements")
 
 
-def prototype(prefix, prog, ctype):
+def prototype(prefix, prog, ctype, definition=False):
+    """The C prototype; a ``definition``'s outputs that a column loop works on are ``restrict``
+    (the compiler vectorizes the loop only when they cannot overlap; the header's declaration
+    is compatible with it, and C++ can include it)."""
+    looped = {prog.outputs[i].name for loop in prog.loops for i in loop.arrays} if definition else set()
     args = [f"const {ctype} {a.name}[{a.size}]" for a in prog.inputs]
-    args += [f"{ctype} {a.name}[{a.size}]" for a in prog.outputs]
+    args += [f"{ctype} {a.name}[{'restrict ' if a.name in looped else ''}{a.size}]" for a in prog.outputs]
     ret = "int" if prog.returns_status else "void"
     return f"{ret} {prefix}_{prog.name}({', '.join(args)})"
 
@@ -89,6 +93,7 @@ def _item_line(item, printer, lanes=False):
 
 
 def _output_lines(prog, printer, lanes=False):
+    """The outputs written, then the column loops that work on them in place."""
     lines = [{"banner": "outputs", "mark": BANNER_MARKS[0]}]
     for arg in prog.outputs:
         for i, e in enumerate(arg.symbols):
@@ -96,8 +101,41 @@ def _output_lines(prog, printer, lanes=False):
             if lanes and e.is_Number:
                 value = f"soagen_splat({value})"
             lines.append({"banner": None, "code": f"{arg.name}[{i}] = {value};"})
+    for loop in prog.loops:
+        lines += _loop_lines(prog, loop, printer, lanes)
     if prog.returns_status:
         lines.append({"banner": None, "code": "return ok;" if lanes else "return 0;"})
+    return lines
+
+
+def _loop_lines(prog, loop, printer, lanes):
+    """A :class:`~soagen.program.statements.ColumnLoop` as a C ``for`` over the columns j, its body
+    reading and writing entry (i, j) of output array k as ``name[i·columns + j]``."""
+    names, schedule = printer.names, printer.schedule
+    entry = {}
+    for arg, index in zip(loop.body.inputs, loop.arrays):
+        out = prog.outputs[index].name
+        entry.update({sym: f"{out}[{i * loop.columns} + j]" for i, sym in enumerate(arg.symbols)})
+    printer.names = {**names, **loop.body.names, **entry}
+    printer.schedule = Schedule(loop.body.statements())
+    indent = "    "
+    lines = [{"banner": f"the same on every column j of {', '.join(prog.outputs[i].name for i in loop.arrays)}",
+              "mark": BANNER_MARKS[0]},
+             {"banner": None, "code": f"for (int j = 0; j < {loop.columns}; ++j) {{"}]
+    for item in loop.body.body:
+        line = _item_line(item, printer, lanes)
+        if line["banner"] is not None:                    # a banner inside the loop: a comment line
+            line = {"banner": None, "code": f"/* {line['mark']} {line['banner']} {line['mark']} */"}
+        lines.append({"banner": None, "code": indent + line["code"]})
+    for arg in loop.body.outputs:
+        for sym, e in zip(loop.body.inputs[int(arg.name[3:])].symbols, arg.symbols):
+            if e != sym:                                  # an entry the body changes
+                value = printer.doprint(e)
+                if lanes and e.is_Number:
+                    value = f"soagen_splat({value})"
+                lines.append({"banner": None, "code": f"{indent}{entry[sym]} = {value};"})
+    lines.append({"banner": None, "code": "}"})
+    printer.names, printer.schedule = names, schedule
     return lines
 
 
@@ -148,7 +186,10 @@ def symmetric_outputs(prog):
     """``{output name: n}`` of the n x n outputs whose entries (i, j) and (j, i) are one
     and the same expression of ``prog`` (symmetric by construction, n > 1)."""
     found = {}
+    looped = {prog.outputs[i].name for loop in prog.loops for i in loop.arrays}
     for arg in prog.outputs:
+        if arg.name in looped:                  # its entries are a loop's inputs, not its values
+            continue
         n = math.isqrt(arg.size)
         if n > 1 and n * n == arg.size and all(arg.symbols[i * n + j] == arg.symbols[j * n + i]
                                                for i in range(n) for j in range(i + 1, n)):
