@@ -1,10 +1,10 @@
 """Column loops (:class:`soagen.program.statements.ColumnLoop`): many right-hand sides solved by one
 body in a C ``for`` over the columns.  Counted once per column, printed once, run after the outputs
-are written, on output arrays the definition marks ``restrict``; the C computes what the flat
-route (every column's solve recorded) computes."""
+are written, in place, on output arrays the definition marks ``restrict``."""
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 import soagen
 from soagen.passes.derivatives import forward_dynamics_derivatives_via_id
@@ -14,24 +14,19 @@ from soagen.targets.c99.emit import emit
 from tests.support.robots import random_robot
 
 
-def _fd_program(robot, in_place):
+def test_counts_a_body_once_per_column_and_prints_it_once():
+    robot = random_robot(5, 5)
     prog = Program("fdd")
     q, qd, tau = (prog.input(a, n) for a, n in (("q", robot.nq), ("qd", robot.nv), ("tau", robot.nv)))
     for name, values in zip(("qdd", "dqdd_dq", "dqdd_dqd", "Minv"),
-                            forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, in_place=in_place)):
+                            forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau)):
         prog.output(name, values)
-    return prog.finish()
-
-
-def test_counts_a_body_once_per_column_and_prints_it_once():
-    robot = random_robot(5, 5)
-    prog = _fd_program(robot, in_place=True)
+    prog.finish()
     (loop,) = prog.loops
     assert loop.columns == robot.nv and [prog.outputs[i].name for i in loop.arrays] == ["dqdd_dq", "dqdd_dqd"]
     outer = Program("outer")
     outer.body, outer.outputs = prog.body, prog.outputs
-    body = count_program(loop.body)
-    total = count_program(outer)
+    body, total = count_program(loop.body), count_program(outer)
     for kind in ("mul", "add", "div"):
         assert prog.ops[kind] == total[kind] + robot.nv * body[kind]
     assert body["mul"] > 0 and prog.ops["statements"] == total["statements"] + body["statements"]
@@ -40,27 +35,52 @@ def test_counts_a_body_once_per_column_and_prints_it_once():
     assert "double dqdd_dq[restrict 25], double dqdd_dqd[restrict 25], double Minv[25])" in source
 
 
-def test_loop_equals_every_column_recorded(tmp_path):
-    """The loop's C (in place, vectorizable) equals the C of the flat route, every column's solve
-    recorded, on a random tree with a floating base and a spherical joint."""
-    robot = random_robot(23, 6, tree=True, spherical_fraction=0.3, floating_base=True)
-    looped, flat = _fd_program(robot, True), _fd_program(robot, False)
-    assert looped.loops and not flat.loops
-    assert looped.ops["statements"] < flat.ops["statements"]
-    flat.name = "fdd_flat"
-    lib_path = compile_module(emit(robot, [looped, flat], "loops"), tmp_path, "_soagen_loops_test",
+ROWS, COLUMNS = 3, 5
+
+
+def _program():
+    """x (3 × 5) and y (2 × 5) written from the inputs, then on each column j:
+    x_0 ← s² x_0, x_i ← x_i x_{i−1} + s (new values, in order), y_0 ← y_0 − x_2, y_1 unchanged."""
+    prog = Program("columns")
+    a, b, s = prog.input("a", ROWS * COLUMNS), prog.input("b", 2 * COLUMNS), prog.input("s", 1)[0]
+    s2 = prog.let(s * s)                                    # an outer statement the body reads
+
+    def kernel(body, cols):
+        x, y = cols
+        new = [body.let(s2 * x[0])]
+        for i in range(1, ROWS):
+            new.append(body.let(x[i] * new[-1] + s))
+        return [new, [body.let(y[0] - new[-1]), y[1]]]
+
+    prog.column_loop(COLUMNS, [(0, ROWS), (1, 2)], kernel)
+    prog.output("x", [sp.Integer(2) * v for v in a])
+    prog.output("y", b)
+    return prog.finish()
+
+
+def _expected(a, b, s):
+    x, y = 2 * a.reshape(ROWS, COLUMNS), b.reshape(2, COLUMNS).copy()
+    x[0] *= s * s
+    for i in range(1, ROWS):
+        x[i] = x[i] * x[i - 1] + s
+    y[0] -= x[-1]
+    return x.ravel(), y.ravel()
+
+
+def test_the_body_runs_on_every_column_in_place(tmp_path):
+    """A hand-made loop's C against numpy: every column, both arrays, an outer value and an
+    input read inside the body, an entry the body leaves unchanged."""
+    prog = _program()
+    assert prog.ops["mul"] == ROWS * COLUMNS + 1 + ROWS * COLUMNS     # the body, s², 2a
+    robot = random_robot(1, 2)
+    lib_path = compile_module(emit(robot, [prog], "cols"), tmp_path, "_soagen_column_loop_test",
                               args=compile_args(soagen.Options(optimize="O0")))
-    mod = load_extension(lib_path, "_soagen_loops_test")
-
-    def call(prog, *inputs):
-        outs = [np.zeros(a.size) for a in prog.outputs]
-        getattr(mod.lib, f"loops_{prog.name}")(*(mod.ffi.from_buffer("double[]", np.ascontiguousarray(x, float))
-                                                 for x in (*inputs, *outs)))
-        return outs
-
-    rng = np.random.default_rng(5)
-    for _ in range(5):
-        q, qd, tau = robot.random_configuration(rng), rng.standard_normal(robot.nv), rng.standard_normal(robot.nv)
-        for x, y in zip(call(looped, q, qd, tau), call(flat, q, qd, tau)):
-            assert np.abs(y).max() > 1e-3
-            np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-9 * np.abs(y).max())
+    mod = load_extension(lib_path, "_soagen_column_loop_test")
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        a, b, s = rng.standard_normal(ROWS * COLUMNS), rng.standard_normal(2 * COLUMNS), rng.standard_normal(1)
+        x, y = np.zeros(ROWS * COLUMNS), np.zeros(2 * COLUMNS)
+        mod.lib.cols_columns(*(mod.ffi.from_buffer("double[]", v) for v in (a, b, s, x, y)))
+        want_x, want_y = _expected(a, b, s[0])
+        np.testing.assert_allclose(x, want_x, rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(y, want_y, rtol=1e-13, atol=1e-13)

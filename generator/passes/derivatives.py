@@ -92,17 +92,27 @@ def forward_dynamics_derivatives_fd4(prog, robot, q, qd, tau):
     return [[T.value(x) for x in qdd]] + [jacobian(T, qdd, directions(d, n)) for d in ("q", "qd", "tau")]
 
 
-def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False, in_place=True):
+def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False):
     """θ̈ = M⁻¹(τ − C − G − F(q̇)) with M by composite inertias [RK (3.20)] and its LTDL,
     M⁻¹ from the same factors, and M ∂θ̈/∂x = −∂τ/∂x|θ̈ solved column by column
     with those factors (no fill-in on trees), ∂τ/∂x the forward-mode derivatives
     of Newton–Euler at that θ̈ [RK (2.24)–(2.30)] (``analytic``: the analytical
     recursion of :mod:`soagen.passes.analytic_derivatives`).
 
-    ``in_place``: the outputs ∂θ̈/∂q, ∂θ̈/∂q̇ are written as −∂τ/∂x and solved in a loop over
-    their columns (:meth:`~soagen.program.statements.Program.column_loop`), so the returned
-    lists are the loop's inputs; else every column's solve is recorded (for a caller that
-    computes on with them)."""
+    The outputs ∂θ̈/∂q, ∂θ̈/∂q̇ are written as −∂τ/∂x and solved in a loop over their columns
+    (:meth:`~soagen.program.statements.Program.column_loop`): the lists returned for them are
+    the loop's inputs."""
+    n = robot.nv
+    qdd, L, dinv, minus = _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic)
+    Minv = reverse(ldl_inverse(prog, L, dinv))
+    prog.banner("d qdd = -M^-1 d tau: -d tau written, then solved column by column with the LTDL factors", level=0)
+    prog.column_loop(n, [(1, n), (2, n)], lambda body, cols: [m_solve(body, L, dinv, c) for c in cols])
+    return [qdd, minus["q"], minus["qd"], [Minv[i][j] for i in range(n) for j in range(n)]]
+
+
+def _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic):
+    """θ̈, the LTDL factors (L, 1/d) of M and −∂τ/∂q, −∂τ/∂q̇ at θ̈ (row-major n × n lists, by
+    ``"q"``, ``"qd"``): forward mode of Newton–Euler or (``analytic``) the analytical recursion."""
     from soagen.passes.dynamics import inverse_dynamics
     from soagen.passes.sweeps import Sweeps, forces_tip_to_base, mass_matrix_ltdl, newton_euler, project, subtract_friction
 
@@ -113,7 +123,6 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False,
     rhs = [prog.let(t - h) for t, h in zip(subtract_friction(sw, tau, qd), project(sw, f))]
     L, dinv = mass_matrix_ltdl(sw)
     qdd = m_solve(prog, L, dinv, rhs)
-    Minv = reverse(ldl_inverse(prog, L, dinv))
     if analytic:
         from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
 
@@ -124,17 +133,8 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False,
         prog.banner("derivatives of Newton-Euler at qdd, forward mode", level=0)
         dtau = fixed_input_tangents(prog, robot, inverse_dynamics, q, qd, [("qdd", qdd)])
         column = {d: (lambda i, j, d=d: dtau[d][i][j]) for d in ("q", "qd")}
-    if in_place:
-        prog.banner("d qdd = -M^-1 d tau: -d tau written, then solved column by column with the LTDL factors", level=0)
-        blocks = [[prog.let(-column[d](i, j)) for i in range(n) for j in range(n)] for d in ("q", "qd")]
-        prog.column_loop(n, [(1, n), (2, n)], lambda body, cols: [m_solve(body, L, dinv, c) for c in cols])
-    else:
-        prog.banner("d qdd = -M^-1 d tau, column by column with the LTDL factors (sparse on trees)", level=0)
-        blocks = []
-        for d in ("q", "qd"):
-            cols = [m_solve(prog, L, dinv, [-column[d](i, j) for i in range(n)]) for j in range(n)]
-            blocks.append([cols[j][i] for i in range(n) for j in range(n)])
-    return [qdd, *blocks, [Minv[i][j] for i in range(n) for j in range(n)]]
+    minus = {d: [prog.let(-column[d](i, j)) for i in range(n) for j in range(n)] for d in ("q", "qd")}
+    return qdd, L, dinv, minus
 
 
 def m_solve(prog, L, dinv, g):
@@ -151,24 +151,46 @@ def forward_dynamics_derivatives_via_analytic_id(prog, robot, q, qd, tau):
 
 def linearized_step(prog, robot, q, qd, tau, dt, analytic=False):
     """A, B of one semi-implicit Euler step x⁺ = f(x, τ), x = (q, q̇):
-    q̇⁺ = q̇ + dt θ̈(q, q̇, τ), q⁺ = q + dt q̇⁺ (1-dof joints), from
-    :func:`forward_dynamics_derivatives_via_id`: with F_q, F_v, M⁻¹ its
-    derivatives, A = [[I + dt² F_q, dt (I + dt F_v)], [dt F_q, I + dt F_v]],
-    B = [[dt² M⁻¹], [dt M⁻¹]] (row-major 2n × 2n and 2n × n)."""
+    q̇⁺ = q̇ + dt θ̈(q, q̇, τ), q⁺ = q + dt q̇⁺ (1-dof joints), from the derivatives of
+    :func:`forward_dynamics_derivatives_via_id`: with F_q, F_v, M⁻¹ those,
+    A = [[I + dt² F_q, dt (I + dt F_v)], [dt F_q, I + dt F_v]], B = [[dt² M⁻¹], [dt M⁻¹]]
+    (row-major 2n × 2n and 2n × n).
+
+    A is written as [[I, I], [−∂τ/∂q, −∂τ/∂q̇]] and finished in a loop over its n columns
+    j (column j of both halves): F_q e_j and F_v e_j solved with M's LTDL factors, then
+    the four blocks' entries, the identity's read from the top rows."""
     n = robot.nv
-    _, Fq, Fv, Minv = forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic, in_place=False)
+    _, L, dinv, minus = _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic)
+    Minv = reverse(ldl_inverse(prog, L, dinv))
     h = dt[0]
-    prog.banner("A, B of the semi-implicit Euler step", level=0)
-    eye = [[sp.Integer(int(i == j)) for j in range(n)] for i in range(n)]
-    dv_dq = [[prog.let(h * Fq[i * n + j]) for j in range(n)] for i in range(n)]
-    dv_dv = [[prog.let(eye[i][j] + h * Fv[i * n + j]) for j in range(n)] for i in range(n)]
-    dv_dt = [[prog.let(h * Minv[i * n + j]) for j in range(n)] for i in range(n)]
-    dq_dq = [[prog.let(eye[i][j] + h * dv_dq[i][j]) for j in range(n)] for i in range(n)]
-    dq_dv = [[prog.let(h * dv_dv[i][j]) for j in range(n)] for i in range(n)]
-    dq_dt = [[prog.let(h * dv_dt[i][j]) for j in range(n)] for i in range(n)]
-    A = [row_q + row_v for row_q, row_v in zip(dq_dq, dq_dv)] + [a + b for a, b in zip(dv_dq, dv_dv)]
-    B = dq_dt + dv_dt
-    return [[x for row in A for x in row], [x for row in B for x in row]]
+    prog.banner("B of the semi-implicit Euler step", level=0)
+    dv_dt = [[prog.let(h * Minv[i][j]) for j in range(n)] for i in range(n)]
+    B = [prog.let(h * x) for row in dv_dt for x in row] + [x for row in dv_dt for x in row]
+    prog.banner("A of the semi-implicit Euler step: [[I, I], [-d tau/dq, -d tau/dqd]] written, then solved and "
+                "completed column by column", level=0)
+    eye = [sp.Integer(int(i == j)) for i in range(n) for j in range(n)]
+    A = []
+    for i in range(n):                                   # rows of A, each its left and right half
+        A += eye[i * n:(i + 1) * n] * 2
+    for i in range(n):
+        A += minus["q"][i * n:(i + 1) * n] + minus["qd"][i * n:(i + 1) * n]
+
+    def kernel(body, cols):
+        """Column j of A viewed as 4n half-rows of n entries, half-row 2i + s being row i's left
+        (s = 0: the q columns) or right (s = 1: the q̇ columns) half."""
+        col = cols[0]
+        e = [col[2 * i] for i in range(n)]                                       # e_j, from the top left
+        Fq = m_solve(body, L, dinv, [col[2 * (n + i)] for i in range(n)])
+        Fv = m_solve(body, L, dinv, [col[2 * (n + i) + 1] for i in range(n)])
+        out = [None] * (4 * n)
+        for i in range(n):
+            dv_dq, dv_dv = body.let(h * Fq[i]), body.let(e[i] + h * Fv[i])
+            out[2 * i], out[2 * i + 1] = body.let(e[i] + h * dv_dq), body.let(h * dv_dv)
+            out[2 * (n + i)], out[2 * (n + i) + 1] = dv_dq, dv_dv
+        return [out]
+
+    prog.column_loop(n, [(0, 4 * n)], kernel)
+    return [A, B]
 
 
 def linearized_step_analytic(prog, robot, q, qd, tau, dt):

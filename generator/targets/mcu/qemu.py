@@ -301,8 +301,8 @@ def footprint_table(gen, robot_name, folder, runs=RUNS, derivatives=None):
              *_cells_table(gen, folder, runs)]
     if derivatives is not None:
         dgen, dfolder = derivatives
-        intro = ("Generated on request (`--function`), unrolled but for the column loop of forward_dynamics_derivatives "
-                 "(its solves with M's factors); the same three numbers per cell, "
+        intro = ("Generated on request (`--function`), unrolled but for the column loops of forward_dynamics_derivatives "
+                 "and linearized_step (their solves with M's factors); the same three numbers per cell, "
                  "Cortex-M4F at `-Os` only (`soagen footprint --derivatives`):")
         lines += ["", "## The dynamics' derivatives", "", intro, "", *_cells_table(dgen, dfolder, DERIVATIVE_RUNS)]
     return "\n".join(lines) + "\n"
