@@ -24,6 +24,19 @@ def test_program_counts_equal_the_c_text(case, precision):
         assert p.ops["mul"] > 0 or p.name == "forward_kinematics"
 
 
+@pytest.mark.parametrize("precision", ["double", "float"])
+def test_column_loops_count_once_per_column_in_the_c_text(precision):
+    """The derivatives' column loops: the C text's body, counted once per column, equals the
+    program's counts (an array index such as ``x[38 + j]`` is no addition)."""
+    functions = ("forward_dynamics_derivatives", "linearized_step")
+    gen = generate(robots.example("panda"), Options(precision=precision, functions=functions), "panda")
+    in_c = count_c(gen.csource.source)
+    for p in gen.programs:
+        assert p.loops, p.name
+        got = in_c[f"panda_{p.calls or p.name}"]
+        assert got == {k: p.ops[k] for k in got}, p.name
+
+
 def test_count_line_rules():
     assert count_line("a*b + c*d - e") == dict(mul=2, add=2, div=0, sqrt=0, trig=0, neg=0)
     assert count_line("-a*b - 0.5*c") == dict(mul=2, add=1, div=0, sqrt=0, trig=0, neg=1)

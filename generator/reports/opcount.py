@@ -14,6 +14,8 @@ COLUMNS = ("mul", "add", "div", "sqrt", "trig", "statements")
 _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?f?)|(?P<name>[A-Za-z_]\w*)"
                     r"|(?P<op>[-+*/=(),;\[\]{}<>!]))")
 _FUNCTION = re.compile(r"^(?:int|void) (\w+)\(.*?\)\n\{\n(.*?)^\}", re.S | re.M)
+_INDEX = re.compile(r"\[[^\]]*\]")
+_LOOP = re.compile(r"for \(int j = 0; j < (\d+); \+\+j\) \{$")     # a column loop (its body counts per column)
 
 
 def _strip_comments(text):
@@ -58,16 +60,25 @@ def count_c(source):
     out = {}
     for name, body in _FUNCTION.findall(_strip_comments(source)):
         counts = dict.fromkeys(OP_KINDS, 0)
-        statements = 0
+        statements, times = 0, 1          # times: the column count inside a column loop's ``for``
         for line in body.splitlines():
             line = line.strip()
             if not line or line.startswith("return 0"):
                 continue
-            if line.startswith(("const double t", "const float t", "const double c", "const float c")):
+            loop = _LOOP.match(line)
+            if loop:
+                times = int(loop.group(1))
+                continue
+            if line == "}":
+                times = 1
+                continue
+            if line.startswith(("const double t", "const float t", "const double c", "const float c",
+                                "const double v", "const float v")):
                 statements += 1
-            for k, v in count_line(line.split("=", 1)[1] if "=" in line and not line.startswith("if")
-                                   else line).items():
-                counts[k] += v
+            text = _INDEX.sub("[]", line)                # an array index (``x[38 + j]``) is no arithmetic
+            for k, v in count_line(text.split("=", 1)[1] if "=" in text and not text.startswith("if")
+                                   else text).items():
+                counts[k] += v * times
         counts["statements"] = statements
         out[name] = counts
     return out
