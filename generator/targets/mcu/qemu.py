@@ -208,19 +208,6 @@ def parse_trig(text):
     return out
 
 
-def critical_path(prog):
-    """Longest chain of dependent floating-point operations in a program
-    (each statement adds its own operation count to its deepest operand)."""
-    from soagen.program.statements import count_ops
-
-    depth = {}
-    for sym, expr in prog.statements():
-        ops = sum(v for k, v in count_ops(expr).items() if k != "neg")
-        depth[sym] = max((depth.get(s, 0) for s in expr.free_symbols), default=0) + max(ops, 1)
-    outs = [s for a in prog.outputs for e in a.symbols for s in e.free_symbols]
-    return max((depth.get(s, 0) for s in outs), default=1)
-
-
 def function_sizes(folder, name, target, opt="-Os"):
     """``{function: (.text bytes, stack bytes)}`` of every generated function: its
     own code (libm and libgcc routines it calls are not included) and its own frame
