@@ -8,7 +8,9 @@ for what a maker is), two members of the ``contact_dynamics_derivatives`` family
   [M J*; J 0][∂θ̈; ∂f] = −[A; B], A = ∂ID/∂x and B = ∂(Jθ̈ + J̇θ̇)/∂x at fixed (θ̈, f)
   by forward mode of those two (much shorter) programs, then
   ∂f = Λ(0)(B − ZᵀA), Z = M⁻¹J*, through the LDLᵀ factors of Ω(0) the contact solve already
-  has, and ∂θ̈ = −M⁻¹(A + J*∂f) by the LTDL factors of M [RK (3.20)] (sparse on trees);
+  has, and ∂θ̈ = −M⁻¹(A + J*∂f) by the LTDL factors of M [RK (3.20)] (sparse on trees), A and B
+  written into the outputs and solved in place, one loop body over their columns
+  (:meth:`~soagen.program.statements.Program.column_loop`);
 * ``kkt_analytic``: the same with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
   :mod:`soagen.passes.analytic_derivatives` and forward mode of J*f only.
 

@@ -8,7 +8,9 @@ Derivatives with respect to q are taken in the tangent space, as
 Pinocchio's): direction i of a quaternion joint is the body-frame rotation
 about axis i.  Each maker records the program of the function it
 differentiates as an inner program and replays it with forward-mode tangents
-(:mod:`soagen.passes.tangent`).
+(:mod:`soagen.passes.tangent`).  The solves with M's factors, one per direction,
+are one body in a loop over the columns of the outputs
+(:meth:`~soagen.program.statements.Program.column_loop`).
 """
 from __future__ import annotations
 
