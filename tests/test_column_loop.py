@@ -104,3 +104,21 @@ def test_simd_batches_run_the_loops_per_lane(tmp_path):
             for got, want in zip(batch, getattr(mod, name)(*(a[k] for a in args))):
                 assert np.abs(want).max() > 1e-3
                 np.testing.assert_allclose(got[k], want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+def test_cuda_host_runs_the_loops(tmp_path):
+    """The CUDA source (compiled for the host, its kernels run as CPU loops) prints the same loops:
+    its ∂q̈ and linearized step equal the C module's."""
+    robot = soagen.robots.example("panda")
+    functions = ("forward_dynamics_derivatives", "linearized_step")
+    cuda = soagen.build(robot, soagen.Options(target="cuda-host", optimize="O1", functions=functions),
+                        cache_dir=tmp_path)
+    c = soagen.build(robot, soagen.Options(optimize="O1", functions=functions), cache_dir=tmp_path)
+    rng = np.random.default_rng(7)
+    n = 5
+    q = np.array([robot.random_configuration(rng) for _ in range(n)])
+    qd, tau, dt = rng.standard_normal((n, 7)), rng.standard_normal((n, 7)), np.full((n, 1), 0.01)
+    for name, args in (("forward_dynamics_derivatives", (q, qd, tau)), ("linearized_step", (q, qd, tau, dt))):
+        for got, want in zip(getattr(cuda, name)(*args), getattr(c, name)(*args)):
+            assert np.abs(want).max() > 1e-3
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
