@@ -107,10 +107,8 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
 
     def kernel(body, cols):
         """The q and q̇ columns j: (A, B) of each in, (∂θ̈, ∂f) of each out."""
-        out = []
-        for a, b in zip(cols[:2], cols[2:]):
-            out.append(solve(body, a, b))
-        return [out[0][0], out[1][0], out[0][1], out[1][1]]
+        (dqdd_q, df_q), (dqdd_qd, df_qd) = (solve(body, a, b) for a, b in zip(cols[:2], cols[2:]))
+        return [dqdd_q, dqdd_qd, df_q, df_qd]
 
     prog.banner("d f = Lambda (B - Z* A), d qdd = -M^-1 (A + J* d f): A, B written, then solved column by column",
                 level=0)
