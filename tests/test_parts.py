@@ -21,12 +21,12 @@ PART, ABOVE = 40, 60      # statements per part, and the length above which a fu
 
 @contextlib.contextmanager
 def small_parts(part=PART, above=ABOVE):
-    saved = parts.PART_STATEMENTS, parts.SPLIT_ABOVE, parts.SPLIT_ABOVE_LOOPED
-    parts.PART_STATEMENTS, parts.SPLIT_ABOVE, parts.SPLIT_ABOVE_LOOPED = part, above, above
+    saved = parts.PART_STATEMENTS, parts.SPLIT_ABOVE
+    parts.PART_STATEMENTS, parts.SPLIT_ABOVE = part, above
     try:
         yield
     finally:
-        parts.PART_STATEMENTS, parts.SPLIT_ABOVE, parts.SPLIT_ABOVE_LOOPED = saved
+        parts.PART_STATEMENTS, parts.SPLIT_ABOVE = saved
 
 
 #: dynamics, kinematics, Λ(0) (guards) and derivatives (∂θ̈: a loop over columns after the outputs)

@@ -2,6 +2,7 @@
 while the others record, within the build's CPU slots (soagen.targets.c99.compile.pipelined)."""
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -11,6 +12,7 @@ import pytest
 import soagen
 from soagen import codegen
 from soagen.targets.c99.emit import Emitter, emit
+from soagen.targets.common import compiler
 from soagen.targets.common.compiler import CompileQueue, Slots
 
 FAMILIES = ("forward_dynamics", "mass_matrix_inverse")
@@ -78,6 +80,29 @@ def test_a_failing_unit_fails_the_queue(tmp_path):
     queue.add([("bad", "int bad(void) { return }\n")])
     with pytest.raises(RuntimeError, match="bad.c"):
         queue.wait()
+
+
+def test_a_long_unit_gets_gccs_long_unit_flags_and_compiles(tmp_path, monkeypatch):
+    """A unit over LONG_UNIT_STATEMENTS statements is compiled with GCC_LONG_UNIT_ARGS when the
+    compiler is gcc (so gcc must accept them); a short one with the queue's flags alone."""
+    def unit(statements):
+        body = "".join(f"    x = x * 0.5 + {i};\n" for i in range(statements))
+        return f"double f(double x)\n{{\n{body}    return x;\n}}\n"
+
+    used = {}
+    real = compiler.compile_object
+
+    def spy(source, obj, folder, args, seconds=None):
+        used[source.stem] = list(args)
+        return real(source, obj, folder, args, seconds)
+
+    monkeypatch.setattr(compiler, "compile_object", spy)
+    queue = CompileQueue(tmp_path, ["-O0"])
+    queue.add([("long", unit(compiler.LONG_UNIT_STATEMENTS + 1)), ("short", unit(100))])
+    objects = queue.wait()
+    assert objects["long"].is_file() and objects["short"].is_file()
+    gcc = compiler.is_gcc(os.environ.get("CC", "cc"))
+    assert used == {"long": ["-O0", *(compiler.GCC_LONG_UNIT_ARGS if gcc else [])], "short": ["-O0"]}
 
 
 def test_a_pipelined_build_with_one_slot_matches_the_reference(puma, tmp_path, monkeypatch):

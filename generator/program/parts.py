@@ -14,7 +14,11 @@ the part that computes it stores it, each later part that reads it loads it once
 its slot is reused once the last of them has loaded it (solo12's contact derivatives:
 5 857 values cross a cut, in 1 883 slots, 15 KB of stack).
 Shorter functions stay whole: cut, the TALOS's M⁻¹ (4 534 statements) and ∂τ (14 827)
-ran 1.12x and 1.20x as long, for compiles that took 11 s and 23 s whole.
+ran 1.12x and 1.20x as long, solo12's contact derivatives (14 984 statements, two column
+loops) 1.2x as long (the values crossing its cuts, 5 612 loads and 4 360 stores, added
+about 10 000 memory operations to the 34 000 of the whole function).  Whole, that
+function took gcc 29 s and 0.7 GB with the long-function flags of
+:data:`soagen.targets.common.compiler.GCC_LONG_UNIT_ARGS` (47 s without them).
 
 The cut changes no statement and no operation count; a store and a load round
 nothing, so the results differ from the uncut function's only where the compiler
@@ -27,14 +31,9 @@ from dataclasses import dataclass, field
 
 from soagen.program.statements import Banner, Guard
 
-#: a program with more statements than this is cut (docs/parts.md: below it, whole
-#: compiles took under 25 s and cutting cost up to 1.2x in run time)
+#: a program with more statements than this is cut (docs/parts.md: below it, whole compiles took
+#: under 30 s and cutting cost up to 1.2x in run time)
 SPLIT_ABOVE = 16000
-#: the same for a program with column loops (:class:`~soagen.program.statements.ColumnLoop`): solo12's
-#: contact-dynamics derivatives, 14 984 statements and two loops, took 57 s whole at -O3 (the loops
-#: 10 s of it, the register allocator most of the rest), 16 s cut, and ran 1.2x as long cut; the
-#: TALOS's ∂τ (14 827 statements, no loop) took 24 s whole, 9 s cut, and ran 1.11x as long cut
-SPLIT_ABOVE_LOOPED = 12000
 #: statements per part, the last part (which also writes the outputs) included
 PART_STATEMENTS = 1000
 
@@ -70,7 +69,7 @@ def split(prog, part_statements=None, split_above=None):
     prog : Program             finished (CSE done, dead code removed)
     part_statements : int      statements per part (default :data:`PART_STATEMENTS`)
     split_above : int          programs with at most this many statements stay whole
-                               (default :data:`SPLIT_ABOVE`, :data:`SPLIT_ABOVE_LOOPED` with loops)
+                               (default :data:`SPLIT_ABOVE`)
 
     Returns
     -------
@@ -79,8 +78,7 @@ def split(prog, part_statements=None, split_above=None):
     slots : int                length of the scratch array ``w``
     """
     part_statements = part_statements or PART_STATEMENTS
-    if split_above is None:
-        split_above = SPLIT_ABOVE_LOOPED if prog.loops else SPLIT_ABOVE
+    split_above = SPLIT_ABOVE if split_above is None else split_above
     statements = sum(isinstance(item, tuple) for item in prog.body)
     if statements <= split_above:
         return [Part(list(prog.body))], 0

@@ -15,7 +15,7 @@ from pathlib import Path
 from soagen.program import parts
 from soagen.targets.c99.emit import Emitter
 from soagen.targets.cache import cache_key, cache_root, cached
-from soagen.targets.common.compiler import CompileQueue, Slots
+from soagen.targets.common.compiler import GCC_LONG_UNIT_ARGS, LONG_UNIT_STATEMENTS, CompileQueue, Slots
 from soagen.targets.simd.emit import emit_simd
 from soagen.targets.simd.library import compile_simd, write_simd
 
@@ -148,7 +148,8 @@ def build(target, options, name, functions, record, cache_dir=None, progress=Non
 
     args = compile_args(options)
     key = cache_key(target.fingerprint(), repr(options), name, ",".join(functions), " ".join(args),
-                    f"parts {parts.PART_STATEMENTS} above {parts.SPLIT_ABOVE} {parts.SPLIT_ABOVE_LOOPED}")
+                    f"parts {parts.PART_STATEMENTS} above {parts.SPLIT_ABOVE}",
+                    f"long units {LONG_UNIT_STATEMENTS} {' '.join(GCC_LONG_UNIT_ARGS)}")
     modname = f"_soagen_{name}_{key}"
     timings = {}
 
