@@ -31,9 +31,10 @@ from dataclasses import dataclass, field
 
 from soagen.program.statements import Banner, Guard
 
-#: a program with more statements than this is cut (docs/parts.md: below it, whole compiles took
-#: under 30 s and cutting cost up to 1.2x in run time)
-SPLIT_ABOVE = 16000
+#: a program with more statements than this is cut: whole, with the long-unit flags, the TALOS's
+#: forward-dynamics derivatives (21 577 statements) took gcc 85 s and 1.6 GB and ran 0.89x as long as
+#: cut; solo12's contact derivatives (14 984) 29 s and 0.7 GB for 0.83x (docs/parts.md)
+SPLIT_ABOVE = 22000
 #: statements per part, the last part (which also writes the outputs) included
 PART_STATEMENTS = 1000
 
