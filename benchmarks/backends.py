@@ -127,16 +127,19 @@ def compile_object(source, obj, include=(), defines=(), cxx=False):
 
 
 def cached_object(source, obj, include=()):
-    """``compile_object`` of a generated C file, reusing an earlier object of the same text, header
-    and flags (WORK/objects; a large generated file takes minutes at -O3 on this shared machine)."""
+    """``compile_object`` of a generated C file (with the flags soagen's build adds for a long unit),
+    reusing an earlier object of the same text, header and flags (WORK/objects; a large generated
+    file takes minutes at -O3 on this shared machine)."""
     source = Path(source)
-    key = hashlib.sha256(source.read_bytes() + source.with_suffix(".h").read_bytes() + " ".join(CFLAGS).encode()
+    extra = sg.long_unit_args(source.read_text())
+    key = hashlib.sha256(source.read_bytes() + source.with_suffix(".h").read_bytes()
+                         + " ".join(CFLAGS + extra).encode()
                          + sh(["gcc", "--version"]).stdout.encode()).hexdigest()[:20]
     cached = WORK / "objects" / f"{key}.o"
     if not cached.exists():
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(".tmp.o")
-        compile_object(source, tmp, include)
+        compile_object(source, tmp, include, extra)
         tmp.rename(cached)
     shutil.copyfile(cached, obj)
     return obj

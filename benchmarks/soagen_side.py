@@ -250,6 +250,14 @@ def compile_args():
     return list(COMPILE_ARGS)
 
 
+def long_unit_args(text):
+    """The flags soagen's build adds for a long translation unit of C ``text`` (gcc's register
+    allocator: ``soagen.targets.common.compiler.GCC_LONG_UNIT_ARGS``; run times within 1%)."""
+    from soagen.targets.common.compiler import unit_args
+
+    return unit_args([], text)
+
+
 version = soagen.__version__
 jobs = jobs
 c_name = c_name
