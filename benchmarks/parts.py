@@ -34,6 +34,7 @@ from soagen.options import Options  # noqa: E402
 from soagen.program import parts  # noqa: E402
 from soagen.targets.c99.compile import COMPILE_ARGS, compile_module, load_extension  # noqa: E402
 from soagen.targets.c99.emit import emit  # noqa: E402
+from soagen.targets.common.compiler import GCC_LONG_UNIT_ARGS, LONG_UNIT_STATEMENTS  # noqa: E402
 from soagen.targets.common.c_text import c_name  # noqa: E402
 
 FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
@@ -125,7 +126,8 @@ def markdown(results):
     lines = ["# Long functions cut into parts", "",
              "Written by `python benchmarks/parts.py --markdown docs/parts.md`. The same recorded program emitted "
              "whole and cut into parts of at most 2000, 1000 and 500 statements (`soagen.program.parts`), "
-             "compiled with the module's flags (`" + " ".join(COMPILE_ARGS) + "`): compile is gcc's seconds summed "
+             "compiled with the module's flags (`" + " ".join(COMPILE_ARGS) + "`, and `" + " ".join(GCC_LONG_UNIT_ARGS)
+             + f"` for a unit of over {LONG_UNIT_STATEMENTS} statements): compile is gcc's seconds summed "
              "over the function's units (a build runs two at once on this 2-core machine), peak the largest "
              "resident memory of one gcc; run: ns per state of `<function>_batch` (256 states, median of 7 "
              "rounds, the variants interleaved). One run on a shared 2-core machine: compare within a row.", ""]

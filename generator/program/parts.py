@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from soagen.program.statements import Banner, Guard
 
 #: a program with more statements than this is cut: whole, with the long-unit flags, the TALOS's
-#: forward-dynamics derivatives (21 577 statements) took gcc 85 s and 1.6 GB and ran 0.89x as long as
-#: cut; solo12's contact derivatives (14 984) 29 s and 0.7 GB for 0.83x (docs/parts.md)
+#: forward-dynamics derivatives (21 577 statements) took gcc 81 s and 1.6 GB, solo12's contact
+#: derivatives (14 984) 29 s and 0.7 GB; cut into parts of 1000, they ran 1.05x and 1.15x as long
+#: (docs/parts.md; 1.12x and 1.2x in a C loop timing the two interleaved)
 SPLIT_ABOVE = 22000
 #: statements per part, the last part (which also writes the outputs) included
 PART_STATEMENTS = 1000
