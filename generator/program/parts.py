@@ -15,8 +15,8 @@ its slot is reused once the last of them has loaded it (solo12's contact derivat
 5 857 values cross a cut, in 1 883 slots, 15 KB of stack).
 Shorter functions stay whole: cut, the TALOS's M⁻¹ (4 534 statements) and ∂τ (14 827)
 ran 1.12x and 1.20x as long, solo12's contact derivatives (14 984 statements, two column
-loops) 1.2x as long (the values crossing its cuts, 5 612 loads and 4 360 stores, added
-about 10 000 memory operations to the 34 000 of the whole function).  Whole, that
+loops) 1.15x as long (docs/parts.md; the values crossing its cuts, 5 612 loads and 4 360
+stores, added about 10 000 memory operations to the 34 000 of the whole function).  Whole, that
 function took gcc 29 s and 0.7 GB with the long-function flags of
 :data:`soagen.targets.common.compiler.GCC_LONG_UNIT_ARGS` (47 s without them).
 

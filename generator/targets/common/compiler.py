@@ -16,9 +16,9 @@ from soagen.options import jobs
 #: long straight-line function its register allocator's hard-register assignment takes most of the
 #: time (69% of 47 s for solo12's contact derivatives whole, 14 984 statements, gcc 12 -O3): fewer
 #: reload candidates considered and no load CSE after reload took that compile to 29 s (0.7 GB), the
-#: TALOS's forward-dynamics derivatives whole (21 577 statements) to 85 s (1.6 GB), with run times
-#: within 1% (0.99-1.01x on those and on the TALOS's M⁻¹ and ∂τ, interleaved); on the Panda's short
-#: functions they cost 1%, hence only for long units
+#: TALOS's forward-dynamics derivatives whole (21 577 statements) to 81 s (1.6 GB, docs/parts.md),
+#: with run times within 1.5% (the TALOS's M⁻¹ 1.01x, ∂τ 0.99x, timed interleaved with and without);
+#: on the Panda's short forward dynamics they cost 1%, hence only for long units
 GCC_LONG_UNIT_ARGS = ["--param=lra-max-considered-reload-pseudos=10", "-fno-gcse-after-reload"]
 LONG_UNIT_STATEMENTS = 5000
 
