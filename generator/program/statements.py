@@ -179,6 +179,10 @@ class Program:
             body.output(f"col{k}", values)
         self.loops.append(ColumnLoop(columns, arrays, body.finish()))
 
+    def looped_outputs(self):
+        """Names of the outputs a column loop works on in place."""
+        return {self.outputs[i].name for loop in self.loops for i in loop.arrays}
+
     def unused_inputs(self):
         """Inputs no statement, guard, output or loop reads (the C marks them ``(void)``)."""
         used = set()

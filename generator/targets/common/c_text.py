@@ -40,7 +40,7 @@ def prototype(prefix, prog, ctype, definition=False):
     """The C prototype; a ``definition``'s outputs that a column loop works on are ``restrict``
     (the compiler vectorizes the loop only when they cannot overlap; the header's declaration
     is compatible with it, and C++ can include it)."""
-    looped = {prog.outputs[i].name for loop in prog.loops for i in loop.arrays} if definition else set()
+    looped = prog.looped_outputs() if definition else set()
     args = [f"const {ctype} {a.name}[{a.size}]" for a in prog.inputs]
     args += [f"{ctype} {a.name}[{'restrict ' if a.name in looped else ''}{a.size}]" for a in prog.outputs]
     ret = "int" if prog.returns_status else "void"
@@ -186,7 +186,7 @@ def symmetric_outputs(prog):
     """``{output name: n}`` of the n x n outputs whose entries (i, j) and (j, i) are one
     and the same expression of ``prog`` (symmetric by construction, n > 1)."""
     found = {}
-    looped = {prog.outputs[i].name for loop in prog.loops for i in loop.arrays}
+    looped = prog.looped_outputs()
     for arg in prog.outputs:
         if arg.name in looped:                  # its entries are a loop's inputs, not its values
             continue
