@@ -90,7 +90,7 @@ def test_floating_base_adds_a_free_flyer(tmp_path):
 def test_trig_inputs_take_cos_and_sin(tmp_path):
     _, plain, _ = generate(tmp_path, "plain", "--example", "puma560", "--function", "inverse_dynamics")
     _, trig, out = generate(tmp_path, "trig", "--example", "puma560", "--trig-inputs", "--function", "inverse_dynamics")
-    assert "soagen_cos(q[" in plain and "cq[6]" not in plain
+    assert "soagen_sincos(5, soagen_angle" in plain and "soagen_cos[4]" in plain and "cq[6]" not in plain   # q1 unread
     assert "const double cq[6], const double sq[6]" in trig and "cos(" not in trig
     q, qd, qdd = np.array([0.1, -0.4, 0.3, 0.5, -0.2, 0.7]), np.linspace(-1, 1, 6), np.linspace(1, -0.5, 6)
     (tau,) = run_c(out, "trig", "inverse_dynamics", [q, qd, qdd, np.cos(q), np.sin(q)], [6])

@@ -3,29 +3,37 @@
 #include "panda.h"
 
 /* sin/cos of joint angles: reduction by k*pi/2 (pi/2 in three parts), polynomials on
- * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig). */
-static inline double soagen_sin(double x)
-{
-    if (!(fabs(x) < 100000.0)) return sin(x);
-    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
-    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
-    const double z = r*r;
-    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
-                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
-    const long q = (long)k;
-    return (double)(1 - (q & 2))*sc[q & 1];
-}
+ * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig).
+ * One loop over the angles: the compiler vectorizes it. */
+#include <stdint.h>
+#include <string.h>
 
-static inline double soagen_cos(double x)
+static inline void soagen_sincos(int n, const double *restrict x, double *restrict s, double *restrict c)
 {
-    if (!(fabs(x) < 100000.0)) return cos(x);
-    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
-    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
-    const double z = r*r;
-    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
-                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
-    const long q = (long)k;
-    return (double)(1 - ((q + 1) & 2))*sc[(q + 1) & 1];
+    int far = 0;
+    for (int i = 0; i < n; ++i) {
+        const double kr = x[i]*0.6366197723675814 + 6755399441055744.0;
+        const double k = kr - 6755399441055744.0;
+        const double r = ((x[i] - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
+        const double z = r*r;
+        const double ps = r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10))))));
+        const double pc = 1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))));
+        uint64_t q, vs, vc;
+        memcpy(&q, &kr, sizeof q);
+        memcpy(&vs, (q & 1) ? &pc : &ps, sizeof vs);
+        memcpy(&vc, (q & 1) ? &ps : &pc, sizeof vc);
+        vs ^= (q & 2) << 62;
+        vc ^= ((q + 1) & 2) << 62;
+        memcpy(&s[i], &vs, sizeof vs);
+        memcpy(&c[i], &vc, sizeof vc);
+        far |= !(fabs(x[i]) < 100000.0);
+    }
+    if (far)
+        for (int i = 0; i < n; ++i)
+            if (!(fabs(x[i]) < 100000.0)) {
+                s[i] = sin(x[i]);
+                c[i] = cos(x[i]);
+            }
 }
 
 /*
@@ -37,21 +45,26 @@ static inline double soagen_cos(double x)
 void panda_forward_kinematics(const double q[7], double T[16])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- world poses of the tip bodies, base-to-tip ---- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
-    const double t2 = soagen_cos(q[5]);
-    const double t3 = soagen_sin(q[5]);
-    const double t4 = soagen_cos(q[4]);
-    const double t5 = soagen_sin(q[4]);
-    const double t6 = soagen_cos(q[3]);
-    const double t7 = soagen_sin(q[3]);
-    const double t8 = soagen_cos(q[2]);
-    const double t9 = soagen_sin(q[2]);
-    const double t10 = soagen_cos(q[1]);
-    const double t11 = soagen_sin(q[1]);
-    const double t12 = soagen_cos(q[0]);
-    const double t13 = soagen_sin(q[0]);
+    const double t0 = soagen_cos[6];
+    const double t1 = soagen_sin[6];
+    const double t2 = soagen_cos[5];
+    const double t3 = soagen_sin[5];
+    const double t4 = soagen_cos[4];
+    const double t5 = soagen_sin[4];
+    const double t6 = soagen_cos[3];
+    const double t7 = soagen_sin[3];
+    const double t8 = soagen_cos[2];
+    const double t9 = soagen_sin[2];
+    const double t10 = soagen_cos[1];
+    const double t11 = soagen_sin[1];
+    const double t12 = soagen_cos[0];
+    const double t13 = soagen_sin[0];
     const double t14 = t10*t12;
     const double t15 = -t11*t12;
     const double t16 = t10*t13;
@@ -157,19 +170,24 @@ long panda_forward_kinematics_batch(long count, const double *q, double *T)
 void panda_jacobian(const double q[7], double J[42])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
-    const double t2 = soagen_cos(q[4]);
-    const double t3 = soagen_sin(q[4]);
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-    const double t8 = soagen_cos(q[1]);
-    const double t9 = soagen_sin(q[1]);
-    const double t10 = soagen_cos(q[0]);
-    const double t11 = soagen_sin(q[0]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
+    const double t2 = soagen_cos[4];
+    const double t3 = soagen_sin[4];
+    const double t4 = soagen_cos[3];
+    const double t5 = soagen_sin[3];
+    const double t6 = soagen_cos[2];
+    const double t7 = soagen_sin[2];
+    const double t8 = soagen_cos[1];
+    const double t9 = soagen_sin[1];
+    const double t10 = soagen_cos[0];
+    const double t11 = soagen_sin[0];
     const double t12 = t8*t10;
     const double t13 = -t9*t10;
     const double t14 = t8*t11;
@@ -321,19 +339,24 @@ long panda_jacobian_batch(long count, const double *q, double *J)
 void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[0]);
-    const double t1 = soagen_sin(q[0]);
-    const double t2 = soagen_cos(q[1]);
-    const double t3 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
+    const double t6 = soagen_cos[2];
+    const double t7 = soagen_sin[2];
     const double t8 = 0.316*qd[1];
     const double t9 = -0.316*t4;
     const double t10 = t5*t9;
@@ -346,8 +369,8 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
     const double t15 = qd[1]*t7 + t6*t4;
     const double t16 = qd[1]*t6 - t7*t4;
     const double t17 = qd[2] - t5;
-    const double t18 = soagen_cos(q[3]);
-    const double t19 = soagen_sin(q[3]);
+    const double t18 = soagen_cos[3];
+    const double t19 = soagen_sin[3];
     const double t20 = 0.0825*t17;
     const double t21 = -0.0825*t16;
     const double t22 = t16*t21 - t17*t20;
@@ -362,8 +385,8 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
     const double t29 = t18*t15 + t19*t17;
     const double t30 = t18*t17 - t19*t15;
     const double t31 = qd[3] - t16;
-    const double t32 = soagen_cos(q[4]);
-    const double t33 = soagen_sin(q[4]);
+    const double t32 = soagen_cos[4];
+    const double t33 = soagen_sin[4];
     const double t34 = -0.384*t31;
     const double t35 = -0.0825*t31;
     const double t36 = 0.384*t29 + 0.0825*t30;
@@ -377,8 +400,8 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
     const double t42 = t32*t29 - t33*t31;
     const double t43 = -t32*t31 - t33*t29;
     const double t44 = qd[4] + t30;
-    const double t45 = soagen_cos(q[5]);
-    const double t46 = soagen_sin(q[5]);
+    const double t45 = soagen_cos[5];
+    const double t46 = soagen_sin[5];
     const double t47 = qd[4]*t43;
     const double t48 = -qd[4]*t42;
 
@@ -386,8 +409,8 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
     const double t49 = t46*t44 + t45*t42;
     const double t50 = t45*t44 - t46*t42;
     const double t51 = qd[5] - t43;
-    const double t52 = soagen_cos(q[6]);
-    const double t53 = soagen_sin(q[6]);
+    const double t52 = soagen_cos[6];
+    const double t53 = soagen_sin[6];
     const double t54 = 0.088*t51;
     const double t55 = -0.088*t50;
     const double t56 = t50*t55 - t51*t54;
@@ -541,17 +564,22 @@ long panda_jdot_qdot_batch(long count, const double *q, const double *qd, double
 void panda_inverse_dynamics(const double q[7], const double qd[7], const double qdd[7], double tau[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
+    const double t4 = soagen_cos[1];
+    const double t5 = soagen_sin[1];
     const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
     const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
     const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
@@ -566,8 +594,8 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t15 = qd[1]*t5 + t4*t2;
     const double t16 = qd[1]*t4 - t5*t2;
     const double t17 = qd[2] - t3;
-    const double t18 = soagen_cos(q[3]);
-    const double t19 = soagen_sin(q[3]);
+    const double t18 = soagen_cos[2];
+    const double t19 = soagen_sin[2];
     const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
     const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
     const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
@@ -581,8 +609,8 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t28 = t18*t15 + t19*t17;
     const double t29 = t18*t17 - t19*t15;
     const double t30 = qd[3] - t16;
-    const double t31 = soagen_cos(q[4]);
-    const double t32 = soagen_sin(q[4]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
     const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
     const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
@@ -596,8 +624,8 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t41 = t31*t28 - t32*t30;
     const double t42 = -t31*t30 - t32*t28;
     const double t43 = qd[4] + t29;
-    const double t44 = soagen_cos(q[5]);
-    const double t45 = soagen_sin(q[5]);
+    const double t44 = soagen_cos[4];
+    const double t45 = soagen_sin[4];
     const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
     const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
     const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
@@ -611,8 +639,8 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double t54 = t45*t43 + t44*t41;
     const double t55 = t44*t43 - t45*t41;
     const double t56 = qd[5] - t42;
-    const double t57 = soagen_cos(q[6]);
-    const double t58 = soagen_sin(q[6]);
+    const double t57 = soagen_cos[5];
+    const double t58 = soagen_sin[5];
     const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
     const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
     const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
@@ -951,19 +979,24 @@ long panda_inverse_dynamics_batch(long count, const double *q, const double *qd,
 void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], const double qdd[7], const double f[6], double tau[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[0]);
-    const double t1 = soagen_sin(q[0]);
-    const double t2 = soagen_cos(q[1]);
-    const double t3 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
+    const double t6 = soagen_cos[2];
+    const double t7 = soagen_sin[2];
     const double t8 = 0.01026110182100817*qd[1] + 0.00850351162402155*t4 - 0.00398335888393552*t5;
     const double t9 = 0.0007689361029464*qd[1] + 0.028124284712194955*t5 - 0.00398335888393552*t4;
     const double t10 = 0.026534991901690206*qd[1] + 0.01026110182100817*t4 + 0.0007689361029464*t5;
@@ -978,8 +1011,8 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t17 = qd[1]*t7 + t6*t4;
     const double t18 = qd[1]*t6 - t7*t4;
     const double t19 = qd[2] - t5;
-    const double t20 = soagen_cos(q[3]);
-    const double t21 = soagen_sin(q[3]);
+    const double t20 = soagen_cos[3];
+    const double t21 = soagen_sin[3];
     const double t22 = 0.05649492601407083*t17 - 0.005487648106562255*t19 - 0.008248333140675744*t18;
     const double t23 = 0.05287838199960611*t18 - 0.008248333140675744*t17 - 0.004377257121839583*t19;
     const double t24 = 0.01824920229252011*t19 - 0.005487648106562255*t17 - 0.004377257121839583*t18;
@@ -993,8 +1026,8 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t30 = t20*t17 + t21*t19;
     const double t31 = t20*t19 - t21*t17;
     const double t32 = qd[3] - t18;
-    const double t33 = soagen_cos(q[4]);
-    const double t34 = soagen_sin(q[4]);
+    const double t33 = soagen_cos[4];
+    const double t34 = soagen_sin[4];
     const double t35 = 0.0039053550262761003*t32 + 0.06767727025085991*t30 + 0.02771584317362585*t31;
     const double t36 = 0.03239943042445132*t31 - 0.0016444875773692705*t32 + 0.02771584317362585*t30;
     const double t37 = 0.0775861490525396*t32 + 0.0039053550262761003*t30 - 0.0016444875773692705*t31;
@@ -1008,8 +1041,8 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t43 = t33*t30 - t34*t32;
     const double t44 = -t33*t32 - t34*t30;
     const double t45 = qd[4] + t31;
-    const double t46 = soagen_cos(q[5]);
-    const double t47 = soagen_sin(q[5]);
+    const double t46 = soagen_cos[5];
+    const double t47 = soagen_sin[5];
     const double t48 = 0.03942757095803552*t43 - 0.0015152444733270301*t44 - 0.004600245517563105*t45;
     const double t49 = 0.03146037232526039*t44 + 0.0021640520520981297*t45 - 0.0015152444733270301*t43;
     const double t50 = 0.010869510762828563*t45 + 0.0021640520520981297*t44 - 0.004600245517563105*t43;
@@ -1023,8 +1056,8 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
     const double t56 = t47*t45 + t46*t43;
     const double t57 = t46*t45 - t47*t43;
     const double t58 = qd[5] - t44;
-    const double t59 = soagen_cos(q[6]);
-    const double t60 = soagen_sin(q[6]);
+    const double t59 = soagen_cos[6];
+    const double t60 = soagen_sin[6];
     const double t61 = 0.00248046035817079*t56 - 0.00010375891721868492*t58 + 0.001524110902883315*t57;
     const double t62 = 9.3569097314605e-05*t58 + 0.010567766133106952*t57 + 0.001524110902883315*t56;
     const double t63 = 0.011794560230238952*t58 + 9.3569097314605e-05*t57 - 0.00010375891721868492*t56;
@@ -1410,31 +1443,36 @@ long panda_inverse_dynamics_tip_force_batch(long count, const double *q, const d
 void panda_gravity(const double q[7], double tau[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t2 = soagen_cos(q[2]);
-    const double t3 = soagen_sin(q[2]);
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
+    const double t4 = soagen_cos[2];
+    const double t5 = soagen_sin[2];
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t6 = soagen_cos(q[4]);
-    const double t7 = soagen_sin(q[4]);
+    const double t6 = soagen_cos[3];
+    const double t7 = soagen_sin[3];
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t8 = soagen_cos(q[5]);
-    const double t9 = soagen_sin(q[5]);
+    const double t8 = soagen_cos[4];
+    const double t9 = soagen_sin[4];
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t10 = soagen_cos(q[6]);
-    const double t11 = soagen_sin(q[6]);
+    const double t10 = soagen_cos[5];
+    const double t11 = soagen_sin[5];
 
     /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
 
@@ -1601,17 +1639,22 @@ long panda_gravity_batch(long count, const double *q, double *tau)
 void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
+    const double t4 = soagen_cos[1];
+    const double t5 = soagen_sin[1];
     const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
     const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
     const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
@@ -1626,8 +1669,8 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t15 = qd[1]*t5 + t4*t2;
     const double t16 = qd[1]*t4 - t5*t2;
     const double t17 = qd[2] - t3;
-    const double t18 = soagen_cos(q[3]);
-    const double t19 = soagen_sin(q[3]);
+    const double t18 = soagen_cos[2];
+    const double t19 = soagen_sin[2];
     const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
     const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
     const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
@@ -1641,8 +1684,8 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t28 = t18*t15 + t19*t17;
     const double t29 = t18*t17 - t19*t15;
     const double t30 = qd[3] - t16;
-    const double t31 = soagen_cos(q[4]);
-    const double t32 = soagen_sin(q[4]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
     const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
     const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
@@ -1656,8 +1699,8 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t41 = t31*t28 - t32*t30;
     const double t42 = -t31*t30 - t32*t28;
     const double t43 = qd[4] + t29;
-    const double t44 = soagen_cos(q[5]);
-    const double t45 = soagen_sin(q[5]);
+    const double t44 = soagen_cos[4];
+    const double t45 = soagen_sin[4];
     const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
     const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
     const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
@@ -1671,8 +1714,8 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
     const double t54 = t45*t43 + t44*t41;
     const double t55 = t44*t43 - t45*t41;
     const double t56 = qd[5] - t42;
-    const double t57 = soagen_cos(q[6]);
-    const double t58 = soagen_sin(q[6]);
+    const double t57 = soagen_cos[5];
+    const double t58 = soagen_sin[5];
     const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
     const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
     const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
@@ -1995,17 +2038,22 @@ long panda_bias_forces_batch(long count, const double *q, const double *qd, doub
 void panda_coriolis(const double q[7], const double qd[7], double tau[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
+    const double t4 = soagen_cos[1];
+    const double t5 = soagen_sin[1];
     const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
     const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
     const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
@@ -2020,8 +2068,8 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t15 = qd[1]*t5 + t4*t2;
     const double t16 = qd[1]*t4 - t5*t2;
     const double t17 = qd[2] - t3;
-    const double t18 = soagen_cos(q[3]);
-    const double t19 = soagen_sin(q[3]);
+    const double t18 = soagen_cos[2];
+    const double t19 = soagen_sin[2];
     const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
     const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
     const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
@@ -2035,8 +2083,8 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t28 = t18*t15 + t19*t17;
     const double t29 = t18*t17 - t19*t15;
     const double t30 = qd[3] - t16;
-    const double t31 = soagen_cos(q[4]);
-    const double t32 = soagen_sin(q[4]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
     const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
     const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
@@ -2050,8 +2098,8 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t41 = t31*t28 - t32*t30;
     const double t42 = -t31*t30 - t32*t28;
     const double t43 = qd[4] + t29;
-    const double t44 = soagen_cos(q[5]);
-    const double t45 = soagen_sin(q[5]);
+    const double t44 = soagen_cos[4];
+    const double t45 = soagen_sin[4];
     const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
     const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
     const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
@@ -2065,8 +2113,8 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
     const double t54 = t45*t43 + t44*t41;
     const double t55 = t44*t43 - t45*t41;
     const double t56 = qd[5] - t42;
-    const double t57 = soagen_cos(q[6]);
-    const double t58 = soagen_sin(q[6]);
+    const double t57 = soagen_cos[5];
+    const double t58 = soagen_sin[5];
     const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
     const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
     const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
@@ -2384,11 +2432,16 @@ long panda_coriolis_batch(long count, const double *q, const double *qd, double 
 void panda_mass_matrix(const double q[7], double M[49])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
     /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = 0.0024209437785212354*t2;
     const double t4 = t0*t1;
@@ -2420,8 +2473,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t30 = 0.10024161669500001 + t16;
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t31 = soagen_cos(q[5]);
-    const double t32 = soagen_sin(q[5]);
+    const double t31 = soagen_cos[4];
+    const double t32 = soagen_sin[4];
     const double t33 = t21 - t24;
     const double t34 = t32*t32;
     const double t35 = t34*t33;
@@ -2455,8 +2508,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t63 = -0.014653732538 - t51;
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t64 = soagen_cos(q[4]);
-    const double t65 = soagen_sin(q[4]);
+    const double t64 = soagen_cos[3];
+    const double t65 = soagen_sin[3];
     const double t66 = t52 - t55;
     const double t67 = t65*t65;
     const double t68 = t67*t66;
@@ -2504,8 +2557,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t110 = t92 - 0.19076837715;
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t111 = soagen_cos(q[3]);
-    const double t112 = soagen_sin(q[3]);
+    const double t111 = soagen_cos[2];
+    const double t112 = soagen_sin[2];
     const double t113 = t99 - t102;
     const double t114 = t112*t112;
     const double t115 = t114*t113;
@@ -2549,8 +2602,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t153 = 0.088844724872 + t138;
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t154 = soagen_cos(q[2]);
-    const double t155 = soagen_sin(q[2]);
+    const double t154 = soagen_cos[1];
+    const double t155 = soagen_sin[1];
     const double t156 = t144 - t147;
     const double t157 = t155*t155;
     const double t158 = t157*t156;
@@ -2588,8 +2641,8 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double t190 = 0.026534991901690206 + t184;
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t191 = soagen_cos(q[1]);
-    const double t192 = soagen_sin(q[1]);
+    const double t191 = soagen_cos[0];
+    const double t192 = soagen_sin[0];
     const double t193 = t185 - t188;
     const double t194 = t192*t192;
     const double t195 = t194*t193;
@@ -2781,33 +2834,38 @@ long panda_mass_matrix_batch(long count, const double *q, double *M)
 void panda_mass_matrix_ne(const double q[7], double M[49])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ==== column 0 ==== */
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t2 = soagen_cos(q[2]);
-    const double t3 = soagen_sin(q[2]);
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
+    const double t4 = soagen_cos[2];
+    const double t5 = soagen_sin[2];
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t6 = soagen_cos(q[4]);
-    const double t7 = soagen_sin(q[4]);
+    const double t6 = soagen_cos[3];
+    const double t7 = soagen_sin[3];
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t8 = soagen_cos(q[5]);
-    const double t9 = soagen_sin(q[5]);
+    const double t8 = soagen_cos[4];
+    const double t9 = soagen_sin[4];
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t10 = soagen_cos(q[6]);
-    const double t11 = soagen_sin(q[6]);
+    const double t10 = soagen_cos[5];
+    const double t11 = soagen_sin[5];
 
     /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
 
@@ -3710,11 +3768,16 @@ long panda_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
 void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
     const double t3 = 0.002573605371338202*t0 - 0.0020344399586617965*t1;
     const double t4 = 0.001255536598272898*t1 - 0.0009653051699191116*t0;
@@ -3757,8 +3820,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t41 = 3.162077 - t3*t11;
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t42 = soagen_cos(q[5]);
-    const double t43 = soagen_sin(q[5]);
+    const double t42 = soagen_cos[4];
+    const double t43 = soagen_sin[4];
     const double t44 = 1.0/t30;
     const double t45 = t38*t44;
     const double t46 = t42*t36 - t43*t37;
@@ -3813,8 +3876,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t95 = 1.225946 + t77 - t47*t54;
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t96 = soagen_cos(q[4]);
-    const double t97 = soagen_sin(q[4]);
+    const double t96 = soagen_cos[3];
+    const double t97 = soagen_sin[3];
     const double t98 = 1.0/t83;
     const double t99 = t89*t98;
     const double t100 = t96*t87 - t97*t88;
@@ -3897,8 +3960,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t177 = 3.587895 + t138 + t101*t113;
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t178 = soagen_cos(q[3]);
-    const double t179 = soagen_sin(q[3]);
+    const double t178 = soagen_cos[2];
+    const double t179 = soagen_sin[2];
     const double t180 = 1.0/t162;
     const double t181 = t171*t180;
     const double t182 = t178*t169 - t179*t170;
@@ -3970,8 +4033,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t248 = 3.228604 + t177 + t171*t193;
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t249 = soagen_cos(q[2]);
-    const double t250 = soagen_sin(q[2]);
+    const double t249 = soagen_cos[1];
+    const double t250 = soagen_sin[1];
     const double t251 = 1.0/t239;
     const double t252 = t249*t244 - t250*t245;
     const double t253 = t250*t244 + t249*t245;
@@ -4018,8 +4081,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
     const double t294 = 0.026534991901690206 + t291 - t259*t261;
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t295 = soagen_cos(q[1]);
-    const double t296 = soagen_sin(q[1]);
+    const double t295 = soagen_cos[0];
+    const double t296 = soagen_sin[0];
     const double t297 = 1.0/t294;
     const double t298 = 0.0007689361029464*t295 + t296*t293;
     const double t299 = -t298*t297;
@@ -4681,11 +4744,16 @@ long panda_mass_matrix_inverse_innovations_batch(long count, const double *q, do
 void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
     /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = 0.0024209437785212354*t2;
     const double t4 = t0*t1;
@@ -4717,8 +4785,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t30 = 0.10024161669500001 + t16;
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t31 = soagen_cos(q[5]);
-    const double t32 = soagen_sin(q[5]);
+    const double t31 = soagen_cos[4];
+    const double t32 = soagen_sin[4];
     const double t33 = t21 - t24;
     const double t34 = t32*t32;
     const double t35 = t34*t33;
@@ -4752,8 +4820,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t63 = -0.014653732538 - t51;
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t64 = soagen_cos(q[4]);
-    const double t65 = soagen_sin(q[4]);
+    const double t64 = soagen_cos[3];
+    const double t65 = soagen_sin[3];
     const double t66 = t52 - t55;
     const double t67 = t65*t65;
     const double t68 = t67*t66;
@@ -4801,8 +4869,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t110 = t92 - 0.19076837715;
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t111 = soagen_cos(q[3]);
-    const double t112 = soagen_sin(q[3]);
+    const double t111 = soagen_cos[2];
+    const double t112 = soagen_sin[2];
     const double t113 = t99 - t102;
     const double t114 = t112*t112;
     const double t115 = t114*t113;
@@ -4846,8 +4914,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t153 = 0.088844724872 + t138;
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t154 = soagen_cos(q[2]);
-    const double t155 = soagen_sin(q[2]);
+    const double t154 = soagen_cos[1];
+    const double t155 = soagen_sin[1];
     const double t156 = t144 - t147;
     const double t157 = t155*t155;
     const double t158 = t157*t156;
@@ -4885,8 +4953,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t190 = 0.026534991901690206 + t184;
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t191 = soagen_cos(q[1]);
-    const double t192 = soagen_sin(q[1]);
+    const double t191 = soagen_cos[0];
+    const double t192 = soagen_sin[0];
     const double t193 = t185 - t188;
     const double t194 = t192*t192;
     const double t195 = t194*t193;
@@ -5214,17 +5282,22 @@ long panda_forward_dynamics_batch(long count, const double *q, const double *qd,
 void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const double tau[7], double qdd[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
+    const double t4 = soagen_cos[1];
+    const double t5 = soagen_sin[1];
     const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
     const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
     const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
@@ -5243,8 +5316,8 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t19 = qd[1]*t5 + t4*t2;
     const double t20 = qd[1]*t4 - t5*t2;
     const double t21 = qd[2] - t3;
-    const double t22 = soagen_cos(q[3]);
-    const double t23 = soagen_sin(q[3]);
+    const double t22 = soagen_cos[2];
+    const double t23 = soagen_sin[2];
     const double t24 = 0.05649492601407083*t19 - 0.005487648106562255*t21 - 0.008248333140675744*t20;
     const double t25 = 0.05287838199960611*t20 - 0.008248333140675744*t19 - 0.004377257121839583*t21;
     const double t26 = 0.01824920229252011*t21 - 0.005487648106562255*t19 - 0.004377257121839583*t20;
@@ -5270,8 +5343,8 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t44 = t22*t19 + t23*t21;
     const double t45 = t22*t21 - t23*t19;
     const double t46 = qd[3] - t20;
-    const double t47 = soagen_cos(q[4]);
-    const double t48 = soagen_sin(q[4]);
+    const double t47 = soagen_cos[3];
+    const double t48 = soagen_sin[3];
     const double t49 = 0.0039053550262761003*t46 + 0.06767727025085991*t44 + 0.02771584317362585*t45;
     const double t50 = 0.03239943042445132*t45 - 0.0016444875773692705*t46 + 0.02771584317362585*t44;
     const double t51 = 0.0775861490525396*t46 + 0.0039053550262761003*t44 - 0.0016444875773692705*t45;
@@ -5299,8 +5372,8 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t71 = t47*t44 - t48*t46;
     const double t72 = -t47*t46 - t48*t44;
     const double t73 = qd[4] + t45;
-    const double t74 = soagen_cos(q[5]);
-    const double t75 = soagen_sin(q[5]);
+    const double t74 = soagen_cos[4];
+    const double t75 = soagen_sin[4];
     const double t76 = 0.03942757095803552*t71 - 0.0015152444733270301*t72 - 0.004600245517563105*t73;
     const double t77 = 0.03146037232526039*t72 + 0.0021640520520981297*t73 - 0.0015152444733270301*t71;
     const double t78 = 0.010869510762828563*t73 + 0.0021640520520981297*t72 - 0.004600245517563105*t71;
@@ -5322,8 +5395,8 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
     const double t92 = t75*t73 + t74*t71;
     const double t93 = t74*t73 - t75*t71;
     const double t94 = qd[5] - t72;
-    const double t95 = soagen_cos(q[6]);
-    const double t96 = soagen_sin(q[6]);
+    const double t95 = soagen_cos[5];
+    const double t96 = soagen_sin[5];
     const double t97 = 0.00248046035817079*t92 - 0.00010375891721868492*t94 + 0.001524110902883315*t93;
     const double t98 = 9.3569097314605e-05*t94 + 0.010567766133106952*t93 + 0.001524110902883315*t92;
     const double t99 = 0.011794560230238952*t94 + 9.3569097314605e-05*t93 - 0.00010375891721868492*t92;
@@ -5993,17 +6066,22 @@ long panda_forward_dynamics_fd4_batch(long count, const double *q, const double 
 void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const double tau[7], double qdd[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
+    const double t4 = soagen_cos[1];
+    const double t5 = soagen_sin[1];
     const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
     const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
     const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
@@ -6018,8 +6096,8 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t15 = qd[1]*t5 + t4*t2;
     const double t16 = qd[1]*t4 - t5*t2;
     const double t17 = qd[2] - t3;
-    const double t18 = soagen_cos(q[3]);
-    const double t19 = soagen_sin(q[3]);
+    const double t18 = soagen_cos[2];
+    const double t19 = soagen_sin[2];
     const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
     const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
     const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
@@ -6033,8 +6111,8 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t28 = t18*t15 + t19*t17;
     const double t29 = t18*t17 - t19*t15;
     const double t30 = qd[3] - t16;
-    const double t31 = soagen_cos(q[4]);
-    const double t32 = soagen_sin(q[4]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
     const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
     const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
@@ -6048,8 +6126,8 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t41 = t31*t28 - t32*t30;
     const double t42 = -t31*t30 - t32*t28;
     const double t43 = qd[4] + t29;
-    const double t44 = soagen_cos(q[5]);
-    const double t45 = soagen_sin(q[5]);
+    const double t44 = soagen_cos[4];
+    const double t45 = soagen_sin[4];
     const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
     const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
     const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
@@ -6063,8 +6141,8 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
     const double t54 = t45*t43 + t44*t41;
     const double t55 = t44*t43 - t45*t41;
     const double t56 = qd[5] - t42;
-    const double t57 = soagen_cos(q[6]);
-    const double t58 = soagen_sin(q[6]);
+    const double t57 = soagen_cos[5];
+    const double t58 = soagen_sin[5];
     const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
     const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
     const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
@@ -6848,19 +6926,24 @@ long panda_forward_dynamics_fd1_batch(long count, const double *q, const double 
 void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const double tau[7], double qdd[7], double a0[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[0]);
-    const double t1 = soagen_sin(q[0]);
-    const double t2 = soagen_cos(q[1]);
-    const double t3 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t4 = -qd[0]*t3;
     const double t5 = -qd[0]*t2;
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
+    const double t6 = soagen_cos[2];
+    const double t7 = soagen_sin[2];
     const double t8 = 0.01026110182100817*qd[1] + 0.00850351162402155*t4 - 0.00398335888393552*t5;
     const double t9 = 0.0007689361029464*qd[1] + 0.028124284712194955*t5 - 0.00398335888393552*t4;
     const double t10 = 0.026534991901690206*qd[1] + 0.01026110182100817*t4 + 0.0007689361029464*t5;
@@ -6875,8 +6958,8 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t17 = qd[1]*t7 + t6*t4;
     const double t18 = qd[1]*t6 - t7*t4;
     const double t19 = qd[2] - t5;
-    const double t20 = soagen_cos(q[3]);
-    const double t21 = soagen_sin(q[3]);
+    const double t20 = soagen_cos[3];
+    const double t21 = soagen_sin[3];
     const double t22 = 0.05649492601407083*t17 - 0.005487648106562255*t19 - 0.008248333140675744*t18;
     const double t23 = 0.05287838199960611*t18 - 0.008248333140675744*t17 - 0.004377257121839583*t19;
     const double t24 = 0.01824920229252011*t19 - 0.005487648106562255*t17 - 0.004377257121839583*t18;
@@ -6890,8 +6973,8 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t30 = t20*t17 + t21*t19;
     const double t31 = t20*t19 - t21*t17;
     const double t32 = qd[3] - t18;
-    const double t33 = soagen_cos(q[4]);
-    const double t34 = soagen_sin(q[4]);
+    const double t33 = soagen_cos[4];
+    const double t34 = soagen_sin[4];
     const double t35 = 0.0039053550262761003*t32 + 0.06767727025085991*t30 + 0.02771584317362585*t31;
     const double t36 = 0.03239943042445132*t31 - 0.0016444875773692705*t32 + 0.02771584317362585*t30;
     const double t37 = 0.0775861490525396*t32 + 0.0039053550262761003*t30 - 0.0016444875773692705*t31;
@@ -6905,8 +6988,8 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t43 = t33*t30 - t34*t32;
     const double t44 = -t33*t32 - t34*t30;
     const double t45 = qd[4] + t31;
-    const double t46 = soagen_cos(q[5]);
-    const double t47 = soagen_sin(q[5]);
+    const double t46 = soagen_cos[5];
+    const double t47 = soagen_sin[5];
     const double t48 = 0.03942757095803552*t43 - 0.0015152444733270301*t44 - 0.004600245517563105*t45;
     const double t49 = 0.03146037232526039*t44 + 0.0021640520520981297*t45 - 0.0015152444733270301*t43;
     const double t50 = 0.010869510762828563*t45 + 0.0021640520520981297*t44 - 0.004600245517563105*t43;
@@ -6920,8 +7003,8 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
     const double t56 = t47*t45 + t46*t43;
     const double t57 = t46*t45 - t47*t43;
     const double t58 = qd[5] - t44;
-    const double t59 = soagen_cos(q[6]);
-    const double t60 = soagen_sin(q[6]);
+    const double t59 = soagen_cos[6];
+    const double t60 = soagen_sin[6];
     const double t61 = 0.00248046035817079*t56 - 0.00010375891721868492*t58 + 0.001524110902883315*t57;
     const double t62 = 9.3569097314605e-05*t58 + 0.010567766133106952*t57 + 0.001524110902883315*t56;
     const double t63 = 0.011794560230238952*t58 + 9.3569097314605e-05*t57 - 0.00010375891721868492*t56;
@@ -7777,17 +7860,22 @@ long panda_forward_dynamics_fd2_batch(long count, const double *q, const double 
 void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const double tau[7], double qdd[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
+    const double t4 = soagen_cos[1];
+    const double t5 = soagen_sin[1];
     const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
     const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
     const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
@@ -7802,8 +7890,8 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t15 = qd[1]*t5 + t4*t2;
     const double t16 = qd[1]*t4 - t5*t2;
     const double t17 = qd[2] - t3;
-    const double t18 = soagen_cos(q[3]);
-    const double t19 = soagen_sin(q[3]);
+    const double t18 = soagen_cos[2];
+    const double t19 = soagen_sin[2];
     const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
     const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
     const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
@@ -7817,8 +7905,8 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t28 = t18*t15 + t19*t17;
     const double t29 = t18*t17 - t19*t15;
     const double t30 = qd[3] - t16;
-    const double t31 = soagen_cos(q[4]);
-    const double t32 = soagen_sin(q[4]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
     const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
     const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
@@ -7832,8 +7920,8 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t41 = t31*t28 - t32*t30;
     const double t42 = -t31*t30 - t32*t28;
     const double t43 = qd[4] + t29;
-    const double t44 = soagen_cos(q[5]);
-    const double t45 = soagen_sin(q[5]);
+    const double t44 = soagen_cos[4];
+    const double t45 = soagen_sin[4];
     const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
     const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
     const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
@@ -7847,8 +7935,8 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
     const double t54 = t45*t43 + t44*t41;
     const double t55 = t44*t43 - t45*t41;
     const double t56 = qd[5] - t42;
-    const double t57 = soagen_cos(q[6]);
-    const double t58 = soagen_sin(q[6]);
+    const double t57 = soagen_cos[5];
+    const double t58 = soagen_sin[5];
     const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
     const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
     const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
@@ -8553,17 +8641,22 @@ long panda_forward_dynamics_fd3_batch(long count, const double *q, const double 
 void panda_forward_dynamics_crba(const double q[7], const double qd[7], const double tau[7], double qdd[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
     const double t2 = -qd[0]*t1;
     const double t3 = -qd[0]*t0;
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
+    const double t4 = soagen_cos[1];
+    const double t5 = soagen_sin[1];
     const double t6 = 0.01026110182100817*qd[1] + 0.00850351162402155*t2 - 0.00398335888393552*t3;
     const double t7 = 0.0007689361029464*qd[1] + 0.028124284712194955*t3 - 0.00398335888393552*t2;
     const double t8 = 0.026534991901690206*qd[1] + 0.01026110182100817*t2 + 0.0007689361029464*t3;
@@ -8578,8 +8671,8 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t15 = qd[1]*t5 + t4*t2;
     const double t16 = qd[1]*t4 - t5*t2;
     const double t17 = qd[2] - t3;
-    const double t18 = soagen_cos(q[3]);
-    const double t19 = soagen_sin(q[3]);
+    const double t18 = soagen_cos[2];
+    const double t19 = soagen_sin[2];
     const double t20 = 0.05649492601407083*t15 - 0.005487648106562255*t17 - 0.008248333140675744*t16;
     const double t21 = 0.05287838199960611*t16 - 0.008248333140675744*t15 - 0.004377257121839583*t17;
     const double t22 = 0.01824920229252011*t17 - 0.005487648106562255*t15 - 0.004377257121839583*t16;
@@ -8593,8 +8686,8 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t28 = t18*t15 + t19*t17;
     const double t29 = t18*t17 - t19*t15;
     const double t30 = qd[3] - t16;
-    const double t31 = soagen_cos(q[4]);
-    const double t32 = soagen_sin(q[4]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 0.0039053550262761003*t30 + 0.06767727025085991*t28 + 0.02771584317362585*t29;
     const double t34 = 0.03239943042445132*t29 - 0.0016444875773692705*t30 + 0.02771584317362585*t28;
     const double t35 = 0.0775861490525396*t30 + 0.0039053550262761003*t28 - 0.0016444875773692705*t29;
@@ -8608,8 +8701,8 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t41 = t31*t28 - t32*t30;
     const double t42 = -t31*t30 - t32*t28;
     const double t43 = qd[4] + t29;
-    const double t44 = soagen_cos(q[5]);
-    const double t45 = soagen_sin(q[5]);
+    const double t44 = soagen_cos[4];
+    const double t45 = soagen_sin[4];
     const double t46 = 0.03942757095803552*t41 - 0.0015152444733270301*t42 - 0.004600245517563105*t43;
     const double t47 = 0.03146037232526039*t42 + 0.0021640520520981297*t43 - 0.0015152444733270301*t41;
     const double t48 = 0.010869510762828563*t43 + 0.0021640520520981297*t42 - 0.004600245517563105*t41;
@@ -8623,8 +8716,8 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
     const double t54 = t45*t43 + t44*t41;
     const double t55 = t44*t43 - t45*t41;
     const double t56 = qd[5] - t42;
-    const double t57 = soagen_cos(q[6]);
-    const double t58 = soagen_sin(q[6]);
+    const double t57 = soagen_cos[5];
+    const double t58 = soagen_sin[5];
     const double t59 = 0.00248046035817079*t54 - 0.00010375891721868492*t56 + 0.001524110902883315*t55;
     const double t60 = 9.3569097314605e-05*t56 + 0.010567766133106952*t55 + 0.001524110902883315*t54;
     const double t61 = 0.011794560230238952*t56 + 9.3569097314605e-05*t55 - 0.00010375891721868492*t54;
@@ -9362,11 +9455,16 @@ long panda_forward_dynamics_crba_batch(long count, const double *q, const double
 void panda_tip_force_acceleration(const double q[7], const double f[6], double qdd[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
+    const double t0 = soagen_cos[6];
+    const double t1 = soagen_sin[6];
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
     const double t3 = 0.002573605371338202*t0 - 0.0020344399586617965*t1;
     const double t4 = 0.001255536598272898*t1 - 0.0009653051699191116*t0;
@@ -9409,8 +9507,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t41 = 3.162077 - t3*t11;
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t42 = soagen_cos(q[5]);
-    const double t43 = soagen_sin(q[5]);
+    const double t42 = soagen_cos[5];
+    const double t43 = soagen_sin[5];
     const double t44 = 1.0/t30;
     const double t45 = t38*t44;
     const double t46 = t42*t36 - t43*t37;
@@ -9465,8 +9563,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t95 = 1.225946 + t77 - t47*t54;
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t96 = soagen_cos(q[4]);
-    const double t97 = soagen_sin(q[4]);
+    const double t96 = soagen_cos[4];
+    const double t97 = soagen_sin[4];
     const double t98 = 1.0/t83;
     const double t99 = t89*t98;
     const double t100 = t96*t87 - t97*t88;
@@ -9549,8 +9647,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t177 = 3.587895 + t138 + t101*t113;
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t178 = soagen_cos(q[3]);
-    const double t179 = soagen_sin(q[3]);
+    const double t178 = soagen_cos[3];
+    const double t179 = soagen_sin[3];
     const double t180 = 1.0/t162;
     const double t181 = t171*t180;
     const double t182 = t178*t169 - t179*t170;
@@ -9622,8 +9720,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t248 = 3.228604 + t177 + t171*t193;
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t249 = soagen_cos(q[2]);
-    const double t250 = soagen_sin(q[2]);
+    const double t249 = soagen_cos[2];
+    const double t250 = soagen_sin[2];
     const double t251 = 1.0/t239;
     const double t252 = t249*t244 - t250*t245;
     const double t253 = t250*t244 + t249*t245;
@@ -9670,8 +9768,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t294 = 0.026534991901690206 + t291 - t259*t261;
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t295 = soagen_cos(q[1]);
-    const double t296 = soagen_sin(q[1]);
+    const double t295 = soagen_cos[1];
+    const double t296 = soagen_sin[1];
     const double t297 = 1.0/t294;
     const double t298 = 0.0007689361029464*t295 + t296*t293;
     const double t299 = -t298*t297;
@@ -9684,8 +9782,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
     const double t306 = 0.009213163777211224 + t305 + t298*t299;
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t307 = soagen_cos(q[0]);
-    const double t308 = soagen_sin(q[0]);
+    const double t307 = soagen_cos[0];
+    const double t308 = soagen_sin[0];
     const double t309 = 1.0/t306;
     const double t310 = t295*t307;
     const double t311 = -t296*t307;
@@ -9897,11 +9995,16 @@ long panda_tip_force_acceleration_batch(long count, const double *q, const doubl
 void panda_os_inertia_inverse(const double q[7], double Omega[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
+    const double t0 = soagen_cos[6];
+    const double t1 = soagen_sin[6];
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
     const double t3 = 0.002573605371338202*t0 - 0.0020344399586617965*t1;
     const double t4 = 0.001255536598272898*t1 - 0.0009653051699191116*t0;
@@ -9943,8 +10046,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t40 = 3.162077 - t3*t11;
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t41 = soagen_cos(q[5]);
-    const double t42 = soagen_sin(q[5]);
+    const double t41 = soagen_cos[5];
+    const double t42 = soagen_sin[5];
     const double t43 = 1.0/t29;
     const double t44 = t26*t43;
     const double t45 = t28*t43;
@@ -10004,8 +10107,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t99 = 1.225946 + t81 - t51*t58;
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t100 = soagen_cos(q[4]);
-    const double t101 = soagen_sin(q[4]);
+    const double t100 = soagen_cos[4];
+    const double t101 = soagen_sin[4];
     const double t102 = 1.0/t87;
     const double t103 = t86*t102;
     const double t104 = 0.0021640520520981297*t102;
@@ -10092,8 +10195,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t185 = 3.587895 + t146 + t110*t122;
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t186 = soagen_cos(q[3]);
-    const double t187 = soagen_sin(q[3]);
+    const double t186 = soagen_cos[3];
+    const double t187 = soagen_sin[3];
     const double t188 = 1.0/t170;
     const double t189 = t167*t188;
     const double t190 = t169*t188;
@@ -10169,8 +10272,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t260 = 3.228604 + t185 + t179*t206;
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t261 = soagen_cos(q[2]);
-    const double t262 = soagen_sin(q[2]);
+    const double t261 = soagen_cos[2];
+    const double t262 = soagen_sin[2];
     const double t263 = 1.0/t251;
     const double t264 = t248*t263;
     const double t265 = t250*t263;
@@ -10222,8 +10325,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t311 = 0.026534991901690206 + t308 - t276*t278;
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t312 = soagen_cos(q[1]);
-    const double t313 = soagen_sin(q[1]);
+    const double t312 = soagen_cos[1];
+    const double t313 = soagen_sin[1];
     const double t314 = 1.0/t311;
     const double t315 = t310*t314;
     const double t316 = 0.0007689361029464*t314;
@@ -10238,8 +10341,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
     const double t325 = 0.009213163777211224 + t324 + t317*t318;
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t326 = soagen_cos(q[0]);
-    const double t327 = soagen_sin(q[0]);
+    const double t326 = soagen_cos[0];
+    const double t327 = soagen_sin[0];
     const double t328 = 1.0/t325;
 
     /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
@@ -10700,11 +10803,16 @@ long panda_os_inertia_batch(long count, const double *q, double *Lambda)
 int panda_os_inertia_recursive(const double q[7], double Lambda[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
+    const double t0 = soagen_cos[6];
+    const double t1 = soagen_sin[6];
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
     const double t3 = 0.002573605371338202*t0 - 0.0020344399586617965*t1;
     const double t4 = 0.001255536598272898*t1 - 0.0009653051699191116*t0;
@@ -10746,8 +10854,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t40 = 3.162077 - t3*t11;
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t41 = soagen_cos(q[5]);
-    const double t42 = soagen_sin(q[5]);
+    const double t41 = soagen_cos[5];
+    const double t42 = soagen_sin[5];
     const double t43 = 1.0/t29;
     const double t44 = t26*t43;
     const double t45 = t28*t43;
@@ -10807,8 +10915,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t99 = 1.225946 + t81 - t51*t58;
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t100 = soagen_cos(q[4]);
-    const double t101 = soagen_sin(q[4]);
+    const double t100 = soagen_cos[4];
+    const double t101 = soagen_sin[4];
     const double t102 = 1.0/t87;
     const double t103 = t86*t102;
     const double t104 = 0.0021640520520981297*t102;
@@ -10895,8 +11003,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t185 = 3.587895 + t146 + t110*t122;
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t186 = soagen_cos(q[3]);
-    const double t187 = soagen_sin(q[3]);
+    const double t186 = soagen_cos[3];
+    const double t187 = soagen_sin[3];
     const double t188 = 1.0/t170;
     const double t189 = t167*t188;
     const double t190 = t169*t188;
@@ -10972,8 +11080,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t260 = 3.228604 + t185 + t179*t206;
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t261 = soagen_cos(q[2]);
-    const double t262 = soagen_sin(q[2]);
+    const double t261 = soagen_cos[2];
+    const double t262 = soagen_sin[2];
     const double t263 = 1.0/t251;
     const double t264 = t248*t263;
     const double t265 = t250*t263;
@@ -11025,8 +11133,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t311 = 0.026534991901690206 + t308 - t276*t278;
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t312 = soagen_cos(q[1]);
-    const double t313 = soagen_sin(q[1]);
+    const double t312 = soagen_cos[1];
+    const double t313 = soagen_sin[1];
     const double t314 = 1.0/t311;
     const double t315 = t310*t314;
     const double t316 = 0.0007689361029464*t314;
@@ -11041,8 +11149,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t325 = 0.009213163777211224 + t324 + t317*t318;
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t326 = soagen_cos(q[0]);
-    const double t327 = soagen_sin(q[0]);
+    const double t326 = soagen_cos[0];
+    const double t327 = soagen_sin[0];
     const double t328 = 1.0/t325;
 
     /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
@@ -11580,21 +11688,26 @@ long panda_os_inertia_recursive_batch(long count, const double *q, double *Lambd
 int panda_os_inertia_explicit(const double q[7], double Lambda[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
-    const double t2 = soagen_cos(q[5]);
-    const double t3 = soagen_sin(q[5]);
-    const double t4 = soagen_cos(q[4]);
-    const double t5 = soagen_sin(q[4]);
-    const double t6 = soagen_cos(q[3]);
-    const double t7 = soagen_sin(q[3]);
-    const double t8 = soagen_cos(q[2]);
-    const double t9 = soagen_sin(q[2]);
-    const double t10 = soagen_cos(q[1]);
-    const double t11 = soagen_sin(q[1]);
-    const double t12 = soagen_cos(q[0]);
-    const double t13 = soagen_sin(q[0]);
+    const double t0 = soagen_cos[6];
+    const double t1 = soagen_sin[6];
+    const double t2 = soagen_cos[5];
+    const double t3 = soagen_sin[5];
+    const double t4 = soagen_cos[4];
+    const double t5 = soagen_sin[4];
+    const double t6 = soagen_cos[3];
+    const double t7 = soagen_sin[3];
+    const double t8 = soagen_cos[2];
+    const double t9 = soagen_sin[2];
+    const double t10 = soagen_cos[1];
+    const double t11 = soagen_sin[1];
+    const double t12 = soagen_cos[0];
+    const double t13 = soagen_sin[0];
     const double t14 = t10*t12;
     const double t15 = -t11*t12;
     const double t16 = t10*t13;
@@ -12325,11 +12438,16 @@ long panda_os_inertia_explicit_batch(long count, const double *q, double *Lambda
 int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
+    const double t0 = soagen_cos[6];
+    const double t1 = soagen_sin[6];
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
     const double t3 = 0.002573605371338202*t0 - 0.0020344399586617965*t1;
     const double t4 = 0.001255536598272898*t1 - 0.0009653051699191116*t0;
@@ -12372,8 +12490,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t41 = 3.162077 - t3*t11;
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t42 = soagen_cos(q[5]);
-    const double t43 = soagen_sin(q[5]);
+    const double t42 = soagen_cos[5];
+    const double t43 = soagen_sin[5];
     const double t44 = 1.0/t30;
     const double t45 = t27*t44;
     const double t46 = t29*t44;
@@ -12433,8 +12551,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t100 = 1.225946 + t82 - t52*t59;
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t101 = soagen_cos(q[4]);
-    const double t102 = soagen_sin(q[4]);
+    const double t101 = soagen_cos[4];
+    const double t102 = soagen_sin[4];
     const double t103 = 1.0/t88;
     const double t104 = t87*t103;
     const double t105 = 0.0021640520520981297*t103;
@@ -12522,8 +12640,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t187 = 3.587895 + t148 + t111*t123;
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t188 = soagen_cos(q[3]);
-    const double t189 = soagen_sin(q[3]);
+    const double t188 = soagen_cos[3];
+    const double t189 = soagen_sin[3];
     const double t190 = 1.0/t172;
     const double t191 = t169*t190;
     const double t192 = t171*t190;
@@ -12606,8 +12724,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t269 = t181*t209 - t238;
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t270 = soagen_cos(q[2]);
-    const double t271 = soagen_sin(q[2]);
+    const double t270 = soagen_cos[2];
+    const double t271 = soagen_sin[2];
     const double t272 = 1.0/t255;
     const double t273 = t252*t272;
     const double t274 = t254*t272;
@@ -12659,8 +12777,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t320 = 0.026534991901690206 + t317 - t285*t287;
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t321 = soagen_cos(q[1]);
-    const double t322 = soagen_sin(q[1]);
+    const double t321 = soagen_cos[1];
+    const double t322 = soagen_sin[1];
     const double t323 = 1.0/t320;
     const double t324 = t319*t323;
     const double t325 = 0.0007689361029464*t323;
@@ -12675,8 +12793,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
     const double t334 = 0.009213163777211224 + t333 + t326*t327;
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t335 = soagen_cos(q[0]);
-    const double t336 = soagen_sin(q[0]);
+    const double t335 = soagen_cos[0];
+    const double t336 = soagen_sin[0];
     const double t337 = 1.0/t334;
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
@@ -13571,11 +13689,16 @@ long panda_os_coriolis_batch(long count, const double *q, const double *qd, doub
 int panda_os_gravity(const double q[7], double g[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
+    const double t0 = soagen_cos[6];
+    const double t1 = soagen_sin[6];
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
     const double t3 = 0.002573605371338202*t0 - 0.0020344399586617965*t1;
     const double t4 = 0.001255536598272898*t1 - 0.0009653051699191116*t0;
@@ -13618,8 +13741,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t41 = 3.162077 - t3*t11;
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t42 = soagen_cos(q[5]);
-    const double t43 = soagen_sin(q[5]);
+    const double t42 = soagen_cos[5];
+    const double t43 = soagen_sin[5];
     const double t44 = 1.0/t30;
     const double t45 = t27*t44;
     const double t46 = t29*t44;
@@ -13679,8 +13802,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t100 = 1.225946 + t82 - t52*t59;
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t101 = soagen_cos(q[4]);
-    const double t102 = soagen_sin(q[4]);
+    const double t101 = soagen_cos[4];
+    const double t102 = soagen_sin[4];
     const double t103 = 1.0/t88;
     const double t104 = t87*t103;
     const double t105 = 0.0021640520520981297*t103;
@@ -13768,8 +13891,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t187 = 3.587895 + t148 + t111*t123;
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t188 = soagen_cos(q[3]);
-    const double t189 = soagen_sin(q[3]);
+    const double t188 = soagen_cos[3];
+    const double t189 = soagen_sin[3];
     const double t190 = 1.0/t172;
     const double t191 = t169*t190;
     const double t192 = t171*t190;
@@ -13852,8 +13975,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t269 = t181*t209 - t238;
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t270 = soagen_cos(q[2]);
-    const double t271 = soagen_sin(q[2]);
+    const double t270 = soagen_cos[2];
+    const double t271 = soagen_sin[2];
     const double t272 = 1.0/t255;
     const double t273 = t252*t272;
     const double t274 = t254*t272;
@@ -13919,8 +14042,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t334 = t323 - 0.002031994566 - t286*t290;
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t335 = soagen_cos(q[1]);
-    const double t336 = soagen_sin(q[1]);
+    const double t335 = soagen_cos[1];
+    const double t336 = soagen_sin[1];
     const double t337 = 1.0/t330;
     const double t338 = t329*t337;
     const double t339 = 0.0007689361029464*t337;
@@ -13942,8 +14065,8 @@ int panda_os_gravity(const double q[7], double g[6])
     const double t355 = t353 + t341*t343;
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t356 = soagen_cos(q[0]);
-    const double t357 = soagen_sin(q[0]);
+    const double t356 = soagen_cos[0];
+    const double t357 = soagen_sin[0];
     const double t358 = 1.0/t354;
     const double t359 = 9.81*t355;
 
@@ -14519,11 +14642,16 @@ long panda_os_gravity_batch(long count, const double *q, double *g)
 int panda_os_bias(const double q[7], const double qd[7], double cg[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
+    const double t0 = soagen_cos[6];
+    const double t1 = soagen_sin[6];
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
     const double t3 = 0.002573605371338202*t0 - 0.0020344399586617965*t1;
     const double t4 = 0.001255536598272898*t1 - 0.0009653051699191116*t0;
@@ -14566,8 +14694,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t41 = 3.162077 - t3*t11;
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t42 = soagen_cos(q[5]);
-    const double t43 = soagen_sin(q[5]);
+    const double t42 = soagen_cos[5];
+    const double t43 = soagen_sin[5];
     const double t44 = 1.0/t30;
     const double t45 = t27*t44;
     const double t46 = t29*t44;
@@ -14627,8 +14755,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t100 = 1.225946 + t82 - t52*t59;
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t101 = soagen_cos(q[4]);
-    const double t102 = soagen_sin(q[4]);
+    const double t101 = soagen_cos[4];
+    const double t102 = soagen_sin[4];
     const double t103 = 1.0/t88;
     const double t104 = t87*t103;
     const double t105 = 0.0021640520520981297*t103;
@@ -14716,8 +14844,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t187 = 3.587895 + t148 + t111*t123;
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t188 = soagen_cos(q[3]);
-    const double t189 = soagen_sin(q[3]);
+    const double t188 = soagen_cos[3];
+    const double t189 = soagen_sin[3];
     const double t190 = 1.0/t172;
     const double t191 = t169*t190;
     const double t192 = t171*t190;
@@ -14800,8 +14928,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t269 = t181*t209 - t238;
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t270 = soagen_cos(q[2]);
-    const double t271 = soagen_sin(q[2]);
+    const double t270 = soagen_cos[2];
+    const double t271 = soagen_sin[2];
     const double t272 = 1.0/t255;
     const double t273 = t252*t272;
     const double t274 = t254*t272;
@@ -14867,8 +14995,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t334 = t323 - 0.002031994566 - t286*t290;
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t335 = soagen_cos(q[1]);
-    const double t336 = soagen_sin(q[1]);
+    const double t335 = soagen_cos[1];
+    const double t336 = soagen_sin[1];
     const double t337 = 1.0/t330;
     const double t338 = t329*t337;
     const double t339 = 0.0007689361029464*t337;
@@ -14890,8 +15018,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
     const double t355 = t353 + t341*t343;
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t356 = soagen_cos(q[0]);
-    const double t357 = soagen_sin(q[0]);
+    const double t356 = soagen_cos[0];
+    const double t357 = soagen_sin[0];
     const double t358 = 1.0/t354;
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
@@ -15794,11 +15922,16 @@ long panda_os_bias_batch(long count, const double *q, const double *qd, double *
 int panda_osc_torque(const double q[7], const double qd[7], const double u[6], double tau[7])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
+    double soagen_sin[7], soagen_cos[7];
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 6: panda_link7 (joint panda_joint7, revolute) -- */
-    const double t0 = soagen_cos(q[6]);
-    const double t1 = soagen_sin(q[6]);
+    const double t0 = soagen_cos[6];
+    const double t1 = soagen_sin[6];
     const double t2 = -0.0020344399586617965*t0 - 0.002573605371338202*t1;
     const double t3 = 0.002573605371338202*t0 - 0.0020344399586617965*t1;
     const double t4 = 0.001255536598272898*t1 - 0.0009653051699191116*t0;
@@ -15841,8 +15974,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t41 = 3.162077 - t3*t11;
 
     /* -- body 5: panda_link6 (joint panda_joint6, revolute) -- */
-    const double t42 = soagen_cos(q[5]);
-    const double t43 = soagen_sin(q[5]);
+    const double t42 = soagen_cos[5];
+    const double t43 = soagen_sin[5];
     const double t44 = 1.0/t30;
     const double t45 = t27*t44;
     const double t46 = t29*t44;
@@ -15902,8 +16035,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t100 = 1.225946 + t82 - t52*t59;
 
     /* -- body 4: panda_link5 (joint panda_joint5, revolute) -- */
-    const double t101 = soagen_cos(q[4]);
-    const double t102 = soagen_sin(q[4]);
+    const double t101 = soagen_cos[4];
+    const double t102 = soagen_sin[4];
     const double t103 = 1.0/t88;
     const double t104 = t87*t103;
     const double t105 = 0.0021640520520981297*t103;
@@ -15991,8 +16124,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t187 = 3.587895 + t148 + t111*t123;
 
     /* -- body 3: panda_link4 (joint panda_joint4, revolute) -- */
-    const double t188 = soagen_cos(q[3]);
-    const double t189 = soagen_sin(q[3]);
+    const double t188 = soagen_cos[3];
+    const double t189 = soagen_sin[3];
     const double t190 = 1.0/t172;
     const double t191 = t169*t190;
     const double t192 = t171*t190;
@@ -16075,8 +16208,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t269 = t181*t209 - t238;
 
     /* -- body 2: panda_link3 (joint panda_joint3, revolute) -- */
-    const double t270 = soagen_cos(q[2]);
-    const double t271 = soagen_sin(q[2]);
+    const double t270 = soagen_cos[2];
+    const double t271 = soagen_sin[2];
     const double t272 = 1.0/t255;
     const double t273 = t252*t272;
     const double t274 = t254*t272;
@@ -16142,8 +16275,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t334 = t323 - 0.002031994566 - t286*t290;
 
     /* -- body 1: panda_link2 (joint panda_joint2, revolute) -- */
-    const double t335 = soagen_cos(q[1]);
-    const double t336 = soagen_sin(q[1]);
+    const double t335 = soagen_cos[1];
+    const double t336 = soagen_sin[1];
     const double t337 = 1.0/t330;
     const double t338 = t329*t337;
     const double t339 = 0.0007689361029464*t337;
@@ -16165,8 +16298,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
     const double t355 = t353 + t341*t343;
 
     /* -- body 0: panda_link1 (joint panda_joint1, revolute) -- */
-    const double t356 = soagen_cos(q[0]);
-    const double t357 = soagen_sin(q[0]);
+    const double t356 = soagen_cos[0];
+    const double t357 = soagen_sin[0];
     const double t358 = 1.0/t354;
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */

@@ -3,29 +3,37 @@
 #include "puma560.h"
 
 /* sin/cos of joint angles: reduction by k*pi/2 (pi/2 in three parts), polynomials on
- * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig). */
-static inline double soagen_sin(double x)
-{
-    if (!(fabs(x) < 100000.0)) return sin(x);
-    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
-    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
-    const double z = r*r;
-    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
-                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
-    const long q = (long)k;
-    return (double)(1 - (q & 2))*sc[q & 1];
-}
+ * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig).
+ * One loop over the angles: the compiler vectorizes it. */
+#include <stdint.h>
+#include <string.h>
 
-static inline double soagen_cos(double x)
+static inline void soagen_sincos(int n, const double *restrict x, double *restrict s, double *restrict c)
 {
-    if (!(fabs(x) < 100000.0)) return cos(x);
-    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
-    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
-    const double z = r*r;
-    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
-                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
-    const long q = (long)k;
-    return (double)(1 - ((q + 1) & 2))*sc[(q + 1) & 1];
+    int far = 0;
+    for (int i = 0; i < n; ++i) {
+        const double kr = x[i]*0.6366197723675814 + 6755399441055744.0;
+        const double k = kr - 6755399441055744.0;
+        const double r = ((x[i] - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
+        const double z = r*r;
+        const double ps = r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10))))));
+        const double pc = 1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))));
+        uint64_t q, vs, vc;
+        memcpy(&q, &kr, sizeof q);
+        memcpy(&vs, (q & 1) ? &pc : &ps, sizeof vs);
+        memcpy(&vc, (q & 1) ? &ps : &pc, sizeof vc);
+        vs ^= (q & 2) << 62;
+        vc ^= ((q + 1) & 2) << 62;
+        memcpy(&s[i], &vs, sizeof vs);
+        memcpy(&c[i], &vc, sizeof vc);
+        far |= !(fabs(x[i]) < 100000.0);
+    }
+    if (far)
+        for (int i = 0; i < n; ++i)
+            if (!(fabs(x[i]) < 100000.0)) {
+                s[i] = sin(x[i]);
+                c[i] = cos(x[i]);
+            }
 }
 
 /*
@@ -37,19 +45,24 @@ static inline double soagen_cos(double x)
 void puma560_forward_kinematics(const double q[6], double T[16])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- world poses of the tip bodies, base-to-tip ---- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
-    const double t2 = soagen_cos(q[4]);
-    const double t3 = soagen_sin(q[4]);
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-    const double t8 = soagen_cos(q[1]);
-    const double t9 = soagen_sin(q[1]);
-    const double t10 = soagen_cos(q[0]);
-    const double t11 = soagen_sin(q[0]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
+    const double t2 = soagen_cos[4];
+    const double t3 = soagen_sin[4];
+    const double t4 = soagen_cos[3];
+    const double t5 = soagen_sin[3];
+    const double t6 = soagen_cos[2];
+    const double t7 = soagen_sin[2];
+    const double t8 = soagen_cos[1];
+    const double t9 = soagen_sin[1];
+    const double t10 = soagen_cos[0];
+    const double t11 = soagen_sin[0];
     const double t12 = t10*t8;
     const double t13 = -t10*t9;
     const double t14 = t11*t8;
@@ -128,17 +141,22 @@ long puma560_forward_kinematics_batch(long count, const double *q, double *T)
 void puma560_jacobian(const double q[6], double J[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[0], q[1], q[2], q[3], q[4]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
-    const double t0 = soagen_cos(q[4]);
-    const double t1 = soagen_sin(q[4]);
-    const double t2 = soagen_cos(q[3]);
-    const double t3 = soagen_sin(q[3]);
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = soagen_cos(q[1]);
-    const double t7 = soagen_sin(q[1]);
-    const double t8 = soagen_cos(q[0]);
-    const double t9 = soagen_sin(q[0]);
+    const double t0 = soagen_cos[4];
+    const double t1 = soagen_sin[4];
+    const double t2 = soagen_cos[3];
+    const double t3 = soagen_sin[3];
+    const double t4 = soagen_cos[2];
+    const double t5 = soagen_sin[2];
+    const double t6 = soagen_cos[1];
+    const double t7 = soagen_sin[1];
+    const double t8 = soagen_cos[0];
+    const double t9 = soagen_sin[0];
     const double t10 = t8*t6;
     const double t11 = -t8*t7;
     const double t12 = t9*t6;
@@ -240,21 +258,26 @@ long puma560_jacobian_batch(long count, const double *q, double *J)
 void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[0]);
-    const double t1 = soagen_sin(q[0]);
-    const double t2 = soagen_cos(q[1]);
-    const double t3 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
     const double t4 = qd[0]*qd[0];
     const double t5 = -0.2435*t4;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t6 = -qd[0]*t3;
     const double t7 = -qd[0]*t2;
-    const double t8 = soagen_cos(q[2]);
-    const double t9 = soagen_sin(q[2]);
+    const double t8 = soagen_cos[2];
+    const double t9 = soagen_sin[2];
     const double t10 = -0.0934*t7;
     const double t11 = 0.4318*qd[1] + 0.0934*t6;
     const double t12 = -0.4318*t7;
@@ -268,8 +291,8 @@ void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t18 = t8*t6 + t9*t7;
     const double t19 = t8*t7 - t9*t6;
     const double t20 = qd[1] + qd[2];
-    const double t21 = soagen_cos(q[3]);
-    const double t22 = soagen_sin(q[3]);
+    const double t21 = soagen_cos[3];
+    const double t22 = soagen_sin[3];
     const double t23 = 0.4331*t20;
     const double t24 = -0.0203*t20;
     const double t25 = 0.0203*t19 - 0.4331*t18;
@@ -283,8 +306,8 @@ void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t31 = t20*t22 + t21*t18;
     const double t32 = t20*t21 - t22*t18;
     const double t33 = qd[3] - t19;
-    const double t34 = soagen_cos(q[4]);
-    const double t35 = soagen_sin(q[4]);
+    const double t34 = soagen_cos[4];
+    const double t35 = soagen_sin[4];
     const double t36 = qd[3]*t32;
     const double t37 = -qd[3]*t31;
 
@@ -292,8 +315,8 @@ void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t38 = t34*t31 - t35*t33;
     const double t39 = -t35*t31 - t34*t33;
     const double t40 = qd[4] + t32;
-    const double t41 = soagen_cos(q[5]);
-    const double t42 = soagen_sin(q[5]);
+    const double t41 = soagen_cos[5];
+    const double t42 = soagen_sin[5];
     const double t43 = qd[4]*t39;
     const double t44 = -qd[4]*t38;
 
@@ -409,19 +432,24 @@ long puma560_jdot_qdot_batch(long count, const double *q, const double *qd, doub
 void puma560_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.2435*t2;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t4 = -qd[0]*t1;
     const double t5 = -qd[0]*t0;
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
+    const double t6 = soagen_cos[1];
+    const double t7 = soagen_sin[1];
     const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
     const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
     const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
@@ -436,8 +464,8 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double t17 = t6*t4 + t7*t5;
     const double t18 = t6*t5 - t7*t4;
     const double t19 = qd[1] + qd[2];
-    const double t20 = soagen_cos(q[3]);
-    const double t21 = soagen_sin(q[3]);
+    const double t20 = soagen_cos[2];
+    const double t21 = soagen_sin[2];
     const double t22 = 0.09046080000000001*t17;
     const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
     const double t24 = 0.08952*t19 + 0.004704*t18;
@@ -451,8 +479,8 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double t30 = t19*t21 + t20*t17;
     const double t31 = t19*t20 - t21*t17;
     const double t32 = qd[3] - t18;
-    const double t33 = soagen_cos(q[4]);
-    const double t34 = soagen_sin(q[4]);
+    const double t33 = soagen_cos[3];
+    const double t34 = soagen_sin[3];
     const double t35 = t31*t32;
     const double t36 = -0.0007960200000000001*t35;
     const double t37 = t30*t32;
@@ -466,8 +494,8 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double t43 = t33*t30 - t34*t32;
     const double t44 = -t34*t30 - t33*t32;
     const double t45 = qd[4] + t31;
-    const double t46 = soagen_cos(q[5]);
-    const double t47 = soagen_sin(q[5]);
+    const double t46 = soagen_cos[4];
+    const double t47 = soagen_sin[4];
     const double t48 = t45*t44;
     const double t49 = 0.00010000000000000005*t48;
     const double t50 = t45*t43;
@@ -721,21 +749,26 @@ long puma560_inverse_dynamics_batch(long count, const double *q, const double *q
 void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[0]);
-    const double t1 = soagen_sin(q[0]);
-    const double t2 = soagen_cos(q[1]);
-    const double t3 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
     const double t4 = qd[0]*qd[0];
     const double t5 = -0.2435*t4;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t6 = -qd[0]*t3;
     const double t7 = -qd[0]*t2;
-    const double t8 = soagen_cos(q[2]);
-    const double t9 = soagen_sin(q[2]);
+    const double t8 = soagen_cos[2];
+    const double t9 = soagen_sin[2];
     const double t10 = 0.018931200000000002*qd[1] + 0.1350808*t6 - 0.0070992*t7;
     const double t11 = 0.0016703999999999998*qd[1] + 0.608912*t7 - 0.0070992*t6;
     const double t12 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t7 + 0.018931200000000002*t6;
@@ -750,8 +783,8 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
     const double t19 = t8*t6 + t9*t7;
     const double t20 = t8*t7 - t9*t6;
     const double t21 = qd[1] + qd[2];
-    const double t22 = soagen_cos(q[3]);
-    const double t23 = soagen_sin(q[3]);
+    const double t22 = soagen_cos[3];
+    const double t23 = soagen_sin[3];
     const double t24 = 0.09046080000000001*t19;
     const double t25 = 0.004704*t21 + 0.013440800000000001*t20;
     const double t26 = 0.08952*t21 + 0.004704*t20;
@@ -765,8 +798,8 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
     const double t32 = t21*t23 + t22*t19;
     const double t33 = t21*t22 - t23*t19;
     const double t34 = qd[3] - t20;
-    const double t35 = soagen_cos(q[4]);
-    const double t36 = soagen_sin(q[4]);
+    const double t35 = soagen_cos[4];
+    const double t36 = soagen_sin[4];
     const double t37 = t33*t34;
     const double t38 = -0.0007960200000000001*t37;
     const double t39 = t32*t34;
@@ -780,8 +813,8 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
     const double t45 = t35*t32 - t36*t34;
     const double t46 = -t36*t32 - t35*t34;
     const double t47 = qd[4] + t33;
-    const double t48 = soagen_cos(q[5]);
-    const double t49 = soagen_sin(q[5]);
+    const double t48 = soagen_cos[5];
+    const double t49 = soagen_sin[5];
     const double t50 = t47*t46;
     const double t51 = 0.00010000000000000005*t50;
     const double t52 = t47*t45;
@@ -1072,27 +1105,32 @@ long puma560_inverse_dynamics_tip_force_batch(long count, const double *q, const
 void puma560_gravity(const double q[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t2 = soagen_cos(q[2]);
-    const double t3 = soagen_sin(q[2]);
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
+    const double t4 = soagen_cos[2];
+    const double t5 = soagen_sin[2];
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t6 = soagen_cos(q[4]);
-    const double t7 = soagen_sin(q[4]);
+    const double t6 = soagen_cos[3];
+    const double t7 = soagen_sin[3];
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t8 = soagen_cos(q[5]);
-    const double t9 = soagen_sin(q[5]);
+    const double t8 = soagen_cos[4];
+    const double t9 = soagen_sin[4];
 
     /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
 
@@ -1228,19 +1266,24 @@ long puma560_gravity_batch(long count, const double *q, double *tau)
 void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.2435*t2;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t4 = -qd[0]*t1;
     const double t5 = -qd[0]*t0;
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
+    const double t6 = soagen_cos[1];
+    const double t7 = soagen_sin[1];
     const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
     const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
     const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
@@ -1255,8 +1298,8 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t17 = t6*t4 + t7*t5;
     const double t18 = t6*t5 - t7*t4;
     const double t19 = qd[1] + qd[2];
-    const double t20 = soagen_cos(q[3]);
-    const double t21 = soagen_sin(q[3]);
+    const double t20 = soagen_cos[2];
+    const double t21 = soagen_sin[2];
     const double t22 = 0.09046080000000001*t17;
     const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
     const double t24 = 0.08952*t19 + 0.004704*t18;
@@ -1270,8 +1313,8 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t30 = t19*t21 + t20*t17;
     const double t31 = t19*t20 - t21*t17;
     const double t32 = qd[3] - t18;
-    const double t33 = soagen_cos(q[4]);
-    const double t34 = soagen_sin(q[4]);
+    const double t33 = soagen_cos[3];
+    const double t34 = soagen_sin[3];
     const double t35 = t31*t32;
     const double t36 = -0.0007960200000000001*t35;
     const double t37 = t30*t32;
@@ -1285,8 +1328,8 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t43 = t33*t30 - t34*t32;
     const double t44 = -t34*t30 - t33*t32;
     const double t45 = qd[4] + t31;
-    const double t46 = soagen_cos(q[5]);
-    const double t47 = soagen_sin(q[5]);
+    const double t46 = soagen_cos[4];
+    const double t47 = soagen_sin[4];
     const double t48 = t45*t44;
     const double t49 = 0.00010000000000000005*t48;
     const double t50 = t45*t43;
@@ -1520,19 +1563,24 @@ long puma560_bias_forces_batch(long count, const double *q, const double *qd, do
 void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.2435*t2;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t4 = -qd[0]*t1;
     const double t5 = -qd[0]*t0;
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
+    const double t6 = soagen_cos[1];
+    const double t7 = soagen_sin[1];
     const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
     const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
     const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
@@ -1547,8 +1595,8 @@ void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t17 = t6*t4 + t7*t5;
     const double t18 = t6*t5 - t7*t4;
     const double t19 = qd[1] + qd[2];
-    const double t20 = soagen_cos(q[3]);
-    const double t21 = soagen_sin(q[3]);
+    const double t20 = soagen_cos[2];
+    const double t21 = soagen_sin[2];
     const double t22 = 0.09046080000000001*t17;
     const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
     const double t24 = 0.08952*t19 + 0.004704*t18;
@@ -1562,8 +1610,8 @@ void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t30 = t19*t21 + t20*t17;
     const double t31 = t19*t20 - t21*t17;
     const double t32 = qd[3] - t18;
-    const double t33 = soagen_cos(q[4]);
-    const double t34 = soagen_sin(q[4]);
+    const double t33 = soagen_cos[3];
+    const double t34 = soagen_sin[3];
     const double t35 = t31*t32;
     const double t36 = -0.0007960200000000001*t35;
     const double t37 = t30*t32;
@@ -1577,8 +1625,8 @@ void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t43 = t33*t30 - t34*t32;
     const double t44 = -t34*t30 - t33*t32;
     const double t45 = qd[4] + t31;
-    const double t46 = soagen_cos(q[5]);
-    const double t47 = soagen_sin(q[5]);
+    const double t46 = soagen_cos[4];
+    const double t47 = soagen_sin[4];
     const double t48 = t45*t44;
     const double t49 = 0.00010000000000000005*t48;
     const double t50 = t45*t43;
@@ -1805,11 +1853,16 @@ long puma560_coriolis_batch(long count, const double *q, const double *qd, doubl
 void puma560_mass_matrix(const double q[6], double M[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[4] = {q[1], q[2], q[3], q[4]};
+    double soagen_sin[4], soagen_cos[4];
+    soagen_sincos(4, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t0 = soagen_cos(q[4]);
-    const double t1 = soagen_sin(q[4]);
+    const double t0 = soagen_cos[3];
+    const double t1 = soagen_sin[3];
     const double t2 = t1*t1;
     const double t3 = 0.00020216*t2;
     const double t4 = t0*t1;
@@ -1826,8 +1879,8 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t15 = t8 - 0.015579999999999998;
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t16 = soagen_cos(q[3]);
-    const double t17 = soagen_sin(q[3]);
+    const double t16 = soagen_cos[2];
+    const double t17 = soagen_sin[2];
     const double t18 = t12 - 0.00273818;
     const double t19 = t17*t17;
     const double t20 = t19*t18;
@@ -1866,8 +1919,8 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t53 = 0.336 + t38;
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t54 = soagen_cos(q[2]);
-    const double t55 = soagen_sin(q[2]);
+    const double t54 = soagen_cos[1];
+    const double t55 = soagen_sin[1];
     const double t56 = t46 - t47;
     const double t57 = t55*t55;
     const double t58 = t57*t56;
@@ -1913,8 +1966,8 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double t98 = 1.1832 + t82;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t99 = soagen_cos(q[1]);
-    const double t100 = soagen_sin(q[1]);
+    const double t99 = soagen_cos[0];
+    const double t100 = soagen_sin[0];
     const double t101 = t89 - t92;
     const double t102 = t100*t100;
     const double t103 = t102*t101;
@@ -2062,29 +2115,34 @@ long puma560_mass_matrix_batch(long count, const double *q, double *M)
 void puma560_mass_matrix_ne(const double q[6], double M[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ==== column 0 ==== */
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t2 = soagen_cos(q[2]);
-    const double t3 = soagen_sin(q[2]);
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
+    const double t4 = soagen_cos[2];
+    const double t5 = soagen_sin[2];
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t6 = soagen_cos(q[4]);
-    const double t7 = soagen_sin(q[4]);
+    const double t6 = soagen_cos[3];
+    const double t7 = soagen_sin[3];
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t8 = soagen_cos(q[5]);
-    const double t9 = soagen_sin(q[5]);
+    const double t8 = soagen_cos[4];
+    const double t9 = soagen_sin[4];
 
     /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
 
@@ -2646,11 +2704,16 @@ long puma560_mass_matrix_inverse_batch(long count, const double *q, double *Minv
 void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[4] = {q[1], q[2], q[3], q[4]};
+    double soagen_sin[4], soagen_cos[4];
+    soagen_sincos(4, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t0 = soagen_cos(q[4]);
-    const double t1 = soagen_sin(q[4]);
+    const double t0 = soagen_cos[3];
+    const double t1 = soagen_sin[3];
     const double t2 = 0.0028799999999999997*t0;
     const double t3 = 0.0028799999999999997*t1;
     const double t4 = 1557.24430048586*t2;
@@ -2671,8 +2734,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t19 = 1.25 + t3*t5;
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t20 = soagen_cos(q[3]);
-    const double t21 = soagen_sin(q[3]);
+    const double t20 = soagen_cos[2];
+    const double t21 = soagen_sin[2];
     const double t22 = 1.0/t15;
     const double t23 = t21*t13;
     const double t24 = -t20*t13;
@@ -2742,8 +2805,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t88 = 4.8 + t53 - t24*t36;
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t89 = soagen_cos(q[2]);
-    const double t90 = soagen_sin(q[2]);
+    const double t89 = soagen_cos[1];
+    const double t90 = soagen_sin[1];
     const double t91 = 1.0/t77;
     const double t92 = t89*t83 - t90*t64;
     const double t93 = t89*t64 + t90*t83;
@@ -2819,8 +2882,8 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t163 = 17.4 + t131 - t93*t105;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t164 = soagen_cos(q[1]);
-    const double t165 = soagen_sin(q[1]);
+    const double t164 = soagen_cos[0];
+    const double t165 = soagen_sin[0];
     const double t166 = 1.0/t154;
     const double t167 = t164*t159 - t165*t160;
     const double t168 = t165*t151 + t164*t153;
@@ -3285,11 +3348,16 @@ long puma560_mass_matrix_inverse_innovations_batch(long count, const double *q, 
 void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[4] = {q[1], q[2], q[3], q[4]};
+    double soagen_sin[4], soagen_cos[4];
+    soagen_sincos(4, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t0 = soagen_cos(q[4]);
-    const double t1 = soagen_sin(q[4]);
+    const double t0 = soagen_cos[3];
+    const double t1 = soagen_sin[3];
     const double t2 = t1*t1;
     const double t3 = 0.00020216*t2;
     const double t4 = t0*t1;
@@ -3306,8 +3374,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t15 = t8 - 0.015579999999999998;
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t16 = soagen_cos(q[3]);
-    const double t17 = soagen_sin(q[3]);
+    const double t16 = soagen_cos[2];
+    const double t17 = soagen_sin[2];
     const double t18 = t12 - 0.00273818;
     const double t19 = t17*t17;
     const double t20 = t19*t18;
@@ -3346,8 +3414,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t53 = 0.336 + t38;
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t54 = soagen_cos(q[2]);
-    const double t55 = soagen_sin(q[2]);
+    const double t54 = soagen_cos[1];
+    const double t55 = soagen_sin[1];
     const double t56 = t46 - t47;
     const double t57 = t55*t55;
     const double t58 = t57*t56;
@@ -3393,8 +3461,8 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t98 = 1.1832 + t82;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t99 = soagen_cos(q[1]);
-    const double t100 = soagen_sin(q[1]);
+    const double t99 = soagen_cos[0];
+    const double t100 = soagen_sin[0];
     const double t101 = t89 - t92;
     const double t102 = t100*t100;
     const double t103 = t102*t101;
@@ -3636,19 +3704,24 @@ long puma560_forward_dynamics_batch(long count, const double *q, const double *q
 void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.2435*t2;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t4 = -qd[0]*t1;
     const double t5 = -qd[0]*t0;
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
+    const double t6 = soagen_cos[1];
+    const double t7 = soagen_sin[1];
     const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
     const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
     const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
@@ -3673,8 +3746,8 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t27 = t6*t4 + t7*t5;
     const double t28 = t6*t5 - t7*t4;
     const double t29 = qd[1] + qd[2];
-    const double t30 = soagen_cos(q[3]);
-    const double t31 = soagen_sin(q[3]);
+    const double t30 = soagen_cos[2];
+    const double t31 = soagen_sin[2];
     const double t32 = 0.09046080000000001*t27;
     const double t33 = 0.004704*t29 + 0.013440800000000001*t28;
     const double t34 = 0.08952*t29 + 0.004704*t28;
@@ -3702,8 +3775,8 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t54 = t29*t31 + t30*t27;
     const double t55 = t29*t30 - t31*t27;
     const double t56 = qd[3] - t28;
-    const double t57 = soagen_cos(q[4]);
-    const double t58 = soagen_sin(q[4]);
+    const double t57 = soagen_cos[3];
+    const double t58 = soagen_sin[3];
     const double t59 = t55*t56;
     const double t60 = -0.0007960200000000001*t59;
     const double t61 = t54*t56;
@@ -3723,8 +3796,8 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
     const double t73 = t57*t54 - t58*t56;
     const double t74 = -t58*t54 - t57*t56;
     const double t75 = qd[4] + t55;
-    const double t76 = soagen_cos(q[5]);
-    const double t77 = soagen_sin(q[5]);
+    const double t76 = soagen_cos[4];
+    const double t77 = soagen_sin[4];
     const double t78 = t75*t74;
     const double t79 = 0.00010000000000000005*t78;
     const double t80 = t75*t73;
@@ -4182,19 +4255,24 @@ long puma560_forward_dynamics_fd4_batch(long count, const double *q, const doubl
 void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.2435*t2;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t4 = -qd[0]*t1;
     const double t5 = -qd[0]*t0;
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
+    const double t6 = soagen_cos[1];
+    const double t7 = soagen_sin[1];
     const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
     const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
     const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
@@ -4209,8 +4287,8 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t17 = t6*t4 + t7*t5;
     const double t18 = t6*t5 - t7*t4;
     const double t19 = qd[1] + qd[2];
-    const double t20 = soagen_cos(q[3]);
-    const double t21 = soagen_sin(q[3]);
+    const double t20 = soagen_cos[2];
+    const double t21 = soagen_sin[2];
     const double t22 = 0.09046080000000001*t17;
     const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
     const double t24 = 0.08952*t19 + 0.004704*t18;
@@ -4224,8 +4302,8 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t30 = t19*t21 + t20*t17;
     const double t31 = t19*t20 - t21*t17;
     const double t32 = qd[3] - t18;
-    const double t33 = soagen_cos(q[4]);
-    const double t34 = soagen_sin(q[4]);
+    const double t33 = soagen_cos[3];
+    const double t34 = soagen_sin[3];
     const double t35 = t31*t32;
     const double t36 = -0.0007960200000000001*t35;
     const double t37 = t30*t32;
@@ -4239,8 +4317,8 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
     const double t43 = t33*t30 - t34*t32;
     const double t44 = -t34*t30 - t33*t32;
     const double t45 = qd[4] + t31;
-    const double t46 = soagen_cos(q[5]);
-    const double t47 = soagen_sin(q[5]);
+    const double t46 = soagen_cos[4];
+    const double t47 = soagen_sin[4];
     const double t48 = t45*t44;
     const double t49 = 0.00010000000000000005*t48;
     const double t50 = t45*t43;
@@ -4785,21 +4863,26 @@ long puma560_forward_dynamics_fd1_batch(long count, const double *q, const doubl
 void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[6], double a0[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[0]);
-    const double t1 = soagen_sin(q[0]);
-    const double t2 = soagen_cos(q[1]);
-    const double t3 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
     const double t4 = qd[0]*qd[0];
     const double t5 = -0.2435*t4;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t6 = -qd[0]*t3;
     const double t7 = -qd[0]*t2;
-    const double t8 = soagen_cos(q[2]);
-    const double t9 = soagen_sin(q[2]);
+    const double t8 = soagen_cos[2];
+    const double t9 = soagen_sin[2];
     const double t10 = 0.018931200000000002*qd[1] + 0.1350808*t6 - 0.0070992*t7;
     const double t11 = 0.0016703999999999998*qd[1] + 0.608912*t7 - 0.0070992*t6;
     const double t12 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t7 + 0.018931200000000002*t6;
@@ -4814,8 +4897,8 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t19 = t8*t6 + t9*t7;
     const double t20 = t8*t7 - t9*t6;
     const double t21 = qd[1] + qd[2];
-    const double t22 = soagen_cos(q[3]);
-    const double t23 = soagen_sin(q[3]);
+    const double t22 = soagen_cos[3];
+    const double t23 = soagen_sin[3];
     const double t24 = 0.09046080000000001*t19;
     const double t25 = 0.004704*t21 + 0.013440800000000001*t20;
     const double t26 = 0.08952*t21 + 0.004704*t20;
@@ -4829,8 +4912,8 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t32 = t21*t23 + t22*t19;
     const double t33 = t21*t22 - t23*t19;
     const double t34 = qd[3] - t20;
-    const double t35 = soagen_cos(q[4]);
-    const double t36 = soagen_sin(q[4]);
+    const double t35 = soagen_cos[4];
+    const double t36 = soagen_sin[4];
     const double t37 = t33*t34;
     const double t38 = -0.0007960200000000001*t37;
     const double t39 = t32*t34;
@@ -4844,8 +4927,8 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
     const double t45 = t35*t32 - t36*t34;
     const double t46 = -t36*t32 - t35*t34;
     const double t47 = qd[4] + t33;
-    const double t48 = soagen_cos(q[5]);
-    const double t49 = soagen_sin(q[5]);
+    const double t48 = soagen_cos[5];
+    const double t49 = soagen_sin[5];
     const double t50 = t47*t46;
     const double t51 = 0.00010000000000000005*t50;
     const double t52 = t47*t45;
@@ -5446,19 +5529,24 @@ long puma560_forward_dynamics_fd2_batch(long count, const double *q, const doubl
 void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.2435*t2;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t4 = -qd[0]*t1;
     const double t5 = -qd[0]*t0;
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
+    const double t6 = soagen_cos[1];
+    const double t7 = soagen_sin[1];
     const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
     const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
     const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
@@ -5473,8 +5561,8 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t17 = t6*t4 + t7*t5;
     const double t18 = t6*t5 - t7*t4;
     const double t19 = qd[1] + qd[2];
-    const double t20 = soagen_cos(q[3]);
-    const double t21 = soagen_sin(q[3]);
+    const double t20 = soagen_cos[2];
+    const double t21 = soagen_sin[2];
     const double t22 = 0.09046080000000001*t17;
     const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
     const double t24 = 0.08952*t19 + 0.004704*t18;
@@ -5488,8 +5576,8 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t30 = t19*t21 + t20*t17;
     const double t31 = t19*t20 - t21*t17;
     const double t32 = qd[3] - t18;
-    const double t33 = soagen_cos(q[4]);
-    const double t34 = soagen_sin(q[4]);
+    const double t33 = soagen_cos[3];
+    const double t34 = soagen_sin[3];
     const double t35 = t31*t32;
     const double t36 = -0.0007960200000000001*t35;
     const double t37 = t30*t32;
@@ -5503,8 +5591,8 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
     const double t43 = t33*t30 - t34*t32;
     const double t44 = -t34*t30 - t33*t32;
     const double t45 = qd[4] + t31;
-    const double t46 = soagen_cos(q[5]);
-    const double t47 = soagen_sin(q[5]);
+    const double t46 = soagen_cos[4];
+    const double t47 = soagen_sin[4];
     const double t48 = t45*t44;
     const double t49 = 0.00010000000000000005*t48;
     const double t50 = t45*t43;
@@ -5992,19 +6080,24 @@ long puma560_forward_dynamics_fd3_batch(long count, const double *q, const doubl
 void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.2435*t2;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
     const double t4 = -qd[0]*t1;
     const double t5 = -qd[0]*t0;
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
+    const double t6 = soagen_cos[1];
+    const double t7 = soagen_sin[1];
     const double t8 = 0.018931200000000002*qd[1] + 0.1350808*t4 - 0.0070992*t5;
     const double t9 = 0.0016703999999999998*qd[1] + 0.608912*t5 - 0.0070992*t4;
     const double t10 = 0.6200840000000001*qd[1] + 0.0016703999999999998*t5 + 0.018931200000000002*t4;
@@ -6019,8 +6112,8 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t17 = t6*t4 + t7*t5;
     const double t18 = t6*t5 - t7*t4;
     const double t19 = qd[1] + qd[2];
-    const double t20 = soagen_cos(q[3]);
-    const double t21 = soagen_sin(q[3]);
+    const double t20 = soagen_cos[2];
+    const double t21 = soagen_sin[2];
     const double t22 = 0.09046080000000001*t17;
     const double t23 = 0.004704*t19 + 0.013440800000000001*t18;
     const double t24 = 0.08952*t19 + 0.004704*t18;
@@ -6034,8 +6127,8 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t30 = t19*t21 + t20*t17;
     const double t31 = t19*t20 - t21*t17;
     const double t32 = qd[3] - t18;
-    const double t33 = soagen_cos(q[4]);
-    const double t34 = soagen_sin(q[4]);
+    const double t33 = soagen_cos[3];
+    const double t34 = soagen_sin[3];
     const double t35 = t31*t32;
     const double t36 = -0.0007960200000000001*t35;
     const double t37 = t30*t32;
@@ -6049,8 +6142,8 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
     const double t43 = t33*t30 - t34*t32;
     const double t44 = -t34*t30 - t33*t32;
     const double t45 = qd[4] + t31;
-    const double t46 = soagen_cos(q[5]);
-    const double t47 = soagen_sin(q[5]);
+    const double t46 = soagen_cos[4];
+    const double t47 = soagen_sin[4];
     const double t48 = t45*t44;
     const double t49 = 0.00010000000000000005*t48;
     const double t50 = t45*t43;
@@ -6544,15 +6637,20 @@ long puma560_forward_dynamics_crba_batch(long count, const double *q, const doub
 void puma560_tip_force_acceleration(const double q[6], const double f[6], double qdd[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: link6 (joint joint6, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t2 = soagen_cos(q[4]);
-    const double t3 = soagen_sin(q[4]);
+    const double t2 = soagen_cos[4];
+    const double t3 = soagen_sin[4];
     const double t4 = 0.0028799999999999997*t2;
     const double t5 = 0.0028799999999999997*t3;
     const double t6 = 1557.24430048586*t4;
@@ -6573,8 +6671,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t21 = 1.25 + t5*t7;
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t22 = soagen_cos(q[3]);
-    const double t23 = soagen_sin(q[3]);
+    const double t22 = soagen_cos[3];
+    const double t23 = soagen_sin[3];
     const double t24 = 1.0/t17;
     const double t25 = t23*t15;
     const double t26 = -t22*t15;
@@ -6644,8 +6742,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t90 = 4.8 + t55 - t26*t38;
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t91 = soagen_cos(q[2]);
-    const double t92 = soagen_sin(q[2]);
+    const double t91 = soagen_cos[2];
+    const double t92 = soagen_sin[2];
     const double t93 = 1.0/t79;
     const double t94 = t91*t85 - t92*t66;
     const double t95 = t91*t66 + t92*t85;
@@ -6721,8 +6819,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t165 = 17.4 + t133 - t95*t107;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t166 = soagen_cos(q[1]);
-    const double t167 = soagen_sin(q[1]);
+    const double t166 = soagen_cos[1];
+    const double t167 = soagen_sin[1];
     const double t168 = 1.0/t156;
     const double t169 = t166*t161 - t167*t162;
     const double t170 = t167*t153 + t166*t155;
@@ -6749,8 +6847,8 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
     const double t191 = 0.35 - t172*t173 + t190;
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t192 = soagen_cos(q[0]);
-    const double t193 = soagen_sin(q[0]);
+    const double t192 = soagen_cos[0];
+    const double t193 = soagen_sin[0];
     const double t194 = 1.0/t191;
     const double t195 = t166*t192;
     const double t196 = -t167*t192;
@@ -6921,17 +7019,22 @@ long puma560_tip_force_acceleration_batch(long count, const double *q, const dou
 void puma560_os_inertia_inverse(const double q[6], double Omega[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: link6 (joint joint6, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t4 = soagen_cos(q[4]);
-    const double t5 = soagen_sin(q[4]);
+    const double t4 = soagen_cos[4];
+    const double t5 = soagen_sin[4];
     const double t6 = 0.0028799999999999997*t4;
     const double t7 = 0.0028799999999999997*t5;
     const double t8 = 1557.24430048586*t6;
@@ -6952,8 +7055,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t23 = 1.25 + t7*t9;
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t24 = soagen_cos(q[3]);
-    const double t25 = soagen_sin(q[3]);
+    const double t24 = soagen_cos[3];
+    const double t25 = soagen_sin[3];
     const double t26 = 1.0/t19;
     const double t27 = -t15*t26;
     const double t28 = t19*t26;
@@ -7025,8 +7128,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t94 = 4.8 + t59 - t31*t43;
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t95 = soagen_cos(q[2]);
-    const double t96 = soagen_sin(q[2]);
+    const double t95 = soagen_cos[2];
+    const double t96 = soagen_sin[2];
     const double t97 = 1.0/t83;
     const double t98 = t80*t97;
     const double t99 = t82*t97;
@@ -7107,8 +7210,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t174 = 17.4 + t142 - t105*t117;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t175 = soagen_cos(q[1]);
-    const double t176 = soagen_sin(q[1]);
+    const double t175 = soagen_cos[1];
+    const double t176 = soagen_sin[1];
     const double t177 = 1.0/t165;
     const double t178 = t162*t177;
     const double t179 = t164*t177;
@@ -7139,8 +7242,8 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
     const double t204 = 0.35 - t185*t186 + t203;
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t205 = soagen_cos(q[0]);
-    const double t206 = soagen_sin(q[0]);
+    const double t205 = soagen_cos[0];
+    const double t206 = soagen_sin[0];
     const double t207 = 1.0/t204;
 
     /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
@@ -7511,17 +7614,22 @@ long puma560_os_inertia_batch(long count, const double *q, double *Lambda)
 int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: link6 (joint joint6, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t4 = soagen_cos(q[4]);
-    const double t5 = soagen_sin(q[4]);
+    const double t4 = soagen_cos[4];
+    const double t5 = soagen_sin[4];
     const double t6 = 0.0028799999999999997*t4;
     const double t7 = 0.0028799999999999997*t5;
     const double t8 = 1557.24430048586*t6;
@@ -7542,8 +7650,8 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t23 = 1.25 + t7*t9;
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t24 = soagen_cos(q[3]);
-    const double t25 = soagen_sin(q[3]);
+    const double t24 = soagen_cos[3];
+    const double t25 = soagen_sin[3];
     const double t26 = 1.0/t19;
     const double t27 = -t15*t26;
     const double t28 = t19*t26;
@@ -7615,8 +7723,8 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t94 = 4.8 + t59 - t31*t43;
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t95 = soagen_cos(q[2]);
-    const double t96 = soagen_sin(q[2]);
+    const double t95 = soagen_cos[2];
+    const double t96 = soagen_sin[2];
     const double t97 = 1.0/t83;
     const double t98 = t80*t97;
     const double t99 = t82*t97;
@@ -7697,8 +7805,8 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t174 = 17.4 + t142 - t105*t117;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t175 = soagen_cos(q[1]);
-    const double t176 = soagen_sin(q[1]);
+    const double t175 = soagen_cos[1];
+    const double t176 = soagen_sin[1];
     const double t177 = 1.0/t165;
     const double t178 = t162*t177;
     const double t179 = t164*t177;
@@ -7729,8 +7837,8 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t204 = 0.35 - t185*t186 + t203;
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t205 = soagen_cos(q[0]);
-    const double t206 = soagen_sin(q[0]);
+    const double t205 = soagen_cos[0];
+    const double t206 = soagen_sin[0];
     const double t207 = 1.0/t204;
 
     /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
@@ -8178,17 +8286,22 @@ long puma560_os_inertia_recursive_batch(long count, const double *q, double *Lam
 int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[0], q[1], q[2], q[3], q[4]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
-    const double t0 = soagen_cos(q[4]);
-    const double t1 = soagen_sin(q[4]);
-    const double t2 = soagen_cos(q[3]);
-    const double t3 = soagen_sin(q[3]);
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = soagen_cos(q[1]);
-    const double t7 = soagen_sin(q[1]);
-    const double t8 = soagen_cos(q[0]);
-    const double t9 = soagen_sin(q[0]);
+    const double t0 = soagen_cos[4];
+    const double t1 = soagen_sin[4];
+    const double t2 = soagen_cos[3];
+    const double t3 = soagen_sin[3];
+    const double t4 = soagen_cos[2];
+    const double t5 = soagen_sin[2];
+    const double t6 = soagen_cos[1];
+    const double t7 = soagen_sin[1];
+    const double t8 = soagen_cos[0];
+    const double t9 = soagen_sin[0];
     const double t10 = t8*t6;
     const double t11 = -t8*t7;
     const double t12 = t9*t6;
@@ -8694,17 +8807,22 @@ long puma560_os_inertia_explicit_batch(long count, const double *q, double *Lamb
 int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: link6 (joint joint6, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t4 = soagen_cos(q[4]);
-    const double t5 = soagen_sin(q[4]);
+    const double t4 = soagen_cos[4];
+    const double t5 = soagen_sin[4];
     const double t6 = 0.0028799999999999997*t4;
     const double t7 = 0.0028799999999999997*t5;
     const double t8 = 1557.24430048586*t6;
@@ -8725,8 +8843,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t23 = 1.25 + t7*t9;
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t24 = soagen_cos(q[3]);
-    const double t25 = soagen_sin(q[3]);
+    const double t24 = soagen_cos[3];
+    const double t25 = soagen_sin[3];
     const double t26 = 1.0/t19;
     const double t27 = -t15*t26;
     const double t28 = t19*t26;
@@ -8799,8 +8917,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t95 = 4.8 + t60 - t31*t43;
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t96 = soagen_cos(q[2]);
-    const double t97 = soagen_sin(q[2]);
+    const double t96 = soagen_cos[2];
+    const double t97 = soagen_sin[2];
     const double t98 = 1.0/t84;
     const double t99 = t81*t98;
     const double t100 = t83*t98;
@@ -8888,8 +9006,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t182 = t147 - t106*t104;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t183 = soagen_cos(q[1]);
-    const double t184 = soagen_sin(q[1]);
+    const double t183 = soagen_cos[1];
+    const double t184 = soagen_sin[1];
     const double t185 = 1.0/t168;
     const double t186 = t165*t185;
     const double t187 = t167*t185;
@@ -8920,8 +9038,8 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t212 = 0.35 - t193*t194 + t211;
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t213 = soagen_cos(q[0]);
-    const double t214 = soagen_sin(q[0]);
+    const double t213 = soagen_cos[0];
+    const double t214 = soagen_sin[0];
     const double t215 = 1.0/t212;
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
@@ -9620,17 +9738,22 @@ long puma560_os_coriolis_batch(long count, const double *q, const double *qd, do
 int puma560_os_gravity(const double q[6], double g[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: link6 (joint joint6, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t4 = soagen_cos(q[4]);
-    const double t5 = soagen_sin(q[4]);
+    const double t4 = soagen_cos[4];
+    const double t5 = soagen_sin[4];
     const double t6 = 0.0028799999999999997*t4;
     const double t7 = 0.0028799999999999997*t5;
     const double t8 = 1557.24430048586*t6;
@@ -9651,8 +9774,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t23 = 1.25 + t7*t9;
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t24 = soagen_cos(q[3]);
-    const double t25 = soagen_sin(q[3]);
+    const double t24 = soagen_cos[3];
+    const double t25 = soagen_sin[3];
     const double t26 = 1.0/t19;
     const double t27 = -t15*t26;
     const double t28 = t19*t26;
@@ -9725,8 +9848,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t95 = 4.8 + t60 - t31*t43;
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t96 = soagen_cos(q[2]);
-    const double t97 = soagen_sin(q[2]);
+    const double t96 = soagen_cos[2];
+    const double t97 = soagen_sin[2];
     const double t98 = 1.0/t84;
     const double t99 = t81*t98;
     const double t100 = t83*t98;
@@ -9808,8 +9931,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t176 = 17.4 + t144 - t106*t118;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t177 = soagen_cos(q[1]);
-    const double t178 = soagen_sin(q[1]);
+    const double t177 = soagen_cos[1];
+    const double t178 = soagen_sin[1];
     const double t179 = 1.0/t167;
     const double t180 = t164*t179;
     const double t181 = t166*t179;
@@ -9848,8 +9971,8 @@ int puma560_os_gravity(const double q[6], double g[6])
     const double t214 = t211 - t188*t190;
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t215 = soagen_cos(q[0]);
-    const double t216 = soagen_sin(q[0]);
+    const double t215 = soagen_cos[0];
+    const double t216 = soagen_sin[0];
     const double t217 = 1.0/t213;
     const double t218 = 9.81*t214;
 
@@ -10315,17 +10438,22 @@ long puma560_os_gravity_batch(long count, const double *q, double *g)
 int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: link6 (joint joint6, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t4 = soagen_cos(q[4]);
-    const double t5 = soagen_sin(q[4]);
+    const double t4 = soagen_cos[4];
+    const double t5 = soagen_sin[4];
     const double t6 = 0.0028799999999999997*t4;
     const double t7 = 0.0028799999999999997*t5;
     const double t8 = 1557.24430048586*t6;
@@ -10346,8 +10474,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t23 = 1.25 + t7*t9;
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t24 = soagen_cos(q[3]);
-    const double t25 = soagen_sin(q[3]);
+    const double t24 = soagen_cos[3];
+    const double t25 = soagen_sin[3];
     const double t26 = 1.0/t19;
     const double t27 = -t15*t26;
     const double t28 = t19*t26;
@@ -10420,8 +10548,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t95 = 4.8 + t60 - t31*t43;
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t96 = soagen_cos(q[2]);
-    const double t97 = soagen_sin(q[2]);
+    const double t96 = soagen_cos[2];
+    const double t97 = soagen_sin[2];
     const double t98 = 1.0/t84;
     const double t99 = t81*t98;
     const double t100 = t83*t98;
@@ -10509,8 +10637,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t182 = t147 - t106*t104;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t183 = soagen_cos(q[1]);
-    const double t184 = soagen_sin(q[1]);
+    const double t183 = soagen_cos[1];
+    const double t184 = soagen_sin[1];
     const double t185 = 1.0/t168;
     const double t186 = t165*t185;
     const double t187 = t167*t185;
@@ -10549,8 +10677,8 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t220 = t217 - t194*t196;
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t221 = soagen_cos(q[0]);
-    const double t222 = soagen_sin(q[0]);
+    const double t221 = soagen_cos[0];
+    const double t222 = soagen_sin[0];
     const double t223 = 1.0/t219;
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
@@ -11253,17 +11381,22 @@ long puma560_os_bias_batch(long count, const double *q, const double *qd, double
 int puma560_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: link6 (joint joint6, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = t0*t1;
 
     /* -- body 4: link5 (joint joint5, revolute) -- */
-    const double t4 = soagen_cos(q[4]);
-    const double t5 = soagen_sin(q[4]);
+    const double t4 = soagen_cos[4];
+    const double t5 = soagen_sin[4];
     const double t6 = 0.0028799999999999997*t4;
     const double t7 = 0.0028799999999999997*t5;
     const double t8 = 1557.24430048586*t6;
@@ -11284,8 +11417,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t23 = 1.25 + t7*t9;
 
     /* -- body 3: link4 (joint joint4, revolute) -- */
-    const double t24 = soagen_cos(q[3]);
-    const double t25 = soagen_sin(q[3]);
+    const double t24 = soagen_cos[3];
+    const double t25 = soagen_sin[3];
     const double t26 = 1.0/t19;
     const double t27 = -t15*t26;
     const double t28 = t19*t26;
@@ -11358,8 +11491,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t95 = 4.8 + t60 - t31*t43;
 
     /* -- body 2: link3 (joint joint3, revolute) -- */
-    const double t96 = soagen_cos(q[2]);
-    const double t97 = soagen_sin(q[2]);
+    const double t96 = soagen_cos[2];
+    const double t97 = soagen_sin[2];
     const double t98 = 1.0/t84;
     const double t99 = t81*t98;
     const double t100 = t83*t98;
@@ -11447,8 +11580,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t182 = t147 - t106*t104;
 
     /* -- body 1: link2 (joint joint2, revolute) -- */
-    const double t183 = soagen_cos(q[1]);
-    const double t184 = soagen_sin(q[1]);
+    const double t183 = soagen_cos[1];
+    const double t184 = soagen_sin[1];
     const double t185 = 1.0/t168;
     const double t186 = t165*t185;
     const double t187 = t167*t185;
@@ -11487,8 +11620,8 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
     const double t220 = t217 - t194*t196;
 
     /* -- body 0: link1 (joint joint1, revolute) -- */
-    const double t221 = soagen_cos(q[0]);
-    const double t222 = soagen_sin(q[0]);
+    const double t221 = soagen_cos[0];
+    const double t222 = soagen_sin[0];
     const double t223 = 1.0/t219;
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */

@@ -3,29 +3,37 @@
 #include "ur5.h"
 
 /* sin/cos of joint angles: reduction by k*pi/2 (pi/2 in three parts), polynomials on
- * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig). */
-static inline double soagen_sin(double x)
-{
-    if (!(fabs(x) < 100000.0)) return sin(x);
-    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
-    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
-    const double z = r*r;
-    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
-                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
-    const long q = (long)k;
-    return (double)(1 - (q & 2))*sc[q & 1];
-}
+ * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig).
+ * One loop over the angles: the compiler vectorizes it. */
+#include <stdint.h>
+#include <string.h>
 
-static inline double soagen_cos(double x)
+static inline void soagen_sincos(int n, const double *restrict x, double *restrict s, double *restrict c)
 {
-    if (!(fabs(x) < 100000.0)) return cos(x);
-    const double k = (x*0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
-    const double r = ((x - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
-    const double z = r*r;
-    const double sc[2] = {r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10)))))),
-                          1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))))};
-    const long q = (long)k;
-    return (double)(1 - ((q + 1) & 2))*sc[(q + 1) & 1];
+    int far = 0;
+    for (int i = 0; i < n; ++i) {
+        const double kr = x[i]*0.6366197723675814 + 6755399441055744.0;
+        const double k = kr - 6755399441055744.0;
+        const double r = ((x[i] - k*1.5707963267341256) - k*6.077100506303966e-11) - k*2.0222662487959506e-21;
+        const double z = r*r;
+        const double ps = r + r*z*(-0.1666666666666663 + z*(0.008333333333321907 + z*(-0.00019841269829452244 + z*(2.755731358095979e-06 + z*(-2.505074222357712e-08 + z*(1.5895943103357368e-10))))));
+        const double pc = 1.0 - 0.5*z + z*z*(0.04166666666666659 + z*(-0.0013888888888872505 + z*(2.480158728855358e-05 + z*(-2.755731410296429e-07 + z*(2.0875691483269687e-09 + z*(-1.1358093609276402e-11))))));
+        uint64_t q, vs, vc;
+        memcpy(&q, &kr, sizeof q);
+        memcpy(&vs, (q & 1) ? &pc : &ps, sizeof vs);
+        memcpy(&vc, (q & 1) ? &ps : &pc, sizeof vc);
+        vs ^= (q & 2) << 62;
+        vc ^= ((q + 1) & 2) << 62;
+        memcpy(&s[i], &vs, sizeof vs);
+        memcpy(&c[i], &vc, sizeof vc);
+        far |= !(fabs(x[i]) < 100000.0);
+    }
+    if (far)
+        for (int i = 0; i < n; ++i)
+            if (!(fabs(x[i]) < 100000.0)) {
+                s[i] = sin(x[i]);
+                c[i] = cos(x[i]);
+            }
 }
 
 /*
@@ -37,19 +45,24 @@ static inline double soagen_cos(double x)
 void ur5_forward_kinematics(const double q[6], double T[16])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- world poses of the tip bodies, base-to-tip ---- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
-    const double t2 = soagen_cos(q[4]);
-    const double t3 = soagen_sin(q[4]);
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-    const double t8 = soagen_cos(q[1]);
-    const double t9 = soagen_sin(q[1]);
-    const double t10 = soagen_cos(q[0]);
-    const double t11 = soagen_sin(q[0]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
+    const double t2 = soagen_cos[4];
+    const double t3 = soagen_sin[4];
+    const double t4 = soagen_cos[3];
+    const double t5 = soagen_sin[3];
+    const double t6 = soagen_cos[2];
+    const double t7 = soagen_sin[2];
+    const double t8 = soagen_cos[1];
+    const double t9 = soagen_sin[1];
+    const double t10 = soagen_cos[0];
+    const double t11 = soagen_sin[0];
     const double t12 = 4.8965888601467475e-12*t8 - t9;
     const double t13 = t8 + 4.8965888601467475e-12*t9;
     const double t14 = -4.8965888601467475e-12*t9 - t8;
@@ -157,17 +170,22 @@ long ur5_forward_kinematics_batch(long count, const double *q, double *T)
 void ur5_jacobian(const double q[6], double J[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[0], q[1], q[2], q[3], q[4]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
-    const double t0 = soagen_cos(q[4]);
-    const double t1 = soagen_sin(q[4]);
-    const double t2 = soagen_cos(q[3]);
-    const double t3 = soagen_sin(q[3]);
-    const double t4 = soagen_cos(q[2]);
-    const double t5 = soagen_sin(q[2]);
-    const double t6 = soagen_cos(q[1]);
-    const double t7 = soagen_sin(q[1]);
-    const double t8 = soagen_cos(q[0]);
-    const double t9 = soagen_sin(q[0]);
+    const double t0 = soagen_cos[4];
+    const double t1 = soagen_sin[4];
+    const double t2 = soagen_cos[3];
+    const double t3 = soagen_sin[3];
+    const double t4 = soagen_cos[2];
+    const double t5 = soagen_sin[2];
+    const double t6 = soagen_cos[1];
+    const double t7 = soagen_sin[1];
+    const double t8 = soagen_cos[0];
+    const double t9 = soagen_sin[0];
     const double t10 = 4.8965888601467475e-12*t6 - t7;
     const double t11 = t6 + 4.8965888601467475e-12*t7;
     const double t12 = -4.8965888601467475e-12*t7 - t6;
@@ -310,13 +328,18 @@ long ur5_jacobian_batch(long count, const double *q, double *J)
 void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[0]);
-    const double t1 = soagen_sin(q[0]);
-    const double t2 = soagen_cos(q[1]);
-    const double t3 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
     const double t4 = qd[0]*qd[0];
     const double t5 = -0.13585*t4;
 
@@ -324,8 +347,8 @@ void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t6 = 4.8965888601467475e-12*qd[0];
     const double t7 = -qd[0]*t2 - t6*t3;
     const double t8 = t6*t2 - qd[0]*t3;
-    const double t9 = soagen_cos(q[2]);
-    const double t10 = soagen_sin(q[2]);
+    const double t9 = soagen_cos[2];
+    const double t10 = soagen_sin[2];
     const double t11 = qd[1]*t8;
     const double t12 = 0.425*qd[1] + 0.1197*t8;
     const double t13 = -0.425*t7;
@@ -340,8 +363,8 @@ void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t20 = t9*t7 - t10*t8;
     const double t21 = t9*t8 + t10*t7;
     const double t22 = qd[1] + qd[2];
-    const double t23 = soagen_cos(q[3]);
-    const double t24 = soagen_sin(q[3]);
+    const double t23 = soagen_cos[3];
+    const double t24 = soagen_sin[3];
     const double t25 = t22*t21;
     const double t26 = t20*t21;
     const double t27 = t20*t20;
@@ -359,8 +382,8 @@ void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t37 = t23*t35 - t24*t36;
     const double t38 = t23*t36 + t24*t35;
     const double t39 = qd[3] + t22;
-    const double t40 = soagen_cos(q[4]);
-    const double t41 = soagen_sin(q[4]);
+    const double t40 = soagen_cos[4];
+    const double t41 = soagen_sin[4];
     const double t42 = t39*t38;
     const double t43 = t39*t37;
     const double t44 = 0.093*t43;
@@ -376,8 +399,8 @@ void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
     const double t52 = t39*t41 + t40*t37;
     const double t53 = t39*t40 - t41*t37;
     const double t54 = qd[4] + t38;
-    const double t55 = soagen_cos(q[5]);
-    const double t56 = soagen_sin(q[5]);
+    const double t55 = soagen_cos[5];
+    const double t56 = soagen_sin[5];
     const double t57 = t54*t53;
     const double t58 = t54*t52;
     const double t59 = 0.09465*t58;
@@ -532,11 +555,16 @@ long ur5_jdot_qdot_batch(long count, const double *q, const double *qd, double *
 void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.13585*t2;
 
@@ -544,8 +572,8 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
     const double t4 = 4.8965888601467475e-12*qd[0];
     const double t5 = -qd[0]*t0 - t4*t1;
     const double t6 = t4*t0 - qd[0]*t1;
-    const double t7 = soagen_cos(q[2]);
-    const double t8 = soagen_sin(q[2]);
+    const double t7 = soagen_cos[1];
+    const double t8 = soagen_sin[1];
     const double t9 = qd[1]*t6;
     const double t10 = -0.8697944759100001*t9;
     const double t11 = t5*t6;
@@ -561,8 +589,8 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
     const double t19 = t7*t5 - t8*t6;
     const double t20 = t7*t6 + t8*t5;
     const double t21 = qd[1] + qd[2];
-    const double t22 = soagen_cos(q[3]);
-    const double t23 = soagen_sin(q[3]);
+    const double t22 = soagen_cos[2];
+    const double t23 = soagen_sin[2];
     const double t24 = t21*t20;
     const double t25 = -0.187535813556*t24;
     const double t26 = t19*t20;
@@ -581,8 +609,8 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
     const double t37 = t22*t35 - t23*t36;
     const double t38 = t22*t36 + t23*t35;
     const double t39 = qd[3] + t21;
-    const double t40 = soagen_cos(q[4]);
-    const double t41 = soagen_sin(q[4]);
+    const double t40 = soagen_cos[3];
+    const double t41 = soagen_sin[3];
     const double t42 = t39*t38;
     const double t43 = 0.108247244469*t42;
     const double t44 = t38*t37;
@@ -599,8 +627,8 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
     const double t53 = t39*t41 + t40*t37;
     const double t54 = t39*t40 - t41*t37;
     const double t55 = qd[4] + t38;
-    const double t56 = soagen_cos(q[5]);
-    const double t57 = soagen_sin(q[5]);
+    const double t56 = soagen_cos[4];
+    const double t57 = soagen_sin[4];
     const double t58 = t55*t54;
     const double t59 = 0.108247244469*t58;
     const double t60 = t55*t53;
@@ -856,13 +884,18 @@ long ur5_inverse_dynamics_batch(long count, const double *q, const double *qd, c
 void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[0]);
-    const double t1 = soagen_sin(q[0]);
-    const double t2 = soagen_cos(q[1]);
-    const double t3 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
     const double t4 = qd[0]*qd[0];
     const double t5 = -0.13585*t4;
 
@@ -870,8 +903,8 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     const double t6 = 4.8965888601467475e-12*qd[0];
     const double t7 = -qd[0]*t2 - t6*t3;
     const double t8 = t6*t2 - qd[0]*t3;
-    const double t9 = soagen_cos(q[2]);
-    const double t10 = soagen_sin(q[2]);
+    const double t9 = soagen_cos[2];
+    const double t10 = soagen_sin[2];
     const double t11 = qd[1]*t8;
     const double t12 = -0.8697944759100001*t11;
     const double t13 = t7*t8;
@@ -887,8 +920,8 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     const double t21 = t9*t7 - t10*t8;
     const double t22 = t9*t8 + t10*t7;
     const double t23 = qd[1] + qd[2];
-    const double t24 = soagen_cos(q[3]);
-    const double t25 = soagen_sin(q[3]);
+    const double t24 = soagen_cos[3];
+    const double t25 = soagen_sin[3];
     const double t26 = t23*t22;
     const double t27 = -0.187535813556*t26;
     const double t28 = t21*t22;
@@ -907,8 +940,8 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     const double t39 = t24*t37 - t25*t38;
     const double t40 = t24*t38 + t25*t37;
     const double t41 = qd[3] + t23;
-    const double t42 = soagen_cos(q[4]);
-    const double t43 = soagen_sin(q[4]);
+    const double t42 = soagen_cos[4];
+    const double t43 = soagen_sin[4];
     const double t44 = t41*t40;
     const double t45 = 0.108247244469*t44;
     const double t46 = t40*t39;
@@ -925,8 +958,8 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
     const double t55 = t41*t43 + t42*t39;
     const double t56 = t41*t42 - t43*t39;
     const double t57 = qd[4] + t40;
-    const double t58 = soagen_cos(q[5]);
-    const double t59 = soagen_sin(q[5]);
+    const double t58 = soagen_cos[5];
+    const double t59 = soagen_sin[5];
     const double t60 = t57*t56;
     const double t61 = 0.108247244469*t60;
     const double t62 = t57*t55;
@@ -1229,27 +1262,32 @@ long ur5_inverse_dynamics_tip_force_batch(long count, const double *q, const dou
 void ur5_gravity(const double q[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t2 = soagen_cos(q[2]);
-    const double t3 = soagen_sin(q[2]);
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
+    const double t4 = soagen_cos[2];
+    const double t5 = soagen_sin[2];
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t6 = soagen_cos(q[4]);
-    const double t7 = soagen_sin(q[4]);
+    const double t6 = soagen_cos[3];
+    const double t7 = soagen_sin[3];
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t8 = soagen_cos(q[5]);
-    const double t9 = soagen_sin(q[5]);
+    const double t8 = soagen_cos[4];
+    const double t9 = soagen_sin[4];
 
     /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
 
@@ -1379,11 +1417,16 @@ long ur5_gravity_batch(long count, const double *q, double *tau)
 void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.13585*t2;
 
@@ -1391,8 +1434,8 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t4 = 4.8965888601467475e-12*qd[0];
     const double t5 = -qd[0]*t0 - t4*t1;
     const double t6 = t4*t0 - qd[0]*t1;
-    const double t7 = soagen_cos(q[2]);
-    const double t8 = soagen_sin(q[2]);
+    const double t7 = soagen_cos[1];
+    const double t8 = soagen_sin[1];
     const double t9 = qd[1]*t6;
     const double t10 = -0.8697944759100001*t9;
     const double t11 = t5*t6;
@@ -1409,8 +1452,8 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t20 = t7*t5 - t8*t6;
     const double t21 = t7*t6 + t8*t5;
     const double t22 = qd[1] + qd[2];
-    const double t23 = soagen_cos(q[3]);
-    const double t24 = soagen_sin(q[3]);
+    const double t23 = soagen_cos[2];
+    const double t24 = soagen_sin[2];
     const double t25 = t22*t21;
     const double t26 = -0.187535813556*t25;
     const double t27 = t20*t21;
@@ -1431,8 +1474,8 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t40 = t23*t38 - t24*t39;
     const double t41 = t23*t39 + t24*t38;
     const double t42 = qd[3] + t22;
-    const double t43 = soagen_cos(q[4]);
-    const double t44 = soagen_sin(q[4]);
+    const double t43 = soagen_cos[3];
+    const double t44 = soagen_sin[3];
     const double t45 = t42*t41;
     const double t46 = 0.108247244469*t45;
     const double t47 = t41*t40;
@@ -1449,8 +1492,8 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
     const double t56 = t42*t44 + t43*t40;
     const double t57 = t42*t43 - t44*t40;
     const double t58 = qd[4] + t41;
-    const double t59 = soagen_cos(q[5]);
-    const double t60 = soagen_sin(q[5]);
+    const double t59 = soagen_cos[4];
+    const double t60 = soagen_sin[4];
     const double t61 = t58*t57;
     const double t62 = 0.108247244469*t61;
     const double t63 = t58*t56;
@@ -1680,11 +1723,16 @@ long ur5_bias_forces_batch(long count, const double *q, const double *qd, double
 void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.13585*t2;
 
@@ -1692,8 +1740,8 @@ void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t4 = 4.8965888601467475e-12*qd[0];
     const double t5 = -qd[0]*t0 - t4*t1;
     const double t6 = t4*t0 - qd[0]*t1;
-    const double t7 = soagen_cos(q[2]);
-    const double t8 = soagen_sin(q[2]);
+    const double t7 = soagen_cos[1];
+    const double t8 = soagen_sin[1];
     const double t9 = qd[1]*t6;
     const double t10 = -0.8697944759100001*t9;
     const double t11 = t5*t6;
@@ -1710,8 +1758,8 @@ void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t20 = t7*t5 - t8*t6;
     const double t21 = t7*t6 + t8*t5;
     const double t22 = qd[1] + qd[2];
-    const double t23 = soagen_cos(q[3]);
-    const double t24 = soagen_sin(q[3]);
+    const double t23 = soagen_cos[2];
+    const double t24 = soagen_sin[2];
     const double t25 = t22*t21;
     const double t26 = -0.187535813556*t25;
     const double t27 = t20*t21;
@@ -1732,8 +1780,8 @@ void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t40 = t23*t38 - t24*t39;
     const double t41 = t23*t39 + t24*t38;
     const double t42 = qd[3] + t22;
-    const double t43 = soagen_cos(q[4]);
-    const double t44 = soagen_sin(q[4]);
+    const double t43 = soagen_cos[3];
+    const double t44 = soagen_sin[3];
     const double t45 = t42*t41;
     const double t46 = 0.108247244469*t45;
     const double t47 = t41*t40;
@@ -1750,8 +1798,8 @@ void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
     const double t56 = t42*t44 + t43*t40;
     const double t57 = t42*t43 - t44*t40;
     const double t58 = qd[4] + t41;
-    const double t59 = soagen_cos(q[5]);
-    const double t60 = soagen_sin(q[5]);
+    const double t59 = soagen_cos[4];
+    const double t60 = soagen_sin[4];
     const double t61 = t58*t57;
     const double t62 = 0.108247244469*t61;
     const double t63 = t58*t56;
@@ -1973,11 +2021,16 @@ long ur5_coriolis_batch(long count, const double *q, const double *qd, double *t
 void ur5_mass_matrix(const double q[6], double M[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
     /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[4];
+    const double t1 = soagen_sin[4];
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -1989,8 +2042,8 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t10 = 0.21942 + t5;
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
+    const double t11 = soagen_cos[3];
+    const double t12 = soagen_sin[3];
     const double t13 = t9 - 0.12999255384415;
     const double t14 = t12*t12;
     const double t15 = t14*t13;
@@ -2008,8 +2061,8 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t27 = 0.21942 + t24;
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t28 = soagen_cos(q[3]);
-    const double t29 = soagen_sin(q[3]);
+    const double t28 = soagen_cos[2];
+    const double t29 = soagen_sin[2];
     const double t30 = t27 - t25;
     const double t31 = t29*t29;
     const double t32 = t31*t30;
@@ -2052,8 +2105,8 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t69 = 0.56875 + t58;
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t70 = soagen_cos(q[2]);
-    const double t71 = soagen_sin(q[2]);
+    const double t70 = soagen_cos[1];
+    const double t71 = soagen_sin[1];
     const double t72 = t67 - t65;
     const double t73 = t71*t71;
     const double t74 = t73*t72;
@@ -2093,8 +2146,8 @@ void ur5_mass_matrix(const double q[6], double M[36])
     const double t108 = 8.393 + t87;
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t109 = soagen_cos(q[1]);
-    const double t110 = soagen_sin(q[1]);
+    const double t109 = soagen_cos[0];
+    const double t110 = soagen_sin[0];
     const double t111 = t105 - t103;
     const double t112 = t110*t110;
     const double t113 = t112*t111;
@@ -2262,29 +2315,34 @@ long ur5_mass_matrix_batch(long count, const double *q, double *M)
 void ur5_mass_matrix_ne(const double q[6], double M[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ==== column 0 ==== */
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t2 = soagen_cos(q[2]);
-    const double t3 = soagen_sin(q[2]);
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
+    const double t4 = soagen_cos[2];
+    const double t5 = soagen_sin[2];
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t6 = soagen_cos(q[4]);
-    const double t7 = soagen_sin(q[4]);
+    const double t6 = soagen_cos[3];
+    const double t7 = soagen_sin[3];
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t8 = soagen_cos(q[5]);
-    const double t9 = soagen_sin(q[5]);
+    const double t8 = soagen_cos[4];
+    const double t9 = soagen_sin[4];
 
     /* ---- base-to-tip accelerations alpha and body forces M alpha + b -- [RK (2.26), (2.29)] ---- */
 
@@ -2853,11 +2911,16 @@ long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
 void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[4];
+    const double t1 = soagen_sin[4];
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -2869,8 +2932,8 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t10 = 0.21942 + t5;
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
+    const double t11 = soagen_cos[3];
+    const double t12 = soagen_sin[3];
     const double t13 = 1.0/t10;
     const double t14 = t11*t7;
     const double t15 = t12*t7;
@@ -2889,8 +2952,8 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t28 = 0.111172755531 + t23 - t15*t17;
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t29 = soagen_cos(q[3]);
-    const double t30 = soagen_sin(q[3]);
+    const double t29 = soagen_cos[2];
+    const double t30 = soagen_sin[2];
     const double t31 = 1.0/t28;
     const double t32 = 0.017784735*t29;
     const double t33 = -0.017784735*t30;
@@ -2946,8 +3009,8 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t83 = 4.9009 - t35*t45;
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t84 = soagen_cos(q[2]);
-    const double t85 = soagen_sin(q[2]);
+    const double t84 = soagen_cos[1];
+    const double t85 = soagen_sin[1];
     const double t86 = 1.0/t71;
     const double t87 = t84*t77 + t85*t78;
     const double t88 = t84*t78 - t85*t77;
@@ -3020,8 +3083,8 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
     const double t155 = 8.393 + t125 - t88*t100;
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t156 = soagen_cos(q[1]);
-    const double t157 = soagen_sin(q[1]);
+    const double t156 = soagen_cos[0];
+    const double t157 = soagen_sin[0];
     const double t158 = 1.0/t144;
     const double t159 = t157*t150 + t156*t149;
     const double t160 = t156*t150 - t157*t149;
@@ -3505,11 +3568,16 @@ long ur5_mass_matrix_inverse_innovations_batch(long count, const double *q, doub
 void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
     /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[4];
+    const double t1 = soagen_sin[4];
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -3521,8 +3589,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t10 = 0.21942 + t5;
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
+    const double t11 = soagen_cos[3];
+    const double t12 = soagen_sin[3];
     const double t13 = t9 - 0.12999255384415;
     const double t14 = t12*t12;
     const double t15 = t14*t13;
@@ -3540,8 +3608,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t27 = 0.21942 + t24;
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t28 = soagen_cos(q[3]);
-    const double t29 = soagen_sin(q[3]);
+    const double t28 = soagen_cos[2];
+    const double t29 = soagen_sin[2];
     const double t30 = t27 - t25;
     const double t31 = t29*t29;
     const double t32 = t31*t30;
@@ -3584,8 +3652,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t69 = 0.56875 + t58;
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t70 = soagen_cos(q[2]);
-    const double t71 = soagen_sin(q[2]);
+    const double t70 = soagen_cos[1];
+    const double t71 = soagen_sin[1];
     const double t72 = t67 - t65;
     const double t73 = t71*t71;
     const double t74 = t73*t72;
@@ -3625,8 +3693,8 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t108 = 8.393 + t87;
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t109 = soagen_cos(q[1]);
-    const double t110 = soagen_sin(q[1]);
+    const double t109 = soagen_cos[0];
+    const double t110 = soagen_sin[0];
     const double t111 = t105 - t103;
     const double t112 = t110*t110;
     const double t113 = t112*t111;
@@ -3888,11 +3956,16 @@ long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, c
 void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.13585*t2;
 
@@ -3900,8 +3973,8 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t4 = 4.8965888601467475e-12*qd[0];
     const double t5 = -qd[0]*t0 - t4*t1;
     const double t6 = t4*t0 - qd[0]*t1;
-    const double t7 = soagen_cos(q[2]);
-    const double t8 = soagen_sin(q[2]);
+    const double t7 = soagen_cos[1];
+    const double t8 = soagen_sin[1];
     const double t9 = qd[1]*t6;
     const double t10 = -0.8697944759100001*t9;
     const double t11 = t5*t6;
@@ -3924,8 +3997,8 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t26 = t7*t5 - t8*t6;
     const double t27 = t7*t6 + t8*t5;
     const double t28 = qd[1] + qd[2];
-    const double t29 = soagen_cos(q[3]);
-    const double t30 = soagen_sin(q[3]);
+    const double t29 = soagen_cos[2];
+    const double t30 = soagen_sin[2];
     const double t31 = t28*t27;
     const double t32 = -0.187535813556*t31;
     const double t33 = t26*t27;
@@ -3950,8 +4023,8 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t50 = t29*t48 - t30*t49;
     const double t51 = t29*t49 + t30*t48;
     const double t52 = qd[3] + t28;
-    const double t53 = soagen_cos(q[4]);
-    const double t54 = soagen_sin(q[4]);
+    const double t53 = soagen_cos[3];
+    const double t54 = soagen_sin[3];
     const double t55 = t52*t51;
     const double t56 = 0.108247244469*t55;
     const double t57 = t51*t50;
@@ -3974,8 +4047,8 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
     const double t72 = t52*t54 + t53*t50;
     const double t73 = t52*t53 - t54*t50;
     const double t74 = qd[4] + t51;
-    const double t75 = soagen_cos(q[5]);
-    const double t76 = soagen_sin(q[5]);
+    const double t75 = soagen_cos[4];
+    const double t76 = soagen_sin[4];
     const double t77 = t74*t73;
     const double t78 = 0.108247244469*t77;
     const double t79 = t74*t72;
@@ -4457,11 +4530,16 @@ long ur5_forward_dynamics_fd4_batch(long count, const double *q, const double *q
 void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.13585*t2;
 
@@ -4469,8 +4547,8 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t4 = 4.8965888601467475e-12*qd[0];
     const double t5 = -qd[0]*t0 - t4*t1;
     const double t6 = t4*t0 - qd[0]*t1;
-    const double t7 = soagen_cos(q[2]);
-    const double t8 = soagen_sin(q[2]);
+    const double t7 = soagen_cos[1];
+    const double t8 = soagen_sin[1];
     const double t9 = qd[1]*t6;
     const double t10 = -0.8697944759100001*t9;
     const double t11 = t5*t6;
@@ -4487,8 +4565,8 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t20 = t7*t5 - t8*t6;
     const double t21 = t7*t6 + t8*t5;
     const double t22 = qd[1] + qd[2];
-    const double t23 = soagen_cos(q[3]);
-    const double t24 = soagen_sin(q[3]);
+    const double t23 = soagen_cos[2];
+    const double t24 = soagen_sin[2];
     const double t25 = t22*t21;
     const double t26 = -0.187535813556*t25;
     const double t27 = t20*t21;
@@ -4509,8 +4587,8 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t40 = t23*t38 - t24*t39;
     const double t41 = t23*t39 + t24*t38;
     const double t42 = qd[3] + t22;
-    const double t43 = soagen_cos(q[4]);
-    const double t44 = soagen_sin(q[4]);
+    const double t43 = soagen_cos[3];
+    const double t44 = soagen_sin[3];
     const double t45 = t42*t41;
     const double t46 = 0.108247244469*t45;
     const double t47 = t41*t40;
@@ -4527,8 +4605,8 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
     const double t56 = t42*t44 + t43*t40;
     const double t57 = t42*t43 - t44*t40;
     const double t58 = qd[4] + t41;
-    const double t59 = soagen_cos(q[5]);
-    const double t60 = soagen_sin(q[5]);
+    const double t59 = soagen_cos[4];
+    const double t60 = soagen_sin[4];
     const double t61 = t58*t57;
     const double t62 = 0.108247244469*t61;
     const double t63 = t58*t56;
@@ -5077,13 +5155,18 @@ long ur5_forward_dynamics_fd1_batch(long count, const double *q, const double *q
 void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[6], double a0[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[0]);
-    const double t1 = soagen_sin(q[0]);
-    const double t2 = soagen_cos(q[1]);
-    const double t3 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
+    const double t2 = soagen_cos[1];
+    const double t3 = soagen_sin[1];
     const double t4 = qd[0]*qd[0];
     const double t5 = -0.13585*t4;
 
@@ -5091,8 +5174,8 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t6 = 4.8965888601467475e-12*qd[0];
     const double t7 = -qd[0]*t2 - t6*t3;
     const double t8 = t6*t2 - qd[0]*t3;
-    const double t9 = soagen_cos(q[2]);
-    const double t10 = soagen_sin(q[2]);
+    const double t9 = soagen_cos[2];
+    const double t10 = soagen_sin[2];
     const double t11 = qd[1]*t8;
     const double t12 = -0.8697944759100001*t11;
     const double t13 = t7*t8;
@@ -5109,8 +5192,8 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t22 = t9*t7 - t10*t8;
     const double t23 = t9*t8 + t10*t7;
     const double t24 = qd[1] + qd[2];
-    const double t25 = soagen_cos(q[3]);
-    const double t26 = soagen_sin(q[3]);
+    const double t25 = soagen_cos[3];
+    const double t26 = soagen_sin[3];
     const double t27 = t24*t23;
     const double t28 = -0.187535813556*t27;
     const double t29 = t22*t23;
@@ -5131,8 +5214,8 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t42 = t25*t40 - t26*t41;
     const double t43 = t25*t41 + t26*t40;
     const double t44 = qd[3] + t24;
-    const double t45 = soagen_cos(q[4]);
-    const double t46 = soagen_sin(q[4]);
+    const double t45 = soagen_cos[4];
+    const double t46 = soagen_sin[4];
     const double t47 = t44*t43;
     const double t48 = 0.108247244469*t47;
     const double t49 = t43*t42;
@@ -5149,8 +5232,8 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
     const double t58 = t44*t46 + t45*t42;
     const double t59 = t44*t45 - t46*t42;
     const double t60 = qd[4] + t43;
-    const double t61 = soagen_cos(q[5]);
-    const double t62 = soagen_sin(q[5]);
+    const double t61 = soagen_cos[5];
+    const double t62 = soagen_sin[5];
     const double t63 = t60*t59;
     const double t64 = 0.108247244469*t63;
     const double t65 = t60*t58;
@@ -5787,11 +5870,16 @@ long ur5_forward_dynamics_fd2_batch(long count, const double *q, const double *q
 void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.13585*t2;
 
@@ -5799,8 +5887,8 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t4 = 4.8965888601467475e-12*qd[0];
     const double t5 = -qd[0]*t0 - t4*t1;
     const double t6 = t4*t0 - qd[0]*t1;
-    const double t7 = soagen_cos(q[2]);
-    const double t8 = soagen_sin(q[2]);
+    const double t7 = soagen_cos[1];
+    const double t8 = soagen_sin[1];
     const double t9 = qd[1]*t6;
     const double t10 = -0.8697944759100001*t9;
     const double t11 = t5*t6;
@@ -5817,8 +5905,8 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t20 = t7*t5 - t8*t6;
     const double t21 = t7*t6 + t8*t5;
     const double t22 = qd[1] + qd[2];
-    const double t23 = soagen_cos(q[3]);
-    const double t24 = soagen_sin(q[3]);
+    const double t23 = soagen_cos[2];
+    const double t24 = soagen_sin[2];
     const double t25 = t22*t21;
     const double t26 = -0.187535813556*t25;
     const double t27 = t20*t21;
@@ -5839,8 +5927,8 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t40 = t23*t38 - t24*t39;
     const double t41 = t23*t39 + t24*t38;
     const double t42 = qd[3] + t22;
-    const double t43 = soagen_cos(q[4]);
-    const double t44 = soagen_sin(q[4]);
+    const double t43 = soagen_cos[3];
+    const double t44 = soagen_sin[3];
     const double t45 = t42*t41;
     const double t46 = 0.108247244469*t45;
     const double t47 = t41*t40;
@@ -5857,8 +5945,8 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
     const double t56 = t42*t44 + t43*t40;
     const double t57 = t42*t43 - t44*t40;
     const double t58 = qd[4] + t41;
-    const double t59 = soagen_cos(q[5]);
-    const double t60 = soagen_sin(q[5]);
+    const double t59 = soagen_cos[4];
+    const double t60 = soagen_sin[4];
     const double t61 = t58*t57;
     const double t62 = 0.108247244469*t61;
     const double t63 = t58*t56;
@@ -6352,11 +6440,16 @@ long ur5_forward_dynamics_fd3_batch(long count, const double *q, const double *q
 void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[5], soagen_cos[5];
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t0 = soagen_cos(q[1]);
-    const double t1 = soagen_sin(q[1]);
+    const double t0 = soagen_cos[0];
+    const double t1 = soagen_sin[0];
     const double t2 = qd[0]*qd[0];
     const double t3 = -0.13585*t2;
 
@@ -6364,8 +6457,8 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t4 = 4.8965888601467475e-12*qd[0];
     const double t5 = -qd[0]*t0 - t4*t1;
     const double t6 = t4*t0 - qd[0]*t1;
-    const double t7 = soagen_cos(q[2]);
-    const double t8 = soagen_sin(q[2]);
+    const double t7 = soagen_cos[1];
+    const double t8 = soagen_sin[1];
     const double t9 = qd[1]*t6;
     const double t10 = -0.8697944759100001*t9;
     const double t11 = t5*t6;
@@ -6382,8 +6475,8 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t20 = t7*t5 - t8*t6;
     const double t21 = t7*t6 + t8*t5;
     const double t22 = qd[1] + qd[2];
-    const double t23 = soagen_cos(q[3]);
-    const double t24 = soagen_sin(q[3]);
+    const double t23 = soagen_cos[2];
+    const double t24 = soagen_sin[2];
     const double t25 = t22*t21;
     const double t26 = -0.187535813556*t25;
     const double t27 = t20*t21;
@@ -6404,8 +6497,8 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t40 = t23*t38 - t24*t39;
     const double t41 = t23*t39 + t24*t38;
     const double t42 = qd[3] + t22;
-    const double t43 = soagen_cos(q[4]);
-    const double t44 = soagen_sin(q[4]);
+    const double t43 = soagen_cos[3];
+    const double t44 = soagen_sin[3];
     const double t45 = t42*t41;
     const double t46 = 0.108247244469*t45;
     const double t47 = t41*t40;
@@ -6422,8 +6515,8 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
     const double t56 = t42*t44 + t43*t40;
     const double t57 = t42*t43 - t44*t40;
     const double t58 = qd[4] + t41;
-    const double t59 = soagen_cos(q[5]);
-    const double t60 = soagen_sin(q[5]);
+    const double t59 = soagen_cos[4];
+    const double t60 = soagen_sin[4];
     const double t61 = t58*t57;
     const double t62 = 0.108247244469*t61;
     const double t63 = t58*t56;
@@ -6943,11 +7036,16 @@ long ur5_forward_dynamics_crba_batch(long count, const double *q, const double *
 void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -6959,8 +7057,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t10 = 0.21942 + t5;
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
+    const double t11 = soagen_cos[4];
+    const double t12 = soagen_sin[4];
     const double t13 = 1.0/t10;
     const double t14 = t11*t7;
     const double t15 = t12*t7;
@@ -6979,8 +7077,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t28 = 0.111172755531 + t23 - t15*t17;
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t29 = soagen_cos(q[3]);
-    const double t30 = soagen_sin(q[3]);
+    const double t29 = soagen_cos[3];
+    const double t30 = soagen_sin[3];
     const double t31 = 1.0/t28;
     const double t32 = 0.017784735*t29;
     const double t33 = -0.017784735*t30;
@@ -7036,8 +7134,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t83 = 4.9009 - t35*t45;
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t84 = soagen_cos(q[2]);
-    const double t85 = soagen_sin(q[2]);
+    const double t84 = soagen_cos[2];
+    const double t85 = soagen_sin[2];
     const double t86 = 1.0/t71;
     const double t87 = t84*t77 + t85*t78;
     const double t88 = t84*t78 - t85*t77;
@@ -7110,8 +7208,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t155 = 8.393 + t125 - t88*t100;
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t156 = soagen_cos(q[1]);
-    const double t157 = soagen_sin(q[1]);
+    const double t156 = soagen_cos[1];
+    const double t157 = soagen_sin[1];
     const double t158 = 1.0/t144;
     const double t159 = t157*t150 + t156*t149;
     const double t160 = t156*t150 - t157*t149;
@@ -7160,8 +7258,8 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
     const double t203 = 0.00666 - t166*t167 + t202;
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t204 = soagen_cos(q[0]);
-    const double t205 = soagen_sin(q[0]);
+    const double t204 = soagen_cos[0];
+    const double t205 = soagen_sin[0];
     const double t206 = 1.0/t203;
     const double t207 = 4.8965888601467475e-12*t156 - t157;
     const double t208 = t156 + 4.8965888601467475e-12*t157;
@@ -7354,11 +7452,16 @@ long ur5_tip_force_acceleration_batch(long count, const double *q, const double 
 void ur5_os_inertia_inverse(const double q[6], double Omega[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -7370,8 +7473,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t10 = 0.21942 + t5;
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
+    const double t11 = soagen_cos[4];
+    const double t12 = soagen_sin[4];
     const double t13 = 1.0/t10;
     const double t14 = t7*t13;
     const double t15 = t10*t13;
@@ -7392,8 +7495,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t31 = soagen_cos(q[3]);
-    const double t32 = soagen_sin(q[3]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 1.0/t30;
     const double t34 = t29*t33;
     const double t35 = t30*t33;
@@ -7452,8 +7555,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t88 = 4.9009 - t41*t51;
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t89 = soagen_cos(q[2]);
-    const double t90 = soagen_sin(q[2]);
+    const double t89 = soagen_cos[2];
+    const double t90 = soagen_sin[2];
     const double t91 = 1.0/t76;
     const double t92 = t74*t91;
     const double t93 = t76*t91;
@@ -7530,8 +7633,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t164 = 8.393 + t134 - t98*t110;
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t165 = soagen_cos(q[1]);
-    const double t166 = soagen_sin(q[1]);
+    const double t165 = soagen_cos[1];
+    const double t166 = soagen_sin[1];
     const double t167 = 1.0/t153;
     const double t168 = t151*t167;
     const double t169 = t154*t167;
@@ -7584,8 +7687,8 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
     const double t216 = 0.00666 - t179*t180 + t215;
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t217 = soagen_cos(q[0]);
-    const double t218 = soagen_sin(q[0]);
+    const double t217 = soagen_cos[0];
+    const double t218 = soagen_sin[0];
     const double t219 = 1.0/t216;
 
     /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
@@ -8047,11 +8150,16 @@ long ur5_os_inertia_batch(long count, const double *q, double *Lambda)
 int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -8063,8 +8171,8 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t10 = 0.21942 + t5;
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
+    const double t11 = soagen_cos[4];
+    const double t12 = soagen_sin[4];
     const double t13 = 1.0/t10;
     const double t14 = t7*t13;
     const double t15 = t10*t13;
@@ -8085,8 +8193,8 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t31 = soagen_cos(q[3]);
-    const double t32 = soagen_sin(q[3]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 1.0/t30;
     const double t34 = t29*t33;
     const double t35 = t30*t33;
@@ -8145,8 +8253,8 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t88 = 4.9009 - t41*t51;
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t89 = soagen_cos(q[2]);
-    const double t90 = soagen_sin(q[2]);
+    const double t89 = soagen_cos[2];
+    const double t90 = soagen_sin[2];
     const double t91 = 1.0/t76;
     const double t92 = t74*t91;
     const double t93 = t76*t91;
@@ -8223,8 +8331,8 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t164 = 8.393 + t134 - t98*t110;
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t165 = soagen_cos(q[1]);
-    const double t166 = soagen_sin(q[1]);
+    const double t165 = soagen_cos[1];
+    const double t166 = soagen_sin[1];
     const double t167 = 1.0/t153;
     const double t168 = t151*t167;
     const double t169 = t154*t167;
@@ -8277,8 +8385,8 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t216 = 0.00666 - t179*t180 + t215;
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t217 = soagen_cos(q[0]);
-    const double t218 = soagen_sin(q[0]);
+    const double t217 = soagen_cos[0];
+    const double t218 = soagen_sin[0];
     const double t219 = 1.0/t216;
 
     /* ---- base-to-tip Omega(k) = psi* Omega(p) psi + H* D^-1 H -- [KJR (58)] ---- */
@@ -8817,19 +8925,24 @@ long ur5_os_inertia_recursive_batch(long count, const double *q, double *Lambda)
 int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
-    const double t2 = soagen_cos(q[4]);
-    const double t3 = soagen_sin(q[4]);
-    const double t4 = soagen_cos(q[3]);
-    const double t5 = soagen_sin(q[3]);
-    const double t6 = soagen_cos(q[2]);
-    const double t7 = soagen_sin(q[2]);
-    const double t8 = soagen_cos(q[1]);
-    const double t9 = soagen_sin(q[1]);
-    const double t10 = soagen_cos(q[0]);
-    const double t11 = soagen_sin(q[0]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
+    const double t2 = soagen_cos[4];
+    const double t3 = soagen_sin[4];
+    const double t4 = soagen_cos[3];
+    const double t5 = soagen_sin[3];
+    const double t6 = soagen_cos[2];
+    const double t7 = soagen_sin[2];
+    const double t8 = soagen_cos[1];
+    const double t9 = soagen_sin[1];
+    const double t10 = soagen_cos[0];
+    const double t11 = soagen_sin[0];
     const double t12 = 4.8965888601467475e-12*t8 - t9;
     const double t13 = t8 + 4.8965888601467475e-12*t9;
     const double t14 = -4.8965888601467475e-12*t9 - t8;
@@ -9429,11 +9542,16 @@ long ur5_os_inertia_explicit_batch(long count, const double *q, double *Lambda)
 int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -9445,8 +9563,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t10 = 0.21942 + t5;
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
+    const double t11 = soagen_cos[4];
+    const double t12 = soagen_sin[4];
     const double t13 = 1.0/t10;
     const double t14 = t7*t13;
     const double t15 = t10*t13;
@@ -9467,8 +9585,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t31 = soagen_cos(q[3]);
-    const double t32 = soagen_sin(q[3]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 1.0/t30;
     const double t34 = t29*t33;
     const double t35 = t30*t33;
@@ -9528,8 +9646,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t89 = 4.9009 - t41*t51;
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t90 = soagen_cos(q[2]);
-    const double t91 = soagen_sin(q[2]);
+    const double t90 = soagen_cos[2];
+    const double t91 = soagen_sin[2];
     const double t92 = 1.0/t77;
     const double t93 = t75*t92;
     const double t94 = t77*t92;
@@ -9608,8 +9726,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t167 = 8.393 + t136 - t99*t111;
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t168 = soagen_cos(q[1]);
-    const double t169 = soagen_sin(q[1]);
+    const double t168 = soagen_cos[1];
+    const double t169 = soagen_sin[1];
     const double t170 = 1.0/t155;
     const double t171 = t153*t170;
     const double t172 = t156*t170;
@@ -9662,8 +9780,8 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
     const double t219 = 0.00666 - t182*t183 + t218;
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t220 = soagen_cos(q[0]);
-    const double t221 = soagen_sin(q[0]);
+    const double t220 = soagen_cos[0];
+    const double t221 = soagen_sin[0];
     const double t222 = 1.0/t219;
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
@@ -10507,11 +10625,16 @@ long ur5_os_coriolis_batch(long count, const double *q, const double *qd, double
 int ur5_os_gravity(const double q[6], double g[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -10523,8 +10646,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t10 = 0.21942 + t5;
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
+    const double t11 = soagen_cos[4];
+    const double t12 = soagen_sin[4];
     const double t13 = 1.0/t10;
     const double t14 = t7*t13;
     const double t15 = t10*t13;
@@ -10545,8 +10668,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t31 = soagen_cos(q[3]);
-    const double t32 = soagen_sin(q[3]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 1.0/t30;
     const double t34 = t29*t33;
     const double t35 = t30*t33;
@@ -10606,8 +10729,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t89 = 4.9009 - t41*t51;
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t90 = soagen_cos(q[2]);
-    const double t91 = soagen_sin(q[2]);
+    const double t90 = soagen_cos[2];
+    const double t91 = soagen_sin[2];
     const double t92 = 1.0/t77;
     const double t93 = t75*t92;
     const double t94 = t77*t92;
@@ -10685,8 +10808,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t166 = 8.393 + t136 - t99*t111;
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t167 = soagen_cos(q[1]);
-    const double t168 = soagen_sin(q[1]);
+    const double t167 = soagen_cos[1];
+    const double t168 = soagen_sin[1];
     const double t169 = 1.0/t155;
     const double t170 = t153*t169;
     const double t171 = t156*t169;
@@ -10747,8 +10870,8 @@ int ur5_os_gravity(const double q[6], double g[6])
     const double t226 = t223 - t184*t182;
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t227 = soagen_cos(q[0]);
-    const double t228 = soagen_sin(q[0]);
+    const double t227 = soagen_cos[0];
+    const double t228 = soagen_sin[0];
     const double t229 = 1.0/t225;
     const double t230 = 9.81*t226;
 
@@ -11323,11 +11446,16 @@ long ur5_os_gravity_batch(long count, const double *q, double *g)
 int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -11339,8 +11467,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t10 = 0.21942 + t5;
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
+    const double t11 = soagen_cos[4];
+    const double t12 = soagen_sin[4];
     const double t13 = 1.0/t10;
     const double t14 = t7*t13;
     const double t15 = t10*t13;
@@ -11361,8 +11489,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t31 = soagen_cos(q[3]);
-    const double t32 = soagen_sin(q[3]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 1.0/t30;
     const double t34 = t29*t33;
     const double t35 = t30*t33;
@@ -11422,8 +11550,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t89 = 4.9009 - t41*t51;
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t90 = soagen_cos(q[2]);
-    const double t91 = soagen_sin(q[2]);
+    const double t90 = soagen_cos[2];
+    const double t91 = soagen_sin[2];
     const double t92 = 1.0/t77;
     const double t93 = t75*t92;
     const double t94 = t77*t92;
@@ -11502,8 +11630,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t167 = 8.393 + t136 - t99*t111;
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t168 = soagen_cos(q[1]);
-    const double t169 = soagen_sin(q[1]);
+    const double t168 = soagen_cos[1];
+    const double t169 = soagen_sin[1];
     const double t170 = 1.0/t155;
     const double t171 = t153*t170;
     const double t172 = t156*t170;
@@ -11564,8 +11692,8 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
     const double t227 = t224 - t185*t183;
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t228 = soagen_cos(q[0]);
-    const double t229 = soagen_sin(q[0]);
+    const double t228 = soagen_cos[0];
+    const double t229 = soagen_sin[0];
     const double t230 = 1.0/t226;
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
@@ -12414,11 +12542,16 @@ long ur5_os_bias_batch(long count, const double *q, const double *qd, double *cg
 int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6])
 {
 
+    /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
+    double soagen_sin[6], soagen_cos[6];
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
     /* -- body 5: wrist_3_link (joint wrist_3_joint, revolute) -- */
-    const double t0 = soagen_cos(q[5]);
-    const double t1 = soagen_sin(q[5]);
+    const double t0 = soagen_cos[5];
+    const double t1 = soagen_sin[5];
     const double t2 = t1*t1;
     const double t3 = 0.016685526854599998*t2;
     const double t4 = t0*t1;
@@ -12430,8 +12563,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t10 = 0.21942 + t5;
 
     /* -- body 4: wrist_2_link (joint wrist_2_joint, revolute) -- */
-    const double t11 = soagen_cos(q[4]);
-    const double t12 = soagen_sin(q[4]);
+    const double t11 = soagen_cos[4];
+    const double t12 = soagen_sin[4];
     const double t13 = 1.0/t10;
     const double t14 = t7*t13;
     const double t15 = t10*t13;
@@ -12452,8 +12585,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t30 = 0.111172755531 + t25 - t17*t19;
 
     /* -- body 3: wrist_1_link (joint wrist_1_joint, revolute) -- */
-    const double t31 = soagen_cos(q[3]);
-    const double t32 = soagen_sin(q[3]);
+    const double t31 = soagen_cos[3];
+    const double t32 = soagen_sin[3];
     const double t33 = 1.0/t30;
     const double t34 = t29*t33;
     const double t35 = t30*t33;
@@ -12513,8 +12646,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t89 = 4.9009 - t41*t51;
 
     /* -- body 2: forearm_link (joint elbow_joint, revolute) -- */
-    const double t90 = soagen_cos(q[2]);
-    const double t91 = soagen_sin(q[2]);
+    const double t90 = soagen_cos[2];
+    const double t91 = soagen_sin[2];
     const double t92 = 1.0/t77;
     const double t93 = t75*t92;
     const double t94 = t77*t92;
@@ -12593,8 +12726,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t167 = 8.393 + t136 - t99*t111;
 
     /* -- body 1: upper_arm_link (joint shoulder_lift_joint, revolute) -- */
-    const double t168 = soagen_cos(q[1]);
-    const double t169 = soagen_sin(q[1]);
+    const double t168 = soagen_cos[1];
+    const double t169 = soagen_sin[1];
     const double t170 = 1.0/t155;
     const double t171 = t153*t170;
     const double t172 = t156*t170;
@@ -12655,8 +12788,8 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
     const double t227 = t224 - t185*t183;
 
     /* -- body 0: shoulder_link (joint shoulder_pan_joint, revolute) -- */
-    const double t228 = soagen_cos(q[0]);
-    const double t229 = soagen_sin(q[0]);
+    const double t228 = soagen_cos[0];
+    const double t229 = soagen_sin[0];
     const double t230 = 1.0/t226;
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */

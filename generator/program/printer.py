@@ -19,13 +19,17 @@ _STORED_ORDER = Schedule(())   # no ready times: sympy's order, with the sign ru
 class SoaCPrinter(C99CodePrinter):
     """Prints one statement's right-hand side in C."""
 
-    def __init__(self, precision="double"):
+    def __init__(self, precision="double", batched_trig=False):
         if precision not in ("double", "float"):
             raise ValueError(f"precision must be 'double' or 'float', got {precision!r}")
         super().__init__({"strict": False})
         self.precision = precision
         self.names = {}   # Symbol -> printed name (a program's renumbering)
         self.schedule = None   # soagen.program.latency.Schedule of the program: operand order
+        # double: the sines and cosines of a function computed at once before its statements
+        # (soagen.targets.common.c_text.trig_lines); trig_slots maps an angle to its slot there
+        self.batched_trig = batched_trig and precision == "double"
+        self.trig_slots = {}
 
     @property
     def ctype(self):
@@ -73,9 +77,14 @@ class SoaCPrinter(C99CodePrinter):
         return name + ("f" if self.precision == "float" else "")
 
     def _trig(self, name, expr):
-        """libm's sinf/cosf in float; soagen's inline double versions (:mod:`soagen.targets.common.fasttrig`)."""
-        fn = f"{name}f" if self.precision == "float" else f"soagen_{name}"
-        return f"{fn}({self._print(expr.args[0])})"
+        """libm's sinf/cosf in float; in double the value computed by soagen's ``soagen_sincos``
+        (:mod:`soagen.targets.common.fasttrig`, :attr:`trig_slots`) or, unbatched, a call of an
+        inline ``soagen_sin``/``soagen_cos`` that the target defines."""
+        if self.precision == "float":
+            return f"{name}f({self._print(expr.args[0])})"
+        if self.batched_trig:
+            return f"soagen_{name}[{self.trig_slots[expr.args[0]]}]"
+        return f"soagen_{name}({self._print(expr.args[0])})"
 
     def _print_sin(self, expr):
         return self._trig("sin", expr)

@@ -64,7 +64,7 @@ class Emitter:
         from soagen._version import __version__
 
         self.robot, self.name, self.precision = robot, name, precision
-        self.printer = SoaCPrinter(precision)
+        self.printer = SoaCPrinter(precision, batched_trig=True)
         self.ctype = self.printer.ctype
         self.printed, self.parts_of, self.seconds, self.units = {}, {}, {}, {}
         self.template = environment().get_template("robot.c.j2")

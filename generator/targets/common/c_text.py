@@ -11,6 +11,7 @@ import re
 from importlib import resources
 
 import jinja2
+import sympy as sp
 
 from soagen.program.latency import Schedule
 from soagen.program.parts import reads
@@ -70,6 +71,7 @@ def function_lines(prog, printer, lanes=False):
     """
     _prepare(prog, printer)
     lines = [{"banner": None, "code": f"(void){name};"} for name in prog.unused_inputs()]
+    lines += trig_lines(prog, prog.body + [item for loop in prog.loops for item in loop.body.body], printer)
     lines += [_item_line(item, printer, lanes) for item in prog.body]
     return lines + _output_lines(prog, printer, lanes)
 
@@ -77,6 +79,29 @@ def function_lines(prog, printer, lanes=False):
 def _prepare(prog, printer):
     printer.names = prog.names
     printer.schedule = Schedule(prog.statements())
+
+
+def trig_lines(prog, items, printer):
+    """With ``printer.batched_trig``: the lines that compute the sines and cosines the statements
+    ``items`` take, of joint angles (inputs of ``prog``), all at once before them (``soagen_sincos``,
+    :mod:`soagen.targets.common.fasttrig`), each statement then reading its value; [] otherwise."""
+    calls = [expr for item in items if isinstance(item, tuple)
+             for expr in [item[1]] if isinstance(expr, (sp.sin, sp.cos))]
+    if not (printer.batched_trig and calls):
+        return []
+    slot = {sym: (k, i) for k, a in enumerate(prog.inputs) for i, sym in enumerate(a.symbols)}
+    stray = [e for e in calls if e.args[0] not in slot]
+    if stray:
+        raise ValueError(f"{prog.name}: sin/cos of {stray[0].args[0]}, not an input: only angles read "
+                         "from the inputs are computed before the statements")
+    angles = sorted({e.args[0] for e in calls}, key=slot.get)
+    printer.trig_slots = {a: j for j, a in enumerate(angles)}
+    n = len(angles)
+    return [{"banner": "sin and cos of the joint angles, all at once", "mark": BANNER_MARKS[1]},
+            {"banner": None, "code": f"const {printer.ctype} soagen_angle[{n}] = "
+                                     f"{{{', '.join(printer.doprint(a) for a in angles)}}};"},
+            {"banner": None, "code": f"{printer.ctype} soagen_sin[{n}], soagen_cos[{n}];"},
+            {"banner": None, "code": f"soagen_sincos({n}, soagen_angle, soagen_sin, soagen_cos);"}]
 
 
 def _item_line(item, printer, lanes=False):
@@ -163,7 +188,7 @@ def split_function(prefix, prog, printer, parts, slots):
         status = any(isinstance(item, Guard) for item in part.body)
         read = set().union(*(reads(item) for item in part.body if not isinstance(item, Banner)))
         lines = [{"banner": None, "code": f"(void){a.name};"} for a in prog.inputs if not read & set(a.symbols)]
-        lines += loads(part) + [_item_line(item, printer) for item in part.body]
+        lines += loads(part) + trig_lines(prog, part.body, printer) + [_item_line(item, printer) for item in part.body]
         lines += [{"banner": None, "code": f"w[{slot}] = {printer.doprint(sym)};"} for sym, slot in part.stores]
         if not part.loads and not part.stores:
             lines.insert(0, {"banner": None, "code": "(void)w;"})
@@ -178,7 +203,7 @@ def split_function(prefix, prog, printer, parts, slots):
                               prototype=f"{'int' if status else 'void'} {prefix}_{name}("
                                         f"{', '.join(inputs)}, {ctype} w[{slots}])"))
     last = parts[-1]
-    lines = calls + loads(last) + [_item_line(item, printer) for item in last.body]
+    lines = calls + loads(last) + trig_lines(prog, last.body, printer) + [_item_line(item, printer) for item in last.body]
     return functions, lines + _output_lines(prog, printer)
 
 

@@ -11,8 +11,11 @@ error before rounding is below 4e-18 relative, so results are within an ulp
 or two of libm (``tests/test_fasttrig.py`` measures it). |x| ≥ 1e5 rad goes
 to libm. Float builds (microcontrollers) keep ``sinf``/``cosf``.
 
-Both functions compute the same reduction and both polynomials; inlined into
-one function, the compiler shares that work between the sin and cos of a joint.
+A generated function computes the sines and cosines of all the angles it reads
+at once, first (``soagen_sincos`` over an array of them): one loop of the same
+operations on every angle, which the compiler vectorizes (the quadrant's value
+and sign picked by bit masks, no branch); the TALOS's centroidal momentum matrix,
+32 angles, ran 0.80x as long as with a call per statement (timed interleaved in C).
 """
 from __future__ import annotations
 
@@ -24,7 +27,6 @@ SIN = (-0.1666666666666663, 0.008333333333321907, -0.00019841269829452244, 2.755
 COS = (0.04166666666666659, -0.0013888888888872505, 2.480158728855358e-05, -2.755731410296429e-07,
        2.0875691483269687e-09, -1.1358093609276402e-11)   # cos r = 1 − r²/2 + r⁴ Σ COS[i] r^2i
 LIBM_BEYOND = 1.0e5
-NAMES = ("soagen_sin", "soagen_cos")
 
 
 def _horner(coeffs, z):
@@ -35,24 +37,42 @@ def _horner(coeffs, z):
 
 
 def c_helpers():
-    """C text of ``static inline double soagen_sin(double)`` and ``soagen_cos``."""
+    """C text of ``static inline void soagen_sincos(int n, const double *x, double *s, double *c)``:
+    ``s[i]``, ``c[i]`` = sin and cos of ``x[i]``, i < n."""
     sin_poly, cos_poly = _horner(SIN, "z"), _horner(COS, "z")
-    body = []
-    # branch-free quadrant selection (random angles would mispredict a switch): the
-    # value is sc[index] (exact), the sign ±1.0 (exact)
-    for name, libm, index, sign in (("soagen_sin", "sin", "q & 1", "q & 2"),
-                                    ("soagen_cos", "cos", "(q + 1) & 1", "(q + 1) & 2")):
-        body.append(f"""static inline double {name}(double x)
+    # k = round(x 2/pi) is in the low bits of x 2/pi + ROUND; quadrant q = k mod 4: the value is
+    # the cos polynomial when q is odd, the sign flips when q & 2 (cos: q + 1)
+    return f"""/* sin/cos of joint angles: reduction by k*pi/2 (pi/2 in three parts), polynomials on
+ * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig).
+ * One loop over the angles: the compiler vectorizes it. */
+#include <stdint.h>
+#include <string.h>
+
+static inline void soagen_sincos(int n, const double *restrict x, double *restrict s, double *restrict c)
 {{
-    if (!(fabs(x) < {LIBM_BEYOND!r})) return {libm}(x);
-    const double k = (x*{TWO_OVER_PI!r} + {ROUND!r}) - {ROUND!r};
-    const double r = ((x - k*{PIO2[0]!r}) - k*{PIO2[1]!r}) - k*{PIO2[2]!r};
-    const double z = r*r;
-    const double sc[2] = {{r + r*z*({sin_poly}),
-                          1.0 - 0.5*z + z*z*({cos_poly})}};
-    const long q = (long)k;
-    return (double)(1 - ({sign}))*sc[{index}];
-}}""")
-    head = ("/* sin/cos of joint angles: reduction by k*pi/2 (pi/2 in three parts), polynomials on\n"
-            " * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig). */")
-    return head + "\n" + "\n\n".join(body) + "\n"
+    int far = 0;
+    for (int i = 0; i < n; ++i) {{
+        const double kr = x[i]*{TWO_OVER_PI!r} + {ROUND!r};
+        const double k = kr - {ROUND!r};
+        const double r = ((x[i] - k*{PIO2[0]!r}) - k*{PIO2[1]!r}) - k*{PIO2[2]!r};
+        const double z = r*r;
+        const double ps = r + r*z*({sin_poly});
+        const double pc = 1.0 - 0.5*z + z*z*({cos_poly});
+        uint64_t q, vs, vc;
+        memcpy(&q, &kr, sizeof q);
+        memcpy(&vs, (q & 1) ? &pc : &ps, sizeof vs);
+        memcpy(&vc, (q & 1) ? &ps : &pc, sizeof vc);
+        vs ^= (q & 2) << 62;
+        vc ^= ((q + 1) & 2) << 62;
+        memcpy(&s[i], &vs, sizeof vs);
+        memcpy(&c[i], &vc, sizeof vc);
+        far |= !(fabs(x[i]) < {LIBM_BEYOND!r});
+    }}
+    if (far)
+        for (int i = 0; i < n; ++i)
+            if (!(fabs(x[i]) < {LIBM_BEYOND!r})) {{
+                s[i] = sin(x[i]);
+                c[i] = cos(x[i]);
+            }}
+}}
+"""

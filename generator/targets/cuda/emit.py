@@ -37,11 +37,11 @@ class CudaSource:
 
 def trig_helpers():
     """C text of ``soagen_sin``/``soagen_cos`` for host and device: the operations of
-    :func:`soagen.targets.common.fasttrig.c_helpers`, the quadrant's value picked by a conditional instead of
-    an indexed local array (which a GPU keeps in local memory) -- the same value."""
+    :func:`soagen.targets.common.fasttrig.c_helpers` on one angle (a thread computes its own, as it
+    needs them: no local array, which a GPU keeps in local memory) -- the same value."""
     sin_poly, cos_poly = fasttrig._horner(fasttrig.SIN, "z"), fasttrig._horner(fasttrig.COS, "z")
     p1, p2, p3 = (repr(x) for x in fasttrig.PIO2)
-    return f"""/* sin (shift 0) or cos (shift 1) of joint angles: soagen_sin/soagen_cos of the C file */
+    return f"""/* sin (shift 0) or cos (shift 1) of joint angles: soagen_sincos of the C file, one angle */
 __host__ __device__ static inline double soagen_trig(double x, long shift)
 {{
     if (!(fabs(x) < {fasttrig.LIBM_BEYOND!r})) return shift ? cos(x) : sin(x);

@@ -83,7 +83,7 @@ def vector_helpers(precision, trig, sqrt):
     if trig and precision == "double":
         sin_poly, cos_poly = fasttrig._horner(fasttrig.SIN, "z"), fasttrig._horner(fasttrig.COS, "z")
         p1, p2, p3 = (repr(x) for x in fasttrig.PIO2)
-        parts.append(f"""/* sin (shift 0) or cos (shift 1) on every lane: the scalar soagen_sin/soagen_cos */
+        parts.append(f"""/* sin (shift 0) or cos (shift 1) on every lane: the scalar soagen_sincos */
 static inline soagen_v soagen_vtrig(soagen_v x, long long shift)
 {{
     const soagen_v k = (x*{fasttrig.TWO_OVER_PI!r} + {fasttrig.ROUND!r}) - {fasttrig.ROUND!r};
