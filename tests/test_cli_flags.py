@@ -97,6 +97,33 @@ def test_trig_inputs_take_cos_and_sin(tmp_path):
     assert np.allclose(tau, ref.inverse_dynamics(robots.example("puma560"), q, qd, qdd), rtol=1e-12, atol=1e-12)
 
 
+def test_a_long_function_takes_each_angle_where_a_statement_needs_it(tmp_path, monkeypatch):
+    """Up to LONG_UNIT_STATEMENTS statements a function computes all its sines and cosines at once
+    (soagen_sincos, one vectorized loop); above, each statement calls soagen_sin/soagen_cos (the
+    array made gcc spill more in long functions).  Both forms give the reference's torques."""
+    from soagen import codegen
+    from soagen.options import Options
+    from soagen.targets.c99.emit import emit
+    from soagen.targets.common import c_text
+
+    puma = robots.example("puma560")
+    progs, _ = codegen.programs(puma, Options(functions=("inverse_dynamics",)))
+    q, qd, qdd = np.array([0.1, -0.4, 0.3, 0.5, -0.2, 2.7]), np.linspace(-1, 1, 6), np.linspace(1, -0.5, 6)
+    want = ref.inverse_dynamics(puma, q, qd, qdd)
+    texts = {}
+    for form, limit in (("batched", c_text.LONG_UNIT_STATEMENTS), ("single", 10)):
+        monkeypatch.setattr(c_text, "LONG_UNIT_STATEMENTS", limit)
+        src = emit(puma, progs, form)
+        out = tmp_path / form
+        out.mkdir()
+        (out / f"{form}.h").write_text(src.header)
+        (out / f"{form}.c").write_text(texts.setdefault(form, src.source))
+        (tau,) = run_c(out, form, "inverse_dynamics", [q, qd, qdd], [6])
+        assert np.allclose(tau, want, rtol=1e-12, atol=1e-12), form
+    assert "soagen_sincos(5, soagen_angle" in texts["batched"] and "soagen_cos(q[" not in texts["batched"]
+    assert "soagen_cos(q[4])" in texts["single"] and "soagen_angle" not in texts["single"]
+
+
 def test_variants_add_the_named_families():
     def functions(*args):
         text = cli("opcount", ONE, "--tip", "l1", *args)

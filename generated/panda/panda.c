@@ -3,8 +3,8 @@
 #include "panda.h"
 
 /* sin/cos of joint angles: reduction by k*pi/2 (pi/2 in three parts), polynomials on
- * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig).
- * One loop over the angles: the compiler vectorizes it. */
+ * [-pi/4, pi/4] (fit error < 4e-18 relative), libm beyond |x| >= 1e5 (soagen.fasttrig):
+ * a function's angles at once in one loop that the compiler vectorizes, or one angle. */
 #include <stdint.h>
 #include <string.h>
 

@@ -27,7 +27,8 @@ class SoaCPrinter(C99CodePrinter):
         self.names = {}   # Symbol -> printed name (a program's renumbering)
         self.schedule = None   # soagen.program.latency.Schedule of the program: operand order
         # double: the sines and cosines of a function computed at once before its statements
-        # (soagen.targets.common.c_text.trig_lines); trig_slots maps an angle to its slot there
+        # (soagen.targets.common.c_text.trig_lines); trig_slots maps an angle to its slot there,
+        # empty where each statement calls soagen_sin/soagen_cos
         self.batched_trig = batched_trig and precision == "double"
         self.trig_slots = {}
 
@@ -78,11 +79,11 @@ class SoaCPrinter(C99CodePrinter):
 
     def _trig(self, name, expr):
         """libm's sinf/cosf in float; in double the value computed by soagen's ``soagen_sincos``
-        (:mod:`soagen.targets.common.fasttrig`, :attr:`trig_slots`) or, unbatched, a call of an
-        inline ``soagen_sin``/``soagen_cos`` that the target defines."""
+        (:mod:`soagen.targets.common.fasttrig`, :attr:`trig_slots`) or a call of an inline
+        ``soagen_sin``/``soagen_cos`` that the target defines."""
         if self.precision == "float":
             return f"{name}f({self._print(expr.args[0])})"
-        if self.batched_trig:
+        if expr.args[0] in self.trig_slots:
             return f"soagen_{name}[{self.trig_slots[expr.args[0]]}]"
         return f"soagen_{name}({self._print(expr.args[0])})"
 

@@ -95,7 +95,7 @@ class Emitter:
                 if prog.returns_status else "returns 0."),
             argdocs=[f"{a.name}[{a.size}]: {a.doc}" for a in prog.inputs + prog.outputs],
             part=False, declarations=[g["prototype"] for g in self.parts_of[prog.name]], lines=lines)
-        ctx = dict(self.ctx, own_header=False, helpers=self._helpers([prog]))
+        ctx = dict(self.ctx, own_header=False, helpers=self._helpers([prog.name]))
         units = [(part["name"], self.template.render(**dict(ctx, functions=[part])))
                  for part in self.parts_of[prog.name]]
         own = dict(f, declarations=f["declarations"] + ([prototype(name, callee, ctype)] if callee else []))
@@ -104,9 +104,11 @@ class Emitter:
         self.seconds[prog.name] = time.perf_counter() - t0
         return units
 
-    def _helpers(self, programs):
-        """The fast sin/cos helpers, when a program reads an angle (double precision)."""
-        return fasttrig.c_helpers() if self.precision == "double" and any(p.ops["trig"] for p in programs) else ""
+    def _helpers(self, names):
+        """The fast sin/cos helpers that the printed functions ``names`` (and their parts) call."""
+        code = "\n".join(line["code"] for name in names for f in [*self.parts_of[name], self.printed[name]]
+                         for line in f["lines"] if line["banner"] is None)
+        return fasttrig.c_helpers(fasttrig.used(code))
 
     def csource(self, programs):
         """The files of ``programs`` (each printed, or printed now); -> CSource."""
@@ -115,7 +117,7 @@ class Emitter:
             if prog.name not in self.printed:
                 self.function(prog, by_name.get(prog.calls))
         functions = [self.printed[p.name] for p in programs]
-        ctx = dict(self.ctx, own_header=True, helpers=self._helpers(programs))
+        ctx = dict(self.ctx, own_header=True, helpers=self._helpers([p.name for p in programs]))
         header = environment().get_template("robot.h.j2").render(**dict(ctx, functions=functions))
         source = self.template.render(**dict(ctx, functions=[g for p in programs
                                                               for g in self.parts_of[p.name] + [self.printed[p.name]]]))
