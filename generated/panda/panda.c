@@ -46,9 +46,8 @@ void panda_forward_kinematics(const double q[7], double T[16])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- world poses of the tip bodies, base-to-tip ---- */
     const double t0 = soagen_cos[6];
@@ -171,9 +170,8 @@ void panda_jacobian(const double q[7], double J[42])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q, soagen_sin, soagen_cos);
 
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos[5];
@@ -340,9 +338,8 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -565,9 +562,8 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -980,9 +976,8 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1444,9 +1439,8 @@ void panda_gravity(const double q[7], double tau[7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1640,9 +1634,8 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -2039,9 +2032,8 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -2433,9 +2425,8 @@ void panda_mass_matrix(const double q[7], double M[49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
@@ -2835,9 +2826,8 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ==== column 0 ==== */
 
@@ -3769,9 +3759,8 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -4745,9 +4734,8 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
@@ -5283,9 +5271,8 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -6067,9 +6054,8 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -6927,9 +6913,8 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -7861,9 +7846,8 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -8642,9 +8626,8 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -9456,9 +9439,8 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -9996,9 +9978,8 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -10804,9 +10785,8 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -11689,9 +11669,8 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos[6];
@@ -12439,9 +12418,8 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -13690,9 +13668,8 @@ int panda_os_gravity(const double q[7], double g[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -14643,9 +14620,8 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -15923,9 +15899,8 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
-    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
+    soagen_sincos(7, q, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
