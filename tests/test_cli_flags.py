@@ -90,7 +90,7 @@ def test_floating_base_adds_a_free_flyer(tmp_path):
 def test_trig_inputs_take_cos_and_sin(tmp_path):
     _, plain, _ = generate(tmp_path, "plain", "--example", "puma560", "--function", "inverse_dynamics")
     _, trig, out = generate(tmp_path, "trig", "--example", "puma560", "--trig-inputs", "--function", "inverse_dynamics")
-    assert "soagen_sincos(5, q + 1, soagen_sin" in plain and "soagen_cos[4]" in plain and "cq[6]" not in plain  # q1 unread
+    assert "soagen_sincos(5, soagen_angle" in plain and "soagen_cos[4]" in plain and "cq[6]" not in plain   # q1 unread
     assert "const double cq[6], const double sq[6]" in trig and "cos(" not in trig
     q, qd, qdd = np.array([0.1, -0.4, 0.3, 0.5, -0.2, 0.7]), np.linspace(-1, 1, 6), np.linspace(1, -0.5, 6)
     (tau,) = run_c(out, "trig", "inverse_dynamics", [q, qd, qdd, np.cos(q), np.sin(q)], [6])
@@ -120,36 +120,8 @@ def test_a_long_function_takes_each_angle_where_a_statement_needs_it(tmp_path, m
         (out / f"{form}.c").write_text(texts.setdefault(form, src.source))
         (tau,) = run_c(out, form, "inverse_dynamics", [q, qd, qdd], [6])
         assert np.allclose(tau, want, rtol=1e-12, atol=1e-12), form
-    assert "soagen_sincos(5, q + 1, soagen_sin" in texts["batched"] and "soagen_cos(q[" not in texts["batched"]
+    assert "soagen_sincos(5, soagen_angle" in texts["batched"] and "soagen_cos(q[" not in texts["batched"]
     assert "soagen_cos(q[4])" in texts["single"] and "soagen_angle" not in texts["single"]
-
-
-def test_the_angles_are_read_in_place_when_consecutive_else_copied(tmp_path):
-    """The sin/cos block reads consecutive angles from the input itself (no copy: a copy's scalar
-    stores, read back by vector loads, cost the UR5's forward kinematics a quarter of its time in
-    the benchmark) and copies scattered ones into soagen_angle; both give the right values."""
-    from soagen.program.statements import Program
-    from soagen.targets.c99.emit import emit
-
-    def program(name, angles):
-        prog = Program(name)
-        q = prog.input("q", 4)
-        prog.output("y", [prog.let(c + 2 * s) for c, s in (prog.trig(q[i]) for i in angles)])
-        prog.finish()
-        return prog
-
-    q = np.array([0.3, -1.2, 2.5, 4.0])
-    for name, angles, call in (("inplace", [1, 2, 3], "soagen_sincos(3, q + 1, "),
-                               ("copied", [0, 3], "soagen_sincos(2, soagen_angle, ")):
-        prog = program(name, angles)
-        src = emit(robots.example("puma560"), [prog], name)
-        assert call in src.source and ("soagen_angle" in src.source) == (name == "copied")
-        out = tmp_path / name
-        out.mkdir()
-        (out / f"{name}.h").write_text(src.header)
-        (out / f"{name}.c").write_text(src.source)
-        (y,) = run_c(out, name, name, [q], [len(angles)])
-        assert np.allclose(y, np.cos(q[angles]) + 2 * np.sin(q[angles]), rtol=1e-15, atol=1e-15)
 
 
 def test_variants_add_the_named_families():

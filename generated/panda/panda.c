@@ -46,8 +46,9 @@ void panda_forward_kinematics(const double q[7], double T[16])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- world poses of the tip bodies, base-to-tip ---- */
     const double t0 = soagen_cos[6];
@@ -170,8 +171,9 @@ void panda_jacobian(const double q[7], double J[42])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos[5];
@@ -338,8 +340,9 @@ void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -562,8 +565,9 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -976,8 +980,9 @@ void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], con
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1439,8 +1444,9 @@ void panda_gravity(const double q[7], double tau[7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1634,8 +1640,9 @@ void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -2032,8 +2039,9 @@ void panda_coriolis(const double q[7], const double qd[7], double tau[7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -2425,8 +2433,9 @@ void panda_mass_matrix(const double q[7], double M[49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
@@ -2826,8 +2835,9 @@ void panda_mass_matrix_ne(const double q[7], double M[49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ==== column 0 ==== */
 
@@ -3759,8 +3769,9 @@ void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -4734,8 +4745,9 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
@@ -5271,8 +5283,9 @@ void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const dou
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -6054,8 +6067,9 @@ void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const dou
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -6913,8 +6927,9 @@ void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const dou
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -7846,8 +7861,9 @@ void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const dou
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -8626,8 +8642,9 @@ void panda_forward_dynamics_crba(const double q[7], const double qd[7], const do
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -9439,8 +9456,9 @@ void panda_tip_force_acceleration(const double q[7], const double f[6], double q
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -9978,8 +9996,9 @@ void panda_os_inertia_inverse(const double q[7], double Omega[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -10785,8 +10804,9 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -11669,8 +11689,9 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos[6];
@@ -12418,8 +12439,9 @@ int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -13668,8 +13690,9 @@ int panda_os_gravity(const double q[7], double g[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -14620,8 +14643,9 @@ int panda_os_bias(const double q[7], const double qd[7], double cg[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -15899,8 +15923,9 @@ int panda_osc_torque(const double q[7], const double qd[7], const double u[6], d
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[7] = {q[0], q[1], q[2], q[3], q[4], q[5], q[6]};
     double soagen_sin[7], soagen_cos[7];
-    soagen_sincos(7, q, soagen_sin, soagen_cos);
+    soagen_sincos(7, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 

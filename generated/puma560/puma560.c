@@ -46,8 +46,9 @@ void puma560_forward_kinematics(const double q[6], double T[16])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- world poses of the tip bodies, base-to-tip ---- */
     const double t0 = soagen_cos[5];
@@ -141,8 +142,9 @@ void puma560_jacobian(const double q[6], double J[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[0], q[1], q[2], q[3], q[4]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos[4];
@@ -257,8 +259,9 @@ void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -430,8 +433,9 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -746,8 +750,9 @@ void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], c
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1101,8 +1106,9 @@ void puma560_gravity(const double q[6], double tau[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1261,8 +1267,9 @@ void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1557,8 +1564,9 @@ void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1846,8 +1854,9 @@ void puma560_mass_matrix(const double q[6], double M[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[4] = {q[1], q[2], q[3], q[4]};
     double soagen_sin[4], soagen_cos[4];
-    soagen_sincos(4, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(4, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
@@ -2107,8 +2116,9 @@ void puma560_mass_matrix_ne(const double q[6], double M[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ==== column 0 ==== */
 
@@ -2695,8 +2705,9 @@ void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[4] = {q[1], q[2], q[3], q[4]};
     double soagen_sin[4], soagen_cos[4];
-    soagen_sincos(4, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(4, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -3338,8 +3349,9 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[4] = {q[1], q[2], q[3], q[4]};
     double soagen_sin[4], soagen_cos[4];
-    soagen_sincos(4, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(4, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
@@ -3693,8 +3705,9 @@ void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const d
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -4243,8 +4256,9 @@ void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const d
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -4850,8 +4864,9 @@ void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const d
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -5515,8 +5530,9 @@ void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const d
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -6065,8 +6081,9 @@ void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const 
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -6621,8 +6638,9 @@ void puma560_tip_force_acceleration(const double q[6], const double f[6], double
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -7002,8 +7020,9 @@ void puma560_os_inertia_inverse(const double q[6], double Omega[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -7596,8 +7615,9 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -8267,8 +8287,9 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[0], q[1], q[2], q[3], q[4]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos[4];
@@ -8787,8 +8808,9 @@ int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -9717,8 +9739,9 @@ int puma560_os_gravity(const double q[6], double g[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -10416,8 +10439,9 @@ int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -11358,8 +11382,9 @@ int puma560_osc_torque(const double q[6], const double qd[6], const double u[6],
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 

@@ -46,8 +46,9 @@ void ur5_forward_kinematics(const double q[6], double T[16])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- world poses of the tip bodies, base-to-tip ---- */
     const double t0 = soagen_cos[5];
@@ -170,8 +171,9 @@ void ur5_jacobian(const double q[6], double J[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[0], q[1], q[2], q[3], q[4]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos[4];
@@ -327,8 +329,9 @@ void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -553,8 +556,9 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -881,8 +885,9 @@ void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1258,8 +1263,9 @@ void ur5_gravity(const double q[6], double tau[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1412,8 +1418,9 @@ void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -1717,8 +1724,9 @@ void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -2014,8 +2022,9 @@ void ur5_mass_matrix(const double q[6], double M[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
@@ -2307,8 +2316,9 @@ void ur5_mass_matrix_ne(const double q[6], double M[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ==== column 0 ==== */
 
@@ -2902,8 +2912,9 @@ void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -3558,8 +3569,9 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base composite inertias R(k) -- [RK (3.20)] ---- */
 
@@ -3945,8 +3957,9 @@ void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const doubl
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -4518,8 +4531,9 @@ void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const doubl
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -5142,8 +5156,9 @@ void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const doubl
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -5856,8 +5871,9 @@ void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const doubl
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -6425,8 +6441,9 @@ void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const doub
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[5] = {q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[5], soagen_cos[5];
-    soagen_sincos(5, q + 1, soagen_sin, soagen_cos);
+    soagen_sincos(5, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- base-to-tip velocities V, bias accelerations a, bias forces b -- [RK (2.17)-(2.19), (2.32); KJR (47)] ---- */
 
@@ -7020,8 +7037,9 @@ void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -7435,8 +7453,9 @@ void ur5_os_inertia_inverse(const double q[6], double Omega[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -8132,8 +8151,9 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -8906,8 +8926,9 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip Jacobians J = B* phi* H* from the world poses -- [RJK (1); KJR (38)-(41)] ---- */
     const double t0 = soagen_cos[5];
@@ -9522,8 +9543,9 @@ int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -10604,8 +10626,9 @@ int ur5_os_gravity(const double q[6], double g[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -11424,8 +11447,9 @@ int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 
@@ -12519,8 +12543,9 @@ int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], dou
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
+    const double soagen_angle[6] = {q[0], q[1], q[2], q[3], q[4], q[5]};
     double soagen_sin[6], soagen_cos[6];
-    soagen_sincos(6, q, soagen_sin, soagen_cos);
+    soagen_sincos(6, soagen_angle, soagen_sin, soagen_cos);
 
     /* ---- tip-to-base articulated-body Riccati pass P, D, G, K -- [KJR (30)-(32), (37); RK (4.4)-(4.7)] ---- */
 

@@ -100,16 +100,11 @@ def trig_lines(prog, items, printer):
     angles = sorted({e.args[0] for e in calls}, key=slot.get)
     printer.trig_slots = {a: j for j, a in enumerate(angles)}
     n = len(angles)
-    (k, first), (last_k, last) = slot[angles[0]], slot[angles[-1]]
-    lines = [{"banner": "sin and cos of the joint angles, all at once", "mark": BANNER_MARKS[1]}]
-    if (k, last - first) == (last_k, n - 1):              # consecutive entries of one input: read in place
-        x = f"{prog.inputs[k].name} + {first}" if first else prog.inputs[k].name
-    else:
-        x = "soagen_angle"
-        lines.append({"banner": None, "code": f"const {printer.ctype} soagen_angle[{n}] = "
-                                              f"{{{', '.join(printer.doprint(a) for a in angles)}}};"})
-    return lines + [{"banner": None, "code": f"{printer.ctype} soagen_sin[{n}], soagen_cos[{n}];"},
-                    {"banner": None, "code": f"soagen_sincos({n}, {x}, soagen_sin, soagen_cos);"}]
+    return [{"banner": "sin and cos of the joint angles, all at once", "mark": BANNER_MARKS[1]},
+            {"banner": None, "code": f"const {printer.ctype} soagen_angle[{n}] = "
+                                     f"{{{', '.join(printer.doprint(a) for a in angles)}}};"},
+            {"banner": None, "code": f"{printer.ctype} soagen_sin[{n}], soagen_cos[{n}];"},
+            {"banner": None, "code": f"soagen_sincos({n}, soagen_angle, soagen_sin, soagen_cos);"}]
 
 
 def _item_line(item, printer, lanes=False):
