@@ -88,3 +88,18 @@ def test_cut_module_matches_reference(tmp_path):
     results = check_module(target, mod, samples=30, seed=3)
     assert sorted(results) == sorted(FUNCTIONS)
     assert_checked(target, results, 30)
+
+
+def test_cut_functions_are_counted_whole_in_the_c_text():
+    """``count_c`` adds a cut function's parts into it and counts no load from ``w`` as a
+    statement: the C text's counts equal the program's (``soagen opcount`` checks this)."""
+    from soagen.reports.opcount import count_c
+
+    with small_parts():
+        gen = generate(robot(), soagen.Options(functions=FUNCTIONS), "cut")
+    source = gen.csource.source
+    assert source.count("_part1(") >= len(FUNCTIONS) and "= w[" in source
+    in_c = count_c(source)
+    assert sorted(in_c) == sorted(f"cut_{p.name}" for p in gen.programs)
+    for p in gen.programs:
+        assert in_c[f"cut_{p.name}"] == {k: p.ops[k] for k in in_c[f"cut_{p.name}"]}, p.name

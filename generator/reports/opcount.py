@@ -13,7 +13,9 @@ from soagen.program.statements import OP_KINDS
 COLUMNS = ("mul", "add", "div", "sqrt", "trig", "statements")
 _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?f?)|(?P<name>[A-Za-z_]\w*)"
                     r"|(?P<op>[-+*/=(),;\[\]{}<>!]))")
-_FUNCTION = re.compile(r"^(?:int|void) (\w+)\(.*?\)\n\{\n(.*?)^\}", re.S | re.M)
+_FUNCTION = re.compile(r"^(?:int|void) (\w+)\([^\n]*\)\n\{\n(.*?)^\}", re.S | re.M)
+_PART = re.compile(r"(\w+)_part\d+$")                              # one part of a cut function
+_LOAD = re.compile(r"const (?:double|float) \w+ = w\[\d+\];$")      # a value read back from an earlier part
 _INDEX = re.compile(r"\[[^\]]*\]")
 _LOOP = re.compile(r"for \(int j = 0; j < (\d+); \+\+j\) \{$")     # a column loop (its body counts per column)
 
@@ -56,10 +58,15 @@ def count_line(line):
 
 
 def count_c(source):
-    """``{function name: counts}`` for every function defined in C ``source``."""
+    """``{function name: counts}`` for every function defined in C ``source``; the parts of a
+    cut function (``f_part0``, ``f_part1``, ...) are counted into ``f``, and the loads of the
+    values passed between them are no statements."""
     out = {}
     for name, body in _FUNCTION.findall(_strip_comments(source)):
-        counts = dict.fromkeys(OP_KINDS, 0)
+        whole = _PART.match(name)
+        if whole:
+            name = whole.group(1)
+        counts = out.get(name) or dict.fromkeys(OP_KINDS, 0)
         statements, times = 0, 1          # times: the column count inside a column loop's ``for``
         for line in body.splitlines():
             line = line.strip()
@@ -75,13 +82,13 @@ def count_c(source):
                 times = 1
                 continue
             if line.startswith(("const double t", "const float t", "const double c", "const float c",
-                                "const double v", "const float v")):
+                                "const double v", "const float v")) and not _LOAD.match(line):
                 statements += 1
             text = _INDEX.sub("[]", line)                # an array index (``x[38 + j]``) is no arithmetic
             for k, v in count_line(text.split("=", 1)[1] if "=" in text and not text.startswith("if")
                                    else text).items():
                 counts[k] += v * times
-        counts["statements"] = statements
+        counts["statements"] = counts.get("statements", 0) + statements
         out[name] = counts
     return out
 
