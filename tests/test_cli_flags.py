@@ -104,15 +104,15 @@ def test_a_long_function_takes_each_angle_where_a_statement_needs_it(tmp_path, m
     from soagen import codegen
     from soagen.options import Options
     from soagen.targets.c99.emit import emit
-    from soagen.targets.common import c_text
+    from soagen.targets.common import compiler
 
     puma = robots.example("puma560")
     progs, _ = codegen.programs(puma, Options(functions=("inverse_dynamics",)))
     q, qd, qdd = np.array([0.1, -0.4, 0.3, 0.5, -0.2, 2.7]), np.linspace(-1, 1, 6), np.linspace(1, -0.5, 6)
     want = ref.inverse_dynamics(puma, q, qd, qdd)
     texts = {}
-    for form, limit in (("batched", c_text.LONG_UNIT_STATEMENTS), ("single", 10)):
-        monkeypatch.setattr(c_text, "LONG_UNIT_STATEMENTS", limit)
+    for form, limit in (("batched", compiler.LONG_UNIT_STATEMENTS), ("single", 10)):
+        monkeypatch.setattr(compiler, "LONG_UNIT_STATEMENTS", limit)
         src = emit(puma, progs, form)
         out = tmp_path / form
         out.mkdir()
@@ -122,6 +122,31 @@ def test_a_long_function_takes_each_angle_where_a_statement_needs_it(tmp_path, m
         assert np.allclose(tau, want, rtol=1e-12, atol=1e-12), form
     assert "soagen_sincos(5, soagen_angle" in texts["batched"] and "soagen_cos(q[" not in texts["batched"]
     assert "soagen_cos(q[4])" in texts["single"] and "soagen_angle" not in texts["single"]
+
+
+def test_the_trig_form_and_the_compiler_flags_judge_a_unit_by_one_count(monkeypatch):
+    """A unit whose sines and cosines are computed per statement (long) is the unit that gets gcc's
+    long-unit flags, and no other: both ask ``compiler.is_long`` of the same statement count, with
+    the threshold just below and at each function's count (its text has more lines than statements)."""
+    from soagen import codegen
+    from soagen.options import Options
+    from soagen.targets.c99.emit import Emitter
+    from soagen.targets.common import compiler
+
+    monkeypatch.setattr(compiler, "is_gcc", lambda cc: True)
+    puma = robots.example("puma560")
+    progs, _ = codegen.programs(puma, Options(functions=("inverse_dynamics", "mass_matrix", "jacobian")))
+    seen = set()
+    for prog in progs:
+        statements = sum(isinstance(item, tuple) for item in prog.body)
+        for limit in (statements - 1, statements):
+            monkeypatch.setattr(compiler, "LONG_UNIT_STATEMENTS", limit)
+            ((_, text),) = Emitter(puma, "p").function(prog)
+            per_statement = "soagen_sincos(" not in text
+            flagged = compiler.GCC_LONG_UNIT_ARGS[0] in compiler.unit_args(["-O3"], text)
+            assert per_statement == flagged == (limit < statements), (prog.name, limit)
+            seen.add(flagged)
+    assert seen == {True, False}
 
 
 def test_variants_add_the_named_families():

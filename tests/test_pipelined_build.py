@@ -86,8 +86,8 @@ def test_a_long_unit_gets_gccs_long_unit_flags_and_compiles(tmp_path, monkeypatc
     """A unit over LONG_UNIT_STATEMENTS statements is compiled with GCC_LONG_UNIT_ARGS when the
     compiler is gcc (so gcc must accept them); a short one with the queue's flags alone."""
     def unit(statements):
-        body = "".join(f"    x = x * 0.5 + {i};\n" for i in range(statements))
-        return f"double f(double x)\n{{\n{body}    return x;\n}}\n"
+        body = "".join(f"    const double t{i + 1} = t{i} * 0.5 + {i};\n" for i in range(statements))
+        return f"double f(double t0)\n{{\n{body}    return t{statements};\n}}\n"
 
     used = {}
     real = compiler.compile_object

@@ -149,7 +149,7 @@ def build(target, options, name, functions, record, cache_dir=None, progress=Non
     args = compile_args(options)
     key = cache_key(target.fingerprint(), repr(options), name, ",".join(functions), " ".join(args),
                     f"parts {parts.PART_STATEMENTS} above {parts.SPLIT_ABOVE}",
-                    f"long units {LONG_UNIT_STATEMENTS} {' '.join(GCC_LONG_UNIT_ARGS)}")
+                    f"long units over {LONG_UNIT_STATEMENTS} statements {' '.join(GCC_LONG_UNIT_ARGS)}")
     modname = f"_soagen_{name}_{key}"
     timings = {}
 

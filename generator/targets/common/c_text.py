@@ -16,7 +16,7 @@ import sympy as sp
 from soagen.program.latency import Schedule
 from soagen.program.parts import reads
 from soagen.program.statements import Banner, Guard
-from soagen.targets.common.compiler import LONG_UNIT_STATEMENTS
+from soagen.targets.common.compiler import is_long
 
 
 def c_name(name):
@@ -86,11 +86,12 @@ def trig_lines(prog, items, printer):
     """With ``printer.batched_trig``: the lines that compute the sines and cosines the statements
     ``items`` take, of joint angles (inputs of ``prog``), all at once before them (``soagen_sincos``,
     :mod:`soagen.targets.common.fasttrig`), each statement then reading its value; [] otherwise,
-    and for a unit of more than :data:`LONG_UNIT_STATEMENTS` statements (a call per statement)."""
+    and for a long unit (:func:`~soagen.targets.common.compiler.is_long`: a call per statement),
+    judged by the same statement count as the compiler flags of the unit."""
     printer.trig_slots = {}
     statements = [item for item in items if isinstance(item, tuple)]
     calls = [e for _, e in statements if isinstance(e, (sp.sin, sp.cos))]
-    if not (printer.batched_trig and calls) or len(statements) > LONG_UNIT_STATEMENTS:
+    if not (printer.batched_trig and calls) or is_long(len(statements)):
         return []
     slot = {sym: (k, i) for k, a in enumerate(prog.inputs) for i, sym in enumerate(a.symbols)}
     stray = [e for e in calls if e.args[0] not in slot]

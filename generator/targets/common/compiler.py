@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import heapq
 import os
+import re
 import subprocess
 import threading
 import time
@@ -21,6 +22,21 @@ from soagen.options import jobs
 #: on the Panda's short forward dynamics they cost 1%, hence only for long units
 GCC_LONG_UNIT_ARGS = ["--param=lra-max-considered-reload-pseudos=10", "-fno-gcse-after-reload"]
 LONG_UNIT_STATEMENTS = 5000
+#: a statement of a generated function: a ``const`` value named t, c or v (not a load from ``w``)
+_STATEMENT = re.compile(r"^[ \t]*const (?:double|float) [tcv]\d+ = (?!w\[)", re.M)
+
+
+def statement_count(text):
+    """The program statements in the C ``text`` of a translation unit, those of its column loops'
+    bodies included: what :func:`is_long` is asked of the unit."""
+    return len(_STATEMENT.findall(text))
+
+
+def is_long(statements):
+    """Whether a unit of ``statements`` statements is long: it gets :data:`GCC_LONG_UNIT_ARGS`, and its
+    sines and cosines are computed where each statement needs them
+    (:func:`soagen.targets.common.c_text.trig_lines`)."""
+    return statements > LONG_UNIT_STATEMENTS
 
 
 @functools.lru_cache(maxsize=None)
@@ -35,7 +51,7 @@ def is_gcc(cc):
 
 def unit_args(args, text):
     """``args`` for a translation unit of C ``text``, with :data:`GCC_LONG_UNIT_ARGS` for a long one."""
-    if text.count(";\n") > LONG_UNIT_STATEMENTS and is_gcc(os.environ.get("CC", "cc")):
+    if is_long(statement_count(text)) and is_gcc(os.environ.get("CC", "cc")):
         return [*args, *GCC_LONG_UNIT_ARGS]
     return list(args)
 
