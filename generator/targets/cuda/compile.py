@@ -17,7 +17,7 @@ from soagen.targets.cuda.module import CudaModule
 #: building machine, e.g. ``sm_90`` for an H100/H200). Contraction into FMA is nvcc's default.
 NVCC_ARGS = ["-O3", "--shared", "-Xcompiler", "-fPIC"]
 #: host C++ flags of the "cuda-host" target: those of the cffi module (soagen.targets.c99.compile.COMPILE_ARGS)
-HOST_ARGS = ["-O3", "-march=native", "-ffp-contract=fast", "-fno-tree-slp-vectorize", "-x", "c++", "-std=c++14",
+HOST_ARGS = ["-O3", "-march=native", "-ffp-contract=fast", "-x", "c++", "-std=c++14",
              "-shared", "-fPIC"]
 
 
