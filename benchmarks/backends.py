@@ -17,6 +17,7 @@ checked against ``soagen.reference``; the Python module is timed on its own
 """
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import json
 import shutil
@@ -120,29 +121,45 @@ class DriverRun:
 
 
 # --------------------------------------------------------------------------- C objects
-def compile_object(source, obj, include=(), defines=(), cxx=False):
-    cmd = ["g++" if cxx else "gcc", *CFLAGS, "-std=c++17" if cxx else "-std=gnu11", "-c", source, "-o", obj,
-           *[x for d in include for x in ("-I", d)], *defines]
+def compile_object(source, obj, include=(), defines=(), cxx=False, flags=None):
+    """gcc (g++ with ``cxx``) ``flags`` (default :data:`CFLAGS` and the language standard) -c."""
+    flags = flags or [*CFLAGS, "-std=c++17" if cxx else "-std=gnu11"]
+    cmd = ["g++" if cxx else "gcc", *flags, "-c", source, "-o", obj, *[x for d in include for x in ("-I", d)],
+           *defines]
     return timed(cmd)
 
 
 def cached_object(source, obj, include=()):
-    """``compile_object`` of a generated C file (with the flags soagen's build adds for a long unit),
-    reusing an earlier object of the same text, header and flags (WORK/objects; a large generated
-    file takes minutes at -O3 on this shared machine)."""
+    """``compile_object`` of a generated C unit with the flags ``soagen.build`` gives it (the module's,
+    and those it adds for a long unit), reusing an earlier object of the same text, header and flags
+    (WORK/objects; a large generated function takes minutes at -O3 on this shared machine)."""
     source = Path(source)
-    extra = sg.long_unit_args(source.read_text())
-    key = hashlib.sha256(source.read_bytes() + source.with_suffix(".h").read_bytes()
-                         + " ".join(CFLAGS + extra).encode()
+    flags = sg.compile_args() + sg.long_unit_args(source.read_text())
+    header = source.with_suffix(".h")
+    key = hashlib.sha256(source.read_bytes() + (header.read_bytes() if header.exists() else b"")
+                         + " ".join(flags).encode()
                          + sh(["gcc", "--version"]).stdout.encode()).hexdigest()[:20]
     cached = WORK / "objects" / f"{key}.o"
     if not cached.exists():
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(".tmp.o")
-        compile_object(source, tmp, include, extra)
+        compile_object(source, tmp, include, flags=flags)
         tmp.rename(cached)
     shutil.copyfile(cached, obj)
     return obj
+
+
+def unit_objects(gen, out):
+    """soagen's C compiled as ``soagen.build`` compiles it: each function (or part of a cut one) its
+    own translation unit, a long unit with the flags the build gives it; -> the objects."""
+    folder = out / "units"
+    folder.mkdir(parents=True, exist_ok=True)
+    sources = []
+    for unit, text in gen.units:
+        sources.append(folder / f"{unit}.c")
+        sources[-1].write_text(text)
+    with concurrent.futures.ThreadPoolExecutor(sg.jobs()) as pool:
+        return list(pool.map(lambda source: cached_object(source, source.with_suffix(".o"), [out]), sources))
 
 
 def c_backend_object(build, name, calls_header, include=()):
@@ -223,8 +240,8 @@ def soagen_backends(spec, robot, states, work, functions=None):
         gen = sg.generate_c(robot, prefix + ("_ti" if trig_inputs else ""), out, spec.variants, trig_inputs,
                             functions)
         builds[name] = gen
-        obj = cached_object(gen.source, out / f"{gen.prefix}.o", [out])
-        backends.append(Backend(name, [obj, c_backend_object(out, name, soagen_calls_header(gen, robot), [out])],
+        objects = unit_objects(gen, out)
+        backends.append(Backend(name, [*objects, c_backend_object(out, name, soagen_calls_header(gen, robot), [out])],
                                 states.path))
     cc_whole, cc_per = compile_times(builds["soagen"], work / "soagen")
     return SoagenBuild(builds["soagen"].functions, builds["soagen"].wall, cc_whole, cc_per, backends)

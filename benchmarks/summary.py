@@ -12,6 +12,7 @@ import numpy as np
 import soagen_side as sg
 from backends import BATCH_ROWS, CASADI_MAP, CFLAGS, PIN_MAP, sh
 from casadi_opcounts import count_instructions
+from soagen.targets.common.compiler import GCC_LONG_UNIT_ARGS, LONG_UNIT_STATEMENTS
 from report import Baseline, PythonRow, RobotReport, Row, Spread
 
 
@@ -94,7 +95,9 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
              f"{soagen.gen_wall:.1f} s (the trig-inputs form is generated again for the libm columns)",
              f"- `gcc -O2 -c {sg.c_name(robot.name)}.c` (whole file): {soagen.cc_whole:.2f} s; per-function "
              f"units: {sum(soagen.cc_per.values()):.2f} s summed (table below)",
-             f"- timed builds: soagen and CasADi C with `gcc {' '.join(CFLAGS)}`, Pinocchio "
+             f"- timed builds: soagen's C as `soagen.build` compiles it, `gcc {' '.join(sg.compile_args())}`, a "
+             f"translation unit per function (or per part of a cut one), a unit of over {LONG_UNIT_STATEMENTS} "
+             f"statements with `{' '.join(GCC_LONG_UNIT_ARGS)}`; CasADi's C with `gcc {' '.join(CFLAGS)}`, Pinocchio "
              f"`g++ {' '.join(CFLAGS)} -DNDEBUG` header-only, linked into one driver; outputs of all "
              f"{args.n} states of every timed function checked "
              + (f"against `soagen.reference` (relative error <= {sg.TOLERANCE:g}) after the rounds"
