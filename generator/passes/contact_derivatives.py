@@ -8,8 +8,9 @@ for what a maker is), two members of the ``contact_dynamics_derivatives`` family
   [M J*; J 0][∂θ̈; ∂f] = −[A; B], A = ∂ID/∂x and B = ∂(Jθ̈ + J̇θ̇)/∂x at fixed (θ̈, f)
   by forward mode of those two (much shorter) programs, then
   ∂f = Λ(0)(B − ZᵀA), Z = M⁻¹J*, through the LDLᵀ factors of Ω(0) the contact solve already
-  has, and ∂θ̈ = −M⁻¹(A + J*∂f) by the LTDL factors of M [RK (3.20)] (sparse on trees), A and B
-  written into the outputs and solved in place, one loop body over their columns
+  has, and ∂θ̈ = −M⁻¹(A + J*∂f) by the LTDL factors of M [RK (3.20)] (sparse on trees), ZᵀA
+  and J*∂f taken inside the two halves of that solve with the sparse Ĵ = J P L⁻ᵀ instead of
+  the dense Z, A and B written into the outputs and solved in place, one loop body over their columns
   (:meth:`~soagen.program.statements.Program.column_loop`);
 * ``kkt_analytic``: the same with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
   :mod:`soagen.passes.analytic_derivatives` and forward mode of J*f only.
@@ -21,9 +22,9 @@ from __future__ import annotations
 
 
 from soagen.passes.contact import solve_contact
-from soagen.passes.derivatives import directions, fixed_input_tangents, inner_program, m_solve, tangent_seeds
+from soagen.passes.derivatives import directions, fixed_input_tangents, inner_program, tangent_seeds
 from soagen.passes.kinematics import jacobian_rows
-from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
+from soagen.passes.ldl import ldl_backward, ldl_forward, ldl_inverse, ldl_solve, reverse
 from soagen.passes.sweeps import (ZERO6, Sweeps, accelerate, forces_tip_to_base, mass_matrix_ltdl, project, tip_accelerations,
                                   tip_forces, velocities)
 from soagen.passes.tangent import jacobian, replay, velocity_seeds
@@ -92,18 +93,23 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
     prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd)/dx at qdd", level=0)
     A = _id_columns(prog, robot, q, qd, qdd, f, analytic)
     B = fixed_input_tangents(prog, robot, tip_accelerations_at, q, qd, [("qdd", qdd)])
-    prog.banner("J, Z = M^-1 J* by the LTDL factors of M", level=0)
-    L, dinv = mass_matrix_ltdl(sw)
+    prog.banner("J, J^ = J P L^-T and Z = M^-1 J* by the LTDL factors of M", level=0)
+    L, dinv = mass_matrix_ltdl(sw)                  # of the reversed M (P M P = L D Lᵀ, P the exchange)
     J = jacobian_rows(sw)
-
-    Zt = [m_solve(prog, L, dinv, J[c]) for c in range(r)]               # Zᵀ (r × n), Z = M⁻¹J*
+    Jh = [ldl_forward(prog, L, J[c][::-1]) for c in range(r)]            # rows of Ĵ = J P L⁻ᵀ (r × n, reversed)
+    DJh = [[prog.let(dinv[k] * Jh[c][k]) for k in range(n)] for c in range(r)]    # rows of (D⁻¹Ĵᵀ)ᵀ
+    Zt = [ldl_backward(prog, L, DJh[c])[::-1] for c in range(r)]         # Zᵀ (r × n), Z = M⁻¹J* = P L⁻ᵀ D⁻¹Ĵᵀ
 
     def solve(body, a, b):
-        """−∂θ̈ = M⁻¹(a + J*∂f) and ∂f = Λ(b − Zᵀa) for one column a of A (n) and b of B (r)."""
-        rhs = [body.let(b[i] - sum(Zt[i][k] * a[k] for k in range(n))) for i in range(r)]
+        """−∂θ̈ = M⁻¹(a + J*∂f) and ∂f = Λ(b − Zᵀa) for one column a of A (n) and b of B (r), through
+        the halves of the M solve: w = D⁻¹L⁻¹Pa gives Zᵀa = Ĵw, and M⁻¹(a + J*∂f) = P L⁻ᵀ(w + D⁻¹Ĵᵀ∂f);
+        Ĵ keeps J's zeros (a tip's rows reach only its ancestors), where Zᵀ is dense."""
+        y = ldl_forward(body, L, list(a)[::-1])
+        w = [body.let(y[k] * dinv[k]) for k in range(n)]
+        rhs = [body.let(b[i] - sum(Jh[i][k] * w[k] for k in range(n))) for i in range(r)]
         x = ldl_solve(body, L_om, dinv_om, rhs)
-        g = m_solve(body, L, dinv, [body.let(a[k] + sum(J[i][k] * x[i] for i in range(r))) for k in range(n)])
-        return [body.let(-v) for v in g], x
+        z = [body.let(w[k] + sum(DJh[i][k] * x[i] for i in range(r))) for k in range(n)]
+        return [body.let(-v) for v in ldl_backward(body, L, z)[::-1]], x
 
     def kernel(body, cols):
         """The q and q̇ columns j: (A, B) of each in, (∂θ̈, ∂f) of each out."""

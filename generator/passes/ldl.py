@@ -65,14 +65,24 @@ def reverse(A):
     return [row[::-1] for row in A[::-1]]
 
 
-def ldl_solve(prog, L, dinv, r):
-    """x with A x = r from the factors."""
-    N = len(L)
-    y = [None] * N
-    for i in range(N):
+def ldl_forward(prog, L, r):
+    """y = L⁻¹ r, forward substitution with the unit-lower factor."""
+    y = [None] * len(L)
+    for i in range(len(L)):
         y[i] = prog.let(r[i] - sum(L[i][k] * y[k] for k in range(i)))
-    z = [prog.let(y[i] * dinv[i]) for i in range(N)]
+    return y
+
+
+def ldl_backward(prog, L, z):
+    """x = L⁻ᵀ z, back substitution with the unit-lower factor."""
+    N = len(L)
     x = [None] * N
     for i in reversed(range(N)):
         x[i] = prog.let(z[i] - sum(L[k][i] * x[k] for k in range(i + 1, N)))
     return x
+
+
+def ldl_solve(prog, L, dinv, r):
+    """x with A x = r from the factors: L⁻ᵀ D⁻¹ L⁻¹ r."""
+    y = ldl_forward(prog, L, r)
+    return ldl_backward(prog, L, [prog.let(y[i] * dinv[i]) for i in range(len(L))])
