@@ -4,13 +4,13 @@ from __future__ import annotations
 import functools
 import heapq
 import os
-import re
 import subprocess
 import threading
 import time
 from pathlib import Path
 
 from soagen.options import jobs
+from soagen.reports.opcount import statement_count
 
 
 #: flags gcc gets for a translation unit of more than :data:`LONG_UNIT_STATEMENTS` statements.  On one
@@ -22,14 +22,6 @@ from soagen.options import jobs
 #: on the Panda's short forward dynamics they cost 1%, hence only for long units
 GCC_LONG_UNIT_ARGS = ["--param=lra-max-considered-reload-pseudos=10", "-fno-gcse-after-reload"]
 LONG_UNIT_STATEMENTS = 5000
-#: a statement of a generated function: a ``const`` value named t, c or v (not a load from ``w``)
-_STATEMENT = re.compile(r"^[ \t]*const (?:double|float) [tcv]\d+ = (?!w\[)", re.M)
-
-
-def statement_count(text):
-    """The program statements in the C ``text`` of a translation unit, those of its column loops'
-    bodies included: what :func:`is_long` is asked of the unit."""
-    return len(_STATEMENT.findall(text))
 
 
 def is_long(statements):
