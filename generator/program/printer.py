@@ -6,6 +6,8 @@ the shortest float32 literal with an ``f`` suffix in single precision;
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import sympy as sp
 from sympy.printing.c import C99CodePrinter
@@ -14,6 +16,14 @@ from soagen.program.latency import Schedule
 from soagen.program.statements import coeff_mul, negative_term
 
 _STORED_ORDER = Schedule(())   # no ready times: sympy's order, with the sign rules of Schedule.terms
+#: a printed statement of a generated function: a ``const`` value named t, c or v (a load from an
+#: earlier part's ``w``, :mod:`soagen.program.parts`, is none)
+STATEMENT_LINE = re.compile(r"^[ \t]*const (?:double|float) [tcv]\d+ = (?!w\[)", re.M)
+
+
+def statement_count(text):
+    """The program statements printed in C ``text``, those of column loops' bodies once each."""
+    return len(STATEMENT_LINE.findall(text))
 
 
 class SoaCPrinter(C99CodePrinter):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 
+from soagen.program.printer import STATEMENT_LINE
 from soagen.program.statements import OP_KINDS
 
 COLUMNS = ("mul", "add", "div", "sqrt", "trig", "statements")
@@ -15,9 +16,6 @@ _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?f?)|(
                     r"|(?P<op>[-+*/=(),;\[\]{}<>!]))")
 _FUNCTION = re.compile(r"^(?:int|void) (\w+)\([^\n]*\)\n\{\n(.*?)^\}", re.S | re.M)
 _PART = re.compile(r"(\w+)_part\d+$")                              # one part of a cut function
-#: a statement of a generated function: a ``const`` value named t, c or v (a load from an earlier
-#: part's ``w`` is none)
-_STATEMENT = re.compile(r"^[ \t]*const (?:double|float) [tcv]\d+ = (?!w\[)", re.M)
 _INDEX = re.compile(r"\[[^\]]*\]")
 _LOOP = re.compile(r"for \(int j = 0; j < (\d+); \+\+j\) \{$")     # a column loop (its body counts per column)
 
@@ -59,11 +57,6 @@ def count_line(line):
     return counts
 
 
-def statement_count(text):
-    """The program statements in C ``text``, those of column loops' bodies once each."""
-    return len(_STATEMENT.findall(text))
-
-
 def count_c(source):
     """``{function name: counts}`` for every function defined in C ``source``; the parts of a
     cut function (``f_part0``, ``f_part1``, ...) are counted into ``f``, and the loads of the
@@ -88,7 +81,7 @@ def count_c(source):
             if line == "}":
                 times = 1
                 continue
-            if _STATEMENT.match(line):
+            if STATEMENT_LINE.match(line):
                 statements += 1
             text = _INDEX.sub("[]", line)                # an array index (``x[38 + j]``) is no arithmetic
             for k, v in count_line(text.split("=", 1)[1] if "=" in text and not text.startswith("if")

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from soagen.options import jobs
-from soagen.reports.opcount import statement_count
+from soagen.program.printer import statement_count
 
 
 #: flags gcc gets for a translation unit of more than :data:`LONG_UNIT_STATEMENTS` statements.  On one
