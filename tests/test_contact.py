@@ -197,6 +197,23 @@ def test_generated_contact_derivatives_match_reference():
     assert all(results[f].compared == 20 for f in DERIVATIVES)
 
 
+def test_generated_contact_derivatives_match_reference_on_solo12():
+    """The family function (the KKT solve through the halves of the M solve, with Ĵ = J P L⁻ᵀ) on a
+    real URDF: solo12's four point feet, against the reference, which the test below holds to
+    Pinocchio's differences; all eight outputs compared, none near zero."""
+    robot, mod = built("contact_derivatives_solo12", solo12, functions=["contact_dynamics_derivatives"])
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        q, qd, _, tau = robot.random_state(rng)
+        got = mod.contact_dynamics_derivatives(q, qd, 10.0 * tau)
+        want = ref.contact_dynamics_derivatives(robot, q, qd, 10.0 * tau)
+        J = ref.jacobian(robot, q)
+        cond = np.linalg.cond(J @ np.linalg.solve(ref.mass_matrix(robot, q), J.T))
+        for a, b in zip(got, want):
+            assert np.abs(b).max() > 1e-3
+            assert rel(np.asarray(a), b) < 1e-10 * max(1.0, cond * 1e-3)
+
+
 def pinocchio_differences(robot, oracle, q, qd, tau, h=1e-6):
     """Central differences of Pinocchio's forwardDynamics (q̈, f) along q (tangent space: pin.integrate),
     q̇ and τ; -> six arrays in the order of ``contact_dynamics_derivatives``."""
