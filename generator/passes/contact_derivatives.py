@@ -6,12 +6,16 @@ for what a maker is), two members of the ``contact_dynamics_derivatives`` family
 * ``kkt``: differentiating the contact conditions ID(q, q̇, θ̈, f) = τ (inverse dynamics
   with the tip forces, τ = Mθ̈ + C + G + J*f) and Jθ̈ + J̇θ̇ = 0 at the solution:
   [M J*; J 0][∂θ̈; ∂f] = −[A; B], A = ∂ID/∂x and B = ∂(Jθ̈ + J̇θ̇)/∂x at fixed (θ̈, f)
-  by forward mode of those two (much shorter) programs, then
-  ∂f = Λ(0)(B − ZᵀA), Z = M⁻¹J*, through the LDLᵀ factors of Ω(0) the contact solve already
-  has, and ∂θ̈ = −M⁻¹(A + J*∂f) by the LTDL factors of M [RK (3.20)] (sparse on trees), ZᵀA
-  and J*∂f taken inside the two halves of that solve with the sparse Ĵ = J P L⁻ᵀ instead of
-  the dense Z, A and B written into the outputs and solved in place, one loop body over their columns
-  (:meth:`~soagen.program.statements.Program.column_loop`);
+  by forward mode of those two (much shorter) programs (for τ: A = −1, B = 0), then
+  ∂f = Λ(0)(B − ZᵀA), Z = M⁻¹J*, and ∂θ̈ = −M⁻¹(A + J*∂f) by the LTDL factors of M
+  [RK (3.20)] (sparse on trees), ZᵀA and J*∂f taken inside the two halves of that solve
+  with the sparse Ĵ = J P L⁻ᵀ instead of the dense Z, and Ω(0) = ĴD⁻¹Ĵᵀ factored once.
+  θ̈ and f themselves come from the same factors (the contact solve of
+  :mod:`soagen.passes.contact` without its articulated-body passes, which these factors
+  make redundant here).  A and B are written into the outputs and solved in place, one
+  loop body over the columns of the q, q̇ and τ directions
+  (:meth:`~soagen.program.statements.Program.column_loop`), which the compiler vectorizes
+  across columns;
 * ``kkt_analytic``: the same with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
   :mod:`soagen.passes.analytic_derivatives` and forward mode of J*f only.
 
@@ -21,10 +25,10 @@ Derivatives with respect to q are in the tangent space, as in
 from __future__ import annotations
 
 
-from soagen.passes.contact import solve_contact
+from soagen.passes.dynamics import bias_torques
 from soagen.passes.derivatives import directions, fixed_input_tangents, inner_program, tangent_seeds
 from soagen.passes.kinematics import jacobian_rows
-from soagen.passes.ldl import ldl_backward, ldl_forward, ldl_inverse, ldl_solve, reverse
+from soagen.passes.ldl import ldl, ldl_backward, ldl_forward, ldl_solve
 from soagen.passes.sweeps import (ZERO6, Sweeps, accelerate, forces_tip_to_base, mass_matrix_ltdl, project, tip_accelerations,
                                   tip_forces, velocities)
 from soagen.passes.tangent import jacobian, replay, velocity_seeds
@@ -83,22 +87,47 @@ def _id_columns(prog, robot, q, qd, qdd, f, analytic):
             "qd": [[dqd[i * n + j] for j in range(n)] for i in range(n)]}
 
 
+def _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh):
+    """θ̈ and f of the contact dynamics through the LTDL factors of M the derivatives solve with:
+    T' = T − C − G by Newton–Euler at θ̈ = 0 [RK (4.17)], w = D⁻¹L⁻¹PT' (so θ̈_f = PL⁻ᵀw), the tips'
+    free accelerations α_f(0) = Ĵw + J̇θ̇ [RK (4.23)], Ω(0) = ĴD⁻¹Ĵᵀ factored with every pivot guarded
+    as the contact solve does [KJR (61)], Ω(0)f = α_f(0), and θ̈ = PL⁻ᵀ(w − D⁻¹Ĵᵀf): M θ̈ = T' − J*f.
+    Returns θ̈ (n), f (r) and the LDLᵀ factors of Ω(0)."""
+    prog, n, r = sw.prog, sw.robot.nv, len(Jh)
+    Tp, vel, zeta = bias_torques(sw, prog, tau, qd)
+    prog.banner("free accelerations through the LTDL factors: w = D^-1 L^-1 P T', alpha_f(0) = J^ w + Jdot qd",
+                level=0)
+    w = [prog.let(y * dk) for y, dk in zip(ldl_forward(prog, L, Tp[::-1]), dinv)]
+    jdqd = tip_accelerations(sw, vel.V, zeta, gravity=True)            # J̇θ̇, r
+    a_free = [prog.let(jdqd[i] + sum(Jh[i][k] * w[k] for k in range(n))) for i in range(r)]
+    prog.banner("Omega(0) = J^ D^-1 J^*, guarded LDL^T -- [KJR (61)]", level=0)
+    Om = [[None] * r for _ in range(r)]
+    for i in range(r):
+        for j in range(i, r):
+            Om[i][j] = Om[j][i] = prog.let(sum(DJh[i][k] * Jh[j][k] for k in range(n)))
+    L_om, _, dinv_om = ldl(prog, Om, prog.options.pivot_ratio)
+    prog.banner("contact forces: Omega(0) f = alpha_f(0); theta'' = P L^-T (w - D^-1 J^* f)", level=0)
+    f = ldl_solve(prog, L_om, dinv_om, a_free)
+    qdd = ldl_backward(prog, L, [prog.let(w[k] - sum(DJh[i][k] * f[i] for i in range(r))) for k in range(n)])[::-1]
+    return qdd, f, L_om, dinv_om
+
+
 def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
     """θ̈, f and their derivatives along q, q̇, τ from the differentiated KKT conditions,
-    solved with the factors of Ω(0) (contact solve) and of M (LTDL); ``analytic``: ∂ID/∂x by
-    the analytical recursion (:func:`_id_columns`)."""
+    solved with the LTDL factors of M and the LDLᵀ factors of Ω(0) = ĴD⁻¹Ĵᵀ, θ̈ and f
+    themselves included (:func:`_solve_contact_ltdl`); ``analytic``: ∂ID/∂x by the
+    analytical recursion (:func:`_id_columns`)."""
     n, r = robot.nv, robot.tip_rows
     sw = Sweeps(prog, robot, q)
-    qdd, f, _, L_om, dinv_om = solve_contact(sw, qd, tau)
-    prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd)/dx at qdd", level=0)
-    A = _id_columns(prog, robot, q, qd, qdd, f, analytic)
-    B = fixed_input_tangents(prog, robot, tip_accelerations_at, q, qd, [("qdd", qdd)])
     prog.banner("J, J^ = J P L^-T and Z = M^-1 J* by the LTDL factors of M", level=0)
     L, dinv = mass_matrix_ltdl(sw)                  # of the reversed M (P M P = L D Lᵀ, P the exchange)
     J = jacobian_rows(sw)
     Jh = [ldl_forward(prog, L, J[c][::-1]) for c in range(r)]            # rows of Ĵ = J P L⁻ᵀ (r × n, reversed)
     DJh = [[prog.let(dinv[k] * Jh[c][k]) for k in range(n)] for c in range(r)]    # rows of (D⁻¹Ĵᵀ)ᵀ
-    Zt = [ldl_backward(prog, L, DJh[c])[::-1] for c in range(r)]         # Zᵀ (r × n), Z = M⁻¹J* = P L⁻ᵀ D⁻¹Ĵᵀ
+    qdd, f, L_om, dinv_om = _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh)
+    prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd)/dx at qdd", level=0)
+    A = _id_columns(prog, robot, q, qd, qdd, f, analytic)
+    B = fixed_input_tangents(prog, robot, tip_accelerations_at, q, qd, [("qdd", qdd)])
 
     def solve(body, a, b):
         """−∂θ̈ = M⁻¹(a + J*∂f) and ∂f = Λ(b − Zᵀa) for one column a of A (n) and b of B (r), through
@@ -112,29 +141,19 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
         return [body.let(-v) for v in ldl_backward(body, L, z)[::-1]], x
 
     def kernel(body, cols):
-        """The q and q̇ columns j: (A, B) of each in, (∂θ̈, ∂f) of each out."""
-        (dqdd_q, df_q), (dqdd_qd, df_qd) = (solve(body, a, b) for a, b in zip(cols[:2], cols[2:]))
-        return [dqdd_q, dqdd_qd, df_q, df_qd]
+        """Column j of the q, q̇ and τ directions: (A, B) of each in, (∂θ̈, ∂f) of each out."""
+        solved = [solve(body, a, b) for a, b in zip(cols[:3], cols[3:])]
+        return [dqdd for dqdd, _ in solved] + [df for _, df in solved]
 
-    prog.banner("d f = Lambda (B - Z* A), d qdd = -M^-1 (A + J* d f): A, B written, then solved column by column",
-                level=0)
+    # τ: A = ∂ID/∂τ = −1, B = 0, so ∂f/∂τ = ΛZᵀ and ∂θ̈/∂τ = M⁻¹ − Z ∂f/∂τ by the same solve
+    prog.banner("d f = Lambda (B - Z* A), d qdd = -M^-1 (A + J* d f): A, B written (tau: A = -1, B = 0), then "
+                "solved column by column", level=0)
+    minus_one = [-1 if k == j else 0 for k in range(n) for j in range(n)]
     written = {d: ([A[d][k][j] for k in range(n) for j in range(n)], [B[d][i][j] for i in range(r) for j in range(n)])
                for d in ("q", "qd")}
-    prog.column_loop(n, [(2, n), (3, n), (5, r), (6, r)], kernel)
-    # τ: A = −1, B = 0: ∂f/∂τ = ΛZᵀ, ∂θ̈/∂τ = M⁻¹ − Z ∂f/∂τ, with M⁻¹ from the same factors
-    prog.banner("d f/d tau = Lambda Z*, d qdd/d tau = M^-1 - Z d f/d tau: M^-1 and Z* written, then solved column "
-                "by column", level=0)
-    Minv = reverse(ldl_inverse(prog, L, dinv))
-
-    def kernel_tau(body, cols):
-        """Column j: M⁻¹ e_j and Zᵀe_j in, ∂θ̈/∂τ_j = M⁻¹e_j − Z ∂f/∂τ_j and ∂f/∂τ_j = ΛZᵀe_j out."""
-        minv, zt = cols
-        x = ldl_solve(body, L_om, dinv_om, zt)
-        return [[body.let(minv[k] - sum(Zt[c][k] * x[c] for c in range(r))) for k in range(n)], x]
-
-    prog.column_loop(n, [(4, n), (7, r)], kernel_tau)
-    return ([qdd, f, written["q"][0], written["qd"][0], [Minv[i][j] for i in range(n) for j in range(n)],
-             written["q"][1], written["qd"][1], [Zt[i][j] for i in range(r) for j in range(n)]])
+    written["tau"] = (minus_one, [0] * (r * n))
+    prog.column_loop(n, [(2, n), (3, n), (4, n), (5, r), (6, r), (7, r)], kernel)
+    return [qdd, f] + [written[d][0] for d in ("q", "qd", "tau")] + [written[d][1] for d in ("q", "qd", "tau")]
 
 
 def contact_dynamics_derivatives_kkt_analytic(prog, robot, q, qd, tau):
