@@ -49,24 +49,30 @@ def centre_of_mass(sw):
     return S.scale(prog, const(1.0 / _total_mass(robot)), total)
 
 
-def _to_centre(sw, k, f, G):
-    """A spatial force ``f`` (body-k axes at its origin) in world axes about the centre of mass G:
-    [R n + (p − G) × R F; R F]."""
+def _to_centre(sw, k, f, d):
+    """A spatial force ``f`` (body-k axes at its origin) in world axes about the centre of mass,
+    ``d`` = p(k) − G (3,, world axes): [R n + d × R F; R F]."""
     prog = sw.prog
-    R, p = sw.world(k)
+    R, _ = sw.world(k)
     lin = S.matvec(prog, R, f[1])
-    ang = S.add(prog, S.matvec(prog, R, f[0]), S.cross(prog, S.sub(prog, p, G), lin))
+    ang = S.add(prog, S.matvec(prog, R, f[0]), S.cross(prog, d, lin))
     return ang + lin
 
 
 def _momentum_columns(sw, G):
-    """A_G as nv columns of 6 (module doc)."""
+    """A_G as nv columns of 6 (module doc); the bodies' origins relative to G carried base-to-tip,
+    p(k) − G = (p(λ) − G) + R(λ) ℓ(k), rather than each world position less G."""
+    prog = sw.prog
     R = composite_inertias(sw)
     sw.banner("centroidal momentum columns phi(G, k) R(k) H*(k), world axes at the centre of mass", "RK (3.20)")
     cols = [None] * sw.robot.nv
+    d = [None] * sw.robot.nb                    # p(k) − G, world axes (3,)
     for k in sw.base_to_tip():
+        lam = sw.parent(k)
+        d[k] = (S.sub(prog, sw.world(k)[1], G) if lam < 0 else
+                S.add(prog, d[lam], S.matvec(prog, sw.world(lam)[0], sw.frame(k).ell)))
         for c, h in zip(range(sw.vslices[k].start, sw.vslices[k].stop), sw.frame(k).Hcols):
-            cols[c] = _to_centre(sw, k, S.inertia_times(sw.prog, R[k], h), G)
+            cols[c] = _to_centre(sw, k, S.inertia_times(prog, R[k], h), d[k])
     return cols
 
 
@@ -100,5 +106,5 @@ def centroidal_bias(prog, robot, q, qd):
     sw.banner("the roots' forces about the centre of mass, world axes")
     out = [sp.Integer(0)] * 6
     for k in robot.roots():
-        out = [prog.let(a + b) for a, b in zip(out, _to_centre(sw, k, f[k], G))]
+        out = [prog.let(a + b) for a, b in zip(out, _to_centre(sw, k, f[k], S.sub(prog, sw.world(k)[1], G)))]
     return [out]
