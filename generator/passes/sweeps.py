@@ -297,15 +297,16 @@ def project(sw, f):
 # ========================================================= composite inertias
 def composite_inertias(sw):
     """Tip-to-base composite inertias R(k) = M(k) + Σ_c φ(k,c)R(c)φ*(k,c)
-    [RK (3.20)]; per-body (A, B, C) blocks."""
+    [RK (3.20)], carried as their ten numbers (a composite of rigid bodies is one:
+    :class:`~soagen.passes.symbolic.RigidInertia`); per-body (A, B, C) blocks."""
     prog, robot = sw.prog, sw.robot
     sw.banner("tip-to-base composite inertias R(k)", "RK (3.20)")
-    R = [sw.spatial_inertia(k) for k in range(robot.nb)]
+    R = [S.RigidInertia.from_blocks(sw.spatial_inertia(k)) for k in range(robot.nb)]
     for k in sw.tip_to_base():
         p = sw.parent(k)
         if p >= 0:
-            R[p] = S.inertia_add(prog, R[p], sw.frame(k).phi_inertia(R[k]))
-    return R
+            R[p] = R[p].plus(prog, sw.frame(k).phi_rigid_inertia(R[k]))
+    return [r.blocks() for r in R]
 
 
 def composite_mass_matrix(sw):

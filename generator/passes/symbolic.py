@@ -140,6 +140,13 @@ class AxisRotation:
         out[j][i], out[k][i] = out[i][j], out[i][k]
         return out
 
+    def vec(self, x):
+        """R x for a 3-vector x."""
+        out = [None] * 3
+        out[self.i] = x[self.i]
+        out[self.j], out[self.k] = self._pair(x[self.j], x[self.k])
+        return out
+
     def gen(self, B):
         """R B Rᵀ for a general 3×3 B."""
         let, i, j, k = self.prog.let, self.i, self.j, self.k
@@ -193,6 +200,32 @@ def spatial_inertia(body):
     A = const_matrix(origin_inertia(body))
     return (sym_from_upper(lambda i, j: A[i][j]), const_matrix(m * cx),
             sym_from_upper(lambda i, j: const(m) if i == j else sp.Integer(0)))
+
+
+class RigidInertia:
+    """A rigid-body (or composite) spatial inertia by its ten numbers [RK (2.15)]: mass m,
+    first moment h = m c (3,) and rotational inertia Ī about the frame's origin (symmetric
+    3 × 3), all in the frame's axes; as blocks, [[Ī, h̃], [−h̃, m 1]]."""
+
+    def __init__(self, m, h, J):
+        self.m, self.h, self.J = m, h, J
+
+    @classmethod
+    def from_blocks(cls, P):
+        """The ten numbers of (A, B, C) = (Ī, h̃, m 1)."""
+        A, B, C = P
+        return cls(C[0][0], [B[2][1], B[0][2], B[1][0]], A)
+
+    def blocks(self):
+        """(A, B, C) = (Ī, h̃, m 1)."""
+        h, zero = self.h, sp.Integer(0)
+        return (self.J, [[zero, -h[2], h[1]], [h[2], zero, -h[0]], [-h[1], h[0], zero]],
+                [[self.m if i == j else zero for j in range(3)] for i in range(3)])
+
+    def plus(self, prog, other):
+        """The composite of two inertias in the same frame: ten additions."""
+        return RigidInertia(prog.let(self.m + other.m), add(prog, self.h, other.h),
+                            sym_from_upper(lambda i, j: prog.let(self.J[i][j] + other.J[i][j])))
 
 
 def inertia_times(prog, P, x):
@@ -313,6 +346,24 @@ class JointFrame:
         A2 = sym_from_upper(lambda i, j: prog.let(
             A[i][j] - sum(B[i][m] * L[m][j] for m in range(3)) + sum(L[i][m] * B2[j][m] for m in range(3))))
         return A2, B2, C
+
+    def phi_rigid_inertia(self, inertia):
+        """φ(p, k) I φ*(p, k) for a rigid-body or composite inertia (a :class:`RigidInertia` in
+        body axes): Ī and h rotated by R = R0 Rq, then carried by ℓ (the parallel-axis theorem),
+        h' = Rh + mℓ, Ī' = RĪRᵀ − ℓ(Rh)ᵀ − (Rh)ℓᵀ − mℓℓᵀ + (2 ℓ·Rh + m ℓ·ℓ) 1: what
+        :meth:`phi_inertia` gives for such an inertia, on its ten numbers instead of 21."""
+        prog, m, h, J = self.prog, inertia.m, inertia.h, inertia.J
+        for R in (self.Rq_congruence, self.R0):
+            if isinstance(R, AxisRotation):
+                J, h = R.sym(J), R.vec(h)
+            else:
+                J, h = rotate_sym(prog, R, J), matvec(prog, R, h)
+        ell = self.ell
+        moment = prog.let(sum(ell[i] * h[i] for i in range(3)))                 # ℓ·Rh
+        diagonal = prog.let(2 * moment + m * sum(x * x for x in ell))           # 2 ℓ·Rh + m ℓ·ℓ
+        J = sym_from_upper(lambda i, j: prog.let(J[i][j] - ell[i] * h[j] - h[i] * ell[j] - m * ell[i] * ell[j]
+                                                 + (diagonal if i == j else 0)))
+        return RigidInertia(m, add(prog, h, [m * x for x in ell]), J)
 
     def project(self, f):
         """H(k) f: the joint-space components (nv scalars) of a spatial force."""
