@@ -32,22 +32,22 @@
  *   gravity                           120 mul     81 add    0 div   0 sqrt  12 trig    121 statements
  *   bias_forces                       406 mul    339 add    0 div   0 sqrt  12 trig    322 statements
  *   coriolis                          400 mul    333 add    0 div   0 sqrt  12 trig    318 statements
- *   mass_matrix                       269 mul    268 add    0 div   0 sqrt  12 trig    302 statements
+ *   mass_matrix                       222 mul    213 add    0 div   0 sqrt  12 trig    264 statements
  *   mass_matrix_ne                    903 mul    686 add    0 div   0 sqrt  12 trig    661 statements
- *   mass_matrix_inverse               535 mul    415 add    6 div   0 sqrt  12 trig    413 statements
+ *   mass_matrix_inverse               488 mul    360 add    6 div   0 sqrt  12 trig    375 statements
  *   mass_matrix_inverse_innovations    910 mul    723 add    6 div   0 sqrt  12 trig    724 statements
- *   mass_matrix_inverse_cholesky      535 mul    415 add    6 div   0 sqrt  12 trig    413 statements
- *   forward_dynamics                  797 mul    712 add    6 div   0 sqrt  12 trig    671 statements
+ *   mass_matrix_inverse_cholesky      488 mul    360 add    6 div   0 sqrt  12 trig    375 statements
+ *   forward_dynamics                  775 mul    657 add    6 div   0 sqrt  12 trig    669 statements
  *   forward_dynamics_fd4              864 mul    741 add    6 div   0 sqrt  12 trig    686 statements
  *   forward_dynamics_fd1              837 mul    736 add    6 div   0 sqrt  12 trig    733 statements
  *   forward_dynamics_fd2              937 mul    797 add    6 div   0 sqrt  14 trig    802 statements
  *   forward_dynamics_fd3              797 mul    712 add    6 div   0 sqrt  12 trig    671 statements
- *   forward_dynamics_crba             822 mul    712 add    6 div   0 sqrt  12 trig    707 statements
+ *   forward_dynamics_crba             775 mul    657 add    6 div   0 sqrt  12 trig    669 statements
  *   tip_force_acceleration            522 mul    434 add    6 div   0 sqrt  14 trig    462 statements
  *   os_inertia_inverse                951 mul    831 add    6 div   0 sqrt  14 trig    695 statements
- *   os_inertia                        960 mul    729 add   12 div   0 sqrt  14 trig    646 statements
+ *   os_inertia                        913 mul    674 add   12 div   0 sqrt  14 trig    608 statements
  *   os_inertia_recursive             1127 mul    921 add   12 div   0 sqrt  14 trig    782 statements
- *   os_inertia_explicit               960 mul    729 add   12 div   0 sqrt  14 trig    646 statements
+ *   os_inertia_explicit               913 mul    674 add   12 div   0 sqrt  14 trig    608 statements
  *   os_coriolis                      1604 mul   1324 add   12 div   0 sqrt  14 trig   1134 statements
  *   os_gravity                       1191 mul    997 add   12 div   0 sqrt  14 trig    863 statements
  *   os_bias                          1633 mul   1349 add   12 div   0 sqrt  14 trig   1161 statements
@@ -127,7 +127,7 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49]);
 /* The same on `count` rows of row-major arrays; returns 0. */
 long panda_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques. Algorithm: FD3, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_fd3). */
+/* joint accelerations from torques. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_crba). */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 /* The same on `count` rows of row-major arrays; returns 0. */
 long panda_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);

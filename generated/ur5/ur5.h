@@ -31,22 +31,22 @@
  *   gravity                            86 mul     53 add    0 div   0 sqrt  10 trig     87 statements
  *   bias_forces                       207 mul    146 add    0 div   0 sqrt  10 trig    236 statements
  *   coriolis                          200 mul    139 add    0 div   0 sqrt  10 trig    229 statements
- *   mass_matrix                       191 mul    180 add    0 div   0 sqrt  10 trig    209 statements
+ *   mass_matrix                       151 mul    140 add    0 div   0 sqrt  10 trig    181 statements
  *   mass_matrix_ne                    389 mul    260 add    0 div   0 sqrt  10 trig    384 statements
- *   mass_matrix_inverse               329 mul    259 add    5 div   0 sqrt  10 trig    278 statements
+ *   mass_matrix_inverse               289 mul    219 add    5 div   0 sqrt  10 trig    250 statements
  *   mass_matrix_inverse_innovations    564 mul    431 add    5 div   0 sqrt  10 trig    474 statements
- *   mass_matrix_inverse_cholesky      329 mul    259 add    5 div   0 sqrt  10 trig    278 statements
- *   forward_dynamics                  448 mul    369 add    5 div   0 sqrt  10 trig    471 statements
+ *   mass_matrix_inverse_cholesky      289 mul    219 add    5 div   0 sqrt  10 trig    250 statements
+ *   forward_dynamics                  428 mul    350 add    5 div   0 sqrt  10 trig    470 statements
  *   forward_dynamics_fd4              500 mul    403 add    5 div   0 sqrt  10 trig    485 statements
  *   forward_dynamics_fd1              478 mul    387 add    5 div   0 sqrt  10 trig    511 statements
  *   forward_dynamics_fd2              587 mul    459 add    5 div   0 sqrt  12 trig    596 statements
  *   forward_dynamics_fd3              448 mul    369 add    5 div   0 sqrt  10 trig    471 statements
- *   forward_dynamics_crba             468 mul    390 add    5 div   0 sqrt  10 trig    498 statements
+ *   forward_dynamics_crba             428 mul    350 add    5 div   0 sqrt  10 trig    470 statements
  *   tip_force_acceleration            374 mul    296 add    5 div   0 sqrt  12 trig    345 statements
  *   os_inertia_inverse                728 mul    618 add    5 div   0 sqrt  12 trig    589 statements
- *   os_inertia                        710 mul    542 add   11 div   0 sqrt  12 trig    515 statements
+ *   os_inertia                        670 mul    502 add   11 div   0 sqrt  12 trig    487 statements
  *   os_inertia_recursive              904 mul    708 add   11 div   0 sqrt  12 trig    676 statements
- *   os_inertia_explicit               710 mul    542 add   11 div   0 sqrt  12 trig    515 statements
+ *   os_inertia_explicit               670 mul    502 add   11 div   0 sqrt  12 trig    487 statements
  *   os_coriolis                      1187 mul    944 add   11 div   0 sqrt  12 trig    974 statements
  *   os_gravity                        933 mul    753 add   11 div   0 sqrt  12 trig    737 statements
  *   os_bias                          1197 mul    956 add   11 div   0 sqrt  12 trig    985 statements
@@ -126,7 +126,7 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36]);
 /* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv);
 
-/* joint accelerations from torques. Algorithm: FD3, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_fd3). */
+/* joint accelerations from torques. Algorithm: CRBA, the cheapest of FD4, FD1, FD3, CRBA for this robot (calls forward_dynamics_crba). */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 /* The same on `count` rows of row-major arrays; returns 0. */
 long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, const double *tau, double *qdd);

@@ -17,6 +17,7 @@ _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?f?)|(
 _FUNCTION = re.compile(r"^(?:int|void) (\w+)\([^\n]*\)\n\{\n(.*?)^\}", re.S | re.M)
 _PART = re.compile(r"(\w+)_part\d+$")                              # one part of a cut function
 _INDEX = re.compile(r"\[[^\]]*\]")
+_CONSTANT_RUN = re.compile(r"for \(int i = \d+; i < \d+; \+\+i\) \w+\[i\] = ")
 _LOOP = re.compile(r"for \(int j = 0; j < (\d+); \+\+j\) \{$")     # a column loop (its body counts per column)
 
 
@@ -73,6 +74,8 @@ def count_c(source):
             # the sin/cos block's declaration and call: each read of its values (soagen_cos[j]) counts
             # as one trig, as the program counts sin and cos
             if not line or line.startswith(("return 0", "double soagen_sin[", "soagen_sincos(")):
+                continue
+            if _CONSTANT_RUN.match(line):               # a run of outputs set to one constant: no arithmetic
                 continue
             loop = _LOOP.match(line)
             if loop:

@@ -121,15 +121,39 @@ def _item_line(item, printer, lanes=False):
     return {"banner": None, "code": f"const {printer.ctype} {printer.doprint(sym)} = {printer.doprint(expr)};"}
 
 
+#: a run of at least this many consecutive output entries holding one constant (the zeros of a
+#: sparse M or Jacobian) is written by a ``for`` over the run, which compilers turn into vector
+#: stores, rather than entry by entry (for the TALOS's M, 762 zeros: 0.82x the time)
+CONSTANT_RUN = 4
+
+
+def _constant_run(values, printed, start):
+    """The end of the run of entries that print as the constant ``values[start]`` does, or
+    ``start`` when that entry is not a constant."""
+    stop = start
+    if values[start].is_Number:
+        while stop < len(values) and values[stop].is_Number and printed[stop] == printed[start]:
+            stop += 1
+    return stop
+
+
 def _output_lines(prog, printer, lanes=False):
-    """The outputs written, then the column loops that work on them in place."""
+    """The outputs written (runs of one constant by a loop, :data:`CONSTANT_RUN`), then the column
+    loops that work on them in place."""
     lines = [{"banner": "outputs", "mark": BANNER_MARKS[0]}]
     for arg in prog.outputs:
-        for i, e in enumerate(arg.symbols):
-            value = printer.doprint(e)
-            if lanes and e.is_Number:
-                value = f"soagen_splat({value})"
-            lines.append({"banner": None, "code": f"{arg.name}[{i}] = {value};"})
+        values = arg.symbols
+        printed = [printer.doprint(e) for e in values]
+        i = 0
+        while i < len(values):
+            value = f"soagen_splat({printed[i]})" if lanes and values[i].is_Number else printed[i]
+            stop = _constant_run(values, printed, i)
+            if stop - i >= CONSTANT_RUN:
+                lines.append({"banner": None, "code": f"for (int i = {i}; i < {stop}; ++i) {arg.name}[i] = {value};"})
+                i = stop
+            else:
+                lines.append({"banner": None, "code": f"{arg.name}[{i}] = {value};"})
+                i += 1
     for loop in prog.loops:
         lines += _loop_lines(prog, loop, printer, lanes)
     if prog.returns_status:
