@@ -54,3 +54,33 @@ def test_count_ops_matches_printer_on_signs():
     for expr in (-a * b, -a - b, -0.5 * a - b, a - 2.0 * b * c, -a / b, a * a, 3.0 * a - c / b):
         text = printer.doprint(expr)
         assert count_line(text) == count_ops(expr), (expr, text)
+
+
+def test_every_output_entry_is_written_once_with_its_value_runs_of_constants_by_loops():
+    """The outputs of a tree's M (zeros between its branches) as the C text writes them: a run of
+    one constant by ``for (int i = a; i < b; ++i) M[i] = c;``, other entries one by one; together
+    every entry exactly once, each with the program's value."""
+    import re
+
+    from soagen.program.printer import SoaCPrinter
+
+    robot = random_robot(14, 6, tree=True, tips=2)
+    gen = generate(robot, Options(functions=("mass_matrix",)), "tree")
+    prog = next(p for p in gen.programs if p.name == "mass_matrix")
+    values = prog.outputs[0].symbols
+    text = gen.csource.source.split("void tree_mass_matrix(", 1)[1].split("\n}\n", 1)[0]
+    written = {}
+    for a, b, c in re.findall(r"for \(int i = (\d+); i < (\d+); \+\+i\) M\[i\] = ([^;]+);", text):
+        for i in range(int(a), int(b)):
+            written.setdefault(i, []).append(c)
+    runs = len(written)
+    for i, c in re.findall(r"^\s*M\[(\d+)\] = ([^;]+);", text, re.M):
+        written.setdefault(int(i), []).append(c)
+    printer = SoaCPrinter()
+    printer.names = prog.names
+    assert runs >= 4                                   # the tree's zeros are written by runs
+    assert sorted(written) == list(range(len(values)))
+    for i, e in enumerate(values):
+        assert len(written[i]) == 1, i
+        if e.is_Number:
+            assert written[i][0] == printer.doprint(e), i
