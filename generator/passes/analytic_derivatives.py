@@ -89,13 +89,11 @@ def to_world(prog, R, p, x):
     return w, S.add(prog, S.matvec(prog, R, x[1]), S.cross(prog, p, w))
 
 
-class WorldInertia:
-    """A spatial inertia in world axes at the world origin by its ten numbers:
-    mass m, first moment h = m c (3,), rotational inertia Ī about the world
-    origin (symmetric 3 × 3): I (ω, v) = (Ī ω + h × v, m v − h × ω)."""
-
-    def __init__(self, m, h, J):
-        self.m, self.h, self.J = m, h, J
+class WorldInertia(S.RigidInertia):
+    """A spatial inertia in world axes at the world origin by its ten numbers
+    (:class:`~soagen.passes.symbolic.RigidInertia`): mass m, first moment h = m c (3,),
+    rotational inertia Ī about the world origin (symmetric 3 × 3):
+    I (ω, v) = (Ī ω + h × v, m v − h × ω); ``plus`` gives the composite Ĩ + I."""
 
     def times(self, prog, x):
         """I x for a motion vector x; a spatial force (angular, linear)."""
@@ -103,11 +101,6 @@ class WorldInertia:
         n = [prog.let(sum(self.J[i][j] * w[j] for j in range(3))) for i in range(3)]
         return S.add(prog, n, S.cross(prog, self.h, v)), S.sub(prog, S.scale(prog, self.m, v),
                                                                   S.cross(prog, self.h, w))
-
-    def plus(self, prog, other):
-        """Ĩ + I: the composite of two inertias (ten additions)."""
-        return WorldInertia(prog.let(self.m + other.m), S.add(prog, self.h, other.h),
-                            S.sym_from_upper(lambda i, j: prog.let(self.J[i][j] + other.J[i][j])))
 
 
 def world_inertia(prog, body, R, p):

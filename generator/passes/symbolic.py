@@ -224,8 +224,8 @@ class RigidInertia:
 
     def plus(self, prog, other):
         """The composite of two inertias in the same frame: ten additions."""
-        return RigidInertia(prog.let(self.m + other.m), add(prog, self.h, other.h),
-                            sym_from_upper(lambda i, j: prog.let(self.J[i][j] + other.J[i][j])))
+        return type(self)(prog.let(self.m + other.m), add(prog, self.h, other.h),
+                          sym_from_upper(lambda i, j: prog.let(self.J[i][j] + other.J[i][j])))
 
 
 def inertia_times(prog, P, x):
