@@ -42,16 +42,18 @@ def ldl(prog, A, ratio, what="Omega(0)"):
 
 
 def ldl_inverse(prog, L, dinv):
-    """A⁻¹ = L⁻ᵀ D⁻¹ L⁻¹ from the factors; symmetric N×N list."""
+    """A⁻¹ = L⁻ᵀ D⁻¹ L⁻¹ from the factors; symmetric N×N list.  D⁻¹L⁻¹ is formed once, so
+    each term of an entry, (L⁻¹)_ki (D⁻¹L⁻¹)_kj, is one multiply-add."""
     N = len(L)
     X = [[sp.Integer(1) if i == j else sp.Integer(0) for j in range(N)] for i in range(N)]  # L⁻¹
     for i in range(N):
         for j in range(i):
             X[i][j] = prog.let(-sum(L[i][k] * X[k][j] for k in range(j, i)))
+    Y = [[prog.let(dinv[k] * X[k][j]) for j in range(N)] for k in range(N)]                  # D⁻¹L⁻¹
     out = [[None] * N for _ in range(N)]
     for i in range(N):
         for j in range(i, N):
-            out[i][j] = out[j][i] = prog.let(sum(X[k][i] * dinv[k] * X[k][j] for k in range(j, N)))
+            out[i][j] = out[j][i] = prog.let(sum(X[k][i] * Y[k][j] for k in range(j, N)))
     return out
 
 
