@@ -3704,7 +3704,7 @@ long panda_mass_matrix_ne_batch(long count, const double *q, double *M)
 
 /*
  * inverse mass matrix, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot (calls mass_matrix_inverse_cholesky).
- * mass_matrix_inverse               488 mul    360 add    6 div   0 sqrt  12 trig    375 statements
+ * mass_matrix_inverse               432 mul    360 add    6 div   0 sqrt  12 trig    395 statements
  *   q[7]: joint positions
  *   Minv[49]: inverse mass matrix, row-major
  */
@@ -4699,7 +4699,7 @@ long panda_mass_matrix_inverse_innovations_batch(long count, const double *q, do
 
 /*
  * inverse mass matrix by composite-body M and LDL^T, row-major n x n [RK (3.20)]
- * mass_matrix_inverse_cholesky      488 mul    360 add    6 div   0 sqrt  12 trig    375 statements
+ * mass_matrix_inverse_cholesky      432 mul    360 add    6 div   0 sqrt  12 trig    395 statements
  *   q[7]: joint positions
  *   Minv[49]: inverse mass matrix, row-major
  */
@@ -5086,84 +5086,104 @@ void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
     const double t345 = t288*t305 - t294 - t338*t315 - t341*t324;
     const double t346 = t301*t315 - t305 - t342*t324;
     const double t347 = t313*t324 - t315;
-    const double t348 = 149.60760989322966 + t264*t264*t272 + t333*t333*t286 + t334*t334*t299 + t336*t336*t311 + t339*t339*t322 + t343*t343*t332;
-    const double t349 = t334*t335*t299 - t264*t272 - t274*t333*t286 + t336*t337*t311 + t339*t340*t322 + t343*t344*t332;
-    const double t350 = t333*t286 - t288*t334*t299 + t336*t338*t311 + t339*t341*t322 + t343*t345*t332;
-    const double t351 = t334*t299 - t301*t336*t311 + t339*t342*t322 + t343*t346*t332;
-    const double t352 = t336*t311 - t313*t339*t322 + t343*t347*t332;
-    const double t353 = t339*t322 - t324*t343*t332;
-    const double t354 = t343*t332;
-    const double t355 = t272 + t274*t274*t286 + t335*t335*t299 + t337*t337*t311 + t340*t340*t322 + t344*t344*t332;
-    const double t356 = t337*t338*t311 - t274*t286 - t288*t335*t299 + t340*t341*t322 + t344*t345*t332;
-    const double t357 = t335*t299 - t301*t337*t311 + t340*t342*t322 + t344*t346*t332;
-    const double t358 = t337*t311 - t313*t340*t322 + t344*t347*t332;
-    const double t359 = t340*t322 - t324*t344*t332;
-    const double t360 = t344*t332;
-    const double t361 = t286 + t288*t288*t299 + t338*t338*t311 + t341*t341*t322 + t345*t345*t332;
-    const double t362 = t341*t342*t322 - t288*t299 - t301*t338*t311 + t345*t346*t332;
-    const double t363 = t338*t311 - t313*t341*t322 + t345*t347*t332;
-    const double t364 = t341*t322 - t324*t345*t332;
-    const double t365 = t345*t332;
-    const double t366 = t299 + t301*t301*t311 + t342*t342*t322 + t346*t346*t332;
-    const double t367 = t346*t347*t332 - t301*t311 - t313*t342*t322;
-    const double t368 = t342*t322 - t324*t346*t332;
-    const double t369 = t346*t332;
-    const double t370 = t311 + t313*t313*t322 + t347*t347*t332;
-    const double t371 = -t313*t322 - t324*t347*t332;
+    const double t348 = t264*t272;
+    const double t349 = -t348;
+    const double t350 = t333*t286;
+    const double t351 = t274*t286;
+    const double t352 = -t351;
+    const double t353 = t334*t299;
+    const double t354 = t335*t299;
+    const double t355 = t288*t299;
+    const double t356 = -t355;
+    const double t357 = t336*t311;
+    const double t358 = t337*t311;
+    const double t359 = t338*t311;
+    const double t360 = t301*t311;
+    const double t361 = -t360;
+    const double t362 = t339*t322;
+    const double t363 = t340*t322;
+    const double t364 = t341*t322;
+    const double t365 = t342*t322;
+    const double t366 = t313*t322;
+    const double t367 = -t366;
+    const double t368 = t343*t332;
+    const double t369 = t344*t332;
+    const double t370 = t345*t332;
+    const double t371 = t346*t332;
     const double t372 = t347*t332;
-    const double t373 = t322 + t324*t324*t332;
-    const double t374 = -t324*t332;
+    const double t373 = -t324*t332;
+    const double t374 = 149.60760989322966 - t264*t349 + t333*t350 + t334*t353 + t336*t357 + t339*t362 + t343*t368;
+    const double t375 = t333*t352 - t348 + t334*t354 + t336*t358 + t339*t363 + t343*t369;
+    const double t376 = t350 + t334*t356 + t336*t359 + t339*t364 + t343*t370;
+    const double t377 = t353 + t336*t361 + t339*t365 + t343*t371;
+    const double t378 = t357 + t339*t367 + t343*t372;
+    const double t379 = t362 + t343*t373;
+    const double t380 = t272 - t274*t352 + t335*t354 + t337*t358 + t340*t363 + t344*t369;
+    const double t381 = t335*t356 - t351 + t337*t359 + t340*t364 + t344*t370;
+    const double t382 = t354 + t337*t361 + t340*t365 + t344*t371;
+    const double t383 = t358 + t340*t367 + t344*t372;
+    const double t384 = t363 + t344*t373;
+    const double t385 = t286 - t288*t356 + t338*t359 + t341*t364 + t345*t370;
+    const double t386 = t338*t361 - t355 + t341*t365 + t345*t371;
+    const double t387 = t359 + t341*t367 + t345*t372;
+    const double t388 = t364 + t345*t373;
+    const double t389 = t299 - t301*t361 + t342*t365 + t346*t371;
+    const double t390 = t342*t367 - t360 + t346*t372;
+    const double t391 = t365 + t346*t373;
+    const double t392 = t311 - t313*t367 + t347*t372;
+    const double t393 = t347*t373 - t366;
+    const double t394 = t322 - t324*t373;
 
     /* ==== outputs ==== */
     Minv[0] = t332;
-    Minv[1] = t374;
+    Minv[1] = t373;
     Minv[2] = t372;
-    Minv[3] = t369;
-    Minv[4] = t365;
-    Minv[5] = t360;
-    Minv[6] = t354;
-    Minv[7] = t374;
-    Minv[8] = t373;
-    Minv[9] = t371;
-    Minv[10] = t368;
-    Minv[11] = t364;
-    Minv[12] = t359;
-    Minv[13] = t353;
+    Minv[3] = t371;
+    Minv[4] = t370;
+    Minv[5] = t369;
+    Minv[6] = t368;
+    Minv[7] = t373;
+    Minv[8] = t394;
+    Minv[9] = t393;
+    Minv[10] = t391;
+    Minv[11] = t388;
+    Minv[12] = t384;
+    Minv[13] = t379;
     Minv[14] = t372;
-    Minv[15] = t371;
-    Minv[16] = t370;
-    Minv[17] = t367;
-    Minv[18] = t363;
-    Minv[19] = t358;
-    Minv[20] = t352;
-    Minv[21] = t369;
-    Minv[22] = t368;
-    Minv[23] = t367;
-    Minv[24] = t366;
-    Minv[25] = t362;
-    Minv[26] = t357;
-    Minv[27] = t351;
-    Minv[28] = t365;
-    Minv[29] = t364;
-    Minv[30] = t363;
-    Minv[31] = t362;
-    Minv[32] = t361;
-    Minv[33] = t356;
-    Minv[34] = t350;
-    Minv[35] = t360;
-    Minv[36] = t359;
-    Minv[37] = t358;
-    Minv[38] = t357;
-    Minv[39] = t356;
-    Minv[40] = t355;
-    Minv[41] = t349;
-    Minv[42] = t354;
-    Minv[43] = t353;
-    Minv[44] = t352;
-    Minv[45] = t351;
-    Minv[46] = t350;
-    Minv[47] = t349;
-    Minv[48] = t348;
+    Minv[15] = t393;
+    Minv[16] = t392;
+    Minv[17] = t390;
+    Minv[18] = t387;
+    Minv[19] = t383;
+    Minv[20] = t378;
+    Minv[21] = t371;
+    Minv[22] = t391;
+    Minv[23] = t390;
+    Minv[24] = t389;
+    Minv[25] = t386;
+    Minv[26] = t382;
+    Minv[27] = t377;
+    Minv[28] = t370;
+    Minv[29] = t388;
+    Minv[30] = t387;
+    Minv[31] = t386;
+    Minv[32] = t385;
+    Minv[33] = t381;
+    Minv[34] = t376;
+    Minv[35] = t369;
+    Minv[36] = t384;
+    Minv[37] = t383;
+    Minv[38] = t382;
+    Minv[39] = t381;
+    Minv[40] = t380;
+    Minv[41] = t375;
+    Minv[42] = t368;
+    Minv[43] = t379;
+    Minv[44] = t378;
+    Minv[45] = t377;
+    Minv[46] = t376;
+    Minv[47] = t375;
+    Minv[48] = t374;
 }
 
 long panda_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv)
@@ -10662,7 +10682,7 @@ long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega)
 
 /*
  * operational space inertia Lambda(0), r x r. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia                        913 mul    674 add   12 div   0 sqrt  14 trig    608 statements
+ * os_inertia                        878 mul    674 add   12 div   0 sqrt  14 trig    622 statements
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
@@ -10682,7 +10702,7 @@ long panda_os_inertia_batch(long count, const double *q, double *Lambda)
 
 /*
  * operational space inertia Lambda(0) by the O(n) recursion, r x r [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia_recursive             1127 mul    921 add   12 div   0 sqrt  14 trig    782 statements
+ * os_inertia_recursive             1092 mul    921 add   12 div   0 sqrt  14 trig    796 statements
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
@@ -11495,63 +11515,77 @@ int panda_os_inertia_recursive(const double q[7], double Lambda[36])
     const double t759 = t707*t724 - t713 - t754*t734 - t756*t743;
     const double t760 = t720*t734 - t724 - t757*t743;
     const double t761 = t732*t743 - t734;
-    const double t762 = t696 + t697*t697*t705 + t752*t752*t718 + t753*t753*t730 + t755*t755*t741 + t758*t758*t751;
-    const double t763 = t753*t754*t730 - t697*t705 - t707*t752*t718 + t755*t756*t741 + t758*t759*t751;
-    const double t764 = t752*t718 - t720*t753*t730 + t755*t757*t741 + t758*t760*t751;
-    const double t765 = t753*t730 - t732*t755*t741 + t758*t761*t751;
-    const double t766 = t755*t741 - t743*t758*t751;
-    const double t767 = t758*t751;
-    const double t768 = t705 + t707*t707*t718 + t754*t754*t730 + t756*t756*t741 + t759*t759*t751;
-    const double t769 = t756*t757*t741 - t707*t718 - t720*t754*t730 + t759*t760*t751;
-    const double t770 = t754*t730 - t732*t756*t741 + t759*t761*t751;
-    const double t771 = t756*t741 - t743*t759*t751;
-    const double t772 = t759*t751;
-    const double t773 = t718 + t720*t720*t730 + t757*t757*t741 + t760*t760*t751;
-    const double t774 = t760*t761*t751 - t720*t730 - t732*t757*t741;
-    const double t775 = t757*t741 - t743*t760*t751;
-    const double t776 = t760*t751;
-    const double t777 = t730 + t732*t732*t741 + t761*t761*t751;
-    const double t778 = -t732*t741 - t743*t761*t751;
+    const double t762 = t697*t705;
+    const double t763 = -t762;
+    const double t764 = t752*t718;
+    const double t765 = t707*t718;
+    const double t766 = -t765;
+    const double t767 = t753*t730;
+    const double t768 = t754*t730;
+    const double t769 = t720*t730;
+    const double t770 = -t769;
+    const double t771 = t755*t741;
+    const double t772 = t756*t741;
+    const double t773 = t757*t741;
+    const double t774 = t732*t741;
+    const double t775 = -t774;
+    const double t776 = t758*t751;
+    const double t777 = t759*t751;
+    const double t778 = t760*t751;
     const double t779 = t761*t751;
-    const double t780 = t741 + t743*t743*t751;
-    const double t781 = -t743*t751;
+    const double t780 = -t743*t751;
+    const double t781 = t696 - t697*t763 + t752*t764 + t753*t767 + t755*t771 + t758*t776;
+    const double t782 = t752*t766 - t762 + t753*t768 + t755*t772 + t758*t777;
+    const double t783 = t764 + t753*t770 + t755*t773 + t758*t778;
+    const double t784 = t767 + t755*t775 + t758*t779;
+    const double t785 = t771 + t758*t780;
+    const double t786 = t705 - t707*t766 + t754*t768 + t756*t772 + t759*t777;
+    const double t787 = t754*t770 - t765 + t756*t773 + t759*t778;
+    const double t788 = t768 + t756*t775 + t759*t779;
+    const double t789 = t772 + t759*t780;
+    const double t790 = t718 - t720*t770 + t757*t773 + t760*t778;
+    const double t791 = t757*t775 - t769 + t760*t779;
+    const double t792 = t773 + t760*t780;
+    const double t793 = t730 - t732*t775 + t761*t779;
+    const double t794 = t761*t780 - t774;
+    const double t795 = t741 - t743*t780;
 
     /* ==== outputs ==== */
-    Lambda[0] = t762;
-    Lambda[1] = t763;
-    Lambda[2] = t764;
-    Lambda[3] = t765;
-    Lambda[4] = t766;
-    Lambda[5] = t767;
-    Lambda[6] = t763;
-    Lambda[7] = t768;
-    Lambda[8] = t769;
-    Lambda[9] = t770;
-    Lambda[10] = t771;
-    Lambda[11] = t772;
-    Lambda[12] = t764;
-    Lambda[13] = t769;
-    Lambda[14] = t773;
-    Lambda[15] = t774;
-    Lambda[16] = t775;
-    Lambda[17] = t776;
-    Lambda[18] = t765;
-    Lambda[19] = t770;
-    Lambda[20] = t774;
-    Lambda[21] = t777;
-    Lambda[22] = t778;
+    Lambda[0] = t781;
+    Lambda[1] = t782;
+    Lambda[2] = t783;
+    Lambda[3] = t784;
+    Lambda[4] = t785;
+    Lambda[5] = t776;
+    Lambda[6] = t782;
+    Lambda[7] = t786;
+    Lambda[8] = t787;
+    Lambda[9] = t788;
+    Lambda[10] = t789;
+    Lambda[11] = t777;
+    Lambda[12] = t783;
+    Lambda[13] = t787;
+    Lambda[14] = t790;
+    Lambda[15] = t791;
+    Lambda[16] = t792;
+    Lambda[17] = t778;
+    Lambda[18] = t784;
+    Lambda[19] = t788;
+    Lambda[20] = t791;
+    Lambda[21] = t793;
+    Lambda[22] = t794;
     Lambda[23] = t779;
-    Lambda[24] = t766;
-    Lambda[25] = t771;
-    Lambda[26] = t775;
-    Lambda[27] = t778;
-    Lambda[28] = t780;
-    Lambda[29] = t781;
-    Lambda[30] = t767;
-    Lambda[31] = t772;
-    Lambda[32] = t776;
+    Lambda[24] = t785;
+    Lambda[25] = t789;
+    Lambda[26] = t792;
+    Lambda[27] = t794;
+    Lambda[28] = t795;
+    Lambda[29] = t780;
+    Lambda[30] = t776;
+    Lambda[31] = t777;
+    Lambda[32] = t778;
     Lambda[33] = t779;
-    Lambda[34] = t781;
+    Lambda[34] = t780;
     Lambda[35] = t751;
     return 0;
 }
@@ -11567,7 +11601,7 @@ long panda_os_inertia_recursive_batch(long count, const double *q, double *Lambd
 
 /*
  * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, r x r [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia_explicit               913 mul    674 add   12 div   0 sqrt  14 trig    608 statements
+ * os_inertia_explicit               878 mul    674 add   12 div   0 sqrt  14 trig    622 statements
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
@@ -12206,63 +12240,77 @@ int panda_os_inertia_explicit(const double q[7], double Lambda[36])
     const double t585 = t533*t550 - t539 - t580*t560 - t582*t569;
     const double t586 = t546*t560 - t550 - t583*t569;
     const double t587 = t558*t569 - t560;
-    const double t588 = t522 + t523*t523*t531 + t578*t578*t544 + t579*t579*t556 + t581*t581*t567 + t584*t584*t577;
-    const double t589 = t579*t580*t556 - t523*t531 - t533*t578*t544 + t581*t582*t567 + t584*t585*t577;
-    const double t590 = t578*t544 - t546*t579*t556 + t581*t583*t567 + t584*t586*t577;
-    const double t591 = t579*t556 - t558*t581*t567 + t584*t587*t577;
-    const double t592 = t581*t567 - t569*t584*t577;
-    const double t593 = t584*t577;
-    const double t594 = t531 + t533*t533*t544 + t580*t580*t556 + t582*t582*t567 + t585*t585*t577;
-    const double t595 = t582*t583*t567 - t533*t544 - t546*t580*t556 + t585*t586*t577;
-    const double t596 = t580*t556 - t558*t582*t567 + t585*t587*t577;
-    const double t597 = t582*t567 - t569*t585*t577;
-    const double t598 = t585*t577;
-    const double t599 = t544 + t546*t546*t556 + t583*t583*t567 + t586*t586*t577;
-    const double t600 = t586*t587*t577 - t546*t556 - t558*t583*t567;
-    const double t601 = t583*t567 - t569*t586*t577;
-    const double t602 = t586*t577;
-    const double t603 = t556 + t558*t558*t567 + t587*t587*t577;
-    const double t604 = -t558*t567 - t569*t587*t577;
+    const double t588 = t523*t531;
+    const double t589 = -t588;
+    const double t590 = t578*t544;
+    const double t591 = t533*t544;
+    const double t592 = -t591;
+    const double t593 = t579*t556;
+    const double t594 = t580*t556;
+    const double t595 = t546*t556;
+    const double t596 = -t595;
+    const double t597 = t581*t567;
+    const double t598 = t582*t567;
+    const double t599 = t583*t567;
+    const double t600 = t558*t567;
+    const double t601 = -t600;
+    const double t602 = t584*t577;
+    const double t603 = t585*t577;
+    const double t604 = t586*t577;
     const double t605 = t587*t577;
-    const double t606 = t567 + t569*t569*t577;
-    const double t607 = -t569*t577;
+    const double t606 = -t569*t577;
+    const double t607 = t522 - t523*t589 + t578*t590 + t579*t593 + t581*t597 + t584*t602;
+    const double t608 = t578*t592 - t588 + t579*t594 + t581*t598 + t584*t603;
+    const double t609 = t590 + t579*t596 + t581*t599 + t584*t604;
+    const double t610 = t593 + t581*t601 + t584*t605;
+    const double t611 = t597 + t584*t606;
+    const double t612 = t531 - t533*t592 + t580*t594 + t582*t598 + t585*t603;
+    const double t613 = t580*t596 - t591 + t582*t599 + t585*t604;
+    const double t614 = t594 + t582*t601 + t585*t605;
+    const double t615 = t598 + t585*t606;
+    const double t616 = t544 - t546*t596 + t583*t599 + t586*t604;
+    const double t617 = t583*t601 - t595 + t586*t605;
+    const double t618 = t599 + t586*t606;
+    const double t619 = t556 - t558*t601 + t587*t605;
+    const double t620 = t587*t606 - t600;
+    const double t621 = t567 - t569*t606;
 
     /* ==== outputs ==== */
-    Lambda[0] = t588;
-    Lambda[1] = t589;
-    Lambda[2] = t590;
-    Lambda[3] = t591;
-    Lambda[4] = t592;
-    Lambda[5] = t593;
-    Lambda[6] = t589;
-    Lambda[7] = t594;
-    Lambda[8] = t595;
-    Lambda[9] = t596;
-    Lambda[10] = t597;
-    Lambda[11] = t598;
-    Lambda[12] = t590;
-    Lambda[13] = t595;
-    Lambda[14] = t599;
-    Lambda[15] = t600;
-    Lambda[16] = t601;
-    Lambda[17] = t602;
-    Lambda[18] = t591;
-    Lambda[19] = t596;
-    Lambda[20] = t600;
-    Lambda[21] = t603;
-    Lambda[22] = t604;
+    Lambda[0] = t607;
+    Lambda[1] = t608;
+    Lambda[2] = t609;
+    Lambda[3] = t610;
+    Lambda[4] = t611;
+    Lambda[5] = t602;
+    Lambda[6] = t608;
+    Lambda[7] = t612;
+    Lambda[8] = t613;
+    Lambda[9] = t614;
+    Lambda[10] = t615;
+    Lambda[11] = t603;
+    Lambda[12] = t609;
+    Lambda[13] = t613;
+    Lambda[14] = t616;
+    Lambda[15] = t617;
+    Lambda[16] = t618;
+    Lambda[17] = t604;
+    Lambda[18] = t610;
+    Lambda[19] = t614;
+    Lambda[20] = t617;
+    Lambda[21] = t619;
+    Lambda[22] = t620;
     Lambda[23] = t605;
-    Lambda[24] = t592;
-    Lambda[25] = t597;
-    Lambda[26] = t601;
-    Lambda[27] = t604;
-    Lambda[28] = t606;
-    Lambda[29] = t607;
-    Lambda[30] = t593;
-    Lambda[31] = t598;
-    Lambda[32] = t602;
+    Lambda[24] = t611;
+    Lambda[25] = t615;
+    Lambda[26] = t618;
+    Lambda[27] = t620;
+    Lambda[28] = t621;
+    Lambda[29] = t606;
+    Lambda[30] = t602;
+    Lambda[31] = t603;
+    Lambda[32] = t604;
     Lambda[33] = t605;
-    Lambda[34] = t607;
+    Lambda[34] = t606;
     Lambda[35] = t577;
     return 0;
 }

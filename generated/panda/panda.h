@@ -34,9 +34,9 @@
  *   coriolis                          400 mul    333 add    0 div   0 sqrt  12 trig    318 statements
  *   mass_matrix                       222 mul    213 add    0 div   0 sqrt  12 trig    264 statements
  *   mass_matrix_ne                    903 mul    686 add    0 div   0 sqrt  12 trig    661 statements
- *   mass_matrix_inverse               488 mul    360 add    6 div   0 sqrt  12 trig    375 statements
+ *   mass_matrix_inverse               432 mul    360 add    6 div   0 sqrt  12 trig    395 statements
  *   mass_matrix_inverse_innovations    910 mul    723 add    6 div   0 sqrt  12 trig    724 statements
- *   mass_matrix_inverse_cholesky      488 mul    360 add    6 div   0 sqrt  12 trig    375 statements
+ *   mass_matrix_inverse_cholesky      432 mul    360 add    6 div   0 sqrt  12 trig    395 statements
  *   forward_dynamics                  775 mul    657 add    6 div   0 sqrt  12 trig    669 statements
  *   forward_dynamics_fd4              864 mul    741 add    6 div   0 sqrt  12 trig    686 statements
  *   forward_dynamics_fd1              837 mul    736 add    6 div   0 sqrt  12 trig    733 statements
@@ -45,9 +45,9 @@
  *   forward_dynamics_crba             775 mul    657 add    6 div   0 sqrt  12 trig    669 statements
  *   tip_force_acceleration            522 mul    434 add    6 div   0 sqrt  14 trig    462 statements
  *   os_inertia_inverse                951 mul    831 add    6 div   0 sqrt  14 trig    695 statements
- *   os_inertia                        913 mul    674 add   12 div   0 sqrt  14 trig    608 statements
- *   os_inertia_recursive             1127 mul    921 add   12 div   0 sqrt  14 trig    782 statements
- *   os_inertia_explicit               913 mul    674 add   12 div   0 sqrt  14 trig    608 statements
+ *   os_inertia                        878 mul    674 add   12 div   0 sqrt  14 trig    622 statements
+ *   os_inertia_recursive             1092 mul    921 add   12 div   0 sqrt  14 trig    796 statements
+ *   os_inertia_explicit               878 mul    674 add   12 div   0 sqrt  14 trig    622 statements
  *   os_coriolis                      1604 mul   1324 add   12 div   0 sqrt  14 trig   1134 statements
  *   os_gravity                       1191 mul    997 add   12 div   0 sqrt  14 trig    863 statements
  *   os_bias                          1633 mul   1349 add   12 div   0 sqrt  14 trig   1161 statements

@@ -2654,7 +2654,7 @@ long puma560_mass_matrix_ne_batch(long count, const double *q, double *M)
 
 /*
  * inverse mass matrix, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot (calls mass_matrix_inverse_cholesky).
- * mass_matrix_inverse               259 mul    180 add    4 div   0 sqrt   8 trig    227 statements
+ * mass_matrix_inverse               227 mul    180 add    4 div   0 sqrt   8 trig    239 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
@@ -3317,7 +3317,7 @@ long puma560_mass_matrix_inverse_innovations_batch(long count, const double *q, 
 
 /*
  * inverse mass matrix by composite-body M and LDL^T, row-major n x n [RK (3.20)]
- * mass_matrix_inverse_cholesky      259 mul    180 add    4 div   0 sqrt   8 trig    227 statements
+ * mass_matrix_inverse_cholesky      227 mul    180 add    4 div   0 sqrt   8 trig    239 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
@@ -3559,64 +3559,76 @@ void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t204 = t161*t184 - t163 - t201*t191;
     const double t205 = t169*t184 - t173 - t202*t191;
     const double t206 = t181*t191 - t184;
-    const double t207 = 25000.0 + t158*t158*t166 + t199*t199*t179 + t200*t200*t189 + t203*t203*t198;
-    const double t208 = t200*t201*t189 - t161*t199*t179 + t203*t204*t198;
-    const double t209 = t200*t202*t189 - t158*t166 - t169*t199*t179 + t203*t205*t198;
-    const double t210 = t199*t179 - t181*t200*t189 + t203*t206*t198;
-    const double t211 = t200*t189 - t191*t203*t198;
-    const double t212 = t203*t198;
-    const double t213 = 1557.24430048586 + t161*t161*t179 + t201*t201*t189 + t204*t204*t198;
-    const double t214 = t161*t169*t179 + t201*t202*t189 + t204*t205*t198;
-    const double t215 = t204*t206*t198 - t161*t179 - t181*t201*t189;
-    const double t216 = t201*t189 - t191*t204*t198;
-    const double t217 = t204*t198;
-    const double t218 = t166 + t169*t169*t179 + t202*t202*t189 + t205*t205*t198;
-    const double t219 = t205*t206*t198 - t169*t179 - t181*t202*t189;
-    const double t220 = t202*t189 - t191*t205*t198;
+    const double t207 = t158*t166;
+    const double t208 = -t207;
+    const double t209 = t199*t179;
+    const double t210 = t161*t179;
+    const double t211 = -t210;
+    const double t212 = t169*t179;
+    const double t213 = -t212;
+    const double t214 = t200*t189;
+    const double t215 = t201*t189;
+    const double t216 = t202*t189;
+    const double t217 = t181*t189;
+    const double t218 = -t217;
+    const double t219 = t203*t198;
+    const double t220 = t204*t198;
     const double t221 = t205*t198;
-    const double t222 = t179 + t181*t181*t189 + t206*t206*t198;
-    const double t223 = -t181*t189 - t191*t206*t198;
-    const double t224 = t206*t198;
-    const double t225 = t189 + t191*t191*t198;
-    const double t226 = -t191*t198;
+    const double t222 = t206*t198;
+    const double t223 = -t191*t198;
+    const double t224 = 25000.0 - t158*t208 + t199*t209 + t200*t214 + t203*t219;
+    const double t225 = t199*t211 + t200*t215 + t203*t220;
+    const double t226 = t199*t213 - t207 + t200*t216 + t203*t221;
+    const double t227 = t209 + t200*t218 + t203*t222;
+    const double t228 = t214 + t203*t223;
+    const double t229 = 1557.24430048586 - t161*t211 + t201*t215 + t204*t220;
+    const double t230 = t201*t216 - t161*t213 + t204*t221;
+    const double t231 = t201*t218 - t210 + t204*t222;
+    const double t232 = t215 + t204*t223;
+    const double t233 = t166 - t169*t213 + t202*t216 + t205*t221;
+    const double t234 = t202*t218 - t212 + t205*t222;
+    const double t235 = t216 + t205*t223;
+    const double t236 = t179 - t181*t218 + t206*t222;
+    const double t237 = t206*t223 - t217;
+    const double t238 = t189 - t191*t223;
 
     /* ==== outputs ==== */
     Minv[0] = t198;
-    Minv[1] = t226;
-    Minv[2] = t224;
+    Minv[1] = t223;
+    Minv[2] = t222;
     Minv[3] = t221;
-    Minv[4] = t217;
-    Minv[5] = t212;
-    Minv[6] = t226;
-    Minv[7] = t225;
-    Minv[8] = t223;
-    Minv[9] = t220;
-    Minv[10] = t216;
-    Minv[11] = t211;
-    Minv[12] = t224;
-    Minv[13] = t223;
-    Minv[14] = t222;
-    Minv[15] = t219;
-    Minv[16] = t215;
-    Minv[17] = t210;
+    Minv[4] = t220;
+    Minv[5] = t219;
+    Minv[6] = t223;
+    Minv[7] = t238;
+    Minv[8] = t237;
+    Minv[9] = t235;
+    Minv[10] = t232;
+    Minv[11] = t228;
+    Minv[12] = t222;
+    Minv[13] = t237;
+    Minv[14] = t236;
+    Minv[15] = t234;
+    Minv[16] = t231;
+    Minv[17] = t227;
     Minv[18] = t221;
-    Minv[19] = t220;
-    Minv[20] = t219;
-    Minv[21] = t218;
-    Minv[22] = t214;
-    Minv[23] = t209;
-    Minv[24] = t217;
-    Minv[25] = t216;
-    Minv[26] = t215;
-    Minv[27] = t214;
-    Minv[28] = t213;
-    Minv[29] = t208;
-    Minv[30] = t212;
-    Minv[31] = t211;
-    Minv[32] = t210;
-    Minv[33] = t209;
-    Minv[34] = t208;
-    Minv[35] = t207;
+    Minv[19] = t235;
+    Minv[20] = t234;
+    Minv[21] = t233;
+    Minv[22] = t230;
+    Minv[23] = t226;
+    Minv[24] = t220;
+    Minv[25] = t232;
+    Minv[26] = t231;
+    Minv[27] = t230;
+    Minv[28] = t229;
+    Minv[29] = t225;
+    Minv[30] = t219;
+    Minv[31] = t228;
+    Minv[32] = t227;
+    Minv[33] = t226;
+    Minv[34] = t225;
+    Minv[35] = t224;
 }
 
 long puma560_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv)
@@ -7521,7 +7533,7 @@ long puma560_os_inertia_inverse_batch(long count, const double *q, double *Omega
 
 /*
  * operational space inertia Lambda(0), r x r. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia                        551 mul    360 add   10 div   0 sqrt  10 trig    400 statements
+ * os_inertia                        516 mul    360 add   10 div   0 sqrt  10 trig    414 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
@@ -7541,7 +7553,7 @@ long puma560_os_inertia_batch(long count, const double *q, double *Lambda)
 
 /*
  * operational space inertia Lambda(0) by the O(n) recursion, r x r [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia_recursive              809 mul    606 add   10 div   0 sqrt  12 trig    573 statements
+ * os_inertia_recursive              774 mul    606 add   10 div   0 sqrt  12 trig    587 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
@@ -8141,63 +8153,77 @@ int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t550 = t498*t515 - t504 - t545*t525 - t547*t534;
     const double t551 = t511*t525 - t515 - t548*t534;
     const double t552 = t523*t534 - t525;
-    const double t553 = t487 + t488*t488*t496 + t543*t543*t509 + t544*t544*t521 + t546*t546*t532 + t549*t549*t542;
-    const double t554 = t544*t545*t521 - t488*t496 - t498*t543*t509 + t546*t547*t532 + t549*t550*t542;
-    const double t555 = t543*t509 - t511*t544*t521 + t546*t548*t532 + t549*t551*t542;
-    const double t556 = t544*t521 - t523*t546*t532 + t549*t552*t542;
-    const double t557 = t546*t532 - t534*t549*t542;
-    const double t558 = t549*t542;
-    const double t559 = t496 + t498*t498*t509 + t545*t545*t521 + t547*t547*t532 + t550*t550*t542;
-    const double t560 = t547*t548*t532 - t498*t509 - t511*t545*t521 + t550*t551*t542;
-    const double t561 = t545*t521 - t523*t547*t532 + t550*t552*t542;
-    const double t562 = t547*t532 - t534*t550*t542;
-    const double t563 = t550*t542;
-    const double t564 = t509 + t511*t511*t521 + t548*t548*t532 + t551*t551*t542;
-    const double t565 = t551*t552*t542 - t511*t521 - t523*t548*t532;
-    const double t566 = t548*t532 - t534*t551*t542;
-    const double t567 = t551*t542;
-    const double t568 = t521 + t523*t523*t532 + t552*t552*t542;
-    const double t569 = -t523*t532 - t534*t552*t542;
+    const double t553 = t488*t496;
+    const double t554 = -t553;
+    const double t555 = t543*t509;
+    const double t556 = t498*t509;
+    const double t557 = -t556;
+    const double t558 = t544*t521;
+    const double t559 = t545*t521;
+    const double t560 = t511*t521;
+    const double t561 = -t560;
+    const double t562 = t546*t532;
+    const double t563 = t547*t532;
+    const double t564 = t548*t532;
+    const double t565 = t523*t532;
+    const double t566 = -t565;
+    const double t567 = t549*t542;
+    const double t568 = t550*t542;
+    const double t569 = t551*t542;
     const double t570 = t552*t542;
-    const double t571 = t532 + t534*t534*t542;
-    const double t572 = -t534*t542;
+    const double t571 = -t534*t542;
+    const double t572 = t487 - t488*t554 + t543*t555 + t544*t558 + t546*t562 + t549*t567;
+    const double t573 = t543*t557 - t553 + t544*t559 + t546*t563 + t549*t568;
+    const double t574 = t555 + t544*t561 + t546*t564 + t549*t569;
+    const double t575 = t558 + t546*t566 + t549*t570;
+    const double t576 = t562 + t549*t571;
+    const double t577 = t496 - t498*t557 + t545*t559 + t547*t563 + t550*t568;
+    const double t578 = t545*t561 - t556 + t547*t564 + t550*t569;
+    const double t579 = t559 + t547*t566 + t550*t570;
+    const double t580 = t563 + t550*t571;
+    const double t581 = t509 - t511*t561 + t548*t564 + t551*t569;
+    const double t582 = t548*t566 - t560 + t551*t570;
+    const double t583 = t564 + t551*t571;
+    const double t584 = t521 - t523*t566 + t552*t570;
+    const double t585 = t552*t571 - t565;
+    const double t586 = t532 - t534*t571;
 
     /* ==== outputs ==== */
-    Lambda[0] = t553;
-    Lambda[1] = t554;
-    Lambda[2] = t555;
-    Lambda[3] = t556;
-    Lambda[4] = t557;
-    Lambda[5] = t558;
-    Lambda[6] = t554;
-    Lambda[7] = t559;
-    Lambda[8] = t560;
-    Lambda[9] = t561;
-    Lambda[10] = t562;
-    Lambda[11] = t563;
-    Lambda[12] = t555;
-    Lambda[13] = t560;
-    Lambda[14] = t564;
-    Lambda[15] = t565;
-    Lambda[16] = t566;
-    Lambda[17] = t567;
-    Lambda[18] = t556;
-    Lambda[19] = t561;
-    Lambda[20] = t565;
-    Lambda[21] = t568;
-    Lambda[22] = t569;
+    Lambda[0] = t572;
+    Lambda[1] = t573;
+    Lambda[2] = t574;
+    Lambda[3] = t575;
+    Lambda[4] = t576;
+    Lambda[5] = t567;
+    Lambda[6] = t573;
+    Lambda[7] = t577;
+    Lambda[8] = t578;
+    Lambda[9] = t579;
+    Lambda[10] = t580;
+    Lambda[11] = t568;
+    Lambda[12] = t574;
+    Lambda[13] = t578;
+    Lambda[14] = t581;
+    Lambda[15] = t582;
+    Lambda[16] = t583;
+    Lambda[17] = t569;
+    Lambda[18] = t575;
+    Lambda[19] = t579;
+    Lambda[20] = t582;
+    Lambda[21] = t584;
+    Lambda[22] = t585;
     Lambda[23] = t570;
-    Lambda[24] = t557;
-    Lambda[25] = t562;
-    Lambda[26] = t566;
-    Lambda[27] = t569;
-    Lambda[28] = t571;
-    Lambda[29] = t572;
-    Lambda[30] = t558;
-    Lambda[31] = t563;
-    Lambda[32] = t567;
+    Lambda[24] = t576;
+    Lambda[25] = t580;
+    Lambda[26] = t583;
+    Lambda[27] = t585;
+    Lambda[28] = t586;
+    Lambda[29] = t571;
+    Lambda[30] = t567;
+    Lambda[31] = t568;
+    Lambda[32] = t569;
     Lambda[33] = t570;
-    Lambda[34] = t572;
+    Lambda[34] = t571;
     Lambda[35] = t542;
     return 0;
 }
@@ -8213,7 +8239,7 @@ long puma560_os_inertia_recursive_batch(long count, const double *q, double *Lam
 
 /*
  * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, r x r [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia_explicit               551 mul    360 add   10 div   0 sqrt  10 trig    400 statements
+ * os_inertia_explicit               516 mul    360 add   10 div   0 sqrt  10 trig    414 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
@@ -8640,63 +8666,77 @@ int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t377 = t325*t342 - t331 - t372*t352 - t374*t361;
     const double t378 = t338*t352 - t342 - t375*t361;
     const double t379 = t350*t361 - t352;
-    const double t380 = t314 + t315*t315*t323 + t370*t370*t336 + t371*t371*t348 + t373*t373*t359 + t376*t376*t369;
-    const double t381 = t371*t372*t348 - t315*t323 - t325*t370*t336 + t373*t374*t359 + t376*t377*t369;
-    const double t382 = t370*t336 - t338*t371*t348 + t373*t375*t359 + t376*t378*t369;
-    const double t383 = t371*t348 - t350*t373*t359 + t376*t379*t369;
-    const double t384 = t373*t359 - t361*t376*t369;
-    const double t385 = t376*t369;
-    const double t386 = t323 + t325*t325*t336 + t372*t372*t348 + t374*t374*t359 + t377*t377*t369;
-    const double t387 = t374*t375*t359 - t325*t336 - t338*t372*t348 + t377*t378*t369;
-    const double t388 = t372*t348 - t350*t374*t359 + t377*t379*t369;
-    const double t389 = t374*t359 - t361*t377*t369;
-    const double t390 = t377*t369;
-    const double t391 = t336 + t338*t338*t348 + t375*t375*t359 + t378*t378*t369;
-    const double t392 = t378*t379*t369 - t338*t348 - t350*t375*t359;
-    const double t393 = t375*t359 - t361*t378*t369;
-    const double t394 = t378*t369;
-    const double t395 = t348 + t350*t350*t359 + t379*t379*t369;
-    const double t396 = -t350*t359 - t361*t379*t369;
+    const double t380 = t315*t323;
+    const double t381 = -t380;
+    const double t382 = t370*t336;
+    const double t383 = t325*t336;
+    const double t384 = -t383;
+    const double t385 = t371*t348;
+    const double t386 = t372*t348;
+    const double t387 = t338*t348;
+    const double t388 = -t387;
+    const double t389 = t373*t359;
+    const double t390 = t374*t359;
+    const double t391 = t375*t359;
+    const double t392 = t350*t359;
+    const double t393 = -t392;
+    const double t394 = t376*t369;
+    const double t395 = t377*t369;
+    const double t396 = t378*t369;
     const double t397 = t379*t369;
-    const double t398 = t359 + t361*t361*t369;
-    const double t399 = -t361*t369;
+    const double t398 = -t361*t369;
+    const double t399 = t314 - t315*t381 + t370*t382 + t371*t385 + t373*t389 + t376*t394;
+    const double t400 = t370*t384 - t380 + t371*t386 + t373*t390 + t376*t395;
+    const double t401 = t382 + t371*t388 + t373*t391 + t376*t396;
+    const double t402 = t385 + t373*t393 + t376*t397;
+    const double t403 = t389 + t376*t398;
+    const double t404 = t323 - t325*t384 + t372*t386 + t374*t390 + t377*t395;
+    const double t405 = t372*t388 - t383 + t374*t391 + t377*t396;
+    const double t406 = t386 + t374*t393 + t377*t397;
+    const double t407 = t390 + t377*t398;
+    const double t408 = t336 - t338*t388 + t375*t391 + t378*t396;
+    const double t409 = t375*t393 - t387 + t378*t397;
+    const double t410 = t391 + t378*t398;
+    const double t411 = t348 - t350*t393 + t379*t397;
+    const double t412 = t379*t398 - t392;
+    const double t413 = t359 - t361*t398;
 
     /* ==== outputs ==== */
-    Lambda[0] = t380;
-    Lambda[1] = t381;
-    Lambda[2] = t382;
-    Lambda[3] = t383;
-    Lambda[4] = t384;
-    Lambda[5] = t385;
-    Lambda[6] = t381;
-    Lambda[7] = t386;
-    Lambda[8] = t387;
-    Lambda[9] = t388;
-    Lambda[10] = t389;
-    Lambda[11] = t390;
-    Lambda[12] = t382;
-    Lambda[13] = t387;
-    Lambda[14] = t391;
-    Lambda[15] = t392;
-    Lambda[16] = t393;
-    Lambda[17] = t394;
-    Lambda[18] = t383;
-    Lambda[19] = t388;
-    Lambda[20] = t392;
-    Lambda[21] = t395;
-    Lambda[22] = t396;
+    Lambda[0] = t399;
+    Lambda[1] = t400;
+    Lambda[2] = t401;
+    Lambda[3] = t402;
+    Lambda[4] = t403;
+    Lambda[5] = t394;
+    Lambda[6] = t400;
+    Lambda[7] = t404;
+    Lambda[8] = t405;
+    Lambda[9] = t406;
+    Lambda[10] = t407;
+    Lambda[11] = t395;
+    Lambda[12] = t401;
+    Lambda[13] = t405;
+    Lambda[14] = t408;
+    Lambda[15] = t409;
+    Lambda[16] = t410;
+    Lambda[17] = t396;
+    Lambda[18] = t402;
+    Lambda[19] = t406;
+    Lambda[20] = t409;
+    Lambda[21] = t411;
+    Lambda[22] = t412;
     Lambda[23] = t397;
-    Lambda[24] = t384;
-    Lambda[25] = t389;
-    Lambda[26] = t393;
-    Lambda[27] = t396;
-    Lambda[28] = t398;
-    Lambda[29] = t399;
-    Lambda[30] = t385;
-    Lambda[31] = t390;
-    Lambda[32] = t394;
+    Lambda[24] = t403;
+    Lambda[25] = t407;
+    Lambda[26] = t410;
+    Lambda[27] = t412;
+    Lambda[28] = t413;
+    Lambda[29] = t398;
+    Lambda[30] = t394;
+    Lambda[31] = t395;
+    Lambda[32] = t396;
     Lambda[33] = t397;
-    Lambda[34] = t399;
+    Lambda[34] = t398;
     Lambda[35] = t369;
     return 0;
 }

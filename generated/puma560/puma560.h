@@ -33,9 +33,9 @@
  *   coriolis                          225 mul    165 add    0 div   0 sqrt  10 trig    221 statements
  *   mass_matrix                       122 mul    111 add    0 div   0 sqrt   8 trig    158 statements
  *   mass_matrix_ne                    404 mul    267 add    0 div   0 sqrt  10 trig    375 statements
- *   mass_matrix_inverse               259 mul    180 add    4 div   0 sqrt   8 trig    227 statements
+ *   mass_matrix_inverse               227 mul    180 add    4 div   0 sqrt   8 trig    239 statements
  *   mass_matrix_inverse_innovations    525 mul    393 add    4 div   0 sqrt   8 trig    463 statements
- *   mass_matrix_inverse_cholesky      259 mul    180 add    4 div   0 sqrt   8 trig    227 statements
+ *   mass_matrix_inverse_cholesky      227 mul    180 add    4 div   0 sqrt   8 trig    239 statements
  *   forward_dynamics                  433 mul    342 add    4 div   0 sqrt  10 trig    440 statements
  *   forward_dynamics_fd4              516 mul    416 add    4 div   0 sqrt  10 trig    464 statements
  *   forward_dynamics_fd1              500 mul    404 add    4 div   0 sqrt  10 trig    496 statements
@@ -44,9 +44,9 @@
  *   forward_dynamics_crba             433 mul    342 add    4 div   0 sqrt  10 trig    440 statements
  *   tip_force_acceleration            347 mul    263 add    4 div   0 sqrt  12 trig    311 statements
  *   os_inertia_inverse                633 mul    516 add    4 div   0 sqrt  12 trig    486 statements
- *   os_inertia                        551 mul    360 add   10 div   0 sqrt  10 trig    400 statements
- *   os_inertia_recursive              809 mul    606 add   10 div   0 sqrt  12 trig    573 statements
- *   os_inertia_explicit               551 mul    360 add   10 div   0 sqrt  10 trig    400 statements
+ *   os_inertia                        516 mul    360 add   10 div   0 sqrt  10 trig    414 statements
+ *   os_inertia_recursive              774 mul    606 add   10 div   0 sqrt  12 trig    587 statements
+ *   os_inertia_explicit               516 mul    360 add   10 div   0 sqrt  10 trig    414 statements
  *   os_coriolis                      1072 mul    826 add   10 div   0 sqrt  12 trig    822 statements
  *   os_gravity                        826 mul    638 add   10 div   0 sqrt  12 trig    616 statements
  *   os_bias                          1086 mul    838 add   10 div   0 sqrt  12 trig    832 statements

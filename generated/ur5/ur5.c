@@ -2857,7 +2857,7 @@ long ur5_mass_matrix_ne_batch(long count, const double *q, double *M)
 
 /*
  * inverse mass matrix, row-major n x n. Algorithm: cholesky, the cheapest of innovations, cholesky for this robot (calls mass_matrix_inverse_cholesky).
- * mass_matrix_inverse               289 mul    219 add    5 div   0 sqrt  10 trig    250 statements
+ * mass_matrix_inverse               255 mul    219 add    5 div   0 sqrt  10 trig    263 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
@@ -3533,7 +3533,7 @@ long ur5_mass_matrix_inverse_innovations_batch(long count, const double *q, doub
 
 /*
  * inverse mass matrix by composite-body M and LDL^T, row-major n x n [RK (3.20)]
- * mass_matrix_inverse_cholesky      289 mul    219 add    5 div   0 sqrt  10 trig    250 statements
+ * mass_matrix_inverse_cholesky      255 mul    219 add    5 div   0 sqrt  10 trig    263 statements
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
@@ -3800,64 +3800,77 @@ void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
     const double t227 = t184*t200 - t185 - t222*t207 - t224*t213;
     const double t228 = t194*t207 - t200 - t225*t213;
     const double t229 = t205*t213 - t207;
-    const double t230 = 58.355064750790525 + t181*t181*t190 + t221*t221*t203 + t223*t223*t211 + t226*t226*t220;
-    const double t231 = t181*t184*t190 + t221*t222*t203 + t223*t224*t211 + t226*t227*t220;
-    const double t232 = t223*t225*t211 - t181*t190 - t194*t221*t203 + t226*t228*t220;
-    const double t233 = t221*t203 - t205*t223*t211 + t226*t229*t220;
-    const double t234 = t223*t211 - t213*t226*t220;
-    const double t235 = t226*t220;
-    const double t236 = t183 + t184*t184*t190 + t222*t222*t203 + t224*t224*t211 + t227*t227*t220;
-    const double t237 = t224*t225*t211 - t184*t190 - t194*t222*t203 + t227*t228*t220;
-    const double t238 = t222*t203 - t205*t224*t211 + t227*t229*t220;
-    const double t239 = t224*t211 - t213*t227*t220;
-    const double t240 = t227*t220;
-    const double t241 = t190 + t194*t194*t203 + t225*t225*t211 + t228*t228*t220;
-    const double t242 = t228*t229*t220 - t194*t203 - t205*t225*t211;
-    const double t243 = t225*t211 - t213*t228*t220;
-    const double t244 = t228*t220;
-    const double t245 = t203 + t205*t205*t211 + t229*t229*t220;
-    const double t246 = -t205*t211 - t213*t229*t220;
-    const double t247 = t229*t220;
-    const double t248 = t211 + t213*t213*t220;
-    const double t249 = -t213*t220;
+    const double t230 = t181*t190;
+    const double t231 = -t230;
+    const double t232 = t184*t190;
+    const double t233 = -t232;
+    const double t234 = t221*t203;
+    const double t235 = t222*t203;
+    const double t236 = t194*t203;
+    const double t237 = -t236;
+    const double t238 = t223*t211;
+    const double t239 = t224*t211;
+    const double t240 = t225*t211;
+    const double t241 = t205*t211;
+    const double t242 = -t241;
+    const double t243 = t226*t220;
+    const double t244 = t227*t220;
+    const double t245 = t228*t220;
+    const double t246 = t229*t220;
+    const double t247 = -t213*t220;
+    const double t248 = 58.355064750790525 - t181*t231 + t221*t234 + t223*t238 + t226*t243;
+    const double t249 = t221*t235 - t181*t233 + t223*t239 + t226*t244;
+    const double t250 = t221*t237 - t230 + t223*t240 + t226*t245;
+    const double t251 = t234 + t223*t242 + t226*t246;
+    const double t252 = t238 + t226*t247;
+    const double t253 = t183 - t184*t233 + t222*t235 + t224*t239 + t227*t244;
+    const double t254 = t222*t237 - t232 + t224*t240 + t227*t245;
+    const double t255 = t235 + t224*t242 + t227*t246;
+    const double t256 = t239 + t227*t247;
+    const double t257 = t190 - t194*t237 + t225*t240 + t228*t245;
+    const double t258 = t225*t242 - t236 + t228*t246;
+    const double t259 = t240 + t228*t247;
+    const double t260 = t203 - t205*t242 + t229*t246;
+    const double t261 = t229*t247 - t241;
+    const double t262 = t211 - t213*t247;
 
     /* ==== outputs ==== */
     Minv[0] = t220;
-    Minv[1] = t249;
-    Minv[2] = t247;
-    Minv[3] = t244;
-    Minv[4] = t240;
-    Minv[5] = t235;
-    Minv[6] = t249;
-    Minv[7] = t248;
-    Minv[8] = t246;
-    Minv[9] = t243;
-    Minv[10] = t239;
-    Minv[11] = t234;
-    Minv[12] = t247;
-    Minv[13] = t246;
-    Minv[14] = t245;
-    Minv[15] = t242;
-    Minv[16] = t238;
-    Minv[17] = t233;
-    Minv[18] = t244;
-    Minv[19] = t243;
-    Minv[20] = t242;
-    Minv[21] = t241;
-    Minv[22] = t237;
-    Minv[23] = t232;
-    Minv[24] = t240;
-    Minv[25] = t239;
-    Minv[26] = t238;
-    Minv[27] = t237;
-    Minv[28] = t236;
-    Minv[29] = t231;
-    Minv[30] = t235;
-    Minv[31] = t234;
-    Minv[32] = t233;
-    Minv[33] = t232;
-    Minv[34] = t231;
-    Minv[35] = t230;
+    Minv[1] = t247;
+    Minv[2] = t246;
+    Minv[3] = t245;
+    Minv[4] = t244;
+    Minv[5] = t243;
+    Minv[6] = t247;
+    Minv[7] = t262;
+    Minv[8] = t261;
+    Minv[9] = t259;
+    Minv[10] = t256;
+    Minv[11] = t252;
+    Minv[12] = t246;
+    Minv[13] = t261;
+    Minv[14] = t260;
+    Minv[15] = t258;
+    Minv[16] = t255;
+    Minv[17] = t251;
+    Minv[18] = t245;
+    Minv[19] = t259;
+    Minv[20] = t258;
+    Minv[21] = t257;
+    Minv[22] = t254;
+    Minv[23] = t250;
+    Minv[24] = t244;
+    Minv[25] = t256;
+    Minv[26] = t255;
+    Minv[27] = t254;
+    Minv[28] = t253;
+    Minv[29] = t249;
+    Minv[30] = t243;
+    Minv[31] = t252;
+    Minv[32] = t251;
+    Minv[33] = t250;
+    Minv[34] = t249;
+    Minv[35] = t248;
 }
 
 long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double *Minv)
@@ -8039,7 +8052,7 @@ long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega)
 
 /*
  * operational space inertia Lambda(0), r x r. Algorithm: explicit, the cheapest of recursive, explicit for this robot (calls os_inertia_explicit). Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia                        670 mul    502 add   11 div   0 sqrt  12 trig    487 statements
+ * os_inertia                        635 mul    502 add   11 div   0 sqrt  12 trig    501 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
@@ -8059,7 +8072,7 @@ long ur5_os_inertia_batch(long count, const double *q, double *Lambda)
 
 /*
  * operational space inertia Lambda(0) by the O(n) recursion, r x r [KJR (61)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia_recursive              904 mul    708 add   11 div   0 sqrt  12 trig    676 statements
+ * os_inertia_recursive              869 mul    708 add   11 div   0 sqrt  12 trig    690 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
@@ -8762,63 +8775,77 @@ int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
     const double t653 = t601*t618 - t607 - t648*t628 - t650*t637;
     const double t654 = t614*t628 - t618 - t651*t637;
     const double t655 = t626*t637 - t628;
-    const double t656 = t590 + t591*t591*t599 + t646*t646*t612 + t647*t647*t624 + t649*t649*t635 + t652*t652*t645;
-    const double t657 = t647*t648*t624 - t591*t599 - t601*t646*t612 + t649*t650*t635 + t652*t653*t645;
-    const double t658 = t646*t612 - t614*t647*t624 + t649*t651*t635 + t652*t654*t645;
-    const double t659 = t647*t624 - t626*t649*t635 + t652*t655*t645;
-    const double t660 = t649*t635 - t637*t652*t645;
-    const double t661 = t652*t645;
-    const double t662 = t599 + t601*t601*t612 + t648*t648*t624 + t650*t650*t635 + t653*t653*t645;
-    const double t663 = t650*t651*t635 - t601*t612 - t614*t648*t624 + t653*t654*t645;
-    const double t664 = t648*t624 - t626*t650*t635 + t653*t655*t645;
-    const double t665 = t650*t635 - t637*t653*t645;
-    const double t666 = t653*t645;
-    const double t667 = t612 + t614*t614*t624 + t651*t651*t635 + t654*t654*t645;
-    const double t668 = t654*t655*t645 - t614*t624 - t626*t651*t635;
-    const double t669 = t651*t635 - t637*t654*t645;
-    const double t670 = t654*t645;
-    const double t671 = t624 + t626*t626*t635 + t655*t655*t645;
-    const double t672 = -t626*t635 - t637*t655*t645;
+    const double t656 = t591*t599;
+    const double t657 = -t656;
+    const double t658 = t646*t612;
+    const double t659 = t601*t612;
+    const double t660 = -t659;
+    const double t661 = t647*t624;
+    const double t662 = t648*t624;
+    const double t663 = t614*t624;
+    const double t664 = -t663;
+    const double t665 = t649*t635;
+    const double t666 = t650*t635;
+    const double t667 = t651*t635;
+    const double t668 = t626*t635;
+    const double t669 = -t668;
+    const double t670 = t652*t645;
+    const double t671 = t653*t645;
+    const double t672 = t654*t645;
     const double t673 = t655*t645;
-    const double t674 = t635 + t637*t637*t645;
-    const double t675 = -t637*t645;
+    const double t674 = -t637*t645;
+    const double t675 = t590 - t591*t657 + t646*t658 + t647*t661 + t649*t665 + t652*t670;
+    const double t676 = t646*t660 - t656 + t647*t662 + t649*t666 + t652*t671;
+    const double t677 = t658 + t647*t664 + t649*t667 + t652*t672;
+    const double t678 = t661 + t649*t669 + t652*t673;
+    const double t679 = t665 + t652*t674;
+    const double t680 = t599 - t601*t660 + t648*t662 + t650*t666 + t653*t671;
+    const double t681 = t648*t664 - t659 + t650*t667 + t653*t672;
+    const double t682 = t662 + t650*t669 + t653*t673;
+    const double t683 = t666 + t653*t674;
+    const double t684 = t612 - t614*t664 + t651*t667 + t654*t672;
+    const double t685 = t651*t669 - t663 + t654*t673;
+    const double t686 = t667 + t654*t674;
+    const double t687 = t624 - t626*t669 + t655*t673;
+    const double t688 = t655*t674 - t668;
+    const double t689 = t635 - t637*t674;
 
     /* ==== outputs ==== */
-    Lambda[0] = t656;
-    Lambda[1] = t657;
-    Lambda[2] = t658;
-    Lambda[3] = t659;
-    Lambda[4] = t660;
-    Lambda[5] = t661;
-    Lambda[6] = t657;
-    Lambda[7] = t662;
-    Lambda[8] = t663;
-    Lambda[9] = t664;
-    Lambda[10] = t665;
-    Lambda[11] = t666;
-    Lambda[12] = t658;
-    Lambda[13] = t663;
-    Lambda[14] = t667;
-    Lambda[15] = t668;
-    Lambda[16] = t669;
-    Lambda[17] = t670;
-    Lambda[18] = t659;
-    Lambda[19] = t664;
-    Lambda[20] = t668;
-    Lambda[21] = t671;
-    Lambda[22] = t672;
+    Lambda[0] = t675;
+    Lambda[1] = t676;
+    Lambda[2] = t677;
+    Lambda[3] = t678;
+    Lambda[4] = t679;
+    Lambda[5] = t670;
+    Lambda[6] = t676;
+    Lambda[7] = t680;
+    Lambda[8] = t681;
+    Lambda[9] = t682;
+    Lambda[10] = t683;
+    Lambda[11] = t671;
+    Lambda[12] = t677;
+    Lambda[13] = t681;
+    Lambda[14] = t684;
+    Lambda[15] = t685;
+    Lambda[16] = t686;
+    Lambda[17] = t672;
+    Lambda[18] = t678;
+    Lambda[19] = t682;
+    Lambda[20] = t685;
+    Lambda[21] = t687;
+    Lambda[22] = t688;
     Lambda[23] = t673;
-    Lambda[24] = t660;
-    Lambda[25] = t665;
-    Lambda[26] = t669;
-    Lambda[27] = t672;
-    Lambda[28] = t674;
-    Lambda[29] = t675;
-    Lambda[30] = t661;
-    Lambda[31] = t666;
-    Lambda[32] = t670;
+    Lambda[24] = t679;
+    Lambda[25] = t683;
+    Lambda[26] = t686;
+    Lambda[27] = t688;
+    Lambda[28] = t689;
+    Lambda[29] = t674;
+    Lambda[30] = t670;
+    Lambda[31] = t671;
+    Lambda[32] = t672;
     Lambda[33] = t673;
-    Lambda[34] = t675;
+    Lambda[34] = t674;
     Lambda[35] = t645;
     return 0;
 }
@@ -8834,7 +8861,7 @@ long ur5_os_inertia_recursive_batch(long count, const double *q, double *Lambda)
 
 /*
  * operational space inertia Lambda(0) = (J M^-1 J^T)^-1, r x r [RJK (1)], [RK (3.20)] Returns 0, or 1 (outputs untouched) when Omega(0) is singular.
- * os_inertia_explicit               670 mul    502 add   11 div   0 sqrt  12 trig    487 statements
+ * os_inertia_explicit               635 mul    502 add   11 div   0 sqrt  12 trig    501 statements
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
@@ -9350,63 +9377,77 @@ int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
     const double t464 = t412*t429 - t418 - t459*t439 - t461*t448;
     const double t465 = t425*t439 - t429 - t462*t448;
     const double t466 = t437*t448 - t439;
-    const double t467 = t401 + t402*t402*t410 + t457*t457*t423 + t458*t458*t435 + t460*t460*t446 + t463*t463*t456;
-    const double t468 = t458*t459*t435 - t402*t410 - t412*t457*t423 + t460*t461*t446 + t463*t464*t456;
-    const double t469 = t457*t423 - t425*t458*t435 + t460*t462*t446 + t463*t465*t456;
-    const double t470 = t458*t435 - t437*t460*t446 + t463*t466*t456;
-    const double t471 = t460*t446 - t448*t463*t456;
-    const double t472 = t463*t456;
-    const double t473 = t410 + t412*t412*t423 + t459*t459*t435 + t461*t461*t446 + t464*t464*t456;
-    const double t474 = t461*t462*t446 - t412*t423 - t425*t459*t435 + t464*t465*t456;
-    const double t475 = t459*t435 - t437*t461*t446 + t464*t466*t456;
-    const double t476 = t461*t446 - t448*t464*t456;
-    const double t477 = t464*t456;
-    const double t478 = t423 + t425*t425*t435 + t462*t462*t446 + t465*t465*t456;
-    const double t479 = t465*t466*t456 - t425*t435 - t437*t462*t446;
-    const double t480 = t462*t446 - t448*t465*t456;
-    const double t481 = t465*t456;
-    const double t482 = t435 + t437*t437*t446 + t466*t466*t456;
-    const double t483 = -t437*t446 - t448*t466*t456;
+    const double t467 = t402*t410;
+    const double t468 = -t467;
+    const double t469 = t457*t423;
+    const double t470 = t412*t423;
+    const double t471 = -t470;
+    const double t472 = t458*t435;
+    const double t473 = t459*t435;
+    const double t474 = t425*t435;
+    const double t475 = -t474;
+    const double t476 = t460*t446;
+    const double t477 = t461*t446;
+    const double t478 = t462*t446;
+    const double t479 = t437*t446;
+    const double t480 = -t479;
+    const double t481 = t463*t456;
+    const double t482 = t464*t456;
+    const double t483 = t465*t456;
     const double t484 = t466*t456;
-    const double t485 = t446 + t448*t448*t456;
-    const double t486 = -t448*t456;
+    const double t485 = -t448*t456;
+    const double t486 = t401 - t402*t468 + t457*t469 + t458*t472 + t460*t476 + t463*t481;
+    const double t487 = t457*t471 - t467 + t458*t473 + t460*t477 + t463*t482;
+    const double t488 = t469 + t458*t475 + t460*t478 + t463*t483;
+    const double t489 = t472 + t460*t480 + t463*t484;
+    const double t490 = t476 + t463*t485;
+    const double t491 = t410 - t412*t471 + t459*t473 + t461*t477 + t464*t482;
+    const double t492 = t459*t475 - t470 + t461*t478 + t464*t483;
+    const double t493 = t473 + t461*t480 + t464*t484;
+    const double t494 = t477 + t464*t485;
+    const double t495 = t423 - t425*t475 + t462*t478 + t465*t483;
+    const double t496 = t462*t480 - t474 + t465*t484;
+    const double t497 = t478 + t465*t485;
+    const double t498 = t435 - t437*t480 + t466*t484;
+    const double t499 = t466*t485 - t479;
+    const double t500 = t446 - t448*t485;
 
     /* ==== outputs ==== */
-    Lambda[0] = t467;
-    Lambda[1] = t468;
-    Lambda[2] = t469;
-    Lambda[3] = t470;
-    Lambda[4] = t471;
-    Lambda[5] = t472;
-    Lambda[6] = t468;
-    Lambda[7] = t473;
-    Lambda[8] = t474;
-    Lambda[9] = t475;
-    Lambda[10] = t476;
-    Lambda[11] = t477;
-    Lambda[12] = t469;
-    Lambda[13] = t474;
-    Lambda[14] = t478;
-    Lambda[15] = t479;
-    Lambda[16] = t480;
-    Lambda[17] = t481;
-    Lambda[18] = t470;
-    Lambda[19] = t475;
-    Lambda[20] = t479;
-    Lambda[21] = t482;
-    Lambda[22] = t483;
+    Lambda[0] = t486;
+    Lambda[1] = t487;
+    Lambda[2] = t488;
+    Lambda[3] = t489;
+    Lambda[4] = t490;
+    Lambda[5] = t481;
+    Lambda[6] = t487;
+    Lambda[7] = t491;
+    Lambda[8] = t492;
+    Lambda[9] = t493;
+    Lambda[10] = t494;
+    Lambda[11] = t482;
+    Lambda[12] = t488;
+    Lambda[13] = t492;
+    Lambda[14] = t495;
+    Lambda[15] = t496;
+    Lambda[16] = t497;
+    Lambda[17] = t483;
+    Lambda[18] = t489;
+    Lambda[19] = t493;
+    Lambda[20] = t496;
+    Lambda[21] = t498;
+    Lambda[22] = t499;
     Lambda[23] = t484;
-    Lambda[24] = t471;
-    Lambda[25] = t476;
-    Lambda[26] = t480;
-    Lambda[27] = t483;
-    Lambda[28] = t485;
-    Lambda[29] = t486;
-    Lambda[30] = t472;
-    Lambda[31] = t477;
-    Lambda[32] = t481;
+    Lambda[24] = t490;
+    Lambda[25] = t494;
+    Lambda[26] = t497;
+    Lambda[27] = t499;
+    Lambda[28] = t500;
+    Lambda[29] = t485;
+    Lambda[30] = t481;
+    Lambda[31] = t482;
+    Lambda[32] = t483;
     Lambda[33] = t484;
-    Lambda[34] = t486;
+    Lambda[34] = t485;
     Lambda[35] = t456;
     return 0;
 }

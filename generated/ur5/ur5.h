@@ -33,9 +33,9 @@
  *   coriolis                          200 mul    139 add    0 div   0 sqrt  10 trig    229 statements
  *   mass_matrix                       151 mul    140 add    0 div   0 sqrt  10 trig    181 statements
  *   mass_matrix_ne                    389 mul    260 add    0 div   0 sqrt  10 trig    384 statements
- *   mass_matrix_inverse               289 mul    219 add    5 div   0 sqrt  10 trig    250 statements
+ *   mass_matrix_inverse               255 mul    219 add    5 div   0 sqrt  10 trig    263 statements
  *   mass_matrix_inverse_innovations    564 mul    431 add    5 div   0 sqrt  10 trig    474 statements
- *   mass_matrix_inverse_cholesky      289 mul    219 add    5 div   0 sqrt  10 trig    250 statements
+ *   mass_matrix_inverse_cholesky      255 mul    219 add    5 div   0 sqrt  10 trig    263 statements
  *   forward_dynamics                  428 mul    350 add    5 div   0 sqrt  10 trig    470 statements
  *   forward_dynamics_fd4              500 mul    403 add    5 div   0 sqrt  10 trig    485 statements
  *   forward_dynamics_fd1              478 mul    387 add    5 div   0 sqrt  10 trig    511 statements
@@ -44,9 +44,9 @@
  *   forward_dynamics_crba             428 mul    350 add    5 div   0 sqrt  10 trig    470 statements
  *   tip_force_acceleration            374 mul    296 add    5 div   0 sqrt  12 trig    345 statements
  *   os_inertia_inverse                728 mul    618 add    5 div   0 sqrt  12 trig    589 statements
- *   os_inertia                        670 mul    502 add   11 div   0 sqrt  12 trig    487 statements
- *   os_inertia_recursive              904 mul    708 add   11 div   0 sqrt  12 trig    676 statements
- *   os_inertia_explicit               670 mul    502 add   11 div   0 sqrt  12 trig    487 statements
+ *   os_inertia                        635 mul    502 add   11 div   0 sqrt  12 trig    501 statements
+ *   os_inertia_recursive              869 mul    708 add   11 div   0 sqrt  12 trig    690 statements
+ *   os_inertia_explicit               635 mul    502 add   11 div   0 sqrt  12 trig    501 statements
  *   os_coriolis                      1187 mul    944 add   11 div   0 sqrt  12 trig    974 statements
  *   os_gravity                        933 mul    753 add   11 div   0 sqrt  12 trig    737 statements
  *   os_bias                          1197 mul    956 add   11 div   0 sqrt  12 trig    985 statements
