@@ -11,6 +11,7 @@ recursion, changed, fails the comparison (:func:`test_a_mutated_term_fails`).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -224,7 +225,7 @@ MUTATIONS = {
     "variation_times_sign": ("Variation.times", _negated(A.Variation.times)),
     "variation_transpose_sign": ("Variation.transpose_times", _negated(A.Variation.transpose_times)),
     "sigma_dropped": ("variation", _sigma_dropped),
-    "inertia_first_moment": ("WorldInertia.times", _inertia_without_first_moment),
+    "inertia_first_moment": ("S.RigidInertia.times", _inertia_without_first_moment),
     "motion_subspace_shift": ("to_world", _without_shift),
     "friction_slope": ("friction_slope", lambda sw, qd: [0] * sw.robot.nv),
 }
@@ -237,6 +238,6 @@ def test_a_mutated_term_fails(mutation, monkeypatch):
     rejects on a robot that exercises it: the tests above would catch it."""
     where, replacement = MUTATIONS[mutation]
     owner, _, attr = where.rpartition(".")
-    monkeypatch.setattr(getattr(A, owner) if owner else A, attr, replacement)
+    monkeypatch.setattr(functools.reduce(getattr, owner.split("."), A) if owner else A, attr, replacement)
     robot = ROBOTS["actuated_chain" if mutation == "friction_slope" else "floating_spherical"]()
     assert _errors(robot, evaluate(program(robot, ANALYTIC)), samples=2) > 1e-3

@@ -89,30 +89,17 @@ def to_world(prog, R, p, x):
     return w, S.add(prog, S.matvec(prog, R, x[1]), S.cross(prog, p, w))
 
 
-class WorldInertia(S.RigidInertia):
-    """A spatial inertia in world axes at the world origin by its ten numbers
-    (:class:`~soagen.passes.symbolic.RigidInertia`): mass m, first moment h = m c (3,),
-    rotational inertia Ī about the world origin (symmetric 3 × 3):
-    I (ω, v) = (Ī ω + h × v, m v − h × ω); ``plus`` gives the composite Ĩ + I."""
-
-    def times(self, prog, x):
-        """I x for a motion vector x; a spatial force (angular, linear)."""
-        w, v = x
-        n = [prog.let(sum(self.J[i][j] * w[j] for j in range(3))) for i in range(3)]
-        return S.add(prog, n, S.cross(prog, self.h, v)), S.sub(prog, S.scale(prog, self.m, v),
-                                                                  S.cross(prog, self.h, w))
-
-
 def world_inertia(prog, body, R, p):
     """I_k of ``body`` at world pose (R, p) [Pinocchio ``oMi.act(inertia)``]:
-    c = R c_k + p, h = m c, Ī = R I_c Rᵀ + m (|c|² 1 − c cᵀ); a :class:`WorldInertia`."""
+    c = R c_k + p, h = m c, Ī = R I_c Rᵀ + m (|c|² 1 − c cᵀ); a
+    :class:`~soagen.passes.symbolic.RigidInertia`."""
     m = const(body.mass)
     c = S.add(prog, S.matvec(prog, R, S.const_vector(body.com)), p)                  # world com (3,)
     h = S.scale(prog, m, c)                                                          # m c (3,)
     Ic = S.rotate_sym(prog, R, S.sym_from_upper(lambda i, j: const(body.inertia[i][j])))  # R I_c Rᵀ
     cc = [[prog.let(h[i] * c[j]) for j in range(3)] for i in range(3)]               # m c cᵀ
     trace = cc[0][0] + cc[1][1] + cc[2][2]
-    return WorldInertia(m, h, S.sym_from_upper(lambda i, j: prog.let(
+    return S.RigidInertia(m, h, S.sym_from_upper(lambda i, j: prog.let(
         Ic[i][j] + (trace if i == j else 0) - cc[i][j])))
 
 
@@ -174,7 +161,7 @@ class Column:
 class WorldBodies:
     """Result of :func:`forward_pass`, per body k (world axes at the world origin):
     ``columns[k]`` the :class:`Column` of S_k, ``v``, ``f`` spatial velocity and
-    force, ``I`` a :class:`WorldInertia`, ``B`` a :class:`Variation`."""
+    force, ``I`` a :class:`~soagen.passes.symbolic.RigidInertia`, ``B`` a :class:`Variation`."""
 
     def __init__(self, n):
         self.columns, self.v, self.f, self.I, self.B = [None] * n, [None] * n, [None] * n, [None] * n, [None] * n

@@ -72,7 +72,7 @@ def _momentum_columns(sw, G):
         d[k] = (S.sub(prog, sw.world(k)[1], G) if lam < 0 else
                 S.add(prog, d[lam], S.matvec(prog, sw.world(lam)[0], sw.frame(k).ell)))
         for c, h in zip(range(sw.vslices[k].start, sw.vslices[k].stop), sw.frame(k).Hcols):
-            cols[c] = _to_centre(sw, k, S.inertia_times(prog, R[k], h), d[k])
+            cols[c] = _to_centre(sw, k, R[k].times(prog, h), d[k])
     return cols
 
 

@@ -298,7 +298,7 @@ def project(sw, f):
 def composite_inertias(sw):
     """Tip-to-base composite inertias R(k) = M(k) + Σ_c φ(k,c)R(c)φ*(k,c)
     [RK (3.20)], carried as their ten numbers (a composite of rigid bodies is one:
-    :class:`~soagen.passes.symbolic.RigidInertia`); per-body (A, B, C) blocks."""
+    :class:`~soagen.passes.symbolic.RigidInertia`), one per body."""
     prog, robot = sw.prog, sw.robot
     sw.banner("tip-to-base composite inertias R(k)", "RK (3.20)")
     R = [S.RigidInertia.from_blocks(sw.spatial_inertia(k)) for k in range(robot.nb)]
@@ -306,7 +306,7 @@ def composite_inertias(sw):
         p = sw.parent(k)
         if p >= 0:
             R[p] = R[p].plus(prog, sw.frame(k).phi_rigid_inertia(R[k]))
-    return [r.blocks() for r in R]
+    return R
 
 
 def composite_mass_matrix(sw):
@@ -321,7 +321,7 @@ def composite_mass_matrix(sw):
     for k in sw.base_to_tip():
         fr = sw.frame(k)
         sk = sw.vslices[k]
-        X = [S.inertia_times(prog, R[k], h) for h in fr.Hcols]          # R(k) H*(k), column by column
+        X = [R[k].times(prog, h) for h in fr.Hcols]                     # R(k) H*(k), column by column
         for c, x in zip(range(sk.start, sk.stop), X):
             for r, value in zip(range(sk.start, sk.stop), fr.project(x)):
                 M[r][c] = M[c][r] = value

@@ -222,6 +222,10 @@ class RigidInertia:
         return (self.J, [[zero, -h[2], h[1]], [h[2], zero, -h[0]], [-h[1], h[0], zero]],
                 [[self.m if i == j else zero for j in range(3)] for i in range(3)])
 
+    def times(self, prog, x):
+        """I x for a spatial vector x = (ω, v): (Ī ω + h × v, m v − h × ω), a spatial force."""
+        return inertia_times(prog, self.blocks(), x)
+
     def plus(self, prog, other):
         """The composite of two inertias in the same frame: ten additions."""
         return type(self)(prog.let(self.m + other.m), add(prog, self.h, other.h),
@@ -235,13 +239,6 @@ def inertia_times(prog, P, x):
     top = [prog.let(sum(A[i][j] * w[j] + B[i][j] * v[j] for j in range(3))) for i in range(3)]
     bot = [prog.let(sum(B[j][i] * w[j] + C[i][j] * v[j] for j in range(3))) for i in range(3)]
     return top, bot
-
-
-def inertia_add(prog, P, Q):
-    A = sym_from_upper(lambda i, j: prog.let(P[0][i][j] + Q[0][i][j]))
-    B = [[prog.let(P[1][i][j] + Q[1][i][j]) for j in range(3)] for i in range(3)]
-    C = sym_from_upper(lambda i, j: prog.let(P[2][i][j] + Q[2][i][j]))
-    return A, B, C
 
 
 def spatial_add(prog, *xs):
