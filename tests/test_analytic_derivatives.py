@@ -217,7 +217,12 @@ def _no_carry(prog, v, f):                   # v ×* f lost everywhere: f_k, s �
     return [0, 0, 0], [0, 0, 0]
 
 
-ORIGINAL = {"variation": A.variation}
+def _gravity_unrotated(sw):                 # the world's −g left in world axes in a floating base's frame
+    pose, gravity = ORIGINAL["fixed_frames"](sw)
+    return pose, {k: (A.S.ZERO3, [-x for x in sw.robot.gravity]) for k in gravity}
+
+
+ORIGINAL = {"variation": A.variation, "fixed_frames": A.fixed_frames}
 #: one major term of the recursion each, changed
 MUTATIONS = {
     "motion_cross_sign": ("motion_cross", lambda prog, v, x: ORIGINAL_MC(prog, x, v)),   # x × v = −v × x
@@ -228,7 +233,10 @@ MUTATIONS = {
     "inertia_first_moment": ("S.RigidInertia.times", _inertia_without_first_moment),
     "motion_subspace_shift": ("to_world", _without_shift),
     "friction_slope": ("friction_slope", lambda sw, qd: [0] * sw.robot.nv),
+    "base_frame_gravity": ("fixed_frames", _gravity_unrotated),
+    "one_dof_bias_sign": ("_scale6", lambda prog, x, c: ORIGINAL_SCALE6(prog, x, -c)),   # v_k × S_k q̇_k = ν q̇_k
 }
+ORIGINAL_SCALE6 = A._scale6
 ORIGINAL_MC = A.motion_cross
 
 

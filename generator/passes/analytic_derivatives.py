@@ -4,8 +4,10 @@ rigid body dynamics algorithms", RSS 2018 (Pinocchio's
 ``computeRNEADerivatives``), recorded on symbols for one robot.
 
 Notation (the paper's, Pinocchio's names in brackets).  Every spatial
-quantity is expressed in world axes at the world origin ("o" frame), so a
-spatial vector of body k keeps its value when carried to any other body:
+quantity is expressed in one frame fixed in space (Pinocchio's "o" frame, world
+axes at the world origin; for a tree on a floating base, the frame that
+coincides with the base at this instant, :func:`fixed_frames`), so a spatial
+vector of body k keeps its value when carried to any other body:
 
 * S_k  6 × nv_k motion subspace [J_cols], v_k, a_k the body velocity and
   acceleration (a_k holds the gravity acceleration −g of the base) [ov, oa_gf],
@@ -13,7 +15,8 @@ spatial vector of body k keeps its value when carried to any other body:
   f_k = I_k a_k + v_k ×* h_k the body force [of],
 * per joint column s of S_j, with λ = λ(j) the parent body:
   ν = v_λ × s [dVdq], ∂a/∂q = a_λ × s + v_λ × ν [dAdq],
-  ∂a/∂q̇ = v_j × s + ν [dAdv],
+  ∂a/∂q̇ = v_j × s + ν [dAdv]; for a one-dof joint S_j × S_j = 0, so
+  v_j × s = ν, ∂a/∂q̇ = 2ν and v_j × S_j q̇_j = ν q̇_j,
 * the inertia's variation along v_k: B_k x = v_k ×* I_k x − I_k (v_k × x) + x ×* h_k
   [doYcrb], stored as its symmetric part Σ_k = −(D + Dᵀ),
   D = I_k v_k×, plus the momentum h_k,
@@ -47,6 +50,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from soagen.model.robot import FLOATING
 from soagen.passes import symbolic as S
 from soagen.passes.sweeps import Sweeps
 from soagen.program.statements import const
@@ -167,6 +171,41 @@ class WorldBodies:
         self.columns, self.v, self.f, self.I, self.B = [None] * n, [None] * n, [None] * n, [None] * n, [None] * n
 
 
+def fixed_frames(sw):
+    """The fixed frame each tree is worked in, and the bodies' poses in it.
+
+    The recursion holds in any frame fixed in space.  A tree on a floating
+    joint is worked in the frame that coincides with its base at this instant:
+    the base's pose there is the identity, so its six columns S are unit
+    vectors and every product with them is a pick; the world's acceleration
+    −g becomes −Rᵀg (R the base's world orientation).  A tree fixed to the world
+    is worked in world axes.
+
+    Returns
+    -------
+    pose : list of (R (3, 3), p (3,))
+        Body k's orientation and origin in its tree's fixed frame, per body.
+    gravity : dict
+        The world's spatial acceleration (0, −g) in the fixed frame, per root.
+    """
+    prog, robot = sw.prog, sw.robot
+    pose, gravity = [None] * robot.nb, {}
+    minus_g = [const(-x) for x in robot.gravity]
+    identity = [[sp.Integer(int(i == j)) for j in range(3)] for i in range(3)]
+    for k in sw.base_to_tip():
+        fr, lam = sw.frame(k), sw.parent(k)
+        if lam >= 0:
+            Rp, pp = pose[lam]
+            pose[k] = (S.matmul(prog, Rp, fr.rotation()), S.add(prog, pp, S.matvec(prog, Rp, fr.ell)))
+        elif robot.bodies[k].joint_type == FLOATING:
+            pose[k] = (identity, S.ZERO3)
+            gravity[k] = (S.ZERO3, S.matTvec(prog, fr.rotation(), minus_g))   # −Rᵀg, base axes
+        else:
+            pose[k] = sw.world(k)
+            gravity[k] = (S.ZERO3, minus_g)                                  # −g, world axes (RK (3.21))
+    return pose, gravity
+
+
 def forward_pass(sw, qd, qdd):
     """Base-to-tip pass of the RNEA derivatives of Carpentier & Mansard (RSS 2018) (Pinocchio's ``ComputeRNEADerivativesForwardStep``):
     world poses, S_k, v_k = v_λ + S_k q̇_k, a_k = a_λ + S_k q̈_k + v_k × S_k q̇_k,
@@ -175,29 +214,37 @@ def forward_pass(sw, qd, qdd):
     prog, robot = sw.prog, sw.robot
     wb = WorldBodies(robot.nb)
     a = [None] * robot.nb
-    gravity = (S.ZERO3, [const(-x) for x in robot.gravity])                 # a of the world: −g (RK (3.21))
+    pose, gravity = fixed_frames(sw)
     sw.banner("base-to-tip world-frame velocities, accelerations, forces and their q, qd derivatives",
               "Carpentier & Mansard RSS 2018, forward pass")
     for k in sw.base_to_tip():
         fr, lam = sw.frame(k), sw.parent(k)
-        R, p = sw.world(k)                                                  # body k -> world: R (3, 3), p (3,)
-        cols = [to_world(prog, R, p, h) for h in fr.Hcols]                  # S_k, nv_k world columns
+        R, p = pose[k]                                                      # body k -> its fixed frame: R (3, 3), p (3,)
+        cols = [to_world(prog, R, p, h) for h in fr.Hcols]                  # S_k, nv_k columns
         vJ = _combine(prog, cols, sw.part(qd, k))                           # S_k qd_k (6,)
         v_lam = None if lam < 0 else wb.v[lam]
-        a_lam = gravity if lam < 0 else a[lam]
+        a_lam = gravity[k] if lam < 0 else a[lam]
         v = vJ if v_lam is None else add6(prog, v_lam, vJ)                  # v_k
-        a[k] = add6(prog, a_lam, _combine(prog, cols, sw.part(qdd, k)), motion_cross(prog, v, vJ))   # a_k
+        nus = [None if v_lam is None else motion_cross(prog, v_lam, s) for s in cols]   # dv/dq = v_λ × s
+        one_dof = len(cols) == 1                                            # S_k × S_k = 0: v_k × s = v_λ × s = ν
+        if one_dof:
+            vxvJ = None if nus[0] is None else _scale6(prog, nus[0], sw.part(qd, k)[0])  # v_k × S_k q̇_k = ν q̇_k
+        else:
+            vxvJ = motion_cross(prog, v, vJ)
+        a[k] = add6(prog, a_lam, _combine(prog, cols, sw.part(qdd, k)), vxvJ)   # a_k
         I = world_inertia(prog, robot.bodies[k], R, p)
         h = I.times(prog, v)                                                # momentum h_k (6,)
         wb.f[k] = add6(prog, I.times(prog, a[k]), force_cross(prog, v, h))  # f_k
         wb.v[k], wb.I[k], wb.B[k] = v, I, variation(prog, I, v, h)
         wb.columns[k] = []
-        for index, s in zip(range(sw.vslices[k].start, sw.vslices[k].stop), cols):
-            nu = None if v_lam is None else motion_cross(prog, v_lam, s)    # dv/dq = v_λ × s
+        for index, s, nu in zip(range(sw.vslices[k].start, sw.vslices[k].stop), cols, nus):
             dadq = motion_cross(prog, a_lam, s)                             # da/dq = a_λ × s + v_λ × ν
             if nu is not None:
                 dadq = add6(prog, dadq, motion_cross(prog, v_lam, nu))
-            dadv = add6(prog, motion_cross(prog, v, s), nu)                 # da/dqd = v_k × s + ν
+            if one_dof:                                                     # da/dqd = v_k × s + ν = 2ν
+                dadv = add6(prog, nu, nu)
+            else:
+                dadv = add6(prog, motion_cross(prog, v, s), nu)             # da/dqd = v_k × s + ν
             wb.columns[k].append(Column(index, k, s, nu, dadq, dadv))
     return wb
 
@@ -277,6 +324,11 @@ def _combine(prog, cols, values):
     """Σ_i cols[i] values[i] for spatial columns; a spatial vector."""
     return (S.vec(prog, [sum((c[0][r] * x for c, x in zip(cols, values)), sp.Integer(0)) for r in range(3)]),
             S.vec(prog, [sum((c[1][r] * x for c, x in zip(cols, values)), sp.Integer(0)) for r in range(3)]))
+
+
+def _scale6(prog, x, c):
+    """c x for a spatial vector x and a scalar c."""
+    return S.scale(prog, c, x[0]), S.scale(prog, c, x[1])
 
 
 def _strict_ancestors(robot, k):
