@@ -192,17 +192,20 @@ def fixed_frames(sw):
     pose, gravity = [None] * robot.nb, {}
     minus_g = [const(-x) for x in robot.gravity]
     identity = [[sp.Integer(int(i == j)) for j in range(3)] for i in range(3)]
+    root = [None] * robot.nb                                                 # the root of body k's tree
     for k in sw.base_to_tip():
         fr, lam = sw.frame(k), sw.parent(k)
-        if lam >= 0:
-            Rp, pp = pose[lam]
-            pose[k] = (S.matmul(prog, Rp, fr.rotation()), S.add(prog, pp, S.matvec(prog, Rp, fr.ell)))
-        elif robot.bodies[k].joint_type == FLOATING:
+        root[k] = k if lam < 0 else root[lam]
+        if robot.bodies[root[k]].joint_type != FLOATING:
+            pose[k] = sw.world(k)                                            # world axes
+            if lam < 0:
+                gravity[k] = (S.ZERO3, minus_g)                              # −g (RK (3.21))
+        elif lam < 0:
             pose[k] = (identity, S.ZERO3)
             gravity[k] = (S.ZERO3, S.matTvec(prog, fr.rotation(), minus_g))   # −Rᵀg, base axes
         else:
-            pose[k] = sw.world(k)
-            gravity[k] = (S.ZERO3, minus_g)                                  # −g, world axes (RK (3.21))
+            Rp, pp = pose[lam]
+            pose[k] = (S.matmul(prog, Rp, fr.rotation()), S.add(prog, pp, S.matvec(prog, Rp, fr.ell)))
     return pose, gravity
 
 
