@@ -356,3 +356,27 @@ def test_trig_reads_of_a_cut_function_cover_its_parts():
     reads = sg.trig_reads(whole.source, "panda", "inverse_dynamics")
     assert reads == list(range(1, 7))            # q[0] turns about gravity: tau does not depend on it
     assert sg.trig_reads(cut.source, "panda", "inverse_dynamics") == reads
+
+
+def test_ab_compares_two_generated_files(tmp_path):
+    """benchmarks/ab.py times one function of two generated C files and compares their outputs:
+    a file against itself agrees exactly, and one output entry changed shows in the difference."""
+    whole = (ROOT / "generated" / "puma560" / "puma560.c").read_text()
+    header = (ROOT / "generated" / "puma560" / "puma560.h").read_text()
+    start = whole.index("void puma560_inverse_dynamics(")
+    first = whole.index("\nvoid ")                                  # the helpers above the first function, then ID alone
+    source = whole[:first] + whole[start - 1:whole.index("\n}\n", start) + 3]
+    changed = source.replace("    tau[0] = ", "    tau[0] = 1.0 + ", 1)
+    for name, text in (("old", source), ("new", changed)):
+        (tmp_path / f"{name}.c").write_text(text)
+        (tmp_path / f"{name}.h").write_text(header)
+
+    def ab(new):
+        res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "ab.py"), str(tmp_path / "old.c"),
+                              str(tmp_path / new), "puma560", "inverse_dynamics", "--calls", "5"],
+                             capture_output=True, text=True, timeout=300)
+        assert res.returncode == 0, res.stderr
+        return float(res.stdout.split("max rel diff ")[1])
+
+    assert ab("old.c") == 0
+    assert ab("new.c") > 0.1
