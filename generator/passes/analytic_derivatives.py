@@ -191,7 +191,6 @@ def fixed_frames(sw):
     prog, robot = sw.prog, sw.robot
     pose, gravity = [None] * robot.nb, {}
     minus_g = [const(-x) for x in robot.gravity]
-    identity = [[sp.Integer(int(i == j)) for j in range(3)] for i in range(3)]
     root = [None] * robot.nb                                                 # the root of body k's tree
     for k in sw.base_to_tip():
         fr, lam = sw.frame(k), sw.parent(k)
@@ -201,7 +200,7 @@ def fixed_frames(sw):
             if lam < 0:
                 gravity[k] = (S.ZERO3, minus_g)                              # −g (RK (3.21))
         elif lam < 0:
-            pose[k] = (identity, S.ZERO3)
+            pose[k] = (S.IDENTITY3, S.ZERO3)
             gravity[k] = (S.ZERO3, S.matTvec(prog, fr.rotation(), minus_g))   # −Rᵀg, base axes
         else:
             Rp, pp = pose[lam]

@@ -27,6 +27,7 @@ from soagen.model.robot import PRISMATIC, REVOLUTE, SPHERICAL
 from soagen.program.statements import const
 
 ZERO3 = [sp.Integer(0)] * 3
+IDENTITY3 = [[sp.Integer(int(i == j)) for j in range(3)] for i in range(3)]
 
 
 def vec(prog, exprs):
@@ -228,8 +229,8 @@ class RigidInertia:
 
     def plus(self, prog, other):
         """The composite of two inertias in the same frame: ten additions."""
-        return type(self)(prog.let(self.m + other.m), add(prog, self.h, other.h),
-                          sym_from_upper(lambda i, j: prog.let(self.J[i][j] + other.J[i][j])))
+        return RigidInertia(prog.let(self.m + other.m), add(prog, self.h, other.h),
+                            sym_from_upper(lambda i, j: prog.let(self.J[i][j] + other.J[i][j])))
 
 
 def inertia_times(prog, P, x):
@@ -279,7 +280,7 @@ class JointFrame:
             self.Hcols = [(ZERO3, self.axis)]               # H*(k) = [0; h]
         else:                                               # spherical, floating: q ends with (x, y, z, w)
             self.Rq = quaternion_rotation(prog, q[-4:])
-            unit = [[sp.Integer(int(i == j)) for j in range(3)] for i in range(3)]
+            unit = IDENTITY3
             self.Hcols = [(unit[i], ZERO3) for i in range(3)]   # H*(k) = [1; 0] (ω)
             if kind == SPHERICAL:
                 self.ell = t0
