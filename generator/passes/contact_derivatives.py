@@ -12,8 +12,8 @@ for what a maker is), two members of the ``contact_dynamics_derivatives`` family
   with the sparse Ĵ = J P L⁻ᵀ instead of the dense Z, and Ω(0) = ĴD⁻¹Ĵᵀ factored once.
   θ̈ and f themselves come from the same factors (the contact solve of
   :mod:`soagen.passes.contact` without its articulated-body passes, which these factors
-  make redundant here).  A and B are written into the outputs and solved in place, one
-  loop body over the columns of the q, q̇ and τ directions
+  make redundant here).  A and B are written into the outputs and solved in place, a
+  loop over the columns of each of the q, q̇ and τ directions
   (:meth:`~soagen.program.statements.Program.column_loop`), which the compiler vectorizes
   across columns;
 * ``kkt_analytic``: the same with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
@@ -140,11 +140,6 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
         z = [body.let(w[k] + sum(DJh[i][k] * x[i] for i in range(r))) for k in range(n)]
         return [body.let(-v) for v in ldl_backward(body, L, z)[::-1]], x
 
-    def kernel(body, cols):
-        """Column j of the q, q̇ and τ directions: (A, B) of each in, (∂θ̈, ∂f) of each out."""
-        solved = [solve(body, a, b) for a, b in zip(cols[:3], cols[3:])]
-        return [dqdd for dqdd, _ in solved] + [df for _, df in solved]
-
     # τ: A = ∂ID/∂τ = −1, B = 0, so ∂f/∂τ = ΛZᵀ and ∂θ̈/∂τ = M⁻¹ − Z ∂f/∂τ by the same solve
     prog.banner("d f = Lambda (B - Z* A), d qdd = -M^-1 (A + J* d f): A, B written (tau: A = -1, B = 0), then "
                 "solved column by column", level=0)
@@ -152,7 +147,8 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
     written = {d: ([A[d][k][j] for k in range(n) for j in range(n)], [B[d][i][j] for i in range(r) for j in range(n)])
                for d in ("q", "qd")}
     written["tau"] = (minus_one, [0] * (r * n))
-    prog.column_loop(n, [(2, n), (3, n), (4, n), (5, r), (6, r), (7, r)], kernel)
+    for a, b in ((2, 5), (3, 6), (4, 7)):     # a loop per direction, (A, B) in, (∂θ̈, ∂f) out: a body
+        prog.column_loop(n, [(a, n), (b, r)], lambda body, cols: list(solve(body, *cols)))   # per loop, not three
     return [qdd, f] + [written[d][0] for d in ("q", "qd", "tau")] + [written[d][1] for d in ("q", "qd", "tau")]
 
 

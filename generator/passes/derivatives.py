@@ -10,7 +10,7 @@ about axis i.  Each maker records the program of the function it
 differentiates as an inner program and replays it with forward-mode tangents
 (:mod:`soagen.passes.tangent`).  The solves with M's factors, one per direction,
 are one body in a loop over the columns of the outputs
-(:meth:`~soagen.program.statements.Program.column_loop`).
+(:meth:`~soagen.program.statements.Program.column_loop`), a loop per output.
 """
 from __future__ import annotations
 
@@ -101,14 +101,15 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False)
     of Newton–Euler at that θ̈ [RK (2.24)–(2.30)] (``analytic``: the analytical
     recursion of :mod:`soagen.passes.analytic_derivatives`).
 
-    The outputs ∂θ̈/∂q, ∂θ̈/∂q̇ are written as −∂τ/∂x and solved in a loop over their columns
-    (:meth:`~soagen.program.statements.Program.column_loop`): the lists returned for them are
-    the loop's inputs."""
+    The outputs ∂θ̈/∂q, ∂θ̈/∂q̇ are written as −∂τ/∂x and solved in place, each in a loop over its
+    columns (:meth:`~soagen.program.statements.Program.column_loop`): the lists returned for them
+    are the loops' inputs."""
     n = robot.nv
     qdd, L, dinv, minus = _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic)
     Minv = reverse(ldl_inverse(prog, L, dinv))
     prog.banner("d qdd = -M^-1 d tau: -d tau written, then solved column by column with the LTDL factors", level=0)
-    prog.column_loop(n, [(1, n), (2, n)], lambda body, cols: [m_solve(body, L, dinv, c) for c in cols])
+    for out in (1, 2):                        # a loop per output: one body doing both ran no faster
+        prog.column_loop(n, [(out, n)], lambda body, cols: [m_solve(body, L, dinv, cols[0])])
     return [qdd, minus["q"], minus["qd"], [Minv[i][j] for i in range(n) for j in range(n)]]
 
 
