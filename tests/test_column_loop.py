@@ -7,6 +7,7 @@ import numpy as np
 import sympy as sp
 
 import soagen
+from soagen.passes.contact_derivatives import contact_dynamics_derivatives_kkt_analytic
 from soagen.passes.derivatives import forward_dynamics_derivatives_via_id
 from soagen.program.statements import Program, count_program
 from soagen.targets.c99.compile import compile_args, compile_module, load_extension
@@ -35,6 +36,24 @@ def test_counts_a_body_once_per_column_and_prints_it_once():
     source = emit(robot, [prog], "loop").source
     assert source.count("for (int j = 0; j < 5; ++j) {") == 2
     assert "double dqdd_dq[restrict 25], double dqdd_dqd[restrict 25], double Minv[25])" in source
+
+
+def test_the_contact_derivatives_solve_each_direction_in_its_own_loop():
+    """The contact derivatives: a loop per direction q, q̇, τ, each on (∂θ̈, ∂f) of that direction
+    alone, each body counted once per column."""
+    robot = random_robot(3, 6, tree=True)
+    prog = Program("cdd")
+    q, qd, tau = (prog.input(a, n) for a, n in (("q", robot.nq), ("qd", robot.nv), ("tau", robot.nv)))
+    names = ("qdd", "f", "dqdd_dq", "dqdd_dqd", "dqdd_dtau", "df_dq", "df_dqd", "df_dtau")
+    for name, values in zip(names, contact_dynamics_derivatives_kkt_analytic(prog, robot, q, qd, tau)):
+        prog.output(name, values)
+    prog.finish()
+    assert [[prog.outputs[i].name for i in loop.arrays] for loop in prog.loops] == \
+        [["dqdd_dq", "df_dq"], ["dqdd_dqd", "df_dqd"], ["dqdd_dtau", "df_dtau"]]
+    outer = Program("outer")
+    outer.body, outer.outputs = prog.body, prog.outputs
+    bodies = [count_program(loop.body)["mul"] for loop in prog.loops]
+    assert min(bodies) > 0 and prog.ops["mul"] == count_program(outer)["mul"] + robot.nv * sum(bodies)
 
 
 ROWS, COLUMNS = 3, 5
