@@ -157,7 +157,9 @@ class BaseParameters:
             for j in np.flatnonzero(self.K[i]):
                 if j != col:
                     k = self.K[i, j]
-                    coeff = "" if abs(abs(k) - 1.0) < 1e-12 else f"{abs(k):.6g}*"
+                    # 6 digits of k first rounded to 12: a last-bit difference between machines'
+                    # LAPACK kernels cannot flip the sixth digit of a value close to a half
+                    coeff = "" if abs(abs(k) - 1.0) < 1e-12 else f"{float(f'{abs(k):.12g}'):.6g}*"
                     terms.append(f"{'+' if k > 0 else '-'} {coeff}{names[j]}")
             lines.append(" ".join(terms))
         return lines

@@ -13,12 +13,14 @@ def report(robots):
              "Gautier's numerical method",
              "(soagen.parameters): the regressor stacked over seeded random states, QR with column",
              f"pivoting, rank = pivots with |R_ii| > {RANK_TOLERANCE:g} |R_00|. The gap column gives the smallest",
-             "kept and the largest dropped |R_ii|/|R_00|: the rank decision has that much room.", "",
+             "kept and the largest dropped |R_ii|/|R_00| (round-off, below 1e-15; its digits differ",
+             "between machines): the rank decision has that much room.", "",
              "| robot | joints | p (standard) | b (base) | gap | states |", "|---|---:|---:|---:|---|---:|"]
     for robot in robots:
         base = identifiable(robot)
         kept, dropped = base.gap
-        lines.append(f"| {robot.name} | {robot.nv} | {robot.n_parameters} | {base.b} | {kept:.1e} / {dropped:.1e} "
+        dropped = "< 1e-15" if dropped < 1e-15 else f"{dropped:.1e}"
+        lines.append(f"| {robot.name} | {robot.nv} | {robot.n_parameters} | {base.b} | {kept:.1e} / {dropped} "
                      f"| {base.states} |")
     for robot in robots:
         names = parameter_names(robot)
