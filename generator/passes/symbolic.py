@@ -280,13 +280,12 @@ class JointFrame:
             self.Hcols = [(ZERO3, self.axis)]               # H*(k) = [0; h]
         else:                                               # spherical, floating: q ends with (x, y, z, w)
             self.Rq = quaternion_rotation(prog, q[-4:])
-            unit = IDENTITY3
-            self.Hcols = [(unit[i], ZERO3) for i in range(3)]   # H*(k) = [1; 0] (ω)
+            self.Hcols = [(IDENTITY3[i], ZERO3) for i in range(3)]   # H*(k) = [1; 0] (ω)
             if kind == SPHERICAL:
                 self.ell = t0
             else:                                           # floating: ℓ = t0 + R0 p, H* = 1 ([ω; v])
                 self.ell = add(prog, t0, matvec(prog, self.R0, q[:3]))
-                self.Hcols += [(ZERO3, unit[i]) for i in range(3)]
+                self.Hcols += [(ZERO3, IDENTITY3[i]) for i in range(3)]
         if self.Rq_congruence is None:
             self.Rq_congruence = self.Rq
 
