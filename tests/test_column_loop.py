@@ -35,7 +35,7 @@ def test_counts_a_body_once_per_column_and_prints_it_once():
     assert prog.ops["statements"] == total["statements"] + sum(b["statements"] for b in bodies)
     source = emit(robot, [prog], "loop").source
     assert source.count("for (int j = 0; j < 5; ++j) {") == 2
-    assert "double dqdd_dq[restrict 25], double dqdd_dqd[restrict 25], double Minv[25])" in source
+    assert "double dqdd_dq[restrict 25], double dqdd_dqd[restrict 25], double Minv[restrict 25])" in source
 
 
 def test_the_contact_derivatives_solve_each_direction_in_its_own_loop():

@@ -42,7 +42,7 @@ static inline void soagen_sincos(int n, const double *restrict x, double *restri
  *   q[7]: joint positions
  *   T[16]: tip poses, row-major 4x4 each
  */
-void panda_forward_kinematics(const double q[7], double T[16])
+void panda_forward_kinematics(const double q[7], double T[restrict 16])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -167,7 +167,7 @@ long panda_forward_kinematics_batch(long count, const double *q, double *T)
  *   q[7]: joint positions
  *   J[42]: Jacobian, row-major
  */
-void panda_jacobian(const double q[7], double J[42])
+void panda_jacobian(const double q[7], double J[restrict 42])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -336,7 +336,7 @@ long panda_jacobian_batch(long count, const double *q, double *J)
  *   qd[7]: joint velocities
  *   a0[6]: tip accelerations
  */
-void panda_jdot_qdot(const double q[7], const double qd[7], double a0[6])
+void panda_jdot_qdot(const double q[7], const double qd[7], double a0[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -561,7 +561,7 @@ long panda_jdot_qdot_batch(long count, const double *q, const double *qd, double
  *   qdd[7]: joint accelerations
  *   tau[7]: joint torques
  */
-void panda_inverse_dynamics(const double q[7], const double qd[7], const double qdd[7], double tau[7])
+void panda_inverse_dynamics(const double q[7], const double qd[7], const double qdd[7], double tau[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -976,7 +976,7 @@ long panda_inverse_dynamics_batch(long count, const double *q, const double *qd,
  *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   tau[7]: joint torques
  */
-void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], const double qdd[7], const double f[6], double tau[7])
+void panda_inverse_dynamics_tip_force(const double q[7], const double qd[7], const double qdd[7], const double f[6], double tau[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -1440,7 +1440,7 @@ long panda_inverse_dynamics_tip_force_batch(long count, const double *q, const d
  *   q[7]: joint positions
  *   tau[7]: joint torques
  */
-void panda_gravity(const double q[7], double tau[7])
+void panda_gravity(const double q[7], double tau[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -1636,7 +1636,7 @@ long panda_gravity_batch(long count, const double *q, double *tau)
  *   qd[7]: joint velocities
  *   tau[7]: joint torques
  */
-void panda_bias_forces(const double q[7], const double qd[7], double tau[7])
+void panda_bias_forces(const double q[7], const double qd[7], double tau[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -2035,7 +2035,7 @@ long panda_bias_forces_batch(long count, const double *q, const double *qd, doub
  *   qd[7]: joint velocities
  *   tau[7]: joint torques
  */
-void panda_coriolis(const double q[7], const double qd[7], double tau[7])
+void panda_coriolis(const double q[7], const double qd[7], double tau[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -2429,7 +2429,7 @@ long panda_coriolis_batch(long count, const double *q, const double *qd, double 
  *   q[7]: joint positions
  *   M[49]: mass matrix, row-major
  */
-void panda_mass_matrix(const double q[7], double M[49])
+void panda_mass_matrix(const double q[7], double M[restrict 49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -2793,7 +2793,7 @@ long panda_mass_matrix_batch(long count, const double *q, double *M)
  *   q[7]: joint positions
  *   M[49]: mass matrix, row-major
  */
-void panda_mass_matrix_ne(const double q[7], double M[49])
+void panda_mass_matrix_ne(const double q[7], double M[restrict 49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -3708,7 +3708,7 @@ long panda_mass_matrix_ne_batch(long count, const double *q, double *M)
  *   q[7]: joint positions
  *   Minv[49]: inverse mass matrix, row-major
  */
-void panda_mass_matrix_inverse(const double q[7], double Minv[49])
+void panda_mass_matrix_inverse(const double q[7], double Minv[restrict 49])
 {
     panda_mass_matrix_inverse_cholesky(q, Minv);
 }
@@ -3727,7 +3727,7 @@ long panda_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
  *   q[7]: joint positions
  *   Minv[49]: inverse mass matrix, row-major
  */
-void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[49])
+void panda_mass_matrix_inverse_innovations(const double q[7], double Minv[restrict 49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -4703,7 +4703,7 @@ long panda_mass_matrix_inverse_innovations_batch(long count, const double *q, do
  *   q[7]: joint positions
  *   Minv[49]: inverse mass matrix, row-major
  */
-void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[49])
+void panda_mass_matrix_inverse_cholesky(const double q[7], double Minv[restrict 49])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -5202,7 +5202,7 @@ long panda_mass_matrix_inverse_cholesky_batch(long count, const double *q, doubl
  *   tau[7]: joint torques
  *   qdd[7]: joint accelerations
  */
-void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7])
+void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[restrict 7])
 {
     panda_forward_dynamics_crba(q, qd, tau, qdd);
 }
@@ -5223,7 +5223,7 @@ long panda_forward_dynamics_batch(long count, const double *q, const double *qd,
  *   tau[7]: joint torques
  *   qdd[7]: joint accelerations
  */
-void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const double tau[7], double qdd[7])
+void panda_forward_dynamics_fd4(const double q[7], const double qd[7], const double tau[7], double qdd[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -6007,7 +6007,7 @@ long panda_forward_dynamics_fd4_batch(long count, const double *q, const double 
  *   tau[7]: joint torques
  *   qdd[7]: joint accelerations
  */
-void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const double tau[7], double qdd[7])
+void panda_forward_dynamics_fd1(const double q[7], const double qd[7], const double tau[7], double qdd[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -6867,7 +6867,7 @@ long panda_forward_dynamics_fd1_batch(long count, const double *q, const double 
  *   qdd[7]: joint accelerations
  *   a0[6]: tip accelerations J qdd + Jdot qd, [angular; linear], world axes
  */
-void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const double tau[7], double qdd[7], double a0[6])
+void panda_forward_dynamics_fd2(const double q[7], const double qd[7], const double tau[7], double qdd[restrict 7], double a0[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -7801,7 +7801,7 @@ long panda_forward_dynamics_fd2_batch(long count, const double *q, const double 
  *   tau[7]: joint torques
  *   qdd[7]: joint accelerations
  */
-void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const double tau[7], double qdd[7])
+void panda_forward_dynamics_fd3(const double q[7], const double qd[7], const double tau[7], double qdd[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -8582,7 +8582,7 @@ long panda_forward_dynamics_fd3_batch(long count, const double *q, const double 
  *   tau[7]: joint torques
  *   qdd[7]: joint accelerations
  */
-void panda_forward_dynamics_crba(const double q[7], const double qd[7], const double tau[7], double qdd[7])
+void panda_forward_dynamics_crba(const double q[7], const double qd[7], const double tau[7], double qdd[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -9358,7 +9358,7 @@ long panda_forward_dynamics_crba_batch(long count, const double *q, const double
  *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   qdd[7]: joint accelerations
  */
-void panda_tip_force_acceleration(const double q[7], const double f[6], double qdd[7])
+void panda_tip_force_acceleration(const double q[7], const double f[6], double qdd[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -9898,7 +9898,7 @@ long panda_tip_force_acceleration_batch(long count, const double *q, const doubl
  *   q[7]: joint positions
  *   Omega[36]: Omega(0), row-major
  */
-void panda_os_inertia_inverse(const double q[7], double Omega[36])
+void panda_os_inertia_inverse(const double q[7], double Omega[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -10686,7 +10686,7 @@ long panda_os_inertia_inverse_batch(long count, const double *q, double *Omega)
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
-int panda_os_inertia(const double q[7], double Lambda[36])
+int panda_os_inertia(const double q[7], double Lambda[restrict 36])
 {
     return panda_os_inertia_explicit(q, Lambda);
 }
@@ -10706,7 +10706,7 @@ long panda_os_inertia_batch(long count, const double *q, double *Lambda)
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
-int panda_os_inertia_recursive(const double q[7], double Lambda[36])
+int panda_os_inertia_recursive(const double q[7], double Lambda[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -11605,7 +11605,7 @@ long panda_os_inertia_recursive_batch(long count, const double *q, double *Lambd
  *   q[7]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
-int panda_os_inertia_explicit(const double q[7], double Lambda[36])
+int panda_os_inertia_explicit(const double q[7], double Lambda[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -12331,7 +12331,7 @@ long panda_os_inertia_explicit_batch(long count, const double *q, double *Lambda
  *   qd[7]: joint velocities
  *   c[6]: operational space Coriolis/centrifugal force c(0)
  */
-int panda_os_coriolis(const double q[7], const double qd[7], double c[6])
+int panda_os_coriolis(const double q[7], const double qd[7], double c[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -13582,7 +13582,7 @@ long panda_os_coriolis_batch(long count, const double *q, const double *qd, doub
  *   q[7]: joint positions
  *   g[6]: operational space gravity force g(0)
  */
-int panda_os_gravity(const double q[7], double g[6])
+int panda_os_gravity(const double q[7], double g[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -14535,7 +14535,7 @@ long panda_os_gravity_batch(long count, const double *q, double *g)
  *   qd[7]: joint velocities
  *   cg[6]: operational space bias force c(0) + g(0)
  */
-int panda_os_bias(const double q[7], const double qd[7], double cg[6])
+int panda_os_bias(const double q[7], const double qd[7], double cg[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -15815,7 +15815,7 @@ long panda_os_bias_batch(long count, const double *q, const double *qd, double *
  *   u[6]: commanded tip accelerations
  *   tau[7]: joint torques
  */
-int panda_osc_torque(const double q[7], const double qd[7], const double u[6], double tau[7])
+int panda_osc_torque(const double q[7], const double qd[7], const double u[6], double tau[restrict 7])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */

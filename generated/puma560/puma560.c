@@ -42,7 +42,7 @@ static inline void soagen_sincos(int n, const double *restrict x, double *restri
  *   q[6]: joint positions
  *   T[16]: tip poses, row-major 4x4 each
  */
-void puma560_forward_kinematics(const double q[6], double T[16])
+void puma560_forward_kinematics(const double q[6], double T[restrict 16])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -138,7 +138,7 @@ long puma560_forward_kinematics_batch(long count, const double *q, double *T)
  *   q[6]: joint positions
  *   J[36]: Jacobian, row-major
  */
-void puma560_jacobian(const double q[6], double J[36])
+void puma560_jacobian(const double q[6], double J[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -252,7 +252,7 @@ long puma560_jacobian_batch(long count, const double *q, double *J)
  *   qd[6]: joint velocities
  *   a0[6]: tip accelerations
  */
-void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[6])
+void puma560_jdot_qdot(const double q[6], const double qd[6], double a0[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -426,7 +426,7 @@ long puma560_jdot_qdot_batch(long count, const double *q, const double *qd, doub
  *   qdd[6]: joint accelerations
  *   tau[6]: joint torques
  */
-void puma560_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6])
+void puma560_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -743,7 +743,7 @@ long puma560_inverse_dynamics_batch(long count, const double *q, const double *q
  *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   tau[6]: joint torques
  */
-void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6])
+void puma560_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -1099,7 +1099,7 @@ long puma560_inverse_dynamics_tip_force_batch(long count, const double *q, const
  *   q[6]: joint positions
  *   tau[6]: joint torques
  */
-void puma560_gravity(const double q[6], double tau[6])
+void puma560_gravity(const double q[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -1260,7 +1260,7 @@ long puma560_gravity_batch(long count, const double *q, double *tau)
  *   qd[6]: joint velocities
  *   tau[6]: joint torques
  */
-void puma560_bias_forces(const double q[6], const double qd[6], double tau[6])
+void puma560_bias_forces(const double q[6], const double qd[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -1557,7 +1557,7 @@ long puma560_bias_forces_batch(long count, const double *q, const double *qd, do
  *   qd[6]: joint velocities
  *   tau[6]: joint torques
  */
-void puma560_coriolis(const double q[6], const double qd[6], double tau[6])
+void puma560_coriolis(const double q[6], const double qd[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -1847,7 +1847,7 @@ long puma560_coriolis_batch(long count, const double *q, const double *qd, doubl
  *   q[6]: joint positions
  *   M[36]: mass matrix, row-major
  */
-void puma560_mass_matrix(const double q[6], double M[36])
+void puma560_mass_matrix(const double q[6], double M[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -2088,7 +2088,7 @@ long puma560_mass_matrix_batch(long count, const double *q, double *M)
  *   q[6]: joint positions
  *   M[36]: mass matrix, row-major
  */
-void puma560_mass_matrix_ne(const double q[6], double M[36])
+void puma560_mass_matrix_ne(const double q[6], double M[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -2658,7 +2658,7 @@ long puma560_mass_matrix_ne_batch(long count, const double *q, double *M)
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
-void puma560_mass_matrix_inverse(const double q[6], double Minv[36])
+void puma560_mass_matrix_inverse(const double q[6], double Minv[restrict 36])
 {
     puma560_mass_matrix_inverse_cholesky(q, Minv);
 }
@@ -2677,7 +2677,7 @@ long puma560_mass_matrix_inverse_batch(long count, const double *q, double *Minv
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
-void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
+void puma560_mass_matrix_inverse_innovations(const double q[6], double Minv[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -3321,7 +3321,7 @@ long puma560_mass_matrix_inverse_innovations_batch(long count, const double *q, 
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
-void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
+void puma560_mass_matrix_inverse_cholesky(const double q[6], double Minv[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -3647,7 +3647,7 @@ long puma560_mass_matrix_inverse_cholesky_batch(long count, const double *q, dou
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
-void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6])
 {
     puma560_forward_dynamics_crba(q, qd, tau, qdd);
 }
@@ -3668,7 +3668,7 @@ long puma560_forward_dynamics_batch(long count, const double *q, const double *q
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
-void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+void puma560_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -4219,7 +4219,7 @@ long puma560_forward_dynamics_fd4_batch(long count, const double *q, const doubl
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
-void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+void puma560_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -4827,7 +4827,7 @@ long puma560_forward_dynamics_fd1_batch(long count, const double *q, const doubl
  *   qdd[6]: joint accelerations
  *   a0[6]: tip accelerations J qdd + Jdot qd, [angular; linear], world axes
  */
-void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[6], double a0[6])
+void puma560_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6], double a0[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -5493,7 +5493,7 @@ long puma560_forward_dynamics_fd2_batch(long count, const double *q, const doubl
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
-void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+void puma560_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -6044,7 +6044,7 @@ long puma560_forward_dynamics_fd3_batch(long count, const double *q, const doubl
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
-void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+void puma560_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -6580,7 +6580,7 @@ long puma560_forward_dynamics_crba_batch(long count, const double *q, const doub
  *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   qdd[6]: joint accelerations
  */
-void puma560_tip_force_acceleration(const double q[6], const double f[6], double qdd[6])
+void puma560_tip_force_acceleration(const double q[6], const double f[6], double qdd[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -6962,7 +6962,7 @@ long puma560_tip_force_acceleration_batch(long count, const double *q, const dou
  *   q[6]: joint positions
  *   Omega[36]: Omega(0), row-major
  */
-void puma560_os_inertia_inverse(const double q[6], double Omega[36])
+void puma560_os_inertia_inverse(const double q[6], double Omega[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -7537,7 +7537,7 @@ long puma560_os_inertia_inverse_batch(long count, const double *q, double *Omega
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
-int puma560_os_inertia(const double q[6], double Lambda[36])
+int puma560_os_inertia(const double q[6], double Lambda[restrict 36])
 {
     return puma560_os_inertia_explicit(q, Lambda);
 }
@@ -7557,7 +7557,7 @@ long puma560_os_inertia_batch(long count, const double *q, double *Lambda)
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
-int puma560_os_inertia_recursive(const double q[6], double Lambda[36])
+int puma560_os_inertia_recursive(const double q[6], double Lambda[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -8243,7 +8243,7 @@ long puma560_os_inertia_recursive_batch(long count, const double *q, double *Lam
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
-int puma560_os_inertia_explicit(const double q[6], double Lambda[36])
+int puma560_os_inertia_explicit(const double q[6], double Lambda[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -8757,7 +8757,7 @@ long puma560_os_inertia_explicit_batch(long count, const double *q, double *Lamb
  *   qd[6]: joint velocities
  *   c[6]: operational space Coriolis/centrifugal force c(0)
  */
-int puma560_os_coriolis(const double q[6], const double qd[6], double c[6])
+int puma560_os_coriolis(const double q[6], const double qd[6], double c[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -9688,7 +9688,7 @@ long puma560_os_coriolis_batch(long count, const double *q, const double *qd, do
  *   q[6]: joint positions
  *   g[6]: operational space gravity force g(0)
  */
-int puma560_os_gravity(const double q[6], double g[6])
+int puma560_os_gravity(const double q[6], double g[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -10388,7 +10388,7 @@ long puma560_os_gravity_batch(long count, const double *q, double *g)
  *   qd[6]: joint velocities
  *   cg[6]: operational space bias force c(0) + g(0)
  */
-int puma560_os_bias(const double q[6], const double qd[6], double cg[6])
+int puma560_os_bias(const double q[6], const double qd[6], double cg[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -11331,7 +11331,7 @@ long puma560_os_bias_batch(long count, const double *q, const double *qd, double
  *   u[6]: commanded tip accelerations
  *   tau[6]: joint torques
  */
-int puma560_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6])
+int puma560_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */

@@ -10,7 +10,8 @@
  *     A tip force f is the wrench the robot exerts on the environment.
  *   - Gravity (world frame): [0.0, 0.0, -9.81] m/s^2.
  *   - Matrices are row-major. Scalar type: double.
- *   - No heap, no global state; inputs are never written.
+ *   - No heap, no global state; inputs are never written. Output arrays must
+ *     overlap neither the inputs nor each other (restrict in the definitions).
  *
  * Joints:
  *    0 joint1 (revolute, moves link link1, parent base)

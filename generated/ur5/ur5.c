@@ -42,7 +42,7 @@ static inline void soagen_sincos(int n, const double *restrict x, double *restri
  *   q[6]: joint positions
  *   T[16]: tip poses, row-major 4x4 each
  */
-void ur5_forward_kinematics(const double q[6], double T[16])
+void ur5_forward_kinematics(const double q[6], double T[restrict 16])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -167,7 +167,7 @@ long ur5_forward_kinematics_batch(long count, const double *q, double *T)
  *   q[6]: joint positions
  *   J[36]: Jacobian, row-major
  */
-void ur5_jacobian(const double q[6], double J[36])
+void ur5_jacobian(const double q[6], double J[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -325,7 +325,7 @@ long ur5_jacobian_batch(long count, const double *q, double *J)
  *   qd[6]: joint velocities
  *   a0[6]: tip accelerations
  */
-void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[6])
+void ur5_jdot_qdot(const double q[6], const double qd[6], double a0[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -552,7 +552,7 @@ long ur5_jdot_qdot_batch(long count, const double *q, const double *qd, double *
  *   qdd[6]: joint accelerations
  *   tau[6]: joint torques
  */
-void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6])
+void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -881,7 +881,7 @@ long ur5_inverse_dynamics_batch(long count, const double *q, const double *qd, c
  *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   tau[6]: joint torques
  */
-void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[6])
+void ur5_inverse_dynamics_tip_force(const double q[6], const double qd[6], const double qdd[6], const double f[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -1259,7 +1259,7 @@ long ur5_inverse_dynamics_tip_force_batch(long count, const double *q, const dou
  *   q[6]: joint positions
  *   tau[6]: joint torques
  */
-void ur5_gravity(const double q[6], double tau[6])
+void ur5_gravity(const double q[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -1414,7 +1414,7 @@ long ur5_gravity_batch(long count, const double *q, double *tau)
  *   qd[6]: joint velocities
  *   tau[6]: joint torques
  */
-void ur5_bias_forces(const double q[6], const double qd[6], double tau[6])
+void ur5_bias_forces(const double q[6], const double qd[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -1720,7 +1720,7 @@ long ur5_bias_forces_batch(long count, const double *q, const double *qd, double
  *   qd[6]: joint velocities
  *   tau[6]: joint torques
  */
-void ur5_coriolis(const double q[6], const double qd[6], double tau[6])
+void ur5_coriolis(const double q[6], const double qd[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -2018,7 +2018,7 @@ long ur5_coriolis_batch(long count, const double *q, const double *qd, double *t
  *   q[6]: joint positions
  *   M[36]: mass matrix, row-major
  */
-void ur5_mass_matrix(const double q[6], double M[36])
+void ur5_mass_matrix(const double q[6], double M[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -2284,7 +2284,7 @@ long ur5_mass_matrix_batch(long count, const double *q, double *M)
  *   q[6]: joint positions
  *   M[36]: mass matrix, row-major
  */
-void ur5_mass_matrix_ne(const double q[6], double M[36])
+void ur5_mass_matrix_ne(const double q[6], double M[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -2861,7 +2861,7 @@ long ur5_mass_matrix_ne_batch(long count, const double *q, double *M)
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
-void ur5_mass_matrix_inverse(const double q[6], double Minv[36])
+void ur5_mass_matrix_inverse(const double q[6], double Minv[restrict 36])
 {
     ur5_mass_matrix_inverse_cholesky(q, Minv);
 }
@@ -2880,7 +2880,7 @@ long ur5_mass_matrix_inverse_batch(long count, const double *q, double *Minv)
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
-void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[36])
+void ur5_mass_matrix_inverse_innovations(const double q[6], double Minv[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -3537,7 +3537,7 @@ long ur5_mass_matrix_inverse_innovations_batch(long count, const double *q, doub
  *   q[6]: joint positions
  *   Minv[36]: inverse mass matrix, row-major
  */
-void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[36])
+void ur5_mass_matrix_inverse_cholesky(const double q[6], double Minv[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -3889,7 +3889,7 @@ long ur5_mass_matrix_inverse_cholesky_batch(long count, const double *q, double 
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
-void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6])
 {
     ur5_forward_dynamics_crba(q, qd, tau, qdd);
 }
@@ -3910,7 +3910,7 @@ long ur5_forward_dynamics_batch(long count, const double *q, const double *qd, c
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
-void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+void ur5_forward_dynamics_fd4(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -4484,7 +4484,7 @@ long ur5_forward_dynamics_fd4_batch(long count, const double *q, const double *q
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
-void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+void ur5_forward_dynamics_fd1(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -5109,7 +5109,7 @@ long ur5_forward_dynamics_fd1_batch(long count, const double *q, const double *q
  *   qdd[6]: joint accelerations
  *   a0[6]: tip accelerations J qdd + Jdot qd, [angular; linear], world axes
  */
-void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[6], double a0[6])
+void ur5_forward_dynamics_fd2(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6], double a0[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -5824,7 +5824,7 @@ long ur5_forward_dynamics_fd2_batch(long count, const double *q, const double *q
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
-void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+void ur5_forward_dynamics_fd3(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -6394,7 +6394,7 @@ long ur5_forward_dynamics_fd3_batch(long count, const double *q, const double *q
  *   tau[6]: joint torques
  *   qdd[6]: joint accelerations
  */
-void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[6])
+void ur5_forward_dynamics_crba(const double q[6], const double qd[6], const double tau[6], double qdd[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -6962,7 +6962,7 @@ long ur5_forward_dynamics_crba_batch(long count, const double *q, const double *
  *   f[6]: tip forces on the environment (3 per point tip, 6 per full tip)
  *   qdd[6]: joint accelerations
  */
-void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd[6])
+void ur5_tip_force_acceleration(const double q[6], const double f[6], double qdd[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -7378,7 +7378,7 @@ long ur5_tip_force_acceleration_batch(long count, const double *q, const double 
  *   q[6]: joint positions
  *   Omega[36]: Omega(0), row-major
  */
-void ur5_os_inertia_inverse(const double q[6], double Omega[36])
+void ur5_os_inertia_inverse(const double q[6], double Omega[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -8056,7 +8056,7 @@ long ur5_os_inertia_inverse_batch(long count, const double *q, double *Omega)
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
-int ur5_os_inertia(const double q[6], double Lambda[36])
+int ur5_os_inertia(const double q[6], double Lambda[restrict 36])
 {
     return ur5_os_inertia_explicit(q, Lambda);
 }
@@ -8076,7 +8076,7 @@ long ur5_os_inertia_batch(long count, const double *q, double *Lambda)
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
-int ur5_os_inertia_recursive(const double q[6], double Lambda[36])
+int ur5_os_inertia_recursive(const double q[6], double Lambda[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -8865,7 +8865,7 @@ long ur5_os_inertia_recursive_batch(long count, const double *q, double *Lambda)
  *   q[6]: joint positions
  *   Lambda[36]: Lambda(0), row-major
  */
-int ur5_os_inertia_explicit(const double q[6], double Lambda[36])
+int ur5_os_inertia_explicit(const double q[6], double Lambda[restrict 36])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -9468,7 +9468,7 @@ long ur5_os_inertia_explicit_batch(long count, const double *q, double *Lambda)
  *   qd[6]: joint velocities
  *   c[6]: operational space Coriolis/centrifugal force c(0)
  */
-int ur5_os_coriolis(const double q[6], const double qd[6], double c[6])
+int ur5_os_coriolis(const double q[6], const double qd[6], double c[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -10551,7 +10551,7 @@ long ur5_os_coriolis_batch(long count, const double *q, const double *qd, double
  *   q[6]: joint positions
  *   g[6]: operational space gravity force g(0)
  */
-int ur5_os_gravity(const double q[6], double g[6])
+int ur5_os_gravity(const double q[6], double g[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -11372,7 +11372,7 @@ long ur5_os_gravity_batch(long count, const double *q, double *g)
  *   qd[6]: joint velocities
  *   cg[6]: operational space bias force c(0) + g(0)
  */
-int ur5_os_bias(const double q[6], const double qd[6], double cg[6])
+int ur5_os_bias(const double q[6], const double qd[6], double cg[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */
@@ -12468,7 +12468,7 @@ long ur5_os_bias_batch(long count, const double *q, const double *qd, double *cg
  *   u[6]: commanded tip accelerations
  *   tau[6]: joint torques
  */
-int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[6])
+int ur5_osc_torque(const double q[6], const double qd[6], const double u[6], double tau[restrict 6])
 {
 
     /* ---- sin and cos of the joint angles, all at once ---- */

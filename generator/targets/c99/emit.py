@@ -82,7 +82,7 @@ class Emitter:
                 f"Part {k + 1} of {len(parts)} of {name}_{prog.name}: its statements in order, the values later "
                 f"parts read stored in w.")) for k, f in enumerate(part_functions)]
         else:
-            lines = call_lines(name, prog) if prog.calls else function_lines(prog, self.printer)
+            lines = call_lines(name, prog) if prog.calls else function_lines(prog, self.printer, early=True)
             self.parts_of[prog.name] = []
         f = self.printed[prog.name] = dict(
             doc=prog.doc + (" Returns 0, or 1 (outputs untouched) when Omega(0) is singular."

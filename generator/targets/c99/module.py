@@ -16,6 +16,15 @@ from soagen import functions as F
 from soagen.model.errors import SingularError
 
 
+
+def _apart(out, args, fname):
+    """``out``, refused when it may share memory with an input: the C functions write an output
+    entry as soon as it is computed, while inputs are still being read (their outputs are
+    ``restrict``)."""
+    if any(np.may_share_memory(out, a) for a in args):
+        raise ValueError(f"out for {fname} shares memory with an input: give it an array of its own")
+    return out
+
 class Module:
     """Generated functions of one robot (or closed chain).
 
@@ -157,7 +166,7 @@ class Module:
             return [r[0] for r in result] if isinstance(result, list) else result[0]
         args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
         results = ([np.empty(size, dtype=self._dtype) for _, size in outs] if out is None
-                   else [self._out(out, (outs[0][1],), fname)])
+                   else [_apart(self._out(out, (outs[0][1],), fname), args, fname)])
         fb = self._ffi.from_buffer
         status = self._function(fname)(*[fb(self._ctype, a) for a in args],
                                        *[fb(self._ctype, r) for r in results])
@@ -201,7 +210,7 @@ class Module:
             packs = self._upper[fname]
             outs = [(name, (size + math.isqrt(size)) // 2 if name in packs else size) for name, size in outs]
         results = ([np.empty((rows, size), dtype=self._dtype) for _, size in outs] if out is None
-                   else [self._out(out, (rows, outs[0][1]), fname)])
+                   else [_apart(self._out(out, (rows, outs[0][1]), fname), args, fname)])
         ffi, fn = self._batch_function(fname, upper)
         fb = ffi.from_buffer
         failed = fn(

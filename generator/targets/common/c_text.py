@@ -39,12 +39,14 @@ def opline(prog):
 
 
 def prototype(prefix, prog, ctype, definition=False):
-    """The C prototype; a ``definition``'s outputs that a column loop works on are ``restrict``
-    (the compiler vectorizes the loop only when they cannot overlap; the header's declaration
-    is compatible with it, and C++ can include it)."""
-    looped = prog.looped_outputs() if definition else set()
+    """The C prototype; a ``definition``'s outputs are ``restrict``: a caller's output arrays overlap
+    neither its inputs nor each other (docs/guide/functions.md, Conventions), so the compiler may store an
+    output entry where it is computed (:func:`function_lines`) and vectorize the column loops
+    without reloading the inputs; the header's declaration is compatible with it, and C++ can
+    include it."""
+    restrict = "restrict " if definition else ""
     args = [f"const {ctype} {a.name}[{a.size}]" for a in prog.inputs]
-    args += [f"{ctype} {a.name}[{'restrict ' if a.name in looped else ''}{a.size}]" for a in prog.outputs]
+    args += [f"{ctype} {a.name}[{restrict}{a.size}]" for a in prog.outputs]
     ret = "int" if prog.returns_status else "void"
     return f"{ret} {prefix}_{prog.name}({', '.join(args)})"
 
@@ -60,8 +62,12 @@ def call_lines(prefix, prog):
     return [{"banner": None, "code": f"return {call};" if prog.returns_status else f"{call};"}]
 
 
-def function_lines(prog, printer, lanes=False):
+def function_lines(prog, printer, lanes=False, early=False):
     """The body of ``prog`` as lines: ``{"banner": text, "mark": rule}`` or ``{"banner": None, "code": C}``.
+
+    With ``early`` (a definition whose outputs are ``restrict``, :func:`prototype`) an output entry
+    is stored right after the statement that computes it (:func:`_early_stores`), else every
+    output is written after the last statement.
 
     With ``lanes`` (:mod:`soagen.targets.simd.emit`) the same statements act on vectors of
     states: ``printer.ctype`` is the vector type, a guard clears the lanes that
@@ -73,8 +79,12 @@ def function_lines(prog, printer, lanes=False):
     _prepare(prog, printer)
     lines = [{"banner": None, "code": f"(void){name};"} for name in prog.unused_inputs()]
     lines += trig_lines(prog, prog.body + [item for loop in prog.loops for item in loop.body.body], printer)
-    lines += [_item_line(item, printer, lanes) for item in prog.body]
-    return lines + _output_lines(prog, printer, lanes)
+    early, stored = _early_stores(prog, printer) if early else ({}, frozenset())
+    for item in prog.body:
+        lines.append(_item_line(item, printer, lanes))
+        if isinstance(item, tuple):
+            lines += early.get(item[0], [])
+    return lines + _output_lines(prog, printer, lanes, stored)
 
 
 def _prepare(prog, printer):
@@ -137,22 +147,57 @@ def _constant_run(values, printed, start):
     return stop
 
 
-def _output_lines(prog, printer, lanes=False):
-    """The outputs written (runs of one constant by a loop, :data:`CONSTANT_RUN`), then the column
-    loops that work on them in place."""
+#: the fewest output values a function stores where they are computed (:func:`_early_stores`):
+#: below it they can wait in registers for the end, where gcc schedules the stores as well or
+#: better (the Panda's M, Jacobian, Λ⁻¹: 1.00-1.02x the time stored early; its derivatives, with
+#: 98-294 outputs, 0.97-0.98x; the TALOS's M 0.91x; `python benchmarks/ab.py`)
+EARLY_STORES = 64
+
+
+def _early_stores(prog, printer):
+    """The output entries stored where their value is computed: an entry that is a statement s of
+    the body (or −s) after its last guard is written right after s, so that s need not stay alive
+    (in a register or spilled to the stack) until the end of the function; a function that
+    returns a status still writes no output before its last guard has passed.  Only in a function
+    with at least :data:`EARLY_STORES` such values.
+
+    Returns ``({statement symbol: [store lines]}, {(output name, index) stored so})``."""
+    last_guard = max((k for k, item in enumerate(prog.body) if isinstance(item, Guard)), default=-1)
+    after = {item[0] for item in prog.body[last_guard + 1:] if isinstance(item, tuple)}
+    early, stored = {}, set()
+    for arg in prog.outputs:
+        for i, e in enumerate(arg.symbols):
+            s = -e if e.is_Mul and e.args[0] == -1 and len(e.args) == 2 else e
+            if s in after:
+                early.setdefault(s, []).append(_store_line(arg.name, i, e, printer.doprint(e), False))
+                stored.add((arg.name, i))
+    return (early, stored) if len(early) >= EARLY_STORES else ({}, frozenset())
+
+
+def _store_line(name, i, value, printed, lanes):
+    """``name[i] = value;``, a constant broadcast to every lane with ``lanes``."""
+    return {"banner": None, "code": f"{name}[{i}] = {f'soagen_splat({printed})' if lanes and value.is_Number else printed};"}
+
+
+def _output_lines(prog, printer, lanes=False, stored=frozenset()):
+    """The outputs not yet ``stored`` written (runs of one constant by a loop, :data:`CONSTANT_RUN`),
+    then the column loops that work on them in place."""
     lines = [{"banner": "outputs", "mark": BANNER_MARKS[0]}]
     for arg in prog.outputs:
         values = arg.symbols
         printed = [printer.doprint(e) for e in values]
         i = 0
         while i < len(values):
+            if (arg.name, i) in stored:
+                i += 1
+                continue
             value = f"soagen_splat({printed[i]})" if lanes and values[i].is_Number else printed[i]
             stop = _constant_run(values, printed, i)
             if stop - i >= CONSTANT_RUN:
                 lines.append({"banner": None, "code": f"for (int i = {i}; i < {stop}; ++i) {arg.name}[i] = {value};"})
                 i = stop
             else:
-                lines.append({"banner": None, "code": f"{arg.name}[{i}] = {value};"})
+                lines.append(_store_line(arg.name, i, values[i], printed[i], lanes))
                 i += 1
     for loop in prog.loops:
         lines += _loop_lines(prog, loop, printer, lanes)
