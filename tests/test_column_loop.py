@@ -143,3 +143,21 @@ def test_cuda_host_runs_the_loops(tmp_path):
         for got, want in zip(getattr(cuda, name)(*args), getattr(c, name)(*args)):
             assert np.abs(want).max() > 1e-3
             np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+def test_a_floating_base_leaves_its_six_columns_out_of_the_solve():
+    """∂θ̈/∂q of a floating base: its six columns are written as they are (gravity turned with the
+    base, soagen.passes.derivatives.free_base_columns), the loop solves the others."""
+    robot = random_robot(43, 5, floating_base=True)
+    prog = Program("fdd")
+    q, qd, tau = (prog.input(a, n) for a, n in (("q", robot.nq), ("qd", robot.nv), ("tau", robot.nv)))
+    for name, values in zip(("qdd", "dqdd_dq", "dqdd_dqd", "Minv"),
+                            forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau)):
+        prog.output(name, values)
+    prog.finish()
+    n = robot.nv
+    assert [(loop.start, loop.columns) for loop in prog.loops] == [(6, n), (0, n)]
+    dq = prog.outputs[1].symbols
+    assert all(dq[i * n + c] == 0 for i in range(n) for c in range(6) if not (3 <= i < 6 and c < 3))
+    assert all(dq[i * n + c] != 0 for i in range(3, 6) for c in range(3) if i - 3 != c)
+    assert f"for (int j = 6; j < {n}; ++j) {{" in emit(robot, [prog], "loop").source

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from soagen.passes import symbolic as S
 from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
 from soagen.program.statements import Program
 from soagen.passes.tangent import configuration_seeds, jacobian, replay, velocity_seeds
@@ -107,10 +108,39 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False)
     n = robot.nv
     qdd, L, dinv, minus = _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic)
     Minv = reverse(ldl_inverse(prog, L, dinv))
+    start = 0
+    base = free_base_columns(prog, robot, q)
+    if base is not None:                      # the base's six columns are known: solve the others
+        for i in range(n):
+            minus["q"][i * n:i * n + 6] = base[i]
+        start = 6
     prog.banner("d qdd = -M^-1 d tau: -d tau written, then solved column by column with the LTDL factors", level=0)
-    for out in (1, 2):                        # a loop per output: one body doing both ran no faster
-        prog.column_loop(n, [(out, n)], lambda body, cols: [m_solve(body, L, dinv, cols[0])])
+    for out, first in ((1, start), (2, 0)):   # a loop per output: one body doing both ran no faster
+        prog.column_loop(n, [(out, n)], lambda body, cols: [m_solve(body, L, dinv, cols[0])], start=first)
     return [qdd, minus["q"], minus["qd"], [Minv[i][j] for i in range(n) for j in range(n)]]
+
+
+def free_base_columns(prog, robot, q):
+    """∂θ̈/∂q along the six tangent directions of a floating base (rows of 6, one per velocity
+    coordinate), or None when the root joint is not floating.
+
+    Seen from the base, a free tree's dynamics depends on where its base is only through gravity:
+    moving the base (the last three directions, [ω; v] order) changes nothing, and turning it by δ
+    (the first three, body axes) turns the gravity g_b = Rᵀg the base feels into g_b + g_b × δ.
+    A uniform field changed by Δ accelerates every point of a free system by Δ alike, so only the
+    base's linear acceleration changes, by Δ: ∂θ̈/∂δ is [g_b]× in the rows of v̇ and 0 elsewhere,
+    R = R0 Rq the base's rotation, g the world's gravity."""
+    from soagen.model.robot import FLOATING
+
+    if robot.bodies[0].joint_type != FLOATING:
+        return None
+    frame = S.JointFrame(prog, robot.bodies[0], q[robot.qslice(0)])
+    g_base = S.matTvec(prog, frame.Rq, S.matTvec(prog, frame.R0, S.const_vector(robot.gravity)))
+    skew = S.skew(g_base)
+    rows = [[sp.Integer(0)] * 6 for _ in range(robot.nv)]
+    for r in range(3):
+        rows[3 + r][:3] = [sp.sympify(x) for x in skew[r]]
+    return rows
 
 
 def _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic):

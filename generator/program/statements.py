@@ -73,7 +73,7 @@ class Guard:
 
 @dataclass
 class ColumnLoop:
-    """``for (j = 0; j < columns; ++j)``: one straight-line ``body`` run on every column j of
+    """``for (j = start; j < columns; ++j)``: one straight-line ``body`` run on every column j of
     some of the function's output arrays, in place, after the outputs are written.
 
     Many right-hand sides solved by the same factors (∂θ̈/∂x = −M⁻¹ ∂τ/∂x, one column per
@@ -82,16 +82,19 @@ class ColumnLoop:
 
     Attributes
     ----------
-    columns : int        the loop's length; each array is row-major (rows × columns)
+    columns : int        the arrays' columns; each array is row-major (rows × columns)
     arrays : list of int indices into the program's outputs; array k's column j is the
                          body's input ``col{k}`` and is overwritten by its output ``col{k}``
     body : Program       finished, its statements named ``v…``; reads its inputs and the
                          outer program's statement symbols (loop invariants)
+    start : int          the first column the loop runs on; the columns before it are final
+                         as the outputs write them
     """
 
     columns: int
     arrays: list
     body: "Program"
+    start: int = 0
 
     def outer_reads(self):
         """The outer program's symbols the body reads."""
@@ -167,9 +170,9 @@ class Program:
         k = int(index[:-1])
         return names["c" + base].symbols[k], names["s" + base].symbols[k]
 
-    def column_loop(self, columns, arrays, kernel):
-        """Record a :class:`ColumnLoop` over ``columns`` columns of the outputs ``arrays`` (their
-        indices in the order the maker returns them) with ``rows`` rows each:
+    def column_loop(self, columns, arrays, kernel, start=0):
+        """Record a :class:`ColumnLoop` over columns ``start`` to ``columns`` − 1 of the outputs
+        ``arrays`` (their indices in the order the maker returns them, with ``rows`` rows each):
         ``kernel(body, cols) -> new cols``, ``cols`` a list (per array) of the column's entries
         (``rows[k]`` symbols), recorded into ``body`` like any program."""
         arrays, rows = [a for a, _ in arrays], [r for _, r in arrays]
@@ -177,7 +180,7 @@ class Program:
         cols = [body.input(f"col{k}", r) for k, r in enumerate(rows)]
         for k, values in enumerate(kernel(body, cols)):
             body.output(f"col{k}", values)
-        self.loops.append(ColumnLoop(columns, arrays, body.finish()))
+        self.loops.append(ColumnLoop(columns, arrays, body.finish(), start))
 
     def looped_outputs(self):
         """Names of the outputs a column loop works on in place."""
@@ -449,7 +452,7 @@ def count_program(prog):
         inner = count_program(loop.body)
         statements += inner.pop("statements")
         for kind, c in inner.items():
-            counts[kind] += c * loop.columns
+            counts[kind] += c * (loop.columns - loop.start)
     for _, expr in prog.statements():
         count_ops(expr, counts)
     for arg in prog.outputs:

@@ -18,7 +18,7 @@ _FUNCTION = re.compile(r"^(?:int|void) (\w+)\([^\n]*\)\n\{\n(.*?)^\}", re.S | re
 _PART = re.compile(r"(\w+)_part\d+$")                              # one part of a cut function
 _INDEX = re.compile(r"\[[^\]]*\]")
 _CONSTANT_RUN = re.compile(r"for \(int i = \d+; i < \d+; \+\+i\) \w+\[i\] = ")
-_LOOP = re.compile(r"for \(int j = 0; j < (\d+); \+\+j\) \{$")     # a column loop (its body counts per column)
+_LOOP = re.compile(r"for \(int j = (\d+); j < (\d+); \+\+j\) \{$")     # a column loop (its body counts per column)
 
 
 def _strip_comments(text):
@@ -79,7 +79,7 @@ def count_c(source):
                 continue
             loop = _LOOP.match(line)
             if loop:
-                times = int(loop.group(1))
+                times = int(loop.group(2)) - int(loop.group(1))
                 continue
             if line == "}":
                 times = 1
