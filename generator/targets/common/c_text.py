@@ -150,7 +150,8 @@ def _constant_run(values, printed, start):
 #: the fewest output values a function stores where they are computed (:func:`_early_stores`):
 #: below it they can wait in registers for the end, where gcc schedules the stores as well or
 #: better (the Panda's M, Jacobian, Λ⁻¹: 1.00-1.02x the time stored early; its derivatives, with
-#: 98-294 outputs, 0.97-0.98x; the TALOS's M 0.91x; `python benchmarks/ab.py`)
+#: 98-294 outputs, 0.97-0.98x; the TALOS's M 0.91x; one loss, solo12's A_G with 108 outputs,
+#: 1.09x; `python benchmarks/ab.py`)
 EARLY_STORES = 64
 
 
