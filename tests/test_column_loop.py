@@ -15,15 +15,20 @@ from soagen.targets.c99.emit import emit
 from tests.support.robots import random_robot
 
 
-def test_counts_a_body_once_per_column_and_prints_it_once():
-    """∂θ̈/∂q and ∂θ̈/∂q̇: a loop per output, each body counted once per column, printed once."""
-    robot = random_robot(5, 5)
+def _forward_dynamics_derivatives(robot):
+    """The finished program of θ̈, ∂θ̈/∂q, ∂θ̈/∂q̇ and M⁻¹ of ``robot`` (the M solve route)."""
     prog = Program("fdd")
     q, qd, tau = (prog.input(a, n) for a, n in (("q", robot.nq), ("qd", robot.nv), ("tau", robot.nv)))
     for name, values in zip(("qdd", "dqdd_dq", "dqdd_dqd", "Minv"),
                             forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau)):
         prog.output(name, values)
-    prog.finish()
+    return prog.finish()
+
+
+def test_counts_a_body_once_per_column_and_prints_it_once():
+    """∂θ̈/∂q and ∂θ̈/∂q̇: a loop per output, each body counted once per column, printed once."""
+    robot = random_robot(5, 5)
+    prog = _forward_dynamics_derivatives(robot)
     assert [loop.columns for loop in prog.loops] == [robot.nv] * 2
     assert [[prog.outputs[i].name for i in loop.arrays] for loop in prog.loops] == [["dqdd_dq"], ["dqdd_dqd"]]
     outer = Program("outer")
@@ -149,12 +154,7 @@ def test_a_floating_base_leaves_its_six_columns_out_of_the_solve():
     """∂θ̈/∂q of a floating base: its six columns are written as they are (gravity turned with the
     base, soagen.passes.derivatives.free_base_columns), the loop solves the others."""
     robot = random_robot(43, 5, floating_base=True)
-    prog = Program("fdd")
-    q, qd, tau = (prog.input(a, n) for a, n in (("q", robot.nq), ("qd", robot.nv), ("tau", robot.nv)))
-    for name, values in zip(("qdd", "dqdd_dq", "dqdd_dqd", "Minv"),
-                            forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau)):
-        prog.output(name, values)
-    prog.finish()
+    prog = _forward_dynamics_derivatives(robot)
     n = robot.nv
     assert [(loop.start, loop.columns) for loop in prog.loops] == [(6, n), (0, n)]
     dq = prog.outputs[1].symbols
