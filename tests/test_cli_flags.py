@@ -84,7 +84,7 @@ def test_floating_base_adds_a_free_flyer(tmp_path):
     free, c, _ = generate(tmp_path, "free", urdf, "--tip", "l1", "--floating-base", "--function", "inverse_dynamics")
     assert "FIXED_NQ 1" in fixed and "root_joint" not in fixed
     assert "root_joint (floating, moves link base" in free and "FREE_NQ 7" in free   # the macro holds nv
-    assert "const double q[8]" in c and "const double qd[7]" in c and "double tau[7]" in c     # nq = 7 + 1
+    assert "const double q[8]" in c and "const double qd[7]" in c and "double tau[restrict 7]" in c     # nq = 7 + 1
 
 
 def test_trig_inputs_take_cos_and_sin(tmp_path):
