@@ -32,6 +32,9 @@ GENERATED = {
     "chain5_prismatic": (lambda: random_robot(41, 5, prismatic_fraction=0.5), DERIVATIVES),
     "tree6_2tips": (lambda: random_robot(42, 6, tree=True, tips=2, prismatic_fraction=0.3), DERIVATIVES),
     "floating_spherical": (lambda: random_robot(43, 5, floating_base=True, spherical_fraction=0.4), MULTI_DOF),
+    # a real free-flyer (its reference is checked against Pinocchio below): the base's closed-form columns
+    "solo12_floating": (lambda: soagen.load_urdf(erd_urdf("solo_description/robots/solo12.urdf"), floating_base=True),
+                        ["forward_dynamics_derivatives"]),
     # rotor inertia and smooth Coulomb + viscous friction: both FD-derivative algorithms
     "actuated_chain": (lambda: _actuated(random_robot(44, 5, prismatic_fraction=0.4)),
                        ["inverse_dynamics_derivatives", "forward_dynamics_derivatives_fd4",
