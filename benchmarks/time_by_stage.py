@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -30,6 +29,7 @@ from ab import STATES, signature  # noqa: E402
 from soagen.codegen import generate  # noqa: E402
 from soagen.program.statements import Banner, Guard, count_ops  # noqa: E402
 from soagen.targets.common.compiler import GCC_LONG_UNIT_ARGS  # noqa: E402
+from simd import cpu_model  # noqa: E402
 from specs import SPECS  # noqa: E402
 
 FLAGS = ["-O3", "-g", "-std=c99", "-march=native", "-ffp-contract=fast", "-DNDEBUG", *GCC_LONG_UNIT_ARGS]
@@ -149,25 +149,12 @@ def profile(name, function, calls):
              f"Command: `python benchmarks/time_by_stage.py {name} {function} --calls {calls}`; "
              f"{total:.1f}% of the samples fall in the function's source lines "
              "(the rest: the driver, libm, the kernel).", "",
-             f"- CPU: {cpu()}; gcc `{' '.join(FLAGS)}`", "",
+             f"- CPU: {cpu_model()} ({os.cpu_count()} logical cores); gcc `{' '.join(FLAGS)}`", "",
              "| stage | pass | % of samples | statements | operations (mul + add + div + sqrt) |", "|---|---|---:|---:|---:|"]
     for key in sorted(rows, key=lambda k: (-rows[k][0], k)):
         share, st, ops = rows[key]
         lines.append(f"| {key[0]} | {key[1] or '(the stage itself)'} | {share:.1f} | {st} | {ops} |")
     return "\n".join(lines) + "\n"
-
-
-def cpu():
-    """The CPU's model name and the machine's logical cores."""
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model} ({os.cpu_count()} logical cores)"
 
 
 def main():

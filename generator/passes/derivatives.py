@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from soagen.model.robot import FLOATING
 from soagen.passes import symbolic as S
 from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
 from soagen.program.statements import Program
@@ -130,8 +131,6 @@ def free_base_columns(prog, robot, q):
     A uniform field changed by Δ accelerates every point of a free system by Δ alike, so only the
     base's linear acceleration changes, by Δ: ∂θ̈/∂δ is [g_b]× in the rows of v̇ and 0 elsewhere,
     R = R0 Rq the base's rotation, g the world's gravity."""
-    from soagen.model.robot import FLOATING
-
     if robot.bodies[0].joint_type != FLOATING:
         return None
     frame = S.JointFrame(prog, robot.bodies[0], q[robot.qslice(0)])
