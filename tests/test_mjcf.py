@@ -21,7 +21,6 @@ from soagen import functions as F
 from soagen import mujoco_convention as mc
 from soagen import reference
 from soagen.check import check_module, random_inputs
-from soagen.targets.simd.emit import LANES
 from tests.support import ROOT, assert_checked
 from tests.support.builds import built
 
@@ -489,7 +488,7 @@ def test_simd_batches_on_an_mjcf_robot():
     """Every function of reacher.xml in SIMD batches (two full vectors and a tail) equals its single
     calls bit for bit; those that invert Ω(0) count every row singular, as each single call says."""
     robot, mod = _reacher_module()
-    count = 2 * LANES[mod.precision] + 3
+    count = 2 * mod.simd_lanes + 3
     rng = np.random.default_rng(5)
     states = [random_inputs(robot, rng) for _ in range(count)]
     compared = singular = 0

@@ -30,8 +30,9 @@ class Module:
 
     Every function also takes a batch: inputs of shape (N, size) are evaluated
     in one C call (``<function>_batch``: a C loop over the rows; with ``simd=True``,
-    ``<function>_batch_simd``: several rows per instruction, each row equal to the single
-    call, :mod:`soagen.targets.simd`, compiled in the build), outputs get a leading
+    ``<function>_batch_simd``: :attr:`simd_lanes` rows per instruction, each row the single
+    call's result up to the multiply-adds gcc fuses otherwise in vector code, whatever the
+    batch, :mod:`soagen.targets.simd`, compiled in the build), outputs get a leading
     N.  With ``simd=True``, symmetric matrix outputs (M, M⁻¹, Ω, Λ) can come as their upper
     triangle, ``out_format="upper"``: (N, n(n+1)/2) rows (:func:`unpack_upper`),
     half the memory to write for large batches.
@@ -219,16 +220,29 @@ class Module:
             raise SingularError(f"{fname}: Omega(0) is not positive definite in {failed} of {rows} rows")
         return results[0] if len(results) == 1 else results
 
+    @property
+    def simd_lanes(self):
+        """Rows per vector of the SIMD batches as compiled (one register of this machine: 8 doubles
+        with AVX-512, 4 without); 1 for a build with simd=False (its batches loop row by row)."""
+        if not self._meta.get("simd"):
+            return 1
+        _, lib = self._simd_library()
+        return int(getattr(lib, f"{self.name}_simd_lanes")())
+
     def _batch_function(self, fname, upper=False):
         """(ffi, C function) of the batch of ``fname``: ``_batch_simd[_upper]`` (the SIMD library,
         :func:`soagen.targets.simd.library.simd_library`), or the scalar ``_batch`` of a build with simd=False."""
         if not self._meta.get("simd"):
             return self._ffi, self._function(f"{fname}_batch")
+        ffi, lib = self._simd_library()
+        return ffi, getattr(lib, f"{self.name}_{fname}_batch_simd{'_upper' if upper else ''}")
+
+    def _simd_library(self):
+        """(ffi, lib) of the SIMD batches, opened once (:func:`soagen.targets.simd.library.simd_library`)."""
         if self._simd is None:
             from soagen.targets.simd.library import simd_library
             self._simd = simd_library(self.path, self._meta, self._meta["compile_args"])
-        ffi, lib = self._simd
-        return ffi, getattr(lib, f"{self.name}_{fname}_batch_simd{'_upper' if upper else ''}")
+        return self._simd
 
     # ---------------------------------------------------------------- functions
     def _with_parameters(self, fname, args, pi):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from soagen.targets.simd.emit import emit_simd
 
 
-#: the target whose files go beside these (its scalar functions serve the rows after the last full vector)
+#: the target whose files go beside these (the SIMD header includes its header)
 BESIDE = "c"
 
 

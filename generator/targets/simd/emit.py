@@ -3,11 +3,15 @@
 The straight-line body of a function is printed a second time with every
 ``double`` a GCC/Clang vector (``__attribute__((vector_size))``) holding one
 state per lane: the same statements, in the same order, with the same
-operands, so each lane performs exactly the scalar function's operations
-(``tests/test_simd.py`` checks the results bit for bit).  A batch function
-transposes W rows of the row-major inputs into vectors, calls the vector body
-and transposes the outputs back; rows after the last full vector go through
-the scalar functions of ``<name>.c`` (the scalar tail).
+operands, so each lane performs the scalar function's operations
+(``tests/test_simd.py`` checks the results bit for bit at -O0).  At -O3 with
+``-ffp-contract=fast`` gcc chooses which multiply-adds to fuse separately in the
+vector and the scalar code, so a row may differ from its single call in the last
+bits (the test bounds it).  A batch function transposes W rows of the row-major
+inputs into vectors, calls the vector body and transposes the outputs back; the
+last vector, when part full, repeats its last row in the lanes after it, so
+every row goes through the same instructions: a row's result does not depend on
+the batch it is in or its place there.
 
 Ω(0) pivot checks (:class:`soagen.program.statements.Guard`) cannot return early for one
 lane: every lane is computed, a failing check clears that lane in a mask, and
@@ -19,8 +23,12 @@ are the same statement of the program: M, M⁻¹, Ω, Λ) can also be written as
 their upper triangle, row by row (``<function>_batch_simd_upper``): half the
 bytes to stream for large batches.
 
-The lane count (``SOAGEN_LANES``, a macro of the emitted file) defaults to
-:data:`LANES`, chosen by measurement (``docs/simd.md``).  Vector extensions
+The lane count (``SOAGEN_LANES``, a macro of the emitted file) defaults to one
+register of the target: :data:`LANES_AVX512` where the compiler targets AVX-512
+(``__AVX512F__``), :data:`LANES` (256 bits) elsewhere; ``<name>_simd_lanes()`` returns
+the count compiled.  Measured (``docs/simd.md``): on an AVX-512 Xeon 8 doubles a
+vector ran faster than 4; on an AVX2 EPYC, where 8 doubles take two registers an
+operation, they ran slower than 4 and took gcc many times as long to compile.  Vector extensions
 are not C99: the SIMD file needs GCC or Clang; ``<name>.c`` stays plain C99.
 """
 from __future__ import annotations
@@ -31,8 +39,10 @@ from soagen.program.printer import SoaCPrinter
 from soagen.targets.common import fasttrig
 from soagen.targets.common.c_text import environment, function_lines, symmetric_outputs
 
-#: default lanes per vector: 8 doubles / 16 floats, one 512-bit register (``docs/simd.md``)
-LANES = {"double": 8, "float": 16}
+#: default lanes per vector without AVX-512: one 256-bit register (``docs/simd.md``)
+LANES = {"double": 4, "float": 8}
+#: default lanes per vector where the compiler targets AVX-512: one 512-bit register
+LANES_AVX512 = {"double": 8, "float": 16}
 #: compiler flags of a SIMD unit after the scalar ones (the same -O3: at -O2, gcc 12 fused other
 #: multiply-adds than the scalar -O3 code in float); sqrt without errno is one vector instruction
 SIMD_FLAGS = ["-fno-math-errno"]
@@ -145,9 +155,7 @@ def emit_simd(robot, programs, name, precision="double"):
                 upper=upper, arrays=arrays, prototype=batch_prototype(name, prog, ctype, upper),
                 forward=(f"{name}_{prog.calls}_batch_simd{'_upper' if upper else ''}("
                          + ", ".join(["count"] + [a["name"] for a in arrays]) + ")") if prog.calls else None,
-                lanes_call=f"{name}_{prog.name}_lanes(" + ", ".join(f"v_{a['name']}" for a in arrays) + ")",
-                scalar_call=f"{name}_{prog.name}(" + ", ".join(
-                    f"row_{a['name']}" if a["n"] else f"{a['name']} + {a['size']}*i" for a in arrays) + ")"))
+                lanes_call=f"{name}_{prog.name}_lanes(" + ", ".join(f"v_{a['name']}" for a in arrays) + ")"))
         functions.append(dict(
             name=prog.name, returns_status=prog.returns_status, calls=prog.calls, formats=formats,
             lanes_prototype=(f"static {'soagen_m' if prog.returns_status else 'void'} {name}_{prog.name}_lanes("
@@ -162,14 +170,17 @@ def emit_simd(robot, programs, name, precision="double"):
     real = [p for p in programs if not p.calls]
     ctx = dict(version=__version__, robot_name=robot.name, name=name, ctype=ctype,
                mtype="int" if precision == "float" else "long long", lanes=LANES[precision],
+               lanes_avx512=LANES_AVX512[precision],
                guard=f"SOAGEN_{name.upper()}_SIMD_H", functions=functions,
                helpers=vector_helpers(precision, any(p.ops["trig"] for p in real),
                                       any(p.ops["sqrt"] for p in real)))
     env = environment()
     header = env.get_template("simd.h.j2").render(**ctx)
     template = env.get_template("simd.c.j2")
-    source = template.render(**ctx)
-    units = [(f["name"], template.render(**dict(ctx, functions=[f]))) for f in functions]
-    cdef = "\n".join(fmt["prototype"] + ";" for f in functions for fmt in f["formats"])
+    source = template.render(**dict(ctx, lanes_function=True))
+    units = [(f["name"], template.render(**dict(ctx, functions=[f], lanes_function=i == 0)))
+             for i, f in enumerate(functions)]
+    cdef = "\n".join([f"long {name}_simd_lanes(void);"]
+                     + [fmt["prototype"] + ";" for f in functions for fmt in f["formats"]])
     upper = {p.name: list(symmetric_outputs(p)) for p in programs if symmetric_outputs(p)}
     return SimdSource(name, header, source, cdef, units, upper)

@@ -1,5 +1,5 @@
 """The SIMD batches of a built C99 module: their sources written beside it, compiled and
-linked with the module's scalar objects (which serve the rows after the last full vector)."""
+linked into a library of their own (they call no scalar function)."""
 from __future__ import annotations
 
 import fcntl
@@ -41,8 +41,8 @@ def compile_simd(folder, meta, args, progress=None):
                          for fname in info["units"]]
                 objects = compile_units(units, folder, [*args, *SIMD_FLAGS], progress=progress, what="compile SIMD")
                 cc = os.environ.get("CC", "cc")
-                res = subprocess.run([cc, "-shared", *map(str, objects), *map(str, sorted((folder / "objects").glob(
-                    "*.o"))), "-lm", "-o", str(work / library.name)], capture_output=True, text=True)
+                res = subprocess.run([cc, "-shared", *map(str, objects), "-lm", "-o", str(work / library.name)],
+                                     capture_output=True, text=True)
                 if res.returncode:
                     raise RuntimeError(f"linking the SIMD batches failed:\n{res.stderr}")
                 os.replace(work / library.name, library)
