@@ -17,6 +17,7 @@ from soagen.targets.cuda.emit import emit_cuda
 from soagen.targets.cuda.module import view
 from tests.support.builds import built
 from tests.test_generated_vs_reference import CASES
+from tests.test_variants import CASES as VARIANT_CASES, OPTIONS as VARIANT_OPTIONS
 
 FUNCTIONS = ["forward_kinematics", "jacobian", "inverse_dynamics", "mass_matrix", "forward_dynamics",
              "os_inertia", "os_coriolis"]
@@ -36,7 +37,7 @@ def columns(a):
 
 @pytest.fixture(scope="module")
 def modules():
-    robot, c_mod = built("ur5", CASES["ur5"], simd=True)
+    robot, c_mod = built("ur5_variants", VARIANT_CASES["ur5_variants"], **VARIANT_OPTIONS["ur5_variants"])
     return robot, c_mod, built("ur5_cuda_host", CASES["ur5"], functions=FUNCTIONS, target="cuda-host")[1]
 
 

@@ -26,6 +26,8 @@ CASES = {
     "tree9_3tips": lambda: random_robot(15, 9, tree=True, tips=3),
     "tree12_2tips": lambda: random_robot(16, 12, tree=True, tips=2, prismatic_fraction=0.2),
 }
+#: the Panda in float, with its SIMD batches (tests/test_simd.py checks them on this build)
+PANDA_FLOAT_OPTIONS = dict(precision="float", simd=True)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -42,7 +44,7 @@ def test_generated_matches_reference(case):
 
 def test_float_build_is_close():
     """precision='float' emits float C (sinf/cosf, f literals) that agrees to float accuracy."""
-    robot, mod = built("panda", CASES["panda"], precision="float")
+    robot, mod = built("panda", CASES["panda"], **PANDA_FLOAT_OPTIONS)
     src = (mod.path / "panda.c").read_text()
     assert "cosf(" in src and "double" not in src
     rng = np.random.default_rng(3)

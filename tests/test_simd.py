@@ -21,17 +21,17 @@ from soagen import functions as F
 from soagen.targets.c99.module import unpack_upper
 from soagen.targets.simd.emit import LANES, LANES_AVX512
 from tests.support.builds import built
-from tests.test_generated_vs_reference import CASES as GEN_CASES
-from tests.test_multidof import RANDOM
-from tests.test_variants import CASES as VARIANT_CASES
+from tests.test_generated_vs_reference import CASES as GEN_CASES, PANDA_FLOAT_OPTIONS
+from tests.test_multidof import FLOATING_TREE_OPTIONS, RANDOM
+from tests.test_variants import CASES as VARIANT_CASES, OPTIONS as VARIANT_OPTIONS
 
 #: the UR5 with its elbow stretched: Ω(0) is singular, Λ(0) does not exist
 UR5_SINGULAR = [0.3, -1.0, 0.0, 0.4, 0.9, 0.2]
 
-BUILDS = {   # key -> (make target, options): builds of other test modules; each compiles its SIMD batches here
-    "ur5_variants": (VARIANT_CASES["ur5_variants"], dict(variants=None, simd=True)),  # every function, Ω(0) checks
-    "multidof_floating_tree": (RANDOM["floating_tree"], dict(simd=True)),            # quaternions, spherical joints
-    "panda": (GEN_CASES["panda"], dict(precision="float", simd=True)),                # 16 floats a vector
+BUILDS = {   # key -> (make target, options): builds of other test modules, made with their SIMD batches
+    "ur5_variants": (VARIANT_CASES["ur5_variants"], VARIANT_OPTIONS["ur5_variants"]),  # every function, Ω(0) checks
+    "multidof_floating_tree": (RANDOM["floating_tree"], FLOATING_TREE_OPTIONS),        # quaternions, spherical joints
+    "panda": (GEN_CASES["panda"], PANDA_FLOAT_OPTIONS),                                # floats
 }
 
 
@@ -106,7 +106,7 @@ def test_simd_batch_equals_scalar_batch_bit_for_bit(key):
 def test_upper_triangle_outputs():
     """out_format="upper": the symmetric outputs (M, M⁻¹, Ω, Λ, found from the program) packed row by
     row; the same numbers as the full matrices, singular rows still counted and untouched."""
-    robot, mod = built("ur5_variants", VARIANT_CASES["ur5_variants"], variants=None, simd=True)
+    robot, mod = built("ur5_variants", VARIANT_CASES["ur5_variants"], **VARIANT_OPTIONS["ur5_variants"])
     assert {"mass_matrix", "mass_matrix_inverse", "os_inertia_inverse", "os_inertia", "os_inertia_recursive",
             "mass_matrix_inverse_cholesky"} <= set(mod._upper)
     # M by n Newton-Euler passes computes (i, j) and (j, i) separately: not symmetric by construction
@@ -137,7 +137,7 @@ def test_upper_triangle_outputs():
 def test_wrappers_batch_through_simd():
     """The module's batch calls go through the SIMD library, compiled at the first batch call into the
     build's folder (and linked with its scalar objects); single calls stay scalar."""
-    robot, mod = built("ur5_variants", VARIANT_CASES["ur5_variants"], variants=None, simd=True)
+    robot, mod = built("ur5_variants", VARIANT_CASES["ur5_variants"], **VARIANT_OPTIONS["ur5_variants"])
     args = rows_of(robot, 13, seed=13)
     batch = mod.forward_dynamics(args["q"], args["qd"], args["tau"])
     _, (direct,) = run_batch(mod, "forward_dynamics", "_batch_simd", args)

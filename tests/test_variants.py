@@ -28,11 +28,14 @@ CASES = {
     "tree9_variants": lambda: random_robot(15, 9, tree=True, tips=2, prismatic_fraction=0.3),
     "chain7_variants": lambda: random_robot(21, 7, prismatic_fraction=0.5),
 }
+#: build options per case: every variant; the UR5's build also carries the SIMD batches, which
+#: tests/test_simd.py and tests/test_cuda.py check on the same module (one build, not two)
+OPTIONS = {case: dict(variants=None, simd=case == "ur5_variants") for case in CASES}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_variants_match_reference(case):
-    robot, mod = built(case, CASES[case], variants=None)
+    robot, mod = built(case, CASES[case], **OPTIONS[case])
     results = check_module(robot, mod, samples=60, seed=3)
     assert set(results) >= VARIANT_LABELS
     for name in VARIANT_LABELS:   # the Λ(0) routes where Ω(0) is well conditioned (the arms); the rest always
@@ -45,7 +48,7 @@ def test_variants_match_reference(case):
 
 def test_fd2_tip_accelerations_are_j_qdd_plus_jdot_qdot():
     """FD2's α(0) [RK (4.23)] = J θ̈ + J̇θ̇, θ̈ from FD4, J dense from reference."""
-    robot, mod = built("puma560_variants", CASES["puma560_variants"], variants=None)
+    robot, mod = built("puma560_variants", CASES["puma560_variants"], **OPTIONS["puma560_variants"])
     rng = np.random.default_rng(5)
     for _ in range(10):
         q, qd, _, tau = robot.random_state(rng)
@@ -56,7 +59,7 @@ def test_fd2_tip_accelerations_are_j_qdd_plus_jdot_qdot():
 
 
 def test_cholesky_inverse_is_the_inverse_of_composite_m():
-    robot, mod = built("tree9_variants", CASES["tree9_variants"], variants=None)
+    robot, mod = built("tree9_variants", CASES["tree9_variants"], **OPTIONS["tree9_variants"])
     rng = np.random.default_rng(6)
     for _ in range(10):
         q = robot.random_state(rng)[0]
@@ -115,7 +118,7 @@ def test_variant_selection():
     with pytest.raises(soagen.OptionsError, match="unknown variant families"):
         names(variants=["nope"])
     with pytest.raises(ValueError, match="variant must be one of"):
-        built("puma560_variants", CASES["puma560_variants"], variants=None)[1].mass_matrix(np.zeros(6), "x")
+        built("puma560_variants", CASES["puma560_variants"], **OPTIONS["puma560_variants"])[1].mass_matrix(np.zeros(6), "x")
 
 
 def test_puma_inverse_dynamics_under_250_mul_and_add():
@@ -131,7 +134,7 @@ def test_family_default_is_the_cheapest_algorithm(case):
     this robot; with that algorithm's function in the same file it is one call to
     it; the module says which, and its variant names reach the same numbers
     through the family function or their own."""
-    robot, mod = built(case, CASES[case], variants=None)
+    robot, mod = built(case, CASES[case], **OPTIONS[case])
     text = (mod.path / f"{mod.name}.c").read_text()
     rng = np.random.default_rng(8)
     q, qd, _, tau = robot.random_state(rng)
