@@ -26,9 +26,10 @@ bytes to stream for large batches.
 The lane count (``SOAGEN_LANES``, a macro of the emitted file) defaults to one
 register of the target: :data:`LANES_AVX512` where the compiler targets AVX-512
 (``__AVX512F__``), :data:`LANES` (256 bits) elsewhere; ``<name>_simd_lanes()`` returns
-the count compiled.  Measured (``docs/simd.md``): on an AVX-512 Xeon 8 doubles a
-vector ran faster than 4; on an AVX2 EPYC, where 8 doubles take two registers an
-operation, they ran slower than 4 and took gcc many times as long to compile.  Vector extensions
+the count compiled.  Measured (``python benchmarks/simd.py``): on an AVX-512 Xeon
+(``docs/simd_avx512.md``) 8 doubles a vector ran faster than 4; on an AVX2 EPYC
+(``docs/simd.md``), where 8 doubles take two registers an operation, they ran
+slower than 4 and took gcc many times as long to compile.  Vector extensions
 are not C99: the SIMD file needs GCC or Clang; ``<name>.c`` stays plain C99.
 """
 from __future__ import annotations
@@ -39,7 +40,7 @@ from soagen.program.printer import SoaCPrinter
 from soagen.targets.common import fasttrig
 from soagen.targets.common.c_text import environment, function_lines, symmetric_outputs
 
-#: default lanes per vector without AVX-512: one 256-bit register (``docs/simd.md``)
+#: default lanes per vector without AVX-512: one 256-bit register
 LANES = {"double": 4, "float": 8}
 #: default lanes per vector where the compiler targets AVX-512: one 512-bit register
 LANES_AVX512 = {"double": 8, "float": 16}
