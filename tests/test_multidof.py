@@ -35,8 +35,9 @@ RANDOM = {
     "floating_tree": lambda: random_robot(34, 9, tree=True, tips=2, floating_base=True, spherical_fraction=0.3,
                                           prismatic_fraction=0.2),
 }
-#: the floating tree's build carries its SIMD batches (tests/test_simd.py checks them on this build)
-FLOATING_TREE_OPTIONS = dict(simd=True)
+#: build options per case: every algorithm variant on the spherical chain; the floating tree's build
+#: carries its SIMD batches (tests/test_simd.py checks them on this build)
+OPTIONS = {case: {} for case in RANDOM} | {"spherical_chain": {"variants": None}, "floating_tree": {"simd": True}}
 #: the G1 with hands and feet (four tips, nv = 35; 80 s) ran here too until the suite outgrew
 #: its 30 minutes; `python benchmarks/sweep.py` still checks its ID, M, J and FD against
 #: Pinocchio, and this line brings back its four-tip Λ_e:
@@ -121,12 +122,9 @@ def test_reference_matches_pinocchio_random(case):
 
 @pytest.mark.parametrize("case", sorted(RANDOM))
 def test_generated_matches_reference_random(case):
-    # every algorithm variant on one robot, the default functions on the others
-    variants = None if case == "spherical_chain" else ()
-    options = FLOATING_TREE_OPTIONS if case == "floating_tree" else dict(variants=variants)
-    robot, mod = built(f"multidof_{case}", RANDOM[case], **options)
+    robot, mod = built(f"multidof_{case}", RANDOM[case], **OPTIONS[case])
     results = check_module(robot, mod, samples=100, seed=2)
-    assert list(results) == [s.name for s in F.select(robot, soagen.Options(variants=variants))]
+    assert list(results) == [s.name for s in F.select(robot, soagen.Options(**OPTIONS[case]))]
     assert_checked(robot, results, 100)   # Λ(0)-based functions UNTESTED where Λ(0) cannot exist
 
 
@@ -177,7 +175,7 @@ def test_humanoid_lambda_coupling_blocks():
 def test_quaternions_need_not_be_unit():
     """The rotation of q/|q| is used: scaling a quaternion changes nothing, in the
     generated code and the reference; a zero quaternion is rejected."""
-    robot, mod = built("multidof_floating_tree", RANDOM["floating_tree"], **FLOATING_TREE_OPTIONS)
+    robot, mod = built("multidof_floating_tree", RANDOM["floating_tree"], **OPTIONS["floating_tree"])
     rng = np.random.default_rng(5)
     q, qd, qdd, tau = robot.random_state(rng)
     scaled = q.copy()
