@@ -9,7 +9,7 @@ import sympy as sp
 import soagen
 from soagen.passes.contact_derivatives import contact_dynamics_derivatives_kkt_analytic
 from soagen.passes.derivatives import forward_dynamics_derivatives_via_id
-from soagen.program.statements import Program, count_program
+from soagen.program.statements import LOOP_LANES, Program, count_program
 from soagen.targets.c99.compile import compile_args, compile_module, load_extension
 from soagen.targets.c99.emit import emit
 from tests.support.robots import random_robot
@@ -26,11 +26,13 @@ def _forward_dynamics_derivatives(robot):
 
 
 def test_counts_a_body_once_per_column_and_prints_it_once():
-    """∂θ̈/∂q and ∂θ̈/∂q̇: a loop per output, each body counted once per column, printed once."""
+    """∂θ̈/∂q, ∂θ̈/∂q̇ and M⁻¹ (the identity's columns): a loop per output, each body counted
+    once per column, printed once."""
     robot = random_robot(5, 5)
     prog = _forward_dynamics_derivatives(robot)
-    assert [loop.columns for loop in prog.loops] == [robot.nv] * 2
-    assert [[prog.outputs[i].name for i in loop.arrays] for loop in prog.loops] == [["dqdd_dq"], ["dqdd_dqd"]]
+    assert [(loop.start, loop.end) for loop in prog.loops] == [(0, robot.nv)] * 3
+    assert [[prog.outputs[i].name for i in loop.arrays] for loop in prog.loops] == [["dqdd_dq"], ["dqdd_dqd"],
+                                                                                      ["Minv"]]
     outer = Program("outer")
     outer.body, outer.outputs = prog.body, prog.outputs
     bodies, total = [count_program(loop.body) for loop in prog.loops], count_program(outer)
@@ -39,8 +41,43 @@ def test_counts_a_body_once_per_column_and_prints_it_once():
     assert min(b["mul"] for b in bodies) > 0
     assert prog.ops["statements"] == total["statements"] + sum(b["statements"] for b in bodies)
     source = emit(robot, [prog], "loop").source
-    assert source.count("for (int j = 0; j < 5; ++j) {") == 2
+    assert source.count("for (int j = 0; j < 5; ++j) {") == 3
     assert "double dqdd_dq[restrict 25], double dqdd_dqd[restrict 25], double Minv[restrict 25])" in source
+
+
+def test_a_tree_cuts_its_columns_into_loops_that_skip_zero_rows():
+    """On a tree, column j of ∂τ/∂x is zero on the rows of the joints neither above nor below j:
+    the columns are cut into runs of at least LOOP_LANES, each loop's body reading only the rows
+    some column of its run has."""
+    robot = random_robot(9, 14, tree=True, tips=2)
+    prog = _forward_dynamics_derivatives(robot)
+    n, written = robot.nv, prog.outputs[1].symbols
+    dq = [loop for loop in prog.loops if loop.arrays == [1]]
+    assert len(dq) > 1 and [loop.start for loop in dq] == [0] + [loop.end for loop in dq[:-1]] and dq[-1].end == n
+    for loop in dq:
+        assert loop.end - loop.start >= LOOP_LANES
+        read = {i for i in range(n) for j in range(loop.start, loop.end) if written[i * n + j] != 0}
+        used = set().union(*(e.free_symbols for _, e in loop.body.statements()))
+        assert {i for i, s in enumerate(loop.body.inputs[0].symbols) if s in used} == read
+
+
+def test_runs_merge_short_and_cheap_neighbours():
+    """Program.sparse_column_loops on hand-made patterns: a run of fewer than LOOP_LANES columns
+    joins the neighbour it adds the fewest reads to; at most ``most`` loops."""
+    def runs(patterns, most=8):
+        n = len(patterns)
+        written = [sp.Integer(int(i in patterns[j])) for i in range(n) for j in range(n)]
+        prog = Program("runs")
+        prog.sparse_column_loops(n, [(0, n)], lambda body, cols: [[body.let(2 * x) for x in cols[0]]], [written],
+                                 most=most)
+        return [(loop.start, loop.end) for loop in prog.loops]
+
+    a, b = set(range(8)), set(range(8, 16))
+    assert runs([a] * 8 + [b] * 8) == [(0, 8), (8, 16)]
+    assert runs([a | b] * 8 + [b] * 2 + [set(range(4))] * 6) == [(0, 10), (10, 16)]   # a short run joins the side
+    assert runs([a] * 8 + [b] * 2 + [set(range(4))] * 6) == [(0, 8), (8, 16)]         # it adds less to
+    assert runs([a] * 8 + [b] * 8, most=1) == [(0, 16)]
+    assert runs([{j} for j in range(16)]) == [(0, 4), (4, 8), (8, 12), (12, 16)]
 
 
 def test_the_contact_derivatives_solve_each_direction_in_its_own_loop():
@@ -156,7 +193,7 @@ def test_a_floating_base_leaves_its_six_columns_out_of_the_solve():
     robot = random_robot(43, 5, floating_base=True)
     prog = _forward_dynamics_derivatives(robot)
     n = robot.nv
-    assert [(loop.start, loop.columns) for loop in prog.loops] == [(6, n), (0, n)]
+    assert [(loop.start, loop.end) for loop in prog.loops if loop.arrays != [3]] == [(6, n), (0, n)]
     dq = prog.outputs[1].symbols
     assert all(dq[i * n + c] == 0 for i in range(n) for c in range(6) if not (3 <= i < 6 and c < 3))
     assert all(dq[i * n + c] != 0 for i in range(3, 6) for c in range(3) if i - 3 != c)

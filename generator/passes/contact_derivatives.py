@@ -12,9 +12,10 @@ for what a maker is), two members of the ``contact_dynamics_derivatives`` family
   with the sparse Ĵ = J P L⁻ᵀ instead of the dense Z, and Ω(0) = ĴD⁻¹Ĵᵀ factored once.
   θ̈ and f themselves come from the same factors (the contact solve of
   :mod:`soagen.passes.contact` without its articulated-body passes, which these factors
-  make redundant here).  A and B are written into the outputs and solved in place, a
-  loop over the columns of each of the q, q̇ and τ directions
-  (:meth:`~soagen.program.statements.Program.column_loop`), which the compiler vectorizes
+  make redundant here).  A and B are written into the outputs and solved in place, in
+  loops over the columns of each of the q, q̇ and τ directions
+  (:meth:`~soagen.program.statements.Program.sparse_column_loops`: on a tree, a loop per run
+  of columns, its body skipping the rows zero on all of them), which the compiler vectorizes
   across columns;
 * ``kkt_analytic``: the same with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
   :mod:`soagen.passes.analytic_derivatives` and forward mode of J*f only.
@@ -147,8 +148,9 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
     written = {d: ([A[d][k][j] for k in range(n) for j in range(n)], [B[d][i][j] for i in range(r) for j in range(n)])
                for d in ("q", "qd")}
     written["tau"] = (minus_one, [0] * (r * n))
-    for a, b in ((2, 5), (3, 6), (4, 7)):     # a loop per direction (one body for all three ran 6-7% slower)
-        prog.column_loop(n, [(a, n), (b, r)], lambda body, cols: list(solve(body, *cols)))
+    for (a, b), d in zip(((2, 5), (3, 6), (4, 7)), ("q", "qd", "tau")):   # loops per direction (one body for
+        prog.sparse_column_loops(n, [(a, n), (b, r)], lambda body, cols: list(solve(body, *cols)),   # all three ran
+                                 written[d])                                                        # 6-7% slower)
     return [qdd, f] + [written[d][0] for d in ("q", "qd", "tau")] + [written[d][1] for d in ("q", "qd", "tau")]
 
 

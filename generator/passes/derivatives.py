@@ -98,17 +98,21 @@ def forward_dynamics_derivatives_fd4(prog, robot, q, qd, tau):
 
 def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False):
     """θ̈ = M⁻¹(τ − C − G − F(q̇)) with M by composite inertias [RK (3.20)] and its LTDL,
-    M⁻¹ from the same factors, and M ∂θ̈/∂x = −∂τ/∂x|θ̈ solved column by column
-    with those factors (no fill-in on trees), ∂τ/∂x the forward-mode derivatives
-    of Newton–Euler at that θ̈ [RK (2.24)–(2.30)] (``analytic``: the analytical
-    recursion of :mod:`soagen.passes.analytic_derivatives`).
+    and M ∂θ̈/∂x = −∂τ/∂x|θ̈, M M⁻¹ = 1 solved column by column with those factors (no
+    fill-in on trees), ∂τ/∂x the forward-mode derivatives of Newton–Euler at that θ̈
+    [RK (2.24)–(2.30)] (``analytic``: the analytical recursion of
+    :mod:`soagen.passes.analytic_derivatives`).
 
-    The outputs ∂θ̈/∂q, ∂θ̈/∂q̇ are written as −∂τ/∂x and solved in place, each in a loop over its
-    columns (:meth:`~soagen.program.statements.Program.column_loop`): the lists returned for them
-    are the loops' inputs."""
+    The outputs ∂θ̈/∂q, ∂θ̈/∂q̇ and M⁻¹ are written as −∂τ/∂x and the identity and solved in
+    place, each in loops over its columns
+    (:meth:`~soagen.program.statements.Program.sparse_column_loops`: on a tree, a loop per run
+    of columns, its body skipping the rows zero on all of them): the lists returned for them are
+    the loops' inputs.  On the TALOS (nv = 38) solving M⁻¹'s columns in loops, vectorized across
+    columns, ran 0.95× as long as the straight-line inverse from the factors, the sparse bodies
+    another 0.95× (``benchmarks/ab.py``, one run each)."""
     n = robot.nv
     qdd, L, dinv, minus = _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic)
-    Minv = reverse(ldl_inverse(prog, L, dinv))
+    eye = [sp.Integer(int(i == j)) for i in range(n) for j in range(n)]
     start = 0
     base = free_base_columns(prog, robot, q)
     if base is not None:                      # the base's six columns are known: solve the others
@@ -116,9 +120,10 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False)
             minus["q"][i * n:i * n + 6] = base[i]
         start = 6
     prog.banner("d qdd = -M^-1 d tau: -d tau written, then solved column by column with the LTDL factors", level=0)
-    for out, first in ((1, start), (2, 0)):   # a loop per output: one body doing both ran no faster
-        prog.column_loop(n, [(out, n)], lambda body, cols: [m_solve(body, L, dinv, cols[0])], start=first)
-    return [qdd, minus["q"], minus["qd"], [Minv[i][j] for i in range(n) for j in range(n)]]
+    for out, first, written in ((1, start, minus["q"]), (2, 0, minus["qd"]), (3, 0, eye)):   # loops per output: one
+        prog.sparse_column_loops(n, [(out, n)], lambda body, cols: [m_solve(body, L, dinv, cols[0])], [written],
+                                 start=first)                                            # body doing all ran no faster
+    return [qdd, minus["q"], minus["qd"], eye]
 
 
 def free_base_columns(prog, robot, q):

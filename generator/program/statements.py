@@ -20,6 +20,12 @@ from soagen.options import Options
 # (cos(π/2) = 6e-17 → 0), and a small constant such as 4.9e-12 · 0.01 is part of the model
 SNAP_ULPS = 4
 
+#: the most loops :meth:`Program.sparse_column_loops` cuts one loop's columns into: each is
+#: a body of its own to compile
+MOST_LOOPS = 8
+#: the fewest columns such a loop runs on: four doubles, one AVX2 register
+LOOP_LANES = 4
+
 
 def const(x):
     """A robot constant as an exact sympy number: integers snapped, else a Float."""
@@ -73,7 +79,7 @@ class Guard:
 
 @dataclass
 class ColumnLoop:
-    """``for (j = start; j < columns; ++j)``: one straight-line ``body`` run on every column j of
+    """``for (j = start; j < stop; ++j)``: one straight-line ``body`` run on every column j of
     some of the function's output arrays, in place, after the outputs are written.
 
     Many right-hand sides solved by the same factors (∂θ̈/∂x = −M⁻¹ ∂τ/∂x, one column per
@@ -87,14 +93,21 @@ class ColumnLoop:
                          body's input ``col{k}`` and is overwritten by its output ``col{k}``
     body : Program       finished, its statements named ``v…``; reads its inputs and the
                          outer program's statement symbols (loop invariants)
-    start : int          the first column the loop runs on; the columns before it are final
-                         as the outputs write them
+    start, stop : int    the columns the loop runs on, start to stop − 1 (stop None: to the
+                         last); the others are final as the outputs write them, or another
+                         loop's
     """
 
     columns: int
     arrays: list
     body: "Program"
     start: int = 0
+    stop: int | None = None
+
+    @property
+    def end(self):
+        """One past the last column the loop runs on."""
+        return self.columns if self.stop is None else self.stop
 
     def outer_reads(self):
         """The outer program's symbols the body reads."""
@@ -170,17 +183,60 @@ class Program:
         k = int(index[:-1])
         return names["c" + base].symbols[k], names["s" + base].symbols[k]
 
-    def column_loop(self, columns, arrays, kernel, start=0):
-        """Record a :class:`ColumnLoop` over columns ``start`` to ``columns`` − 1 of the outputs
-        ``arrays`` (their indices in the order the maker returns them, with ``rows`` rows each):
-        ``kernel(body, cols) -> new cols``, ``cols`` a list (per array) of the column's entries
-        (``rows[k]`` symbols), recorded into ``body`` like any program."""
+    def column_loop(self, columns, arrays, kernel, start=0, stop=None, zeros=None):
+        """Record a :class:`ColumnLoop` over columns ``start`` to ``stop`` − 1 (``stop`` None: to
+        ``columns`` − 1) of the outputs ``arrays`` (their indices in the order the maker returns
+        them, with ``rows`` rows each): ``kernel(body, cols) -> new cols``, ``cols`` a list (per
+        array) of the column's entries (``rows[k]`` symbols; 0 for the rows in ``zeros[k]``, a set
+        per array of rows zero on every column the loop runs on), recorded into ``body`` like any
+        program."""
         arrays, rows = [a for a, _ in arrays], [r for _, r in arrays]
         body = Program(f"{self.name}__loop{len(self.loops)}", "", self.options, prefix="v")
         cols = [body.input(f"col{k}", r) for k, r in enumerate(rows)]
-        for k, values in enumerate(kernel(body, cols)):
+        read = [[sp.Integer(0) if zeros and i in zeros[k] else x for i, x in enumerate(col)]
+                for k, col in enumerate(cols)]
+        for k, values in enumerate(kernel(body, read)):
             body.output(f"col{k}", values)
-        self.loops.append(ColumnLoop(columns, arrays, body.finish(), start))
+        self.loops.append(ColumnLoop(columns, arrays, body.finish(), start, stop))
+
+    def sparse_column_loops(self, columns, arrays, kernel, written, start=0, most=MOST_LOOPS):
+        """:meth:`column_loop` over columns ``start`` to ``columns`` − 1, cut into at most
+        ``most`` loops over consecutive columns, each body skipping the rows that are zero on
+        all of its columns as ``written`` (per array its row-major entries as the outputs write
+        them) has them.  On a tree, column j of ∂τ/∂x is zero on the rows of joints neither
+        ancestors nor descendants of j; a solve's body that reads them as 0 does less.  Runs
+        are merged, the two neighbours whose merge adds the fewest read entries first, while
+        one has fewer than :data:`LOOP_LANES` columns (the compiler runs a shorter loop in
+        scalar code), there are more than ``most`` or a merge adds under an eighth of what
+        the two read."""
+        rows = [r for _, r in arrays]
+        runs = []                                     # [first, stop, per array the rows read]
+        for j in range(start, columns):
+            read = [frozenset(i for i in range(r) if written[k][i * columns + j] != 0) for k, r in enumerate(rows)]
+            if runs and runs[-1][2] == read:
+                runs[-1][1] = j + 1
+            else:
+                runs.append([j, j + 1, read])
+
+        def size(run):
+            return (run[1] - run[0]) * sum(len(x) for x in run[2])
+
+        def merged(a, b):
+            return [a[0], b[1], [x | y for x, y in zip(a[2], b[2])]]
+
+        def added(k):
+            return size(merged(runs[k], runs[k + 1])) - size(runs[k]) - size(runs[k + 1])
+
+        while len(runs) > 1:
+            short = [k for k in range(len(runs) - 1) if min(runs[k][1] - runs[k][0], runs[k + 1][1] - runs[k + 1][0])
+                     < LOOP_LANES]
+            k = min(short or range(len(runs) - 1), key=added)
+            if not short and len(runs) <= most and 8 * added(k) >= size(runs[k]) + size(runs[k + 1]):
+                break
+            runs[k:k + 2] = [merged(runs[k], runs[k + 1])]
+        for first, stop, read in runs:
+            zeros = [set(range(r)) - x for r, x in zip(rows, read)]
+            self.column_loop(columns, arrays, kernel, first, stop, zeros)
 
     def looped_outputs(self):
         """Names of the outputs a column loop works on in place."""
@@ -452,7 +508,7 @@ def count_program(prog):
         inner = count_program(loop.body)
         statements += inner.pop("statements")
         for kind, c in inner.items():
-            counts[kind] += c * (loop.columns - loop.start)
+            counts[kind] += c * (loop.end - loop.start)
     for _, expr in prog.statements():
         count_ops(expr, counts)
     for arg in prog.outputs:

@@ -220,7 +220,7 @@ def _loop_lines(prog, loop, printer, lanes):
     indent = "    "
     lines = [{"banner": f"the same on every column j of {', '.join(prog.outputs[i].name for i in loop.arrays)}",
               "mark": BANNER_MARKS[0]},
-             {"banner": None, "code": f"for (int j = {loop.start}; j < {loop.columns}; ++j) {{"}]
+             {"banner": None, "code": f"for (int j = {loop.start}; j < {loop.end}; ++j) {{"}]
     for item in loop.body.body:
         line = _item_line(item, printer, lanes)
         if line["banner"] is not None:                    # a banner inside the loop: a comment line
