@@ -148,9 +148,9 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
     written = {d: ([A[d][k][j] for k in range(n) for j in range(n)], [B[d][i][j] for i in range(r) for j in range(n)])
                for d in ("q", "qd")}
     written["tau"] = (minus_one, [0] * (r * n))
-    for (a, b), d in zip(((2, 5), (3, 6), (4, 7)), ("q", "qd", "tau")):   # loops per direction (one body for
-        prog.sparse_column_loops(n, [(a, n), (b, r)], lambda body, cols: list(solve(body, *cols)),   # all three ran
-                                 written[d])                                                        # 6-7% slower)
+    # loops per direction: one body for all three ran 6-7% slower
+    for (a, b), d in zip(((2, 5), (3, 6), (4, 7)), ("q", "qd", "tau")):
+        prog.sparse_column_loops(n, [(a, n), (b, r)], lambda body, cols: list(solve(body, *cols)), written[d])
     return [qdd, f] + [written[d][0] for d in ("q", "qd", "tau")] + [written[d][1] for d in ("q", "qd", "tau")]
 
 

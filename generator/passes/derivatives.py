@@ -120,9 +120,10 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False)
             minus["q"][i * n:i * n + 6] = base[i]
         start = 6
     prog.banner("d qdd = -M^-1 d tau: -d tau written, then solved column by column with the LTDL factors", level=0)
-    for out, first, written in ((1, start, minus["q"]), (2, 0, minus["qd"]), (3, 0, eye)):   # loops per output: one
+    # loops per output: one body doing all ran no faster
+    for out, first, written in ((1, start, minus["q"]), (2, 0, minus["qd"]), (3, 0, eye)):
         prog.sparse_column_loops(n, [(out, n)], lambda body, cols: [m_solve(body, L, dinv, cols[0])], [written],
-                                 start=first)                                            # body doing all ran no faster
+                                 start=first)
     return [qdd, minus["q"], minus["qd"], eye]
 
 
