@@ -18,6 +18,7 @@ from multiprocessing import get_context
 from soagen import functions as F
 from soagen.options import Options, jobs
 from soagen.program import transport
+from soagen.program.float_facts import direct_float_facts
 from soagen.program.statements import Program
 from soagen.targets.c99.emit import CSource, emit
 from soagen.targets.common.c_text import c_name
@@ -58,9 +59,10 @@ def make_program(target, name, options=Options()):
     """The finished program of the function ``name``; for a family function
     whose algorithm is picked, the cheapest candidate's, renamed."""
     spec = {s.name: s for s in F.specs(target)}[name]
-    if spec.maker is not None:
-        return record(spec, target, options).finish()
-    return pick(spec, {s.name: record(s, target, options).finish() for _, s in F.candidates(spec.family)})
+    with direct_float_facts():
+        if spec.maker is not None:
+            return record(spec, target, options).finish()
+        return pick(spec, {s.name: record(s, target, options).finish() for _, s in F.candidates(spec.family)})
 
 
 def pick(spec, programs, generated=()):
@@ -85,14 +87,16 @@ def pick(spec, programs, generated=()):
 
 
 def _one_program(job):
-    """Record and finish one program; runs in a worker process."""
+    """Record and finish one program (sympy's Floats answering directly:
+    :func:`~soagen.program.float_facts.direct_float_facts`); runs in a worker process."""
     target, name, options = job
     spec = {s.name: s for s in F.specs(target)}[name]
-    t0 = time.perf_counter()
-    prog = record(spec, target, options)
-    t1 = time.perf_counter()
-    prog.finish()
-    t2 = time.perf_counter()
+    with direct_float_facts():
+        t0 = time.perf_counter()
+        prog = record(spec, target, options)
+        t1 = time.perf_counter()
+        prog.finish()
+        t2 = time.perf_counter()
     prog.seconds = t2 - t0
     prog.stage_seconds = {"record": t1 - t0, "cse": t2 - t1}
     return prog, t1 - t0, t2 - t1
