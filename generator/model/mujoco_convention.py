@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from soagen.model.robot import FLOATING, SPHERICAL
-from soagen.model.spatial import quat_matrix
+from soagen.model.spatial import cross, quat_matrix
 
 
 def _quaternion_slices(robot):
@@ -84,7 +84,7 @@ def _velocity_term(robot, q, qd):
     out = np.zeros(robot.nv)
     qd = np.asarray(qd, float)
     for s, R in _free(robot, q):
-        out[s:s + 3] = R @ np.cross(qd[s:s + 3], qd[s + 3:s + 6])
+        out[s:s + 3] = R @ cross(qd[s:s + 3], qd[s + 3:s + 6])
     return out
 
 

@@ -14,6 +14,12 @@ def skew(v):
     return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
 
 
+def cross(a, b):
+    """``a × b`` of two 3-vectors; (3,), (3,) -> (3,).  np.cross's answer (the same products and
+    differences) in a tenth of its time on 3-vectors, where the references spend theirs."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
 def rpy_matrix(rpy):
     """URDF roll-pitch-yaw to rotation, ``Rz(yaw) Ry(pitch) Rx(roll)``; (3,) -> (3, 3)."""
     r, p, y = rpy

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from soagen.model.frames import kinematics
-from soagen.model.spatial import skew
+from soagen.model.spatial import cross, skew
 from soagen.reference.newton_euler_passes import newton_euler
 
 
@@ -34,7 +34,7 @@ def _body_jacobian(robot, kin, k):
         for c, h in zip(range(robot.vslice(i).start, robot.vslice(i).stop), kin.H[i].T):
             w, v = kin.R[i] @ h[:3], kin.R[i] @ h[3:]
             J[:3, c] = w
-            J[3:, c] = v + np.cross(w, kin.p[k] - kin.p[i])
+            J[3:, c] = v + cross(w, kin.p[k] - kin.p[i])
     return J
 
 
@@ -68,5 +68,5 @@ def centroidal_bias(robot, q, qd):
     for k in range(robot.nb):
         lin = kin.R[k] @ f[k][3:]
         out[3:] += lin
-        out[:3] += kin.R[k] @ f[k][:3] + np.cross(kin.p[k] - G, lin)
+        out[:3] += kin.R[k] @ f[k][:3] + cross(kin.p[k] - G, lin)
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from soagen.model.frames import kinematics
-from soagen.model.spatial import skew
+from soagen.model.spatial import cross, skew
 from soagen.reference.articulated_bodies import forward_dynamics, mass_matrix_inverse
 from soagen.reference.newton_euler_passes import base_acceleration, tip_row_index
 
@@ -62,7 +62,7 @@ def _tip_wrenches(robot, kin, f_tip):
         f_tip = full.reshape(len(robot.tips), 6)
         for i, t in enumerate(robot.tips):
             point = kin.p[t.body] + kin.R[t.body] @ t.offset
-            ext[t.body] += np.concatenate([f_tip[i, :3] + np.cross(point, f_tip[i, 3:]), f_tip[i, 3:]])
+            ext[t.body] += np.concatenate([f_tip[i, :3] + cross(point, f_tip[i, 3:]), f_tip[i, 3:]])
             points[t.body].append((point, f_tip[i, 3:]))
     return ext, points
 
@@ -147,7 +147,7 @@ def _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=(), twist=None
               + _crf(v[k]) @ I[k] @ dv[k])
         if k in moved:   # tip points move with the body, their forces keep their world axes
             for point, force in points[k]:
-                df[:3] += np.cross(np.cross(twist[:3], point) + twist[3:], force)
+                df[:3] += cross(cross(twist[:3], point) + twist[3:], force)
         dF[k] = df
     for k in robot.tip_to_base():
         p = robot.bodies[k].parent
@@ -180,10 +180,10 @@ def tip_acceleration_derivatives(robot, q, qd, qdd):
             b = t.body
             w, vo, wd = v[b][:3], v[b][3:], a[b][:3]
             dw, dvo, dwd, dao = dv[b][:3], dv[b][3:], da[b][:3], da[b][3:]
-            dp = np.cross(twist[:3], p) + twist[3:] if b in moved else np.zeros(3)
-            vp = vo + np.cross(w, p)
-            dvp = dvo + np.cross(dw, p) + np.cross(w, dp)
-            out += [dwd, dao + np.cross(dwd, p) + np.cross(wd, dp) + np.cross(dw, vp) + np.cross(w, dvp)]
+            dp = cross(twist[:3], p) + twist[3:] if b in moved else np.zeros(3)
+            vp = vo + cross(w, p)
+            dvp = dvo + cross(dw, p) + cross(w, dp)
+            out += [dwd, dao + cross(dwd, p) + cross(wd, dp) + cross(dw, vp) + cross(w, dvp)]
         return np.concatenate(out)[rows]
 
     nv = robot.nv

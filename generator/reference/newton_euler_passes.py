@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from soagen.model.frames import kinematics
+from soagen.model.spatial import cross
 
 
 def base_acceleration(robot):
@@ -48,11 +49,11 @@ def velocities(robot, kin, qd):
         ell = R.T @ kin.ell[k]
         wp = R.T @ Vp[:3]
         wr, vr = rel[:3], rel[3:]
-        ak = np.concatenate([np.cross(wp, wr),
-                             np.cross(wp, np.cross(wp, ell)) + 2.0 * np.cross(wp, vr) + np.cross(wr, vr)])
+        ak = np.concatenate([cross(wp, wr),
+                             cross(wp, cross(wp, ell)) + 2.0 * cross(wp, vr) + cross(wr, vr)])
         w = Vk[:3]
         I_o = kin.M[k][:3, :3]
-        bk = np.concatenate([np.cross(w, I_o @ w), body.mass * np.cross(w, np.cross(w, body.com))])
+        bk = np.concatenate([cross(w, I_o @ w), body.mass * cross(w, cross(w, body.com))])
         V.append(Vk)
         a.append(ak)
         b.append(bk)
@@ -60,7 +61,7 @@ def velocities(robot, kin, qd):
     for t in robot.tips:
         w = kin.R[t.body] @ V[t.body][:3]
         ell = kin.R[t.body] @ t.offset
-        a0.append(np.concatenate([np.zeros(3), np.cross(w, np.cross(w, ell))]))
+        a0.append(np.concatenate([np.zeros(3), cross(w, cross(w, ell))]))
     return V, a, b, a0
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from soagen.model.frames import kinematics
 from soagen.model.parameters import inertia_from_parameters
+from soagen.model.spatial import cross
 from soagen.reference.derivatives import _crm
 from soagen.reference.newton_euler_passes import base_acceleration, newton_euler
 
@@ -29,7 +30,7 @@ def body_regressor(V, alpha):
 
     def force(p10):
         M = inertia_from_parameters(p10)
-        return M @ alpha + np.concatenate([np.cross(w, M[:3, :3] @ w), np.cross(w, np.cross(w, p10[1:4]))])
+        return M @ alpha + np.concatenate([cross(w, M[:3, :3] @ w), cross(w, cross(w, p10[1:4]))])
     return _unit_forces(force)
 
 

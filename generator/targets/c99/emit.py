@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from soagen.program.float_facts import direct_float_facts
 from soagen.program.parts import split
 from soagen.program.printer import SoaCPrinter
 from soagen.targets.common import fasttrig
@@ -73,6 +74,10 @@ class Emitter:
     def function(self, prog, callee=None):
         """Print ``prog`` (``callee``: the program it calls, when it is a family function that calls
         one); -> its translation units ``[(unit name, C text)]``, its parts' first."""
+        with direct_float_facts():
+            return self._function(prog, callee)
+
+    def _function(self, prog, callee):
         t0 = time.perf_counter()
         name, ctype = self.name, self.ctype
         parts, slots = split(prog) if not prog.calls else ([None], 0)
