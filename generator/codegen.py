@@ -42,14 +42,16 @@ class Generated:
 
 def record(spec, target, options=Options()):
     """Record (not yet finish) the program of ``spec`` for ``target``: inputs and
-    outputs from the catalogue, statements from the spec's maker."""
+    outputs from the catalogue, statements from the spec's maker (sympy's Floats answering
+    directly: :func:`~soagen.program.float_facts.direct_float_facts`)."""
     cites = F.citations(spec, ascii=True)
     prog = Program(spec.name, f"{spec.doc} {cites}" if cites else spec.doc, options)
     inputs = [prog.input(a, F.size((F.ARGUMENTS[a][0],), F.sizes(target)), F.ARGUMENTS[a][1]) for a in spec.inputs]
     if options.parameters == "inputs":
         from soagen.passes.linear_in_parameters import parameter_inputs
         parameter_inputs(prog, target)
-    values = spec.make(prog, target, *inputs)
+    with direct_float_facts():
+        values = spec.make(prog, target, *inputs)
     for out, exprs in zip(spec.outputs, values):
         prog.output(out.name, exprs, out.doc)
     return prog
@@ -59,10 +61,9 @@ def make_program(target, name, options=Options()):
     """The finished program of the function ``name``; for a family function
     whose algorithm is picked, the cheapest candidate's, renamed."""
     spec = {s.name: s for s in F.specs(target)}[name]
-    with direct_float_facts():
-        if spec.maker is not None:
-            return record(spec, target, options).finish()
-        return pick(spec, {s.name: record(s, target, options).finish() for _, s in F.candidates(spec.family)})
+    if spec.maker is not None:
+        return record(spec, target, options).finish()
+    return pick(spec, {s.name: record(s, target, options).finish() for _, s in F.candidates(spec.family)})
 
 
 def pick(spec, programs, generated=()):
@@ -87,16 +88,14 @@ def pick(spec, programs, generated=()):
 
 
 def _one_program(job):
-    """Record and finish one program (sympy's Floats answering directly:
-    :func:`~soagen.program.float_facts.direct_float_facts`); runs in a worker process."""
+    """Record and finish one program; runs in a worker process."""
     target, name, options = job
     spec = {s.name: s for s in F.specs(target)}[name]
-    with direct_float_facts():
-        t0 = time.perf_counter()
-        prog = record(spec, target, options)
-        t1 = time.perf_counter()
-        prog.finish()
-        t2 = time.perf_counter()
+    t0 = time.perf_counter()
+    prog = record(spec, target, options)
+    t1 = time.perf_counter()
+    prog.finish()
+    t2 = time.perf_counter()
     prog.seconds = t2 - t0
     prog.stage_seconds = {"record": t1 - t0, "cse": t2 - t1}
     return prog, t1 - t0, t2 - t1

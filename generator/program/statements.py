@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from soagen.options import Options
+from soagen.program.float_facts import direct_float_facts
 
 # a constant within this many ulps of a non-zero integer is that integer (1 - 2⁻⁵³ → 1);
 # nothing non-zero becomes 0 here: the builder has made the model's round-off exact
@@ -294,9 +295,14 @@ class Program:
     # -------------------------------------------------------------- finishing
     def finish(self, cse=True):
         """CSE over the statement list (:func:`_cse`), dead-code removal,
-        renumbering, op counts."""
+        renumbering, op counts (sympy's Floats answering directly:
+        :func:`~soagen.program.float_facts.direct_float_facts`)."""
         if self.ops is not None:      # finished already (a family's chosen algorithm)
             return self
+        with direct_float_facts():
+            return self._finish(cse)
+
+    def _finish(self, cse):
         statements = self.statements()
         if cse and statements:
             self.body = _cse(self.body, statements, "vc" if self.prefix == "v" else "c")   # a loop body's own names
