@@ -3,13 +3,15 @@ body in a C ``for`` over the columns.  Counted once per column, printed once, ru
 are written, in place, on output arrays the definition marks ``restrict``."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import sympy as sp
 
 import soagen
 from soagen.passes.contact_derivatives import contact_dynamics_derivatives_kkt_analytic
 from soagen.passes.derivatives import forward_dynamics_derivatives_via_id
-from soagen.program.statements import LOOP_LANES, Program, count_program
+from soagen.program.statements import MOST_LOOPS, Program, count_program, loop_cost
 from soagen.targets.c99.compile import compile_args, compile_module, load_extension
 from soagen.targets.c99.emit import emit
 from tests.support.robots import random_robot
@@ -47,37 +49,73 @@ def test_counts_a_body_once_per_column_and_prints_it_once():
 
 def test_a_tree_cuts_its_columns_into_loops_that_skip_zero_rows():
     """On a tree, column j of ∂τ/∂x is zero on the rows of the joints neither above nor below j:
-    the columns are cut into runs of at least LOOP_LANES, each loop's body reading only the rows
-    some column of its run has."""
+    the columns are cut into at most MOST_LOOPS consecutive loops, each loop's body reading only the
+    rows some column of its run has."""
     robot = random_robot(9, 14, tree=True, tips=2)
     prog = _forward_dynamics_derivatives(robot)
     n, written = robot.nv, prog.outputs[1].symbols
     dq = [loop for loop in prog.loops if loop.arrays == [1]]
-    assert len(dq) > 1 and [loop.start for loop in dq] == [0] + [loop.end for loop in dq[:-1]] and dq[-1].end == n
+    assert 1 < len(dq) <= MOST_LOOPS
+    assert [loop.start for loop in dq] == [0] + [loop.end for loop in dq[:-1]] and dq[-1].end == n
     for loop in dq:
-        assert loop.end - loop.start >= LOOP_LANES
         read = {i for i in range(n) for j in range(loop.start, loop.end) if written[i * n + j] != 0}
         used = set().union(*(e.free_symbols for _, e in loop.body.statements()))
         assert {i for i, s in enumerate(loop.body.inputs[0].symbols) if s in used} == read
 
 
-def test_runs_merge_short_and_cheap_neighbours():
-    """Program.sparse_column_loops on hand-made patterns: a run of fewer than LOOP_LANES columns
-    joins the neighbour it adds the fewest reads to; at most ``most`` loops."""
-    def runs(patterns, most=8):
-        n = len(patterns)
-        written = [sp.Integer(int(i in patterns[j])) for i in range(n) for j in range(n)]
-        prog = Program("runs")
-        prog.sparse_column_loops(n, [(0, n)], lambda body, cols: [[body.let(2 * x) for x in cols[0]]], [written],
-                                 most=most)
-        return [(loop.start, loop.end) for loop in prog.loops]
+def _loops(patterns, most=8):
+    """The (start, end) of the loops Program.sparse_column_loops cuts a square array into whose column j
+    is non-zero on the rows ``patterns[j]``."""
+    n = len(patterns)
+    written = [sp.Integer(int(i in patterns[j])) for i in range(n) for j in range(n)]
+    prog = Program("runs")
+    prog.sparse_column_loops(n, [(0, n)], lambda body, cols: [[body.let(2 * x) for x in cols[0]]], [written],
+                             most=most)
+    return [(loop.start, loop.end) for loop in prog.loops]
 
+
+def test_the_columns_are_cut_where_the_rows_read_change():
+    """Hand-made patterns: two halves reading disjoint rows are two loops, however long; one loop when
+    only one is allowed; sixteen columns reading a row each are cheapest in two loops of eight (one
+    loop reads all sixteen rows on every column, four loops pay four set-ups); three disjoint blocks
+    of eight, three loops, or two when only two are allowed."""
     a, b = set(range(8)), set(range(8, 16))
-    assert runs([a] * 8 + [b] * 8) == [(0, 8), (8, 16)]
-    assert runs([a | b] * 8 + [b] * 2 + [set(range(4))] * 6) == [(0, 10), (10, 16)]   # a short run joins the side
-    assert runs([a] * 8 + [b] * 2 + [set(range(4))] * 6) == [(0, 8), (8, 16)]         # it adds less to
-    assert runs([a] * 8 + [b] * 8, most=1) == [(0, 16)]
-    assert runs([{j} for j in range(16)]) == [(0, 4), (4, 8), (8, 12), (12, 16)]
+    assert _loops([a] * 8 + [b] * 8) == [(0, 8), (8, 16)]
+    assert _loops([a] * 8 + [b] * 8, most=1) == [(0, 16)]
+    assert _loops([{j} for j in range(16)]) == [(0, 8), (8, 16)]
+    assert _loops([a] * 16) == [(0, 16)]
+    c = set(range(16, 24))
+    assert _loops([a] * 8 + [b] * 8 + [c] * 8) == [(0, 8), (8, 16), (16, 24)]
+    assert _loops([a] * 8 + [b] * 8 + [c] * 8, most=2) == [(0, 8), (8, 24)]
+
+
+def test_the_cut_is_the_cheapest_of_all_cuts():
+    """On random patterns of runs, the cut's loop_cost summed over its loops equals the least over
+    every way of cutting the same runs into at most ``most`` loops (enumerated), each loop
+    reading the union of its columns' rows."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(60):
+        widths = rng.integers(1, 7, size=rng.integers(1, 9))
+        n = int(widths.sum())
+        patterns = []
+        for w in widths:
+            rows = set(int(i) for i in rng.choice(n, size=rng.integers(1, n + 1), replace=False))
+            patterns += [rows] * int(w)
+        most = int(rng.integers(1, 5))
+        edges = [j for j in range(1, n) if patterns[j] != patterns[j - 1]]
+
+        def cost(cut):
+            bounds = [0, *cut, n]
+            return sum(loop_cost(e - s, len(set().union(*patterns[s:e])), n) for s, e in zip(bounds, bounds[1:]))
+
+        least = min(cost(cut) for k in range(min(most, len(edges) + 1)) for cut in itertools.combinations(edges, k))
+        loops = _loops(patterns, most)
+        assert len(loops) <= most and loops[0][0] == 0 and loops[-1][1] == n
+        assert all(x[1] == y[0] for x, y in zip(loops, loops[1:]))
+        assert cost([e for _, e in loops[:-1]]) == least
+        checked += len(edges) > 0
+    assert checked > 40
 
 
 def test_the_contact_derivatives_solve_each_direction_in_its_own_loop():
@@ -90,12 +128,16 @@ def test_the_contact_derivatives_solve_each_direction_in_its_own_loop():
     for name, values in zip(names, contact_dynamics_derivatives_kkt_analytic(prog, robot, q, qd, tau)):
         prog.output(name, values)
     prog.finish()
-    assert [[prog.outputs[i].name for i in loop.arrays] for loop in prog.loops] == \
+    arrays = [[prog.outputs[i].name for i in loop.arrays] for loop in prog.loops]
+    assert [a for k, a in enumerate(arrays) if k == 0 or a != arrays[k - 1]] == \
         [["dqdd_dq", "df_dq"], ["dqdd_dqd", "df_dqd"], ["dqdd_dtau", "df_dtau"]]
+    for name in ("dqdd_dq", "dqdd_dqd", "dqdd_dtau"):                  # each direction's loops: every column once
+        ranges = [(loop.start, loop.end) for loop, a in zip(prog.loops, arrays) if a[0] == name]
+        assert [s for s, _ in ranges] == [0] + [e for _, e in ranges[:-1]] and ranges[-1][1] == robot.nv
     outer = Program("outer")
     outer.body, outer.outputs = prog.body, prog.outputs
-    bodies = [count_program(loop.body)["mul"] for loop in prog.loops]
-    assert min(bodies) > 0 and prog.ops["mul"] == count_program(outer)["mul"] + robot.nv * sum(bodies)
+    bodies = [(loop.end - loop.start) * count_program(loop.body)["mul"] for loop in prog.loops]
+    assert min(bodies) > 0 and prog.ops["mul"] == count_program(outer)["mul"] + sum(bodies)
 
 
 ROWS, COLUMNS = 3, 5

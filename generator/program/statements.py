@@ -122,6 +122,46 @@ class ColumnLoop:
         return read - own
 
 
+def loop_cost(columns, read, written):
+    """The model :meth:`Program.sparse_column_loops` cuts by: a loop over ``columns`` columns
+    whose body reads ``read`` and writes ``written`` entries of a column costs
+    (read + written) × (columns // LOOP_LANES + columns % LOOP_LANES + 1): a vector
+    iteration per LOOP_LANES columns, a scalar one per column left over (the same
+    operations, one lane), and one more for the loop itself (its setup, and a body more to
+    compile)."""
+    return (read + written) * (columns // LOOP_LANES + columns % LOOP_LANES + 1)
+
+
+def cheapest_cut(runs, written, most):
+    """The consecutive runs of columns ``runs`` ([first, stop, per array the frozenset of rows
+    read]) joined into at most ``most`` loops of least total :func:`loop_cost` (of equal
+    costs, the fewest loops), by dynamic programming over the edges between runs; a list of
+    [first, stop, per array the rows read] per loop."""
+    n = len(runs)
+    if n == 0:
+        return []
+    joined = {}                                   # (a, b): runs a to b − 1 as one loop
+    for a in range(n):
+        read = [frozenset()] * len(runs[a][2])
+        for b in range(a + 1, n + 1):
+            read = [x | y for x, y in zip(read, runs[b - 1][2])]
+            joined[a, b] = ([runs[a][0], runs[b - 1][1], read],
+                            loop_cost(runs[b - 1][1] - runs[a][0], sum(len(x) for x in read), written))
+    best = {0: (0, [])}                           # runs[:b] → (cost, loops), with m loops
+    answer = None
+    for _ in range(min(most, n)):
+        step = {}
+        for a, (cost, loops) in best.items():
+            for b in range(a + 1, n + 1):
+                loop, extra = joined[a, b]
+                if b not in step or cost + extra < step[b][0]:
+                    step[b] = (cost + extra, loops + [loop])
+        best = step
+        if n in best and (answer is None or best[n][0] < answer[0]):
+            answer = best[n]
+    return answer[1]
+
+
 class Program:
     """A straight-line function being recorded.
 
@@ -205,11 +245,9 @@ class Program:
         ``most`` loops over consecutive columns, each body skipping the rows that are zero on
         all of its columns as ``written`` (per array its row-major entries as the outputs write
         them) has them.  On a tree, column j of ∂τ/∂x is zero on the rows of joints neither
-        ancestors nor descendants of j; a solve's body that reads them as 0 does less.  Runs
-        are merged, the two neighbours whose merge adds the fewest read entries first, while
-        one has fewer than :data:`LOOP_LANES` columns (the compiler runs a shorter loop in
-        scalar code), there are more than ``most`` or a merge adds under an eighth of what
-        the two read."""
+        ancestors nor descendants of j; a solve's body that reads them as 0 does less.  The
+        cut is the cheapest by :func:`loop_cost` (:func:`cheapest_cut`), made at the edges of
+        the runs of columns that read the same rows."""
         rows = [r for _, r in arrays]
         runs = []                                     # [first, stop, per array the rows read]
         for j in range(start, columns):
@@ -218,24 +256,7 @@ class Program:
                 runs[-1][1] = j + 1
             else:
                 runs.append([j, j + 1, read])
-
-        def size(run):
-            return (run[1] - run[0]) * sum(len(x) for x in run[2])
-
-        def merged(a, b):
-            return [a[0], b[1], [x | y for x, y in zip(a[2], b[2])]]
-
-        def added(k):
-            return size(merged(runs[k], runs[k + 1])) - size(runs[k]) - size(runs[k + 1])
-
-        while len(runs) > 1:
-            short = [k for k in range(len(runs) - 1) if min(runs[k][1] - runs[k][0], runs[k + 1][1] - runs[k + 1][0])
-                     < LOOP_LANES]
-            k = min(short or range(len(runs) - 1), key=added)
-            if not short and len(runs) <= most and 8 * added(k) >= size(runs[k]) + size(runs[k + 1]):
-                break
-            runs[k:k + 2] = [merged(runs[k], runs[k + 1])]
-        for first, stop, read in runs:
+        for first, stop, read in cheapest_cut(runs, sum(rows), most):
             zeros = [set(range(r)) - x for r, x in zip(rows, read)]
             self.column_loop(columns, arrays, kernel, first, stop, zeros)
 
