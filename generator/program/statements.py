@@ -134,8 +134,9 @@ def loop_cost(columns, read, written):
 
 def cheapest_cut(runs, written, most):
     """The consecutive runs of columns ``runs`` ([first, stop, per array the frozenset of rows
-    read]) joined into at most ``most`` loops of least total :func:`loop_cost` (of equal
-    costs, the fewest loops), by dynamic programming over the edges between runs; a list of
+    read]) joined into at most ``most`` loops of least total :func:`loop_cost` (``written``:
+    the entries a body writes per column, every row of every array), of equal costs the
+    fewest loops, by dynamic programming over the edges between runs; a list of
     [first, stop, per array the rows read] per loop."""
     n = len(runs)
     if n == 0:
@@ -147,7 +148,7 @@ def cheapest_cut(runs, written, most):
             read = [x | y for x, y in zip(read, runs[b - 1][2])]
             joined[a, b] = ([runs[a][0], runs[b - 1][1], read],
                             loop_cost(runs[b - 1][1] - runs[a][0], sum(len(x) for x in read), written))
-    best = {0: (0, [])}                           # runs[:b] → (cost, loops), with m loops
+    best = {0: (0, [])}                           # after m rounds, runs[:b] in m loops → (cost, loops)
     answer = None
     for _ in range(min(most, n)):
         step = {}
