@@ -114,7 +114,7 @@ def stage_sizes(prog):
     for loop in prog.loops:
         key = (f"the same on every column j of {', '.join(prog.outputs[i].name for i in loop.arrays)}", "")
         add(key, len(loop.body.statements()),
-            (loop.end - loop.start) * sum(operations(e) for _, e in loop.body.statements()))
+            len(loop.columns_run) * sum(operations(e) for _, e in loop.body.statements()))
     return sizes
 
 

@@ -58,7 +58,7 @@ def test_a_tree_cuts_its_columns_into_loops_that_skip_zero_rows():
     assert 1 < len(dq) <= MOST_LOOPS
     assert [loop.start for loop in dq] == [0] + [loop.end for loop in dq[:-1]] and dq[-1].end == n
     for loop in dq:
-        read = {i for i in range(n) for j in range(loop.start, loop.end) if written[i * n + j] != 0}
+        read = {i for i in range(n) for j in loop.columns_run if written[i * n + j] != 0}
         used = set().union(*(e.free_symbols for _, e in loop.body.statements()))
         assert {i for i, s in enumerate(loop.body.inputs[0].symbols) if s in used} == read
 
@@ -136,7 +136,7 @@ def test_the_contact_derivatives_solve_each_direction_in_its_own_loop():
         assert [s for s, _ in ranges] == [0] + [e for _, e in ranges[:-1]] and ranges[-1][1] == robot.nv
     outer = Program("outer")
     outer.body, outer.outputs = prog.body, prog.outputs
-    bodies = [(loop.end - loop.start) * count_program(loop.body)["mul"] for loop in prog.loops]
+    bodies = [len(loop.columns_run) * count_program(loop.body)["mul"] for loop in prog.loops]
     assert min(bodies) > 0 and prog.ops["mul"] == count_program(outer)["mul"] + sum(bodies)
 
 

@@ -150,7 +150,7 @@ def _tape(prog):
     outs = [[emit(e) for e in a.symbols] for a in prog.outputs]
     for loop in prog.loops:          # after the outputs, in place: the body once per column it runs on
         sched = Schedule(loop.body.statements())
-        for j in range(loop.start, loop.end):
+        for j in loop.columns_run:
             for arg, index in zip(loop.body.inputs, loop.arrays):
                 node.update({s: outs[index][i * loop.columns + j] for i, s in enumerate(arg.symbols)})
             for sym, expr in loop.body.statements():

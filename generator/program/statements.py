@@ -110,6 +110,11 @@ class ColumnLoop:
         """One past the last column the loop runs on."""
         return self.columns if self.stop is None else self.stop
 
+    @property
+    def columns_run(self):
+        """The columns the loop runs on: ``range(start, end)``."""
+        return range(self.start, self.end)
+
     def outer_reads(self):
         """The outer program's symbols the body reads."""
         own = {s for a in self.body.inputs for s in a.symbols} | {sym for sym, _ in self.body.statements()}
@@ -536,7 +541,7 @@ def count_program(prog):
         inner = count_program(loop.body)
         statements += inner.pop("statements")
         for kind, c in inner.items():
-            counts[kind] += c * (loop.end - loop.start)
+            counts[kind] += c * len(loop.columns_run)
     for _, expr in prog.statements():
         count_ops(expr, counts)
     for arg in prog.outputs:
