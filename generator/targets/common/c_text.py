@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import weakref
 from importlib import resources
 
 import jinja2
@@ -17,6 +18,19 @@ from soagen.program.latency import Schedule
 from soagen.program.parts import reads
 from soagen.program.statements import Banner, Guard
 from soagen.targets.common.compiler import is_long
+
+
+# Program -> its latency Schedule: made once, shared by the scalar C, SIMD and CUDA texts of one
+# final program (the latency model's pass over every sum took a quarter of emitting)
+_SCHEDULES = weakref.WeakKeyDictionary()
+
+
+def schedule_of(prog):
+    """The :class:`~soagen.program.latency.Schedule` of a final program's statements, made at the
+    first call for ``prog`` and kept while ``prog`` lives."""
+    if prog not in _SCHEDULES:
+        _SCHEDULES[prog] = Schedule(prog.statements())
+    return _SCHEDULES[prog]
 
 
 def c_name(name):
@@ -89,7 +103,7 @@ def function_lines(prog, printer, lanes=False, early=False):
 
 def _prepare(prog, printer):
     printer.names = prog.names
-    printer.schedule = Schedule(prog.statements())
+    printer.schedule = schedule_of(prog)
 
 
 def trig_lines(prog, items, printer):
@@ -216,7 +230,7 @@ def _loop_lines(prog, loop, printer, lanes):
         out = prog.outputs[index].name
         entry.update({sym: f"{out}[{i * loop.columns} + j]" for i, sym in enumerate(arg.symbols)})
     printer.names = {**names, **loop.body.names, **entry}
-    printer.schedule = Schedule(loop.body.statements())
+    printer.schedule = schedule_of(loop.body)
     indent = "    "
     lines = [{"banner": f"the same on every column j of {', '.join(prog.outputs[i].name for i in loop.arrays)}",
               "mark": BANNER_MARKS[0]},
