@@ -7,9 +7,17 @@ names a maker per function) → ``program`` (SSA statements, CSE, op counts) →
 ``targets`` (C99 + SIMD, CUDA, microcontrollers: emit, compile, wrap) → at the
 top ``codegen`` (robot → programs), ``pipeline`` (:func:`build`), ``check``, ``cli``.
 """
+import os as _os
 import sys as _sys
 
-from soagen import reference
+# sympy memoises its constructors in LRU caches of SYMPY_CACHE_SIZE entries (default 1000), read
+# once, when sympy is first imported (soagen imports it only when a build records).  A recording
+# builds the same products and sums many times over, and takes less time with 100 000 entries
+# (docs/sympy_cache.md: python benchmarks/sympy_cache.py).  A size the user set is kept, and a sympy
+# imported before soagen keeps the size it has.
+_os.environ.setdefault("SYMPY_CACHE_SIZE", "100000")
+
+from soagen import reference  # noqa: E402
 from soagen._version import __version__  # noqa: F401
 from soagen.model import dh, mjcf, mujoco_convention, parameters, pinocchio_convention, robots, urdf
 from soagen.model.builder import RobotBuilder

@@ -72,3 +72,19 @@ def test_recording_deduces_no_float_facts_and_makes_the_same_program(monkeypatch
     assert len(deduced) < 20
     assert [(str(s), str(e)) for s, e in quick.statements()] == [(str(s), str(e)) for s, e in plain.statements()]
     assert quick.ops == plain.ops
+
+
+@pytest.mark.parametrize("preset, expected", [(None, 100000), ("500", 500)])
+def test_importing_soagen_sizes_sympys_cache_unless_set(preset, expected):
+    """``import soagen`` sets ``SYMPY_CACHE_SIZE`` to 100 000 before sympy is imported (recording
+    memoises more of its products and sums, docs/sympy_cache.md); a size the user set is kept."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "SYMPY_CACHE_SIZE"}
+    if preset is not None:
+        env["SYMPY_CACHE_SIZE"] = preset
+    code = ("import sys, soagen; assert 'sympy' not in sys.modules; "
+            "import sympy.core.cache as c; print(c.SYMPY_CACHE_SIZE)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
+    assert int(out) == expected
