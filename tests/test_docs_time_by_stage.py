@@ -5,6 +5,7 @@ the function."""
 from __future__ import annotations
 
 import re
+import sys
 
 from tests.support import ROOT
 from tests.test_readme_prose_numbers import _bench
@@ -32,3 +33,20 @@ def test_the_stages_add_up_to_the_benchmarked_function():
         assert sum(o for _, _, o in rows) == int(ops[function]), (robot, function)
         assert abs(sum(s for s, _, _ in rows) - stated) < 0.05 * len(rows) + 0.1, (robot, function)   # rounding
         assert max(s for s, _, _ in rows) < stated    # no stage holds every sample
+        assert stated <= 100.0, (robot, function)      # a share of the samples
+
+
+def test_shares_come_from_sample_counts():
+    """perf prints percentages rounded to 0.01 %: 4000 lines of one sample each out of 20 000 read
+    as 0.01 % each would add up to 40 % where they hold 20 %; the shares are taken from the counts."""
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+    from time_by_stage import shares_of
+
+    rows = [f"     0.01%             1  r.c:{100 + k}" for k in range(4000)]
+    rows += ["    60.00%         12000  r.c:7", "     5.00%          1000  r.c:7 (discriminator 2)",
+             "    15.00%          3000  s_sin.c:142", "     0.00%             0  driver.c:9"]
+    shares = shares_of("\n".join(rows))
+    assert set(shares) == {7} | {100 + k for k in range(4000)}
+    assert abs(shares[7] - 65.0) < 1e-12 and abs(shares[100] - 0.005) < 1e-12
+    assert abs(sum(shares.values()) - 85.0) < 1e-9
