@@ -8,6 +8,8 @@ import os
 import pytest
 from hypothesis import settings
 
+import soagen  # noqa: F401  (before any test module imports sympy: soagen sets sympy's cache size)
+
 # hypothesis: the same examples on every run and no example database (CI, and by default);
 # HYPOTHESIS_PROFILE=explore draws fresh examples
 settings.register_profile("ci", derandomize=True, database=None)
