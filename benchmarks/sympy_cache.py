@@ -66,10 +66,10 @@ def child(case):
 
 
 def measure(case, size):
-    env = {**os.environ, "SYMPY_CACHE_SIZE": size, "SOAGEN_JOBS": "1",
-           "SOAGEN_CACHE": tempfile.mkdtemp(prefix="soagen-sympy-cache-")}
-    out = subprocess.run([sys.executable, __file__, "--child", case], env=env, check=True,
-                         capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory(prefix="soagen-sympy-cache-") as cache:
+        env = {**os.environ, "SYMPY_CACHE_SIZE": size, "SOAGEN_JOBS": "1", "SOAGEN_CACHE": cache}
+        out = subprocess.run([sys.executable, __file__, "--child", case], env=env, check=True,
+                             capture_output=True, text=True).stdout
     row = json.loads(out.strip().splitlines()[-1])
     if str(row["size"]) != size:
         raise SystemExit(f"the child ran with cache size {row['size']}, not {size}")
