@@ -29,7 +29,7 @@ UR5_SINGULAR = [0.3, -1.0, 0.0, 0.4, 0.9, 0.2]
 
 BUILDS = {   # key -> (make target, options): builds of other test modules, made with their SIMD batches
     "ur5_variants": (VARIANT_CASES["ur5_variants"], VARIANT_OPTIONS["ur5_variants"]),  # every function, Ω(0) checks
-    "multidof_floating_tree": (RANDOM["floating_tree"], MULTIDOF_OPTIONS["floating_tree"]),  # quaternions, spherical
+    "multidof_floating_tree": (RANDOM["floating_tree"], MULTIDOF_OPTIONS["floating_tree"]),  # quaternions, a point tip
     "panda": (GEN_CASES["panda"], PANDA_FLOAT_OPTIONS),                                # floats
 }
 
@@ -38,9 +38,9 @@ def rows_of(robot, count, seed, singular=()):
     """``count`` states {argument name: (count, size)}; the rows in ``singular`` get q = UR5_SINGULAR."""
     rng = np.random.default_rng(seed)
     states = [robot.random_state(rng) for _ in range(count)]
-    m = F.sizes(robot).get("m", 0)
+    r = robot.tip_rows                                    # 6 per full tip, 3 per point tip
     args = {name: np.array([s[i] for s in states]) for i, name in enumerate(("q", "qd", "qdd", "tau"))}
-    args["f"], args["u"] = rng.normal(size=(count, 6 * m)) * 10.0, rng.normal(size=(count, 6 * m))
+    args["f"], args["u"] = rng.normal(size=(count, r)) * 10.0, rng.normal(size=(count, r))
     for r in singular:
         args["q"][r] = UR5_SINGULAR
     return args
@@ -100,6 +100,8 @@ def test_simd_batch_equals_scalar_batch_bit_for_bit(key):
             assert want_ret == len(singular), fname          # the singular rows were found ...
             assert all(np.all(w[list(singular)] == 7.0) for w in want), fname   # ... and left untouched
             statuses += 1
+        elif F.BY_NAME[fname].solves == "Omega":
+            assert want_ret == 0, fname                      # Ω(0) solved on every row: Λ(0)'s path ran
     assert not singular or statuses >= 5
 
 

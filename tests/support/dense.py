@@ -31,7 +31,7 @@ def dense_operators(robot, q):
     """Dense block operators at ``q`` from the reference's per-body quantities."""
     kin = ref.kinematics(robot, q)
     art = ref.articulated(robot, kin)
-    n, nv, m = robot.nb, robot.nv, len(robot.tips)
+    n, nv = robot.nb, robot.nv
     H = np.zeros((nv, 6 * n))
     Mb = np.zeros((6 * n, 6 * n))
     Gb = np.zeros((6 * n, nv))
@@ -52,9 +52,11 @@ def dense_operators(robot, q):
             K[sp, v] = art.K[k]
             Ephi[sp, s] = kin.phi[k]
             Epsi[sp, s] = art.psi[k]
-    B = np.zeros((6 * n, 6 * m))
+    B = np.zeros((6 * n, robot.tip_rows))                 # a column per tip row: 6 of a full tip, 3 of a point tip
+    col = 0
     for i, t in enumerate(robot.tips):
-        B[6 * t.body:6 * t.body + 6, 6 * i:6 * i + 6] = kin.phi_tip[i]
+        B[6 * t.body:6 * t.body + 6, col:col + len(t.rows)] = kin.phi_tip[i][:, list(t.rows)]
+        col += len(t.rows)
     return dict(kin=kin, art=art, H=H, M=Mb, G=Gb, K=K, D=D, P=P, B=B,
                 phi=_path_product(robot, kin.phi), psi=_path_product(robot, art.psi),
                 Ephi=Ephi, Epsi=Epsi)
