@@ -4,14 +4,16 @@ generator change, without Pinocchio or a build (the C of ``soagen generate``).
     git stash; soagen generate ROBOT ... --function F --name r --out /tmp/old; git stash pop
     soagen generate ROBOT ... --function F --name r --out /tmp/new
     python benchmarks/ab.py /tmp/old/r.c /tmp/new/r.c r F [--calls 200] [--floating]
+    python benchmarks/ab.py /tmp/new/r.c /tmp/new/r.c r F --new-flags="-O2 -march=native"
 
 Both files are compiled with the flags of ``soagen.build`` for a long unit (-O3 -march=native
 -ffp-contract=fast and gcc's long-unit parameters) into one driver, which times ``calls`` calls of
 each over 64 states (inputs uniform in [-3, 3]; ``--floating``: q[3:7], the free-flyer's
-quaternion, normalized), the two in alternating order, in 61 rounds.  Printed: the median ns per
-call of each, the median of the per-round ratios new/old with its interquartile range, and the
-largest relative difference of the outputs of the last call (the two must agree).  One machine,
-one run: compare only what is measured together.
+quaternion, normalized), the two in alternating order, in 61 rounds; ``--new-flags`` compiles the
+"new" file with other flags instead (one C file twice: a figure for a compiler flag).  Printed: the
+median ns per call of each, the median of the per-round ratios new/old with its interquartile range,
+and the largest relative difference of the outputs of the last call (the two must agree).  One
+machine, one run: compare only what is measured together.
 """
 from __future__ import annotations
 
@@ -110,13 +112,15 @@ def main():
     parser.add_argument("function", help="the function, without the prefix")
     parser.add_argument("--calls", type=int, default=200, help="calls of each per round")
     parser.add_argument("--floating", action="store_true", help="normalize q[3:7], a free-flyer's quaternion")
+    parser.add_argument("--new-flags", help="gcc flags for the new file instead of soagen.build's (one string)")
     a = parser.parse_args()
     ret, args = signature(open(a.old[:-2] + ".h").read(), a.prefix, a.function)
     with tempfile.TemporaryDirectory() as work:
         units = [renamed(a.old, a.prefix, "old", work), renamed(a.new, a.prefix, "new", work)]
-        compile_ = lambda p: subprocess.run(["gcc", *FLAGS, "-c", p, "-o", p[:-2] + ".o"], check=True)
+        flags = [FLAGS, FLAGS if a.new_flags is None else a.new_flags.split()]
+        compile_ = lambda p, f: subprocess.run(["gcc", *f, "-c", p, "-o", p[:-2] + ".o"], check=True)
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            list(pool.map(compile_, units))
+            list(pool.map(compile_, units, flags))
         main_c = os.path.join(work, "driver.c")
         with open(main_c, "w") as f:
             f.write(driver(ret, args, a.prefix, a.function, a.calls, a.floating))

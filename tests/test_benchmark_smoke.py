@@ -371,12 +371,18 @@ def test_ab_compares_two_generated_files(tmp_path):
         (tmp_path / f"{name}.c").write_text(text)
         (tmp_path / f"{name}.h").write_text(header)
 
-    def ab(new):
+    def ab(new, *flags):
         res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "ab.py"), str(tmp_path / "old.c"),
-                              str(tmp_path / new), "puma560", "inverse_dynamics", "--calls", "5"],
+                              str(tmp_path / new), "puma560", "inverse_dynamics", "--calls", "5", *flags],
                              capture_output=True, text=True, timeout=300)
         assert res.returncode == 0, res.stderr
         return float(res.stdout.split("max rel diff ")[1])
 
     assert ab("old.c") == 0
     assert ab("new.c") > 0.1
+    # --new-flags: the new file compiled otherwise; flags that change no result agree within round-off
+    # (-O1 fuses no multiply-adds), and a flag that defines a macro the C reads is used
+    assert ab("old.c", "--new-flags=-O1 -std=c99") < 1e-12
+    (tmp_path / "macro.c").write_text(source.replace("    tau[0] = ", "    tau[0] = SHIFT + ", 1))
+    (tmp_path / "macro.h").write_text(header)
+    assert ab("macro.c", "--new-flags=-O1 -std=c99 -DSHIFT=2.0") > 0.1
