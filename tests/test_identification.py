@@ -53,7 +53,7 @@ def test_regressors_three_routes(case):
     robot, mod = built(case, CASES[case], functions=FUNCTIONS)
     oracle = _oracle(case, robot)
     pi = robot.parameters()
-    beta, K = robot.base_parameters()
+    beta, K = soagen.base_parameters(robot)
     rng = np.random.default_rng(5)
     for _ in range(10):
         q, qd, qdd, _ = robot.random_state(rng)
@@ -77,6 +77,15 @@ def test_regressors_three_routes(case):
         assert_close(Ys @ pi, oracle.slotine_li(q, qd, qdr, qddr), 1e-10, "Slotine-Li vs Pinocchio")
     # the Slotine–Li regressor is the regressor when q̇_r = q̇, q̈_r = q̈
     assert_close(mod.slotine_li_regressor(q, qd, qd, qdd), mod.regressor(q, qd, qdd), 1e-12, "q_r = q")
+
+
+def test_deprecated_robot_base_parameters_warns_and_agrees():
+    """``Robot.base_parameters()``, kept as a deprecated path, warns and returns soagen.base_parameters'."""
+    robot = CASES["puma560"]()
+    with pytest.deprecated_call(match="soagen.base_parameters"):
+        beta, K = robot.base_parameters()
+    want_beta, want_K = soagen.base_parameters(robot)
+    assert np.array_equal(beta, want_beta) and np.array_equal(K, want_K) and len(beta) == 36
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
