@@ -38,9 +38,9 @@ def rows_of(robot, count, seed, singular=()):
     """``count`` states {argument name: (count, size)}; the rows in ``singular`` get q = UR5_SINGULAR."""
     rng = np.random.default_rng(seed)
     states = [robot.random_state(rng) for _ in range(count)]
-    r = robot.tip_rows                                    # 6 per full tip, 3 per point tip
+    rows = robot.tip_rows                                 # 6 per full tip, 3 per point tip
     args = {name: np.array([s[i] for s in states]) for i, name in enumerate(("q", "qd", "qdd", "tau"))}
-    args["f"], args["u"] = rng.normal(size=(count, r)) * 10.0, rng.normal(size=(count, r))
+    args["f"], args["u"] = rng.normal(size=(count, rows)) * 10.0, rng.normal(size=(count, rows))
     for r in singular:
         args["q"][r] = UR5_SINGULAR
     return args
