@@ -17,7 +17,6 @@ differences of Pinocchio's ``forwardDynamics`` along its tangent space (``pin.in
 """
 from __future__ import annotations
 
-import dataclasses
 import warnings
 
 import numpy as np
@@ -33,7 +32,7 @@ from soagen.model.errors import ModelWarning
 from tests.support import assert_checked, rel
 from tests.support.builds import built
 from tests.support.oracle import LWA, Oracle, erd_urdf
-from tests.support.robots import random_robot
+from tests.support.robots import random_robot, with_point_tips
 
 SOLO = "solo_description/robots/solo12.urdf"
 SOLO_FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
@@ -54,7 +53,7 @@ def solo12():
 def mixed_tree():
     """A random floating tree with spherical joints: tip 0 a full tip, the others point tips with offsets."""
     robot = random_robot(61, 10, tree=True, tips=3, floating_base=True, spherical_fraction=0.3)
-    return robot.with_tips([t if i == 0 else dataclasses.replace(t, point=True) for i, t in enumerate(robot.tips)])
+    return with_point_tips(robot, range(1, len(robot.tips)))
 
 
 # ------------------------------------------------------------ route 1: generated = reference
@@ -74,7 +73,7 @@ def test_point_tips_have_three_rows():
     robot, mod = built("contact_solo12", solo12, functions=FUNCTIONS)
     q = robot.random_configuration(np.random.default_rng(0))
     assert robot.tip_rows == 12 and mod.jacobian(q).shape == (12, 18) and mod.os_inertia(q).shape == (12, 12)
-    full = robot.with_tips([dataclasses.replace(t, point=False) for t in robot.tips])
+    full = with_point_tips(robot, point=False)
     # the point tip's rows are the linear rows of the full tip, and its Ω(0) the matching block
     lin = [6 * i + r for i in range(4) for r in (3, 4, 5)]
     assert rel(ref.jacobian(robot, q), ref.jacobian(full, q)[lin]) < 1e-15
@@ -91,7 +90,7 @@ def test_lambda_of_four_point_feet_exists_and_six_row_feet_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ModelWarning)
         select(feet, soagen.Options(functions=["os_inertia", "contact_dynamics"]))
-    full = feet.with_tips([dataclasses.replace(t, point=False) for t in feet.tips])
+    full = with_point_tips(feet, point=False)
     with pytest.warns(ModelWarning, match=r"24 rows of Lambda\(0\) but only 18 .*point tips"):
         select(full, soagen.Options(functions=["os_inertia", "contact_dynamics"]))
 
@@ -180,7 +179,7 @@ def small_tree():
     """4 joints, two of them spherical, two point tips: the smallest robot with tangent-space
     directions, coupled tips and a free direction left (6 rows of 8 velocities)."""
     robot = random_robot(63, 4, tree=True, tips=2, spherical_fraction=0.5, prismatic_fraction=0.3)
-    return robot.with_tips([dataclasses.replace(t, point=True) for t in robot.tips])
+    return with_point_tips(robot)
 
 
 DERIVATIVES = ["contact_dynamics_derivatives", "contact_dynamics_derivatives_forward", "contact_dynamics_derivatives_kkt",

@@ -8,8 +8,6 @@ own URDF reader with a free-flyer root, independently of soagen's parser.
 """
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -21,7 +19,7 @@ from tests.support import assert_checked, rel
 from tests.support.builds import built
 from tests.support.dense import dense_operators
 from tests.support.oracle import Oracle, erd_urdf
-from tests.support.robots import branching_robot, random_robot
+from tests.support.robots import branching_robot, random_robot, with_point_tips
 
 TALOS = "talos_data/robots/talos_reduced.urdf"
 G1 = "g1_description/urdf/g1_29dof_rev_1_0.urdf"
@@ -35,7 +33,7 @@ def _second_tip_a_point(robot):
     """``robot`` with its second tip a point tip: 6 + 3 rows of Λ(0) from the 11 joint velocities behind
     the two tips (two full tips ask for 12, and Λ(0) would never exist), so the Λ(0) functions of this
     floating multi-dof tree, and their SIMD batches (tests/test_simd.py), are compared on states."""
-    return robot.with_tips([dataclasses.replace(t, point=True) if i == 1 else t for i, t in enumerate(robot.tips)])
+    return with_point_tips(robot, {1})
 
 
 RANDOM = {

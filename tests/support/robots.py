@@ -7,6 +7,8 @@ very same description as URDF text (so Pinocchio can load it too).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 import soagen
@@ -221,3 +223,10 @@ def branching_spec(seed, trunk=1, branches=3, per_branch=6, prismatic_fraction=0
 def branching_robot(seed, trunk=1, branches=3, per_branch=6, **kw):
     """:class:`soagen.Robot` of :func:`branching_spec`."""
     return robot_from_spec(branching_spec(seed, trunk, branches, per_branch, **kw))
+
+
+def with_point_tips(robot, which=None, point=True):
+    """``robot`` with the tips at the indices ``which`` (all when None) made point tips (3 linear rows),
+    or full tips (6 rows) with ``point`` False; the other tips as they are."""
+    return robot.with_tips([dataclasses.replace(t, point=point) if which is None or i in which else t
+                            for i, t in enumerate(robot.tips)])
