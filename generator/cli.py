@@ -9,7 +9,6 @@ import tempfile
 import time
 import warnings
 
-from soagen.reports import opcount
 from soagen.model.errors import ModelWarning, RobotError
 from soagen.options import Options, OptionsError
 from soagen.targets import REGISTRY
@@ -128,6 +127,7 @@ def cmd_scaling(args):
 def cmd_opcount(args):
     """Op counts per function, from the programs and re-counted in the emitted C."""
     from soagen.codegen import generate
+    from soagen.reports import opcount
 
     if args.scaling:
         return cmd_scaling(args)
@@ -170,13 +170,14 @@ def cmd_footprint(args):
 
 
 def cmd_generate(args):
+    t0 = time.perf_counter()
+    robot = _robot(args)                 # before the imports of sympy: a bad file is refused at once
+    t_load = time.perf_counter() - t0
     from soagen.codegen import programs
+    from soagen.reports import opcount
     from soagen.targets import plugin
     from soagen.targets.common.c_text import c_name
 
-    t0 = time.perf_counter()
-    robot = _robot(args)
-    t_load = time.perf_counter() - t0
     options = _options(args)
     writer = plugin(args.target)
     stem = c_name(args.name or robot.name)
@@ -262,10 +263,10 @@ def cmd_parameters(args):
 
 
 def cmd_check(args):
-    from soagen.pipeline import build
+    robot = _robot(args)                 # before the imports of sympy: a bad file is refused at once
     from soagen.check import check_module
+    from soagen.pipeline import build
 
-    robot = _robot(args)
     print(f"soagen check: {robot.name}: {robot.n} joints, {len(robot.tips)} tips, {args.precision}",
           file=sys.stderr)
     t0 = time.perf_counter()
