@@ -195,7 +195,7 @@ def test_simd_batches_run_the_loops_per_lane(tmp_path):
     """The SIMD batches (a state per lane) print the same loops on vectors: a batch of 13 states
     (lanes and a tail) equals the scalar calls, for the Panda's ∂q̈ and linearized step."""
     robot = soagen.robots.example("panda")
-    mod = soagen.build(robot, soagen.Options(simd=True, optimize="O1",
+    mod = soagen.build(robot, soagen.Options(simd=True, optimize="O0",
                                              functions=("forward_dynamics_derivatives", "linearized_step")),
                        cache_dir=tmp_path)
     assert "for (int j = 0; j < 7; ++j) {" in (mod.path / "panda_simd.c").read_text()
@@ -216,9 +216,9 @@ def test_cuda_host_runs_the_loops(tmp_path):
     its ∂q̈ and linearized step equal the C module's."""
     robot = soagen.robots.example("panda")
     functions = ("forward_dynamics_derivatives", "linearized_step")
-    cuda = soagen.build(robot, soagen.Options(target="cuda-host", optimize="O1", functions=functions),
+    cuda = soagen.build(robot, soagen.Options(target="cuda-host", optimize="O0", functions=functions),
                         cache_dir=tmp_path)
-    c = soagen.build(robot, soagen.Options(optimize="O1", functions=functions), cache_dir=tmp_path)
+    c = soagen.build(robot, soagen.Options(optimize="O0", functions=functions), cache_dir=tmp_path)
     rng = np.random.default_rng(7)
     n = 5
     q = np.array([robot.random_configuration(rng) for _ in range(n)])
