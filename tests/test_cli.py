@@ -83,7 +83,7 @@ def test_bad_urdf_one_line_error_nothing_written(fname, strict, tmp_path):
 @pytest.mark.parametrize("command", ["generate", "check"])
 def test_a_refused_file_is_refused_before_sympy_is_imported(command, tmp_path):
     """The file is read before the symbolic stages are imported, so an error, like --help, comes at
-    once (0.4 s here, not the 1.3 s of importing sympy)."""
+    once (0.4 s here; 1.1-1.2 s when sympy was imported first)."""
     argv = [command, str(BAD / "nan_mass.urdf"), "--tip", "l1"] + (["--out", str(tmp_path / "o")]
                                                                    if command == "generate" else [])
     code = f"import sys\nfrom soagen.cli import main\nrc = main({argv!r})\nprint(rc, 'sympy' in sys.modules)"
