@@ -126,18 +126,18 @@ def cmd_scaling(args):
 
 def cmd_opcount(args):
     """Op counts per function, from the programs and re-counted in the emitted C."""
+    if args.scaling:
+        return cmd_scaling(args)
+    robot = None if args.peers else _robot(args)       # before the imports of sympy
     from soagen.codegen import generate
     from soagen.reports import opcount
 
-    if args.scaling:
-        return cmd_scaling(args)
     if args.peers:
         text = opcount.parameters_markdown(opcount.parameter_counts())
         print(text, end="")
         with open(args.peers, "w") as fh:
             fh.write(text)
         return 0
-    robot = _robot(args)
     gen = generate(robot, _options(args), args.name or robot.name)
     in_c = opcount.count_c(gen.csource.source)
     for p in gen.programs:
@@ -157,10 +157,10 @@ def cmd_opcount(args):
 
 def cmd_footprint(args):
     """Flash and stack per function on Cortex-M targets (float), as a markdown table."""
-    from soagen.targets.mcu import qemu as mcu
+    robot = _robot(args)                 # before the imports of sympy
     from soagen.codegen import generate
+    from soagen.targets.mcu import qemu as mcu
 
-    robot = _robot(args)
     gen = generate(robot, _options(args, precision="float"), args.name or robot.name)
     dgen = (generate(robot, Options(precision="float", functions=mcu.DERIVATIVES), args.name or robot.name)
             if args.derivatives else None)
@@ -171,7 +171,7 @@ def cmd_footprint(args):
 
 def cmd_generate(args):
     t0 = time.perf_counter()
-    robot = _robot(args)                 # before the imports of sympy: a bad file is refused at once
+    robot = _robot(args)                 # before the imports of sympy: a bad file is refused at once (each command)
     t_load = time.perf_counter() - t0
     from soagen.codegen import programs
     from soagen.reports import opcount
@@ -217,9 +217,9 @@ def cmd_generate(args):
 
 def cmd_profile(args):
     """Per function: record, CSE, emit and compile seconds, and the peak memory."""
+    robot = _robot(args)                 # before the imports of sympy
     from soagen.reports.profile import markdown_row, profile, text
 
-    robot = _robot(args)
     print(f"soagen profile: {robot.name}: {robot.n} joints, {len(robot.tips)} tips", file=sys.stderr)
     result = profile(robot, _options(args), progress=_progress(args))
     print(text(result), end="")
@@ -252,12 +252,13 @@ def cmd_functions(args):
 def cmd_parameters(args):
     """Standard and base parameters of one robot, or of every bundled robot (``--all``)."""
     from soagen.model import robots
-    from soagen.reports.parameters import report
 
     if args.all:
         targets = [robots.example(name) for name in robots.EXAMPLES]
     else:
-        targets = [_robot(args)]
+        targets = [_robot(args)]         # before the imports of sympy
+    from soagen.reports.parameters import report
+
     text = report(targets)
     return _print_and_write(text, args.markdown)
 
