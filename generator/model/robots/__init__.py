@@ -9,7 +9,6 @@ ICRA 1986, as tabulated in Corke's Robotics Toolbox (``mdl_puma560akb``).
 """
 from __future__ import annotations
 
-import importlib.metadata
 import os
 from importlib import resources
 from pathlib import Path
@@ -39,6 +38,8 @@ def erd_root():
     env = os.environ.get("EXAMPLE_ROBOT_DATA_MODEL_DIR")
     if env and Path(env).is_dir():
         return Path(env)
+    import importlib.metadata            # here, not at import: 60 ms of `import soagen`
+
     marker = "share/example-robot-data/robots/"
     try:
         dist = importlib.metadata.distribution("example-robot-data")
