@@ -1,4 +1,7 @@
-"""Command line: soagen generate, check, profile, opcount, footprint, parameters, functions, examples."""
+"""Command line: soagen generate, check, profile, opcount, footprint, parameters, functions, examples.
+
+A command that takes a robot reads its file before it imports the symbolic stages (sympy, 0.7 s), so a
+refused file, like ``--help``, is answered at once; the imports of those stages sit in the commands."""
 from __future__ import annotations
 
 import argparse
@@ -128,7 +131,7 @@ def cmd_opcount(args):
     """Op counts per function, from the programs and re-counted in the emitted C."""
     if args.scaling:
         return cmd_scaling(args)
-    robot = None if args.peers else _robot(args)       # before the imports of sympy
+    robot = None if args.peers else _robot(args)  # read before sympy is imported (module docstring)
     from soagen.codegen import generate
     from soagen.reports import opcount
 
@@ -157,7 +160,7 @@ def cmd_opcount(args):
 
 def cmd_footprint(args):
     """Flash and stack per function on Cortex-M targets (float), as a markdown table."""
-    robot = _robot(args)                 # before the imports of sympy
+    robot = _robot(args)  # read before sympy is imported (module docstring)
     from soagen.codegen import generate
     from soagen.targets.mcu import qemu as mcu
 
@@ -171,7 +174,7 @@ def cmd_footprint(args):
 
 def cmd_generate(args):
     t0 = time.perf_counter()
-    robot = _robot(args)                 # before the imports of sympy: a bad file is refused at once (each command)
+    robot = _robot(args)  # read before sympy is imported (module docstring)
     t_load = time.perf_counter() - t0
     from soagen.codegen import programs
     from soagen.reports import opcount
@@ -217,7 +220,7 @@ def cmd_generate(args):
 
 def cmd_profile(args):
     """Per function: record, CSE, emit and compile seconds, and the peak memory."""
-    robot = _robot(args)                 # before the imports of sympy
+    robot = _robot(args)  # read before sympy is imported (module docstring)
     from soagen.reports.profile import markdown_row, profile, text
 
     print(f"soagen profile: {robot.name}: {robot.n} joints, {len(robot.tips)} tips", file=sys.stderr)
@@ -256,7 +259,7 @@ def cmd_parameters(args):
     if args.all:
         targets = [robots.example(name) for name in robots.EXAMPLES]
     else:
-        targets = [_robot(args)]         # before the imports of sympy
+        targets = [_robot(args)]  # read before sympy is imported (module docstring)
     from soagen.reports.parameters import report
 
     text = report(targets)
@@ -264,7 +267,7 @@ def cmd_parameters(args):
 
 
 def cmd_check(args):
-    robot = _robot(args)                 # before the imports of sympy: a bad file is refused at once
+    robot = _robot(args)  # read before sympy is imported (module docstring)
     from soagen.check import check_module
     from soagen.pipeline import build
 
