@@ -150,6 +150,11 @@ CONTACT_DERIVATIVES = (
     Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"), Output("dqdd_dqd", ("n", "n"), "dqdd/dqd, row-major"),
     Output("dqdd_dtau", ("n", "n"), "dqdd/dtau, row-major"), Output("df_dq", ("r", "n"), "df/dq, row-major"),
     Output("df_dqd", ("r", "n"), "df/dqd, row-major"), Output("df_dtau", ("r", "n"), "df/dtau, row-major"))
+IMPULSE_DERIVATIVES = (
+    Output("qd_plus", ("n",), "joint velocities after the impact"),
+    Output("p", ("r",), "impulses the tips exert on the environment, world axes at the tip"),
+    Output("dqdplus_dq", ("n", "n"), "dqd_plus/dq, row-major"), Output("dqdplus_dqd", ("n", "n"), "dqd_plus/dqd, row-major"),
+    Output("dp_dq", ("r", "n"), "dp/dq, row-major"), Output("dp_dqd", ("r", "n"), "dp/dqd, row-major"))
 FD_DERIVATIVES = (QDD, Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"),
                   Output("dqdd_dqd", ("n", "n"), "dqdd/dqd, row-major"),
                   Output("Minv", ("n", "n"), "dqdd/dtau = M^-1, row-major"))
@@ -236,6 +241,10 @@ CATALOGUE = (
          (Output("qd_plus", ("n",), "joint velocities after the impact"),
           Output("p", ("r",), "impulses the tips exert on the environment, world axes at the tip")),
          f"{_CONTACT}:impulse_dynamics", "impulse_dynamics", tips=True, default=False, solves="Omega"),
+    Spec("impulse_dynamics_derivatives", "impulse dynamics qd_plus, p and their derivatives along q (tangent "
+         "space) and qd", ("q", "qd", "e"), IMPULSE_DERIVATIVES,
+         f"{_CONTACT}_derivatives:impulse_dynamics_derivatives", "impulse_dynamics_derivatives", tips=True,
+         default=False, solves="Omega"),
     Spec("contact_dynamics_derivatives", "contact dynamics qdd, f and their derivatives along q (tangent space), qd "
          "and tau", ("q", "qd", "tau"), CONTACT_DERIVATIVES, None, "contact_dynamics_derivatives", tips=True,
          family="contact_dynamics_derivatives", default=False, solves="Omega"),

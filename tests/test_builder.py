@@ -128,7 +128,7 @@ NEEDS_INVERSE = {
     "forward_dynamics_derivatives_via_id", "forward_dynamics_derivatives_via_analytic_id", "linearized_step",
     "linearized_step_via_id", "linearized_step_via_analytic_id", "contact_dynamics", "impulse_dynamics",
     "contact_dynamics_derivatives", "contact_dynamics_derivatives_forward", "contact_dynamics_derivatives_kkt",
-    "contact_dynamics_derivatives_kkt_analytic"}
+    "contact_dynamics_derivatives_kkt_analytic", "impulse_dynamics_derivatives"}
 
 
 def test_function_selection_leaves_out_what_needs_the_inverse():

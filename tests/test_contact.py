@@ -13,7 +13,9 @@
 
 The derivatives of the contact dynamics: both generated members (forward mode, KKT) = the
 reference (the KKT conditions differentiated with its own tangent Newton–Euler pass) = central
-differences of Pinocchio's ``forwardDynamics`` along its tangent space (``pin.integrate``).
+differences of Pinocchio's ``forwardDynamics`` along its tangent space (``pin.integrate``); those
+of the impulse dynamics likewise, against central differences of ``impulseDynamics`` and the
+closed forms along q̇⁻ from Pinocchio's M and J.
 """
 from __future__ import annotations
 
@@ -183,7 +185,7 @@ def small_tree():
 
 
 DERIVATIVES = ["contact_dynamics_derivatives", "contact_dynamics_derivatives_forward", "contact_dynamics_derivatives_kkt",
-               "contact_dynamics_derivatives_kkt_analytic"]
+               "contact_dynamics_derivatives_kkt_analytic", "impulse_dynamics_derivatives"]
 
 
 def test_generated_contact_derivatives_match_reference():
@@ -197,20 +199,63 @@ def test_generated_contact_derivatives_match_reference():
 
 
 def test_generated_contact_derivatives_match_reference_on_solo12():
-    """The family function (the KKT solve through the halves of the M solve, with Ĵ = J P L⁻ᵀ) on a
-    real URDF: solo12's four point feet, against the reference, which the test below holds to
-    Pinocchio's differences; all eight outputs compared, none near zero."""
-    robot, mod = built("contact_derivatives_solo12", solo12, functions=["contact_dynamics_derivatives"])
+    """The family function (the KKT solve through the halves of the M solve, with Ĵ = J P L⁻ᵀ) and
+    the impulse dynamics derivatives on a real URDF: solo12's four point feet, against the
+    reference, which the tests below hold to Pinocchio's differences; all eight (six) outputs
+    compared, none near zero."""
+    robot, mod = built("contact_derivatives_solo12", solo12,
+                       functions=["contact_dynamics_derivatives", "impulse_dynamics_derivatives"])
     rng = np.random.default_rng(5)
     for _ in range(3):
         q, qd, _, tau = robot.random_state(rng)
-        got = mod.contact_dynamics_derivatives(q, qd, 10.0 * tau)
-        want = ref.contact_dynamics_derivatives(robot, q, qd, 10.0 * tau)
+        e = rng.uniform(0.0, 1.0)
         J = ref.jacobian(robot, q)
         cond = np.linalg.cond(J @ np.linalg.solve(ref.mass_matrix(robot, q), J.T))
-        for a, b in zip(got, want):
-            assert np.abs(b).max() > 1e-3
-            assert rel(np.asarray(a), b) < 1e-10 * max(1.0, cond * 1e-3)
+        for got, want in ((mod.contact_dynamics_derivatives(q, qd, 10.0 * tau),
+                           ref.contact_dynamics_derivatives(robot, q, qd, 10.0 * tau)),
+                          (mod.impulse_dynamics_derivatives(q, qd, e), ref.impulse_dynamics_derivatives(robot, q, qd, e))):
+            for a, b in zip(got, want):
+                assert np.abs(b).max() > 1e-3
+                assert rel(np.asarray(a), b) < 1e-10 * max(1.0, cond * 1e-3)
+
+
+def test_generated_impulse_derivatives_match_reference_with_a_full_tip():
+    """The impulse derivatives where a full (6-row) tip and point tips with offsets mix, on a
+    floating tree with spherical joints (tangent-space directions of two kinds)."""
+    robot, mod = built("impulse_derivatives_mixed_tree", mixed_tree, functions=["impulse_dynamics_derivatives"])
+    assert not robot.tips[0].point and all(t.point for t in robot.tips[1:])
+    results = check_module(robot, mod, samples=20, seed=6)
+    assert_checked(robot, results, 20)
+    assert results["impulse_dynamics_derivatives"].compared == 20
+
+
+def pinocchio_jacobian(robot, oracle, qp):
+    """The tips' J (soagen's rows and column order) at Pinocchio's configuration ``qp``."""
+    model, data = oracle.model, oracle.data
+    pin.computeJointJacobians(model, data, qp)
+    pin.updateFramePlacements(model, data)
+    return pc.jacobian_from_pinocchio(robot, [pin.getFrameJacobian(model, data, f, LWA) for f in oracle.frames])
+
+
+def central_differences(robot, oracle, solve, q, vectors, h=1e-6):
+    """Central differences of ``solve(qp, *vectors_pin)`` (Pinocchio's configuration and the
+    ``vectors`` in Pinocchio's velocity order) along q (tangent space: ``pin.integrate``) and each
+    of the ``vectors``, soagen's direction j in Pinocchio's order; -> [(len(out), nv)] per one."""
+    model = oracle.model
+    qp, vp = oracle.q(q), [oracle.v(x) for x in vectors]
+    out = []
+    for which in range(len(vectors) + 1):
+        cols = []
+        for j in range(robot.nv):
+            step = h * oracle.v(np.eye(robot.nv)[j])
+            if which == 0:
+                plus, minus = solve(pin.integrate(model, qp, step), *vp), solve(pin.integrate(model, qp, -step), *vp)
+            else:
+                moved = lambda sign: [x + sign * step if i == which - 1 else x for i, x in enumerate(vp)]
+                plus, minus = solve(qp, *moved(1)), solve(qp, *moved(-1))
+            cols.append((plus - minus) / (2 * h))
+        out.append(np.array(cols).T)
+    return out
 
 
 def pinocchio_differences(robot, oracle, q, qd, tau, h=1e-6):
@@ -220,9 +265,7 @@ def pinocchio_differences(robot, oracle, q, qd, tau, h=1e-6):
     model, data = oracle.model, oracle.data
 
     def solve(qp, vp, taup):
-        pin.computeJointJacobians(model, data, qp)
-        pin.updateFramePlacements(model, data)
-        J = pc.jacobian_from_pinocchio(robot, [pin.getFrameJacobian(model, data, f, LWA) for f in oracle.frames])
+        J = pinocchio_jacobian(robot, oracle, qp)
         pin.forwardKinematics(model, data, qp, vp, np.zeros(model.nv))
         gamma = np.concatenate([np.concatenate([a.angular, a.linear]) for a in
                                 (pin.getFrameClassicalAcceleration(model, data, f, LWA) for f in oracle.frames)])
@@ -230,22 +273,23 @@ def pinocchio_differences(robot, oracle, q, qd, tau, h=1e-6):
         qdd = pin.forwardDynamics(model, data, qp, vp, taup, J[:, perm], gamma)
         return np.concatenate([oracle._from(qdd), -np.array(data.lambda_c)])
 
-    qp, vp, tp = oracle.q(q), oracle.v(qd), oracle.v(tau)
-    out = {}
-    for name in ("q", "qd", "tau"):
-        cols = []
-        for j in range(robot.nv):
-            step = h * oracle.v(np.eye(robot.nv)[j])           # soagen direction j in Pinocchio's order
-            if name == "q":
-                plus, minus = solve(pin.integrate(model, qp, step), vp, tp), solve(pin.integrate(model, qp, -step), vp, tp)
-            elif name == "qd":
-                plus, minus = solve(qp, vp + step, tp), solve(qp, vp - step, tp)
-            else:
-                plus, minus = solve(qp, vp, tp + step), solve(qp, vp, tp - step)
-            cols.append((plus - minus) / (2 * h))
-        out[name] = np.array(cols).T
+    out = central_differences(robot, oracle, solve, q, (qd, tau), h)
     n = robot.nv
-    return [out[d][:n] for d in ("q", "qd", "tau")] + [out[d][n:] for d in ("q", "qd", "tau")]
+    return [d[:n] for d in out] + [d[n:] for d in out]
+
+
+def pinocchio_impulse_differences(robot, oracle, q, qd, e, h=1e-6):
+    """Central differences of Pinocchio's impulseDynamics (q̇⁺, p) along q (tangent space) and q̇⁻;
+    -> four arrays in the order of ``impulse_dynamics_derivatives``'s derivatives."""
+    perm = oracle.v(np.arange(robot.nv)).astype(int)
+
+    def solve(qp, vp):
+        qd_plus = pin.impulseDynamics(oracle.model, oracle.data, qp, vp, pinocchio_jacobian(robot, oracle, qp)[:, perm], e)
+        return np.concatenate([oracle._from(qd_plus), -np.array(oracle.data.impulse_c)])
+
+    out = central_differences(robot, oracle, solve, q, (qd,), h)
+    n = robot.nv
+    return [d[:n] for d in out] + [d[n:] for d in out]
 
 
 @pytest.mark.parametrize("case", ["solo12_point_feet", "talos_flat_feet"])
@@ -263,3 +307,27 @@ def test_contact_derivatives_reference_matches_pinocchio_differences(case):
             assert rel(a, b) < 1e-6 * max(1.0, cond * 1e-3), (case, name, rel(a, b))
             assert np.abs(b).max() > 1e-3, (case, name)
 
+
+
+@pytest.mark.parametrize("case", ["solo12_point_feet", "talos_flat_feet"])
+def test_impulse_derivatives_reference_matches_pinocchio_differences(case):
+    """The reference's impulse derivatives (the differentiated conditions, dense) against central
+    differences of Pinocchio's impulseDynamics; route 3, from Pinocchio's M and J: along q̇⁻ the
+    closed forms ∂p/∂q̇⁻ = (1 + e)ΛJ and ∂q̇⁺/∂q̇⁻ = 1 − M⁻¹Jᵀ∂p/∂q̇⁻."""
+    robot, oracle = pinocchio_case(case)
+    rng = np.random.default_rng(9)
+    for _ in range(2):
+        q, qd, _, _ = oracle.random_state(rng)
+        e = rng.uniform(0.0, 1.0)
+        derivatives = ref.impulse_dynamics_derivatives(robot, q, qd, e)[2:]
+        differences = pinocchio_impulse_differences(robot, oracle, q, qd, e)
+        J, M = oracle.jacobian(q), oracle.mass_matrix(q)
+        Om = J @ np.linalg.solve(M, J.T)
+        cond = np.linalg.cond(Om)
+        for name, a, b in zip(("dqdplus_dq", "dqdplus_dqd", "dp_dq", "dp_dqd"), derivatives, differences):
+            assert rel(a, b) < 1e-6 * max(1.0, cond * 1e-3), (case, name, rel(a, b))
+            assert np.abs(b).max() > 1e-3, (case, name)
+        dp_dqd = (1.0 + e) * np.linalg.solve(Om, J)
+        tol = 1e-10 * max(1.0, cond * 1e-4)
+        assert rel(derivatives[3], dp_dqd) < tol
+        assert rel(derivatives[1], np.eye(robot.nv) - np.linalg.solve(M, J.T @ dp_dqd)) < tol

@@ -25,8 +25,9 @@ Derivatives with respect to q are in the tangent space, as in
 """
 from __future__ import annotations
 
+import sympy as sp
 
-from soagen.passes.dynamics import bias_torques
+from soagen.passes.dynamics import bias_torques, impulse_torques
 from soagen.passes.derivatives import directions, fixed_input_tangents, inner_program, tangent_seeds
 from soagen.passes.kinematics import jacobian_rows
 from soagen.passes.ldl import ldl, ldl_backward, ldl_forward, ldl_solve
@@ -101,16 +102,55 @@ def _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh):
     w = [prog.let(y * dk) for y, dk in zip(ldl_forward(prog, L, Tp[::-1]), dinv)]
     jdqd = tip_accelerations(sw, vel.V, zeta, gravity=True)            # J̇θ̇, r
     a_free = [prog.let(jdqd[i] + sum(Jh[i][k] * w[k] for k in range(n))) for i in range(r)]
+    L_om, dinv_om = _factor_omega(prog, Jh, DJh)
+    prog.banner("contact forces: Omega(0) f = alpha_f(0); theta'' = P L^-T (w - D^-1 J^* f)", level=0)
+    f = ldl_solve(prog, L_om, dinv_om, a_free)
+    qdd = ldl_backward(prog, L, [prog.let(w[k] - sum(DJh[i][k] * f[i] for i in range(r))) for k in range(n)])[::-1]
+    return qdd, f, L_om, dinv_om
+
+
+def _factor_omega(prog, Jh, DJh):
+    """The LDLᵀ factors (L, 1/d) of Ω(0) = ĴD⁻¹Ĵᵀ (r × r), every pivot guarded as the contact
+    solve does [KJR (61)]; ``Jh`` the rows of Ĵ = J P L⁻ᵀ, ``DJh`` those of (D⁻¹Ĵᵀ)ᵀ (r × n)."""
+    r, n = len(Jh), len(Jh[0]) if Jh else 0
     prog.banner("Omega(0) = J^ D^-1 J^*, guarded LDL^T -- [KJR (61)]", level=0)
     Om = [[None] * r for _ in range(r)]
     for i in range(r):
         for j in range(i, r):
             Om[i][j] = Om[j][i] = prog.let(sum(DJh[i][k] * Jh[j][k] for k in range(n)))
     L_om, _, dinv_om = ldl(prog, Om, prog.options.pivot_ratio)
-    prog.banner("contact forces: Omega(0) f = alpha_f(0); theta'' = P L^-T (w - D^-1 J^* f)", level=0)
-    f = ldl_solve(prog, L_om, dinv_om, a_free)
-    qdd = ldl_backward(prog, L, [prog.let(w[k] - sum(DJh[i][k] * f[i] for i in range(r))) for k in range(n)])[::-1]
-    return qdd, f, L_om, dinv_om
+    return L_om, dinv_om
+
+
+def _ltdl_and_jhat(sw):
+    """The LTDL factors (L, 1/d) of M [RK (3.20)] (those of the reversed M: P M P = L D Lᵀ, P the
+    exchange), J's rows (r × n), and the rows of Ĵ = J P L⁻ᵀ and of (D⁻¹Ĵᵀ)ᵀ (r × n, reversed order)."""
+    prog, n, r = sw.prog, sw.robot.nv, sw.robot.tip_rows
+    sw.prog.banner("J, J^ = J P L^-T and Z = M^-1 J* by the LTDL factors of M", level=0)
+    L, dinv = mass_matrix_ltdl(sw)
+    J = jacobian_rows(sw)
+    Jh = [ldl_forward(prog, L, J[c][::-1]) for c in range(r)]
+    DJh = [[prog.let(dinv[k] * Jh[c][k]) for k in range(n)] for c in range(r)]
+    return L, dinv, J, Jh, DJh
+
+
+def _kkt_column(L, dinv, Jh, DJh, L_om, dinv_om):
+    """The body of the loops that solve [M J*; J 0][∂x; ∂f] = −[a; b] column by column: for one
+    column a (n) and b (r), −∂x = M⁻¹(a + J*∂f) and ∂f = Λ(b − Zᵀa), Z = M⁻¹J*, through the halves
+    of the M solve: w = D⁻¹L⁻¹Pa gives Zᵀa = Ĵw, and M⁻¹(a + J*∂f) = P L⁻ᵀ(w + D⁻¹Ĵᵀ∂f); Ĵ keeps
+    J's zeros (a tip's rows reach only its ancestors), where Zᵀ is dense.  ``kernel(body, a, b)``
+    -> (∂x, ∂f)."""
+    n, r = len(L), len(Jh)
+
+    def kernel(body, a, b):
+        y = ldl_forward(body, L, list(a)[::-1])
+        w = [body.let(y[k] * dinv[k]) for k in range(n)]
+        rhs = [body.let(b[i] - sum(Jh[i][k] * w[k] for k in range(n))) for i in range(r)]
+        x = ldl_solve(body, L_om, dinv_om, rhs)
+        z = [body.let(w[k] + sum(DJh[i][k] * x[i] for i in range(r))) for k in range(n)]
+        return [body.let(-v) for v in ldl_backward(body, L, z)[::-1]], x
+
+    return kernel
 
 
 def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
@@ -120,26 +160,13 @@ def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
     analytical recursion (:func:`_id_columns`)."""
     n, r = robot.nv, robot.tip_rows
     sw = Sweeps(prog, robot, q)
-    prog.banner("J, J^ = J P L^-T and Z = M^-1 J* by the LTDL factors of M", level=0)
-    L, dinv = mass_matrix_ltdl(sw)                  # of the reversed M (P M P = L D Lᵀ, P the exchange)
-    J = jacobian_rows(sw)
-    Jh = [ldl_forward(prog, L, J[c][::-1]) for c in range(r)]            # rows of Ĵ = J P L⁻ᵀ (r × n, reversed)
-    DJh = [[prog.let(dinv[k] * Jh[c][k]) for k in range(n)] for c in range(r)]    # rows of (D⁻¹Ĵᵀ)ᵀ
+    L, dinv, _, Jh, DJh = _ltdl_and_jhat(sw)
     qdd, f, L_om, dinv_om = _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh)
     prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd)/dx at qdd", level=0)
     A = _id_columns(prog, robot, q, qd, qdd, f, analytic)
     B = fixed_input_tangents(prog, robot, tip_accelerations_at, q, qd, [("qdd", qdd)])
 
-    def solve(body, a, b):
-        """−∂θ̈ = M⁻¹(a + J*∂f) and ∂f = Λ(b − Zᵀa) for one column a of A (n) and b of B (r), through
-        the halves of the M solve: w = D⁻¹L⁻¹Pa gives Zᵀa = Ĵw, and M⁻¹(a + J*∂f) = P L⁻ᵀ(w + D⁻¹Ĵᵀ∂f);
-        Ĵ keeps J's zeros (a tip's rows reach only its ancestors), where Zᵀ is dense."""
-        y = ldl_forward(body, L, list(a)[::-1])
-        w = [body.let(y[k] * dinv[k]) for k in range(n)]
-        rhs = [body.let(b[i] - sum(Jh[i][k] * w[k] for k in range(n))) for i in range(r)]
-        x = ldl_solve(body, L_om, dinv_om, rhs)
-        z = [body.let(w[k] + sum(DJh[i][k] * x[i] for i in range(r))) for k in range(n)]
-        return [body.let(-v) for v in ldl_backward(body, L, z)[::-1]], x
+    solve = _kkt_column(L, dinv, Jh, DJh, L_om, dinv_om)
 
     # τ: A = ∂ID/∂τ = −1, B = 0, so ∂f/∂τ = ΛZᵀ and ∂θ̈/∂τ = M⁻¹ − Z ∂f/∂τ by the same solve
     prog.banner("d f = Lambda (B - Z* A), d qdd = -M^-1 (A + J* d f): A, B written (tau: A = -1, B = 0), then "
@@ -159,3 +186,51 @@ def contact_dynamics_derivatives_kkt_analytic(prog, robot, q, qd, tau):
     Carpentier & Mansard (RSS 2018)."""
     return contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=True)
 
+
+
+def tip_velocities_at(prog, robot, q, qd, w):
+    """J w: the tips' velocities at θ̇ = ``w`` (:func:`tip_accelerations_at` at θ̇ = 0, θ̈ = w;
+    ``qd`` unused)."""
+    return tip_accelerations_at(prog, robot, q, [sp.Integer(0)] * robot.nv, w)
+
+
+def impulse_dynamics_derivatives(prog, robot, q, qd, e):
+    """θ̇⁺, p of an impact of every tip with restitution e (:func:`soagen.passes.contact.impulse_dynamics`)
+    and their derivatives along q (tangent space) and θ̇⁻, from its conditions differentiated at the
+    solution: M(θ̇⁺ − θ̇⁻) + J*p = 0 and J(θ̇⁺ + eθ̇⁻) = 0 give
+    [M J*; J 0][∂θ̇⁺; ∂p] = −[A; B] with, along q, A = ∂(MΔθ̇ + J*p)/∂q at fixed Δθ̇ = θ̇⁺ − θ̇⁻ and p
+    and B = ∂(Jw)/∂q at fixed w = θ̇⁺ + eθ̇⁻ (forward mode of those two short programs), and along
+    θ̇⁻, A = −M and B = eJ, so that ∂p/∂θ̇⁻ = (1 + e)ΛJ and ∂θ̇⁺/∂θ̇⁻ = 1 − Z ∂p/∂θ̇⁻, Z = M⁻¹J*.
+    θ̇⁺ and p themselves: Ω(0)p = (1 + e)Jθ̇⁻, θ̇⁺ = θ̇⁻ − M⁻¹J*p [RJK (18)], with the LTDL factors of
+    M and the guarded LDLᵀ of Ω(0) = ĴD⁻¹Ĵᵀ the columns are solved with
+    (:func:`_kkt_column`, in loops over the columns)."""
+    n, r = robot.nv, robot.tip_rows
+    sw = Sweeps(prog, robot, q)
+    L, dinv, J, Jh, DJh = _ltdl_and_jhat(sw)
+    L_om, dinv_om = _factor_omega(prog, Jh, DJh)
+    prog.banner("impulses: Omega(0) p = (1 + e) J qd; qd+ = qd - P L^-T D^-1 J^* p -- [RJK (18)]", level=0)
+    gain = prog.let(1 + e[0])
+    p = ldl_solve(prog, L_om, dinv_om, [prog.let(gain * sum(J[c][k] * qd[k] for k in range(n))) for c in range(r)])
+    jump = ldl_backward(prog, L, [prog.let(-sum(DJh[i][k] * p[i] for i in range(r))) for k in range(n)])[::-1]
+    qd_plus = [prog.let(v + d) for v, d in zip(qd, jump)]
+    w = [prog.let(v + e[0] * u) for v, u in zip(qd_plus, qd)]
+    prog.banner("A = d(M (qd+ - qd) + J* p)/dq, B = d(J (qd+ + e qd))/dq", level=0)
+    A = fixed_input_tangents(prog, robot, impulse_torques, q, qd, [("dv", jump), ("p", p)])["q"]
+    B = fixed_input_tangents(prog, robot, tip_velocities_at, q, qd, [("w", w)])["q"]
+    prog.banner("d p = Lambda (B - Z* A), d qd+ = -M^-1 (A + J* d p): A, B written (qd: A = -M, B = e J), "
+                "then solved column by column", level=0)
+    solve = _kkt_column(L, dinv, Jh, DJh, L_om, dinv_om)
+    written_q = ([A[k][j] for k in range(n) for j in range(n)], [B[i][j] for i in range(r) for j in range(n)])
+    prog.sparse_column_loops(n, [(2, n), (4, r)], lambda body, cols: list(solve(body, *cols)), written_q)
+
+    def velocity_column(body, eye, b):
+        """Column j along θ̇⁻, written as e_j and (1 + e)J e_j: ∂p = Λ(1 + e)J e_j, ∂θ̇⁺ = e_j − Z ∂p."""
+        x = ldl_solve(body, L_om, dinv_om, b)
+        z = [body.let(sum(DJh[i][k] * x[i] for i in range(r))) for k in range(n)]
+        return [body.let(a - v) for a, v in zip(eye, ldl_backward(body, L, z)[::-1])], x
+
+    eye = [sp.Integer(int(i == j)) for i in range(n) for j in range(n)]
+    scaled_J = [prog.let(gain * J[i][j]) for i in range(r) for j in range(n)]
+    prog.sparse_column_loops(n, [(3, n), (5, r)], lambda body, cols: list(velocity_column(body, *cols)),
+                             (eye, scaled_J))
+    return [qd_plus, p, written_q[0], eye, written_q[1], scaled_J]

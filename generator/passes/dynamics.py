@@ -51,6 +51,13 @@ def inverse_dynamics_tip_force(prog, robot, q, qd, qdd, f):
     return _torques(prog, robot, q, qd, qdd, f_tip=f)
 
 
+
+def impulse_torques(prog, robot, q, qd, dv, p):
+    """MΔθ̇ + J*p(0): Newton–Euler at θ̇ = 0 without gravity, θ̈ = Δθ̇ = ``dv``, the tip forces ``p``
+    in the force pass [RK (2.24)–(2.30)] (``qd`` unused: the signature of
+    :func:`~soagen.passes.derivatives.fixed_input_tangents`)."""
+    return _torques(prog, robot, q, _zeros(robot.nv), dv, with_gravity=False, f_tip=p)
+
 def gravity(prog, robot, q):
     """G(q): Newton–Euler at θ̇ = θ̈ = 0 [KJR (44)]."""
     return _torques(prog, robot, q, _zeros(robot.nv), _zeros(robot.nv))

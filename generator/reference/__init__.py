@@ -41,7 +41,8 @@ from soagen.reference.articulated_bodies import (
     ArticulatedBodies, articulated, fd4, forward_dynamics, forward_dynamics_fd2, gravity_bar, innovations_filter,
     innovations_smoother, innovations_solve, mass_matrix_inverse, tip_force_acceleration,
 )
-from soagen.reference.contact import contact_dynamics, contact_dynamics_derivatives, impulse_dynamics
+from soagen.reference.contact import (contact_dynamics, contact_dynamics_derivatives, impulse_dynamics,
+                                     impulse_dynamics_derivatives)
 from soagen.reference.centroidal import (
     center_of_mass, centroidal_bias, centroidal_momentum_matrix, com_jacobian)
 from soagen.reference.derivatives import forward_dynamics_derivatives, inverse_dynamics_derivatives, linearized_step
@@ -75,7 +76,7 @@ __all__ = [
     # regressors, identifiable
     "body_regressor", "regressor", "base_regressor", "slotine_li_regressor",
     # contact
-    "contact_dynamics", "contact_dynamics_derivatives", "impulse_dynamics",
+    "contact_dynamics", "contact_dynamics_derivatives", "impulse_dynamics", "impulse_dynamics_derivatives",
     # centroidal
     "center_of_mass", "com_jacobian", "centroidal_momentum_matrix", "centroidal_bias",
 ]

@@ -59,3 +59,25 @@ def contact_dynamics_derivatives(robot, q, qd, tau):
     d_qdd, d_f = sol[:n], sol[n:]
     return (qdd, f, d_qdd[:, :n], d_qdd[:, n:2 * n], d_qdd[:, 2 * n:], d_f[:, :n], d_f[:, n:2 * n], d_f[:, 2 * n:])
 
+
+
+def impulse_dynamics_derivatives(robot, q, qd, e):
+    """θ̇⁺, p and ∂θ̇⁺/∂q, ∂θ̇⁺/∂θ̇⁻, ∂p/∂q, ∂p/∂θ̇⁻ (q in the tangent space) of :func:`impulse_dynamics`.
+
+    Differentiating M(θ̇⁺ − θ̇⁻) + J*p = 0 and J(θ̇⁺ + eθ̇⁻) = 0 at the solution gives
+    [M J*; J 0] [∂θ̇⁺; ∂p] = −[A; B]: along q, A = ∂(MΔ + J*p)/∂q at fixed Δ = θ̇⁺ − θ̇⁻ and p, the
+    inverse-dynamics tangents at θ̇ = 0, θ̈ = Δ and the tip forces p less those at θ̈ = 0 without them
+    (gravity's), and B = ∂(Jw)/∂q at fixed w = θ̇⁺ + eθ̇⁻, the tip-acceleration tangents at θ̇ = 0,
+    θ̈ = w (:func:`~soagen.reference.derivatives.tip_acceleration_derivatives`); along θ̇⁻, A = −M,
+    B = eJ; solved densely; -> ((n,), (r,), (n, n), (n, n), (r, n), (r, n)).
+    """
+    qd_plus, p = impulse_dynamics(robot, q, qd, e)
+    restitution = float(np.ravel(e)[0])
+    n, r = robot.nv, robot.tip_rows
+    M, J, zero = mass_matrix(robot, q), jacobian(robot, q), np.zeros(n)
+    K = np.block([[M, J.T], [J, np.zeros((r, r))]])
+    a_q = inverse_dynamics_derivatives(robot, q, zero, qd_plus - qd, p)[0] - inverse_dynamics_derivatives(robot, q, zero, zero)[0]
+    b_q = tip_acceleration_derivatives(robot, q, zero, qd_plus + restitution * np.asarray(qd, float))[0]
+    rhs = np.hstack([-np.vstack([a_q, b_q]), np.vstack([M, -restitution * J])])
+    sol = np.linalg.solve(K, rhs)
+    return qd_plus, p, sol[:n, :n], sol[:n, n:], sol[n:, :n], sol[n:, n:]
