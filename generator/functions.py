@@ -321,6 +321,14 @@ CATALOGUE = (
     Spec("centroidal_bias", "centroidal momentum rate at qdd = 0, dA_G/dt qd, [angular about the com; linear], "
          "world axes", ("q", "qd"), (Output("dAg_qd", (6,), "centroidal bias"),), f"{_CEN}:centroidal_bias",
          "centroidal_bias", default=False),
+    Spec("centroidal_dynamics_derivatives", "centroidal momentum h_G = A_G qd, its rate hdot_G = A_G qdd + dA_G/dt qd "
+         "and their derivatives along q (tangent space) and qd, [angular about the com; linear] rows, world axes",
+         ("q", "qd", "qdd"),
+         (Output("h", (6,), "centroidal momentum"), Output("hdot", (6,), "centroidal momentum rate"),
+          Output("dh_dq", (6, "n"), "dh/dq, row-major"), Output("dhdot_dq", (6, "n"), "dhdot/dq, row-major"),
+          Output("dhdot_dqd", (6, "n"), "dhdot/dqd, row-major"),
+          Output("Ag", (6, "n"), "A_G = dh/dqd = dhdot/dqdd, row-major")),
+         f"{_CEN}:centroidal_dynamics_derivatives", "centroidal_dynamics_derivatives", default=False),
 )
 #: the functions that may take the parameters π as an input (``parameters="inputs"``): joint-space
 #: dynamics; kinematics has no parameters, the regressors none by definition, and the

@@ -7,6 +7,11 @@
    [linear; angular]) and ``dccrba`` (Ȧ_G), on the same robots and on solo12 with a floating base;
 3. a property that ties A_G to the momentum it defines: A_G q̇ equals the total momentum about
    the centre of mass from Pinocchio's body velocities and inertias.
+
+The centroidal dynamics derivatives (h_G, ḣ_G along q, q̇, q̈): generated (forward mode) = reference
+(tangent Newton–Euler passes in world axes) on a random floating tree and solo12; reference =
+Pinocchio's ``computeCentroidalDynamicsDerivatives`` and ``computeCentroidalMomentumTimeVariation``;
+the reference's A_G and ḣ_G = A_G q̈ + Ȧ_G q̇ = its own centroidal functions.
 """
 from __future__ import annotations
 
@@ -123,3 +128,39 @@ def test_momentum_matrix_gives_the_momentum_about_the_centre_of_mass():
         h[3:] += Y.mass * cdot
     assert rel(ref.centroidal_momentum_matrix(robot, q) @ qd, h) < 1e-12
     assert np.abs(h).max() > 1e-2
+
+
+def solo12():
+    return soagen.load_urdf(erd_urdf(SOLO), floating_base=True)
+
+
+@pytest.mark.parametrize("case", ["floating_tree", "solo12"])
+def test_generated_derivatives_match_reference(case):
+    robot, mod = built(f"centroidal_derivatives_{case}", solo12 if case == "solo12" else ROBOTS[case],
+                       functions=["centroidal_dynamics_derivatives"])
+    results = check_module(robot, mod, samples=20, seed=6)
+    assert_checked(robot, results, 20)
+    assert results["centroidal_dynamics_derivatives"].compared == 20
+
+
+@pytest.mark.parametrize("case", sorted(ROBOTS) + ["solo12"])
+def test_reference_derivatives_match_pinocchio(case):
+    robot = solo12() if case == "solo12" else ROBOTS[case]()
+    oracle = Oracle(robot, urdf=erd_urdf(SOLO)) if case == "solo12" else Oracle(robot)
+    model, data = oracle.model, oracle.data
+    rng = np.random.default_rng(12)
+    for _ in range(3):
+        q, qd, qdd, _ = robot.random_state(rng)
+        h, hdot, *derivatives = ref.centroidal_dynamics_derivatives(robot, q, qd, qdd)
+        qp, vp, ap = oracle.q(q), oracle.v(qd), oracle.v(qdd)
+        want = [soagen.pinocchio_convention.centroidal_from_pinocchio(robot, x)
+                for x in pin.computeCentroidalDynamicsDerivatives(model, data, qp, vp, ap)]
+        pin.computeCentroidalMomentumTimeVariation(model, data, qp, vp, ap)
+        assert rel(h, np.concatenate([data.hg.angular, data.hg.linear])) < 1e-12
+        assert rel(hdot, np.concatenate([data.dhg.angular, data.dhg.linear])) < 1e-12
+        for name, a, b in zip(("dh_dq", "dhdot_dq", "dhdot_dqd", "Ag"), derivatives, want):
+            assert rel(a, b) < 1e-12, (case, name, rel(a, b))
+            assert np.abs(b).max() > 1e-3, (case, name)
+        Ag = ref.centroidal_momentum_matrix(robot, q)
+        assert rel(derivatives[3], Ag) < 1e-13
+        assert rel(hdot, Ag @ qdd + ref.centroidal_bias(robot, q, qd)) < 1e-12

@@ -10,7 +10,8 @@ papers' operators).  Rows are [angular about the centre of mass; linear], world 
   to the centre of mass in world axes (a force transform φ(G, k));
 * Ȧ_G q̇: the Newton–Euler body forces at q̈ = 0 without gravity [RK (2.26), (2.29)] summed
   tip-to-base, f(root) = Σ φ(root, k) f(k) [RK (2.29)], the rate of the total momentum,
-  carried to the centre of mass.
+  carried to the centre of mass;
+* their derivatives (h_G = A_G q̇ and ḣ_G = A_G q̈ + Ȧ_G q̇ along q and q̇) by forward mode.
 """
 from __future__ import annotations
 
@@ -100,11 +101,45 @@ def centroidal_bias(prog, robot, q, qd):
     """Ȧ_G q̇: the momentum rate at q̈ = 0 without gravity, Newton–Euler body forces [RK (2.26),
     (2.29)] summed tip-to-base [RK (2.29)] and carried to the centre of mass; (6,)."""
     sw = Sweeps(prog, robot, q)
-    G = centre_of_mass(sw)
-    _, _, f = newton_euler(sw, qd, [0] * robot.nv, with_gravity=False)
+    return [_momentum_rate(sw, centre_of_mass(sw), qd, [0] * robot.nv)]
+
+
+def _momentum_rate(sw, G, qd, qdd):
+    """ḣ_G = A_G q̈ + Ȧ_G q̇: Newton–Euler body forces at (q̇, q̈) without gravity [RK (2.26), (2.29)]
+    summed tip-to-base [RK (2.29)], the roots' carried to the centre of mass ``G``; (6,)."""
+    prog, robot = sw.prog, sw.robot
+    _, _, f = newton_euler(sw, qd, qdd, with_gravity=False)
     forces_tip_to_base(sw, f)
     sw.banner("the roots' forces about the centre of mass, world axes")
     out = [sp.Integer(0)] * 6
     for k in robot.roots():
         out = [prog.let(a + b) for a, b in zip(out, _to_centre(sw, k, f[k], S.sub(prog, sw.world(k)[1], G)))]
-    return [out]
+    return out
+
+
+def centroidal_dynamics(prog, robot, q, qd, qdd):
+    """The centroidal momentum h_G = A_G q̇ (the momentum columns times q̇) and its rate
+    ḣ_G = A_G q̈ + Ȧ_G q̇ (:func:`_momentum_rate`), stacked; (12,)."""
+    sw = Sweeps(prog, robot, q)
+    G = centre_of_mass(sw)
+    cols = _momentum_columns(sw, G)
+    h = [prog.let(sum(cols[c][r] * qd[c] for c in range(robot.nv))) for r in range(6)]
+    return [h + _momentum_rate(sw, G, qd, qdd)]
+
+
+def centroidal_dynamics_derivatives(prog, robot, q, qd, qdd):
+    """h_G, ḣ_G and ∂h_G/∂q, ∂ḣ_G/∂q (tangent space), ∂ḣ_G/∂q̇ and A_G = ∂h_G/∂q̇ = ∂ḣ_G/∂q̈ (Pinocchio's
+    ``computeCentroidalDynamicsDerivatives``), by forward-mode differentiation of
+    :func:`centroidal_dynamics` along q and q̇; rows [angular about the centre of mass; linear],
+    world axes, row-major 6 × n each."""
+    from soagen.passes.derivatives import directions, inner_program, tangent_seeds
+    from soagen.passes.tangent import jacobian, replay
+
+    inner = inner_program(prog, robot, centroidal_dynamics, (q, qd, qdd), ("q", "qd", "qdd"))
+    T = replay(prog, inner, tangent_seeds(prog, robot, q, qd))
+    out = inner.outputs[0].symbols
+    h, hdot = out[:6], out[6:]
+    n = robot.nv
+    return ([[T.value(x) for x in h], [T.value(x) for x in hdot], jacobian(T, h, directions("q", n)),
+             jacobian(T, hdot, directions("q", n)), jacobian(T, hdot, directions("qd", n)),
+             jacobian(T, h, directions("qd", n))])

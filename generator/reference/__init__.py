@@ -45,7 +45,8 @@ from soagen.reference.contact import (contact_dynamics, contact_dynamics_derivat
                                      impulse_dynamics_derivatives)
 from soagen.reference.centroidal import (
     center_of_mass, centroidal_bias, centroidal_momentum_matrix, com_jacobian)
-from soagen.reference.derivatives import forward_dynamics_derivatives, inverse_dynamics_derivatives, linearized_step
+from soagen.reference.derivatives import (centroidal_dynamics_derivatives, forward_dynamics_derivatives,
+                                         inverse_dynamics_derivatives, linearized_step)
 from soagen.reference.identifiable import base_regressor
 from soagen.reference.newton_euler_passes import (
     actuator_torques, base_acceleration, bias_forces, composite_inertias, coriolis, forces_tip_to_base, gravity,
@@ -78,5 +79,5 @@ __all__ = [
     # contact
     "contact_dynamics", "contact_dynamics_derivatives", "impulse_dynamics", "impulse_dynamics_derivatives",
     # centroidal
-    "center_of_mass", "com_jacobian", "centroidal_momentum_matrix", "centroidal_bias",
+    "center_of_mass", "com_jacobian", "centroidal_momentum_matrix", "centroidal_bias", "centroidal_dynamics_derivatives",
 ]

@@ -219,3 +219,52 @@ def linearized_step(robot, q, qd, tau, dt):
     B = np.vstack([h * h * Minv, h * Minv])
     return A, B
 
+
+
+def centroidal_dynamics_derivatives(robot, q, qd, qdd):
+    """h_G, ḣ_G and ∂h_G/∂q, ∂ḣ_G/∂q (tangent space), ∂ḣ_G/∂q̇, A_G (= ∂h_G/∂q̇ = ∂ḣ_G/∂q̈); rows
+    [angular about the centre of mass; linear], world axes; -> ((6,), (6,), (6, n) × 4).
+
+    From the world-frame Newton–Euler quantities at the world origin: the total momentum
+    h_O = Σ I_k v_k and its rate ḣ_O = Σ (I_k a_k + v_k ×* I_k v_k), a_k without gravity (the
+    uniform −g every a_k holds taken off), then about the centre of mass G:
+    h_G = [n_O − G × l; l], ḣ_G = [ṅ_O − G × l̇; l̇] (Ġ × l = 0, l = m Ġ).  Each direction's
+    tangent follows from δv, δa of the tangent pass (:func:`_tangent_motion`), δI_k = s×*I_k − I_k s×
+    and δG = Σ m_k (s_ω × c_k + s_v) / m over the bodies the twist s moves.
+    """
+    qd, qdd = np.asarray(qd, float), np.asarray(qdd, float)
+    kin = kinematics(robot, q)
+    S, I, v, a, _ = _world(robot, kin, qd, qdd)
+    a = [x - base_acceleration(robot) for x in a]
+    mass = np.array([b.mass for b in robot.bodies])
+    coms = [kin.p[k] + kin.R[k] @ b.com for k, b in enumerate(robot.bodies)]
+    G = sum(m * c for m, c in zip(mass, coms)) / mass.sum()
+    h = sum(I[k] @ v[k] for k in range(robot.nb))
+    hdot = sum(I[k] @ a[k] + _crf(v[k]) @ I[k] @ v[k] for k in range(robot.nb))
+
+    def about_centre(x, dx=None, dG=np.zeros(3)):
+        """x = [n_O; l] about G, or (with ``dx``) its tangent."""
+        if dx is None:
+            return np.concatenate([x[:3] - cross(G, x[3:]), x[3:]])
+        return np.concatenate([dx[:3] - cross(dG, x[3:]) - cross(G, dx[3:]), dx[3:]])
+
+    subtree = [set(k for k in range(robot.nb) if j in robot.ancestors(k)) for j in range(robot.nb)]
+    n = robot.nv
+    dh_dq, dhdot_dq, dhdot_dqd, Ag = (np.zeros((6, n)) for _ in range(4))
+    for j in range(robot.nb):
+        for i, col in enumerate(range(robot.vslice(j).start, robot.vslice(j).stop)):
+            s, moved = S[j][:, i], subtree[j]
+            _, dv, da = _tangent_motion(robot, S, v, qd, qdd, moved, s)
+            dI = [_crf(s) @ I[k] - I[k] @ _crm(s) if k in moved else np.zeros((6, 6)) for k in range(robot.nb)]
+            dG = sum(mass[k] * (cross(s[:3], coms[k]) + s[3:]) for k in moved) / mass.sum()
+            dh = sum(dI[k] @ v[k] + I[k] @ dv[k] for k in range(robot.nb))
+            dhd = sum(dI[k] @ a[k] + I[k] @ da[k] + _crf(dv[k]) @ I[k] @ v[k] + _crf(v[k]) @ dI[k] @ v[k]
+                      + _crf(v[k]) @ I[k] @ dv[k] for k in range(robot.nb))
+            dh_dq[:, col], dhdot_dq[:, col] = about_centre(h, dh, dG), about_centre(hdot, dhd, dG)
+            e = np.zeros(n)
+            e[col] = 1.0
+            _, dv, da = _tangent_motion(robot, S, v, qd, qdd, dqd=e)
+            Ag[:, col] = about_centre(sum(I[k] @ dv[k] for k in range(robot.nb)))
+            dhdot_dqd[:, col] = about_centre(sum(I[k] @ da[k] + _crf(dv[k]) @ I[k] @ v[k] + _crf(v[k]) @ I[k] @ dv[k]
+                                                 for k in range(robot.nb)))
+    return about_centre(h), about_centre(hdot), dh_dq, dhdot_dq, dhdot_dqd, Ag
