@@ -330,9 +330,6 @@ CATALOGUE = (
           Output("Ag", (6, "n"), "A_G = dh/dqd = dhdot/dqdd, row-major")),
          f"{_CEN}:centroidal_dynamics_derivatives", "centroidal_dynamics_derivatives", default=False),
 )
-#: the functions that may take the parameters π as an input (``parameters="inputs"``): joint-space
-#: dynamics; kinematics has no parameters, the regressors none by definition, and the
-#: operational-space functions keep theirs baked
 #: what a legged robot's controller calls (the feet as tips, point tips for point feet): dynamics,
 #: the feet's Jacobians and Λ(0), contact and impulse dynamics, the centroidal momentum, and the
 #: derivatives of inverse, forward and contact dynamics (``soagen.build(robot, functions=LEGGED)``)
@@ -341,10 +338,17 @@ LEGGED = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "jacobian", "jd
           "centroidal_bias", "inverse_dynamics_derivatives", "forward_dynamics_derivatives",
           "contact_dynamics_derivatives")
 
+#: the functions that may take the parameters π as an input (``parameters="inputs"``): joint-space
+#: dynamics and its derivatives by forward mode; kinematics has no parameters, the regressors
+#: none by definition, and the operational-space functions keep theirs baked
 PARAMETRIC = frozenset({"inverse_dynamics", "inverse_dynamics_tip_force", "gravity", "bias_forces", "coriolis",
                         "mass_matrix", "mass_matrix_ne", "mass_matrix_inverse", "mass_matrix_inverse_innovations",
                         "mass_matrix_inverse_cholesky", "forward_dynamics", "forward_dynamics_fd4",
-                        "forward_dynamics_fd1", "forward_dynamics_fd3", "forward_dynamics_crba"})
+                        "forward_dynamics_fd1", "forward_dynamics_fd3", "forward_dynamics_crba",
+                        # the derivatives by forward mode (the analytical recursion reads the robot's numbers)
+                        "inverse_dynamics_derivatives", "inverse_dynamics_derivatives_forward_mode",
+                        "forward_dynamics_derivatives", "forward_dynamics_derivatives_fd4",
+                        "forward_dynamics_derivatives_via_id", "linearized_step", "linearized_step_via_id"})
 BY_NAME = {s.name: s for s in CATALOGUE}
 
 
@@ -446,9 +450,10 @@ def families():
     return list(dict.fromkeys(s.family for s in CATALOGUE if s.family))
 
 
-def candidates(family):
-    """``[(label, spec)]`` of the algorithms the family function is chosen from."""
-    return [(s.label, s) for s in members(family) if s.candidate]
+def candidates(family, inputs=False):
+    """``[(label, spec)]`` of the algorithms the family function is chosen from (``inputs``: with the
+    parameters as inputs, those that can take them, :data:`PARAMETRIC`)."""
+    return [(s.label, s) for s in members(family) if s.candidate and (s.parametric or not inputs)]
 
 
 def labels(family):

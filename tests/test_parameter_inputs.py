@@ -1,14 +1,16 @@
-"""``parameters="inputs"``: the joint-space functions take π (and the actuator
-parameters) as their last input.  Three routes with π drawn per state:
+"""``parameters="inputs"``: the joint-space functions and their derivatives take π (and the
+actuator parameters) as their last input.  Three routes with π drawn per state:
 generated C = numpy reference on ``robot.with_parameters(π)`` = Pinocchio on
 that robot; with π = robot.parameters() the baked build's numbers."""
 from __future__ import annotations
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 import soagen
 from soagen import functions as F
+from soagen.model import pinocchio_convention as pc
 from soagen.model import robots
 from soagen.check import check_module
 from soagen.model.parameters import perturbed_parameters
@@ -99,3 +101,63 @@ def test_inputs_options_and_arguments():
                                                                  "slotine_li_regressor", "inverse_dynamics"])
     with pytest.raises(ValueError, match="parameters='inputs'"):
         baked.inverse_dynamics(q, q, q, pi=robot.parameters())
+
+
+# ---------------------------------------------------------------- the derivatives (forward mode)
+DERIVATIVES = ["inverse_dynamics_derivatives", "forward_dynamics_derivatives"]
+
+
+def _derivative_builds():
+    """The floating tree with actuators (∂τ, ∂θ̈) and the PUMA 560 (the linearized step, one-dof
+    joints only), π as inputs."""
+    return (built("floating_derivatives", _floating, functions=DERIVATIVES, parameters="inputs"),
+            built("puma560_step", CASES["puma560"][0], functions=["linearized_step"], parameters="inputs"))
+
+
+def test_derivative_inputs_match_reference():
+    """Generated = the reference on ``robot.with_parameters(π)``, π drawn per state; the families
+    pick forward mode (the analytical recursion reads the robot's numbers, so it is not offered)."""
+    for robot, mod in _derivative_builds():
+        results = check_module(robot, mod, samples=20, seed=7)
+        assert all(r.ok and r.compared == 20 for r in results.values()), results
+    _, mod = _derivative_builds()[0]
+    assert mod.choices["inverse_dynamics_derivatives"] == "forward_mode"
+    assert mod.choices["forward_dynamics_derivatives"] in ("via_id", "fd4")
+
+
+def test_derivative_inputs_against_pinocchio():
+    """∂τ/∂q, ∂τ/∂q̇ (+ the friction slope) = Pinocchio's computeRNEADerivatives on the robot
+    rebuilt from π; ∂θ̈/∂x = −M⁻¹ ∂τ/∂x at θ̈ with Pinocchio's M⁻¹ and derivatives; with π the
+    robot's own parameters, the baked build (the analytical recursion) gives the same."""
+    (robot, mod), _ = _derivative_builds()
+    _, baked = built("floating_derivatives", _floating, functions=DERIVATIVES)
+    rng = np.random.default_rng(14)
+    eps2 = robot.actuators.coulomb_velocity ** 2
+    for _ in range(3):
+        pi = perturbed_parameters(robot, rng)
+        model = robot.with_parameters(pi)
+        oracle = Oracle(model)
+        q, qd, qdd, tau = robot.random_state(rng)
+        a = model.actuators
+        slope = np.diag(a.viscous + a.coulomb * eps2 / (qd ** 2 + eps2) ** 1.5)
+        friction = a.viscous * qd + a.coulomb * qd / np.sqrt(qd ** 2 + eps2)
+
+        def pinocchio_dtau(acc):
+            dq, dv, _ = (np.array(x) for x in pin.computeRNEADerivatives(
+                oracle.model, oracle.data, oracle.q(q), oracle.v(qd), oracle.v(acc)))
+            return pc.matrix_from_pinocchio(model, dq), pc.matrix_from_pinocchio(model, dv) + slope
+
+        dq, dv = pinocchio_dtau(qdd)
+        got = mod.inverse_dynamics_derivatives(q, qd, qdd, pi=pi)
+        assert_close(got[0], dq, 1e-10, "dtau/dq")
+        assert_close(got[1], dv, 1e-10, "dtau/dqd")
+        assert np.abs(dq).max() > 1e-2 and np.abs(slope).max() > 1e-2
+        qdd_at = oracle.aba(q, qd, tau - friction)
+        Minv = oracle.mass_matrix_inverse(q)
+        dq, dv = pinocchio_dtau(qdd_at)
+        got = mod.forward_dynamics_derivatives(q, qd, tau, pi=pi)
+        for x, want, what in zip(got, (qdd_at, -Minv @ dq, -Minv @ dv, Minv), ("qdd", "dqdd/dq", "dqdd/dqd", "Minv")):
+            assert_close(x, want, 1e-8, what)
+    own = robot.parameters()
+    for x, y in zip(mod.forward_dynamics_derivatives(q, qd, tau, pi=own), baked.forward_dynamics_derivatives(q, qd, tau)):
+        assert_close(x, y, 1e-10, "baked")

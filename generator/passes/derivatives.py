@@ -26,10 +26,13 @@ from soagen.passes.tangent import configuration_seeds, jacobian, replay, velocit
 def inner_program(prog, robot, maker, inputs, names):
     """Record ``maker(inner, robot, *inputs)`` as a finished inner program over
     the same input symbols (declared under ``names``); the outer program gets
-    the inner's extra inputs (cos/sin of q with ``trig_inputs``)."""
+    the inner's extra inputs (cos/sin of q with ``trig_inputs``).  With the parameters π
+    as inputs (``prog.parameters``) the inner program reads the same π, with no tangent."""
     inner = Program(f"{prog.name}__inner", "", prog.options, prefix="u")
     for name, values in zip(names, inputs):
         inner.input(name, len(values))
+    if getattr(prog, "parameters", None) is not None:
+        inner.parameters = inner.input("pi", len(prog.parameters))
     outputs = maker(inner, robot, *inputs)
     for i, exprs in enumerate(outputs):
         inner.output(f"out{i}", exprs)
