@@ -20,6 +20,9 @@ for what a maker is), two members of the ``contact_dynamics_derivatives`` family
 * ``kkt_analytic``: the same with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
   :mod:`soagen.passes.analytic_derivatives` and forward mode of J*f only.
 
+The derivatives of the impulse dynamics (:func:`impulse_dynamics_derivatives`) come from the
+same factors and column solves, the impact's conditions differentiated the same way.
+
 Derivatives with respect to q are in the tangent space, as in
 :mod:`soagen.passes.derivatives`.
 """
@@ -126,7 +129,7 @@ def _ltdl_and_jhat(sw):
     """The LTDL factors (L, 1/d) of M [RK (3.20)] (those of the reversed M: P M P = L D Lᵀ, P the
     exchange), J's rows (r × n), and the rows of Ĵ = J P L⁻ᵀ and of (D⁻¹Ĵᵀ)ᵀ (r × n, reversed order)."""
     prog, n, r = sw.prog, sw.robot.nv, sw.robot.tip_rows
-    sw.prog.banner("J, J^ = J P L^-T and Z = M^-1 J* by the LTDL factors of M", level=0)
+    prog.banner("J, J^ = J P L^-T and Z = M^-1 J* by the LTDL factors of M", level=0)
     L, dinv = mass_matrix_ltdl(sw)
     J = jacobian_rows(sw)
     Jh = [ldl_forward(prog, L, J[c][::-1]) for c in range(r)]
@@ -187,7 +190,6 @@ def contact_dynamics_derivatives_kkt_analytic(prog, robot, q, qd, tau):
     return contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=True)
 
 
-
 def tip_velocities_at(prog, robot, q, qd, w):
     """J w: the tips' velocities at θ̇ = ``w`` (:func:`tip_accelerations_at` at θ̇ = 0, θ̈ = w;
     ``qd`` unused)."""
@@ -201,9 +203,9 @@ def impulse_dynamics_derivatives(prog, robot, q, qd, e):
     [M J*; J 0][∂θ̇⁺; ∂p] = −[A; B] with, along q, A = ∂(MΔθ̇ + J*p)/∂q at fixed Δθ̇ = θ̇⁺ − θ̇⁻ and p
     and B = ∂(Jw)/∂q at fixed w = θ̇⁺ + eθ̇⁻ (forward mode of those two short programs), and along
     θ̇⁻, A = −M and B = eJ, so that ∂p/∂θ̇⁻ = (1 + e)ΛJ and ∂θ̇⁺/∂θ̇⁻ = 1 − Z ∂p/∂θ̇⁻, Z = M⁻¹J*.
-    θ̇⁺ and p themselves: Ω(0)p = (1 + e)Jθ̇⁻, θ̇⁺ = θ̇⁻ − M⁻¹J*p [RJK (18)], with the LTDL factors of
-    M and the guarded LDLᵀ of Ω(0) = ĴD⁻¹Ĵᵀ the columns are solved with
-    (:func:`_kkt_column`, in loops over the columns)."""
+    θ̇⁺ and p themselves: Ω(0)p = (1 + e)Jθ̇⁻, θ̇⁺ = θ̇⁻ − M⁻¹J*p [RJK (18)].  Everything is solved
+    with the LTDL factors of M and the guarded LDLᵀ of Ω(0) = ĴD⁻¹Ĵᵀ, the derivatives in loops over
+    their columns (:func:`_kkt_column` along q)."""
     n, r = robot.nv, robot.tip_rows
     sw = Sweeps(prog, robot, q)
     L, dinv, J, Jh, DJh = _ltdl_and_jhat(sw)
@@ -217,8 +219,8 @@ def impulse_dynamics_derivatives(prog, robot, q, qd, e):
     prog.banner("A = d(M (qd+ - qd) + J* p)/dq, B = d(J (qd+ + e qd))/dq", level=0)
     A = fixed_input_tangents(prog, robot, impulse_torques, q, qd, [("dv", jump), ("p", p)])["q"]
     B = fixed_input_tangents(prog, robot, tip_velocities_at, q, qd, [("w", w)])["q"]
-    prog.banner("d p = Lambda (B - Z* A), d qd+ = -M^-1 (A + J* d p): A, B written (qd: A = -M, B = e J), "
-                "then solved column by column", level=0)
+    prog.banner("d p = Lambda (B - Z* A), d qd+ = -M^-1 (A + J* d p): A, B written along q, e_j and (1 + e) J e_j "
+                "along qd, then solved column by column", level=0)
     solve = _kkt_column(L, dinv, Jh, DJh, L_om, dinv_om)
     written_q = ([A[k][j] for k in range(n) for j in range(n)], [B[i][j] for i in range(r) for j in range(n)])
     prog.sparse_column_loops(n, [(2, n), (4, r)], lambda body, cols: list(solve(body, *cols)), written_q)
