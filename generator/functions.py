@@ -339,16 +339,17 @@ LEGGED = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "jacobian", "jd
           "contact_dynamics_derivatives")
 
 #: the functions that may take the parameters π as an input (``parameters="inputs"``): joint-space
-#: dynamics and its derivatives by forward mode; kinematics has no parameters, the regressors
+#: dynamics and its derivatives; kinematics has no parameters, the regressors
 #: none by definition, and the operational-space functions keep theirs baked
 PARAMETRIC = frozenset({"inverse_dynamics", "inverse_dynamics_tip_force", "gravity", "bias_forces", "coriolis",
                         "mass_matrix", "mass_matrix_ne", "mass_matrix_inverse", "mass_matrix_inverse_innovations",
                         "mass_matrix_inverse_cholesky", "forward_dynamics", "forward_dynamics_fd4",
                         "forward_dynamics_fd1", "forward_dynamics_fd3", "forward_dynamics_crba",
-                        # the derivatives by forward mode (the analytical recursion reads the robot's numbers)
                         "inverse_dynamics_derivatives", "inverse_dynamics_derivatives_forward_mode",
-                        "forward_dynamics_derivatives", "forward_dynamics_derivatives_fd4",
-                        "forward_dynamics_derivatives_via_id", "linearized_step", "linearized_step_via_id"})
+                        "inverse_dynamics_derivatives_analytic", "forward_dynamics_derivatives",
+                        "forward_dynamics_derivatives_fd4", "forward_dynamics_derivatives_via_id",
+                        "forward_dynamics_derivatives_via_analytic_id", "linearized_step", "linearized_step_via_id",
+                        "linearized_step_via_analytic_id"})
 BY_NAME = {s.name: s for s in CATALOGUE}
 
 

@@ -103,26 +103,26 @@ def test_inputs_options_and_arguments():
         baked.inverse_dynamics(q, q, q, pi=robot.parameters())
 
 
-# ---------------------------------------------------------------- the derivatives (forward mode)
-DERIVATIVES = ["inverse_dynamics_derivatives", "forward_dynamics_derivatives"]
+# ---------------------------------------------------------------- the derivatives
+DERIVATIVES = ["inverse_dynamics_derivatives", "inverse_dynamics_derivatives_forward_mode",
+               "inverse_dynamics_derivatives_analytic", "forward_dynamics_derivatives",
+               "forward_dynamics_derivatives_via_id", "forward_dynamics_derivatives_via_analytic_id"]
 
 
 def _derivative_builds():
-    """The floating tree with actuators (∂τ, ∂θ̈) and the PUMA 560 (the linearized step, one-dof
-    joints only), π as inputs."""
+    """The floating tree with actuators (∂τ, ∂θ̈, by forward mode and by the analytical recursion)
+    and the PUMA 560 (the linearized step, one-dof joints only, both routes), π as inputs."""
     return (built("floating_derivatives", _floating, functions=DERIVATIVES, parameters="inputs"),
-            built("puma560_step", CASES["puma560"][0], functions=["linearized_step"], parameters="inputs"))
+            built("puma560_step", CASES["puma560"][0], parameters="inputs",
+                  functions=["linearized_step_via_id", "linearized_step_via_analytic_id"]))
 
 
 def test_derivative_inputs_match_reference():
-    """Generated = the reference on ``robot.with_parameters(π)``, π drawn per state; the families
-    pick forward mode (the analytical recursion reads the robot's numbers, so it is not offered)."""
+    """Generated = the reference on ``robot.with_parameters(π)``, π drawn per state, every member."""
     for robot, mod in _derivative_builds():
         results = check_module(robot, mod, samples=20, seed=7)
         assert all(r.ok and r.compared == 20 for r in results.values()), results
-    _, mod = _derivative_builds()[0]
-    assert mod.choices["inverse_dynamics_derivatives"] == "forward_mode"
-    assert mod.choices["forward_dynamics_derivatives"] in ("via_id", "fd4")
+        assert len(results) == len(mod.ops)
 
 
 def test_derivative_inputs_against_pinocchio():
@@ -148,16 +148,18 @@ def test_derivative_inputs_against_pinocchio():
             return pc.matrix_from_pinocchio(model, dq), pc.matrix_from_pinocchio(model, dv) + slope
 
         dq, dv = pinocchio_dtau(qdd)
-        got = mod.inverse_dynamics_derivatives(q, qd, qdd, pi=pi)
-        assert_close(got[0], dq, 1e-10, "dtau/dq")
-        assert_close(got[1], dv, 1e-10, "dtau/dqd")
         assert np.abs(dq).max() > 1e-2 and np.abs(slope).max() > 1e-2
+        for variant in ("forward_mode", "analytic"):
+            got = mod.inverse_dynamics_derivatives(q, qd, qdd, variant=variant, pi=pi)
+            assert_close(got[0], dq, 1e-10, f"dtau/dq {variant}")
+            assert_close(got[1], dv, 1e-10, f"dtau/dqd {variant}")
         qdd_at = oracle.aba(q, qd, tau - friction)
         Minv = oracle.mass_matrix_inverse(q)
         dq, dv = pinocchio_dtau(qdd_at)
-        got = mod.forward_dynamics_derivatives(q, qd, tau, pi=pi)
-        for x, want, what in zip(got, (qdd_at, -Minv @ dq, -Minv @ dv, Minv), ("qdd", "dqdd/dq", "dqdd/dqd", "Minv")):
-            assert_close(x, want, 1e-8, what)
+        for variant in ("via_id", "via_analytic_id"):
+            got = mod.forward_dynamics_derivatives(q, qd, tau, variant=variant, pi=pi)
+            for x, want, what in zip(got, (qdd_at, -Minv @ dq, -Minv @ dv, Minv), ("qdd", "dqdd/dq", "dqdd/dqd", "Minv")):
+                assert_close(x, want, 1e-8, f"{what} {variant}")
     own = robot.parameters()
     for x, y in zip(mod.forward_dynamics_derivatives(q, qd, tau, pi=own), baked.forward_dynamics_derivatives(q, qd, tau)):
         assert_close(x, y, 1e-10, "baked")

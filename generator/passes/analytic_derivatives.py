@@ -93,10 +93,21 @@ def to_world(prog, R, p, x):
     return w, S.add(prog, S.matvec(prog, R, x[1]), S.cross(prog, p, w))
 
 
-def world_inertia(prog, body, R, p):
-    """I_k of ``body`` at world pose (R, p) [Pinocchio ``oMi.act(inertia)``]:
-    c = R c_k + p, h = m c, Ī = R I_c Rᵀ + m (|c|² 1 − c cᵀ); a
-    :class:`~soagen.passes.symbolic.RigidInertia`."""
+def world_inertia(sw, k, R, p):
+    """I_k of body k at world pose (R, p) [Pinocchio ``oMi.act(inertia)``], a
+    :class:`~soagen.passes.symbolic.RigidInertia`: c = R c_k + p, h = m c,
+    Ī = R I_c Rᵀ + m (|c|² 1 − c cᵀ) from the robot's numbers; with the parameters π as inputs,
+    from the body's m, h_o = m c_k and Ī_o about its origin (:meth:`Sweeps.spatial_inertia`):
+    h = R h_o + m p, Ī = R Ī_o Rᵀ − p (R h_o)ᵀ − (R h_o) pᵀ − m p pᵀ + (2 p·R h_o + m p·p) 1."""
+    prog = sw.prog
+    if sw.pi is not None:
+        inertia = S.RigidInertia.from_blocks(sw.spatial_inertia(k))
+        m = inertia.m
+        Rh, RJ = S.matvec(prog, R, inertia.h), S.rotate_sym(prog, R, inertia.J)
+        diagonal = prog.let(2 * sum(p[i] * Rh[i] for i in range(3)) + m * sum(x * x for x in p))
+        return S.RigidInertia(m, S.add(prog, Rh, [m * x for x in p]), S.sym_from_upper(lambda i, j: prog.let(
+            RJ[i][j] - p[i] * Rh[j] - Rh[i] * p[j] - m * p[i] * p[j] + (diagonal if i == j else 0))))
+    body = sw.robot.bodies[k]
     m = const(body.mass)
     c = S.add(prog, S.matvec(prog, R, S.const_vector(body.com)), p)                  # world com (3,)
     h = S.scale(prog, m, c)                                                          # m c (3,)
@@ -234,7 +245,7 @@ def forward_pass(sw, qd, qdd):
         else:
             vxvJ = motion_cross(prog, v, vJ)
         a[k] = add6(prog, a_lam, _combine(prog, cols, sw.part(qdd, k)), vxvJ)   # a_k
-        I = world_inertia(prog, robot.bodies[k], R, p)
+        I = world_inertia(sw, k, R, p)
         h = I.times(prog, v)                                                # momentum h_k (6,)
         wb.f[k] = add6(prog, I.times(prog, a[k]), force_cross(prog, v, h))  # f_k
         wb.v[k], wb.I[k], wb.B[k] = v, I, variation(prog, I, v, h)
