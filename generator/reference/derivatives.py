@@ -3,7 +3,8 @@ dynamics T = Mθ̈ + C + G + J*f(0) [RK (2.24)–(2.30)] by one tangent Newton�
 pass per direction (base-to-tip velocities and accelerations, tip-to-base forces),
 in world axes with the spatial cross products v× and v×* (Featherstone's
 formulation); the forward dynamics derivatives ∂θ̈/∂x = −M⁻¹ ∂τ/∂x with M⁻¹ of
-[RK Theorem 4.1]; and the linearized semi-implicit Euler step built from them."""
+[RK Theorem 4.1]; the linearized semi-implicit Euler step built from them; and the
+centroidal momentum and its rate with their derivatives, from the same tangent passes."""
 from __future__ import annotations
 
 import numpy as np
@@ -156,6 +157,11 @@ def _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=(), twist=None
     return np.concatenate([dS[k].T @ F[k] + S[k].T @ dF[k] for k in range(n)])
 
 
+
+def _subtrees(robot):
+    """Per body j, the set of bodies its joint moves (j and its descendants)."""
+    return [set(k for k in range(robot.nb) if j in robot.ancestors(k)) for j in range(robot.nb)]
+
 def tip_acceleration_derivatives(robot, q, qd, qdd):
     """∂/∂q and ∂/∂q̇ of the tip accelerations Jθ̈ + J̇θ̇ (classical, world axes at the tip,
     the rows each tip has) at fixed θ̈; -> ((r, n), (r, n)).
@@ -169,7 +175,7 @@ def tip_acceleration_derivatives(robot, q, qd, qdd):
     qd, qdd = np.asarray(qd, float), np.asarray(qdd, float)
     kin = kinematics(robot, q)
     S, _, v, a, _ = _world(robot, kin, qd, qdd)
-    subtree = [set(k for k in range(robot.nb) if j in robot.ancestors(k)) for j in range(robot.nb)]
+    subtree = _subtrees(robot)
     points = [kin.p[t.body] + kin.R[t.body] @ t.offset for t in robot.tips]
     rows = tip_row_index(robot)
 
@@ -220,7 +226,6 @@ def linearized_step(robot, q, qd, tau, dt):
     return A, B
 
 
-
 def centroidal_dynamics_derivatives(robot, q, qd, qdd):
     """h_G, ḣ_G and ∂h_G/∂q, ∂ḣ_G/∂q (tangent space), ∂ḣ_G/∂q̇, A_G (= ∂h_G/∂q̇ = ∂ḣ_G/∂q̈); rows
     [angular about the centre of mass; linear], world axes; -> ((6,), (6,), (6, n) × 4).
@@ -248,7 +253,7 @@ def centroidal_dynamics_derivatives(robot, q, qd, qdd):
             return np.concatenate([x[:3] - cross(G, x[3:]), x[3:]])
         return np.concatenate([dx[:3] - cross(dG, x[3:]) - cross(G, dx[3:]), dx[3:]])
 
-    subtree = [set(k for k in range(robot.nb) if j in robot.ancestors(k)) for j in range(robot.nb)]
+    subtree = _subtrees(robot)
     n = robot.nv
     dh_dq, dhdot_dq, dhdot_dqd, Ag = (np.zeros((6, n)) for _ in range(4))
     for j in range(robot.nb):
