@@ -63,19 +63,16 @@ def make_program(target, name, options=Options()):
     spec = {s.name: s for s in F.specs(target)}[name]
     if spec.maker is not None:
         return record(spec, target, options).finish()
-    inputs = options.parameters == "inputs"
-    return pick(spec, {s.name: record(s, target, options).finish() for _, s in F.candidates(spec.family, inputs)},
-                inputs=inputs)
+    return pick(spec, {s.name: record(s, target, options).finish() for _, s in F.candidates(spec.family)})
 
 
-def pick(spec, programs, generated=(), inputs=False):
+def pick(spec, programs, generated=()):
     """The program of the family function ``spec`` from the finished programs of
     its candidates (``{C name: Program}``): a copy of the one with the lowest
     :func:`soagen.functions.cost` (the first on ties), named as the family, its
     ``algorithm`` the label.  When the chosen algorithm's own function is among
-    ``generated`` (the same file has it), the family function only calls it; ``inputs``: the
-    parameters are inputs (:func:`soagen.functions.candidates`)."""
-    choices = F.candidates(spec.family, inputs)
+    ``generated`` (the same file has it), the family function only calls it."""
+    choices = F.candidates(spec.family)
     label, best = None, None
     for lab, s in choices:
         if s.name not in programs:         # not recorded: a remembered choice (:func:`programs`)
@@ -136,12 +133,10 @@ def programs(target, options=Options(), progress=None, specs=None, ready=None, s
     names = [s.name for s in specs]
     picked = {s.name: s for s in specs if s.maker is None}
     known = _remembered(target, options)
-    inputs = options.parameters == "inputs"
-    candidates = [c.name for s in picked.values() for lab, c in F.candidates(s.family, inputs)
+    candidates = [c.name for s in picked.values() for lab, c in F.candidates(s.family)
                   if known.get(s.family, lab) == lab]
     recorded = [fn for fn in dict.fromkeys(names + candidates) if fn not in picked]
-    waiting = {s.name: {c.name for lab, c in F.candidates(s.family, inputs) if c.name in recorded}
-               for s in picked.values()}
+    waiting = {s.name: {c.name for lab, c in F.candidates(s.family) if c.name in recorded} for s in picked.values()}
     # the families' candidates first (a pick waits for all of them), then the rest from the last: the
     # catalogue goes from the simplest functions to the most composite, whose recordings and compiles are
     # the longest, so the jobs that end a build are short ones
@@ -164,7 +159,7 @@ def programs(target, options=Options(), progress=None, specs=None, ready=None, s
             ready(prog)
         for family, wanted in waiting.items():
             if prog.name in wanted and wanted <= set(by_name) and family not in by_name:
-                by_name[family] = pick(picked[family], by_name, generated=names, inputs=inputs)
+                by_name[family] = pick(picked[family], by_name, generated=names)
                 ready(by_name[family])
 
     if jobs() > 1 and len(work) > 1:
@@ -180,7 +175,7 @@ def programs(target, options=Options(), progress=None, specs=None, ready=None, s
             finished(result)
     for spec in picked.values():
         if spec.name not in by_name:
-            by_name[spec.name] = pick(spec, by_name, generated=names, inputs=inputs)
+            by_name[spec.name] = pick(spec, by_name, generated=names)
     _remember(target, options, {s.family: by_name[s.name].algorithm for s in picked.values()}, known)
     timings = {"record": sum(r[1] for r in results), "cse": sum(r[2] for r in results),
                "generate (wall)": time.perf_counter() - t0}

@@ -451,10 +451,9 @@ def families():
     return list(dict.fromkeys(s.family for s in CATALOGUE if s.family))
 
 
-def candidates(family, inputs=False):
-    """``[(label, spec)]`` of the algorithms the family function is chosen from (``inputs``: with the
-    parameters as inputs, those that can take them, :data:`PARAMETRIC`)."""
-    return [(s.label, s) for s in members(family) if s.candidate and (s.parametric or not inputs)]
+def candidates(family):
+    """``[(label, spec)]`` of the algorithms the family function is chosen from."""
+    return [(s.label, s) for s in members(family) if s.candidate]
 
 
 def labels(family):

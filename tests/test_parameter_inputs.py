@@ -117,6 +117,14 @@ def _derivative_builds():
                   functions=["linearized_step_via_id", "linearized_step_via_analytic_id"]))
 
 
+def test_a_parametric_family_picks_among_parametric_algorithms():
+    """A family function that takes π is picked from algorithms that all take it: one that read the
+    robot's numbers would answer for the wrong robot, silently."""
+    for family in F.families():
+        if family in F.PARAMETRIC:
+            assert all(s.name in F.PARAMETRIC for _, s in F.candidates(family)), family
+    assert {"inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearized_step"} <= F.PARAMETRIC
+
 def test_derivative_inputs_match_reference():
     """Generated = the reference on ``robot.with_parameters(π)``, π drawn per state, every member."""
     for robot, mod in _derivative_builds():
