@@ -39,7 +39,8 @@ class Tangents:
         if expr in self._tangents:
             return self._tangents[expr].get(d, sp.Integer(0))
         return self.prog.let(sum((_partial(self.prog, expr, s, self._values) * self._tangents[s][d]
-                                  for s in expr.free_symbols if d in self._tangents.get(s, {})), sp.Integer(0)))
+                                  for s in sorted(expr.free_symbols, key=str) if d in self._tangents.get(s, {})),
+                                 sp.Integer(0)))
 
 
 def replay(prog, inner, seeds, inputs=None):
@@ -69,7 +70,7 @@ def replay(prog, inner, seeds, inputs=None):
             continue
         sym, expr = item
         values[sym] = prog.let(expr.xreplace(values))
-        moving = [s for s in expr.free_symbols if s in tangents]
+        moving = [s for s in sorted(expr.free_symbols, key=str) if s in tangents]     # in a fixed order: the C is the same every run
         if not moving:
             continue
         partials = {s: _partial(prog, expr, s, values) for s in moving}
