@@ -160,6 +160,11 @@ FD_DERIVATIVES = (QDD, Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"),
                   Output("Minv", ("n", "n"), "dqdd/dtau = M^-1, row-major"))
 _ID = "soagen.passes.identification"
 _CEN = "soagen.passes.centroidal"
+CENTROIDAL_DERIVATIVES = (
+    Output("h", (6,), "centroidal momentum"), Output("hdot", (6,), "centroidal momentum rate"),
+    Output("dh_dq", (6, "n"), "dh/dq, row-major"), Output("dhdot_dq", (6, "n"), "dhdot/dq, row-major"),
+    Output("dhdot_dqd", (6, "n"), "dhdot/dqd, row-major"),
+    Output("Ag", (6, "n"), "A_G = dh/dqd = dhdot/dqdd, row-major"))
 
 
 def _fd(label, doc, candidate=True, **kw):
@@ -324,11 +329,16 @@ CATALOGUE = (
     Spec("centroidal_dynamics_derivatives", "centroidal momentum h_G = A_G qd, its rate hdot_G = A_G qdd + dA_G/dt qd "
          "and their derivatives along q (tangent space) and qd, [angular about the com; linear] rows, world axes",
          ("q", "qd", "qdd"),
-         (Output("h", (6,), "centroidal momentum"), Output("hdot", (6,), "centroidal momentum rate"),
-          Output("dh_dq", (6, "n"), "dh/dq, row-major"), Output("dhdot_dq", (6, "n"), "dhdot/dq, row-major"),
-          Output("dhdot_dqd", (6, "n"), "dhdot/dqd, row-major"),
-          Output("Ag", (6, "n"), "A_G = dh/dqd = dhdot/dqdd, row-major")),
-         f"{_CEN}:centroidal_dynamics_derivatives", "centroidal_dynamics_derivatives", default=False),
+         CENTROIDAL_DERIVATIVES, None, "centroidal_dynamics_derivatives", family="centroidal_dynamics_derivatives",
+         default=False),
+    Spec("centroidal_dynamics_derivatives_forward_mode", "centroidal dynamics derivatives by forward-mode "
+         "differentiation of h_G and hdot_G", ("q", "qd", "qdd"), CENTROIDAL_DERIVATIVES,
+         f"{_CEN}:centroidal_dynamics_derivatives", "centroidal_dynamics_derivatives",
+         family="centroidal_dynamics_derivatives", label="forward_mode", candidate=True, default=False),
+    Spec("centroidal_dynamics_derivatives_analytic", "centroidal dynamics derivatives from the composites of the "
+         "analytical RNEA derivatives (Carpentier and Mansard, RSS 2018)", ("q", "qd", "qdd"),
+         CENTROIDAL_DERIVATIVES, f"{_CEN}:centroidal_dynamics_derivatives_analytic", "centroidal_dynamics_derivatives",
+         family="centroidal_dynamics_derivatives", label="analytic", candidate=True, default=False),
 )
 #: what a legged robot's controller calls (the feet as tips, point tips for point feet): dynamics,
 #: the feet's Jacobians and Λ(0), contact and impulse dynamics, the centroidal momentum, and the

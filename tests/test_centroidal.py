@@ -8,8 +8,9 @@
 3. a property that ties A_G to the momentum it defines: A_G q̇ equals the total momentum about
    the centre of mass from Pinocchio's body velocities and inertias.
 
-The centroidal dynamics derivatives (h_G, ḣ_G along q, q̇, q̈): generated (forward mode) = reference
-(tangent Newton–Euler passes in world axes) on a random floating tree and solo12; reference =
+The centroidal dynamics derivatives (h_G, ḣ_G along q, q̇, q̈): generated (forward mode, and the
+analytical route from the RNEA derivatives' composites) = reference (tangent Newton–Euler passes in
+world axes) on a random floating tree, a random fixed tree with spherical joints and solo12; reference =
 Pinocchio's ``computeCentroidalDynamicsDerivatives`` and ``computeCentroidalMomentumTimeVariation``;
 the reference's A_G and ḣ_G = A_G q̈ + Ȧ_G q̇ = its own centroidal functions.
 """
@@ -134,13 +135,33 @@ def solo12():
     return soagen.load_urdf(erd_urdf(SOLO), floating_base=True)
 
 
-@pytest.mark.parametrize("case", ["floating_tree", "solo12"])
+DERIVATIVES = ["centroidal_dynamics_derivatives_forward_mode", "centroidal_dynamics_derivatives_analytic"]
+
+
+@pytest.mark.parametrize("case", ["floating_tree", "spherical_tree", "solo12"])
 def test_generated_derivatives_match_reference(case):
+    """Both members: forward mode, and the analytical route from the RNEA derivatives' composites
+    (its cases: a floating base's own directions on the floating tree and solo12, roots fixed in
+    the world and multi-dof joints on the spherical tree)."""
     robot, mod = built(f"centroidal_derivatives_{case}", solo12 if case == "solo12" else ROBOTS[case],
-                       functions=["centroidal_dynamics_derivatives"])
+                       functions=DERIVATIVES)
     results = check_module(robot, mod, samples=20, seed=6)
     assert_checked(robot, results, 20)
-    assert results["centroidal_dynamics_derivatives"].compared == 20
+    for name in DERIVATIVES:
+        assert results[name].compared == 20
+
+
+def test_family_picks_the_analytical_route():
+    """On solo12 the analytical route has well under half of forward mode's operations, and the
+    family function is it (its program the analytical one, renamed)."""
+    from soagen import codegen, functions as F
+
+    robot = solo12()
+    prog = codegen.make_program(robot, "centroidal_dynamics_derivatives")
+    costs = {lab: F.cost(codegen.make_program(robot, s.name).ops)
+             for lab, s in F.candidates("centroidal_dynamics_derivatives")}
+    assert costs["analytic"] < 0.5 * costs["forward_mode"], costs
+    assert prog.algorithm == "analytic" and F.cost(prog.ops) == costs["analytic"]
 
 
 @pytest.mark.parametrize("case", sorted(ROBOTS) + ["solo12"])

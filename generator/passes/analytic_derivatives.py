@@ -171,6 +171,7 @@ class Column:
 
     def __init__(self, index, body, s, nu, dadq, dadv):
         self.index, self.body, self.s, self.nu, self.dadq, self.dadv = index, body, s, nu, dadq, dadv
+        self.gq = self.gv = None                                            # set by backward_pass
 
 
 class WorldBodies:
@@ -266,7 +267,11 @@ def backward_pass(sw, wb, dq, dv):
     """Tip-to-base pass of the RNEA derivatives of Carpentier & Mansard (RSS 2018) (Pinocchio's ``ComputeRNEADerivativesBackwardStep``):
     the composites Ĩ, B̃, F̃ of each subtree, and with them the columns of body k
     (rows of k and its ancestors) and the rows of k (columns of its strict
-    ancestors); fills the nested nv × nv lists ``dq``, ``dv`` in place."""
+    ancestors); fills the nested nv × nv lists ``dq``, ``dv`` in place.  Each :class:`Column`
+    keeps ``gq`` = Ĩ_j ∂a/∂q + B̃_j ν and ``gv`` = Ĩ_j ∂a/∂q̇ + B̃_j s, the derivatives of the
+    composite force F̃_j of its body's subtree (``gq`` as seen from that subtree, without the
+    s ×* F̃_j of the fixed frame).  Returns the composites Ĩ, B̃, F̃ of every body's subtree
+    (lists by body)."""
     prog, robot = sw.prog, sw.robot
     I, B, F = list(wb.I), list(wb.B), list(wb.f)
     sw.banner("tip-to-base composite inertias, variations, forces; dtau/dq, dtau/dqd",
@@ -277,6 +282,7 @@ def backward_pass(sw, wb, dq, dv):
         for col in own:                                                     # column s of S_k
             gq = add6(prog, I[k].times(prog, col.dadq), None if col.nu is None else B[k].times(prog, col.nu))
             gv = add6(prog, I[k].times(prog, col.dadv), B[k].times(prog, col.s))   # dF̃/dqd (6,)
+            col.gq, col.gv = gq, gv
             for row in own:                                                 # rows of k: S_kᵀ dF̃
                 dq[row.index][col.index] = dot6(prog, row.s, gq)
                 dv[row.index][col.index] = dot6(prog, row.s, gv)
@@ -295,6 +301,7 @@ def backward_pass(sw, wb, dq, dv):
         if lam >= 0:
             I[lam], B[lam] = I[lam].plus(prog, I[k]), B[lam].plus(prog, B[k])
             F[lam] = add6(prog, F[lam], F[k])
+    return I, B, F
 
 
 def friction_slope(sw, qd):

@@ -11,7 +11,9 @@ papers' operators).  Rows are [angular about the centre of mass; linear], world 
 * Ȧ_G q̇: the Newton–Euler body forces at q̈ = 0 without gravity [RK (2.26), (2.29)] summed
   tip-to-base, f(root) = Σ φ(root, k) f(k) [RK (2.29)], the rate of the total momentum,
   carried to the centre of mass;
-* their derivatives (h_G = A_G q̇ and ḣ_G = A_G q̈ + Ȧ_G q̇ along q and q̇) by forward mode.
+* their derivatives (h_G = A_G q̇ and ḣ_G = A_G q̈ + Ȧ_G q̇ along q and q̇) by forward mode, or
+  from the composites of the analytical RNEA derivatives (Carpentier & Mansard, RSS 2018), the
+  family function the one with fewer operations.
 """
 from __future__ import annotations
 
@@ -143,3 +145,92 @@ def centroidal_dynamics_derivatives(prog, robot, q, qd, qdd):
     return ([[T.value(x) for x in h], [T.value(x) for x in hdot], jacobian(T, h, directions("q", n)),
              jacobian(T, hdot, directions("q", n)), jacobian(T, hdot, directions("qd", n)),
              jacobian(T, h, directions("qd", n))])
+
+
+def centroidal_dynamics_derivatives_analytic(prog, robot, q, qd, qdd):
+    """The outputs of :func:`centroidal_dynamics_derivatives` from the passes of the analytical
+    RNEA derivatives of Carpentier & Mansard (RSS 2018; :mod:`soagen.passes.analytic_derivatives`),
+    as Pinocchio's ``computeCentroidalDynamicsDerivatives`` gets them from its RNEA derivatives.
+
+    In the fixed frame O of those passes (world axes, or the frame that coincides with a floating
+    base at this instant) the root's composites are the total momentum H = Σ I_k v_k, the force
+    F = Σ f_k = ḣ_O + Ĩ (0, −g) and the inertia Ĩ (first moment m c).  With Γ(x) = (x_ang − c × x_lin,
+    x_lin) carrying a force from O's origin to the centre of mass c and R the rotation from O's axes
+    to the world's: h_G = R Γ(H), ḣ_G = R Γ(F) + (0, m g), and per column s of joint j (subtree of
+    j, composites Ĩ_j, H̃_j, F̃_j, ν = v_λ × s):
+
+    * A_G s = R Γ(Ĩ_j s), and ∂ḣ_G/∂q̇_s = R Γ(∂F̃_j/∂q̇_s) (the passes' ``gv``);
+    * moving q_s moves the subtree rigidly by the twist s: ∂H/∂q_s = s ×* H̃_j + Ĩ_j ν,
+      ∂F/∂q_s = ``gq`` + s ×* F̃_j, ∂c/∂q_s = (Ĩ_j s)_lin / m, and ∂(R Γ(x))/∂q_s =
+      R (Γ(∂x) − (∂c × x_lin, 0));
+    * along a floating base's own directions (body axes) everything seen from the base is
+      unchanged but gravity (the passes' ``gq``), and the base turns: ∂(R x)/∂δ_ω = R (e × x).
+
+    A robot with a floating root among several roots (trees worked in different frames) is
+    recorded by forward mode instead."""
+    from soagen.model.robot import FLOATING
+    from soagen.passes.analytic_derivatives import add6, backward_pass, force_cross, forward_pass
+
+    roots = list(robot.roots())
+    floating = robot.bodies[roots[0]].joint_type == FLOATING
+    if any(robot.bodies[r].joint_type == FLOATING for r in roots) and len(roots) > 1:
+        return centroidal_dynamics_derivatives(prog, robot, q, qd, qdd)
+    n = robot.nv
+    sw = Sweeps(prog, robot, q)
+    wb = forward_pass(sw, qd, qdd)
+    unused = [[sp.Integer(0)] * n for _ in range(n)]              # the passes' dtau (dead code here)
+    I, B, F = backward_pass(sw, wb, unused, [row[:] for row in unused])
+    sw.banner("centroidal momentum, its rate and their derivatives from the composites, world axes "
+              "at the centre of mass", "Carpentier & Mansard RSS 2018")
+    total = I[roots[0]]
+    for r in roots[1:]:
+        total = total.plus(prog, I[r])
+    H = add6(prog, *[B[r].h for r in roots])                         # total momentum (6,), O
+    Ftot = add6(prog, *[F[r] for r in roots])                        # total force (6,), O
+    inv_m = const(1.0 / _total_mass(robot))
+    c = S.scale(prog, inv_m, total.h)                                # centre of mass in O (3,)
+    R = sw.world(roots[0])[0] if floating else None                  # O's axes -> world axes (3, 3)
+
+    def gamma(x, dc=None, lin=None):
+        """Γ(x) (6,), less (dc × lin, 0) when given."""
+        ang = S.sub(prog, x[0], S.cross(prog, c, x[1]))
+        if dc is not None:
+            ang = S.sub(prog, ang, S.cross(prog, dc, lin))
+        return ang, x[1]
+
+    def world(x):
+        """R x for a spatial vector in O's axes; a list of 6."""
+        return list(x[0]) + list(x[1]) if R is None else S.matvec(prog, R, x[0]) + S.matvec(prog, R, x[1])
+
+    def turned(e, x):
+        """e × x on both halves."""
+        return S.cross(prog, e, x[0]), S.cross(prog, e, x[1])
+
+    gH, gF = gamma(H), gamma(Ftot)
+    h = world(gH)
+    mg = [const(float(x) * _total_mass(robot)) for x in robot.gravity]
+    hdot = [prog.let(x + (mg[i - 3] if i >= 3 else 0)) for i, x in enumerate(world(gF))]
+    Ag, dh_dq, dhdot_dq, dhdot_dqd = ([None] * n for _ in range(4))
+    for k in range(robot.nb):
+        for col in wb.columns[k]:
+            j = col.index
+            y = I[k].times(prog, col.s)                              # Ĩ_j s, the momentum column in O
+            Ag[j] = world(gamma(y))
+            dhdot_dqd[j] = world(gamma(col.gv))
+            if floating and k == roots[0]:                           # the base's own direction j
+                axis = j - sw.vslices[k].start
+                if axis < 3:                                         # a turn about body axis e
+                    e = [sp.Integer(int(i == axis)) for i in range(3)]
+                    dh_dq[j] = world(turned(e, gH))
+                    dhdot_dq[j] = world(add6(prog, gamma(col.gq), turned(e, gF)))
+                else:                                                # a move: only gravity, none here
+                    dh_dq[j] = [sp.Integer(0)] * 6
+                    dhdot_dq[j] = world(gamma(col.gq))
+                continue
+            dc = S.scale(prog, inv_m, y[1])                          # ∂c/∂q_s (3,), O
+            dH = add6(prog, force_cross(prog, col.s, B[k].h), None if col.nu is None else I[k].times(prog, col.nu))
+            dF = add6(prog, col.gq, force_cross(prog, col.s, F[k]))
+            dh_dq[j] = world(gamma(dH, dc, H[1]))
+            dhdot_dq[j] = world(gamma(dF, dc, Ftot[1]))
+    rows = lambda cols: [cols[c][r] for r in range(6) for c in range(n)]
+    return [h, hdot, rows(dh_dq), rows(dhdot_dq), rows(dhdot_dqd), rows(Ag)]
