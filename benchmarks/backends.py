@@ -283,6 +283,7 @@ PIN_MAP = [
     ("forward_dynamics_derivatives", "computeABADerivatives", "aba_derivatives"),
     ("centroidal_momentum_matrix", "ccrba", "centroidal"),
     ("centroidal_momentum_matrix", "computeCentroidalMap", "centroidal"),
+    ("centroidal_dynamics_derivatives", "computeCentroidalDynamicsDerivatives", "centroidal_derivatives"),
     ("contact_dynamics", "constraintDynamics", "contact"),
     ("contact_dynamics_derivatives", "computeConstraintDynamicsDerivatives", "contact_derivatives"),
 ]

@@ -27,6 +27,7 @@
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/aba-derivatives.hpp>
 #include <pinocchio/algorithm/centroidal.hpp>
+#include <pinocchio/algorithm/centroidal-derivatives.hpp>
 #include <pinocchio/algorithm/cholesky.hpp>
 #include <pinocchio/algorithm/constrained-dynamics.hpp>
 #include <pinocchio/algorithm/constrained-dynamics-derivatives.hpp>
@@ -424,6 +425,28 @@ namespace
       "computeCentroidalMap", "computeCentroidalMap (Ag alone)",
       [=](long i) { return pinocchio::computeCentroidalMap(*mp, *dp, c->q(i))(0, 0); },
       [=] { return row_major(dp->Ag); });
+    // Centroidal dynamics derivatives: h_G and its rate (data.hg, data.dhg, [linear; angular]) and
+    // their derivatives along q (tangent space), v and a (6 x nv each, rows [linear; angular]).
+    typedef Eigen::Matrix<double, 6, Eigen::Dynamic> Mat6x;
+    Mat6x * const cen = new Mat6x[4]; // dh_dq, dhdot_dq, dhdot_dv, dhdot_da; never freed, as w
+    for (int k = 0; k < 4; ++k)
+      cen[k] = Mat6x::Zero(6, mp->nv);
+    add(
+      "computeCentroidalDynamicsDerivatives",
+      "computeCentroidalDynamicsDerivatives (h_G, its rate and their derivatives along q, v, a)",
+      [=](long i) {
+        pinocchio::computeCentroidalDynamicsDerivatives(
+          *mp, *dp, c->q(i), c->qd(i), c->qdd(i), cen[0], cen[1], cen[2], cen[3]);
+        return cen[0](0, 0);
+      },
+      [=] {
+        std::vector<double> v = row_major(dp->hg.toVector());
+        for (const std::vector<double> & x :
+             {row_major(dp->dhg.toVector()), row_major(cen[0]), row_major(cen[1]), row_major(cen[2]),
+              row_major(cen[3])})
+          v.insert(v.end(), x.begin(), x.end());
+        return v;
+      });
 
     // Rigid contacts at every tip: constraintDynamics (ddq, lambda_c: the forces on the robot,
     // LOCAL_WORLD_ALIGNED, [linear; angular] per 6-D contact), and its analytical derivatives.

@@ -360,8 +360,9 @@ How the numbers are taken:
   `RigidConstraintModel` per foot (CONTACT_3D for a point foot, CONTACT_6D for a flat one,
   LOCAL_WORLD_ALIGNED; `initConstraintDynamics` in the setup, untimed),
   `contact_dynamics_derivatives` against `constraintDynamics` followed by
-  `computeConstraintDynamicsDerivatives`, and `centroidal_momentum_matrix` against `ccrba` and
-  `computeCentroidalMap`. Their numpy references are slow (about a second a state for the contact
+  `computeConstraintDynamicsDerivatives`, `centroidal_momentum_matrix` against `ccrba` and
+  `computeCentroidalMap`, and `centroidal_dynamics_derivatives` (h_G, ḣ_G and their derivatives
+  along q and q̇, with A_G) against `computeCentroidalDynamicsDerivatives`. Their numpy references are slow (about a second a state for the contact
   derivatives), so the first states of these runs are checked against `soagen.reference` and
   the others against Pinocchio's checked outputs; each section says how many.
 
@@ -403,6 +404,8 @@ README_ROWS = (  # (quantity, soagen function)
     ("contact dynamics q̈, f (`contact_dynamics`, a rigid contact at every foot)", "contact_dynamics"),
     ("centroidal momentum matrix A_G", "centroidal_momentum_matrix"),
     ("q̈, f and their derivatives along q, q̇, τ (`contact_dynamics_derivatives`)", "contact_dynamics_derivatives"),
+    ("h_G, ḣ_G and their derivatives along q, q̇ (`centroidal_dynamics_derivatives`)",
+     "centroidal_dynamics_derivatives"),
 )
 README_NAMES = {"panda": "Panda", "ur5": "UR5", "talos": "TALOS", "solo12": "Solo-12 (4 point feet)",
                 "talos_feet": "TALOS (2 flat feet)", "talos_derivatives": "TALOS (two hands)"}

@@ -296,6 +296,11 @@ def from_pinocchio(kind, row, robot):
         return row.reshape(6 * m, 6 * m)[np.ix_(p, p)]
     if kind == "centroidal":                  # Ag (6, nv), rows [linear; angular]
         return pc.centroidal_from_pinocchio(robot, row.reshape(6, nv)).ravel()
+    if kind == "centroidal_derivatives":      # hg, dhg (6,), dh_dq, dhdot_dq, dhdot_dv, dhdot_da (6, nv)
+        swap = [3, 4, 5, 0, 1, 2]             # rows [linear; angular] -> [angular; linear]
+        mats = row[12:].reshape(4, 6, nv)
+        return np.concatenate([row[:6][swap], row[6:12][swap]]
+                              + [pc.centroidal_from_pinocchio(robot, a).ravel() for a in mats])
     if kind in ("contact", "contact_derivatives"):
         # ddq, lambda_c (forces on the robot, LOCAL_WORLD_ALIGNED, [linear; angular] per 6-D contact)
         # [, ddq_dq, ddq_dv, ddq_dtau (nv, nv), dlambda_dq, dlambda_dv, dlambda_dtau (r, nv)]: soagen's

@@ -51,7 +51,8 @@ class Spec:
         return robot
 
 
-CONTACT_FUNCTIONS = ("contact_dynamics", "centroidal_momentum_matrix", "contact_dynamics_derivatives")
+CONTACT_FUNCTIONS = ("contact_dynamics", "centroidal_momentum_matrix", "contact_dynamics_derivatives",
+                     "centroidal_dynamics_derivatives")
 
 SPECS = {
     "panda": Spec("panda", ["panda_hand"], {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}),

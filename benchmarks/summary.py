@@ -160,7 +160,11 @@ def summarize(robot_name, command, args, robot, spec, soagen, run, errors, infos
             notes.append("- centroidal rows: Pinocchio's A_G is [linear; angular], soagen's [angular about the "
                          "centre of mass; linear] (`soagen.pinocchio_convention.centroidal_from_pinocchio` "
                          "converts for the check); `ccrba` also computes the centroidal momentum and inertia, "
-                         "`computeCentroidalMap` A_G alone")
+                         "`computeCentroidalMap` A_G alone"
+                         + ("; the centroidal derivatives row: `computeCentroidalDynamicsDerivatives` at the "
+                            "state's (q, v, a), its h_G, ḣ_G (`data.hg`, `data.dhg`) and four 6 × nv matrices "
+                            "(along q in its tangent space, v, a) converted like A_G"
+                            if "centroidal_dynamics_derivatives" in families else ""))
     else:
         notes.append(f"- Pinocchio: n/a — {why.get('pinocchio', 'not run')}")
     if "casadi" in available:

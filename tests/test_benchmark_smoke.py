@@ -268,6 +268,13 @@ def _constraint_dynamics_derivatives(s, i):
     return row_major(contact, d.ddq_dq, d.ddq_dv, d.ddq_dtau, d.dlambda_dq, d.dlambda_dv, d.dlambda_dtau)
 
 
+@pin_output("computeCentroidalDynamicsDerivatives")
+def _centroidal_dynamics_derivatives(s, i):
+    d = s.data
+    mats = s.pin.computeCentroidalDynamicsDerivatives(s.model, d, s.q[i], s.qd[i], s.qdd[i])
+    return row_major(d.hg.vector, d.dhg.vector, *mats)      # h_G, ḣ_G [linear; angular], four (6, nv)
+
+
 @pytest.fixture(scope="module")
 def pinocchio_side(tmp_path_factory):
     pin = pytest.importorskip("pinocchio")

@@ -75,7 +75,8 @@ def test_benchmark_page_is_rendered_from_the_committed_json():
 
 # the README's contact table: (column, soagen function), robot label; a function a robot's run left out is "—"
 README_CONTACT_COLUMNS = (("contact dynamics", "contact_dynamics"), ("A_G", "centroidal_momentum_matrix"),
-                          ("contact dynamics derivatives", "contact_dynamics_derivatives"))
+                          ("contact dynamics derivatives", "contact_dynamics_derivatives"),
+                          ("centroidal derivatives", "centroidal_dynamics_derivatives"))
 README_CONTACT_ROBOTS = {"solo12": "Solo-12 (4 point feet, 18 velocity coordinates)",
                          "talos_feet": "TALOS (2 flat feet, 38 velocity coordinates)"}
 
