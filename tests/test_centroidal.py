@@ -152,11 +152,12 @@ def test_generated_derivatives_match_reference(case):
 
 
 def test_family_picks_the_analytical_route():
-    """On solo12 the analytical route has well under half of forward mode's operations, and the
-    family function is it (its program the analytical one, renamed)."""
+    """On a chain with prismatic joints the analytical route has well under half of forward mode's
+    operations (3 162 against 7 971), and the family function is it (its program the analytical one,
+    renamed)."""
     from soagen import codegen, functions as F
 
-    robot = solo12()
+    robot = ROBOTS["chain5_prismatic"]()
     prog = codegen.make_program(robot, "centroidal_dynamics_derivatives")
     costs = {lab: F.cost(codegen.make_program(robot, s.name).ops)
              for lab, s in F.candidates("centroidal_dynamics_derivatives")}
