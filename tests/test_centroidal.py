@@ -16,6 +16,9 @@ the reference's A_G and ḣ_G = A_G q̈ + Ȧ_G q̇ = its own centroidal function
 """
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -26,7 +29,7 @@ from soagen.check import check_module
 from tests.support import assert_checked, rel
 from tests.support.builds import built
 from tests.support.oracle import Oracle, erd_urdf
-from tests.support.robots import random_robot
+from tests.support.robots import branching_robot, random_robot
 
 FUNCTIONS = ["center_of_mass", "com_jacobian", "centroidal_momentum_matrix", "centroidal_bias"]
 ROBOTS = {
@@ -136,15 +139,35 @@ def solo12():
 
 
 DERIVATIVES = ["centroidal_dynamics_derivatives_forward_mode", "centroidal_dynamics_derivatives_analytic"]
+#: a free body with an arm and, beside it, an arm fixed to the world: two roots, one floating (the
+#: analytical member records forward mode there: its trees would be worked in different frames)
+FREE_AND_FIXED = """<mujoco><worldbody>
+<body pos="0 0 1"><freejoint/><geom size=".1" mass="1"/>
+  <body pos="0 0 .3"><joint type="hinge" axis="0 1 0"/><geom size=".1" pos=".1 0 0" mass=".5"/></body></body>
+<body pos="1 0 0"><joint type="hinge" axis="0 0 1"/><geom type="capsule" fromto="0 0 0 .3 0 0" size=".05" mass="2"/>
+  <body pos=".3 0 0"><joint type="ball"/><geom type="box" size=".1 .05 .02" pos=".1 0 0" mass="1"/></body></body>
+</worldbody></mujoco>"""
+def free_and_fixed():
+    path = Path(tempfile.mkdtemp()) / "free_and_fixed.xml"
+    path.write_text(FREE_AND_FIXED)
+    return soagen.load_mjcf(path)
 
 
-@pytest.mark.parametrize("case", ["floating_tree", "spherical_tree", "solo12"])
+DERIVATIVE_ROBOTS = {
+    "floating_tree": ROBOTS["floating_tree"], "spherical_tree": ROBOTS["spherical_tree"], "solo12": solo12,
+    "two_fixed_roots": lambda: branching_robot(33, trunk=0, branches=2, per_branch=3),
+    "free_and_fixed": free_and_fixed,
+}
+
+
+
+@pytest.mark.parametrize("case", sorted(DERIVATIVE_ROBOTS))
 def test_generated_derivatives_match_reference(case):
     """Both members: forward mode, and the analytical route from the RNEA derivatives' composites
     (its cases: a floating base's own directions on the floating tree and solo12, roots fixed in
-    the world and multi-dof joints on the spherical tree)."""
-    robot, mod = built(f"centroidal_derivatives_{case}", solo12 if case == "solo12" else ROBOTS[case],
-                       functions=DERIVATIVES)
+    the world and multi-dof joints on the spherical tree, two roots summed, and a floating root
+    beside a fixed one, where it records forward mode)."""
+    robot, mod = built(f"centroidal_derivatives_{case}", DERIVATIVE_ROBOTS[case], functions=DERIVATIVES)
     results = check_module(robot, mod, samples=20, seed=6)
     assert_checked(robot, results, 20)
     for name in DERIVATIVES:
