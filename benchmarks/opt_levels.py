@@ -63,7 +63,7 @@ def time_batches(mods, programs, robot, rows=256, rounds=7):
 
 
 def robot_name(robot):
-    from soagen.targets.common.c_text import c_name
+    from soagen.targets.common.inert import c_name
 
     return c_name(robot.name)
 

@@ -35,7 +35,7 @@ from soagen.program import parts  # noqa: E402
 from soagen.targets.c99.compile import COMPILE_ARGS, compile_module, load_extension  # noqa: E402
 from soagen.targets.c99.emit import emit  # noqa: E402
 from soagen.targets.common.compiler import GCC_LONG_UNIT_ARGS, LONG_UNIT_STATEMENTS  # noqa: E402
-from soagen.targets.common.c_text import c_name  # noqa: E402
+from soagen.targets.common.inert import c_name  # noqa: E402
 
 FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
 HANDS = ["gripper_left_base_link", "gripper_right_base_link"]

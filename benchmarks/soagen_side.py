@@ -23,7 +23,7 @@ from soagen import functions as F
 from soagen.check import ILL_CONDITIONED   # Λ-based outputs are compared only where cond(Ω) is below it
 from soagen.codegen import generate
 from soagen.options import jobs
-from soagen.targets.common.c_text import c_name
+from soagen.targets.common.inert import c_name
 from soagen.model.urdf import load_urdf
 
 TOLERANCE = 1e-8          # max |got - want| / max(1, max |want|)

@@ -179,7 +179,7 @@ def cmd_generate(args):
     from soagen.codegen import programs
     from soagen.reports import opcount
     from soagen.targets import plugin
-    from soagen.targets.common.c_text import c_name
+    from soagen.targets.common.inert import c_name
 
     options = _options(args)
     writer = plugin(args.target)

@@ -21,7 +21,7 @@ from soagen.program import transport
 from soagen.program.float_facts import direct_float_facts
 from soagen.program.statements import Program
 from soagen.targets.c99.emit import CSource, emit
-from soagen.targets.common.c_text import c_name
+from soagen.targets.common.inert import c_name
 
 
 @dataclass

@@ -9,7 +9,7 @@ from soagen import codegen
 from soagen.functions import select
 from soagen.options import Options
 from soagen.targets import plugin
-from soagen.targets.common.c_text import c_name
+from soagen.targets.common.inert import c_name
 
 
 def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fields):

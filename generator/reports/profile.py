@@ -43,7 +43,7 @@ def profile(robot, options, progress=None):
     from soagen.options import jobs
     from soagen.targets.c99.compile import compile_args, compile_module
     from soagen.targets.c99.emit import emit
-    from soagen.targets.common.c_text import c_name
+    from soagen.targets.common.inert import c_name
 
     empty = tempfile.mkdtemp(prefix="soagen-profile-cache-")
     saved, os.environ["SOAGEN_CACHE"] = os.environ.get("SOAGEN_CACHE"), empty

@@ -7,7 +7,6 @@ the templates only lay out what these functions hand them.
 from __future__ import annotations
 
 import math
-import re
 import weakref
 from importlib import resources
 
@@ -18,6 +17,7 @@ from soagen.program.latency import Schedule
 from soagen.program.parts import reads
 from soagen.program.statements import Banner, Guard
 from soagen.targets.common.compiler import is_long
+from soagen.targets.common.inert import finalize
 
 
 # Program -> its latency Schedule: made once, shared by the scalar C, SIMD and CUDA texts of one
@@ -34,17 +34,13 @@ def schedule_of(prog):
     return _SCHEDULES[prog]
 
 
-def c_name(name):
-    """A C identifier from a robot name (``ur5-arm`` → ``ur5_arm``)."""
-    out = re.sub(r"[^0-9A-Za-z_]", "_", name)
-    return out if out and not out[0].isdigit() else "r_" + out
-
-
 def environment():
+    """The Jinja environment of ``templates/``: every value a template prints goes through
+    :func:`soagen.targets.common.inert.finalize` (text from outside is inert in C)."""
     folder = resources.files("soagen.templates")
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)),
                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                              undefined=jinja2.StrictUndefined)
+                              undefined=jinja2.StrictUndefined, finalize=finalize)
 
 
 def opline(prog):
@@ -78,7 +74,9 @@ def call_lines(prefix, prog):
 
 
 def function_lines(prog, printer, lanes=False, early=False):
-    """The body of ``prog`` as lines: ``{"banner": text, "mark": rule}`` or ``{"banner": None, "code": C}``.
+    """The body of ``prog`` as lines: ``{"banner": text, "mark": rule}`` or ``{"banner": None, "code": C}``
+    with an optional ``"comment"`` printed after the code (templates/lines.j2).  A line's code holds
+    no comment of its own: every text of a comment is a value the templates escape.
 
     With ``early`` (a definition whose outputs are ``restrict``, :func:`prototype`) an output entry
     is stored right after the statement that computes it (:func:`_early_stores`), else every
@@ -140,8 +138,7 @@ def _item_line(item, printer, lanes=False):
     if isinstance(item, Guard):
         test = f"{printer.doprint(item.value)} > {printer.doprint(item.bound)}"
         return {"banner": None, "code": (f"if (soagen_none(ok &= ({test}))) return ok;" if lanes else
-                                         f"if (!({test})) return {item.status};")
-                + (f"  /* {item.text} */" if item.text else "")}
+                                         f"if (!({test})) return {item.status};"), "comment": item.text}
     sym, expr = item
     return {"banner": None, "code": f"const {printer.ctype} {printer.doprint(sym)} = {printer.doprint(expr)};"}
 
@@ -239,8 +236,10 @@ def _loop_lines(prog, loop, printer, lanes):
     for item in loop.body.body:
         line = _item_line(item, printer, lanes)
         if line["banner"] is not None:                    # a banner inside the loop: a comment line
-            line = {"banner": None, "code": f"/* {line['mark']} {line['banner']} {line['mark']} */"}
-        lines.append({"banner": None, "code": indent + line["code"]})
+            lines.append({"banner": None, "code": "", "indent": indent,
+                          "comment": f"{line['mark']} {line['banner']} {line['mark']}"})
+        else:
+            lines.append(dict(line, code=indent + line["code"]))
     for arg in loop.body.outputs:
         for sym, e in zip(loop.body.inputs[int(arg.name[3:])].symbols, arg.symbols):
             if e != sym:                                  # an entry the body changes
@@ -271,7 +270,7 @@ def split_function(prefix, prog, printer, parts, slots):
         return [{"banner": None, "code": f"const {ctype} {printer.doprint(sym)} = w[{slot}];"}
                 for sym, slot in part.loads]
 
-    functions, calls = [], [{"banner": None, "code": f"{ctype} w[{slots}];   /* values passed between the parts */"}]
+    functions, calls = [], [{"banner": None, "code": f"{ctype} w[{slots}];", "comment": "values passed between the parts"}]
     for k, part in enumerate(parts[:-1]):
         name = f"{prog.name}_part{k}"
         status = any(isinstance(item, Guard) for item in part.body)

@@ -24,6 +24,8 @@ the reduction and polynomials between the sin and cos of a joint.
 """
 from __future__ import annotations
 
+from soagen.targets.common.inert import Code
+
 TWO_OVER_PI = 0.6366197723675814
 PIO2 = (1.5707963267341256, 6.077100506303966e-11, 2.0222662487959506e-21)   # π/2 = P1 + P2 + P3
 ROUND = 6755399441055744.0                 # 1.5·2^52: x + ROUND − ROUND rounds to an integer
@@ -108,4 +110,4 @@ def c_helpers(names=NAMES):
             " * a function's angles at once in one loop that the compiler vectorizes, or one angle. */\n"
             "#include <stdint.h>\n#include <string.h>")
     helpers = dict(single, soagen_sincos=loop)
-    return "\n\n".join([head] + [helpers[name] for name in NAMES if name in names]) + "\n"
+    return Code("\n\n".join([head] + [helpers[name] for name in NAMES if name in names]) + "\n")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from soagen.program.printer import SoaCPrinter
 from soagen.targets.common import fasttrig
+from soagen.targets.common.inert import Code
 from soagen.targets.common.c_text import (call_lines, environment, function_lines, opline, prototype,
                                           symmetric_outputs)
 
@@ -41,7 +42,7 @@ def trig_helpers():
     needs them: no local array, which a GPU keeps in local memory) -- the same value."""
     sin_poly, cos_poly = fasttrig._horner(fasttrig.SIN, "z"), fasttrig._horner(fasttrig.COS, "z")
     p1, p2, p3 = (repr(x) for x in fasttrig.PIO2)
-    return f"""/* sin (shift 0) or cos (shift 1) of joint angles: soagen_sincos of the C file, one angle */
+    return Code(f"""/* sin (shift 0) or cos (shift 1) of joint angles: soagen_sincos of the C file, one angle */
 __host__ __device__ static inline double soagen_trig(double x, long shift)
 {{
     if (!(fabs(x) < {fasttrig.LIBM_BEYOND!r})) return shift ? cos(x) : sin(x);
@@ -55,7 +56,7 @@ __host__ __device__ static inline double soagen_trig(double x, long shift)
 }}
 
 __host__ __device__ static inline double soagen_sin(double x) {{ return soagen_trig(x, 0); }}
-__host__ __device__ static inline double soagen_cos(double x) {{ return soagen_trig(x, 1); }}"""
+__host__ __device__ static inline double soagen_cos(double x) {{ return soagen_trig(x, 1); }}""")
 
 
 def _strided(arrays, ctype):

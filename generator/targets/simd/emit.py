@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from soagen.program.printer import SoaCPrinter
 from soagen.targets.common import fasttrig
+from soagen.targets.common.inert import Code
 from soagen.targets.common.c_text import environment, function_lines, symmetric_outputs
 
 #: default lanes per vector without AVX-512: one 256-bit register
@@ -120,7 +121,7 @@ static inline soagen_v soagen_vcos(soagen_v x) {{ return soagen_vtrig(x, 1); }}"
         fn = "sqrtf" if precision == "float" else "sqrt"
         parts.append(f"static inline soagen_v soagen_vsqrt(soagen_v x)\n{{\n    soagen_v y;\n"
                      f"    for (int l = 0; l < SOAGEN_LANES; ++l) y[l] = {fn}(x[l]);\n    return y;\n}}")
-    return "\n\n".join(parts)
+    return Code("\n\n".join(parts))
 
 
 def _arrays(prog, upper):
