@@ -5,6 +5,13 @@ options, the functions, soagen's own sources and templates, the compiler and
 its flags, the CPU), so a change to any of them rebuilds.  Builds happen in a
 private temporary folder moved into place atomically under a file lock: two
 processes building the same key at once both end with a complete folder.
+
+An entry records the sha256 and size of its meta.json and of each library a
+target loads (``digest.json``), and they are verified before the entry is used:
+a file that is missing, cut short, unreadable or changed, or a meta.json that
+does not parse, makes the entry be rebuilt (with a line on stderr saying why),
+never loaded.  Nothing else in an entry is loaded (the build's objects under
+``objects/``, its C sources).
 """
 from __future__ import annotations
 
@@ -14,9 +21,15 @@ import json
 import os
 import platform
 import shutil
+import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
+
+#: an entry's meta dict, written by the build
+META = "meta.json"
+#: the size and sha256 of meta.json and of each file a target loads, written with the entry
+DIGESTS = "digest.json"
 
 
 def cpu_identity():
@@ -63,20 +76,165 @@ def cache_key(*parts):
     return h.hexdigest()[:24]
 
 
+def file_digest(path):
+    """The size and sha256 (hex) of the file at ``path``; raises OSError if it cannot be read."""
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):            # 1 MiB at a time
+            h.update(chunk)
+            size += len(chunk)
+    return dict(size=size, sha256=h.hexdigest())
+
+
+def loaded_files(meta):
+    """The files of an entry that a target loads: the library named in ``meta`` and, when the
+    build has SIMD batches, their library (paths relative to the entry)."""
+    simd = meta.get("simd") or {}
+    return [meta["library"], *([simd["library"]] if simd.get("library") else [])]
+
+
+class Damaged(Exception):
+    """A cache entry that may not be loaded; the message says what is wrong with it."""
+
+
+def check_file(folder, name, want):
+    """Check that ``folder/name`` has the size and sha256 it had when the entry was made.
+
+    Parameters
+    ----------
+    folder : path        the cache entry
+    name : str           the file, relative to ``folder``
+    want : dict          its recorded ``{"size", "sha256"}`` (:func:`file_digest`)
+
+    Raises
+    ------
+    Damaged
+        if the file is missing, unreadable, of another size or of another sha256
+    """
+    path = Path(folder) / name
+    try:
+        size = path.stat().st_size
+        if size != want["size"]:          # cut short or grown: found without reading it
+            what = "cut short" if size < want["size"] else "too long"
+            raise Damaged(f"{name} {what}: {size} of {want['size']} bytes")
+        got = file_digest(path)
+    except FileNotFoundError:
+        raise Damaged(f"{name} missing") from None
+    except OSError as exc:
+        raise Damaged(f"{name} unreadable: {exc.strerror or exc}") from None
+    if got != want:
+        raise Damaged(f"{name} does not match its digest")
+
+
+def read_digests(folder):
+    """The digests recorded in ``folder/digest.json`` (:func:`record_digests`); raises
+    :class:`Damaged` if they are missing or malformed."""
+    try:
+        digests = json.loads((Path(folder) / DIGESTS).read_text())
+    except FileNotFoundError:
+        raise Damaged(f"{DIGESTS} missing") from None
+    except OSError as exc:
+        raise Damaged(f"{DIGESTS} unreadable: {exc.strerror or exc}") from None
+    except ValueError as exc:                  # not UTF-8 or not JSON
+        raise Damaged(f"{DIGESTS} not JSON: {exc}") from None
+    files = digests.get("files") if isinstance(digests, dict) else None
+    if not (isinstance(files, dict) and META in files and all(map(is_digest, files.values()))):
+        raise Damaged(f"{DIGESTS} malformed")
+    return files
+
+
+def is_digest(value):
+    """Whether ``value`` is a file's digest as :func:`file_digest` gives it."""
+    return (isinstance(value, dict) and isinstance(value.get("size"), int)
+            and isinstance(value.get("sha256"), str))
+
+
+def verified(folder):
+    """The meta dict of a cache entry whose files are as they were made.
+
+    meta.json and every file a target loads (:func:`loaded_files`) must have the size and sha256
+    recorded in ``digest.json`` when the entry was made.  Hashing is cheap next to a build call
+    (about 0.6 ms per MB: a library of a few MB costs a few ms), so it is done on every call
+    rather than remembered.
+
+    Parameters
+    ----------
+    folder : path        the cache entry
+
+    Returns
+    -------
+    dict                 the entry's meta.json
+
+    Raises
+    ------
+    Damaged
+        naming the first file found missing, unreadable or changed
+    """
+    files = read_digests(folder)
+    check_file(folder, META, files[META])
+    try:
+        meta = json.loads((Path(folder) / META).read_text())
+        names = loaded_files(meta)
+    except (ValueError, AttributeError, KeyError, TypeError) as exc:   # matches its digest, yet unusable
+        raise Damaged(f"{META} unusable: {exc!r}") from None
+    for name in names:
+        if name not in files:
+            raise Damaged(f"no digest of {name}")
+        check_file(folder, name, files[name])
+    return meta
+
+
+def record_digests(folder, meta):
+    """Write ``folder/digest.json``: the size and sha256 of meta.json and of each file that
+    ``meta`` says a target loads (:func:`loaded_files`)."""
+    folder = Path(folder)
+    files = {name: file_digest(folder / name) for name in [META, *loaded_files(meta)]}
+    (folder / DIGESTS).write_text(json.dumps({"files": files}, indent=1, sort_keys=True))
+
+
+def make_entry(root, key, make):
+    """Build the entry ``root/key`` with ``make`` in a private temporary folder, record its
+    digests and move it into place (the caller holds the key's lock); -> the meta dict."""
+    final = root / key
+    work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
+    meta = make(work)
+    text = json.dumps(meta, indent=1, sort_keys=True)
+    (work / META).write_text(text)
+    record_digests(work, meta)
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(work, final)
+    return json.loads(text)
+
+
 def cached(root, key, make):
-    """The folder ``root/key`` and its meta.json, made once: ``make(folder)`` fills a private
-    temporary folder and returns the meta dict; the folder is moved into place atomically under
-    a file lock (two processes building the same key at once both end with a complete folder)."""
+    """The folder ``root/key`` and its meta dict, made once.
+
+    ``make`` fills a private temporary folder, which is moved into place atomically under a file
+    lock (two processes building the same key at once both end with a complete folder).  An
+    existing entry is used only if it passes :func:`verified`; a damaged one is rebuilt, with a
+    line on stderr saying why.
+
+    Parameters
+    ----------
+    root : path          the cache (:func:`cache_root`)
+    key : str            the entry's name (:func:`cache_key`)
+    make : callable      ``make(folder) -> meta dict``; the meta names the files a target loads
+                         (:func:`loaded_files`)
+
+    Returns
+    -------
+    (Path, dict)         the entry's folder and its meta
+    """
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     final = root / key
     with open(root / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (final / "meta.json").exists():
-            work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
-            meta = make(work)
-            (work / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True))
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(work, final)
-    return final, json.loads((final / "meta.json").read_text())
+        if final.exists():
+            try:
+                return final, verified(final)
+            except Damaged as why:
+                print(f"soagen: cache entry {key} is damaged ({why}): rebuilding", file=sys.stderr)
+        return final, make_entry(root, key, make)

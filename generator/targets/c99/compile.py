@@ -40,8 +40,8 @@ def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None, pr
     Every generated function (or part of one, :mod:`soagen.program.parts`) is its own
     translation unit, and cffi's wrapper (the Python entry points, ``ffi.emit_c_code``)
     another, all compiled in parallel and linked into the extension.  The functions'
-    objects stay in ``folder/objects`` (the SIMD batches, compiled later, link them for
-    their scalar tails); the wrapper and the library are in ``folder/build``.
+    objects stay in ``folder/objects`` (nothing links them later: the SIMD batches are a
+    library of their own); the wrapper and the library are in ``folder/build``.
     ``seconds``: a dict that gets each function's compile time (its parts' summed);
     ``progress(done, total, label)`` is called as units finish; ``queue``: the
     :func:`unit_queue` that already compiles the functions' units (a pipelined build).
