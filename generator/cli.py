@@ -34,7 +34,21 @@ def _tips(args):
     return list(args.tip or []) + points
 
 
+def _locks(args):
+    """``{joint: value}`` of ``--lock JOINT=VALUE`` (a missing value is 0)."""
+    lock = {}
+    for item in args.lock or []:
+        joint, _, value = item.partition("=")
+        try:
+            lock[joint] = float(value or 0.0)
+        except ValueError:
+            raise RobotError(f"--lock {item}: expected JOINT=VALUE with VALUE a number") from None
+    return lock
+
+
 def _robot(args):
+    """The Robot of a command line: ``--example NAME`` or a URDF or MJCF file, with every robot option
+    (``--tip`` and ``--point-tip`` replace an example's tips, ``--lock`` adds to its locks)."""
     from soagen.model import robots
     from soagen.model.mjcf import is_mjcf, load_mjcf
     from soagen.model.urdf import load_urdf
@@ -43,16 +57,13 @@ def _robot(args):
     if args.example:
         if args.urdf:
             raise RobotError("give either a URDF or --example, not both")
-        return robots.example(args.example, gravity=gravity, urdf_friction=args.urdf_friction)
+        tips = _tips(args)
+        return robots.example(args.example, gravity=gravity, tips=tips or None, lock=_locks(args),
+                              floating_base=args.floating_base, strict=args.strict,
+                              urdf_friction=args.urdf_friction)
     if not args.urdf:
         raise RobotError("give a URDF file or --example NAME")
-    lock = {}
-    for item in args.lock or []:
-        joint, _, value = item.partition("=")
-        try:
-            lock[joint] = float(value or 0.0)
-        except ValueError:
-            raise RobotError(f"--lock {item}: expected JOINT=VALUE with VALUE a number") from None
+    lock = _locks(args)
     if is_mjcf(args.urdf):   # an MJCF file (root <mujoco>): tips name bodies or sites; its free joints say floating
         if args.floating_base:
             raise RobotError(f"{args.urdf}: --floating-base is for URDF; an MJCF file has its own <freejoint>")
