@@ -243,15 +243,21 @@ def cmd_profile(args):
 
 
 def cmd_examples(args):
-    """The robots ``--example`` names, and where the others in the guide come from."""
+    """The robots ``--example`` names, and example-robot-data's by the names ``soagen.robots.path`` takes."""
     from soagen.model import robots
 
     print("bundled with soagen (soagen generate --example NAME, soagen.robots.example(NAME)):")
     for name in robots.EXAMPLES:
         print(f"  {name:<10} {robots.DESCRIPTIONS[name]}")
-    found = robots.erd_root()
-    print("example-robot-data (pip install example-robot-data; soagen.robots.path(NAME) finds the URDF):")
-    print(f"  {found}" if found else "  not installed")
+    root, files = robots.erd_root(), robots.erd_files()
+    if root is None:
+        print("example-robot-data: not installed (pip install example-robot-data: about 70 more robot files)")
+        return 0
+    print(f"example-robot-data, {len(files)} URDF files in {root} (soagen.robots.path(NAME) gives the file):")
+    width = max((len(name) for name in files if "/" not in name), default=0)
+    for name, path in files.items():
+        where = os.path.relpath(path, root)
+        print(f"  {name}" if where == name else f"  {name:<{width}} {where}")
     return 0
 
 
@@ -395,7 +401,7 @@ def main(argv=None):
             p.add_argument("--allow-untested", action="store_true",
                            help="exit 0 even when a function could be compared on no state (UNTESTED)")
     sub.add_parser("functions", help="list every function soagen can generate (a markdown table)")
-    sub.add_parser("examples", help="list the robots --example names and where to find others")
+    sub.add_parser("examples", help="list the bundled robots (--example NAME) and those of example-robot-data")
     args = parser.parse_args(argv)
     try:
         with warnings.catch_warnings():

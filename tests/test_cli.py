@@ -223,3 +223,46 @@ def test_full_panda_urdf_from_the_issue(tmp_path):
                  "--out", str(out), "--function", "inverse_dynamics", "--quiet")
     assert res.returncode == 0, res.stderr
     assert "PANDA9_NQ 9" in (out / "panda9.h").read_text()
+
+
+# ------------------------------------------------------------------ robots by name
+@pytest.fixture
+def robots_folder(tmp_path, monkeypatch):
+    """A robots folder in example-robot-data's layout (two files named anymal, hyq_no_sensors, a
+    panda beside the bundled one), in place of the installed one."""
+    for rel in ("anymal_b/robots/anymal.urdf", "anymal_c/urdf/anymal.urdf", "hyq/robots/hyq_no_sensors.urdf",
+                "solo/robots/solo12.urdf", "panda_description/urdf/panda.urdf"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("<robot name='x'/>")
+    monkeypatch.setenv("EXAMPLE_ROBOT_DATA_MODEL_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_a_name_two_files_share_is_an_error_naming_both(robots_folder):
+    from soagen import RobotError, robots
+
+    with pytest.raises(RobotError, match="'anymal' is ambiguous") as caught:
+        robots.path("anymal")
+    assert "anymal_b/robots/anymal.urdf, anymal_c/urdf/anymal.urdf" in str(caught.value)
+    assert robots.path("anymal_c/urdf/anymal.urdf") == str(robots_folder / "anymal_c/urdf/anymal.urdf")
+    assert robots.path("solo12") == str(robots_folder / "solo/robots/solo12.urdf")
+
+
+def test_an_unknown_name_suggests_near_names(robots_folder):
+    from soagen import RobotError, robots
+
+    with pytest.raises(RobotError, match=r"no robot named 'hyq'; did you mean hyq_no_sensors\?"):
+        robots.path("hyq")
+    with pytest.raises(RobotError, match=r"did you mean solo12\?"):
+        robots.path("slo12")
+
+
+def test_examples_lists_every_robot_by_the_name_path_takes(robots_folder, capsys):
+    from soagen import cli, robots
+
+    assert cli.main(["examples"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
+    assert listed == ["puma560", "panda", "ur5", "anymal_b/robots/anymal.urdf", "anymal_c/urdf/anymal.urdf",
+                      "hyq_no_sensors", "panda_description/urdf/panda.urdf", "solo12"]
+    for name in listed[1:]:
+        assert os.path.isfile(robots.path(name))

@@ -52,21 +52,70 @@ def erd_root():
     return None
 
 
-def path(name):
-    """The URDF of a robot by name: a bundled one (``panda``, ``ur5``), or one of example-robot-data
-    by file stem (``talos_reduced``, ``solo12``) or by its path inside the robots folder."""
-    if name in ("panda", "ur5"):
-        return urdf_path(name)
+def erd_files():
+    """The URDF files of example-robot-data, ``{name: path}`` by the names :func:`path` takes: a file's
+    stem where no other file nor a bundled robot has it, else its path inside the robots folder;
+    ``{}`` without example-robot-data."""
     root = erd_root()
     if root is None:
-        raise RobotError(f"{name!r} is not bundled with soagen; example-robot-data (pip install "
-                         "example-robot-data) has many more robots")
+        return {}
+    files = sorted(root.rglob("*.urdf"))
+    stems = [f.stem for f in files]
+    out = {}
+    for f in files:
+        unique = stems.count(f.stem) == 1 and f.stem not in _URDF_EXAMPLES
+        out[f.stem if unique else f.relative_to(root).as_posix()] = str(f)
+    return out
+
+
+def path(name):
+    """The URDF of a robot by name.
+
+    Parameters
+    ----------
+    name : str
+        A bundled robot with a file (``panda``, ``ur5``), or a file of example-robot-data by its
+        stem (``talos_reduced``, ``solo12``) or by its path inside the robots folder
+        (``anymal_c_simple_description/urdf/anymal.urdf``, where two files share a stem).
+
+    Returns
+    -------
+    str
+        The file's path.
+
+    Raises
+    ------
+    RobotError
+        A stem two files share (naming both paths), or an unknown name (naming the near ones).
+    """
+    if name in _URDF_EXAMPLES:
+        return urdf_path(name)
+    if name in EXAMPLES:
+        raise RobotError(f"the bundled {name} is built from DH rows and has no file: soagen.robots.example({name!r})")
+    root = erd_root()
+    if root is None:
+        raise RobotError(f"{name!r} is not bundled with soagen (bundled: {', '.join(EXAMPLES)}); example-robot-data "
+                         "(pip install example-robot-data) has many more robots")
     if (root / name).is_file():
         return str(root / name)
     found = sorted(root.rglob(f"{name}.urdf"))
+    if len(found) > 1:
+        raise RobotError(f"{name!r} is ambiguous: example-robot-data has {len(found)} files of that name, "
+                         f"{', '.join(f.relative_to(root).as_posix() for f in found)}: give one of these paths")
     if not found:
-        raise RobotError(f"no URDF named {name}.urdf in {root}")
+        raise RobotError(f"no robot named {name!r}{_near(name, [*_URDF_EXAMPLES, *erd_files()])} "
+                         "(soagen examples lists them)")
     return str(found[0])
+
+
+def _near(name, names):
+    """``"; did you mean a, b?"`` with the names containing ``name`` or close to it (difflib), or ``""``."""
+    import difflib
+
+    key = name.lower()
+    near = [n for n in names if key in n.lower()] + difflib.get_close_matches(name, names, n=5, cutoff=0.6)
+    near = list(dict.fromkeys(near))[:6]
+    return f"; did you mean {', '.join(near)}?" if near else ""
 
 
 def _puma560_links():
