@@ -195,7 +195,7 @@ def cmd_generate(args):
     options = _options(args)
     writer = plugin(args.target)
     stem = c_name(args.name or robot.name)
-    print(f"soagen: {robot.name}: {robot.n} joints, {len(robot.tips)} tips -> {args.out}", file=sys.stderr)
+    print(f"soagen: {robot.name}: {robot.joint_summary()}, {len(robot.tips)} tips -> {args.out}", file=sys.stderr)
     progs, timings = programs(robot, options, progress=_progress(args))
     t1 = time.perf_counter()
     files = []
@@ -234,7 +234,7 @@ def cmd_profile(args):
     robot = _robot(args)  # read before sympy is imported (module docstring)
     from soagen.reports.profile import markdown_row, profile, text
 
-    print(f"soagen profile: {robot.name}: {robot.n} joints, {len(robot.tips)} tips", file=sys.stderr)
+    print(f"soagen profile: {robot.name}: {robot.joint_summary()}, {len(robot.tips)} tips", file=sys.stderr)
     result = profile(robot, _options(args), progress=_progress(args))
     print(text(result), end="")
     if args.markdown_row:
@@ -288,7 +288,7 @@ def cmd_check(args):
     from soagen.check import check_module
     from soagen.pipeline import build
 
-    print(f"soagen check: {robot.name}: {robot.n} joints, {len(robot.tips)} tips, {args.precision}",
+    print(f"soagen check: {robot.name}: {robot.joint_summary()}, {len(robot.tips)} tips, {args.precision}",
           file=sys.stderr)
     t0 = time.perf_counter()
     mod = build(robot, _options(args), progress=_progress(args))

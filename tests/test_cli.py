@@ -266,3 +266,14 @@ def test_examples_lists_every_robot_by_the_name_path_takes(robots_folder, capsys
                       "hyq_no_sensors", "panda_description/urdf/panda.urdf", "solo12"]
     for name in listed[1:]:
         assert os.path.isfile(robots.path(name))
+
+
+def test_check_counts_the_joints_apart_from_a_floating_base(tmp_path):
+    urdf = tmp_path / "body.urdf"       # good_one_joint.urdf with a massive root link
+    urdf.write_text((BAD / "good_one_joint.urdf").read_text().replace(
+        '<link name="base"/>', '<link name="base"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" '
+        'ixy="0" ixz="0" iyz="0"/></inertial></link>'))
+    res = soagen("check", str(urdf), "--tip", "l1", "--floating-base", "--function", "inverse_dynamics",
+                 "--optimize", "O0", "--samples", "3", "--quiet")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "soagen check: bad: 1 joint and a floating base (nv 7), 1 tips, double" in res.stderr
