@@ -1,7 +1,8 @@
-"""Command line: soagen generate, check, profile, opcount, footprint, parameters, functions, examples.
+"""Command line: soagen generate, check, profile, opcount, footprint, parameters, info, functions, examples.
 
 A command that takes a robot reads its file before it imports the symbolic stages (sympy, 0.7 s), so a
-refused file, like ``--help``, is answered at once; the imports of those stages sit in the commands."""
+refused file, like ``--help``, is answered at once; the imports of those stages sit in the commands
+(``info`` reads the robot only and never imports them)."""
 from __future__ import annotations
 
 import argparse
@@ -261,6 +262,21 @@ def cmd_examples(args):
     return 0
 
 
+def cmd_info(args):
+    """Joints, links, candidate tips and the load's warnings of one robot; nothing is generated (no sympy)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        robot = _robot(args)
+    for w in caught:             # what is not the model's is shown as Python shows it
+        if not issubclass(w.category, ModelWarning):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    from soagen.reports.info import outline, report
+
+    warned = [str(w.message) for w in caught if issubclass(w.category, ModelWarning)]
+    print(report(robot, outline(args.urdf, args.example), warned, _locks(args)), end="")
+    return 0
+
+
 def cmd_functions(args):
     """The catalogue of generated functions (README's function table)."""
     from soagen.functions import markdown_table
@@ -322,6 +338,25 @@ def cmd_check(args):
     return 0
 
 
+def _robot_arguments(p):
+    """The options that say which robot, on subcommand parser ``p``."""
+    p.add_argument("urdf", nargs="?", help="URDF or MJCF file")
+    p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
+    p.add_argument("--tip", action="append",
+                   help="operational point link, 6 rows [angular; linear] (MJCF: a body or a site) (repeatable)")
+    p.add_argument("--point-tip", action="append", metavar="LINK[:x,y,z]",
+                   help="point tip: 3 linear rows at an offset in the link frame, e.g. a foot (repeatable)")
+    p.add_argument("--lock", action="append", metavar="JOINT=VALUE", help="hold a joint fixed")
+    p.add_argument("--floating-base", action="store_true",
+                   help="a 6-dof floating joint above the root link (humanoids, mobile bases)")
+    p.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"),
+                   help="gravity in the base frame, m/s^2 (default 0 0 -9.81)")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse what is otherwise a warning: non-physical inertia, joints with D(k) = 0")
+    p.add_argument("--urdf-friction", action="store_true",
+                   help="joint friction (viscous, Coulomb) from the URDF's <dynamics damping friction>")
+
+
 def main(argv=None):
     from soagen._version import __version__
 
@@ -337,21 +372,7 @@ def main(argv=None):
                            ("footprint", "flash and stack per function on Cortex-M (needs arm-none-eabi-gcc)"),
                            ("parameters", "standard and base (identifiable) parameters of a robot")):
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("urdf", nargs="?", help="URDF or MJCF file")
-        p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
-        p.add_argument("--tip", action="append",
-                       help="operational point link, 6 rows [angular; linear] (MJCF: a body or a site) (repeatable)")
-        p.add_argument("--point-tip", action="append", metavar="LINK[:x,y,z]",
-                       help="point tip: 3 linear rows at an offset in the link frame, e.g. a foot (repeatable)")
-        p.add_argument("--lock", action="append", metavar="JOINT=VALUE", help="hold a joint fixed")
-        p.add_argument("--floating-base", action="store_true",
-                       help="a 6-dof floating joint above the root link (humanoids, mobile bases)")
-        p.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"),
-                       help="gravity in the base frame, m/s^2 (default 0 0 -9.81)")
-        p.add_argument("--strict", action="store_true",
-                       help="refuse what is otherwise a warning: non-physical inertia, joints with D(k) = 0")
-        p.add_argument("--urdf-friction", action="store_true",
-                       help="joint friction (viscous, Coulomb) from the URDF's <dynamics damping friction>")
+        _robot_arguments(p)
         if name == "parameters":
             p.add_argument("--all", action="store_true", help="every bundled robot")
             p.add_argument("--markdown", help="also write the report to this file")
@@ -400,6 +421,8 @@ def main(argv=None):
             p.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
             p.add_argument("--allow-untested", action="store_true",
                            help="exit 0 even when a function could be compared on no state (UNTESTED)")
+    _robot_arguments(sub.add_parser("info", help="a robot's joints, links with masses, candidate tips and what "
+                                                 "loading it warns (nothing is generated)"))
     sub.add_parser("functions", help="list every function soagen can generate (a markdown table)")
     sub.add_parser("examples", help="list the bundled robots (--example NAME) and those of example-robot-data")
     args = parser.parse_args(argv)
@@ -409,7 +432,7 @@ def main(argv=None):
             warnings.showwarning = _show_warning
             return {"generate": cmd_generate, "check": cmd_check, "opcount": cmd_opcount,
                     "footprint": cmd_footprint, "functions": cmd_functions, "profile": cmd_profile,
-                    "examples": cmd_examples, "parameters": cmd_parameters}[args.command](args)
+                    "examples": cmd_examples, "parameters": cmd_parameters, "info": cmd_info}[args.command](args)
     except (RobotError, OptionsError) as exc:
         print(f"soagen: error: {exc}", file=sys.stderr)
         return 2

@@ -277,3 +277,40 @@ def test_check_counts_the_joints_apart_from_a_floating_base(tmp_path):
                  "--optimize", "O0", "--samples", "3", "--quiet")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "soagen check: bad: 1 joint and a floating base (nv 7), 1 tips, double" in res.stderr
+
+
+# ------------------------------------------------------------------ soagen info
+def test_info_lists_joints_links_and_candidate_tips(capsys):
+    from soagen import cli
+
+    assert cli.main(["info", "--example", "panda", "--lock", "panda_joint7=0.1"]) == 0
+    out = capsys.readouterr().out
+    lines = [" ".join(line.split()) for line in out.splitlines()]
+    assert "6 joints, fixed base; nq 6, nv 6; tips: panda_hand" in lines
+    assert "5 panda_joint6 revolute panda_link5 -> panda_link6 1 1" in lines
+    assert "- panda_joint7 revolute, locked at 0.1 panda_link6 -> panda_link7 0 0" in lines
+    assert "- panda_hand_joint fixed panda_link8 -> panda_hand 0 0" in lines
+    assert "panda_hand 0.73 with panda_link6" in lines and "panda_link0 0.629769 fixed to the base" in lines
+    tips = lines[lines.index("candidate tips (links that move, with no moving link below them):") + 1]
+    assert tips == "panda_link6, panda_link7, panda_link8, panda_hand, panda_hand_tcp, panda_leftfinger, panda_rightfinger"
+    assert "warnings on load: none" in lines and "joint 'panda_joint7' locked at 0.1" in lines
+
+
+def test_info_prints_what_loading_warns(capsys):
+    from soagen import cli
+
+    assert cli.main(["info", str(BAD / "massless_leaf.urdf")]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert "warnings on load: 1" in lines and "massless leaf 'l1'" in lines[lines.index("warnings on load: 1") + 1]
+    assert "warning" not in captured.err
+    assert lines[1] == "1 joint, fixed base; nq 1, nv 1; tips: none"
+
+
+@pytest.mark.parametrize("robot", [["--example", "ur5"], [str(BAD.parent / "mimic_joint.urdf"), "--tip", "l2"]],
+                         ids=["example", "file"])
+def test_info_never_imports_sympy(robot):
+    code = f"import sys\nfrom soagen.cli import main\nrc = main({['info', *robot]!r})\nprint(rc, 'sympy' in sys.modules)"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert res.stdout.split()[-2:] == ["0", "False"], (res.stdout, res.stderr)
+    assert "candidate tips" in res.stdout

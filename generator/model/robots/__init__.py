@@ -118,8 +118,8 @@ def _near(name, names):
     return f"; did you mean {', '.join(near)}?" if near else ""
 
 
-def _puma560_links():
-    """The six DH rows of :func:`puma560`."""
+def puma560_links():
+    """The six DH rows of :func:`puma560` (list of :class:`~soagen.model.dh.DHLink`)."""
     h = np.pi / 2
     return [
         DHLink(a=0.0, alpha=0.0, d=0.0, mass=1e-9, com=(0, 0, 0), inertia=(0.175, 0.175, 0.35, 0, 0, 0)),
@@ -145,7 +145,7 @@ def puma560(gravity=(0.0, 0.0, -9.81)):
     Izz = 0.35 kg m² is completed to a consistent disc inertia
     (Ixx = Iyy = Izz/2), components that joint torques never see.
     """
-    return dh_robot("puma560", _puma560_links(), modified=True, gravity=gravity)
+    return dh_robot("puma560", puma560_links(), modified=True, gravity=gravity)
 
 
 #: the bundled URDF robots: name -> (their tips, their locked joints)
@@ -190,7 +190,7 @@ def example(name, gravity=(0.0, 0.0, -9.81), tips=None, lock=None, floating_base
     if name == "puma560":
         if actuators.pop("urdf_friction", False):
             raise RobotError("the PUMA 560 is built from DH rows: it has no URDF <dynamics>")
-        builder = dh_builder("puma560", _puma560_links(), modified=True, gravity=gravity)
+        builder = dh_builder("puma560", puma560_links(), modified=True, gravity=gravity)
         robot = builder.build(tips=["tool"] if tips is None else tips, **build)
         return robot.with_actuators(**actuators) if any(v is not None for v in actuators.values()) else robot
     if name in _URDF_EXAMPLES:
