@@ -1,7 +1,8 @@
-"""Command line: soagen generate, check, profile, opcount, footprint, parameters, functions, examples.
+"""Command line: soagen generate, check, profile, opcount, footprint, parameters, info, functions, examples.
 
 A command that takes a robot reads its file before it imports the symbolic stages (sympy, 0.7 s), so a
-refused file, like ``--help``, is answered at once; the imports of those stages sit in the commands."""
+refused file, like ``--help``, is answered at once; the imports of those stages sit in the commands
+(``info`` reads the robot only and never imports them)."""
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,21 @@ def _tips(args):
     return list(args.tip or []) + points
 
 
+def _locks(args):
+    """``{joint: value}`` of ``--lock JOINT=VALUE`` (a missing value is 0)."""
+    lock = {}
+    for item in args.lock or []:
+        joint, _, value = item.partition("=")
+        try:
+            lock[joint] = float(value or 0.0)
+        except ValueError:
+            raise RobotError(f"--lock {item}: expected JOINT=VALUE with VALUE a number") from None
+    return lock
+
+
 def _robot(args):
+    """The Robot of a command line: ``--example NAME`` or a URDF or MJCF file, with every robot option
+    (``--tip`` and ``--point-tip`` replace an example's tips, ``--lock`` adds to its locks)."""
     from soagen.model import robots
     from soagen.model.mjcf import is_mjcf, load_mjcf
     from soagen.model.urdf import load_urdf
@@ -43,16 +58,13 @@ def _robot(args):
     if args.example:
         if args.urdf:
             raise RobotError("give either a URDF or --example, not both")
-        return robots.example(args.example, gravity=gravity, urdf_friction=args.urdf_friction)
+        tips = _tips(args)
+        return robots.example(args.example, gravity=gravity, tips=tips or None, lock=_locks(args),
+                              floating_base=args.floating_base, strict=args.strict,
+                              urdf_friction=args.urdf_friction)
     if not args.urdf:
         raise RobotError("give a URDF file or --example NAME")
-    lock = {}
-    for item in args.lock or []:
-        joint, _, value = item.partition("=")
-        try:
-            lock[joint] = float(value or 0.0)
-        except ValueError:
-            raise RobotError(f"--lock {item}: expected JOINT=VALUE with VALUE a number") from None
+    lock = _locks(args)
     if is_mjcf(args.urdf):   # an MJCF file (root <mujoco>): tips name bodies or sites; its free joints say floating
         if args.floating_base:
             raise RobotError(f"{args.urdf}: --floating-base is for URDF; an MJCF file has its own <freejoint>")
@@ -184,7 +196,7 @@ def cmd_generate(args):
     options = _options(args)
     writer = plugin(args.target)
     stem = c_name(args.name or robot.name)
-    print(f"soagen: {robot.name}: {robot.n} joints, {len(robot.tips)} tips -> {args.out}", file=sys.stderr)
+    print(f"soagen: {robot.name}: {robot.joint_summary()}, {len(robot.tips)} tips -> {args.out}", file=sys.stderr)
     progs, timings = programs(robot, options, progress=_progress(args))
     t1 = time.perf_counter()
     files = []
@@ -223,7 +235,7 @@ def cmd_profile(args):
     robot = _robot(args)  # read before sympy is imported (module docstring)
     from soagen.reports.profile import markdown_row, profile, text
 
-    print(f"soagen profile: {robot.name}: {robot.n} joints, {len(robot.tips)} tips", file=sys.stderr)
+    print(f"soagen profile: {robot.name}: {robot.joint_summary()}, {len(robot.tips)} tips", file=sys.stderr)
     result = profile(robot, _options(args), progress=_progress(args))
     print(text(result), end="")
     if args.markdown_row:
@@ -232,15 +244,36 @@ def cmd_profile(args):
 
 
 def cmd_examples(args):
-    """The robots ``--example`` names, and where the others in the guide come from."""
+    """The robots ``--example`` names, and example-robot-data's by the names ``soagen.robots.path`` takes."""
     from soagen.model import robots
 
     print("bundled with soagen (soagen generate --example NAME, soagen.robots.example(NAME)):")
     for name in robots.EXAMPLES:
         print(f"  {name:<10} {robots.DESCRIPTIONS[name]}")
-    found = robots.erd_root()
-    print("example-robot-data (pip install example-robot-data; soagen.robots.path(NAME) finds the URDF):")
-    print(f"  {found}" if found else "  not installed")
+    root, files = robots.erd_root(), robots.erd_files()
+    if root is None:
+        print("example-robot-data: not installed (pip install example-robot-data: about 70 more robot files)")
+        return 0
+    print(f"example-robot-data, {len(files)} URDF files in {root} (soagen.robots.path(NAME) gives the file):")
+    width = max((len(name) for name in files if "/" not in name), default=0)
+    for name, path in files.items():
+        where = os.path.relpath(path, root)
+        print(f"  {name}" if where == name else f"  {name:<{width}} {where}")
+    return 0
+
+
+def cmd_info(args):
+    """Joints, links, candidate tips and the load's warnings of one robot; nothing is generated (no sympy)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        robot = _robot(args)
+    for w in caught:             # what is not the model's is shown as Python shows it
+        if not issubclass(w.category, ModelWarning):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    from soagen.reports.info import outline, report
+
+    warned = [str(w.message) for w in caught if issubclass(w.category, ModelWarning)]
+    print(report(robot, outline(args.urdf, args.example), warned, _locks(args)), end="")
     return 0
 
 
@@ -271,7 +304,7 @@ def cmd_check(args):
     from soagen.check import check_module
     from soagen.pipeline import build
 
-    print(f"soagen check: {robot.name}: {robot.n} joints, {len(robot.tips)} tips, {args.precision}",
+    print(f"soagen check: {robot.name}: {robot.joint_summary()}, {len(robot.tips)} tips, {args.precision}",
           file=sys.stderr)
     t0 = time.perf_counter()
     mod = build(robot, _options(args), progress=_progress(args))
@@ -305,6 +338,25 @@ def cmd_check(args):
     return 0
 
 
+def _robot_arguments(p):
+    """The options that say which robot, on subcommand parser ``p``."""
+    p.add_argument("urdf", nargs="?", help="URDF or MJCF file")
+    p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
+    p.add_argument("--tip", action="append",
+                   help="operational point link, 6 rows [angular; linear] (MJCF: a body or a site) (repeatable)")
+    p.add_argument("--point-tip", action="append", metavar="LINK[:x,y,z]",
+                   help="point tip: 3 linear rows at an offset in the link frame, e.g. a foot (repeatable)")
+    p.add_argument("--lock", action="append", metavar="JOINT=VALUE", help="hold a joint fixed")
+    p.add_argument("--floating-base", action="store_true",
+                   help="a 6-dof floating joint above the root link (humanoids, mobile bases)")
+    p.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"),
+                   help="gravity in the base frame, m/s^2 (default 0 0 -9.81)")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse what is otherwise a warning: non-physical inertia, joints with D(k) = 0")
+    p.add_argument("--urdf-friction", action="store_true",
+                   help="joint friction (viscous, Coulomb) from the URDF's <dynamics damping friction>")
+
+
 def main(argv=None):
     from soagen._version import __version__
 
@@ -320,21 +372,7 @@ def main(argv=None):
                            ("footprint", "flash and stack per function on Cortex-M (needs arm-none-eabi-gcc)"),
                            ("parameters", "standard and base (identifiable) parameters of a robot")):
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("urdf", nargs="?", help="URDF or MJCF file")
-        p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
-        p.add_argument("--tip", action="append",
-                       help="operational point link, 6 rows [angular; linear] (MJCF: a body or a site) (repeatable)")
-        p.add_argument("--point-tip", action="append", metavar="LINK[:x,y,z]",
-                       help="point tip: 3 linear rows at an offset in the link frame, e.g. a foot (repeatable)")
-        p.add_argument("--lock", action="append", metavar="JOINT=VALUE", help="hold a joint fixed")
-        p.add_argument("--floating-base", action="store_true",
-                       help="a 6-dof floating joint above the root link (humanoids, mobile bases)")
-        p.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"),
-                       help="gravity in the base frame, m/s^2 (default 0 0 -9.81)")
-        p.add_argument("--strict", action="store_true",
-                       help="refuse what is otherwise a warning: non-physical inertia, joints with D(k) = 0")
-        p.add_argument("--urdf-friction", action="store_true",
-                       help="joint friction (viscous, Coulomb) from the URDF's <dynamics damping friction>")
+        _robot_arguments(p)
         if name == "parameters":
             p.add_argument("--all", action="store_true", help="every bundled robot")
             p.add_argument("--markdown", help="also write the report to this file")
@@ -383,8 +421,10 @@ def main(argv=None):
             p.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
             p.add_argument("--allow-untested", action="store_true",
                            help="exit 0 even when a function could be compared on no state (UNTESTED)")
+    _robot_arguments(sub.add_parser("info", help="a robot's joints, links with masses, candidate tips and what "
+                                                 "loading it warns (nothing is generated)"))
     sub.add_parser("functions", help="list every function soagen can generate (a markdown table)")
-    sub.add_parser("examples", help="list the robots --example names and where to find others")
+    sub.add_parser("examples", help="list the bundled robots (--example NAME) and those of example-robot-data")
     args = parser.parse_args(argv)
     try:
         with warnings.catch_warnings():
@@ -392,7 +432,7 @@ def main(argv=None):
             warnings.showwarning = _show_warning
             return {"generate": cmd_generate, "check": cmd_check, "opcount": cmd_opcount,
                     "footprint": cmd_footprint, "functions": cmd_functions, "profile": cmd_profile,
-                    "examples": cmd_examples, "parameters": cmd_parameters}[args.command](args)
+                    "examples": cmd_examples, "parameters": cmd_parameters, "info": cmd_info}[args.command](args)
     except (RobotError, OptionsError) as exc:
         print(f"soagen: error: {exc}", file=sys.stderr)
         return 2

@@ -211,3 +211,16 @@ def test_bundled_robots_load_without_findings():
             warnings.simplefilter("error", soagen.ModelWarning)
             robot = robots.example(name)
         assert robot.singular_joints == ()
+
+
+def test_a_robot_prints_as_one_line():
+    """``print(robot)`` gives its name, sizes, tips and base, not its arrays."""
+    panda = soagen.robots.example("panda")
+    assert repr(panda) == "<Robot panda: 7 joints, fixed base, n=7, nq=7, nv=7, tips: panda_hand>"
+    b = soagen.RobotBuilder("hop")
+    b.add_link("trunk", mass=2.0, inertia=(0.1, 0.1, 0.1, 0, 0, 0))
+    b.add_link("leg", mass=1.0, com=(0, 0, -0.1), inertia=(0.01, 0.01, 0.01, 0, 0, 0))
+    b.add_joint("knee", "revolute", "trunk", "leg", axis=(0, 1, 0))
+    hop = b.build(tips=[soagen.point_tip("leg", (0, 0, -0.2)), "trunk"], floating_base=True)
+    assert str(hop) == "<Robot hop: 1 joints, floating base, n=7, nq=8, nv=7, tips: leg (point), trunk>"
+    assert hop.joint_summary() == "1 joint and a floating base (nv 7)" and panda.joint_summary() == "7 joints"

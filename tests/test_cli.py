@@ -223,3 +223,94 @@ def test_full_panda_urdf_from_the_issue(tmp_path):
                  "--out", str(out), "--function", "inverse_dynamics", "--quiet")
     assert res.returncode == 0, res.stderr
     assert "PANDA9_NQ 9" in (out / "panda9.h").read_text()
+
+
+# ------------------------------------------------------------------ robots by name
+@pytest.fixture
+def robots_folder(tmp_path, monkeypatch):
+    """A robots folder in example-robot-data's layout (two files named anymal, hyq_no_sensors, a
+    panda beside the bundled one), in place of the installed one."""
+    for rel in ("anymal_b/robots/anymal.urdf", "anymal_c/urdf/anymal.urdf", "hyq/robots/hyq_no_sensors.urdf",
+                "solo/robots/solo12.urdf", "panda_description/urdf/panda.urdf"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("<robot name='x'/>")
+    monkeypatch.setenv("EXAMPLE_ROBOT_DATA_MODEL_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_a_name_two_files_share_is_an_error_naming_both(robots_folder):
+    from soagen import RobotError, robots
+
+    with pytest.raises(RobotError, match="'anymal' is ambiguous") as caught:
+        robots.path("anymal")
+    assert "anymal_b/robots/anymal.urdf, anymal_c/urdf/anymal.urdf" in str(caught.value)
+    assert robots.path("anymal_c/urdf/anymal.urdf") == str(robots_folder / "anymal_c/urdf/anymal.urdf")
+    assert robots.path("solo12") == str(robots_folder / "solo/robots/solo12.urdf")
+
+
+def test_an_unknown_name_suggests_near_names(robots_folder):
+    from soagen import RobotError, robots
+
+    with pytest.raises(RobotError, match=r"no robot named 'hyq'; did you mean hyq_no_sensors\?"):
+        robots.path("hyq")
+    with pytest.raises(RobotError, match=r"did you mean solo12\?"):
+        robots.path("slo12")
+
+
+def test_examples_lists_every_robot_by_the_name_path_takes(robots_folder, capsys):
+    from soagen import cli, robots
+
+    assert cli.main(["examples"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
+    assert listed == ["puma560", "panda", "ur5", "anymal_b/robots/anymal.urdf", "anymal_c/urdf/anymal.urdf",
+                      "hyq_no_sensors", "panda_description/urdf/panda.urdf", "solo12"]
+    for name in listed[1:]:
+        assert os.path.isfile(robots.path(name))
+
+
+def test_check_counts_the_joints_apart_from_a_floating_base(tmp_path):
+    urdf = tmp_path / "body.urdf"       # good_one_joint.urdf with a massive root link
+    urdf.write_text((BAD / "good_one_joint.urdf").read_text().replace(
+        '<link name="base"/>', '<link name="base"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" '
+        'ixy="0" ixz="0" iyz="0"/></inertial></link>'))
+    res = soagen("check", str(urdf), "--tip", "l1", "--floating-base", "--function", "inverse_dynamics",
+                 "--optimize", "O0", "--samples", "3", "--quiet")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "soagen check: bad: 1 joint and a floating base (nv 7), 1 tips, double" in res.stderr
+
+
+# ------------------------------------------------------------------ soagen info
+def test_info_lists_joints_links_and_candidate_tips(capsys):
+    from soagen import cli
+
+    assert cli.main(["info", "--example", "panda", "--lock", "panda_joint7=0.1"]) == 0
+    out = capsys.readouterr().out
+    lines = [" ".join(line.split()) for line in out.splitlines()]
+    assert "6 joints, fixed base; nq 6, nv 6; tips: panda_hand" in lines
+    assert "5 panda_joint6 revolute panda_link5 -> panda_link6 1 1" in lines
+    assert "- panda_joint7 revolute, locked at 0.1 panda_link6 -> panda_link7 0 0" in lines
+    assert "- panda_hand_joint fixed panda_link8 -> panda_hand 0 0" in lines
+    assert "panda_hand 0.73 with panda_link6" in lines and "panda_link0 0.629769 fixed to the base" in lines
+    tips = lines[lines.index("candidate tips (links that move, with no moving link below them):") + 1]
+    assert tips == "panda_link6, panda_link7, panda_link8, panda_hand, panda_hand_tcp, panda_leftfinger, panda_rightfinger"
+    assert "warnings on load: none" in lines and "joint 'panda_joint7' locked at 0.1" in lines
+
+
+def test_info_prints_what_loading_warns(capsys):
+    from soagen import cli
+
+    assert cli.main(["info", str(BAD / "massless_leaf.urdf")]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert "warnings on load: 1" in lines and "massless leaf 'l1'" in lines[lines.index("warnings on load: 1") + 1]
+    assert "warning" not in captured.err
+    assert lines[1] == "1 joint, fixed base; nq 1, nv 1; tips: none"
+
+
+@pytest.mark.parametrize("robot", [["--example", "ur5"], [str(BAD.parent / "mimic_joint.urdf"), "--tip", "l2"]],
+                         ids=["example", "file"])
+def test_info_never_imports_sympy(robot):
+    code = f"import sys\nfrom soagen.cli import main\nrc = main({['info', *robot]!r})\nprint(rc, 'sympy' in sys.modules)"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert res.stdout.split()[-2:] == ["0", "False"], (res.stdout, res.stderr)
+    assert "candidate tips" in res.stdout

@@ -87,6 +87,28 @@ def test_floating_base_adds_a_free_flyer(tmp_path):
     assert "const double q[8]" in c and "const double qd[7]" in c and "double tau[restrict 7]" in c     # nq = 7 + 1
 
 
+def test_an_example_takes_the_robot_options(tmp_path):
+    """With --example, --tip and --point-tip replace the example's tips, --lock adds to its locks and
+    --floating-base adds a free flyer, as with a file."""
+    h, _, _ = generate(tmp_path, "tips", "--example", "panda", "--tip", "panda_link7", "--point-tip",
+                       "panda_hand:0,0,0.1", "--function", "forward_kinematics")
+    assert re.findall(r"^ \*\s+\d (\w+) on body 6", h, re.M) == ["panda_link7", "panda_hand"]
+    assert "offset [0.0, 0.0, 0.207" in h       # 0.1 m along the hand, itself 0.107 m beyond panda_link7
+    h, _, _ = generate(tmp_path, "held", "--example", "panda", "--lock", "panda_joint7=0.3", "--floating-base",
+                       "--function", "forward_kinematics")
+    assert "root_joint (floating, moves link panda_link0" in h and "HELD_NQ 12" in h and " panda_joint7 (" not in h
+    h, _, _ = generate(tmp_path, "puma", "--example", "puma560", "--point-tip", "link6", "--function", "jacobian")
+    assert re.findall(r"^ \*\s+\d (\w+) on body", h, re.M) == ["link6"]
+
+
+def test_an_unknown_tip_of_an_example_is_a_one_line_error(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "soagen.cli", "generate", "--example", "panda", "--tip", "panda_hnd",
+                          "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "unknown tip link 'panda_hnd'" in res.stderr and "panda_hand," in res.stderr
+    assert not (tmp_path / "o").exists()
+
+
 def test_trig_inputs_take_cos_and_sin(tmp_path):
     _, plain, _ = generate(tmp_path, "plain", "--example", "puma560", "--function", "inverse_dynamics")
     _, trig, out = generate(tmp_path, "trig", "--example", "puma560", "--trig-inputs", "--function", "inverse_dynamics")

@@ -77,6 +77,26 @@ def test_wrapper_rejects_bad_arguments():
     assert np.array_equal(mod.gravity(qq), mod.gravity(np.zeros(robot.n, dtype=int)))
 
 
+def test_a_wrong_shape_says_what_to_pass():
+    """A (n, 1) q is neither one state nor a batch; a batch input with other rows says so."""
+    _, mod = built("planar_2link", CASES["planar_2link"], functions=["inverse_dynamics"])
+    with pytest.raises(ValueError, match=r"^q must have shape \(2,\) or \(N, 2\), got \(2, 1\)$"):
+        mod.inverse_dynamics(np.zeros((2, 1)), np.zeros(2), np.zeros(2))
+    with pytest.raises(ValueError, match=r"^qd has shape \(4, 2\) where the first input has 3 rows: .*\(3, 2\)"):
+        mod.inverse_dynamics(np.zeros((3, 2)), np.zeros((4, 2)), np.zeros((3, 2)))
+
+
+def test_a_function_not_built_says_how_to_build_it():
+    """It names functions=[...], and variants=None only for an algorithm variant."""
+    _, mod = built("planar_2link", CASES["planar_2link"], functions=["inverse_dynamics"])
+    with pytest.raises(NotImplementedError, match=r"^contact_dynamics was not generated .*functions=\[\.\.\., "
+                                                  r"'contact_dynamics'\]$"):
+        mod.contact_dynamics(np.zeros(2), np.zeros(2), np.zeros(2))
+    with pytest.raises(NotImplementedError, match=r"mass_matrix_ne was not generated .*'mass_matrix_ne'\], or "
+                                                  r"variants=None"):
+        mod.mass_matrix(np.zeros(2), variant="newton_euler")
+
+
 def test_batch_calls_equal_row_calls():
     """Inputs with a leading N go through one C call per function (<name>_batch)."""
     import soagen

@@ -295,6 +295,17 @@ def test_unknown_tip_and_broken_files(tmp_path, mixed):
     assert soagen.mjcf.is_mjcf(path) and not soagen.mjcf.is_mjcf(soagen.robots.path("panda"))
 
 
+def test_a_urdf_is_not_read_as_mjcf_nor_an_mjcf_as_urdf(mixed):
+    """Each reader looks at the root element first and names the other reader in one line."""
+    urdf = soagen.robots.path("panda")          # its meshes would fail inside MuJoCo
+    with pytest.raises(soagen.RobotError, match=r"^\S+panda.urdf: root element is <robot>, not <mujoco>: not an "
+                                                r"MJCF file; it is a URDF, which soagen.load_urdf reads$"):
+        soagen.load_mjcf(urdf)
+    with pytest.raises(soagen.RobotError, match=r"^\S+mixed.xml: root element is <mujoco>, not <robot>: not a "
+                                                r"URDF file; it is an MJCF, which soagen.load_mjcf reads$"):
+        soagen.load_urdf(mixed[0])
+
+
 # ------------------------------------------------------------------ the corpus table
 def _committed():
     return json.loads(C.JSON_PATH.read_text())

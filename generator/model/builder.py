@@ -216,6 +216,19 @@ class RobotBuilder:
         self._joints.append(_Joint(name, kind, parent, child, rot, _vector(xyz, f"{what} xyz"),
                                    a, tuple(map(float, limits)) if limits else None))
 
+    def outline(self):
+        """What was added, before :meth:`build` merges anything.
+
+        Returns
+        -------
+        links : dict
+            ``{link name: mass}``, in the order added.
+        joints : list of tuple
+            ``(name, type, parent link, child link)``, in the order added (continuous joints as revolute).
+        """
+        return ({n: link.mass for n, link in self._links.items()},
+                [(j.name, j.kind, j.parent, j.child) for j in self._joints])
+
     # ------------------------------------------------------------------ build
     def build(self, tips=(), lock=None, floating_base=False, strict=False, armature=None, friction=None,
               coulomb_velocity=None):

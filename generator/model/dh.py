@@ -52,6 +52,31 @@ def dh_robot(name, links, modified=True, gravity=DEFAULT_GRAVITY, tool=(0.0, 0.0
 
     Joints are named ``joint1 … jointN``, links ``link1 … linkN``, the tip ``tool``.
     """
+    return dh_builder(name, links, modified, gravity, tool).build(tips=["tool"])
+
+
+def dh_builder(name, links, modified=True, gravity=DEFAULT_GRAVITY, tool=(0.0, 0.0, 0.0)):
+    """The :class:`RobotBuilder` of :func:`dh_robot`, not yet built.
+
+    Parameters
+    ----------
+    name : str
+        Robot name.
+    links : list of DHLink
+        The rows, base first.
+    modified : bool
+        Modified (Craig) or standard DH.
+    gravity : (3,) array_like
+        Gravity in the base frame.
+    tool : (3,) array_like
+        Where the link ``tool`` sits in the last DH frame.
+
+    Returns
+    -------
+    RobotBuilder
+        Links ``base``, ``link1 … linkN``, ``tool``; joints ``joint1 … jointN``, ``tool_joint``
+        (fixed): its ``build`` takes the tips, locks and floating base.
+    """
     b = RobotBuilder(name, gravity=gravity, source=f"DH robot '{name}'")
     b.add_link("base")
     # (R, p): where the next joint frame sits in the current link frame
@@ -76,4 +101,4 @@ def dh_robot(name, links, modified=True, gravity=DEFAULT_GRAVITY, tool=(0.0, 0.0
     b.add_link("tool")
     b.add_joint("tool_joint", "fixed", f"link{len(links)}", "tool",
                 xyz=p_next + R_next @ np.asarray(tool, float), rotation=R_next)
-    return b.build(tips=["tool"])
+    return b

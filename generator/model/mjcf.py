@@ -46,16 +46,21 @@ MUJOCO_VERSION = "3.3.7"
 _WORLD = 0
 
 
-def is_mjcf(path):
-    """True when the XML file's root element is ``<mujoco>`` (the file is not read further)."""
+def root_tag(path):
+    """The tag of an XML file's root element (the file is not read further), or None when it has none."""
     import xml.etree.ElementTree as ET
 
     try:
         for _, element in ET.iterparse(os.fspath(path), events=("start",)):
-            return element.tag == "mujoco"
+            return element.tag
     except (ET.ParseError, OSError, UnicodeDecodeError):
-        return False
-    return False
+        return None
+    return None
+
+
+def is_mjcf(path):
+    """True when the XML file's root element is ``<mujoco>`` (the file is not read further)."""
+    return root_tag(path) == "mujoco"
 
 
 def compile_mjcf(path):
@@ -67,6 +72,10 @@ def compile_mjcf(path):
     src = os.fspath(path)
     if not os.path.isfile(src):
         raise RobotError(f"{src}: no such file")
+    tag = root_tag(src)
+    if tag not in (None, "mujoco"):
+        raise RobotError(f"{src}: root element is <{tag}>, not <mujoco>: not an MJCF file"
+                         + ("; it is a URDF, which soagen.load_urdf reads" if tag == "robot" else ""))
     try:
         return mujoco.MjModel.from_xml_path(src)
     except ValueError as exc:

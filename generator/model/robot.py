@@ -242,6 +242,28 @@ class Robot:
     singular_reason: str = ""
     notes: tuple = ()
 
+    def __repr__(self):
+        floating = sum(b.joint_type == FLOATING for b in self.bodies)
+        tips = [t.name + (" (point)" if t.point else "") for t in self.tips]
+        shown = ", ".join(tips[:6]) + (f" and {len(tips) - 6} more" if len(tips) > 6 else "")
+        return (f"<Robot {self.name}: {self.nb - floating} joints, {'floating' if floating else 'fixed'} base, "
+                f"n={self.n}, nq={self.nq}, nv={self.nv}, tips: {shown or 'none'}>")
+
+    def joint_summary(self):
+        """The joints in words, a floating base apart and nv where it is not the count.
+
+        Returns
+        -------
+        str
+            ``"7 joints"``, ``"12 joints and a floating base (nv 18)"``, ``"3 joints (nv 5)"`` (a ball joint).
+        """
+        floating = sum(b.joint_type == FLOATING for b in self.bodies)
+        joints = self.nb - floating
+        text = f"{joints} joint" + ("" if joints == 1 else "s")
+        if floating:
+            text += " and a floating base" if floating == 1 else f" and {floating} floating bodies"
+        return text + (f" (nv {self.nv})" if self.nv != joints else "")
+
     @property
     def nb(self):
         """Number of moving bodies (= joints)."""

@@ -156,7 +156,8 @@ def read_urdf(path):
     except (ET.ParseError, OSError, UnicodeDecodeError) as exc:
         raise RobotError(f"{src}: invalid XML: {exc}") from None
     if root.tag != "robot":
-        raise RobotError(f"{src}: root element is <{root.tag}>, not <robot>")
+        raise RobotError(f"{src}: root element is <{root.tag}>, not <robot>: not a URDF file"
+                         + ("; it is an MJCF, which soagen.load_mjcf reads" if root.tag == "mujoco" else ""))
     if not root.get("name"):
         raise RobotError(f"{src}: <robot> has no name attribute (URDF requires one)")
     links, joints = [], []

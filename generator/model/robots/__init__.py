@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from soagen.model.dh import DHLink, dh_robot
+from soagen.model.dh import DHLink, dh_builder, dh_robot
 from soagen.model.errors import RobotError
 from soagen.model.urdf import load_urdf
 
@@ -52,34 +52,76 @@ def erd_root():
     return None
 
 
-def path(name):
-    """The URDF of a robot by name: a bundled one (``panda``, ``ur5``), or one of example-robot-data
-    by file stem (``talos_reduced``, ``solo12``) or by its path inside the robots folder."""
-    if name in ("panda", "ur5"):
-        return urdf_path(name)
+def erd_files():
+    """The URDF files of example-robot-data, ``{name: path}`` by the names :func:`path` takes: a file's
+    stem where no other file nor a bundled robot has it, else its path inside the robots folder;
+    ``{}`` without example-robot-data."""
     root = erd_root()
     if root is None:
-        raise RobotError(f"{name!r} is not bundled with soagen; example-robot-data (pip install "
-                         "example-robot-data) has many more robots")
+        return {}
+    files = sorted(root.rglob("*.urdf"))
+    stems = [f.stem for f in files]
+    out = {}
+    for f in files:
+        unique = stems.count(f.stem) == 1 and f.stem not in _URDF_EXAMPLES
+        out[f.stem if unique else f.relative_to(root).as_posix()] = str(f)
+    return out
+
+
+def path(name):
+    """The URDF of a robot by name.
+
+    Parameters
+    ----------
+    name : str
+        A bundled robot with a file (``panda``, ``ur5``), or a file of example-robot-data by its
+        stem (``talos_reduced``, ``solo12``) or by its path inside the robots folder
+        (``anymal_c_simple_description/urdf/anymal.urdf``, where two files share a stem).
+
+    Returns
+    -------
+    str
+        The file's path.
+
+    Raises
+    ------
+    RobotError
+        A stem two files share (naming both paths), or an unknown name (naming the near ones).
+    """
+    if name in _URDF_EXAMPLES:
+        return urdf_path(name)
+    if name in EXAMPLES:
+        raise RobotError(f"the bundled {name} is built from DH rows and has no file: soagen.robots.example({name!r})")
+    root = erd_root()
+    if root is None:
+        raise RobotError(f"{name!r} is not bundled with soagen (bundled: {', '.join(EXAMPLES)}); example-robot-data "
+                         "(pip install example-robot-data) has many more robots")
     if (root / name).is_file():
         return str(root / name)
     found = sorted(root.rglob(f"{name}.urdf"))
+    if len(found) > 1:
+        raise RobotError(f"{name!r} is ambiguous: example-robot-data has {len(found)} files of that name, "
+                         f"{', '.join(f.relative_to(root).as_posix() for f in found)}: give one of these paths")
     if not found:
-        raise RobotError(f"no URDF named {name}.urdf in {root}")
+        raise RobotError(f"no robot named {name!r}{_near(name, [*_URDF_EXAMPLES, *erd_files()])} "
+                         "(soagen examples lists them)")
     return str(found[0])
 
 
-def puma560(gravity=(0.0, 0.0, -9.81)):
-    """PUMA 560, Armstrong–Khatib–Burdick 1986 parameters (modified DH, SI units).
+def _near(name, names):
+    """``"; did you mean a, b?"`` with the names containing ``name`` or close to it (difflib), or ``""``."""
+    import difflib
 
-    Link 1's mass is not given by AKB and cannot affect joint torques of a
-    fixed base (its centre of mass is on the fixed joint-1 axis): a negligible
-    1e-9 kg placeholder keeps the body physical, and the published
-    Izz = 0.35 kg m² is completed to a consistent disc inertia
-    (Ixx = Iyy = Izz/2), components that joint torques never see.
-    """
+    key = name.lower()
+    near = [n for n in names if key in n.lower()] + difflib.get_close_matches(name, names, n=5, cutoff=0.6)
+    near = list(dict.fromkeys(near))[:6]
+    return f"; did you mean {', '.join(near)}?" if near else ""
+
+
+def puma560_links():
+    """The six DH rows of :func:`puma560` (list of :class:`~soagen.model.dh.DHLink`)."""
     h = np.pi / 2
-    links = [
+    return [
         DHLink(a=0.0, alpha=0.0, d=0.0, mass=1e-9, com=(0, 0, 0), inertia=(0.175, 0.175, 0.35, 0, 0, 0)),
         DHLink(a=0.0, alpha=-h, d=0.2435, mass=17.4, com=(0.068, 0.006, -0.016),
                inertia=(0.130, 0.524, 0.539, 0, 0, 0)),
@@ -92,23 +134,70 @@ def puma560(gravity=(0.0, 0.0, -9.81)):
         DHLink(a=0.0, alpha=h, d=0.0, mass=0.09, com=(0.0, 0.0, 0.032),
                inertia=(0.15e-3, 0.15e-3, 0.04e-3, 0, 0, 0)),
     ]
-    return dh_robot("puma560", links, modified=True, gravity=gravity)
 
 
-def example(name, gravity=(0.0, 0.0, -9.81), **actuators):
-    """A bundled robot by name: ``puma560``, ``panda`` (fingers locked at 0, tip
-    ``panda_hand``) or ``ur5`` (tip ``tool0``); ``actuators``: ``armature``,
-    ``friction``, ``urdf_friction``, ``coulomb_velocity`` of :func:`soagen.load_urdf`."""
+def puma560(gravity=(0.0, 0.0, -9.81)):
+    """PUMA 560, Armstrong–Khatib–Burdick 1986 parameters (modified DH, SI units).
+
+    Link 1's mass is not given by AKB and cannot affect joint torques of a
+    fixed base (its centre of mass is on the fixed joint-1 axis): a negligible
+    1e-9 kg placeholder keeps the body physical, and the published
+    Izz = 0.35 kg m² is completed to a consistent disc inertia
+    (Ixx = Iyy = Izz/2), components that joint torques never see.
+    """
+    return dh_robot("puma560", puma560_links(), modified=True, gravity=gravity)
+
+
+#: the bundled URDF robots: name -> (their tips, their locked joints)
+_URDF_EXAMPLES = {"panda": (["panda_hand"], {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}),
+                  "ur5": (["tool0"], {})}
+
+
+def example(name, gravity=(0.0, 0.0, -9.81), tips=None, lock=None, floating_base=False, strict=False, **actuators):
+    """A bundled robot by name.
+
+    Parameters
+    ----------
+    name : str
+        ``puma560`` (tip ``tool``), ``panda`` (fingers locked at 0, tip ``panda_hand``) or ``ur5`` (tip ``tool0``).
+    gravity : (3,) array_like
+        Gravity in the base frame.
+    tips : list, optional
+        Tips in place of the robot's own, as :func:`soagen.load_urdf` takes them (link names,
+        ``(link, offset)`` pairs, :func:`soagen.point_tip`); ``[]`` for none.
+    lock : dict, optional
+        ``{joint: value}`` joints held fixed besides the Panda's fingers (a finger named here
+        is held at the value given).
+    floating_base : bool
+        A 6-dof floating joint above the root link.
+    strict : bool
+        Refuse what is otherwise a :class:`~soagen.model.errors.ModelWarning`.
+    **actuators
+        ``armature``, ``friction``, ``urdf_friction``, ``coulomb_velocity`` of :func:`soagen.load_urdf`.
+
+    Returns
+    -------
+    Robot
+
+    Raises
+    ------
+    RobotError
+        A tip or a joint the robot does not have, naming the robot's links or the joint.
+    ValueError
+        An unknown name.
+    """
+    build = dict(lock=lock, floating_base=floating_base, strict=strict)
     if name == "puma560":
         if actuators.pop("urdf_friction", False):
             raise RobotError("the PUMA 560 is built from DH rows: it has no URDF <dynamics>")
-        robot = puma560(gravity)
+        builder = dh_builder("puma560", puma560_links(), modified=True, gravity=gravity)
+        robot = builder.build(tips=["tool"] if tips is None else tips, **build)
         return robot.with_actuators(**actuators) if any(v is not None for v in actuators.values()) else robot
-    if name == "panda":
-        return load_urdf(urdf_path("panda"), tips=["panda_hand"], gravity=gravity,
-                         lock={"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}, **actuators)
-    if name == "ur5":
-        return load_urdf(urdf_path("ur5"), tips=["tool0"], gravity=gravity, **actuators)
+    if name in _URDF_EXAMPLES:
+        own_tips, own_lock = _URDF_EXAMPLES[name]
+        build["lock"] = {**own_lock, **(lock or {})}
+        return load_urdf(urdf_path(name), tips=own_tips if tips is None else tips, gravity=gravity, **build,
+                         **actuators)
     raise ValueError(f"unknown example robot {name!r}; choose from {', '.join(EXAMPLES)}")
 
 

@@ -25,6 +25,15 @@ def _apart(out, args, fname):
         raise ValueError(f"out for {fname} shares memory with an input: give it an array of its own")
     return out
 
+
+def _shape_message(what, shape, rows, size):
+    """Why input ``what`` of ``shape`` is not one of a batch of ``rows`` states of ``size`` entries."""
+    if shape[-1:] == (size,) and len(shape) <= 2:
+        return (f"{what} has shape {shape} where the first input has {rows} rows: every input of a batch "
+                f"has shape ({rows}, {size}), one row per state")
+    return f"{what} must have shape ({size},) or (N, {size}), got {shape}"
+
+
 class Module:
     """Generated functions of one robot (or closed chain).
 
@@ -149,8 +158,11 @@ class Module:
     def _call(self, fname, *inputs, out=None, out_format="full"):
         sig = self._sig.get(fname)
         if sig is None:
-            raise NotImplementedError(f"{fname} was not generated for this module (name it in functions=[...], "
-                                      "or build with variants=None for every algorithm variant)")
+            spec = self._specs.get(fname)
+            variant = spec is not None and spec.family is not None and not spec.is_family_function
+            raise NotImplementedError(f"{fname} was not generated for this module: build with functions=[..., "
+                                      f"{fname!r}]" + (", or variants=None for every algorithm variant"
+                                                       if variant else ""))
         upper = self._format(fname, out_format)
         if fname in self._trig_inputs:    # cos/sin of q follow the other inputs
             q = np.asarray(inputs[0], dtype=float)
@@ -181,7 +193,7 @@ class Module:
         if arr.dtype.kind not in "fiu":
             raise TypeError(f"{what} must be a real numeric array, got dtype {arr.dtype}")
         if arr.shape != (rows, size):
-            raise ValueError(f"{what} must have shape ({rows}, {size}), got {arr.shape}")
+            raise ValueError(_shape_message(what, arr.shape, rows, size))
         arr = np.ascontiguousarray(arr, dtype=self._dtype)
         # one pass without a temporary: the sum is finite unless some entry is
         # NaN/inf (or the finite entries overflow, then the exact test decides)
