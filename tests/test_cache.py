@@ -34,7 +34,8 @@ def test_two_processes_build_the_same_robot(tmp_path):
         assert p.returncode == 0, err
     paths = {out.strip() for out, _ in outs}
     assert len(paths) == 1                                  # one cache entry, shared
-    entries = [e for e in os.listdir(tmp_path / "cache") if not e.endswith(".lock")]
+    entries = [e for e in os.listdir(tmp_path / "cache")           # the methods' C entry has its own
+               if not e.endswith(".lock") and not e.startswith("fastcall-")]
     assert len(entries) == 1, entries                       # no half-built leftovers
     again = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and again.stdout.strip() in paths

@@ -3,7 +3,6 @@ cached by content hash (:mod:`soagen.targets.cache`)."""
 from __future__ import annotations
 
 import importlib.machinery
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -15,7 +14,7 @@ from pathlib import Path
 from soagen.program import parts
 from soagen.targets.c99.emit import Emitter
 from soagen.targets.cache import cache_key, cache_root, cached
-from soagen.targets.common.compiler import GCC_LONG_UNIT_ARGS, LONG_UNIT_STATEMENTS, CompileQueue, Slots
+from soagen.targets.common.compiler import GCC_LONG_UNIT_ARGS, LONG_UNIT_STATEMENTS, CompileQueue, Slots, load_extension
 from soagen.targets.simd.emit import emit_simd
 from soagen.targets.simd.library import compile_simd, write_simd
 
@@ -59,7 +58,7 @@ def compile_module(csource, folder, modname, args=COMPILE_ARGS, seconds=None, pr
     (folder / f"{csource.name}.c").write_text(csource.source)
     ffi = cffi.FFI()
     ffi.cdef(csource.cdef)
-    ffi.set_source(modname, f'#include "{csource.name}.h"', compiler_verbose=0)   # no "generating ..." line
+    ffi.set_source(modname, f'#include "{csource.name}.h"\n{csource.argv}', compiler_verbose=0)   # no "generating ..." line
     wrapper = folder / "build" / f"{modname}.c"
     ffi.emit_c_code(str(wrapper))
     # the wrapper at -O0: the Panda's raw call took the same time with a wrapper at -O0, -O1 and -O3
@@ -117,15 +116,6 @@ def pipelined(target, options, name, record, folder, modname, args, progress=Non
     timings["compile (after generate)"] = time.perf_counter() - t1
     timings["total (wall)"] = time.perf_counter() - t0
     return programs, csource, library, timings
-
-
-def load_extension(path, modname):
-    """Import the compiled cffi extension at ``path`` as ``modname``."""
-    loader = importlib.machinery.ExtensionFileLoader(modname, str(path))
-    spec = importlib.util.spec_from_file_location(modname, str(path), loader=loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 def build(target, options, name, functions, record, cache_dir=None, progress=None):

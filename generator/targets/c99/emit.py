@@ -31,6 +31,7 @@ class CSource:
     source: str
     cdef: str
     units: list = None   # [(unit name, C text of a translation unit with one function or one part of one)]
+    argv: str = ""       # each function's argv entries (:func:`argv_entries`), for the module's wrapper
     parts: dict = field(default_factory=dict)   # function -> the unit names of its parts (a cut function)
     seconds: dict = field(default_factory=dict)   # function -> seconds to print its body
 
@@ -39,6 +40,23 @@ def batch_prototype(prefix, prog, ctype):
     args = ["long count"] + [f"const {ctype} *{a.name}" for a in prog.inputs]
     args += [f"{ctype} *{a.name}" for a in prog.outputs]
     return f"long {prefix}_{prog.name}_batch({', '.join(args)})"
+
+
+def argv_entries(prefix, programs):
+    """Each function (and its batch) called with its arrays from one pointer array, inputs then
+    outputs: ``int soagen_argv_<f>(void *const *a)`` (the function's status, 0 without guards)
+    and ``long soagen_argv_<f>_batch(long count, void *const *a)``, what the module's methods
+    call (:mod:`soagen.targets.c99.fastcall`); -> (C text, cffi declarations)."""
+    text, cdef = [], []
+    for prog in programs:
+        args = ", ".join(f"a[{i}]" for i in range(len(prog.inputs) + len(prog.outputs)))
+        call = f"{prefix}_{prog.name}({args})"
+        entry, batch = f"int soagen_argv_{prog.name}(void *const *a)", \
+            f"long soagen_argv_{prog.name}_batch(long count, void *const *a)"
+        text += [f"static {entry} {{ {f'return {call};' if prog.returns_status else f'{call}; return 0;'} }}",
+                 f"static {batch} {{ return {prefix}_{prog.name}_batch(count, {args}); }}"]
+        cdef += [f"{entry};", f"{batch};"]
+    return "\n".join(text) + "\n", "\n".join(cdef)
 
 
 def batch_call(prefix, prog):
@@ -126,8 +144,9 @@ class Emitter:
         header = environment().get_template("robot.h.j2").render(**dict(ctx, functions=functions))
         source = self.template.render(**dict(ctx, functions=[g for p in programs
                                                               for g in self.parts_of[p.name] + [self.printed[p.name]]]))
-        cdef = "\n".join(f"{f['prototype']};\n{f['batch_prototype']};" for f in functions)
-        return CSource(self.name, header, source, cdef, [u for p in programs for u in self.units[p.name]],
+        argv, argv_cdef = argv_entries(self.name, programs)
+        cdef = "\n".join(f"{f['prototype']};\n{f['batch_prototype']};" for f in functions) + "\n" + argv_cdef
+        return CSource(self.name, header, source, cdef, [u for p in programs for u in self.units[p.name]], argv,
                        seconds={p.name: self.seconds[p.name] for p in programs},
                        parts={p.name: [f["name"] for f in self.parts_of[p.name]]
                               for p in programs if self.parts_of[p.name]})

@@ -89,6 +89,39 @@ class Module:
         # q entries of each quaternion (spherical and floating joints)
         self._quats = [slice(part.qslice(k).stop - 4, part.qslice(k).stop) for _, part in target.parts
                        for k, b in enumerate(part.bodies) if b.nq > 1] if "nq" in sizes else []
+        self._bind()
+
+    def _bind(self):
+        """Each method that can be called at the cost of its C function becomes an attribute of
+        this module of its own: a :mod:`~soagen.targets.c99.fastcall` ``Caller`` of the function's
+        argv entries, which takes the arrays that need no conversion and hands every other call,
+        and every error, to the Python method.  Not for a function with sin/cos or parameter
+        inputs, nor for FD2 (its method returns one of its outputs): those keep the Python method."""
+        from soagen.targets.c99.fastcall import caller_type
+
+        caller = caller_type()
+        if caller is None:
+            return
+        ffi, lib = self._ffi, self._lib.lib
+        quats = tuple(s.start for s in self._quats)
+        for name, spec in self._methods().items():
+            sig = self._sig.get(name)
+            if (sig is None or name in self._trig_inputs or any(a == "pi" for a, _ in sig) or (spec.tips and not self.m)
+                    or (spec.family and self.choices.get(spec.family) == "fd2")):
+                continue
+            ins, outs = sig[:len(spec.inputs)], sig[len(spec.inputs):]
+            shapes = [tuple(self._sizes[d] if isinstance(d, str) else d for d in o.shape) if len(o.shape) > 1
+                      else (size,) for o, (_, size) in zip(spec.outputs, outs)]
+            if len(shapes) != len(outs) or any(len(s) > 2 for s in shapes):
+                continue
+            try:
+                entry, batch = (int(ffi.cast("uintptr_t", ffi.addressof(lib, f"soagen_argv_{name}{suffix}")))
+                                for suffix in ("", "_batch"))
+            except AttributeError:           # a library without argv entries
+                return
+            self.__dict__[name] = caller(entry, 0 if self._meta.get("simd") else batch, getattr(self, name), self._lib,
+                                         tuple(size for _, size in ins), tuple(shapes),
+                                         quats if ins[0][0] == "q" else (), self.precision == "float")
 
     def __repr__(self):
         return f"<soagen module {self.name}: n={self.n}, tips={self.m}, {self.precision}>"

@@ -1,8 +1,11 @@
-"""The host C compiler: translation units compiled in parallel into objects, as they come."""
+"""The host C compiler: translation units compiled in parallel into objects, as they come, and the
+extension modules built from them loaded."""
 from __future__ import annotations
 
 import functools
 import heapq
+import importlib.machinery
+import importlib.util
 import os
 import subprocess
 import threading
@@ -11,7 +14,6 @@ from pathlib import Path
 
 from soagen.options import jobs
 from soagen.program.printer import statement_count
-
 
 #: flags gcc gets for a translation unit of more than :data:`LONG_UNIT_STATEMENTS` statements.  On one
 #: long straight-line function its register allocator's hard-register assignment takes most of the
@@ -180,3 +182,12 @@ def compile_units(units, folder, args, seconds=None, progress=None, what="compil
     queue.add(units)
     objects = queue.wait()
     return [objects[name] for name, *_ in units]
+
+
+def load_extension(path, modname):
+    """Import the compiled cffi extension at ``path`` as ``modname``."""
+    loader = importlib.machinery.ExtensionFileLoader(modname, str(path))
+    spec = importlib.util.spec_from_file_location(modname, str(path), loader=loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod

@@ -21,9 +21,8 @@ from dataclasses import dataclass
 
 from soagen.program.printer import SoaCPrinter
 from soagen.targets.common import fasttrig
+from soagen.targets.common.c_text import call_lines, environment, function_lines, opline, prototype, symmetric_outputs
 from soagen.targets.common.inert import Code
-from soagen.targets.common.c_text import (call_lines, environment, function_lines, opline, prototype,
-                                          symmetric_outputs)
 
 
 @dataclass

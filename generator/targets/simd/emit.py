@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 from soagen.program.printer import SoaCPrinter
 from soagen.targets.common import fasttrig
-from soagen.targets.common.inert import Code
 from soagen.targets.common.c_text import environment, function_lines, symmetric_outputs
+from soagen.targets.common.inert import Code
 
 #: default lanes per vector without AVX-512: one 256-bit register
 LANES = {"double": 4, "float": 8}
