@@ -11,8 +11,8 @@ the backends' order alternates between rounds): soagen's method (``mod.f(q, ...)
 outputs), the same with ``out=`` (one-output functions), the bare C (the function's scalar
 batch over the 64 states in one call, per state: what the C costs without any wrapper), the
 method's Python path (``mod.f.__wrapped__``: every call before the methods' C entry, and the
-calls that need a conversion now) and Pinocchio's Python call on the same states (its velocities converted to its convention
-beforehand).  15 rounds; per function the median per-call time of each, the wrapper's own
+calls that need a conversion now) and Pinocchio's Python call on the same states (its
+velocities converted to its convention beforehand).  15 rounds; per function the median per-call time of each, the wrapper's own
 cost (method − bare C, per round) and the ratio soagen / Pinocchio of each round (median and
 interquartile range).  Before timing, soagen's outputs are checked against Pinocchio's on
 every state.  Printed, and written to ``docs/python_calls.json`` and ``docs/python_calls.md``
@@ -36,12 +36,12 @@ import time
 import backends as bk
 import numpy as np
 import soagen_side as sg
-from report import ROOT, Spread
+from report import PYTHON_CALL_ROBOTS, ROOT, Spread, fmt_us, python_calls_page
 from specs import SPECS
 from states import draw_states
 
 DATA, DOC = ROOT / "docs" / "python_calls.json", ROOT / "docs" / "python_calls.md"
-ROBOTS = ("panda", "solo12", "talos")
+ROBOTS = PYTHON_CALL_ROBOTS
 FUNCTIONS = ("inverse_dynamics", "mass_matrix", "mass_matrix_inverse", "forward_dynamics", "jacobian", "os_inertia",
              "inverse_dynamics_derivatives", "forward_dynamics_derivatives")
 STATES, ROUNDS, PASSES = 64, 15, 5           # states; rounds; loops over the states per timing
@@ -190,45 +190,13 @@ def time_robot(robot_name, rounds=ROUNDS, seed=0):
                 python=platform.python_version(), pinocchio=pin.__version__, numpy=np.__version__, functions=rows)
 
 
-def us(ns):
-    return "–" if ns is None else f"{ns / 1000:.2f}"
-
-
 def line(name, row):
     r = row["ratio"]
-    return (f"{name:<30} {us(row['method_ns']):>7} µs  out= {us(row['out_ns']):>6}  C {us(row['c_ns']):>6}  "
-            f"wrapper {us(row['wrapper_ns']):>5}  Python path {us(row['python_ns']):>6}  "
-            f"Pinocchio {us(row['pinocchio_ns']):>6} µs  "
+    return (f"{name:<30} {fmt_us(row['method_ns']):>7} µs  out= {fmt_us(row['out_ns']):>6}  "
+            f"C {fmt_us(row['c_ns']):>6}  "
+            f"wrapper {fmt_us(row['wrapper_ns']):>5}  Python path {fmt_us(row['python_ns']):>6}  "
+            f"Pinocchio {fmt_us(row['pinocchio_ns']):>6} µs  "
             f"{r['median']:.2f}x ({r['q1']:.2f}-{r['q3']:.2f})")
-
-
-def markdown(report):
-    """The page: a section per robot (in :data:`ROBOTS` order)."""
-    out = ["# From Python: one state per call", "",
-           "Written by `python benchmarks/python_calls.py --robot NAME` (module docstring: how). Per function:",
-           "soagen's method with fresh outputs and with `out=`; the bare C (the function's scalar batch,",
-           "per state); the wrapper's own cost (method − C, median over rounds); the method's Python path",
-           "(`mod.f.__wrapped__`, what every call took before the methods' C entry, and what calls that need",
-           "a conversion take); Pinocchio's Python call on the same states; soagen / Pinocchio per round,",
-           "median (interquartile range). µs per call.", ""]
-    for name in ROBOTS:
-        rep = report.get(name)
-        if rep is None:
-            continue
-        out += [f"## {name}", "",
-                f"{rep['describe']}; {rep['states']} states, {rep['rounds']} rounds; Python {rep['python']}, "
-                f"Pinocchio {rep['pinocchio']}, numpy {rep['numpy']}; module built in {rep['build_s']:.0f} s "
-                f"(`{rep['command']}`).", "",
-                "| function | soagen method | with out= | bare C | wrapper | Python path | Pinocchio (call) | ratio |",
-                "|---|---|---|---|---|---|---|---|"]
-        for fn, row in rep["functions"].items():
-            r = row["ratio"]
-            out.append(f"| {fn} | {us(row['method_ns'])} | {us(row['out_ns'])} | {us(row['c_ns'])} | "
-                       f"{us(row['wrapper_ns'])} | {us(row['python_ns'])} | {us(row['pinocchio_ns'])} "
-                       f"(`{row['pinocchio']}`) | "
-                       f"{r['median']:.2f}× ({r['q1']:.2f}–{r['q3']:.2f}) |")
-        out.append("")
-    return "\n".join(out)
 
 
 def main(argv=None):
@@ -245,8 +213,8 @@ def main(argv=None):
         report[name] = rep
         if not args.no_doc:
             DATA.write_text(json.dumps({k: report[k] for k in ROBOTS if k in report}, indent=1) + "\n")
-            DOC.write_text(markdown(report))
-    print(markdown(report))
+            DOC.write_text(python_calls_page(report))
+    print(python_calls_page(report))
     return 0
 
 

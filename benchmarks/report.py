@@ -431,16 +431,88 @@ def readme_speed(reports):
     lines += ["", "Ratios: median of the per-round ratios (interquartile range). "
               + "; ".join(f"{README_NAMES.get(n, n)}: N = {reports[n].n} states, {reports[n].rounds} rounds, "
                           f"`{reports[n].command}`" for n in names) + "."]
-    single = {n: [p.single_ns for p in reports[n].python] for n in names}
+    calls = load_python_calls()
+    ratios = {n: [f["ratio"]["median"] for f in calls[n]["functions"].values()] for n in PYTHON_CALL_ROBOTS
+              if n in calls}
+    wrapper = [f["wrapper_ns"] for f in calls["panda"]["functions"].values()] if "panda" in calls else [0.0]
     batch = {n: [p.batch_ns / p.c_ns for p in reports[n].python if p.batch_ns] for n in names}
-    lines += ["", "From Python (`soagen.build`): one call costs "
-              + ", ".join(f"{min(single[n]) / 1e3:.1f}–{max(single[n]) / 1e3:.1f} µs ({README_NAMES.get(n, n)})"
-                          for n in names if single[n])
+    lines += ["", "From Python (`soagen.build`, one state per call, `python benchmarks/python_calls.py`, "
+              "docs/python_calls.md): a method call takes "
+              + ", ".join(f"{min(r):.2f}–{max(r):.2f}× ({README_NAMES.get(n, n)})" for n, r in ratios.items())
+              + f" Pinocchio's Python call, of which the wrapper (the call less the C) is "
+                f"{min(wrapper) / 1e3:.2f}–{max(wrapper) / 1e3:.2f} µs on the Panda"
               + "; a batch call costs per state "
               + ", ".join(f"{min(batch[n]):.2f}–{max(batch[n]):.2f}× ({README_NAMES.get(n, n)})"
                           for n in names if batch[n])
               + " the driver's C loop (functions and batch size in docs/benchmarks.md)."]
     return "\n".join(lines) + "\n"
+
+
+PYTHON_CALLS = ROOT / "docs" / "python_calls.json"     # benchmarks/python_calls.py's output
+PYTHON_CALL_ROBOTS = ("panda", "solo12", "talos")
+#: the README's "from Python" table: (column, function)
+PYTHON_CALL_COLUMNS = (("inverse dynamics", "inverse_dynamics"), ("M", "mass_matrix"), ("M⁻¹", "mass_matrix_inverse"),
+                       ("forward dynamics", "forward_dynamics"), ("J", "jacobian"), ("Λ(0)", "os_inertia"),
+                       ("∂τ", "inverse_dynamics_derivatives"), ("∂q̈", "forward_dynamics_derivatives"))
+PYTHON_CALL_NAMES = {"panda": "Panda (7 joints)", "solo12": "Solo-12 (12 joints, floating base, 4 point feet)",
+                     "talos": "TALOS (32 joints, floating base, 2 hands)"}
+
+
+def load_python_calls(path=PYTHON_CALLS):
+    """``{robot: report}`` of benchmarks/python_calls.py (its JSON as written)."""
+    return json.loads(Path(path).read_text())
+
+
+def python_calls_table(calls):
+    """The README's "from Python" table: per robot, each method's µs per call and its ratio to
+    Pinocchio's Python call (median of the per-round ratios)."""
+    lines = ["| robot | " + " | ".join(c for c, _ in PYTHON_CALL_COLUMNS) + " |",
+             "|---|" + "---|" * len(PYTHON_CALL_COLUMNS)]
+    for name in PYTHON_CALL_ROBOTS:
+        if name in calls:
+            rows = calls[name]["functions"]
+            lines.append(f"| {PYTHON_CALL_NAMES[name]} | " + " | ".join(
+                f"{rows[f]['method_ns'] / 1e3:.2f} µs ({rows[f]['ratio']['median']:.2f}×)"
+                for _, f in PYTHON_CALL_COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def fmt_us(ns):
+    """ns as µs with two decimals ("–" for none)."""
+    return "–" if ns is None else f"{ns / 1000:.2f}"
+
+
+def python_calls_page(report):
+    """docs/python_calls.md from benchmarks/python_calls.py's report: a section per robot."""
+    out = ["# From Python: one state per call", "",
+           "Written by `python benchmarks/python_calls.py --robot NAME` (module docstring: how). Per function:",
+           "soagen's method with fresh outputs and with `out=`; the bare C (the function's scalar batch,",
+           "per state); the wrapper's own cost (method − C, median over rounds); the method's Python path",
+           "(`mod.f.__wrapped__`, what every call took before the methods' C entry, and what calls that need",
+           "a conversion take); Pinocchio's Python call on the same states; soagen / Pinocchio per round,",
+           "median (interquartile range). µs per call. The bare C writes every state's outputs to memory",
+           "of its own (64 states); where they are large (the TALOS's forward-dynamics derivatives, 46 kB a",
+           "state) that costs more than a single call writing into memory the cache holds, and the wrapper",
+           "column goes below zero.", ""]
+    for name in PYTHON_CALL_ROBOTS:
+        rep = report.get(name)
+        if rep is None:
+            continue
+        out += [f"## {name}", "",
+                f"{rep['describe']}; {rep['states']} states, {rep['rounds']} rounds; Python {rep['python']}, "
+                f"Pinocchio {rep['pinocchio']}, numpy {rep['numpy']}; module built in {rep['build_s']:.0f} s "
+                f"(`{rep['command']}`).", "",
+                "| function | soagen method | with out= | bare C | wrapper | Python path | Pinocchio (call) | ratio |",
+                "|---|---|---|---|---|---|---|---|"]
+        for fn, row in rep["functions"].items():
+            r = row["ratio"]
+            out.append(f"| {fn} | {fmt_us(row['method_ns'])} | {fmt_us(row['out_ns'])} | {fmt_us(row['c_ns'])} | "
+                       f"{fmt_us(row['wrapper_ns'])} | {fmt_us(row['python_ns'])} | {fmt_us(row['pinocchio_ns'])} "
+                       f"(`{row['pinocchio']}`) | "
+                       f"{r['median']:.2f}× ({r['q1']:.2f}–{r['q3']:.2f}) |")
+        out.append("")
+    return "\n".join(out)
+
 
 
 README = ROOT / "docs" / "guide" / "speed.md"   # the guide page with the speed block

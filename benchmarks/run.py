@@ -10,7 +10,9 @@ on the same states (``backends.py``); every backend's outputs on the first
 states checked against ``soagen.reference`` (a wrong soagen result aborts, a
 wrong baseline is reported n/a); the Python module timed; the report printed
 and written to ``docs/benchmarks.json`` and ``docs/benchmarks.md`` (this robot's
-section; other robots' are kept; ``report.py``).
+section; other robots' are kept; ``report.py``); for the robots of ``python_calls.py``,
+its "from Python" table (each method against Pinocchio's Python call, interleaved) too,
+in ``docs/python_calls.md``.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import sys
 import time
 
 import backends as bk
+import python_calls
 import soagen_side as sg
 from report import DOC, ROOT, dumps, markdown_section, write_docs
 from specs import SPECS
@@ -116,6 +119,9 @@ def run_robot(robot_name, args, command):
     if not args.no_doc:
         write_docs(rep)
         print(f"(written to {DOC.relative_to(ROOT)} and docs/benchmarks.json)")
+    if robot_name in python_calls.ROBOTS and not args.functions:
+        print("\nFrom Python, one state per call (benchmarks/python_calls.py):", flush=True)
+        python_calls.main(["--robot", robot_name] + (["--no-doc"] if args.no_doc else []))
 
 
 def main(argv=None):

@@ -93,3 +93,21 @@ def test_readme_contact_lines_are_the_committed_json():
                  if fn in rows else "—" for _, fn in README_CONTACT_COLUMNS]
         line = f"| {label} | " + " | ".join(cells) + " |"
         assert line in readme, f"README contact line should be: {line}"
+
+
+def test_from_python_table_is_the_committed_output():
+    """The README's "from Python" table and docs/python_calls.md are rendered from docs/python_calls.json,
+    which `python benchmarks/python_calls.py --robot NAME` writes with its default settings; each robot's
+    times were checked against Pinocchio and every function the table shows was timed."""
+    calls = report.load_python_calls()
+    assert set(calls) == set(report.PYTHON_CALL_ROBOTS)
+    for name, rep in calls.items():
+        assert rep["command"] == f"python benchmarks/python_calls.py --robot {name}", rep["command"]
+        assert rep["rounds"] >= 15 and rep["states"] >= 64
+        assert {f for _, f in report.PYTHON_CALL_COLUMNS} <= set(rep["functions"])
+        for fn, row in rep["functions"].items():
+            assert row["method_ns"] > 0 and row["pinocchio_ns"] > 0 and row["ratio"]["q1"] <= row["ratio"]["median"]
+    readme = (ROOT / "README.md").read_text()
+    assert report.python_calls_table(calls) in readme, "python benchmarks/report.py, then paste the table"
+    assert (ROOT / "docs" / "python_calls.md").read_text() == report.python_calls_page(calls), \
+        "python benchmarks/python_calls.py --robot NAME"
