@@ -47,8 +47,10 @@ def main():
     actuated = sum(b.joint_type != "floating" for b in robot.bodies)
     print(f"{robot.name}: {actuated} actuated joints and a {robot.bodies[0].joint_type} base, nq = {robot.nq}, "
           f"nv = {robot.nv}, tips {HANDS}")
+    print("building its module (sympy, then gcc; cached after the first run) ...", flush=True)
     t0 = time.perf_counter()
-    mod = soagen.build(robot, functions=["os_inertia", "os_inertia_inverse", "jacobian", "mass_matrix_inverse"])
+    mod = soagen.build(robot, functions=["os_inertia", "os_inertia_inverse", "jacobian", "mass_matrix_inverse"],
+                       progress=True)
     print(f"generated and compiled in {time.perf_counter() - t0:.1f} s "
           f"(cached afterwards; os_inertia: {mod.ops['os_inertia']['mul']} mul, "
           f"{mod.ops['os_inertia']['add']} add, {mod.ops['os_inertia']['div']} div)")

@@ -27,8 +27,9 @@ Q_GOAL = np.array([0.6, -0.3, -0.4, -1.9, 0.3, 1.9, 0.2])
 
 
 def build():
-    return soagen.build(robots.example("panda"),
-                        functions=["forward_dynamics", "gravity", "linearized_step"])
+    print("building the Panda's module (sympy, then gcc; cached after the first run) ...", flush=True)
+    return soagen.build(robots.example("panda"), functions=["forward_dynamics", "gravity", "linearized_step"],
+                        progress=True)
 
 
 class Problem:

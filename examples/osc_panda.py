@@ -10,6 +10,7 @@ the tracking error; ``--plot`` also draws ``docs/osc_panda.png`` (needs matplotl
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -103,8 +104,14 @@ def plot(times, log, path):
 
 
 def main():
-    mod = soagen.build(robots.example("panda"))
+    print("building the Panda's module (sympy, then gcc; cached after the first run) ...", flush=True)
+    t0 = time.perf_counter()
+    mod = soagen.build(robots.example("panda"), progress=True)
+    print(f"built in {time.perf_counter() - t0:.1f} s; simulating 8 s of operational space control at 1 kHz ...",
+          flush=True)
+    t0 = time.perf_counter()
     times, log = simulate(mod)
+    print(f"simulated in {time.perf_counter() - t0:.2f} s")
     pos, rot = tracking_error(times, log)
     print(f"after 2 s: max position error {pos * 1e3:.4f} mm, max orientation error {rot * 1e3:.4f} mrad")
     out = Path(__file__).resolve().parents[1] / "docs" / "osc_panda.png"

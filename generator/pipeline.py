@@ -54,19 +54,29 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
 
 
 def terminal_progress(stream=None):
-    """A ``progress(done, total, label)`` that rewrites one line on ``stream`` (default stderr):
-    a bar, the stage and function, and the seconds since it was made; silent when the stream
-    is not a terminal (logs, pipes, CI)."""
+    """A ``progress(done, total, label)`` for ``stream`` (default stderr): on a terminal, one line
+    rewritten in place (a bar, the stage and function, the seconds since it was made); elsewhere
+    (logs, pipes, CI) a line when a stage starts and one when it ends."""
     stream = stream or sys.stderr
     start = time.perf_counter()
+    stage = {"name": None, "since": start}
 
     def show(done, total, label):
+        now = time.perf_counter()
         if not stream.isatty():
+            name = label.split(" ", 1)[0]
+            if name != stage["name"]:
+                stage.update(name=name, since=now)
+                stream.write(f"  {name}: {total} {'step' if total == 1 else 'steps'} ({now - start:.1f} s)\n")
+            if done == total:
+                stream.write(f"  {name}: done in {now - stage['since']:.1f} s\n")
+                stage["name"] = None
+            stream.flush()
             return
         width = 24
         fill = int(width * done / max(total, 1))
         stream.write(f"\r  [{'#' * fill}{'.' * (width - fill)}] {done}/{total} {label[:44]:<44} "
-                     f"{time.perf_counter() - start:6.1f} s")
+                     f"{now - start:6.1f} s")
         if done == total:                 # a stage ends: its line stays
             stream.write("\n")
         stream.flush()
