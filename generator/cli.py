@@ -195,6 +195,9 @@ def cmd_generate(args):
 
     options = _options(args)
     writer = plugin(args.target)
+    if hasattr(writer, "needed"):             # what its functions' Jacobians read (--target casadi)
+        from soagen.functions import select
+        options = options.but(functions=tuple(writer.needed([s.name for s in select(robot, options)])))
     stem = c_name(args.name or robot.name)
     print(f"soagen: {robot.name}: {robot.joint_summary()}, {len(robot.tips)} tips -> {args.out}", file=sys.stderr)
     progs, timings = programs(robot, options, progress=_progress(args))

@@ -16,7 +16,7 @@ PIVOT_RATIO = {"double": 1e-10, "float": 1e-5}
 #: what :func:`soagen.build` makes: "c" a cffi module (C99 functions, SIMD batches); "cuda" a ``.cu``
 #: compiled by nvcc (kernels on a GPU, arrays through DLPack); "cuda-host" the same ``.cu`` compiled by
 #: the host C++ compiler, its kernels run as loops on the CPU over host arrays (tests without a GPU)
-TARGETS = ("c", "cuda", "cuda-host")
+TARGETS = ("c", "cuda", "cuda-host", "casadi")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ REGISTRY = {
     "simd": "soagen.targets.simd",
     "cuda": "soagen.targets.cuda",
     "cuda-host": "soagen.targets.cuda",
+    "casadi": "soagen.targets.casadi",
 }
 
 

@@ -1,0 +1,51 @@
+"""soagen's functions as CasADi Functions, with their exact Jacobians.
+
+    import soagen
+    fd, = soagen.casadi.functions(robot, ["forward_dynamics"])
+    qdd = fd(q, qd, tau)                          # a casadi.Function: DM, SX or MX in, the same out
+    J = fd.jacobian()                             # soagen's analytical derivatives, not CasADi's AD
+
+Each function is the generated C compiled into a shared library (``target="casadi"``,
+:mod:`soagen.targets.casadi`, cached as the modules are) and loaded by ``casadi.external``.
+Inverse dynamics, forward dynamics and contact dynamics come with their Jacobian, along q in
+q's own coordinates (a quaternion's four entries; :mod:`soagen.targets.casadi.emit`); other
+functions have none (CasADi's own derivatives of them fail).  There are no second derivatives:
+with IPOPT, use ``hessian_approximation="limited-memory"``.
+"""
+from __future__ import annotations
+
+from soagen.options import OptionsError
+
+
+def library(robot, names, **options):
+    """The compiled :class:`~soagen.targets.casadi.CasadiLibrary` of ``names`` (and of what their
+    Jacobians read); ``options``: :class:`soagen.Options` fields (``optimize``, ...)."""
+    from soagen.pipeline import build
+    from soagen.targets.casadi import needed
+
+    if "target" in options:
+        raise OptionsError("soagen.casadi.functions builds the casadi target: drop target=")
+    return build(robot, functions=tuple(needed(names)), target="casadi", **options)
+
+
+def functions(robot, names, **options):
+    """``casadi.Function`` of each of ``names`` (soagen function names, as ``soagen functions`` lists
+    them), in that order.
+
+    Parameters
+    ----------
+    robot : Robot
+    names : list of str
+    options : fields of :class:`soagen.Options` (``optimize="O3"`` by default, ``name=`` the C prefix)
+
+    Returns
+    -------
+    list of casadi.Function   inputs and outputs as the catalogue names them, column vectors and
+                              matrices of its shapes
+    """
+    try:
+        import casadi
+    except ImportError:
+        raise ImportError("soagen.casadi needs CasADi: pip install casadi (or pip install '.[casadi]')") from None
+    lib = library(robot, list(names), **options)
+    return [casadi.external(lib.exported[name], str(lib.path)) for name in names]

@@ -1,0 +1,189 @@
+"""The CasADi external-function API over the C99 functions: ``<name>_casadi.c``.
+
+For each generated function ``f`` the file exports what ``casadi.external`` loads
+(``f``, ``f_n_in``, ``f_n_out``, ``f_name_in``, ``f_name_out``, ``f_sparsity_in``,
+``f_sparsity_out``, ``f_work``), under the name ``soagen_<name>_<f>``, and where soagen has
+the derivatives of ``f`` (:data:`DERIVATIVES`), its Jacobian ``jac_soagen_<name>_<f>``: inputs
+``f``'s inputs then its outputs (``out_<output>``), outputs one block ``jac_<output>_<input>``
+per output and input, in CasADi's order (outputs outer), each (size of the output) x (size of
+the input), column-major as CasADi stores every matrix.
+
+Along q the blocks are the derivatives in q's own coordinates, as CasADi differentiates:
+soagen's derivatives are taken in the tangent space (a quaternion joint has 3 columns, a
+floating base 6: body [ω; v]), so a block is ∂f/∂ξ · ∂ξ/∂q with ∂ξ/∂q (nv x nq) the map of
+:func:`tangent_map_lines`; it includes how f depends on a quaternion's norm (f reads the
+rotation of q/|q|).  Second derivatives are not provided: ``jac_jac_...`` fails with one line
+naming IPOPT's limited-memory Hessian.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from soagen.targets.c99.emit import environment
+
+#: f -> {(output, input): (soagen function, its output)}: the blocks of f's Jacobian
+DERIVATIVES = {
+    "inverse_dynamics": {("tau", "q"): ("inverse_dynamics_derivatives", "dtau_dq"),
+                         ("tau", "qd"): ("inverse_dynamics_derivatives", "dtau_dqd"),
+                         ("tau", "qdd"): ("mass_matrix", "M")},
+    "forward_dynamics": {("qdd", "q"): ("forward_dynamics_derivatives", "dqdd_dq"),
+                         ("qdd", "qd"): ("forward_dynamics_derivatives", "dqdd_dqd"),
+                         ("qdd", "tau"): ("forward_dynamics_derivatives", "Minv")},
+    "contact_dynamics": {(out, inp): ("contact_dynamics_derivatives", f"d{out}_d{inp}")
+                         for out in ("qdd", "f") for inp in ("q", "qd", "tau")},
+}
+
+
+def needed(functions):
+    """``functions`` and the soagen functions their Jacobians read, in order, each once."""
+    out = list(functions)
+    for f in functions:
+        for source, _ in DERIVATIVES.get(f, {}).values():
+            if source not in out:
+                out.append(source)
+    return out
+
+
+@dataclass
+class CasadiSource:
+    """``<name>_casadi.c`` and the CasADi names it exports.
+
+    Attributes
+    ----------
+    name : str        file stem (the C99 files' prefix)
+    source : str      the C text
+    exported : dict   soagen function -> its CasADi name (``jac_`` + it: its Jacobian, where there is one)
+    jacobians : list  the functions exported with a Jacobian
+    """
+
+    name: str
+    source: str
+    exported: dict
+    jacobians: list
+
+
+def _shape(arg, sizes):
+    """(rows, columns) of a program argument: its catalogue shape, a vector as (size, 1)."""
+    if len(arg["shape"]) == 2:
+        return tuple(sizes[d] if isinstance(d, str) else d for d in arg["shape"])
+    return arg["size"], 1
+
+
+def tangent_map_lines(robot, q="q", K="K"):
+    """C lines that write ``K`` (nv x nq, row-major, zeroed first) = ∂ξ/∂q at ``q``: 1 on the
+    diagonal of a 1-dof joint; for a quaternion (x, y, z, w) of norm s, the body rotation
+    δθ = 2 vec(q̂* ⊗ δq̂) with q̂ = q/s: the rows (2/s) [w I − [v]×, −v] (v = (x, y, z)/s,
+    w/s); for a floating base also its body velocity δv = Rᵀ δp (R of q̂), the rows of v
+    below those of ω, its position's columns before the quaternion's."""
+    nq = robot.nq
+    lines = [f"for (int i = 0; i < {robot.nv * nq}; ++i) {K}[i] = 0.0;"]
+    for _, part in robot.parts:
+        for k, body in enumerate(part.bodies):
+            qs, vs = part.qslice(k), part.vslice(k)
+            if body.nq == 1:
+                lines.append(f"{K}[{vs.start * nq + qs.start}] = 1.0;")
+                continue
+            h = qs.stop - 4                       # the quaternion's first entry in q
+            w_row = vs.start                      # the rotation's rows: first in [ω; v] and alone in a ball
+            lines += ["{",
+                      f"    const casadi_real s = sqrt({q}[{h}]*{q}[{h}] + {q}[{h + 1}]*{q}[{h + 1}] + "
+                      f"{q}[{h + 2}]*{q}[{h + 2}] + {q}[{h + 3}]*{q}[{h + 3}]);",
+                      f"    const casadi_real qx = {q}[{h}]/s, qy = {q}[{h + 1}]/s, qz = {q}[{h + 2}]/s, "
+                      f"qw = {q}[{h + 3}]/s, c = 2.0/s;"]
+            rows = (("qw", "qz", "-qy", "-qx"), ("-qz", "qw", "qx", "-qy"), ("qy", "-qx", "qw", "-qz"))
+            for i, row in enumerate(rows):
+                for j, entry in enumerate(row):
+                    lines.append(f"    {K}[{(w_row + i) * nq + h + j}] = c*({entry});")
+            if body.nq == 7:                      # floating: δv = Rᵀ δp, R of the unit quaternion
+                R = (("1 - 2*(qy*qy + qz*qz)", "2*(qx*qy - qz*qw)", "2*(qx*qz + qy*qw)"),
+                     ("2*(qx*qy + qz*qw)", "1 - 2*(qx*qx + qz*qz)", "2*(qy*qz - qx*qw)"),
+                     ("2*(qx*qz - qy*qw)", "2*(qy*qz + qx*qw)", "1 - 2*(qx*qx + qy*qy)"))
+                for i in range(3):
+                    for j in range(3):
+                        lines.append(f"    {K}[{(vs.start + 3 + i) * nq + qs.start + j}] = {R[j][i]};")
+            lines.append("}")
+    return lines
+
+
+def emit_casadi(robot, programs, name):
+    """``<name>_casadi.c`` for ``programs`` (the derivative functions of :data:`DERIVATIVES` among
+    them give the Jacobians); -> :class:`CasadiSource`."""
+    from soagen import functions as F
+    from soagen._version import __version__
+
+    sizes = F.sizes(robot)
+    by_name = {p.name: p for p in programs}
+
+    def args(prog, which):
+        spec = F.BY_NAME[prog.name]
+        shapes = {o.name: o.shape for o in spec.outputs}
+        return [dict(name=a.name, size=a.size,
+                     shape=shapes.get(a.name, (a.size,)) if which == "out" else (a.size,))
+                for a in (prog.inputs if which == "in" else prog.outputs)]
+
+    sparsities, functions, jacobians = {}, [], []
+
+    def sparsity(rows, cols):
+        return sparsities.setdefault((rows, cols), f"soagen_sp_{rows}_{cols}")
+
+    for prog in programs:
+        ins, outs = args(prog, "in"), args(prog, "out")
+        for a in ins + outs:
+            a["rows"], a["cols"] = _shape(a, sizes)
+            a["sparsity"] = sparsity(a["rows"], a["cols"])
+        fname = f"soagen_{name}_{prog.name}"
+        scratch = sum(a["size"] for a in outs)
+        functions.append(dict(name=fname, call=f"{name}_{prog.name}", status=prog.returns_status, inputs=ins,
+                              outputs=outs, zeros_at=scratch, work=scratch + max(a["size"] for a in ins),
+                              out_at=[sum(a["size"] for a in outs[:j]) for j in range(len(outs))],
+                              program=prog.name))
+        blocks = DERIVATIVES.get(prog.name)
+        if blocks and all(src in by_name for src, _ in blocks.values()):
+            jacobians.append(_jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity))
+    ctx = dict(version=__version__, name=name, robot_name=robot.name, functions=functions, jacobians=jacobians,
+               sparsities=[dict(name=v, rows=r, cols=c) for (r, c), v in sparsities.items()])
+    source = environment().get_template("casadi.c.j2").render(**ctx)
+    return CasadiSource(name, source, {f["program"]: f["name"] for f in functions},
+                        [j["program"] for j in jacobians])
+
+
+def _jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity):
+    """What templates/casadi.c.j2 lays out for the Jacobian of ``prog``: the derivative functions
+    called (each once, into the work vector), the tangent map when a block is along q, and per
+    block where its values are."""
+    sources = []
+    for src, _ in blocks.values():
+        if src not in sources:
+            sources.append(src)
+    offset, calls, where = 0, [], {}
+    for src in sources:
+        d = by_name[src]
+        outs_at = {}
+        for a in d.outputs:
+            outs_at[a.name] = offset
+            offset += a.size
+        calls.append(dict(call=f"{name}_{src}", status=d.returns_status,
+                          args=[f"x[{[i['name'] for i in ins].index(a.name)}]" for a in d.inputs]
+                          + [f"w + {outs_at[a.name]}" for a in d.outputs]))
+        where[src] = outs_at
+    along_q = any(inp == "q" for _, inp in blocks)
+    K = offset if along_q else None
+    offset += robot.nv * robot.nq if along_q else 0
+    jblocks = []
+    for o in outs:
+        for i in ins:
+            src, out = blocks[(o["name"], i["name"])]
+            jblocks.append(dict(name=f"jac_{o['name']}_{i['name']}", rows=o["size"], cols=i["size"],
+                                at=where[src][out], tangent=i["name"] == "q", nv=robot.nv,
+                                sparsity=sparsity(o["size"], i["size"])))
+    jins = ins + [dict(a, name=f"out_{a['name']}") for a in outs]
+    zeros = max(a["size"] for a in jins)
+    # the Jacobian's own Jacobian: its signature (what CasADi checks when it builds a Hessian), no values
+    second_in = jins + [dict(name=f"out_{b['name']}", sparsity=sparsity(b["rows"], b["cols"]),
+                             size=b["rows"] * b["cols"]) for b in jblocks]
+    second_out = [dict(name=f"jac_{b['name']}_{a['name']}", sparsity=sparsity(b["rows"] * b["cols"], a["size"]))
+                  for b in jblocks for a in jins]
+    return dict(name=f"jac_soagen_{name}_{prog.name}", program=prog.name, inputs=jins, n_x=len(ins), calls=calls,
+                blocks=jblocks, K=K, K_lines=tangent_map_lines(robot, q="x[0]", K="K") if along_q else [],
+                work=offset + zeros, zeros_at=offset, zeros=zeros,
+                second=dict(name=f"jac_jac_soagen_{name}_{prog.name}", inputs=second_in, outputs=second_out))

@@ -1,0 +1,193 @@
+"""soagen's functions as CasADi external functions (soagen.casadi, target "casadi"): the values
+are the module's, and every block of each Jacobian equals (1) central differences of the same
+CasADi function in q's own coordinates (a quaternion's four entries, its norm included) and
+(2) soagen's tangent-space derivatives once mapped back through d integrate(q, ξ)/dξ, computed
+here by differences of Robot.integrate (numpy, not the C).  The library also builds with
+casadi_int = int (acados) and stops an optimizer asking for second derivatives in one line."""
+from __future__ import annotations
+
+import ctypes
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+casadi = pytest.importorskip("casadi", reason="soagen.casadi needs CasADi (pip install '.[test]' brings it)")
+
+import soagen  # noqa: E402
+from soagen.model import robots  # noqa: E402
+from tests.support.robots import random_robot, with_point_tips  # noqa: E402
+
+_built = {}
+
+
+def case(key):
+    """(robot, {name: casadi.Function}, module) of a test robot, built once (-O0)."""
+    if key not in _built:
+        robot, names = {
+            "panda": (lambda: robots.example("panda"), ["inverse_dynamics", "forward_dynamics"]),
+            # a floating base, a spherical joint, a full tip and a point tip: contact dynamics with 9 rows
+            "floating": (lambda: with_point_tips(random_robot(36, 5, tree=True, tips=2, floating_base=True,
+                                                              spherical_fraction=0.4), {1}),
+                         ["inverse_dynamics", "forward_dynamics", "contact_dynamics"]),
+            "solo12": (lambda: soagen.load_urdf(robots.path("solo12"), floating_base=True,
+                                                tips=[soagen.point_tip(f) for f in ("FL_FOOT", "FR_FOOT", "HL_FOOT",
+                                                                                    "HR_FOOT")]),
+                       ["contact_dynamics"]),
+        }[key]
+        robot = robot()
+        fns = soagen.casadi.functions(robot, names, optimize="O0")
+        mod = soagen.build(robot, functions=[*names, *(f"{n}_derivatives" for n in names)], optimize="O0")
+        _built[key] = (robot, dict(zip(names, fns)), mod)
+    return _built[key]
+
+
+def inputs(robot, name, rng):
+    q, qd, qdd, tau = robot.random_state(rng)
+    if robot.nq > robot.nv:
+        q = q.copy()
+        for _, part in robot.parts:              # quaternions of any length: CasADi's q is not normalized
+            for k, b in enumerate(part.bodies):
+                if b.nq > 1:
+                    q[part.qslice(k).stop - 4:part.qslice(k).stop] *= rng.uniform(0.5, 2.0)
+    return (q, qd, qdd) if name == "inverse_dynamics" else (q, qd, tau)
+
+
+def tangent_to_coordinates(robot, q, eps=1e-7):
+    """d integrate(q, ξ)/dξ at ξ = 0 (nq x nv), by central differences of Robot.integrate (numpy),
+    for the normalized q (integrate keeps q's rotation, not its length)."""
+    cols = []
+    for i in range(robot.nv):
+        e = np.zeros(robot.nv)
+        e[i] = eps
+        cols.append((robot.integrate(q, e, 1.0) - robot.integrate(q, -e, 1.0)) / (2 * eps))
+    return np.array(cols).T
+
+
+def central(fn, args, index, k, eps=1e-6):
+    """Central differences of output ``k`` of a casadi.Function along input ``index``."""
+    x = np.array(args[index], dtype=float)
+    cols = []
+    for i in range(x.size):
+        plus, minus = [np.array(a, dtype=float) for a in args], [np.array(a, dtype=float) for a in args]
+        plus[index][i] += eps
+        minus[index][i] -= eps
+        cols.append((np.array(fn(*plus)[k] if fn.n_out() > 1 else fn(*plus)).ravel()
+                     - np.array(fn(*minus)[k] if fn.n_out() > 1 else fn(*minus)).ravel()) / (2 * eps))
+    return np.array(cols).T
+
+
+def unit(robot, q):
+    q = q.copy()
+    for _, part in robot.parts:
+        for k, b in enumerate(part.bodies):
+            if b.nq > 1:
+                s = part.qslice(k)
+                q[s.stop - 4:s.stop] /= np.linalg.norm(q[s.stop - 4:s.stop])
+    return q
+
+
+@pytest.mark.parametrize("key, name", [("panda", "inverse_dynamics"), ("panda", "forward_dynamics"),
+                                       ("floating", "inverse_dynamics"), ("floating", "forward_dynamics"),
+                                       ("floating", "contact_dynamics"), ("solo12", "contact_dynamics")])
+def test_every_jacobian_block_is_the_derivative_in_q_coordinates(key, name):
+    robot, fns, mod = case(key)
+    fn = fns[name]
+    jac = fn.jacobian()
+    rng = np.random.default_rng(hash(key + name) % 2**32)
+    for _ in range(2):
+        args = inputs(robot, name, rng)
+        values = fn(*args)
+        values = values if isinstance(values, (list, tuple)) else [values]
+        module = getattr(mod, name)(*args)
+        module = module if isinstance(module, tuple) else (module,)
+        for v, m in zip(values, module):                       # the values: the module's
+            assert np.allclose(np.array(v).ravel(), m, rtol=1e-12, atol=1e-12)
+        blocks = jac(*args, *values)
+        blocks = blocks if isinstance(blocks, (list, tuple)) else [blocks]
+        # at the normalized q (integrate moves along unit quaternions)
+        at_unit = (unit(robot, args[0]), *args[1:])
+        derivs = getattr(mod, f"{name}_derivatives")(*at_unit)
+        along_q = jac(*at_unit, *fn(*at_unit)) if fn.n_out() > 1 else jac(*at_unit, fn(*at_unit))
+        along_q = along_q if isinstance(along_q, (list, tuple)) else [along_q]
+        T = tangent_to_coordinates(robot, at_unit[0])
+        for k in range(fn.n_out()):
+            for i in range(fn.n_in()):
+                block = np.array(blocks[k * fn.n_in() + i])
+                fd = central(fn, args, i, k)
+                scale = max(1.0, np.abs(fd).max())
+                assert block.shape == fd.shape and np.abs(block - fd).max() < 1e-5 * scale, (name, k, i)
+                if i == 0:                                     # along q: soagen's tangent derivative
+                    tangent = tangent_block(name, derivs, k)
+                    mapped = np.array(along_q[k * fn.n_in()]) @ T
+                    assert np.abs(mapped - tangent).max() < 1e-6 * max(1.0, np.abs(tangent).max()), (name, k)
+
+
+def tangent_block(name, derivs, k):
+    """soagen's derivative along q (tangent space) of output k of ``name``."""
+    if name == "inverse_dynamics":
+        return derivs[0]
+    if name == "forward_dynamics":
+        return derivs[1]
+    return derivs[2] if k == 0 else derivs[5]                 # contact: dqdd_dq, df_dq
+
+
+def test_the_library_builds_for_acados_with_int(tmp_path):
+    """casadi_int = int (acados): the same library compiled with -Dcasadi_int=int reports its
+    sizes and sparsities as ints and computes the same values."""
+    robot, fns, mod = case("panda")
+    out = tmp_path / "gen"
+    res = subprocess.run([sys.executable, "-m", "soagen", "generate", "--example", "panda", "--target", "casadi",
+                          "--function", "forward_dynamics", "--function", "forward_dynamics_derivatives",
+                          "--out", str(out), "--quiet", "--optimize", "O0"], capture_output=True, text=True,
+                         timeout=600)
+    assert res.returncode == 0, res.stderr
+    lib = tmp_path / "libpanda_int.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-std=c99", "-Dcasadi_int=int", "-I", str(out),
+                    str(out / "panda_casadi.c"), str(out / "panda.c"), "-o", str(lib), "-lm"], check=True)
+    c = ctypes.CDLL(str(lib))
+    name = "soagen_panda_forward_dynamics"
+    for fn in (name, f"jac_{name}"):
+        getattr(c, f"{fn}_n_in").restype = ctypes.c_int
+        getattr(c, f"{fn}_sparsity_in").restype = ctypes.POINTER(ctypes.c_int)
+        getattr(c, f"{fn}_sparsity_in").argtypes = [ctypes.c_int]
+    assert getattr(c, f"{name}_n_in")() == 3 and getattr(c, f"jac_{name}_n_in")() == 4
+    assert list(getattr(c, f"{name}_sparsity_in")(0)[:3]) == [7, 1, 1]
+    q, qd, tau = np.linspace(-1, 1, 7), np.linspace(0.5, -0.5, 7), np.linspace(2, -1, 7)
+    qdd = np.zeros(7)
+    arg = (ctypes.c_void_p * 3)(*(a.ctypes.data for a in (q, qd, tau)))
+    res_ = (ctypes.c_void_p * 1)(qdd.ctypes.data)
+    w = np.zeros(1000)
+    call = getattr(c, name)
+    call.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    assert call(arg, res_, None, w.ctypes.data, 0) == 0
+    assert np.allclose(qdd, mod.forward_dynamics(q, qd, tau), rtol=1e-12, atol=1e-12)
+
+
+def test_second_derivatives_stop_the_optimizer_in_one_line(capfd):
+    """IPOPT with its exact Hessian asks for second derivatives, which soagen does not provide:
+    the solve stops, unsuccessful, with one line naming the option that avoids it; with the
+    limited-memory Hessian the same problem solves."""
+    robot, fns, _ = case("panda")
+    fd = fns["forward_dynamics"]
+    tau = casadi.MX.sym("tau", robot.n)
+    q0, qd0 = np.zeros(robot.n), np.zeros(robot.n)
+    nlp = {"x": tau, "f": casadi.sumsqr(fd(q0, qd0, tau) - 1.0)}
+    quiet = {"ipopt.print_level": 0, "print_time": 0, "ipopt.sb": "yes"}
+    exact = casadi.nlpsol("exact", "ipopt", nlp, quiet)
+    exact(x0=np.zeros(robot.n))
+    assert not exact.stats()["success"]
+    err = capfd.readouterr().err
+    assert "no second derivatives: use IPOPT's hessian_approximation='limited-memory'" in err
+    lbfgs = casadi.nlpsol("lbfgs", "ipopt", nlp, {**quiet, "ipopt.hessian_approximation": "limited-memory"})
+    sol = lbfgs(x0=np.zeros(robot.n))
+    assert lbfgs.stats()["success"] and float(sol["f"]) < 1e-10
+
+
+def test_a_function_without_derivatives_says_so():
+    robot, _, _ = case("panda")
+    M, = soagen.casadi.functions(robot, ["mass_matrix"], optimize="O0")
+    assert np.allclose(np.array(M(np.zeros(7))), soagen.reference.mass_matrix(robot, np.zeros(7)), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="Derivatives cannot be calculated for soagen_panda_mass_matrix"):
+        M.jacobian()
