@@ -4,6 +4,7 @@ effect it must have (a flag that were ignored would fail): small robots and
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -240,7 +241,7 @@ STAGE_LINE = re.compile(r"^  (\w+): (?:\d+ steps? \(|done in )", re.M)
 
 def check_stderr(tmp_path, *extra):
     """stderr (a pipe, not a terminal) of a small ``soagen check`` that builds from an empty cache."""
-    env = {**__import__("os").environ, "SOAGEN_CACHE": str(tmp_path / "cache")}
+    env = {**os.environ, "SOAGEN_CACHE": str(tmp_path / "cache")}
     res = subprocess.run([sys.executable, "-m", "soagen.cli", "check", "--example", "puma560", "--optimize", "O0",
                           "--samples", "5", "--function", "inverse_dynamics", *extra],
                          capture_output=True, text=True, timeout=600, env=env)

@@ -4,6 +4,7 @@ user says, the current directory by default, never into the checkout unasked."""
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 import time
@@ -35,7 +36,7 @@ def run_without(package, example, args, cwd):
     script = EXAMPLES / f"{example}.py"
     code = (f"import runpy, sys\nsys.argv = [{str(script)!r}, *{args!r}]\nsys.path.insert(0, {str(EXAMPLES)!r})\n"
             f"{HIDE[package]}\nrunpy.run_path(sys.argv[0], run_name='__main__')\n")
-    env = {**__import__("os").environ, "SOAGEN_CACHE": str(cwd / "cache")}
+    env = {**os.environ, "SOAGEN_CACHE": str(cwd / "cache")}
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 

@@ -329,7 +329,7 @@ def _assert_row_as_committed(name):
         {k: v for k, v in committed.items() if k not in ("errors", "pinocchio")}
     got, want = _errors(row), _errors(committed)
     assert got.keys() == want.keys()
-    decade = lambda v: np.log10(max(float(v), 1e-22))           # noqa: E731
+    decade = lambda v: np.log10(max(float(v), 1e-22))
     for f, e in got.items():
         assert abs(decade(e) - decade(want[f])) <= 1, (f, e, want[f])
         assert float(e) <= TOL, (name, f, e)
