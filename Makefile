@@ -28,6 +28,17 @@ literature:
 identification:
 	soagen parameters --all --markdown docs/base_parameters.md > /dev/null
 	soagen opcount --peers docs/parameter_opcounts.md > /dev/null
-	python examples/identify_panda.py --plot > docs/identify_panda.txt
+	python examples/identify_panda.py --plot docs/identify_panda.png > docs/identify_panda.txt
 
 .PHONY: identification
+
+# The examples' figures in docs/ (needs pip install '.[examples]'; the examples draw into the
+# current directory unless given a path)
+figures:
+	python examples/osc_panda.py --plot docs/osc_panda.png > /dev/null
+	python examples/closed_chain_bar.py --plot docs/closed_chain_bar.png > /dev/null
+	python examples/mpc_panda.py --plot docs/mpc_panda.png > /dev/null
+	python examples/quadruped_balance.py --plot docs/quadruped_balance.png > /dev/null
+	python examples/identify_panda.py --plot docs/identify_panda.png > docs/identify_panda.txt
+
+.PHONY: figures

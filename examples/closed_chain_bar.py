@@ -7,14 +7,14 @@ forward dynamics returns both arms' accelerations and the internal wrench.
 Integration is semi-implicit Euler at 1 ms with no constraint stabilization,
 so the plot shows the raw constraint drift (position and orientation of hand b
 relative to hand a).  ``python examples/closed_chain_bar.py`` prints the drift;
-``--plot`` also draws ``docs/closed_chain_bar.png`` (needs matplotlib).
+``--plot [PATH]`` also draws the figure (needs matplotlib; ``pip install '.[examples]'``).
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import argparse
 
 import numpy as np
+from _optional import add_plot_option, needed, require
 
 import soagen
 from soagen import reference as ref
@@ -91,14 +91,17 @@ def plot(times, drift, force, path):
     fig.savefig(path, dpi=110)
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_plot_option(parser, "closed_chain_bar.png")
+    args = parser.parse_args(argv)
+    require("closed_chain_bar.py --plot", needed(args))
     times, drift, force = simulate()
     print(f"after {times[-1] + times[1]:.1f} s: position drift {drift[-1, 0] * 1e3:.4f} mm, "
           f"orientation drift {drift[-1, 1] * 1e3:.4f} mrad, max |f| {np.abs(force).max():.2f}")
-    if "--plot" in sys.argv:
-        out = Path(__file__).resolve().parents[1] / "docs" / "closed_chain_bar.png"
-        plot(times, drift, force, out)
-        print(f"wrote {out}")
+    if args.plot:
+        plot(times, drift, force, args.plot)
+        print(f"wrote {args.plot}")
 
 
 if __name__ == "__main__":

@@ -7,15 +7,16 @@ blocks (the hands share the torso and the floating base), checks it against
 (J M⁻¹ Jᵀ)⁻¹ from the numpy reference, and prints the time per call of the
 generated function against the numpy reference.
 
-    pip install '.[test]'          # example-robot-data ships the URDF
+    pip install '.[examples]'      # example-robot-data ships the URDF
     python examples/humanoid.py                              # docs/humanoid.txt is one run's output
 """
 from __future__ import annotations
 
-import sys
+import argparse
 import time
 
 import numpy as np
+from _optional import require
 
 import soagen
 from soagen import reference as ref
@@ -25,10 +26,7 @@ HANDS = ["gripper_left_base_link", "gripper_right_base_link"]
 
 def talos_urdf():
     """talos_reduced.urdf from the example-robot-data wheel (soagen.robots.path)."""
-    try:
-        return soagen.robots.path("talos_reduced")
-    except soagen.RobotError as exc:
-        sys.exit(str(exc))
+    return soagen.robots.path("talos_reduced")
 
 
 def per_call(fn, states, repeat=5):
@@ -42,7 +40,9 @@ def per_call(fn, states, repeat=5):
     return best
 
 
-def main():
+def main(argv=None):
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
+    require("humanoid.py", ["example-robot-data"])
     robot = soagen.load_urdf(talos_urdf(), tips=HANDS, floating_base=True)
     actuated = sum(b.joint_type != "floating" for b in robot.bodies)
     print(f"{robot.name}: {actuated} actuated joints and a {robot.bodies[0].joint_type} base, nq = {robot.nq}, "

@@ -16,15 +16,16 @@ after ordinary least squares).  A second trajectory, not used for the fit,
 measures the torque prediction error of the nominal model (β = K π_URDF) and of
 the identified one.
 
-Run: ``python examples/identify_panda.py`` (``--plot``: docs/identify_panda.png).
+Run: ``python examples/identify_panda.py`` (``--plot [PATH]`` also draws the figure; needs
+matplotlib: ``pip install '.[examples]'``).
 """
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import numpy as np
+from _optional import add_plot_option, needed, require
 
 import soagen
 from soagen.model import robots
@@ -187,12 +188,13 @@ def plot(res, path):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--plot", action="store_true", help="write docs/identify_panda.png")
+    add_plot_option(parser, "identify_panda.png")
     args = parser.parse_args(argv)
+    require("identify_panda.py --plot", needed(args))
     res = run()
     print(report(res))
     if args.plot:
-        plot(res, Path(__file__).resolve().parents[1] / "docs" / "identify_panda.png")
+        plot(res, args.plot)
     return 0
 
 

@@ -8,15 +8,15 @@ generated ``linearized_step`` (A, B of the semi-implicit Euler step), and runs
 the Riccati backward pass with a line search on the forward pass.
 
     python examples/mpc_panda.py            # prints cost per iteration, time per iteration
-    python examples/mpc_panda.py --plot     # also writes docs/mpc_panda.png (needs matplotlib)
+    python examples/mpc_panda.py --plot     # also draws mpc_panda.png here (needs pip install '.[examples]')
 """
 from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
+from _optional import add_plot_option, needed, require
 
 import soagen
 from soagen.model import robots
@@ -145,8 +145,9 @@ def plot(xs, us, history, path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=20, help="at most this many (stops when converged)")
-    parser.add_argument("--plot", action="store_true", help="write docs/mpc_panda.png")
+    add_plot_option(parser, "mpc_panda.png")
     args = parser.parse_args(argv)
+    require("mpc_panda.py --plot", needed(args))
     problem, xs, us, history = solve(args.iterations)
     n = problem.n
     times, lin = [h[1] for h in history[1:]], [h[2] for h in history[1:]]
@@ -156,9 +157,8 @@ def main(argv=None):
           f"included); the {HORIZON} linearizations, one batch call of the generated linearized_step: median "
           f"{np.median(lin) * 1e3:.2f} ms ({np.median(lin) / HORIZON * 1e6:.1f} us per knot)")
     if args.plot:
-        path = Path(__file__).resolve().parents[1] / "docs" / "mpc_panda.png"
-        plot(xs, us, history, path)
-        print(f"wrote {path}")
+        plot(xs, us, history, args.plot)
+        print(f"wrote {args.plot}")
 
 
 if __name__ == "__main__":

@@ -5,15 +5,15 @@ orientation.  Each 1 ms control step calls the generated ``osc_torque``
 (F = Λu + c + g, T = JᵀF in four sweeps, [KJR]) plus a joint-space null-space
 damping term; the plant is integrated with the generated forward dynamics (FD4)
 by semi-implicit Euler at 1 ms.  Run ``python examples/osc_panda.py`` to print
-the tracking error; ``--plot`` also draws ``docs/osc_panda.png`` (needs matplotlib).
+the tracking error; ``--plot [PATH]`` also draws the figure (needs matplotlib; ``pip install '.[examples]'``).
 """
 from __future__ import annotations
 
-import sys
+import argparse
 import time
-from pathlib import Path
 
 import numpy as np
+from _optional import add_plot_option, needed, require
 
 import soagen
 from soagen.model import robots
@@ -103,7 +103,11 @@ def plot(times, log, path):
     fig.savefig(path, dpi=110)
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_plot_option(parser, "osc_panda.png")
+    args = parser.parse_args(argv)
+    require("osc_panda.py --plot", needed(args))
     print("building the Panda's module (sympy, then gcc; cached after the first run) ...", flush=True)
     t0 = time.perf_counter()
     mod = soagen.build(robots.example("panda"), progress=True)
@@ -114,10 +118,9 @@ def main():
     print(f"simulated in {time.perf_counter() - t0:.2f} s")
     pos, rot = tracking_error(times, log)
     print(f"after 2 s: max position error {pos * 1e3:.4f} mm, max orientation error {rot * 1e3:.4f} mrad")
-    out = Path(__file__).resolve().parents[1] / "docs" / "osc_panda.png"
-    if "--plot" in sys.argv:
-        plot(times, log, out)
-        print(f"wrote {out}")
+    if args.plot:
+        plot(times, log, args.plot)
+        print(f"wrote {args.plot}")
 
 
 if __name__ == "__main__":

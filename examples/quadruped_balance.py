@@ -20,16 +20,17 @@ force the controller does not know.  After the robot has recovered it shifts
 its centre of mass over the other three feet, unloads the front-left foot and
 switches to a second build of the same robot with three feet, on which it
 lifts that foot.  Run ``python examples/quadruped_balance.py`` to print the
-summary (docs/quadruped_balance.txt is one run's output); ``--plot`` also
-draws ``docs/quadruped_balance.png`` (needs matplotlib).
+summary (docs/quadruped_balance.txt is one run's output); ``--plot [PATH]``
+also draws the figure.  Needs example-robot-data (and matplotlib to plot):
+``pip install '.[examples]'``.
 """
 from __future__ import annotations
 
-import sys
+import argparse
 import time
-from pathlib import Path
 
 import numpy as np
+from _optional import add_plot_option, needed, require
 
 import soagen
 
@@ -299,7 +300,11 @@ def plot(times, log, path):
     fig.savefig(path, dpi=100)
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_plot_option(parser, "quadruped_balance.png")
+    args = parser.parse_args(argv)
+    require("quadruped_balance.py" + (" --plot" if args.plot else ""), needed(args, ["example-robot-data"]))
     robot, mod4, t4 = build(FEET)
     robot3, mod3, t3 = build([f for f in FEET if f != LIFTED])
     mass = sum(b.mass for b in robot.bodies)
@@ -312,10 +317,9 @@ def main():
     times, log = simulate((robot, mod4), (robot3, mod3))
     print(f"simulated {times[-1] + times[1]:.1f} s at 1 ms in {time.perf_counter() - t0:.1f} s")
     print(report(summary(times, log), mass * np.linalg.norm(robot.gravity)))
-    out = Path(__file__).resolve().parents[1] / "docs" / "quadruped_balance.png"
-    if "--plot" in sys.argv:
-        plot(times, log, out)
-        print(f"wrote {out}")
+    if args.plot:
+        plot(times, log, args.plot)
+        print(f"wrote {args.plot}")
 
 
 if __name__ == "__main__":

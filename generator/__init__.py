@@ -28,6 +28,9 @@ from soagen.model.robot import Body, Robot, Tip, point_tip
 from soagen.model.urdf import load_urdf
 from soagen.options import Options, OptionsError
 from soagen.reference.identifiable import base_parameters_of as base_parameters
+from soagen._lazy import submodules as _submodules
+
+_submodule = _submodules(__name__)
 
 # the model's user-facing modules under the short names the guide uses (``import soagen.robots``)
 for _short, _module in (("dh", dh), ("mjcf", mjcf), ("mujoco_convention", mujoco_convention),
@@ -56,7 +59,7 @@ def __getattr__(name):
     if name == "unpack_upper":
         from soagen.targets.c99.module import unpack_upper
         return unpack_upper
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _submodule(name)     # soagen.functions, soagen.cli, soagen.passes, ...: imported on first access
 
 
 __all__ = ["Body", "ClosedChain", "ModelWarning", "Options", "OptionsError", "Robot", "RobotBuilder", "RobotError",

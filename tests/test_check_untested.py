@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import soagen
 from soagen import cli
+from soagen.check import Result
 
 # the UR5 with four joints locked: two joints cannot move a 6-row tip, so Ω(0) is singular everywhere
 LOCKED = ["shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint"]
@@ -52,3 +53,12 @@ def test_build_warns_at_once_when_lambda_cannot_exist():
     with warnings.catch_warnings():
         warnings.simplefilter("error", soagen.ModelWarning)
         select(arm, soagen.Options())
+
+
+def test_a_result_over_zero_states_is_not_ok():
+    """Within its bound on every compared state is no pass when no state was compared: a result
+    whose every state was skipped is not ok, whatever its (empty) worst ratio."""
+    assert not Result("os_inertia", compared=0, skipped=4).ok
+    assert not Result("os_inertia").ok
+    assert Result("os_inertia", ratio=0.5, compared=1, skipped=3).ok
+    assert not Result("os_inertia", ratio=1.5, compared=4).ok

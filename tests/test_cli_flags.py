@@ -4,6 +4,7 @@ effect it must have (a flag that were ignored would fail): small robots and
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -233,3 +234,24 @@ def test_footprint_command(tmp_path):
     ref_row = next(line for line in (ROOT / "generated/puma560/footprint.md").read_text().splitlines()
                    if line.startswith("| gravity |"))
     assert row == ref_row            # the same function, the same bytes as the full report
+
+
+STAGE_LINE = re.compile(r"^  (\w+): (?:\d+ steps? \(|done in )", re.M)
+
+
+def check_stderr(tmp_path, *extra):
+    """stderr (a pipe, not a terminal) of a small ``soagen check`` that builds from an empty cache."""
+    env = {**os.environ, "SOAGEN_CACHE": str(tmp_path / "cache")}
+    res = subprocess.run([sys.executable, "-m", "soagen.cli", "check", "--example", "puma560", "--optimize", "O0",
+                          "--samples", "5", "--function", "inverse_dynamics", *extra],
+                         capture_output=True, text=True, timeout=600, env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return res.stderr
+
+
+def test_progress_lines_off_a_terminal_and_none_with_quiet(tmp_path):
+    """Off a terminal each stage prints a line when it starts and one when it ends; --quiet prints none."""
+    lines = STAGE_LINE.findall(check_stderr(tmp_path / "a"))
+    for stage in ("record", "compile"):
+        assert lines.count(stage) == 2, lines                 # its start and its end
+    assert STAGE_LINE.findall(check_stderr(tmp_path / "b", "--quiet")) == []

@@ -229,6 +229,23 @@ def test_generated_impulse_derivatives_match_reference_with_a_full_tip():
     assert results["impulse_dynamics_derivatives"].compared == 20
 
 
+def floating_full_and_point():
+    """A floating tree of 4 joints in two branches: tip 0 a full tip (6 rows), tip 1 a point tip."""
+    return with_point_tips(random_robot(64, 4, tree=True, tips=2, floating_base=True), [1])
+
+
+def test_generated_contact_derivatives_match_reference_with_a_full_tip():
+    """The contact dynamics derivatives (the family function) on a floating base where a full tip's
+    moment rows and a point tip mix, against the reference on every state."""
+    robot, mod = built("contact_derivatives_full_and_point", floating_full_and_point,
+                       functions=["contact_dynamics_derivatives"])
+    assert robot.bodies[0].joint_type == "floating"
+    assert [len(t.rows) for t in robot.tips] == [6, 3]
+    results = check_module(robot, mod, samples=10, seed=3)
+    assert_checked(robot, results, 10)
+    assert results["contact_dynamics_derivatives"].compared == 10
+
+
 def pinocchio_jacobian(robot, oracle, qp):
     """The tips' J (soagen's rows and column order) at Pinocchio's configuration ``qp``."""
     model, data = oracle.model, oracle.data

@@ -1,6 +1,7 @@
-"""A family's pick remembered by the robot's structure: a robot whose masses and inertias
-were changed (the same zeros, ones, signs and equal numbers) records only the candidate
-picked for the first, and that is the pick a recording of every candidate makes."""
+"""A family's pick remembered by the robot's structure: a robot whose masses and inertias were
+changed, each body's by its own factor, and one centre of mass moved (the same zeros, ones, signs
+and equal numbers) records only the candidate picked for the first, and that is the pick a
+recording of every candidate makes."""
 from __future__ import annotations
 
 import dataclasses
@@ -15,11 +16,19 @@ from tests.support.robots import random_robot
 FAMILIES = ("forward_dynamics", "mass_matrix_inverse", "os_inertia")
 
 
-def _heavier(robot, factor=1.0371):
-    """Every mass and inertia times ``factor``: new values, the same structure."""
-    bodies = [dataclasses.replace(b, mass=b.mass * factor, inertia=np.asarray(b.inertia) * factor)
-              for b in robot.bodies]
+def _changed(robot):
+    """Each body's mass and inertia times a factor of its own, and the centre of mass farthest from its
+    body's origin moved (its nonzero coordinates scaled): new values, the same structure."""
+    bodies = [dataclasses.replace(b, mass=b.mass * f, inertia=np.asarray(b.inertia) * f)
+              for b, f in zip(robot.bodies, _factors(robot))]
+    k = int(np.argmax([np.linalg.norm(b.com) for b in robot.bodies]))
+    bodies[k] = dataclasses.replace(bodies[k], com=np.asarray(bodies[k].com) * 1.137)
     return dataclasses.replace(robot, bodies=bodies)
+
+
+def _factors(robot):
+    """A factor per body, no two the same."""
+    return 1.0371 + 0.0213 * np.arange(len(robot.bodies))
 
 
 def _record(robot, options, monkeypatch):
@@ -43,9 +52,13 @@ def test_a_changed_mass_reuses_the_pick_and_it_is_the_full_recordings(robot, tmp
     monkeypatch.setenv("SOAGEN_CACHE", str(tmp_path / "shared"))
     first, recorded = _record(robot, options, monkeypatch)
     assert set(recorded) == candidates
-    heavier = _heavier(robot)
+    heavier = _changed(robot)
     assert heavier.fingerprint() != robot.fingerprint()
     assert heavier.fingerprint(structure=True) == robot.fingerprint(structure=True)
+    ratios = [h.mass / b.mass for h, b in zip(heavier.bodies, robot.bodies)]
+    assert len(set(np.round(ratios, 9))) == len(robot.bodies) > 1           # not one factor for all
+    moved = [not np.array_equal(h.com, b.com) for h, b in zip(heavier.bodies, robot.bodies)]
+    assert sum(moved) == 1                                                  # a centre of mass moved
     predicted, recorded = _record(heavier, options, monkeypatch)
     assert len(recorded) == len(FAMILIES) and predicted == first
     monkeypatch.setenv("SOAGEN_CACHE", str(tmp_path / "fresh"))

@@ -1,10 +1,11 @@
 """Every name the README and the user guide (docs/guide/*.md) mention exists: each dotted
-``soagen.<name>[.<name>...]`` resolves after ``import soagen`` (attributes, or submodules
-imported on the way), and each ``soagen <command>`` in code names a subcommand (or an option)
+``soagen.<name>[.<name>...]`` resolves as attributes after a bare ``import soagen``, in a fresh
+interpreter (a submodule imported earlier in the session would hide a missing one), and each ``soagen <command>`` in code names a subcommand (or an option)
 that ``soagen --help`` lists.  Nothing is built."""
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import subprocess
 import sys
@@ -41,16 +42,27 @@ def commands(text):
 
 
 def resolve(dotted):
-    """The object ``soagen.a.b`` names: attributes first, a submodule imported where an
-    attribute is missing.  Raises AttributeError / ImportError when it does not exist."""
+    """The object ``soagen.a.b`` names, as attributes from ``import soagen`` only (what a user
+    writes after ``import soagen``).  Raises AttributeError when it does not exist."""
     parts = dotted.split(".")
     obj = importlib.import_module(parts[0])
-    for i, part in enumerate(parts[1:], start=2):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            obj = importlib.import_module(".".join(parts[:i]))
+    for part in parts[1:]:
+        obj = getattr(obj, part)
     return obj
+
+
+def unresolved(names):
+    """The names of ``names`` that do not resolve after ``import soagen`` in a fresh interpreter,
+    each with the error it raised."""
+    code = ("import json, sys\nfrom tests.test_readme_names import resolve\nmissing = []\n"
+            "for name in json.loads(sys.argv[1]):\n"
+            "    try:\n        resolve(name)\n"
+            "    except (AttributeError, ImportError) as exc:\n        missing.append(f'{name} ({exc!r})')\n"
+            "print(json.dumps(missing))\n")
+    res = subprocess.run([sys.executable, "-c", code, json.dumps(sorted(names))], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
 
 
 def _help():
@@ -81,13 +93,19 @@ def test_the_extractors_find_what_they_should():
 
 
 def test_every_dotted_name_resolves():
-    missing = []
-    for page, name in sorted(_all(dotted_names)):
-        try:
-            resolve(name)
-        except (AttributeError, ImportError) as exc:
-            missing.append(f"{page}: {name} ({type(exc).__name__}: {exc})")
-    assert not missing, "names that do not exist after `import soagen`:\n" + "\n".join(missing)
+    found = _all(dotted_names)
+    assert any(page.startswith("docs/guide/") for page, _ in found)
+    missing = unresolved({name for _, name in found})
+    pages = {name: sorted(page for page, n in found if n == name) for _, name in found}
+    assert not missing, "names that do not exist after `import soagen`:\n" + "\n".join(
+        f"{', '.join(pages[m.split(' ')[0]])}: {m}" for m in missing)
+
+
+def test_a_submodule_imported_earlier_does_not_hide_a_missing_name():
+    """``soagen.reports.info`` is a submodule no package imports at ``import soagen``: resolved
+    in the fresh interpreter it exists, and a name that is not there is reported."""
+    assert unresolved(["soagen.reports.info", "soagen.functions.LEGGED"]) == []
+    assert len(unresolved(["soagen.reports.nonexistent"])) == 1
 
 
 def test_every_cli_command_exists():

@@ -6,3 +6,8 @@ from soagen.model.robot import FLOATING, PRISMATIC, REVOLUTE, SPHERICAL, Body, R
 
 __all__ = ["Actuators", "Body", "FLOATING", "ModelWarning", "PRISMATIC", "REVOLUTE", "Robot", "RobotError",
            "SPHERICAL", "SingularError", "Tip"]
+
+
+from soagen._lazy import submodules as _submodules  # noqa: E402
+
+__getattr__ = _submodules(__name__)   # soagen.model.<submodule> without importing it first

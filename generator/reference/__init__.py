@@ -81,3 +81,8 @@ __all__ = [
     # centroidal
     "center_of_mass", "com_jacobian", "centroidal_momentum_matrix", "centroidal_bias", "centroidal_dynamics_derivatives",
 ]
+
+
+from soagen._lazy import submodules as _submodules  # noqa: E402
+
+__getattr__ = _submodules(__name__)   # soagen.reference.<submodule> without importing it first

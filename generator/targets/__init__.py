@@ -35,3 +35,8 @@ def plugin(name, need="files"):
     if name not in offering:
         raise OptionsError(f"target must be one of {', '.join(map(repr, offering))}, got {name!r}")
     return importlib.import_module(REGISTRY[name])
+
+
+from soagen._lazy import submodules as _submodules  # noqa: E402
+
+__getattr__ = _submodules(__name__)   # soagen.targets.<submodule> without importing it first

@@ -1,0 +1,84 @@
+"""The packages the examples use beyond soagen, checked before an example starts any work,
+and the ``--plot [PATH]`` option of the plotting examples."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+#: the command that installs what every example needs (from the soagen checkout)
+INSTALL = "pip install '.[examples]'"
+
+
+def _has_matplotlib():
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def _has_robot_data():
+    from soagen.model import robots
+
+    return robots.erd_root() is not None
+
+
+#: package -> whether it is installed
+CHECKS = {"matplotlib": _has_matplotlib, "example-robot-data": _has_robot_data}
+
+
+def missing(packages):
+    """The packages of ``packages`` (keys of :data:`CHECKS`) that are not installed.
+
+    Parameters
+    ----------
+    packages : iterable of str
+        Package names, as pip spells them.
+
+    Returns
+    -------
+    list of str
+    """
+    return [p for p in packages if not CHECKS[p]()]
+
+
+def require(who, packages):
+    """Exit with one line on stderr naming the install command where a package is missing.
+
+    Parameters
+    ----------
+    who : str
+        What needs them, for the message (``"quadruped_balance.py"``, ``"--plot"``).
+    packages : iterable of str
+        Package names, keys of :data:`CHECKS`.
+    """
+    absent = missing(packages)
+    if absent:
+        sys.exit(f"{who} needs {' and '.join(absent)}; install it with {INSTALL} in the soagen checkout")
+
+
+def add_plot_option(parser, name):
+    """Add ``--plot [PATH]`` to ``parser``: draw the figure into PATH, ``name`` in the current
+    directory when no path is given.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    name : str
+        The default file name.
+    """
+    parser.add_argument("--plot", nargs="?", const=name, default=None, metavar="PATH",
+                        help=f"draw the figure into PATH (default {name} in the current directory; needs matplotlib)")
+
+
+def needed(args, always=()):
+    """The packages a run with ``args`` needs: ``always``, and matplotlib where it plots.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed options, with a ``plot`` attribute.
+    always : tuple of str
+        What the example needs on every run.
+
+    Returns
+    -------
+    list of str
+    """
+    return [*always, *(["matplotlib"] if args.plot else [])]
