@@ -53,9 +53,6 @@ def __getattr__(name):
     if name == "latency":
         from soagen.program import latency
         return latency
-    if name == "casadi":                    # soagen.casadi: CasADi Functions (needs casadi when called)
-        import importlib
-        return importlib.import_module("soagen.casadi")
     if name == "unpack_upper":
         from soagen.targets.c99.module import unpack_upper
         return unpack_upper
