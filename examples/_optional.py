@@ -19,8 +19,16 @@ def _has_robot_data():
     return robots.erd_root() is not None
 
 
+def _has_casadi():
+    try:
+        import casadi  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 #: package -> whether it is installed
-CHECKS = {"matplotlib": _has_matplotlib, "example-robot-data": _has_robot_data}
+CHECKS = {"matplotlib": _has_matplotlib, "example-robot-data": _has_robot_data, "casadi": _has_casadi}
 
 
 def missing(packages):

@@ -191,3 +191,20 @@ def test_a_function_without_derivatives_says_so():
     assert np.allclose(np.array(M(np.zeros(7))), soagen.reference.mass_matrix(robot, np.zeros(7)), rtol=1e-12)
     with pytest.raises(RuntimeError, match="Derivatives cannot be calculated for soagen_panda_mass_matrix"):
         M.jacobian()
+
+
+def test_the_trajectory_example_solves():
+    """examples/trajopt_panda.py (built -O0 here): IPOPT converges, the torques respect the limits,
+    and played on the Python module with the same RK4 steps they reach the goal at rest."""
+    import importlib
+
+    from tests.support import ROOT
+
+    sys.path.insert(0, str(ROOT / "examples"))
+    example = importlib.import_module("trajopt_panda")
+    r = example.solve(optimize="O0")
+    assert r["stats"]["success"] and r["objective"] > 1.0
+    assert np.all(np.abs(r["U"]) <= example.TAU_MAX[:, None] + 1e-6)
+    X = example.replay(r["robot"], r["U"])
+    assert np.abs(X[:7, -1] - example.Q_GOAL).max() < 1e-6 and np.abs(X[7:, -1]).max() < 1e-5
+    assert np.abs(X - r["X"]).max() < 1e-6                     # the NLP's states are the module's

@@ -19,7 +19,8 @@ sys.path.insert(0, str(EXAMPLES))
 
 #: code run before the example that makes a package look uninstalled
 HIDE = {"matplotlib": "sys.modules['matplotlib'] = None",
-        "example-robot-data": "import soagen.model.robots as r; r.erd_root = lambda: None"}
+        "example-robot-data": "import soagen.model.robots as r; r.erd_root = lambda: None",
+        "casadi": "sys.modules['casadi'] = None"}
 
 CASES = [("quadruped_balance", [], "example-robot-data"),
          ("quadruped_balance", ["--plot"], "matplotlib"),
@@ -27,7 +28,8 @@ CASES = [("quadruped_balance", [], "example-robot-data"),
          ("osc_panda", ["--plot"], "matplotlib"),
          ("closed_chain_bar", ["--plot"], "matplotlib"),
          ("mpc_panda", ["--plot", "x.png"], "matplotlib"),
-         ("identify_panda", ["--plot"], "matplotlib")]
+         ("identify_panda", ["--plot"], "matplotlib"),
+         ("trajopt_panda", [], "casadi")]
 
 
 def run_without(package, example, args, cwd):
