@@ -20,6 +20,9 @@ from soagen import codegen
 from soagen.model.errors import RobotError
 from soagen.options import Options
 from soagen.targets.c99.emit import emit
+from soagen.targets.casadi.emit import emit_casadi
+from soagen.targets.cuda.emit import emit_cuda
+from soagen.targets.simd.emit import emit_simd
 from soagen.targets.common.inert import c_name, comment_text
 
 #: pieces of hostile names: comment ends and starts, a line comment, a backslash and the trigraph
@@ -95,15 +98,30 @@ def compiled_view(csource, folder):
     return [line for line in res.stdout.splitlines() if line.strip()]
 
 
+def other_views(robot, programs):
+    """The SIMD, CUDA and CasADi texts as a preprocessor reads them (``gcc -E -P -x c``: comments
+    gone, trigraphs and line splices applied), their #include lines left out."""
+    texts = [emit_simd(robot, programs, "robot").source, emit_cuda(robot, programs, "robot").source,
+             emit_casadi(robot, programs, "robot").source]
+    views = []
+    for text in texts:
+        text = "\n".join(line for line in text.splitlines() if not line.startswith("#include"))
+        res = subprocess.run(["gcc", "-std=c99", "-E", "-P", "-x", "c", "-"], input=text, capture_output=True,
+                             text=True, check=True)
+        views.append([line for line in res.stdout.splitlines() if line.strip()])
+    return views, texts
+
+
 @pytest.fixture(scope="module")
 def plain_views(tmp_path_factory):
-    """The plain-named arm's C as the compiler reads it, by file kind (recorded once)."""
+    """The plain-named arm's C (as the compiler reads it) and its SIMD, CUDA and CasADi texts
+    (as the preprocessor reads them), by file kind (recorded once)."""
     folder = tmp_path_factory.mktemp("plain")
     views = {}
     for kind in ("urdf", "mjcf"):
         robot = load(kind, PLAIN, folder)
         programs, _ = codegen.programs(robot, Options(functions=FUNCTIONS))
-        views[kind] = compiled_view(emit(robot, programs, "robot"), folder / kind)
+        views[kind] = compiled_view(emit(robot, programs, "robot"), folder / kind), other_views(robot, programs)[0]
     return views
 
 
@@ -119,11 +137,13 @@ def test_hostile_names_give_the_plain_robots_c(kind, names, plain_views, tmp_pat
     robot = load(kind, names, folder)
     programs, _ = codegen.programs(robot, Options(functions=FUNCTIONS))
     csource = emit(robot, programs, "robot")
-    for text in (csource.header, csource.source):
+    views, texts = other_views(robot, programs)
+    for text in (csource.header, csource.source, *texts):
         assert text.isascii() and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text)
-        assert "\\" not in text.replace('"\\n"', "") and "??" not in text
+        assert "??" not in text and "\\" not in text.replace("\\n\"", "")   # only the C strings' own \n
     assert comment_text(names[0]) in csource.header          # the robot's name, visible in the banner
-    assert compiled_view(csource, folder / "c") == plain_views[kind]
+    assert compiled_view(csource, folder / "c") == plain_views[kind][0]
+    assert views == plain_views[kind][1]                     # SIMD, CUDA, CasADi
 
 
 def test_comment_text_is_inert_and_one_to_one():
