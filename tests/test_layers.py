@@ -14,7 +14,7 @@ PACKAGE = ROOT / "generator"
 #: stage of each module prefix, bottom first: a module imports only stages at or below its own
 #: (the same stage only inside its own subpackage, or the catalogue's own module)
 STAGES = [
-    ("soagen._version", 0), ("soagen.options", 0),
+    ("soagen._version", 0), ("soagen.options", 0), ("soagen._lazy", 0),
     ("soagen.model", 1),
     ("soagen.reference", 2),
     ("soagen.functions", 3),
@@ -27,8 +27,8 @@ STAGES = [
 ]
 #: imports that climb, each a deprecation path kept for users (removed with the deprecated name)
 DEPRECATED = {("soagen.model.robot", "soagen.reference.identifiable")}   # Robot.base_parameters()
-#: plug-ins that use another: the C99 module links the SIMD batches; the MCU builds the C99 text
-PLUGIN_USES = {("c99", "simd"), ("mcu", "c99")}
+#: plug-ins that use another: the C99 module links the SIMD batches; the MCU and CasADi targets build the C99 text
+PLUGIN_USES = {("c99", "simd"), ("mcu", "c99"), ("casadi", "c99")}
 
 
 def module_name(path):
