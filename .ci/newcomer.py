@@ -1,6 +1,8 @@
 """A newcomer's first steps, as the README gives them, on this clone: a fresh venv, the README's
 two set-up commands (``pip install .`` instead of an editable or test install: what a user
-types), then its first Python program; each within a stated time, and the checkout unchanged.
+types), then its first Python program; then ``pip install '.[mujoco]'`` (the release of mujoco
+and gymnasium pip picks today, not the test extra's pins) and the Python blocks of its "MuJoCo
+models" section; each within a stated time, and the checkout unchanged.
 
     python .ci/newcomer.py          # exits non-zero on the first step that fails or is too slow
 """
@@ -16,7 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: seconds each step may take on a 2-core machine (the install downloads sympy, numpy, cffi, ...)
-LIMITS = {"pip install .": 600, "soagen check --example panda": 300, "first program": 180}
+LIMITS = {"pip install .": 600, "soagen check --example panda": 300, "first program": 180,
+          "pip install '.[mujoco]'": 600, "MuJoCo example": 180}
 
 
 def readme_steps():
@@ -27,6 +30,14 @@ def readme_steps():
     commands = [line.split("#", 1)[0].strip() for line in block.splitlines() if line.split("#", 1)[0].strip()]
     program = re.search(r"```python\n(.*?)```", text.split("## A first program", 1)[1], re.S).group(1)
     return commands, program
+
+
+def readme_mujoco_program():
+    """The Python blocks of the README's "MuJoCo models" section, joined in order."""
+    section = (ROOT / "README.md").read_text().split("## MuJoCo models", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```python\n(.*?)^```", section, re.S | re.M)
+    assert blocks, "no Python block in the README's MuJoCo section"
+    return "".join(blocks)
 
 
 def run(label, cmd, env, cwd):
@@ -57,6 +68,13 @@ def main():
         (Path(tmp) / "first.py").write_text(program)
         res = run("first program", [f"{tmp}/venv/bin/python", "first.py"], env, tmp)
         assert float(res.stdout.split()[-1]) < 1e-10, res.stdout
+        run("pip install '.[mujoco]'", [f"{tmp}/venv/bin/python", "-m", "pip", "install", "-q", ".[mujoco]"], env, ROOT)
+        (Path(tmp) / "mujoco_example.py").write_text(readme_mujoco_program())
+        res = run("MuJoCo example", [f"{tmp}/venv/bin/python", "mujoco_example.py"], env, tmp)
+        assert float(res.stdout.split()[-1]) < 1e-10, res.stdout
+        version = subprocess.run([f"{tmp}/venv/bin/python", "-c", "import mujoco; print(mujoco.__version__)"],
+                                 env=env, cwd=tmp, capture_output=True, text=True).stdout.strip()
+        print(f"newcomer: the MuJoCo example ran on mujoco {version}")
     after = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
     if after != before:
         print(f"newcomer: the README's steps changed the checkout:\n{after}")

@@ -83,12 +83,10 @@ class MujocoOracle:
         self.data.qfrc_applied[:] = 0.0
 
     def mass_matrix(self, q):
-        """M (nv, nv) from ``mj_fullM`` after ``mj_forward``."""
+        """M (nv, nv) from ``mj_fullM`` after ``mj_forward`` (:func:`soagen.mujoco_convention.full_mass_matrix`)."""
         self._state(q, np.zeros(self.robot.nv))
         self.mj.mj_forward(self.model, self.data)
-        M = np.zeros((self.model.nv, self.model.nv))
-        self.mj.mj_fullM(self.model, M, self.data.qM)
-        return self.mc.matrix_from_mujoco(self.robot, q, M)
+        return self.mc.matrix_from_mujoco(self.robot, q, self.mc.full_mass_matrix(self.model, self.data))
 
     def inverse_dynamics(self, q, qd, qdd):
         """τ (nv,) from ``mj_inverse``."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -359,17 +360,107 @@ def test_corpus_page_is_rendered_from_the_json():
     assert C.MD_PATH.read_text() == C.render(doc["rows"], doc["meta"])
 
 
+def _python_blocks(text):
+    """The fenced ```python blocks of a markdown text, in order."""
+    return re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+
+
 def test_readme_mujoco_snippet_runs(capsys):
-    """The README's "MuJoCo models" Python block, run as written: the module's M is MuJoCo's."""
+    """Every Python block of the README's "MuJoCo models" section, run as written: the module's M is
+    MuJoCo's."""
     section = (ROOT / "README.md").read_text().split("## MuJoCo models", 1)[1].split("\n## ", 1)[0]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    blocks = _python_blocks(section)
+    assert blocks
     scope = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", soagen.ModelWarning)
-        exec(compile(code, "README.md", "exec"), scope)
+        for code in blocks:
+            exec(compile(code, "README.md", "exec"), scope)
     printed = float(capsys.readouterr().out.split()[-1])
     assert printed <= TOL * np.max(np.abs(scope["M"]))
     assert "soagen generate" in section and "--tip fingertip" in section
+
+
+# ------------------------------------------------------------------ MuJoCo's API across releases
+def _columns_of_mulm(model, data):
+    """Dense M (nv, nv) from ``mj_mulM`` (the same call on every 3.x release), one column at a time."""
+    M = np.zeros((model.nv, model.nv))
+    for i in range(model.nv):
+        res = np.zeros(model.nv)
+        mujoco.mj_mulM(model, data, res, np.eye(model.nv)[i])
+        M[:, i] = res
+    return M
+
+
+class _DataWithoutQM:
+    """An MjData as later mujoco releases have it: no ``qM`` (M lives in their own layout)."""
+
+    def __init__(self, data):
+        self.data = data
+
+
+class _LaterMujoco:
+    """The ``mujoco`` module of 3.10 and later, as far as :func:`mc.full_mass_matrix` sees it:
+    ``mj_fullM(model, data, dst)``, which refuses other argument types with a TypeError as the
+    bindings do."""
+
+    def __init__(self):
+        self.calls = []
+
+    def mj_fullM(self, model, data, dst):
+        if not isinstance(model, mujoco.MjModel) or not isinstance(data, _DataWithoutQM) \
+                or not isinstance(dst, np.ndarray):
+            raise TypeError("mj_fullM(): incompatible function arguments")
+        self.calls.append("mj_fullM(model, data, dst)")
+        dst[:] = _columns_of_mulm(model, data.data)
+
+
+def _floating_state(mixed):
+    path, robot = mixed
+    model = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(model)
+    data.qpos[:] = mc.q_to_mujoco(robot, robot.random_configuration(np.random.default_rng(4)))
+    mujoco.mj_forward(model, data)
+    return model, data
+
+
+def test_full_mass_matrix_of_the_installed_mujoco(mixed):
+    model, data = _floating_state(mixed)
+    M = mc.full_mass_matrix(model, data)
+    assert M.shape == (model.nv, model.nv) == (14, 14)
+    np.testing.assert_allclose(M, _columns_of_mulm(model, data), rtol=0, atol=1e-13)
+
+
+def test_full_mass_matrix_of_a_later_mujoco(mixed, monkeypatch):
+    """mujoco 3.10 and later: ``mj_fullM(model, data, dst)``; by 3.17 ``MjData`` has no ``qM``."""
+    model, data = _floating_state(mixed)
+    later = _LaterMujoco()
+    monkeypatch.setitem(sys.modules, "mujoco", later)
+    M = mc.full_mass_matrix(model, _DataWithoutQM(data))
+    monkeypatch.undo()
+    assert later.calls == ["mj_fullM(model, data, dst)"]
+    np.testing.assert_allclose(M, _columns_of_mulm(model, data), rtol=0, atol=1e-13)
+
+
+#: where the version-dependent calls may be written: the helper, and the fake of this test file
+_FULLM_ALLOWED = {"generator/model/mujoco_convention.py", "tests/test_mjcf.py"}
+
+
+def _code(path):
+    """The Python a file holds: all of a .py file, the ```python blocks of a .md page."""
+    text = path.read_text()
+    return text if path.suffix == ".py" else "".join(_python_blocks(text))
+
+
+def test_mass_matrix_of_mujoco_only_through_the_helper():
+    """No code, and no Python block of a page, calls ``mj_fullM`` or reads ``qM`` itself: those changed
+    between mujoco releases, and :func:`mc.full_mass_matrix` hides the change."""
+    paths = [ROOT / "README.md"] + [path for folder in ("generator", "tests", "benchmarks", "examples", "docs", ".ci")
+                                    for path in sorted((ROOT / folder).rglob("*")) if path.suffix in (".py", ".md")]
+    found = [f"{path.relative_to(ROOT)}: {m}" for path in paths
+             if path.relative_to(ROOT).as_posix() not in _FULLM_ALLOWED
+             for m in re.findall(r"mj_fullM\(|\.qM\b", _code(path))]
+    assert not found, found
 
 
 # ------------------------------------------------------------------ point tips of bodies and sites

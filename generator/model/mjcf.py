@@ -41,7 +41,7 @@ from soagen.model.spatial import axis_angle, quat_matrix
 
 #: MuJoCo's mjtJoint numbers → soagen joint types
 JOINT_TYPES = {0: FLOATING, 1: SPHERICAL, 2: PRISMATIC, 3: REVOLUTE}
-#: the mujoco release soagen is tested with (the ``mujoco`` extra of pyproject.toml)
+#: the mujoco release CI tests with (the ``test`` extra of pyproject.toml; the ``mujoco`` extra takes 3.3 to 3.x)
 MUJOCO_VERSION = "3.3.7"
 _WORLD = 0
 

@@ -17,6 +17,9 @@ joints differ:
 Jacobians: MuJoCo's ``mj_jacSite``/``mj_jacBody`` give ``jacp`` (3, nv), ``jacr``
 (3, nv) in world axes at the point; soagen's tip rows are ``[angular; linear]``, the
 linear ones only for a point tip (``soagen.point_tip``: ``jacp``).
+
+MuJoCo's own arrays: :func:`full_mass_matrix` is the dense M of an ``MjData`` on every
+mujoco 3.x release (the call that makes it changed in 3.10).
 """
 from __future__ import annotations
 
@@ -137,3 +140,37 @@ def jacobian_to_mujoco(robot, q, J):
         out.append((rows, None) if tip.point else (rows[3:], rows[:3]))
         i += len(tip.rows)
     return out
+
+
+def full_mass_matrix(model, data):
+    """MuJoCo's dense joint-space inertia M (nv, nv) of ``data``, on every mujoco 3.x release.
+
+    Parameters
+    ----------
+    model : mujoco.MjModel
+        The compiled model.
+    data : mujoco.MjData
+        Its data after ``mujoco.mj_forward`` (or at least ``mj_kinematics``, ``mj_comPos``
+        and ``mj_crb``), which leaves M in MuJoCo's sparse layout.
+
+    Returns
+    -------
+    ndarray (nv, nv)
+        M in MuJoCo's coordinates (``qvel`` order); :func:`matrix_from_mujoco` turns it into
+        soagen's.
+
+    Notes
+    -----
+    Up to mujoco 3.9 the call is ``mj_fullM(model, dst, data.qM)``; from 3.10 it is
+    ``mj_fullM(model, data, dst)``, and later releases drop ``MjData.qM`` (3.17 has none).
+    The newer call is tried first: the bindings refuse arguments of the wrong types with a
+    TypeError before anything is written.
+    """
+    import mujoco
+
+    M = np.zeros((model.nv, model.nv))
+    try:
+        mujoco.mj_fullM(model, data, M)
+    except TypeError:
+        mujoco.mj_fullM(model, M, data.qM)
+    return M
