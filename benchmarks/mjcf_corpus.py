@@ -13,6 +13,18 @@ compensation or fluid forces: the rigid bodies and the armature, what soagen's r
 holds.  Each entry is the largest relative error ``max|soagen - MuJoCo| / max|MuJoCo|``
 over the states (forward dynamics: divided by cond(M)).  tests/test_mjcf.py reruns a
 sample of rows and compares them with the committed JSON.
+
+Pinocchio's MJCF reader (``pinocchio.buildModelFromMJCF``, measured with Pinocchio 4.1) differs
+from MuJoCo on these files in two ways besides ``settotalmass`` and ``<option gravity>``:
+
+- it keeps only the first body tree under ``<worldbody>`` and drops the others: on
+  ``reacher.xml`` it keeps ``body0`` (itself on a hinge to the world, nv = 2) and drops
+  ``target`` (two slides), on ``pusher.xml`` it keeps the arm and drops ``object`` and
+  ``goal`` (nv = 7 of 11);
+- it leaves out of the inertia the geoms whose ``contype`` and ``conaffinity`` are both 0
+  (it takes them for visual geoms): every geom of ``swimmer.xml`` is such (its
+  ``<default>``), so its bodies have zero mass in Pinocchio's model (35.6 kg each in
+  MuJoCo's); with either attribute 1 the masses are MuJoCo's.
 """
 from __future__ import annotations
 
@@ -168,7 +180,7 @@ def pinocchio_errors(robot, path, states=STATES, seed=0):
     except Exception as exc:   # Pinocchio raises std exceptions of many kinds for what it cannot read
         return None, f"Pinocchio cannot read it: {str(exc).splitlines()[0][:80]}"
     if model.nv != robot.nv:
-        return None, f"Pinocchio's reader has nv = {model.nv} (drops the bodies on joints in the world)"
+        return None, f"Pinocchio's reader has nv = {model.nv} (keeps only the first body tree under `<worldbody>`)"
     data, rng, err = model.createData(), np.random.default_rng(seed), 0.0
     for _ in range(states):
         q, qd, qdd, _ = robot.random_state(rng)
@@ -245,8 +257,14 @@ dynamics with Pinocchio's own MJCF reader (`pinocchio.buildModelFromMJCF`).
 PIN_NOTES = """
 Where Pinocchio's reader disagrees, MuJoCo agrees with soagen: `half_cheetah.xml`'s
 `<compiler settotalmass="14">` scales the masses (Pinocchio's reader does not),
-`swimmer.xml` gets no mass from its geoms in Pinocchio's reader, and Pinocchio's reader
+`swimmer.xml` has zero mass in Pinocchio's reader, which leaves out of the inertia the geoms
+whose `contype` and `conaffinity` are both 0 (every geom of swimmer.xml, by its `<default>`;
+MuJoCo gives each of its three bodies 35.6 kg), and Pinocchio's reader
 takes gravity (0, 0, −9.81), not `inverted_double_pendulum.xml`'s `<option gravity="1e-5 0 -9.81">`.
+Where it has fewer velocities, Pinocchio's reader keeps only the first body tree under
+`<worldbody>` and drops the others: `reacher.xml`'s `body0` (itself on a hinge to the world)
+and not its `target` (two slides), `pusher.xml`'s arm and not its `object` and `goal`.
+Measured with Pinocchio 4.1.
 """
 
 

@@ -38,3 +38,18 @@ def test_legged_guide_quotes_the_legged_row():
     guide = " ".join((ROOT / "docs" / "guide" / "legged.md").read_text().split())
     assert f"solo12's set takes {latest['solo12_feet']['wall_s']:.1f} s" in guide
     assert f"The TALOS's set, its two flat feet as tips, takes {latest['talos_feet']['wall_s']:.1f} s" in guide
+
+
+def test_legged_guide_quotes_its_controls():
+    """The earlier runs docs/guide/legged.md sets beside the latest one are the JSON's: the control run of
+    the previous commit (solo12 and the TALOS) and a commit built on two days (solo12)."""
+    runs = json.loads((ROOT / "docs" / "build_times.json").read_text())["legged"]
+    wall = lambda run: {row["robot"]: row["wall_s"] for row in run["rows"]}
+    control = wall(next(run for run in reversed(runs) if run["label"].endswith(", control")))
+    again = next(run for run in reversed(runs) if run["label"].endswith(", again"))
+    first = wall(next(run for run in runs if run["commit"] == again["commit"] and run is not again))
+    guide = " ".join((ROOT / "docs" / "guide" / "legged.md").read_text().split())
+    assert f"one run beside the previous commit's {control['solo12_feet']:.1f} s" in guide
+    assert (f"an older commit that had taken {first['solo12_feet']:.1f} s took "
+            f"{wall(again)['solo12_feet']:.1f} s") in guide
+    assert f"(the previous commit, built the same hour: {control['talos_feet']:.1f} s" in guide

@@ -243,6 +243,62 @@ def test_pinocchio_reader_agrees(name):
     assert why is None and err <= TOL
 
 
+def _pinocchio_model(path):
+    import pinocchio as pin
+
+    model = pin.buildModelFromMJCF(str(path))
+    bodies = {f.name for f in model.frames if f.type == pin.FrameType.BODY}
+    return model, bodies
+
+
+def _tree(body):
+    """The names of a body and of every body below it."""
+    return {b.get("name") for b in body.iter("body")}
+
+
+@pytest.mark.parametrize("name, kept, dropped", [("reacher.xml", "body0", ["target"]),
+                                                  ("pusher.xml", "r_shoulder_pan_link", ["object", "goal"])])
+def test_pinocchio_reader_keeps_the_first_body_tree(name, kept, dropped):
+    """What docs/mjcf_corpus.md and benchmarks/mjcf_corpus.py say of Pinocchio's MJCF reader: it
+    keeps the first body tree under <worldbody> (reacher's body0, itself on a hinge to the world)
+    and drops the others; the corpus row's note says so."""
+    import xml.etree.ElementTree as ET
+
+    path = assets()[name]
+    trees = ET.parse(path).getroot().find("worldbody").findall("body")
+    assert [t.get("name") for t in trees] == [kept, *dropped]
+    model, bodies = _pinocchio_model(path)
+    assert _tree(trees[0]) <= bodies
+    assert not any(_tree(t) & bodies for t in trees[1:])
+    first = model.names[1]
+    assert model.names[model.parents[1]] == "universe" and first in {j.get("name") for j in trees[0].iter("joint")}
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    first_tree_dofs = sum(int(mj.body_dofnum[mj.body(b).id]) for b in _tree(trees[0]))
+    assert model.nv == first_tree_dofs < mj.nv
+    note = {r["model"]: r for r in _committed()["rows"]}[name]["pinocchio_note"]
+    assert note == f"Pinocchio's reader has nv = {model.nv} (keeps only the first body tree under `<worldbody>`)"
+
+
+def test_pinocchio_reader_leaves_out_geoms_that_do_not_collide(tmp_path):
+    """swimmer.xml's zero mass in Pinocchio's reader: its geoms all have contype = conaffinity = 0
+    (its <default>), which the reader leaves out of the inertia; with either set to 1 the masses are
+    MuJoCo's."""
+    path = assets()["swimmer.xml"]
+    text = path.read_text()
+    default = 'conaffinity="0" condim="1" contype="0"'
+    assert text.count(default) == 1 and "contype=" not in text.replace(default, "")
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    masses = [float(mj.body(b).mass[0]) for b in ("torso", "mid", "back")]
+    model, _ = _pinocchio_model(path)
+    assert [I.mass for I in model.inertias[1:]] == [0.0, 0.0, 0.0]
+    assert [round(m, 1) for m in masses] == [35.6] * 3 and "its three bodies 35.6 kg" in C.PIN_NOTES
+    for contype, conaffinity in ((1, 0), (0, 1)):
+        edited = tmp_path / f"swimmer_{contype}{conaffinity}.xml"
+        edited.write_text(text.replace(default, f'conaffinity="{conaffinity}" condim="1" contype="{contype}"'))
+        model, _ = _pinocchio_model(edited)
+        assert np.allclose([I.mass for I in model.inertias[1:]], masses, rtol=1e-12)
+
+
 # ------------------------------------------------------------------ what MuJoCo adds
 def test_humanoid_notes_and_warnings():
     path = assets()["humanoid.xml"]

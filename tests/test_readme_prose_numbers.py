@@ -1,6 +1,7 @@
 """The numbers the user guide's prose quotes (docs/guide/*.md, outside the rendered tables) are
 the committed outputs they come from: docs/benchmarks.md (`python benchmarks/run.py`), docs/scaling.md
-(`soagen opcount --scaling ...`) and docs/sweep.md (`python benchmarks/sweep.py`)."""
+(`soagen opcount --scaling ...`), docs/sweep.md (`python benchmarks/sweep.py`) and docs/trig_share.md
+(`python benchmarks/trig_share.py --markdown docs/trig_share.md`)."""
 from __future__ import annotations
 
 import re
@@ -100,3 +101,21 @@ def test_scaling_prose():
             f"{fit['forward_dynamics_derivatives_fd4']:.2f} and {fit['forward_dynamics_derivatives_via_id']:.2f}",
             f"counted to n = 48, fits {fit['inverse_dynamics_derivatives_analytic']:.2f}",
             f"and the forward dynamics derivatives built on it, {fit['forward_dynamics_derivatives_via_analytic_id']:.2f}")
+
+
+def test_trig_share_prose():
+    """speed.md's time of the sines and cosines in the TALOS's A_G is docs/trig_share.md's line."""
+    text = (ROOT / "docs" / "trig_share.md").read_text()
+    m = re.search(r"^- centroidal_momentum_matrix: (\d+) ns as generated, (\d+) ns with cos/sin as inputs: "
+                  r"trig (\d+) ns", text, flags=re.M)
+    assert m, "docs/trig_share.md has no line for centroidal_momentum_matrix"
+    generated, _, trig = m.groups()
+    _quoted("speed.md", f"times the TALOS's A_G (32 angles) as generated and with cos/sin as inputs "
+                        f"([docs/trig_share.md](../trig_share.md)): the trig takes {trig} of {generated} ns.")
+
+
+def test_loop_operations_prose():
+    """speed.md's operation count of the TALOS's forward-dynamics derivatives is docs/benchmarks.md's."""
+    _, t_ops, _ = _bench("talos_derivatives")
+    _quoted("speed.md", f"(`talos_derivatives` in docs/benchmarks.md, {t_ops['forward_dynamics_derivatives']} "
+                        "operations)")

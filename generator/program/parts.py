@@ -2,23 +2,18 @@
 grows faster than the length of one function.
 
 gcc's optimizers (most of the time in the register allocator's hard-register
-assignment) take time that grows faster than linearly in a function's length: at -O3,
-the solo12's contact-dynamics derivatives (19 218 statements) took 131 s and 1.5 GB,
-the TALOS's forward-dynamics derivatives (27 026 statements) 407 s and 4.8 GB.  Cut
+assignment) take time that grows faster than linearly in a function's length: at -O3, a
+derivative function of some 20 000 statements can take gcc minutes and gigabytes.  Cut
 into parts of :data:`PART_STATEMENTS` statements, each its own C function and
-translation unit, the same statements compile in 19 s and 70 s (summed over the parts,
-which a build compiles two at a time) with at most 164 and 386 MB, and run 0.99x and
-1.05x as long (docs/parts.md, ``python benchmarks/parts.py``).  A value computed in one
-part and read in a later one goes through a scratch array ``w`` on the caller's stack:
-the part that computes it stores it, each later part that reads it loads it once, and
-its slot is reused once the last of them has loaded it (solo12's contact derivatives:
-5 857 values cross a cut, in 1 883 slots, 15 KB of stack).
-Shorter functions stay whole: cut, the TALOS's M⁻¹ (4 534 statements) and ∂τ (14 827)
-ran 1.12x and 1.20x as long, solo12's contact derivatives (14 984 statements, two column
-loops) 1.15x as long (docs/parts.md; the values crossing its cuts, 5 612 loads and 4 360
-stores, added about 10 000 memory operations to the 34 000 of the whole function).  Whole, that
-function took gcc 29 s and 0.7 GB with the long-function flags of
-:data:`soagen.targets.common.compiler.GCC_LONG_UNIT_ARGS` (47 s without them).
+translation unit, the same statements compile in a fraction of that time and memory
+(summed over the parts, which a build compiles two at a time) and run somewhat longer.
+docs/parts.md (``python benchmarks/parts.py --markdown docs/parts.md``) measures it on
+solo12's contact derivatives and four functions of the TALOS, whole and cut at three part
+sizes: compile seconds, gcc's peak memory and run time.  A value computed in one part and
+read in a later one goes through a scratch array ``w`` on the caller's stack: the part
+that computes it stores it, each later part that reads it loads it once, and its slot is
+reused once the last of them has loaded it.  Shorter functions stay whole, which runs
+faster (those loads and stores are memory operations the whole function does not do).
 
 The cut changes no statement and no operation count; a store and a load round
 nothing, so the results differ from the uncut function's only where the compiler
@@ -31,10 +26,9 @@ from dataclasses import dataclass, field
 
 from soagen.program.statements import Banner, Guard
 
-#: a program with more statements than this is cut: whole, with the long-unit flags, the TALOS's
-#: forward-dynamics derivatives (21 577 statements) took gcc 81 s and 1.6 GB, solo12's contact
-#: derivatives (14 984) 29 s and 0.7 GB; cut into parts of 1000, they ran 1.05x and 1.15x as long
-#: (docs/parts.md; 1.12x and 1.2x in a C loop timing the two interleaved)
+#: a program with more statements than this is cut; shorter ones are compiled whole, with the
+#: long-unit flags, which runs faster than cut (docs/parts.md: compile time, memory and run time of
+#: both)
 SPLIT_ABOVE = 22000
 #: statements per part, the last part (which also writes the outputs) included
 PART_STATEMENTS = 1000

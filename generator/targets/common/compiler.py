@@ -17,11 +17,9 @@ from soagen.program.printer import statement_count
 
 #: flags gcc gets for a translation unit of more than :data:`LONG_UNIT_STATEMENTS` statements.  On one
 #: long straight-line function its register allocator's hard-register assignment takes most of the
-#: time (69% of 47 s for solo12's contact derivatives whole, 14 984 statements, gcc 12 -O3): fewer
-#: reload candidates considered and no load CSE after reload took that compile to 29 s (0.7 GB), the
-#: TALOS's forward-dynamics derivatives whole (21 577 statements) to 81 s (1.6 GB, docs/parts.md),
-#: with run times within 1.5% (the TALOS's M⁻¹ 1.01x, ∂τ 0.99x, timed interleaved with and without);
-#: on the Panda's short forward dynamics they cost 1%, hence only for long units
+#: time: fewer reload candidates considered and no load CSE after reload shorten that compile
+#: (docs/parts.md gives gcc's seconds and memory on long functions with these flags) and leave the run
+#: time about as it was; on short functions they can cost run time, hence only for long units
 GCC_LONG_UNIT_ARGS = ["--param=lra-max-considered-reload-pseudos=10", "-fno-gcse-after-reload"]
 LONG_UNIT_STATEMENTS = 5000
 
