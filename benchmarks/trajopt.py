@@ -1,0 +1,573 @@
+#!/usr/bin/env python3
+"""One trajectory optimization solved with soagen's dynamics and with CasADi's own symbolic dynamics.
+
+    python benchmarks/trajopt.py            # writes docs/trajopt.json and docs/trajopt.md
+    python benchmarks/trajopt.py --render   # docs/trajopt.md again from docs/trajopt.json
+
+**The problem (Panda).** The NLP of ``examples/trajopt_panda.py`` (its ``problem()`` and constants):
+the Panda from rest to rest in 1 s, 50 intervals of multiple shooting, one RK4 step of the forward
+dynamics each, torque limits, minimum effort.  Every route gets the same NLP (the same ``Opti``
+construction, only the forward-dynamics function differs), the same initial guess, bounds and
+IPOPT options (``tol`` 1e-8, MUMPS), and IPOPT is called through ``casadi.nlpsol`` built from
+the ``Opti`` problem, so that the solver's construction is timed apart from the solve.
+
+**The routes.**
+
+* ``soagen``: ``soagen.casadi.functions(robot, ["forward_dynamics"])`` (-O3): the generated C as a
+  CasADi external function, its Jacobian soagen's analytical derivatives; IPOPT with the
+  limited-memory Hessian (soagen has no second derivatives).
+* ``casadi_vm``: casadi_kin_dyn's ``aba(q, v, tau)`` (Pinocchio 2.6.20 on ``casadi::SX``), rebuilt
+  with CasADi's ``cse`` option; the NLP expanded into one SX graph (``expand``) and evaluated by
+  CasADi's SX virtual machine, derivatives by CasADi's AD (the expansion inlines ``aba``'s graph
+  into the NLP's; ``cse`` applies to the Function, not to the expanded NLP); limited-memory Hessian.
+* ``casadi_compiled``: the same ``aba`` and its Jacobian ``jac_aba`` (CasADi's AD), each an SX
+  Function with ``cse``, written by ``casadi.CodeGenerator``, compiled by ``gcc -O3 -shared`` and
+  loaded by ``casadi.external`` (the Jacobian found as ``jac_aba``, as soagen's is); limited-memory
+  Hessian.
+* ``casadi_vm_exact``: as ``casadi_vm``, with IPOPT's exact Hessian (CasADi's second derivatives).
+  The compiled route has no exact-Hessian variant: ``jac_jac_aba`` is about 250 000 SX
+  instructions, and gcc -O3 had not compiled its 6 MB of C after eight minutes.
+
+The URDF is the one soagen reads (fingers locked at 0), rewritten by ``casadi_kin_dyn.py``.
+
+**What is measured.** Per route: the set-up (soagen: the build from an empty cache, a fresh
+``SOAGEN_CACHE``, and the cached load; CasADi: casadi_kin_dyn's graph, the ``cse`` Functions,
+code generation and compilation; every route: ``nlpsol``'s construction, which includes the
+expansion), IPOPT's wall time, its iterations, and from ``solver.stats()`` the time spent
+evaluating the constraints and their Jacobian (``t_wall_nlp_g + t_wall_nlp_jac_g``), the
+Lagrangian's Hessian where used (``t_wall_nlp_hess_l``) and the rest (IPOPT's own work, MUMPS, the
+objective).  Each solve is repeated 3 times, the routes interleaved (A, B, C, D, A, ...): medians,
+and the range over the repeats.  The optimum is compared with the soagen route's: objective within
+1e-6 relative and states and torques within 1e-4 (max abs).
+
+**Solo12.** A small standing problem on ``contact_dynamics`` (four point feet, floating base): from
+rest in a standing pose, raise the base by 3 cm in 0.5 s and end at rest, minimum torque, 20
+semi-implicit Euler steps (the quaternion by its first-order derivative), the base unactuated,
+the feet's vertical forces pushing down (``f_z <= 0``).  soagen route only: casadi_kin_dyn has no
+contact dynamics and ``casadi_kin_dyn.py`` refuses a free-flyer (nq = 19 != nv = 18).
+
+**Where it runs.** casadi_kin_dyn.py's venv (``benchmarks/.work/casadi-venv``, created once), with
+soagen installed into it (``pip install --no-deps -e``, and sympy, jinja2, cffi).  Its CasADi
+(cmeel's 3.6.3) builds casadi_kin_dyn's graph in a child process, which hands it on serialized;
+cmeel's CasADi ships an IPOPT plugin whose libraries (libgfortran, METIS) are missing, so every
+solve, of every route, runs on PyPI's ``casadi==3.6.3`` (IPOPT and MUMPS included), installed into
+``<venv>/solver-casadi`` and first on the path of the benchmark's process.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA, DOC = ROOT / "docs" / "trajopt.json", ROOT / "docs" / "trajopt.md"
+COMMAND = "python benchmarks/trajopt.py"
+SOLVER_CASADI = "casadi==3.6.3"
+SOAGEN_DEPENDENCIES = ["sympy>=1.12", "jinja2>=3.1", "cffi>=1.16"]
+REPEATS = 3
+CC = ["gcc", "-O3", "-shared", "-fPIC"]
+IPOPT = {"print_time": False, "ipopt.tol": 1e-8, "ipopt.print_level": 0, "ipopt.sb": "yes"}
+PANDA_LOCK = {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}
+OBJECTIVE_RTOL, TRAJECTORY_ATOL = 1e-6, 1e-4
+ROUTES = {   # name: (what evaluates the dynamics, Hessian)
+    "soagen": ("soagen's C, external, analytical Jacobian", "limited-memory"),
+    "casadi_vm": ("casadi_kin_dyn SX (cse), expanded, SX virtual machine", "limited-memory"),
+    "casadi_compiled": ("casadi_kin_dyn SX (cse), CodeGenerator + gcc -O3, external", "limited-memory"),
+    "casadi_vm_exact": ("casadi_kin_dyn SX (cse), expanded, SX virtual machine", "exact"),
+}
+SOLO_FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+SOLO_STAND = [0.0, 0.8, -1.6, 0.0, 0.8, -1.6, 0.0, -0.8, 1.6, 0.0, -0.8, 1.6]
+SOLO_HEIGHT, SOLO_RISE, SOLO_DURATION, SOLO_INTERVALS = 0.25, 0.03, 0.5, 20
+
+
+def _script(name, path):
+    """A module of ``benchmarks/`` loaded from its file under ``name`` (``casadi_kin_dyn.py`` is named
+    like the package it drives)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def kin_dyn_script():
+    """``benchmarks/casadi_kin_dyn.py``: its venv and its URDF rewriting."""
+    return _script("casadi_kin_dyn_script", HERE / "casadi_kin_dyn.py")
+
+
+# --------------------------------------------------------------------------- outer: the venv
+def _pip(vpy, *args):
+    """``pip install`` into the venv of ``vpy``; raises on failure."""
+    cmd = [str(vpy), "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "-q", *args]
+    subprocess.run(cmd, check=True)
+
+
+def ensure_soagen(venv):
+    """soagen (editable, this checkout), its light dependencies and PyPI's CasADi 3.6.3 (a target
+    folder ``solver-casadi``) in ``venv``, once; -> that folder.
+
+    Parameters
+    ----------
+    venv : Path   casadi_kin_dyn.py's venv
+
+    Returns
+    -------
+    Path   the folder holding the solver's ``casadi`` package
+    """
+    vpy, target = venv / "bin" / "python", venv / "solver-casadi"
+    marker = venv / "soagen-trajopt.json"
+    want = {"checkout": str(ROOT), "solver": SOLVER_CASADI, "dependencies": SOAGEN_DEPENDENCIES}
+    if marker.is_file() and json.loads(marker.read_text()) == want:
+        return target
+    _pip(vpy, *SOAGEN_DEPENDENCIES)
+    _pip(vpy, "--no-deps", "-e", str(ROOT))
+    _pip(vpy, "--no-deps", "--upgrade", "--target", str(target), SOLVER_CASADI)
+    marker.write_text(json.dumps(want, indent=1) + "\n")
+    return target
+
+
+def outer(args):
+    """Make the venv, then run the benchmark inside it (``--inner``); -> exit status."""
+    ckd = kin_dyn_script()
+    venv = Path(args.venv).resolve()
+    ckd.ensure_venv(venv, args.python)
+    target = ensure_soagen(venv)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "SOAGEN_CACHE")}
+    env["SOAGEN_TRAJOPT_CMEEL_LIB"] = os.pathsep.join(ckd._cmeel_lib_dirs(venv))
+    from soagen.model.robots import erd_root  # solo12's URDF, from this interpreter's example-robot-data
+    if erd_root() is not None:
+        env.setdefault("EXAMPLE_ROBOT_DATA_MODEL_DIR", str(erd_root()))
+    cmd = [str(venv / "bin" / "python"), str(Path(__file__).resolve()), "--inner", "--solver-casadi", str(target)]
+    return subprocess.run(cmd + (["--quick"] if args.quick else []), env=env, check=False).returncode
+
+
+# --------------------------------------------------------------------------- child: casadi_kin_dyn's graph
+def graph(out):
+    """casadi_kin_dyn's ``aba`` of the Panda, serialized to ``out``/aba.casadi; its times to
+    ``out``/graph.json (run with cmeel's CasADi, in a child process)."""
+    ckd = kin_dyn_script()
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+    import casadi_kin_dyn  # noqa: F401, I001 (loads cmeel's libcasadi before casadi)
+    from casadi_kin_dyn import casadi_kin_dyn as kd_module
+    import casadi
+
+    from soagen.model.robots import urdf_path
+    text, _ = ckd.rewrite_urdf(Path(urdf_path("panda")).read_text(), PANDA_LOCK)
+    t0 = time.perf_counter()
+    kd = kd_module.CasadiKinDyn(text)
+    aba = kd.aba()
+    seconds = time.perf_counter() - t0
+    (Path(out) / "aba.casadi").write_text(aba.serialize())
+    info = {"seconds": seconds, "casadi": casadi.__version__, "joints": list(kd.joint_names())[1:],
+            "instructions": aba.n_instructions()}
+    (Path(out) / "graph.json").write_text(json.dumps(info))
+
+
+def kin_dyn_graph(work):
+    """Run :func:`graph` in a child process of this venv; -> (its record, casadi_kin_dyn's aba)."""
+    import casadi
+
+    env = dict(os.environ, LD_LIBRARY_PATH=os.pathsep.join(
+        [os.environ["SOAGEN_TRAJOPT_CMEEL_LIB"], os.environ.get("LD_LIBRARY_PATH", "")]))
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, str(Path(__file__).resolve()), "--graph", str(work)], env=env, check=True)
+    info = json.loads((work / "graph.json").read_text())
+    info["process_seconds"] = time.perf_counter() - t0
+    return info, casadi.Function.deserialize((work / "aba.casadi").read_text())
+
+
+# --------------------------------------------------------------------------- inner: the routes' dynamics
+def cse_functions(aba, n):
+    """``aba`` and its Jacobian ``jac_aba`` (CasADi's AD) as SX Functions with ``cse``, the Jacobian with
+    the signature ``casadi.external`` looks for; -> (aba, jac_aba)."""
+    import casadi
+
+    q, v, tau, out = (casadi.SX.sym(s, n) for s in ("q", "v", "tau", "out_a"))
+    a = aba(q, v, tau)
+    fd = casadi.Function("aba", [q, v, tau], [a], ["q", "v", "tau"], ["a"], {"cse": True})
+    jac = casadi.Function("jac_aba", [q, v, tau, out], [casadi.jacobian(a, x) for x in (q, v, tau)],
+                          ["q", "v", "tau", "out_a"], ["jac_a_q", "jac_a_v", "jac_a_tau"], {"cse": True})
+    return fd, jac
+
+
+def compiled(functions, work):
+    """``functions`` in one C file by ``casadi.CodeGenerator``, compiled by :data:`CC`, loaded by
+    ``casadi.external`` (the first by name); -> (Function, seconds to generate, seconds to compile)."""
+    import casadi
+
+    t0 = time.perf_counter()
+    gen = casadi.CodeGenerator("aba_codegen.c")
+    for f in functions:
+        gen.add(f)
+    gen.generate(str(work) + os.sep)
+    t1 = time.perf_counter()
+    lib = work / "aba_codegen.so"
+    subprocess.run([*CC, str(work / "aba_codegen.c"), "-o", str(lib), "-lm"], check=True)
+    t2 = time.perf_counter()
+    return casadi.external(functions[0].name(), str(lib)), t1 - t0, t2 - t1
+
+
+def soagen_function(robot, name, cache):
+    """soagen's ``name`` of ``robot``, built into the empty cache folder ``cache`` and loaded again;
+    -> (Function, cold seconds, cached seconds)."""
+    import soagen
+
+    os.environ["SOAGEN_CACHE"] = str(cache)
+    t0 = time.perf_counter()
+    soagen.casadi.functions(robot, [name])
+    t1 = time.perf_counter()
+    f, = soagen.casadi.functions(robot, [name])
+    return f, t1 - t0, time.perf_counter() - t1
+
+
+# --------------------------------------------------------------------------- solving
+def nlp(opti, hessian, expand=False):
+    """IPOPT on ``opti``'s NLP through ``casadi.nlpsol``; -> (solver, its arguments, seconds to build it)."""
+    import casadi
+
+    options = dict(IPOPT, expand=expand, **{"ipopt.hessian_approximation": hessian})
+    t0 = time.perf_counter()
+    solver = casadi.nlpsol("trajopt", "ipopt", {"x": opti.x, "f": opti.f, "g": opti.g}, options)
+    seconds = time.perf_counter() - t0
+    args = {"x0": opti.value(opti.x, opti.initial()), "lbg": casadi.evalf(opti.lbg), "ubg": casadi.evalf(opti.ubg)}
+    return solver, args, seconds
+
+
+def solve(solver, args, before):
+    """One solve; -> (record of the statistics and times, solution x).  ``before``: the solver's
+    ``t_wall_*`` statistics after its previous solves (CasADi adds each solve's to them), updated."""
+    import numpy as np
+
+    t0 = time.perf_counter()
+    sol = solver(**args)
+    wall = time.perf_counter() - t0
+    s = solver.stats()
+    timers = {k: v for k, v in s.items() if k.startswith("t_wall_nlp")}
+    spent = {k: v - before.get(k, 0.0) for k, v in timers.items()}
+    before.update(timers)
+    evals = spent["t_wall_nlp_g"] + spent["t_wall_nlp_jac_g"]
+    hess = spent.get("t_wall_nlp_hess_l", 0.0)
+    rec = {"status": s["return_status"], "success": bool(s["success"]), "iterations": int(s["iter_count"]),
+           "wall": wall, "g_jac_g": evals, "hess_l": hess, "rest": wall - evals - hess,
+           "objective": float(sol["f"])}
+    return rec, np.array(sol["x"]).ravel()
+
+
+def summary(records):
+    """Medians and ranges of the repeats' records."""
+    out = {"status": sorted({r["status"] for r in records}), "repeats": len(records)}
+    for key in ("wall", "g_jac_g", "hess_l", "rest", "iterations", "objective"):
+        values = [r[key] for r in records]
+        out[key] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
+    out["ms_per_iteration"] = statistics.median(1e3 * r["wall"] / max(r["iterations"], 1) for r in records)
+    out["g_jac_g_ms_per_iteration"] = statistics.median(1e3 * r["g_jac_g"] / max(r["iterations"], 1)
+                                                         for r in records)
+    return out
+
+
+def interleaved(solvers, repeats):
+    """Each of ``solvers`` ({route: (solver, args)}) ``repeats`` times, routes interleaved;
+    -> ({route: [records]}, {route: last solution})."""
+    records, xs, timers = {k: [] for k in solvers}, {}, {k: {} for k in solvers}
+    for r in range(repeats):
+        for route, (solver, args) in solvers.items():
+            rec, xs[route] = solve(solver, args, timers[route])
+            records[route].append(rec)
+            print(f"  round {r + 1}: {route:16s} {rec['status']:26s} {rec['iterations']:4d} it  {rec['wall']:7.2f} s  "
+                  f"g+jac_g {rec['g_jac_g']:6.2f} s  f {rec['objective']:.10g}", flush=True)
+    return records, xs
+
+
+def compare(xs, objective, reference):
+    """The optimum of each route against ``reference``'s: {route: {objective_rel, x_max_abs, same}}."""
+    import numpy as np
+
+    out = {}
+    for route, x in xs.items():
+        rel = abs(objective[route] - objective[reference]) / abs(objective[reference])
+        dx = float(np.abs(x - xs[reference]).max())
+        out[route] = {"objective_rel": rel, "x_max_abs": dx, "same": rel <= OBJECTIVE_RTOL and dx <= TRAJECTORY_ATOL}
+    return out
+
+
+# --------------------------------------------------------------------------- the problems
+def panda(work, repeats):
+    """The Panda's routes: set-up, solves, the optimum compared; -> its JSON record."""
+    import trajopt_panda as example
+
+    import soagen
+
+    robot = soagen.robots.example("panda")
+    fd_soagen, cold, cached = soagen_function(robot, "forward_dynamics", work / "soagen-cache")
+    info, aba = kin_dyn_graph(work)
+    t0 = time.perf_counter()
+    fd_sx, jac_sx = cse_functions(aba, robot.n)
+    cse_seconds = time.perf_counter() - t0
+    fd_c, gen_seconds, cc_seconds = compiled([fd_sx, jac_sx], work)
+    dynamics = {"soagen": fd_soagen, "casadi_vm": fd_sx, "casadi_compiled": fd_c, "casadi_vm_exact": fd_sx}
+    setup = {"soagen": {"build_cold": cold, "load_cached": cached},
+             "casadi_vm": {"graph": info["seconds"], "cse": cse_seconds},
+             "casadi_compiled": {"graph": info["seconds"], "cse": cse_seconds, "codegen": gen_seconds,
+                                 "compile": cc_seconds},
+             "casadi_vm_exact": {"graph": info["seconds"], "cse": cse_seconds}}
+    solvers = {}
+    for route, fd in dynamics.items():
+        opti, _, _ = example.problem(fd, robot.n)
+        solver, args, seconds = nlp(opti, ROUTES[route][1], expand=route in ("casadi_vm", "casadi_vm_exact"))
+        setup[route]["nlpsol"] = seconds
+        solvers[route] = (solver, args)
+    print(f"panda: set-up {json.dumps(setup)}", flush=True)
+    print(f"panda: {len(solvers)} routes x {repeats} solves, interleaved", flush=True)
+    records, xs = interleaved(solvers, repeats)
+    objective = {k: statistics.median(r["objective"] for r in v) for k, v in records.items()}
+    return {"problem": f"examples/trajopt_panda.py: {example.INTERVALS} intervals of RK4 multiple shooting, "
+                       f"{example.DURATION:g} s",
+            "variables": int(opti.nx), "constraints": int(opti.ng),
+            "sx_instructions": {"aba": fd_sx.n_instructions(), "jac_aba": jac_sx.n_instructions(),
+                                "casadi_kin_dyn_aba": info["instructions"]},
+            "graph_casadi": info["casadi"],
+            "routes": {k: {"dynamics": ROUTES[k][0], "hessian": ROUTES[k][1], "setup": setup[k],
+                           **summary(records[k])} for k in records},
+            "optimum": compare(xs, objective, "soagen")}
+
+
+def solo_problem(cd, nq, nv):
+    """The solo12 standing problem on contact dynamics ``cd``; -> casadi.Opti."""
+    import casadi
+    import numpy as np
+
+    dt = SOLO_DURATION / SOLO_INTERVALS
+    q0 = np.r_[0.0, 0.0, SOLO_HEIGHT, 0.0, 0.0, 0.0, 1.0, SOLO_STAND]
+    opti = casadi.Opti()
+    Q, V, U = opti.variable(nq, SOLO_INTERVALS + 1), opti.variable(nv, SOLO_INTERVALS + 1), opti.variable(nv - 6,
+                                                                                                         SOLO_INTERVALS)
+    for k in range(SOLO_INTERVALS):
+        qdd, f = cd(Q[:, k], V[:, k], casadi.vertcat(casadi.DM.zeros(6), U[:, k]))
+        v1 = V[:, k] + dt * qdd
+        opti.subject_to(V[:, k + 1] == v1)
+        opti.subject_to(Q[:, k + 1] == euler_configuration(Q[:, k], v1, dt))
+        opti.subject_to(f[2::3] <= 0)                      # the feet push down on the ground
+    end = q0[:7].copy()
+    end[2] += SOLO_RISE
+    opti.subject_to(Q[:, 0] == q0)
+    opti.subject_to(V[:, 0] == 0)
+    opti.subject_to(Q[:7, -1] == end)
+    opti.subject_to(V[:, -1] == 0)
+    opti.minimize(casadi.sumsqr(U) * dt)
+    for k in range(SOLO_INTERVALS + 1):
+        opti.set_initial(Q[:, k], np.r_[q0[:2], SOLO_HEIGHT + SOLO_RISE * k / SOLO_INTERVALS, q0[3:]])
+    return opti
+
+
+def euler_configuration(q, v, dt):
+    """q + dt q̇(q, v) for a floating base (position, quaternion x y z w; v = body ω, body linear
+    velocity, joint rates) and 1-dof joints."""
+    import casadi
+
+    x, y, z, w = q[3], q[4], q[5], q[6]
+    R = casadi.vertcat(casadi.horzcat(1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
+                       casadi.horzcat(2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
+                       casadi.horzcat(2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)))
+    omega, vec = v[0:3], q[3:6]
+    dquat = 0.5 * casadi.vertcat(w * omega + casadi.cross(vec, omega), -casadi.dot(vec, omega))
+    return casadi.vertcat(q[0:3] + dt * (R @ v[3:6]), q[3:7] + dt * dquat, q[7:] + dt * v[6:])
+
+
+def solo12(work, repeats):
+    """solo12 standing on four point feet, soagen route; -> its JSON record."""
+    import soagen
+
+    robot = soagen.load_urdf(soagen.robots.path("solo12"), floating_base=True,
+                             tips=[soagen.point_tip(f) for f in SOLO_FEET])
+    cd, cold, cached = soagen_function(robot, "contact_dynamics", work / "soagen-cache-solo12")
+    opti = solo_problem(cd, robot.nq, robot.nv)
+    solver, args, seconds = nlp(opti, "limited-memory")
+    print(f"solo12: {repeats} solves", flush=True)
+    records, _ = interleaved({"soagen": (solver, args)}, repeats)
+    return {"problem": f"Standing on four point feet: raise the base {SOLO_RISE * 100:g} cm in {SOLO_DURATION:g} s, "
+                       f"rest to rest, minimum torque, {SOLO_INTERVALS} semi-implicit Euler steps",
+            "variables": int(opti.nx), "constraints": int(opti.ng),
+            "routes": {"soagen": {"dynamics": "soagen's C (contact_dynamics), external, analytical Jacobian",
+                                  "hessian": "limited-memory",
+                                  "setup": {"build_cold": cold, "load_cached": cached, "nlpsol": seconds},
+                                  **summary(records["soagen"])}},
+            "symbolic": "not available: casadi_kin_dyn has no contact dynamics, and casadi_kin_dyn.py refuses "
+                        f"a free-flyer (nq = {robot.nq} != nv = {robot.nv})"}
+
+
+def inner(args):
+    """The benchmark inside the venv: both problems, docs/trajopt.json and docs/trajopt.md."""
+    sys.path.insert(0, args.solver_casadi)
+    sys.path.insert(0, str(ROOT / "examples"))
+    import casadi
+
+    if not casadi.has_nlpsol("ipopt"):
+        raise SystemExit(f"the CasADi at {casadi.__file__} has no IPOPT")
+    repeats = 1 if args.quick else REPEATS
+    with tempfile.TemporaryDirectory(prefix="soagen-trajopt-") as tmp:
+        work = Path(tmp)
+        data = {"command": COMMAND, "casadi": casadi.__version__, "ipopt": ipopt_version(casadi),
+                "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+                "repeats": repeats, "panda": panda(work, repeats), "solo12": solo12(work, repeats)}
+    data["goal"] = goal(data["panda"])
+    if args.quick:
+        print(render(data))
+        return 0
+    DATA.write_text(json.dumps(data, indent=1) + "\n")
+    DOC.write_text(render(data))
+    print(render(data))
+    return 0
+
+
+def ipopt_version(casadi):
+    """IPOPT's version, from the library beside the CasADi in use."""
+    libs = sorted(Path(casadi.__file__).parent.glob("libipopt.so.*.*.*"))
+    return libs[0].name.removeprefix("libipopt.so.") if libs else "unknown"
+
+
+def goal(rep):
+    """soagen's constraint-and-Jacobian time against the fastest symbolic route's (median seconds per
+    solve and per iteration)."""
+    routes = rep["routes"]
+    fastest = min((k for k in routes if k != "soagen"), key=lambda k: routes[k]["g_jac_g"]["median"])
+    return {"fastest_symbolic": fastest, "target": 0.3,
+            "ratio": routes["soagen"]["g_jac_g"]["median"] / routes[fastest]["g_jac_g"]["median"],
+            "ratio_per_iteration": (routes["soagen"]["g_jac_g_ms_per_iteration"]
+                                    / routes[fastest]["g_jac_g_ms_per_iteration"])}
+
+
+# --------------------------------------------------------------------------- the page
+def _s(stat, digits=2):
+    """A median with its range over the repeats."""
+    if stat["min"] == stat["max"]:
+        return f"{stat['median']:.{digits}f}"
+    return f"{stat['median']:.{digits}f} ({stat['min']:.{digits}f}–{stat['max']:.{digits}f})"
+
+
+def _setup(setup):
+    """One route's set-up times as text."""
+    names = {"build_cold": "build, empty cache", "load_cached": "cached load", "graph": "casadi_kin_dyn graph",
+             "cse": "cse Functions", "codegen": "code generation", "compile": "gcc -O3", "nlpsol": "nlpsol"}
+    return ", ".join(f"{names[k]} {v:.2f}" for k, v in setup.items())
+
+
+def route_table(rep):
+    """The solve table of one problem."""
+    head = ("| route | Hessian | IPOPT wall (s) | iterations | ms / iteration | g + jac_g (s) | Hessian (s) "
+            "| rest (s) | objective |")
+    lines = [head, "|---|---|---|---|---|---|---|---|---|"]
+    for name, r in rep["routes"].items():
+        hess = _s(r["hess_l"]) if r["hessian"] == "exact" else "–"
+        lines.append(f"| {name} | {r['hessian']} | {_s(r['wall'])} | {_s(r['iterations'], 0)} | "
+                     f"{r['ms_per_iteration']:.1f} | {_s(r['g_jac_g'])} | {hess} | {_s(r['rest'])} | "
+                     f"{r['objective']['median']:.8g} |")
+    return "\n".join(lines)
+
+
+def setup_table(rep):
+    """The set-up table of one problem."""
+    lines = ["| route | evaluates the dynamics | set-up (s) |", "|---|---|---|"]
+    lines += [f"| {name} | {r['dynamics']} | {_setup(r['setup'])} |" for name, r in rep["routes"].items()]
+    return "\n".join(lines)
+
+
+def optimum_lines(rep):
+    """Each route's optimum against the soagen route's."""
+    out = []
+    for name, c in rep["optimum"].items():
+        if name == "soagen":
+            continue
+        verdict = "the same optimum" if c["same"] else "not the same optimum"
+        out.append(f"- {name}: {verdict} (objective {c['objective_rel']:.1e} relative, states and torques "
+                   f"{c['x_max_abs']:.1e} max abs; statuses {', '.join(rep['routes'][name]['status'])})")
+    return "\n".join(out)
+
+
+def headline(data):
+    """The lines the guide quotes."""
+    g, routes = data["goal"], data["panda"]["routes"]
+    s, f = routes["soagen"], routes[g["fastest_symbolic"]]
+    return (f"Panda, `{data['command']}`, CasADi {data['casadi']}, IPOPT {data['ipopt']}, medians of "
+            f"{data['repeats']} solves: with soagen, constraints and their Jacobian take "
+            f"{s['g_jac_g']['median']:.2f} s of a {s['wall']['median']:.2f} s solve ({s['iterations']['median']:.0f} "
+            f"iterations); with CasADi's own dynamics, fastest as {g['fastest_symbolic']}, "
+            f"{f['g_jac_g']['median']:.2f} s of {f['wall']['median']:.2f} s ({f['iterations']['median']:.0f} "
+            f"iterations): {g['ratio']:.2f}x per solve, {g['ratio_per_iteration']:.2f}x per iteration.")
+
+
+def render(data):
+    """docs/trajopt.md from the JSON record."""
+    p, s = data["panda"], data["solo12"]
+    g = data["goal"]
+    met = "met" if g["ratio"] <= g["target"] else "not met"
+    return f"""# Trajectory optimization: soagen's dynamics against CasADi's symbolic dynamics
+
+`{data['command']}` ({data['machine']}; CasADi {data['casadi']}, IPOPT {data['ipopt']} with MUMPS, the same
+for every route). Times in seconds: medians of {data['repeats']} solves per route, the routes interleaved,
+the range over the solves in brackets. "g + jac_g" is CasADi's `t_wall_nlp_g + t_wall_nlp_jac_g`,
+the time spent evaluating the constraints and their Jacobian; "rest" is the rest of IPOPT's wall
+time (its own linear algebra and MUMPS, the objective), less the Hessian where there is one.
+What is measured and what differs between the routes: the docstring of `benchmarks/trajopt.py`.
+
+## Panda
+
+{p['problem']}; {p['variables']} variables, {p['constraints']} constraints. CasADi's `aba` from
+casadi_kin_dyn (CasADi {p['graph_casadi']}): {p['sx_instructions']['aba']} SX instructions with `cse`,
+its Jacobian {p['sx_instructions']['jac_aba']}.
+
+{route_table(p)}
+
+{headline(data)}
+The goal, at most {g['target']}x of the fastest symbolic route's: {met}.
+
+Optimum, against the soagen route's:
+
+{optimum_lines(p)}
+
+Set-up:
+
+{setup_table(p)}
+
+## solo12
+
+{s['problem']}; {s['variables']} variables, {s['constraints']} constraints. The symbolic route is
+{s['symbolic']}.
+
+{route_table(s)}
+
+Set-up:
+
+{setup_table(s)}
+"""
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--render", action="store_true", help="docs/trajopt.md again from docs/trajopt.json")
+    parser.add_argument("--quick", action="store_true", help="one solve per route, print only")
+    parser.add_argument("--venv", default=str(HERE / ".work" / "casadi-venv"), help="casadi_kin_dyn.py's venv")
+    parser.add_argument("--python", default=os.environ.get("SOAGEN_CASADI_PYTHON", sys.executable),
+                        help="interpreter that creates the venv")
+    parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--solver-casadi", help=argparse.SUPPRESS)
+    parser.add_argument("--graph", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.render:
+        DOC.write_text(render(json.loads(DATA.read_text())))
+        return 0
+    if args.graph:
+        graph(args.graph)
+        return 0
+    return inner(args) if args.inner else outer(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
