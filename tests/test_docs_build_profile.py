@@ -3,18 +3,14 @@
 statement counts of a live Panda build of the same functions equal the committed "after" row."""
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import soagen
-from tests.support import ROOT
+from tests.support import ROOT, benchmark_script
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("build_times", ROOT / "benchmarks" / "build_times.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("build_times")
 
 
 def test_page_is_rendered_from_the_json():

@@ -3,10 +3,9 @@
 figures of whole and cut functions are the page's."""
 from __future__ import annotations
 
-import importlib.util
 import re
 
-from tests.support import ROOT
+from tests.support import ROOT, benchmark_script
 
 PAGE = ROOT / "docs" / "parts.md"
 
@@ -41,9 +40,7 @@ def test_guide_quotes_the_page():
 
 
 def test_page_is_of_todays_programs():
-    spec = importlib.util.spec_from_file_location("parts_bench", ROOT / "benchmarks" / "parts.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = benchmark_script("parts")
     from soagen import codegen
     from soagen.options import Options
 

@@ -6,7 +6,6 @@ function and variant, soagen check and opcount, SIMD batches, float C on a Corte
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import re
 import subprocess
@@ -22,15 +21,12 @@ from soagen import functions as F
 from soagen import mujoco_convention as mc
 from soagen import reference
 from soagen.check import check_module, random_inputs
-from tests.support import ROOT, assert_checked
+from tests.support import ROOT, assert_checked, benchmark_script
 from tests.support.builds import built
 
 
 def _corpus_module():
-    spec = importlib.util.spec_from_file_location("mjcf_corpus", ROOT / "benchmarks" / "mjcf_corpus.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("mjcf_corpus")
 
 
 C = _corpus_module()

@@ -232,11 +232,9 @@ def _table_lines(text):
 
 def test_sweep_page_is_rendered_from_the_committed_json():
     """docs/sweep.md is what ``python benchmarks/sweep.py --render`` makes of docs/sweep.json, to the byte."""
-    import importlib.util
+    from tests.support import benchmark_script
 
-    spec = importlib.util.spec_from_file_location("bench_sweep", ROOT / "benchmarks" / "sweep.py")
-    sweep = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(sweep)
+    sweep = benchmark_script("sweep")
     run = _committed()
     assert sweep.report(run, [rr.Result.from_json(r) for r in run["cases"]]) == (ROOT / "docs" / "sweep.md").read_text()
 

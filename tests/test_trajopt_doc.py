@@ -3,18 +3,14 @@
 headline numbers. No timing is asserted."""
 from __future__ import annotations
 
-import importlib.util
 import json
 
-from tests.support import ROOT
+from tests.support import ROOT, benchmark_script
 
 
 def _benchmark():
     """``benchmarks/trajopt.py`` as a module (the standard library only at import)."""
-    spec = importlib.util.spec_from_file_location("bench_trajopt", ROOT / "benchmarks" / "trajopt.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("trajopt")
 
 
 def _data():

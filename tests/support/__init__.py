@@ -27,13 +27,19 @@ def assert_close(actual, expected, rtol=1e-10, what=""):
     assert err <= rtol * scale + 1e-14, f"{what}: max abs error {err:.3e}, scale {scale:.3e}, rel {err / scale:.3e}"
 
 
-def benchmark_report():
-    """``benchmarks/report.py`` as a module (the benchmark folder is not a package)."""
-    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "benchmarks" / "report.py")
+def benchmark_script(name):
+    """``benchmarks/<name>.py`` as a module (the benchmark folder is not a package), registered as
+    ``bench_<name>`` (dataclasses look their module up in sys.modules)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # dataclasses look their module up there
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def benchmark_report():
+    """``benchmarks/report.py`` as a module."""
+    return benchmark_script("report")
 
 
 def lambda_can_exist(robot, states=3, seed=0):
