@@ -19,6 +19,7 @@ import soagen
 from soagen import codegen
 from soagen.model.errors import RobotError
 from soagen.options import Options
+from soagen.reports import opcount
 from soagen.targets.c99.emit import emit
 from soagen.targets.casadi.emit import emit_casadi
 from soagen.targets.cuda.emit import emit_cuda
@@ -142,6 +143,8 @@ def test_hostile_names_give_the_plain_robots_c(kind, names, plain_views, tmp_pat
         assert text.isascii() and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text)
         assert "??" not in text and "\\" not in text.replace("\\n\"", "")   # only the C strings' own \n
     assert comment_text(names[0]) in csource.header          # the robot's name, visible in the banner
+    title = opcount.table(robot.name, programs).split("\n", 1)[0]   # opcounts.md: the name on its title line
+    assert title == f"# Operation counts: {comment_text(robot.name)}"
     assert compiled_view(csource, folder / "c") == plain_views[kind][0]
     assert views == plain_views[kind][1]                     # SIMD, CUDA, CasADi
 

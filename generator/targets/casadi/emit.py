@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from soagen.targets.c99.emit import environment
+from soagen.targets.common.c_text import environment
 
 #: f -> {(output, input): (soagen function, its output)}: the blocks of f's Jacobian
 DERIVATIVES = {
