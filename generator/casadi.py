@@ -11,6 +11,12 @@ Inverse dynamics, forward dynamics and contact dynamics come with their Jacobian
 q's own coordinates (a quaternion's four entries; :mod:`soagen.targets.casadi.emit`); other
 functions have none (CasADi's own derivatives of them fail).  There are no second derivatives:
 with IPOPT, use ``hessian_approximation="limited-memory"``.
+
+For multiple shooting, ``"rk4_step"`` (robots of 1-dof joints) is one classical Runge–Kutta step
+``x_next = rk4_step(x, tau, dt)`` of x = (q, q̇) with its Jacobian along (x, τ, dt), both in C:
+
+    step, = soagen.casadi.functions(robot, ["rk4_step"])
+    opti.subject_to(X[:, k + 1] == step(X[:, k], U[:, k], dt))
 """
 from __future__ import annotations
 
@@ -21,10 +27,11 @@ def library(robot, names, **options):
     """The compiled :class:`~soagen.targets.casadi.CasadiLibrary` of ``names`` (and of what their
     Jacobians read); ``options``: :class:`soagen.Options` fields (``optimize``, ...)."""
     from soagen.pipeline import build
-    from soagen.targets.casadi import needed
+    from soagen.targets.casadi import check_steps, needed
 
     if "target" in options:
         raise OptionsError("soagen.casadi.functions builds the casadi target: drop target=")
+    check_steps(robot, names)
     return build(robot, functions=tuple(needed(names)), target="casadi", **options)
 
 
@@ -35,7 +42,7 @@ def functions(robot, names, **options):
     Parameters
     ----------
     robot : Robot
-    names : list of str
+    names : list of str   soagen functions, or ``"rk4_step"``
     options : fields of :class:`soagen.Options` (``optimize="O3"`` by default, ``name=`` the C prefix)
 
     Returns

@@ -2,8 +2,10 @@
 are the module's, and every block of each Jacobian equals (1) central differences of the same
 CasADi function in q's own coordinates (a quaternion's four entries, its norm included) and
 (2) soagen's tangent-space derivatives once mapped back through d integrate(q, ξ)/dξ, computed
-here by differences of Robot.integrate (numpy, not the C).  The library also builds with
-casadi_int = int (acados) and stops an optimizer asking for second derivatives in one line."""
+here by differences of Robot.integrate (numpy, not the C).  The RK4 step (rk4_step) equals RK4
+of Pinocchio's forward dynamics, and its Jacobian the chain rule of Pinocchio's derivatives,
+central differences and CasADi's own chain rule.  The library also builds with casadi_int = int
+(acados) and stops an optimizer asking for second derivatives in one line."""
 from __future__ import annotations
 
 import ctypes
@@ -27,6 +29,7 @@ def case(key):
     if key not in _built:
         robot, names = {
             "panda": (lambda: robots.example("panda"), ["inverse_dynamics", "forward_dynamics"]),
+            "ur5": (lambda: robots.example("ur5"), ["inverse_dynamics", "forward_dynamics"]),
             # a floating base, a spherical joint, a full tip and a point tip: contact dynamics with 9 rows
             "floating": (lambda: with_point_tips(random_robot(36, 5, tree=True, tips=2, floating_base=True,
                                                               spherical_fraction=0.4), {1}),
@@ -89,6 +92,7 @@ def unit(robot, q):
 
 
 @pytest.mark.parametrize("key, name", [("panda", "inverse_dynamics"), ("panda", "forward_dynamics"),
+                                       ("ur5", "inverse_dynamics"), ("ur5", "forward_dynamics"),
                                        ("floating", "inverse_dynamics"), ("floating", "forward_dynamics"),
                                        ("floating", "contact_dynamics"), ("solo12", "contact_dynamics")])
 def test_every_jacobian_block_is_the_derivative_in_q_coordinates(key, name):
@@ -133,6 +137,80 @@ def tangent_block(name, derivs, k):
     return derivs[2] if k == 0 else derivs[5]                 # contact: dqdd_dq, df_dq
 
 
+RK4_C, RK4_B = (0.0, 0.5, 0.5, 1.0), (1.0, 2.0, 2.0, 1.0)
+
+
+def pinocchio_rk4(oracle, x, tau, dt):
+    """x⁺ of one RK4 step of (q̇, aba) and its Jacobian along z = (x, τ, dt), by Pinocchio: each
+    stage's Jacobian [[0, I], [∂q̈/∂q, ∂q̈/∂q̇]] and M⁻¹ from computeABADerivatives, chained as
+    dense matrices (1-dof joints: q is Pinocchio's q)."""
+    import pinocchio as pin
+
+    n = x.size // 2
+    nz = 3 * n + 1
+    E = np.eye(2 * n, nz)                                   # d x/dz
+    k, dk = np.zeros(2 * n), np.zeros((2 * n, nz))
+    x_next, J = x.copy(), E.copy()
+    for c, b in zip(RK4_C, RK4_B):
+        xs = x + c * dt * k
+        dxs = E + c * dt * dk
+        dxs[:, -1] += c * k
+        dq, dv, Minv = (np.array(a) for a in pin.computeABADerivatives(oracle.model, oracle.data, xs[:n], xs[n:], tau))
+        Minv = np.triu(Minv) + np.triu(Minv, 1).T
+        A = np.block([[np.zeros((n, n)), np.eye(n)], [dq, dv]])
+        k = np.r_[xs[n:], np.array(pin.aba(oracle.model, oracle.data, xs[:n], xs[n:], tau))]
+        dk = A @ dxs
+        dk[n:, 2 * n:3 * n] += Minv
+        x_next += dt / 6 * b * k
+        J += dt / 6 * b * dk
+        J[:, -1] += b / 6 * k
+    return x_next, J
+
+
+@pytest.mark.parametrize("key", ["panda", "ur5"])
+def test_rk4_step_is_rk4_of_the_dynamics_with_its_exact_jacobian(key):
+    """rk4_step (C: four forward dynamics and the chain rule through the stages) equals RK4 of
+    Pinocchio's aba; its Jacobian equals (1) the chain rule of Pinocchio's derivatives, (2) central
+    differences of the step itself, along x, τ and dt, and (3) CasADi's own chain rule through an
+    RK4 written in CasADi around the forward_dynamics function."""
+    from tests.support.oracle import Oracle
+
+    robot, fns, _ = case(key)
+    step, = soagen.casadi.functions(robot, ["rk4_step"], optimize="O0")
+    n = robot.n
+    oracle = Oracle(robot)
+    x, u, dt = (casadi.MX.sym(s, m) for s, m in (("x", 2 * n), ("u", n), ("dt", 1)))
+    fd = fns["forward_dynamics"]
+    stages = []
+    for c in RK4_C:
+        xs = x + c * dt * stages[-1] if stages else x
+        stages.append(casadi.vertcat(xs[n:], fd(xs[:n], xs[n:], u)))
+    mx = x + dt / 6 * sum(b * s for b, s in zip(RK4_B, stages))
+    chained = casadi.Function("chained", [x, u, dt], [casadi.jacobian(mx, casadi.vertcat(x, u, dt))])
+    rng = np.random.default_rng(5)
+    for h in (0.02, 0.1):
+        q, qd, _, tau = robot.random_state(rng)
+        args = (np.r_[q, qd], tau, np.array([h]))
+        got = np.array(step(*args)).ravel()
+        blocks = step.jacobian()(*args, got)
+        J = np.hstack([np.array(b) for b in blocks])
+        want, want_J = pinocchio_rk4(oracle, *args[:2], h)
+        assert np.abs(got - want).max() < 1e-9 * max(1.0, np.abs(want).max())
+        scale = np.abs(want_J).max()
+        assert np.abs(J - want_J).max() < 1e-8 * scale
+        assert np.abs(J - np.array(chained(*args))).max() < 1e-9 * scale
+        for i, block in enumerate(blocks):
+            diff = central(step, args, i, 0)
+            assert np.abs(np.array(block) - diff).max() < 1e-5 * max(1.0, np.abs(diff).max()), i
+
+
+def test_rk4_step_is_refused_on_a_quaternion():
+    """A floating base or a spherical joint has q̇ ≠ v: the step is refused in one line, before any build."""
+    robot = random_robot(36, 5, tree=True, tips=1, floating_base=True)
+    with pytest.raises(soagen.OptionsError, match=r"^rk4_step steps x = \(q, qd\) of 1-dof joints.*nq = 12, nv = 11"):
+        soagen.casadi.functions(robot, ["rk4_step"])
+
+
 def test_the_library_builds_for_acados_with_int(tmp_path):
     """casadi_int = int (acados): the same library compiled with -Dcasadi_int=int reports its
     sizes and sparsities as ints and computes the same values."""
@@ -154,6 +232,12 @@ def test_the_library_builds_for_acados_with_int(tmp_path):
         getattr(c, f"{fn}_sparsity_in").argtypes = [ctypes.c_int]
     assert getattr(c, f"{name}_n_in")() == 3 and getattr(c, f"jac_{name}_n_in")() == 4
     assert list(getattr(c, f"{name}_sparsity_in")(0)[:3]) == [7, 1, 1]
+    step = "soagen_panda_rk4_step"                          # beside forward_dynamics and its derivatives
+    for fn in (step, f"jac_{step}"):
+        getattr(c, f"{fn}_sparsity_out").restype = ctypes.POINTER(ctypes.c_int)
+        getattr(c, f"{fn}_sparsity_out").argtypes = [ctypes.c_int]
+    assert list(getattr(c, f"{step}_sparsity_out")(0)[:3]) == [14, 1, 1]
+    assert list(getattr(c, f"jac_{step}_sparsity_out")(1)[:3]) == [14, 7, 1]
     q, qd, tau = np.linspace(-1, 1, 7), np.linspace(0.5, -0.5, 7), np.linspace(2, -1, 7)
     qdd = np.zeros(7)
     arg = (ctypes.c_void_p * 3)(*(a.ctypes.data for a in (q, qd, tau)))

@@ -51,7 +51,7 @@ def cache_root():
 
 
 def generator_digest():
-    """Hash of soagen's own sources (every subpackage) and templates."""
+    """Hash of soagen's own sources (every subpackage: Python and C) and templates."""
     h = hashlib.sha256()
     for pkg in ("soagen", "soagen.templates"):
         root = resources.files(pkg)
@@ -61,7 +61,7 @@ def generator_digest():
             for entry in sorted(folder.iterdir(), key=lambda p: p.name):
                 if entry.is_dir() and entry.name != "__pycache__" and pkg == "soagen":
                     stack.append((entry, f"{prefix}{entry.name}/"))
-                elif entry.name.endswith((".py", ".j2")):
+                elif entry.name.endswith((".py", ".j2", ".c")):
                     h.update(f"{prefix}{entry.name}".encode())
                     h.update(entry.read_bytes())
     return h.hexdigest()

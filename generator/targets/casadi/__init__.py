@@ -15,7 +15,7 @@ from soagen.options import OptionsError
 from soagen.targets.c99.compile import compile_args, unit_queue
 from soagen.targets.c99.emit import Emitter
 from soagen.targets.cache import cache_key, cache_root, cached
-from soagen.targets.casadi.emit import DERIVATIVES, emit_casadi, needed
+from soagen.targets.casadi.emit import DERIVATIVES, STEPS, check_steps, emit_casadi, needed
 
 #: soagen generate --target casadi writes the C99 files beside its own
 BESIDE = "c"
@@ -84,4 +84,4 @@ def build(target, options, name, functions, record, cache_dir=None, progress=Non
     return CasadiLibrary(final / meta["library"], meta["exported"], meta["jacobians"], timings)
 
 
-__all__ = ["BESIDE", "DERIVATIVES", "CasadiLibrary", "build", "files", "needed"]
+__all__ = ["BESIDE", "DERIVATIVES", "STEPS", "CasadiLibrary", "build", "check_steps", "files", "needed"]

@@ -14,12 +14,21 @@ floating base 6: body [ω; v]), so a block is ∂f/∂ξ · ∂ξ/∂q with ∂�
 :func:`tangent_map_lines`; it includes how f depends on a quaternion's norm (f reads the
 rotation of q/|q|).  Second derivatives are not provided: ``jac_jac_...`` fails with one line
 naming IPOPT's limited-memory Hessian.
+
+Beside the functions, a library with ``forward_dynamics`` and its derivatives exports the
+steps of :data:`STEPS` for a robot of 1-dof joints: ``soagen_<name>_rk4_step(x, tau, dt) ->
+x_next``, one classical Runge–Kutta step of x = (q, q̇), and its Jacobian along (x, τ, dt),
+composed in C (``rk4_step.c``) from the forward dynamics and soagen's derivatives of it, so
+that a multiple-shooting NLP makes one call per interval and CasADi chains no derivatives.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import resources
 
+from soagen.options import OptionsError
 from soagen.targets.common.c_text import environment
+from soagen.targets.common.inert import Code
 
 #: f -> {(output, input): (soagen function, its output)}: the blocks of f's Jacobian
 DERIVATIVES = {
@@ -34,14 +43,35 @@ DERIVATIVES = {
 }
 
 
+#: step -> (the function it steps, that function's derivatives): exported for 1-dof robots
+STEPS = {"rk4_step": ("forward_dynamics", "forward_dynamics_derivatives")}
+
+
 def needed(functions):
-    """``functions`` and the soagen functions their Jacobians read, in order, each once."""
-    out = list(functions)
+    """The soagen functions that ``functions`` (soagen functions and :data:`STEPS`) and their
+    Jacobians read, in order, each once."""
+    out = []
     for f in functions:
-        for source, _ in DERIVATIVES.get(f, {}).values():
-            if source not in out:
-                out.append(source)
+        for g in STEPS.get(f, (f,)):
+            for h in [g, *(source for source, _ in DERIVATIVES.get(g, {}).values())]:
+                if h not in out:
+                    out.append(h)
     return out
+
+
+def steps_available(robot):
+    """Whether the steps of :data:`STEPS` exist for ``robot``: x = (q, q̇) with q̇ = dq/dt, that is
+    1-dof joints only (a quaternion's RK4 step is not a step in q's coordinates)."""
+    return robot.nq == robot.nv
+
+
+def check_steps(robot, names):
+    """Refuse, in one line, a step of :data:`STEPS` asked for on a robot without it."""
+    asked = [f for f in names if f in STEPS]
+    if asked and not steps_available(robot):
+        raise OptionsError(f"{asked[0]} steps x = (q, qd) of 1-dof joints, and {robot.name} has a floating base or "
+                           f"a spherical joint (nq = {robot.nq}, nv = {robot.nv}): write the step in CasADi around "
+                           f"forward_dynamics (its Jacobian is along the quaternion's entries)")
 
 
 @dataclass
@@ -140,11 +170,49 @@ def emit_casadi(robot, programs, name):
         blocks = DERIVATIVES.get(prog.name)
         if blocks and all(src in by_name for src, _ in blocks.values()):
             jacobians.append(_jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity))
+    steps = [_step(robot, name, step, by_name, sparsity) for step, (fd, fdd) in STEPS.items()
+             if fd in by_name and fdd in by_name and steps_available(robot)]
+    runtime = Code((resources.files("soagen.targets.casadi") / "rk4_step.c").read_text().rstrip("\n"))
     ctx = dict(version=__version__, name=name, robot_name=robot.name, functions=functions, jacobians=jacobians,
+               steps=steps, rk4_runtime=runtime,
                sparsities=[dict(name=v, rows=r, cols=c) for (r, c), v in sparsities.items()])
     source = environment().get_template("casadi.c.j2").render(**ctx)
-    return CasadiSource(name, source, {f["program"]: f["name"] for f in functions},
-                        [j["program"] for j in jacobians])
+    exported = {f["program"]: f["name"] for f in functions} | {s["program"]: s["name"] for s in steps}
+    return CasadiSource(name, source, exported, [j["program"] for j in jacobians] + [s["program"] for s in steps])
+
+
+def _step(robot, name, step, by_name, sparsity):
+    """What templates/casadi.c.j2 lays out for ``step`` of :data:`STEPS` (its C in ``rk4_step.c``):
+    the functions it calls, its inputs x (2n), tau (n), dt (1) and output x_next (2n), its
+    Jacobian's three blocks (column-major pieces of one 2n x (3n + 1) matrix), the work vectors."""
+    n = robot.nv
+    m, nz = 2 * n, 3 * n + 1
+    fd, fdd = (by_name[f] for f in STEPS[step])
+    outs = [a.name for a in fdd.outputs]
+    if outs != ["qdd", "dqdd_dq", "dqdd_dqd", "Minv"] or [a.name for a in fd.outputs] != ["qdd"]:
+        raise AssertionError(f"rk4_step.c reads qdd, dqdd_dq, dqdd_dqd, Minv; {fdd.name} writes {outs}")
+
+    def arg(label, rows, cols=1):
+        return dict(name=label, rows=rows, cols=cols, sparsity=sparsity(rows, cols))
+
+    inputs = [arg("x", m), arg("tau", n), arg("dt", 1)]
+    outputs = [arg("x_next", m)]
+    blocks = [dict(arg(f"jac_x_next_{a['name']}", m, a["rows"]), at=m * at)
+              for a, at in zip(inputs, (0, m, m + n))]
+    jac_inputs = inputs + [arg("out_x_next", m)]
+    rk4_work, jac_rk4_work = 4 * n, 4 * m + m * nz + 3 * n * n + 4 * m
+    fname = f"soagen_{name}_{step}"
+    second = dict(name=f"jac_jac_{fname}",
+                  inputs=jac_inputs + [arg(f"out_{b['name']}", b["rows"], b["cols"]) for b in blocks],
+                  outputs=[arg(f"jac_{b['name']}_{a['name']}", b["rows"] * b["cols"], a["rows"])
+                           for b in blocks for a in jac_inputs])
+    return dict(name=fname, program=step, n=n, m=m, inputs=inputs, outputs=outputs,
+                fd=dict(call=f"{name}_{fd.name}", status=fd.returns_status),
+                fdd=dict(call=f"{name}_{fdd.name}", status=fdd.returns_status),
+                result_at=rk4_work, zeros_at=rk4_work + m, work=rk4_work + 2 * m,
+                jac=f"jac_{fname}", jac_inputs=jac_inputs, blocks=blocks,
+                jac_result_at=jac_rk4_work, jac_zeros_at=jac_rk4_work + m * nz, jac_work=jac_rk4_work + m * nz + m,
+                second=second)
 
 
 def _jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity):
