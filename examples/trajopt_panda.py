@@ -1,10 +1,11 @@
-"""Trajectory optimization with CasADi and IPOPT on soagen's forward dynamics and its exact Jacobian.
+"""Trajectory optimization with CasADi and IPOPT on soagen's dynamics and their exact derivatives.
 
 The Panda from rest at Q_START to rest at Q_GOAL in 1 s: 50 intervals of multiple shooting,
 one RK4 step each on x = (q, q̇), ẋ = (q̇, FD(q, q̇, τ)); torque limits; minimum effort
-Σ τᵀτ Δt.  FD is ``soagen.casadi.functions(robot, ["forward_dynamics"])``: the generated C
-called by CasADi, its Jacobian soagen's analytical derivatives (no CasADi graph of the robot).
-IPOPT with the limited-memory Hessian (soagen gives no second derivatives).
+Σ τᵀτ Δt.  The step is ``soagen.casadi.functions(robot, ["rk4_step"])``: the generated forward
+dynamics and the RK4 step in C, called by CasADi, its Jacobian soagen's analytical derivatives
+chained through the four stages in C (no CasADi graph of the robot).  IPOPT with the
+limited-memory Hessian (soagen gives no second derivatives).
 
     python examples/trajopt_panda.py
 """
@@ -34,19 +35,27 @@ def rk4(f, x, u, dt):
     return x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
 
 
-def problem(fd, n, intervals=INTERVALS, duration=DURATION):
-    """The multiple-shooting NLP: (casadi.Opti, states X (2n, N+1), torques U (n, N))."""
+def rk4_of(fd, n):
+    """The RK4 step ``(x, tau, dt) -> x_next`` written in CasADi around a forward dynamics
+    ``fd(q, qd, tau)`` (any casadi.Function): CasADi chains its derivatives through the stages."""
+    import casadi
+
+    def f(x, u):
+        return casadi.vertcat(x[n:], fd(x[:n], x[n:], u))
+
+    return lambda x, u, dt: rk4(f, x, u, dt)
+
+
+def problem(step, n, intervals=INTERVALS, duration=DURATION):
+    """The multiple-shooting NLP on ``step(x, tau, dt) -> x_next``: (casadi.Opti, states X (2n, N+1),
+    torques U (n, N))."""
     import casadi
 
     dt = duration / intervals
     opti = casadi.Opti()
     X, U = opti.variable(2 * n, intervals + 1), opti.variable(n, intervals)
-
-    def f(x, u):
-        return casadi.vertcat(x[n:], fd(x[:n], x[n:], u))
-
     for k in range(intervals):
-        opti.subject_to(X[:, k + 1] == rk4(f, X[:, k], U[:, k], dt))
+        opti.subject_to(X[:, k + 1] == step(X[:, k], U[:, k], dt))
     opti.subject_to(X[:, 0] == np.r_[Q_START, np.zeros(n)])
     opti.subject_to(X[:, -1] == np.r_[Q_GOAL, np.zeros(n)])
     opti.subject_to(opti.bounded(-TAU_MAX, U, TAU_MAX))
@@ -61,9 +70,9 @@ def solve(optimize="O3", verbose=False):
     robot = robots.example("panda")
     print("building the Panda's CasADi library (sympy, then gcc; cached after the first run) ...", flush=True)
     t0 = time.perf_counter()
-    fd, = soagen.casadi.functions(robot, ["forward_dynamics"], optimize=optimize, progress=True)
+    step, = soagen.casadi.functions(robot, ["rk4_step"], optimize=optimize, progress=True)
     setup = time.perf_counter() - t0
-    opti, X, U = problem(fd, robot.n)
+    opti, X, U = problem(step, robot.n)
     opti.solver("ipopt", {"print_time": False, "ipopt.hessian_approximation": "limited-memory",
                           "ipopt.tol": 1e-8, "ipopt.print_level": 5 if verbose else 0, "ipopt.sb": "yes"})
     print(f"built in {setup:.1f} s; solving {INTERVALS} intervals of multiple shooting with IPOPT ...", flush=True)
