@@ -403,7 +403,8 @@ def main(argv=None):
                            help="c: <name>.h/.c (C99); simd: also <name>_simd.h/.c, batches on several states "
                                 "per instruction (GCC/Clang); cuda, cuda-host: <name>.cu (kernels, launchers) "
                                 "and <name>_cuda.h; casadi: also <name>_casadi.c, CasADi external functions "
-                                "with their Jacobians (docs/guide/casadi.md)")
+                                "with their Jacobians, and with forward_dynamics the RK4 step rk4_step "
+                                "(docs/guide/casadi.md)")
         elif name == "opcount":
             p.add_argument("--json", help="also write the counts as JSON")
             p.add_argument("--markdown", help="also write the counts as a markdown table")

@@ -187,13 +187,17 @@ def test_rk4_step_is_rk4_of_the_dynamics_with_its_exact_jacobian(key):
         stages.append(casadi.vertcat(xs[n:], fd(xs[:n], xs[n:], u)))
     mx = x + dt / 6 * sum(b * s for b, s in zip(RK4_B, stages))
     chained = casadi.Function("chained", [x, u, dt], [casadi.jacobian(mx, casadi.vertcat(x, u, dt))])
+    jac = step.jacobian()
+    out = casadi.MX.sym("out", 2 * n)
+    without_dt = casadi.Function("without_dt", [x, u, dt, out], jac(x, u, dt, out)[:2])   # the dt block not asked for
     rng = np.random.default_rng(5)
     for h in (0.02, 0.1):
         q, qd, _, tau = robot.random_state(rng)
         args = (np.r_[q, qd], tau, np.array([h]))
         got = np.array(step(*args)).ravel()
-        blocks = step.jacobian()(*args, got)
+        blocks = jac(*args, got)
         J = np.hstack([np.array(b) for b in blocks])
+        assert np.array_equal(np.hstack([np.array(b) for b in without_dt(*args, got)]), J[:, :-1])
         want, want_J = pinocchio_rk4(oracle, *args[:2], h)
         assert np.abs(got - want).max() < 1e-9 * max(1.0, np.abs(want).max())
         scale = np.abs(want_J).max()

@@ -38,22 +38,23 @@ static int soagen_rk4_step(int n, soagen_fd_t fd, const casadi_real *x, const ca
     return 0;
 }
 
-/* J = d x+/d(x, tau, dt) (2n x (3n+1), column-major); w: 2n (3n+1) + 3n^2 + 16n entries */
+/* J = d x+/d(x, tau, dt) (2n x (3n+1), column-major), its first `columns` columns (3n: without
+ * the dt column, 3n + 1: with it); w: 2n (3n+1) + 3n^2 + 16n entries */
 static int soagen_rk4_step_jacobian(int n, soagen_fd_derivatives_t fdd, const casadi_real *x, const casadi_real *tau,
-                                    casadi_real dt, casadi_real *J, casadi_real *w)
+                                    casadi_real dt, int columns, casadi_real *J, casadi_real *w)
 {
-    const int m = 2*n, nz = 3*n + 1;
+    const int m = 2*n, nz = columns, dt_column = 3*n;
     casadi_real *xs = w;                 /* x_s (2n) */
     casadi_real *k = xs + m;             /* k_s (2n) */
     casadi_real *kprev = k + m;          /* k_(s-1) (2n) */
     casadi_real *ksum = kprev + m;       /* sum_s b_s k_s (2n) */
     casadi_real *dk = ksum + m;          /* d k_s/dz (2n x nz) */
-    casadi_real *Fq = dk + m*nz;         /* dqdd/dq at x_s (n x n, row-major) */
+    casadi_real *Fq = dk + m*(3*n + 1);  /* dqdd/dq at x_s (n x n, row-major) */
     casadi_real *Fv = Fq + n*n;          /* dqdd/dqd at x_s (n x n, row-major) */
     casadi_real *Minv = Fv + n*n;        /* dqdd/dtau = M^-1 at x_s (n x n, row-major) */
     casadi_real *d = Minv + n*n;         /* d x_s/dz, four columns (2n x 4) */
     for (int i = 0; i < m; ++i) k[i] = ksum[i] = 0.0;
-    for (int i = 0; i < m*nz; ++i) dk[i] = J[i] = 0.0;
+    for (int i = 0; i < m*nz; ++i) J[i] = 0.0;
     for (int s = 0; s < 4; ++s) {
         const casadi_real c = soagen_rk4_c[s], b = soagen_rk4_b[s];
         for (int i = 0; i < m; ++i) {
@@ -62,16 +63,24 @@ static int soagen_rk4_step_jacobian(int n, soagen_fd_derivatives_t fdd, const ca
         }
         for (int i = 0; i < n; ++i) k[i] = xs[n + i];
         if (fdd(xs, xs + n, tau, k + n, Fq, Fv, Minv)) return 1;
-        for (int j0 = 0; j0 < nz; j0 += 4) {
+        if (s == 0) {                    /* d x_1/dz = [I 0 0]: d k_1/dz = [[0 I 0 0], [dqdd/dq dqdd/dqd M^-1 0]] */
+            for (int j = 0; j < nz; ++j)
+                for (int i = 0; i < n; ++i) {
+                    dk[j*m + i] = j == n + i ? 1.0 : 0.0;
+                    dk[j*m + n + i] = j < n ? Fq[i*n + j] : j < m ? Fv[i*n + j - n]
+                                    : j < dt_column ? Minv[i*n + j - m] : 0.0;
+                }
+        }
+        else for (int j0 = 0; j0 < nz; j0 += 4) {
             const int cols = nz - j0 < 4 ? nz - j0 : 4;
             for (int jj = 0; jj < cols; ++jj) {      /* d x_s/dz = [I 0 0] + c dt d k_(s-1)/dz + c k_(s-1) e_dt' */
                 const int j = j0 + jj;
                 for (int i = 0; i < m; ++i)
-                    d[jj*m + i] = c*dt*dk[j*m + i] + (i == j ? 1.0 : 0.0) + (j == nz - 1 ? c*kprev[i] : 0.0);
+                    d[jj*m + i] = c*dt*dk[j*m + i] + (i == j ? 1.0 : 0.0) + (j == dt_column ? c*kprev[i] : 0.0);
             }
             for (int jj = cols; jj < 4; ++jj)
                 for (int i = 0; i < m; ++i) d[jj*m + i] = 0.0;
-            for (int i = 0; i < n; ++i) {
+            for (int i = 0; i < n; ++i) {    /* d qdd_s/dz = [dqdd/dq dqdd/dqd] d x_s/dz + [0 M^-1 0], four columns */
                 casadi_real s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
                 const casadi_real *fq = Fq + i*n, *fv = Fv + i*n;
                 for (int l = 0; l < n; ++l) {
@@ -83,10 +92,10 @@ static int soagen_rk4_step_jacobian(int n, soagen_fd_derivatives_t fdd, const ca
                 const casadi_real sums[4] = {s0, s1, s2, s3};
                 for (int jj = 0; jj < cols; ++jj) {
                     const int j = j0 + jj;
-                    dk[j*m + n + i] = sums[jj] + ((j >= m && j < m + n) ? Minv[i*n + j - m] : 0.0);
+                    dk[j*m + n + i] = sums[jj] + ((j >= m && j < dt_column) ? Minv[i*n + j - m] : 0.0);
                 }
             }
-            for (int jj = 0; jj < cols; ++jj)
+            for (int jj = 0; jj < cols; ++jj)        /* d qd_s/dz: rows of d x_s/dz */
                 for (int i = 0; i < n; ++i) dk[(j0 + jj)*m + i] = d[jj*m + n + i];
         }
         for (int i = 0; i < m*nz; ++i) J[i] += b*dk[i];
@@ -95,7 +104,7 @@ static int soagen_rk4_step_jacobian(int n, soagen_fd_derivatives_t fdd, const ca
     for (int i = 0; i < m*nz; ++i) J[i] *= dt/6.0;
     for (int i = 0; i < m; ++i) {
         J[i*m + i] += 1.0;
-        J[(nz - 1)*m + i] += ksum[i]/6.0;
+        if (nz > dt_column) J[dt_column*m + i] += ksum[i]/6.0;
     }
     return 0;
 }
