@@ -44,7 +44,8 @@ their Jacobians in its MX virtual machine).
 The URDF is the one soagen reads (fingers locked at 0), rewritten by ``casadi_kin_dyn.py``.
 
 **What is measured.** Per route: the set-up (soagen: the build from an empty cache, a fresh
-``SOAGEN_CACHE``, and the cached load; both soagen routes load the same library; CasADi: casadi_kin_dyn's graph, the ``cse`` Functions,
+``SOAGEN_CACHE``, and the cached load; both soagen routes load the same library; CasADi:
+casadi_kin_dyn's graph, the ``cse`` Functions,
 code generation and compilation; every route: ``nlpsol``'s construction, which includes the
 expansion), IPOPT's wall time, its iterations, and from ``solver.stats()`` the time spent
 evaluating the constraints and their Jacobian (``t_wall_nlp_g + t_wall_nlp_jac_g``), the
@@ -562,7 +563,8 @@ def headline(data):
             f"{f['g_jac_g']['median']:.2f} s of {f['wall']['median']:.2f} s ({f['iterations']['median']:.0f} "
             f"iterations): {g['ratio']:.2f}x per solve, {g['ratio_per_iteration']:.2f}x per iteration. "
             f"The rest of soagen's solve, IPOPT's own work, is {s['rest']['median']:.2f} s "
-            f"({100 * s['rest']['median'] / s['wall']['median']:.0f} %). soagen's set-up (its build from an empty cache) {g['setup']['soagen_build']:.1f} s, "
+            f"({100 * s['rest']['median'] / s['wall']['median']:.0f} %). soagen's set-up (its build from an empty "
+            f"cache) {g['setup']['soagen_build']:.1f} s, "
             f"{g['fastest_symbolic']}'s code generation and compilation "
             f"{g['setup']['casadi_codegen_and_compile']:.1f} s.")
 

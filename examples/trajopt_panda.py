@@ -74,7 +74,8 @@ def solve(optimize="O3", verbose=False):
     setup = time.perf_counter() - t0
     opti, X, U = problem(step, robot.n)
     opti.solver("ipopt", {"print_time": False, "ipopt.hessian_approximation": "limited-memory",
-                          "ipopt.tol": 1e-8, "ipopt.acceptable_iter": 0, "ipopt.print_level": 5 if verbose else 0, "ipopt.sb": "yes"})
+                          "ipopt.tol": 1e-8, "ipopt.acceptable_iter": 0,      # converge to tol
+                          "ipopt.print_level": 5 if verbose else 0, "ipopt.sb": "yes"})
     print(f"built in {setup:.1f} s; solving {INTERVALS} intervals of multiple shooting with IPOPT ...", flush=True)
     t0 = time.perf_counter()
     sol = opti.solve()
