@@ -234,7 +234,8 @@ def _jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity):
                           args=[f"x[{[i['name'] for i in ins].index(a.name)}]" for a in d.inputs]
                           + [f"w + {outs_at[a.name]}" for a in d.outputs]))
         where[src] = outs_at
-    along_q = any(inp == "q" for _, inp in blocks)
+    # ∂ξ/∂q is the identity without a quaternion: the blocks along q are then copied, not multiplied
+    along_q = robot.nq != robot.nv and any(inp == "q" for _, inp in blocks)
     K = offset if along_q else None
     offset += robot.nv * robot.nq if along_q else 0
     jblocks = []
@@ -242,7 +243,7 @@ def _jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity):
         for i in ins:
             src, out = blocks[(o["name"], i["name"])]
             jblocks.append(dict(name=f"jac_{o['name']}_{i['name']}", rows=o["size"], cols=i["size"],
-                                at=where[src][out], tangent=i["name"] == "q", nv=robot.nv,
+                                at=where[src][out], tangent=along_q and i["name"] == "q", nv=robot.nv,
                                 sparsity=sparsity(o["size"], i["size"])))
     jins = ins + [dict(a, name=f"out_{a['name']}") for a in outs]
     zeros = max(a["size"] for a in jins)
