@@ -140,12 +140,10 @@ def tangent_block(name, derivs, k):
 RK4_C, RK4_B = (0.0, 0.5, 0.5, 1.0), (1.0, 2.0, 2.0, 1.0)
 
 
-def pinocchio_rk4(oracle, x, tau, dt):
-    """x⁺ of one RK4 step of (q̇, aba) and its Jacobian along z = (x, τ, dt), by Pinocchio: each
-    stage's Jacobian [[0, I], [∂q̈/∂q, ∂q̈/∂q̇]] and M⁻¹ from computeABADerivatives, chained as
-    dense matrices (1-dof joints: q is Pinocchio's q)."""
-    import pinocchio as pin
-
+def dense_rk4(derivatives, x, tau, dt):
+    """x⁺ of one RK4 step of (q̇, q̈) and its Jacobian along z = (x, τ, dt), each stage's Jacobian
+    [[0, I], [∂q̈/∂q, ∂q̈/∂q̇]] and M⁻¹ from ``derivatives(q, qd, tau) -> (qdd, dqdd_dq, dqdd_dqd,
+    Minv)``, chained here as dense matrices (1-dof joints)."""
     n = x.size // 2
     nz = 3 * n + 1
     E = np.eye(2 * n, nz)                                   # d x/dz
@@ -155,11 +153,9 @@ def pinocchio_rk4(oracle, x, tau, dt):
         xs = x + c * dt * k
         dxs = E + c * dt * dk
         dxs[:, -1] += c * k
-        dq, dv, Minv = (np.array(a) for a in pin.computeABADerivatives(oracle.model, oracle.data, xs[:n], xs[n:], tau))
-        Minv = np.triu(Minv) + np.triu(Minv, 1).T
-        A = np.block([[np.zeros((n, n)), np.eye(n)], [dq, dv]])
-        k = np.r_[xs[n:], np.array(pin.aba(oracle.model, oracle.data, xs[:n], xs[n:], tau))]
-        dk = A @ dxs
+        qdd, dq, dv, Minv = derivatives(xs[:n], xs[n:], tau)
+        k = np.r_[xs[n:], qdd]
+        dk = np.block([[np.zeros((n, n)), np.eye(n)], [dq, dv]]) @ dxs
         dk[n:, 2 * n:3 * n] += Minv
         x_next += dt / 6 * b * k
         J += dt / 6 * b * dk
@@ -167,20 +163,42 @@ def pinocchio_rk4(oracle, x, tau, dt):
     return x_next, J
 
 
-@pytest.mark.parametrize("key", ["panda", "ur5"])
+def pinocchio_derivatives(oracle):
+    """Pinocchio's aba and computeABADerivatives as (q, qd, tau) -> (qdd, dqdd_dq, dqdd_dqd, Minv)."""
+    import pinocchio as pin
+
+    def derivatives(q, qd, tau):
+        dq, dv, Minv = (np.array(a) for a in pin.computeABADerivatives(oracle.model, oracle.data, q, qd, tau))
+        qdd = np.array(pin.aba(oracle.model, oracle.data, q, qd, tau))
+        return qdd, dq, dv, np.triu(Minv) + np.triu(Minv, 1).T   # M⁻¹'s upper triangle is what Pinocchio fills
+
+    return derivatives
+
+
+def step_case(key):
+    """(robot, rk4_step, forward_dynamics) of a 1-dof robot, built once (-O0)."""
+    if f"step {key}" not in _built:
+        robot = {"panda": lambda: robots.example("panda"), "ur5": lambda: robots.example("ur5"),
+                 "random": lambda: random_robot(11, 5, tree=True)}[key]()   # revolute and prismatic, branching
+        _built[f"step {key}"] = (robot, *soagen.casadi.functions(robot, ["rk4_step", "forward_dynamics"],
+                                                                 optimize="O0"))
+    return _built[f"step {key}"]
+
+
+@pytest.mark.parametrize("key", ["panda", "ur5", "random"])
 def test_rk4_step_is_rk4_of_the_dynamics_with_its_exact_jacobian(key):
     """rk4_step (C: four forward dynamics and the chain rule through the stages) equals RK4 of
-    Pinocchio's aba; its Jacobian equals (1) the chain rule of Pinocchio's derivatives, (2) central
-    differences of the step itself, along x, τ and dt, and (3) CasADi's own chain rule through an
-    RK4 written in CasADi around the forward_dynamics function."""
+    Pinocchio's aba and RK4 of soagen's numpy reference; its Jacobian equals (1) the chain rule of
+    Pinocchio's derivatives and of the reference's, (2) central differences of the step itself, along
+    x, τ and dt, and (3) CasADi's own chain rule through an RK4 written in CasADi around the
+    forward_dynamics function."""
     from tests.support.oracle import Oracle
 
-    robot, fns, _ = case(key)
-    step, = soagen.casadi.functions(robot, ["rk4_step"], optimize="O0")
+    robot, step, fd = step_case(key)
     n = robot.n
-    oracle = Oracle(robot)
+    routes = {"pinocchio": pinocchio_derivatives(Oracle(robot)),
+              "reference": lambda q, qd, tau: soagen.reference.forward_dynamics_derivatives(robot, q, qd, tau)}
     x, u, dt = (casadi.MX.sym(s, m) for s, m in (("x", 2 * n), ("u", n), ("dt", 1)))
-    fd = fns["forward_dynamics"]
     stages = []
     for c in RK4_C:
         xs = x + c * dt * stages[-1] if stages else x
@@ -198,11 +216,11 @@ def test_rk4_step_is_rk4_of_the_dynamics_with_its_exact_jacobian(key):
         blocks = jac(*args, got)
         J = np.hstack([np.array(b) for b in blocks])
         assert np.array_equal(np.hstack([np.array(b) for b in without_dt(*args, got)]), J[:, :-1])
-        want, want_J = pinocchio_rk4(oracle, *args[:2], h)
-        assert np.abs(got - want).max() < 1e-9 * max(1.0, np.abs(want).max())
-        scale = np.abs(want_J).max()
-        assert np.abs(J - want_J).max() < 1e-8 * scale
-        assert np.abs(J - np.array(chained(*args))).max() < 1e-9 * scale
+        for name, derivatives in routes.items():
+            want, want_J = dense_rk4(derivatives, *args[:2], h)
+            assert np.abs(got - want).max() < 1e-9 * max(1.0, np.abs(want).max()), name
+            assert np.abs(J - want_J).max() < 1e-8 * np.abs(want_J).max(), name
+        assert np.abs(J - np.array(chained(*args))).max() < 1e-9 * np.abs(J).max()
         for i, block in enumerate(blocks):
             diff = central(step, args, i, 0)
             assert np.abs(np.array(block) - diff).max() < 1e-5 * max(1.0, np.abs(diff).max()), i
