@@ -193,7 +193,7 @@ def _step(robot, name, step, by_name, sparsity):
         raise AssertionError(f"rk4_step.c reads qdd, dqdd_dq, dqdd_dqd, Minv; {fdd.name} writes {outs}")
 
     def arg(label, rows, cols=1):
-        return dict(name=label, rows=rows, cols=cols, sparsity=sparsity(rows, cols))
+        return dict(name=label, rows=rows, cols=cols, size=rows * cols, sparsity=sparsity(rows, cols))
 
     inputs = [arg("x", m), arg("tau", n), arg("dt", 1)]
     outputs = [arg("x_next", m)]
@@ -202,17 +202,13 @@ def _step(robot, name, step, by_name, sparsity):
     jac_inputs = inputs + [arg("out_x_next", m)]
     rk4_work, jac_rk4_work = 4 * n, 4 * m + m * nz + 3 * n * n + 4 * m
     fname = f"soagen_{name}_{step}"
-    second = dict(name=f"jac_jac_{fname}",
-                  inputs=jac_inputs + [arg(f"out_{b['name']}", b["rows"], b["cols"]) for b in blocks],
-                  outputs=[arg(f"jac_{b['name']}_{a['name']}", b["rows"] * b["cols"], a["rows"])
-                           for b in blocks for a in jac_inputs])
     return dict(name=fname, program=step, n=n, m=m, inputs=inputs, outputs=outputs,
                 fd=dict(call=f"{name}_{fd.name}", status=fd.returns_status),
                 fdd=dict(call=f"{name}_{fdd.name}", status=fdd.returns_status),
                 result_at=rk4_work, zeros_at=rk4_work + m, work=rk4_work + 2 * m,
                 jac=f"jac_{fname}", jac_inputs=jac_inputs, blocks=blocks,
                 jac_result_at=jac_rk4_work, jac_zeros_at=jac_rk4_work + m * nz, jac_work=jac_rk4_work + m * nz + m,
-                second=second)
+                second=_second(fname, jac_inputs, blocks, sparsity))
 
 
 def _jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity):
@@ -247,12 +243,18 @@ def _jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity):
                                 sparsity=sparsity(o["size"], i["size"])))
     jins = ins + [dict(a, name=f"out_{a['name']}") for a in outs]
     zeros = max(a["size"] for a in jins)
-    # the Jacobian's own Jacobian: its signature (what CasADi checks when it builds a Hessian), no values
-    second_in = jins + [dict(name=f"out_{b['name']}", sparsity=sparsity(b["rows"], b["cols"]),
-                             size=b["rows"] * b["cols"]) for b in jblocks]
-    second_out = [dict(name=f"jac_{b['name']}_{a['name']}", sparsity=sparsity(b["rows"] * b["cols"], a["size"]))
-                  for b in jblocks for a in jins]
     return dict(name=f"jac_soagen_{name}_{prog.name}", program=prog.name, inputs=jins, n_x=len(ins), calls=calls,
                 blocks=jblocks, K=K, K_lines=tangent_map_lines(robot, q="x[0]", K="K") if along_q else [],
                 work=offset + zeros, zeros_at=offset, zeros=zeros,
-                second=dict(name=f"jac_jac_soagen_{name}_{prog.name}", inputs=second_in, outputs=second_out))
+                second=_second(f"soagen_{name}_{prog.name}", jins, jblocks, sparsity))
+
+
+def _second(fname, jac_inputs, blocks, sparsity):
+    """The Jacobian of ``fname``'s Jacobian: its signature only (what CasADi checks when it builds a
+    Hessian; its body stops with one line): inputs the Jacobian's inputs and then its blocks
+    (``out_`` + block), outputs one block per Jacobian block and input."""
+    inputs = jac_inputs + [dict(name=f"out_{b['name']}", sparsity=sparsity(b["rows"], b["cols"]),
+                                size=b["rows"] * b["cols"]) for b in blocks]
+    outputs = [dict(name=f"jac_{b['name']}_{a['name']}", sparsity=sparsity(b["rows"] * b["cols"], a["size"]))
+               for b in blocks for a in jac_inputs]
+    return dict(name=f"jac_jac_{fname}", inputs=inputs, outputs=outputs)
