@@ -3,6 +3,7 @@ EXAMPLES := puma560 panda ur5
 
 generated:
 	for r in $(EXAMPLES); do soagen generate --example $$r --variants --out generated/$$r --quiet || exit 1; done
+	python -m soagen.reports.opcount .   # docs/guide/speed.md's op-count table, from generated/*/opcounts.json
 
 # Flash and stack per function on Cortex-M (needs gcc-arm-none-eabi); tests check these files are current.
 # The Panda's page also has the dynamics' derivatives (Cortex-M4F -Os).

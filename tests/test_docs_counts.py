@@ -72,3 +72,33 @@ def test_scaling_helpers():
     assert abs(scaling.slope(pts) - 3.0) < 1e-9
     lin = {n: {"mul": 100 * n, "add": 0} for n in (2, 4, 8, 16)}
     assert scaling.crossover(lin, pts) == 16 and scaling.crossover(pts, lin) is None
+
+
+def test_guide_opcount_table_is_the_generated_counts():
+    """docs/guide/speed.md's op-count table is rendered from generated/*/opcounts.json (`make generated`
+    rewrites both); every cell has mul, add, div and sqrt."""
+    page = (ROOT / "docs" / "guide" / "speed.md").read_text()
+    counts = opcount.generated_counts(ROOT)
+    assert page == opcount.with_guide_table(page, counts), "stale: run `make generated`"
+    table = page.split(opcount.GUIDE_BEGIN, 1)[1].split(opcount.GUIDE_END, 1)[0]
+    rows = table.strip().splitlines()[2:]
+    assert len(rows) == len(opcount.GUIDE_FUNCTIONS)
+    assert all(len(cell.split(", ")) == 4 for r in rows for cell in r.strip("|").split(" | ")[1:])
+
+
+def test_guide_quotes_the_measured_casadi_counts():
+    """The guide's CasADi-on-Pinocchio figures are docs/casadi_opcounts.json's (302 / 264 was quoted for M
+    while the committed count is 313 / 264)."""
+    page = (ROOT / "docs" / "guide" / "speed.md").read_text()
+    measured = json.loads((DOCS / "casadi_opcounts.json").read_text())["functions"]
+    rnea, crba = measured["rnea"], measured["crba"]
+    assert (f"{rnea['mul']} mul / {rnea['add']} add for inverse dynamics, "
+            f"{crba['mul']} / {crba['add']} for M)") in page
+
+
+def test_scaling_size_spec_names_what_ran():
+    assert scaling.size_spec([2, 3, 4, 6, 8, 12, 16, 24, 32, 48]) == "2..48"
+    assert scaling.size_spec([2, 3]) == "2..3" and scaling.size_spec([4, 8]) == "4,8"
+    two = {n: {"mul": n ** 2, "add": 0} for n in (4, 8)}
+    assert abs(scaling.slope(two) - 2.0) < 1e-12
+    assert scaling.slope({4: {"mul": 1, "add": 1}}) != scaling.slope({4: {"mul": 1, "add": 1}})   # NaN: one size

@@ -264,3 +264,53 @@ def parameters_markdown(counts):
         c = counts[name]["identification"]
         lines.append(f"| {name} | " + " | ".join(cell(c[f]) for f in IDENTIFICATION_FUNCTIONS) + " |")
     return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------- the guide's op-count table
+#: the bundled robots of ``generated/`` in the guide's table, with their labels
+GUIDE_ROBOTS = (("puma560", "PUMA 560 (6)"), ("panda", "Panda (7)"), ("ur5", "UR5 (6)"))
+#: the guide's rows: (label, function of generated/<robot>/opcounts.json)
+GUIDE_FUNCTIONS = (("inverse dynamics", "inverse_dynamics"), ("mass matrix M", "mass_matrix"),
+                   ("M⁻¹, innovations factorization", "mass_matrix_inverse_innovations"),
+                   ("M⁻¹, composite-body M and LDLᵀ", "mass_matrix_inverse_cholesky"),
+                   ("forward dynamics, FD4", "forward_dynamics_fd4"),
+                   ("forward dynamics, CRBA", "forward_dynamics_crba"), ("Jacobian", "jacobian"),
+                   ("Λ(0), O(n) recursion", "os_inertia_recursive"), ("Λ(0), (J M⁻¹ Jᵀ)⁻¹", "os_inertia_explicit"),
+                   ("OSC torque", "osc_torque"))
+GUIDE_BEGIN, GUIDE_END = "<!-- opcount table: begin -->", "<!-- opcount table: end -->"
+
+
+def guide_table(counts_by_robot):
+    """The op-count table of ``docs/guide/speed.md``: functions by robot, each cell
+    "mul, add, div, sqrt" of the generated program.
+
+    counts_by_robot : {robot: {function: counts}}, the ``functions`` of ``generated/<robot>/opcounts.json``
+    """
+    head = "| function | " + " | ".join(label for _, label in GUIDE_ROBOTS) + " |"
+    rows = [head, "|---|" + "---:|" * len(GUIDE_ROBOTS)]
+    for label, f in GUIDE_FUNCTIONS:
+        cells = (", ".join(str(counts_by_robot[r][f][k]) for k in ("mul", "add", "div", "sqrt"))
+                 for r, _ in GUIDE_ROBOTS)
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join([GUIDE_BEGIN, *rows, GUIDE_END])
+
+
+def generated_counts(root):
+    """{robot: {function: counts}} of the committed ``generated/<robot>/opcounts.json`` under ``root``."""
+    return {r: json.loads((root / "generated" / r / "opcounts.json").read_text())["functions"]
+            for r, _ in GUIDE_ROBOTS}
+
+
+def with_guide_table(page, counts_by_robot):
+    """``page`` with the text between its table markers replaced by :func:`guide_table`."""
+    head, rest = page.split(GUIDE_BEGIN, 1)
+    return head + guide_table(counts_by_robot) + rest.split(GUIDE_END, 1)[1]
+
+
+if __name__ == "__main__":          # python -m soagen.reports.opcount ROOT: rewrite ROOT/docs/guide/speed.md's table
+    import sys
+    from pathlib import Path
+
+    repo = Path(sys.argv[1])
+    guide = repo / "docs" / "guide" / "speed.md"
+    guide.write_text(with_guide_table(guide.read_text(), generated_counts(repo)))
