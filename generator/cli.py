@@ -128,7 +128,9 @@ def cmd_scaling(args):
 
     sizes = scaling.parse_range(args.scaling)
     result = scaling.run(sizes, progress=lambda fam, n: print(f"  {fam} n={n}", file=sys.stderr))
-    text = scaling.markdown(result)
+    outputs = " ".join(f"--{flag} {path}" for flag, path in (("plot", args.plot), ("markdown", args.markdown),
+                                                                ("json", args.json)) if path)
+    text = scaling.markdown(result, outputs)
     print(text, end="")
     for path, content in ((args.markdown, text), (args.json, scaling.as_json(result))):
         if path:
