@@ -84,3 +84,48 @@ def test_every_output_entry_is_written_once_with_its_value_runs_of_constants_by_
         assert len(written[i]) == 1, i
         if e.is_Number:
             assert written[i][0] == printer.doprint(e), i
+
+
+def test_the_rule_pages_examples_are_what_the_counter_says():
+    """docs/guide/opcounts.md's examples: each expression's row is count_ops and count_fma of it, and the
+    C printer's text counts the same (count_line)."""
+    import sympy as sp
+
+    from soagen.program.printer import SoaCPrinter
+    from soagen.program.statements import count_fma
+    from tests.support import ROOT
+
+    page = (ROOT / "docs" / "guide" / "opcounts.md").read_text()
+    rows = page.split("<!-- count examples: begin -->", 1)[1].split("<!-- count examples: end -->", 1)[0]
+    rows = [r.strip("|").split("|") for r in rows.strip().splitlines()[2:]]
+    assert len(rows) >= 8
+    names = {k: sp.Symbol(k) for k in "abcdef"}
+    for text, *numbers in rows:
+        expr = sp.sympify(text.strip().strip("`"), locals=names)
+        got = count_ops(expr)
+        stated = dict(zip(("mul", "add", "neg", "div", "sqrt", "trig", "fma"), map(int, numbers)))
+        assert {**got, "fma": count_fma(expr)} == stated, text
+        assert count_line(SoaCPrinter().doprint(expr)) == got, text
+
+
+def test_gcc_fuses_at_least_the_counted_fmas(tmp_path):
+    """The fma count is contraction within an expression; gcc's -ffp-contract=fast also fuses across
+    statements, so the object code of the Panda's inverse dynamics has at least that many FMAs (and the
+    count is no zero: most of the multiplications there feed a sum)."""
+    import re
+    import subprocess
+
+    from soagen.program.statements import fma_program
+
+    gen = generate(robots.example("panda"), Options(functions=("inverse_dynamics",)), "panda")
+    (tmp_path / "panda.h").write_text(gen.csource.header)
+    (tmp_path / "panda.c").write_text(gen.csource.source)
+    subprocess.run(["gcc", "-std=c99", "-O2", "-mfma", "-ffp-contract=fast", "-fno-tree-vectorize", "-c",
+                    str(tmp_path / "panda.c"), "-o", str(tmp_path / "panda.o"), f"-I{tmp_path}"], check=True)
+    text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(tmp_path / "panda.o")], capture_output=True,
+                          text=True, check=True).stdout
+    body = text.split("<panda_inverse_dynamics>:", 1)[1].split("\n\n", 1)[0]
+    in_object = len(re.findall(r"\tvfn?m(?:add|sub)\d+[sp]d", body))
+    (prog,) = gen.programs
+    counted = fma_program(prog)
+    assert prog.ops["mul"] / 3 < counted <= in_object, (counted, in_object, prog.ops)

@@ -497,6 +497,43 @@ def count_ops(expr, counts=None):
     return counts
 
 
+def _is_product(term):
+    """True when ``term`` (its sign stripped) is a product that costs a multiplication at its top:
+    what an addition can take as one operand of a fused multiply-add."""
+    if negative_term(term):
+        term = -term
+    if term.is_Pow:
+        return term.exp == 2
+    if not term.is_Mul:
+        return False
+    coeff, factors = coeff_mul(term)
+    num = [f for f in factors if not (f.is_Pow and f.exp.is_negative)]
+    return len(num) + (0 if abs(coeff) == 1 else 1) >= 2 and len(num) == len(factors)
+
+
+def count_fma(expr):
+    """Multiply-adds of ``expr`` that fuse into one FMA, as a compiler that contracts within an
+    expression does (``-ffp-contract=fast``): each addition of a sum takes at most one product
+    operand, so a sum of k terms of which p are products fuses min(k - 1, p).  The fused count of
+    ``expr`` is then (mul - fma) multiplications, (add - fma) additions and fma FMAs.  Products held in
+    a temporary and added in a later statement are not counted (a lower bound of what gcc fuses)."""
+    if expr.is_Atom:
+        return 0
+    fused = 0
+    if expr.is_Add:
+        fused = min(len(expr.args) - 1, sum(_is_product(a) for a in expr.args))
+    return fused + sum(count_fma(a) for a in expr.args)
+
+
+def fma_program(prog):
+    """:func:`count_fma` over a program as :func:`count_program` counts it (a loop's body once per
+    column)."""
+    fused = sum(fma_program(loop.body) * len(loop.columns_run) for loop in prog.loops)
+    fused += sum(count_fma(expr) for _, expr in prog.statements())
+    fused += sum(count_fma(e) for arg in prog.outputs for e in arg.symbols)
+    return fused + sum(count_fma(g.bound) for g in prog.guards())
+
+
 def coeff_mul(term):
     """``term.as_coeff_mul()``: a product's rational coefficient and other factors, or -1 and the
     factors with a negative float coefficient made positive, or 1 and every factor.  The same answer

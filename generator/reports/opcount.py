@@ -9,10 +9,10 @@ import json
 import re
 
 from soagen.program.printer import STATEMENT_LINE
-from soagen.program.statements import OP_KINDS
+from soagen.program.statements import OP_KINDS, fma_program
 from soagen.targets.common.inert import comment_text
 
-COLUMNS = ("mul", "add", "div", "sqrt", "trig", "statements")
+COLUMNS = ("mul", "add", "div", "sqrt", "trig", "fma", "statements")
 _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?f?)|(?P<name>[A-Za-z_]\w*)"
                     r"|(?P<op>[-+*/=(),;\[\]{}<>!]))")
 _FUNCTION = re.compile(r"^(?:int|void) (\w+)\([^\n]*\)\n\{\n(.*?)^\}", re.S | re.M)
@@ -102,12 +102,19 @@ def table(robot_name, programs):
     rows = [head, "|" + "---|" * (len(COLUMNS) + 1)]
     for p in programs:
         label = f"{p.name} ({p.algorithm})" if p.algorithm else p.name   # a family's cheapest algorithm
-        rows.append(f"| {label} | " + " | ".join(str(p.ops[c]) for c in COLUMNS) + " |")
+        counts = with_fma(p)
+        rows.append(f"| {label} | " + " | ".join(str(counts[c]) for c in COLUMNS) + " |")
     return f"# Operation counts: {comment_text(robot_name)}\n\n" + "\n".join(rows) + "\n"   # the name: one line
 
 
+def with_fma(prog):
+    """``prog.ops`` with ``fma``: the multiply-adds that fuse within an expression
+    (:func:`~soagen.program.statements.count_fma`, docs/guide/opcounts.md)."""
+    return {**prog.ops, "fma": fma_program(prog)}
+
+
 def as_json(robot, programs):
-    return json.dumps({"robot": robot.name, "functions": {p.name: {c: p.ops[c] for c in (*COLUMNS, "neg")}
+    return json.dumps({"robot": robot.name, "functions": {p.name: {c: with_fma(p)[c] for c in (*COLUMNS, "neg")}
                                                          for p in programs}}, indent=1, sort_keys=True) + "\n"
 
 
@@ -282,7 +289,7 @@ GUIDE_BEGIN, GUIDE_END = "<!-- opcount table: begin -->", "<!-- opcount table: e
 
 def guide_table(counts_by_robot):
     """The op-count table of ``docs/guide/speed.md``: functions by robot, each cell
-    "mul, add, div, sqrt" of the generated program.
+    "mul, add, div, sqrt (fma FMA)" of the generated program (docs/guide/opcounts.md's rule).
 
     counts_by_robot : {robot: {function: counts}}, the ``functions`` of ``generated/<robot>/opcounts.json``
     """
@@ -290,7 +297,7 @@ def guide_table(counts_by_robot):
     rows = [head, "|---|" + "---:|" * len(GUIDE_ROBOTS)]
     for label, f in GUIDE_FUNCTIONS:
         cells = (", ".join(str(counts_by_robot[r][f][k]) for k in ("mul", "add", "div", "sqrt"))
-                 for r, _ in GUIDE_ROBOTS)
+                 + f" ({counts_by_robot[r][f]['fma']} FMA)" for r, _ in GUIDE_ROBOTS)
         rows.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join([GUIDE_BEGIN, *rows, GUIDE_END])
 
