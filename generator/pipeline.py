@@ -42,6 +42,7 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
     if progress is True:
         progress = terminal_progress()
     target = plugin(options.target, need="build")
+    recipe = (load, (robot, options, name))       # what the module pickles as
     name = c_name(name or robot.name)
     specs = select(robot, options)
     functions = [s.name for s in specs]
@@ -50,7 +51,40 @@ def build(robot, options=None, /, name=None, cache_dir=None, progress=None, **fi
         return codegen.programs(robot, options.but(functions=tuple(functions)), progress, specs=specs,
                                 ready=ready, slots=slots)
 
-    return target.build(robot, options, name, functions, record, cache_dir, progress)
+    module = target.build(robot, options, name, functions, record, cache_dir, progress)
+    if hasattr(module, "_recipe"):
+        module._recipe = recipe
+    return module
+
+
+#: (robot kind and fingerprint, options, name, cache folder) -> the module :func:`load` made in this process
+_loaded = {}
+
+
+def load(robot, options, name=None):
+    """``build(robot, options, name=name)`` once per process: what a pickled module unpickles to
+    (:mod:`soagen.targets.common.travel`).
+
+    The module is loaded from this process's cache (``$SOAGEN_CACHE`` or ``~/.cache/soagen``) when it
+    holds the build, else built into it; the process keeps it, so a worker that unpickles a method
+    for every task loads the module once.
+
+    Parameters
+    ----------
+    robot : Robot or ClosedChain
+    options : Options
+    name : str or None   the ``name`` given to :func:`build`
+
+    Returns
+    -------
+    Module
+    """
+    from soagen.targets.cache import cache_root
+
+    memo = (type(robot).__name__, robot.fingerprint(), options, name, str(cache_root()))
+    if memo not in _loaded:
+        _loaded[memo] = build(robot, options, name=name)
+    return _loaded[memo]
 
 
 def terminal_progress(stream=None):

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from soagen.targets.cache import verified
@@ -214,3 +215,175 @@ def test_cached_rebuilds_what_it_cannot_verify(tmp_path, monkeypatch, capfd, dam
     assert cached(tmp_path, "k", make) == (entry, meta) and len(made) == 2
     err = capfd.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(NOTICE.format("k")) and err[0].endswith("): rebuilding"), err
+
+
+# ---------------------------------------------------------------- entries bound to their keys
+def tiny(mass):
+    """A one-joint robot named "tiny" whose link has ``mass``: two of them differ in that number only,
+    so in their gravity (proportional to it) and in their cache keys, not in their names."""
+    import soagen
+
+    b = soagen.RobotBuilder("tiny", gravity=(0.0, 0.0, -9.81))
+    b.add_link("base")
+    b.add_link("link1", mass=mass, com=(0.3, 0.0, 0.1), inertia=np.eye(3) * 1e-3)
+    b.add_joint("joint1", "revolute", "base", "link1", axis=(0, 1, 0))
+    return b.build()
+
+
+#: the two robots: the same name, masses 1 and 2
+MASSES = {"a": 1.0, "b": 2.0}
+
+
+def gravity_c(robot, cache, Q):
+    """The C module's (``simd=True``: a batch runs the SIMD library, loaded from the same entry) gravity
+    at each row of ``Q`` (N, 1), from a single call and from a batch; -> (entry, (2, N, 1) values)."""
+    import soagen
+
+    mod = soagen.build(robot, functions=["gravity"], optimize="O0", simd=True, cache_dir=cache)
+    return mod.path, np.array([[mod.gravity(q) for q in Q], mod.gravity(Q)])
+
+
+def gravity_casadi(robot, cache, Q):
+    """The CasADi library's gravity at each row of ``Q``; -> (entry, (1, N, 1) values)."""
+    import soagen
+
+    lib = soagen.casadi.library(robot, ["gravity"], optimize="O0", cache_dir=cache)
+    import casadi
+
+    fn = casadi.external(lib.exported["gravity"], str(lib.path))
+    return lib.path.parent, np.array([[np.array(fn(q)).ravel() for q in Q]])
+
+
+def gravity_cuda_host(robot, cache, Q):
+    """The "cuda-host" module's gravity (its kernels run on the CPU) of the rows of ``Q``; -> (entry,
+    (1, N, 1) values)."""
+    import soagen
+
+    mod = soagen.build(robot, functions=["gravity"], optimize="O0", target="cuda-host", cache_dir=cache)
+    return mod.path, np.array([mod.gravity(Q)])
+
+
+#: every target whose build is cached (the SIMD library is part of the C module's entry; the MCU
+#: target is not cached; target "cuda" is "cuda-host"'s cache path with nvcc)
+TARGET_GRAVITY = {"c": gravity_c, "casadi": gravity_casadi, "cuda-host": gravity_cuda_host}
+STATES = np.array([[-0.7], [0.2], [1.3]])
+
+
+@pytest.fixture(scope="module")
+def two_robots(tmp_path_factory):
+    """``{target: (cache, {"a": entry name, "b": entry name})}``: each target's builds of the two tiny
+    robots in a cache of their own."""
+    out = {}
+    for target, gravity in TARGET_GRAVITY.items():
+        cache = tmp_path_factory.mktemp(f"two-{target}")
+        out[target] = cache, {k: gravity(tiny(m), cache, STATES)[0].name for k, m in MASSES.items()}
+        assert out[target][1]["a"] != out[target][1]["b"]
+    return out
+
+
+def swap(cache, entries):
+    """Swap the two entries' folders."""
+    a, b = (cache / entries[k] for k in "ab")
+    a.rename(cache / "swapping")
+    b.rename(a)
+    (cache / "swapping").rename(b)
+    return "ab"
+
+
+def copy_a_to_b(cache, entries):
+    """Replace b's entry by a copy of a's."""
+    shutil.rmtree(cache / entries["b"])
+    shutil.copytree(cache / entries["a"], cache / entries["b"], symlinks=True)
+    return "b"
+
+
+def link_b_to_a(cache, entries):
+    """Replace b's entry by a symbolic link to a's folder."""
+    shutil.rmtree(cache / entries["b"])
+    (cache / entries["b"]).symlink_to(cache / entries["a"], target_is_directory=True)
+    return "b"
+
+
+#: what happens to the entries; each returns the robots whose entries are then another's
+MIX_UPS = {"swapped": swap, "copied": copy_a_to_b, "symlinked": link_b_to_a}
+
+
+@pytest.mark.parametrize("mix_up", list(MIX_UPS))
+@pytest.mark.parametrize("target", list(TARGET_GRAVITY))
+def test_an_entry_of_another_robot_is_rebuilt(two_robots, tmp_path, capsys, target, mix_up):
+    """Each target: an entry of one robot found under the key of another of the same name (other
+    masses) -- swapped, copied or linked there -- is rebuilt with one line on stderr naming it, never
+    loaded: each robot's functions give its own gravity, and the entry linked to is left whole."""
+    import soagen
+
+    pristine, entries = two_robots[target]
+    cache = tmp_path / "cache"
+    shutil.copytree(pristine, cache, symlinks=True)
+    moved = MIX_UPS[mix_up](cache, entries)
+    capsys.readouterr()
+    for k in ("b", "a"):                   # b's entry is rebuilt first, then a's is checked whole
+        robot = tiny(MASSES[k])
+        entry, got = TARGET_GRAVITY[target](robot, cache, STATES)
+        want = np.array([soagen.reference.gravity(robot, q) for q in STATES])
+        assert entry == cache / entries[k] and not entry.is_symlink()
+        assert np.abs(want).min() > 0.1 and np.allclose(got, want, rtol=1e-12, atol=1e-12), (k, got, want)
+        meta = verified(entry, entries[k])                            # bound to its key, as rebuilt
+        assert meta["made_from"]["fingerprint"] == robot.fingerprint()
+        err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("soagen: cache entry")]
+        if k in moved:
+            assert len(err) == 1, err
+            assert err[0].startswith(f"soagen: cache entry {entries[k]} belongs to another build (")
+            assert err[0].endswith("): rebuilding")
+        else:
+            assert err == []
+
+
+def foreign_entry(tmp_path):
+    """Two entries "a" and "b" made by a stand-in ``make`` (no compiler) with other library bytes;
+    -> (make, {key: meta}, calls of make)."""
+    from soagen.targets.cache import cached
+
+    made = []
+
+    def make(folder):
+        made.append(folder.name)
+        (folder / "lib.so").write_bytes(bytes([len(made)]) * 4096)
+        return {"library": "lib.so", "simd": None}
+
+    metas = {k: cached(tmp_path, k, make, dict(target="c", robot=f"robot {k}"))[1] for k in "ab"}
+    return make, metas, made
+
+
+KEY_MIX_UPS = {
+    "swapped": lambda tmp_path: swap(tmp_path, {"a": "a", "b": "b"}),
+    "copied": lambda tmp_path: copy_a_to_b(tmp_path, {"a": "a", "b": "b"}),
+    "symlinked": lambda tmp_path: link_b_to_a(tmp_path, {"a": "a", "b": "b"}),
+    "dangling link": lambda tmp_path: (shutil.rmtree(tmp_path / "b"), (tmp_path / "b").symlink_to(tmp_path / "gone")),
+}
+
+
+@pytest.mark.parametrize("mix_up", list(KEY_MIX_UPS))
+def test_cached_binds_an_entry_to_its_key(tmp_path, capfd, mix_up):
+    """:func:`~soagen.targets.cache.cached` on entries made by a stand-in ``make``: an entry under
+    another key, or reached through a link, is made again with one line on stderr saying whose it
+    is; the entry it came from is used as it is."""
+    from soagen.targets.cache import cached
+
+    make, metas, made = foreign_entry(tmp_path)
+    assert metas["a"]["key"] == "a" and metas["b"]["made_from"] == {"target": "c", "robot": "robot b"}
+    KEY_MIX_UPS[mix_up](tmp_path)
+    capfd.readouterr()
+    for k in "ba":
+        entry, meta = cached(tmp_path, k, make)
+        assert meta["key"] == k and entry.resolve() == (tmp_path / k).resolve() and not entry.is_symlink()
+        err = capfd.readouterr().err.splitlines()
+        if k == "b" or mix_up == "swapped":
+            assert len(err) == 1 and err[0].startswith(f"soagen: cache entry {k} belongs to another build ("), err
+            assert err[0].endswith("): rebuilding")
+            if mix_up in ("swapped", "copied"):
+                other = "b" if k == "a" else "a"
+                assert f"it records key {other}, made from target 'c', robot 'robot {other}'" in err[0]
+        else:
+            assert err == []
+    assert len(made) == 2 + (2 if mix_up == "swapped" else 1)
+    assert verified(tmp_path / "a", "a")["key"] == "a"

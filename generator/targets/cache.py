@@ -12,6 +12,12 @@ a file that is missing, cut short, unreadable or changed, or a meta.json that
 does not parse, makes the entry be rebuilt (with a line on stderr saying why),
 never loaded.  Nothing else in an entry is loaded (the build's objects under
 ``objects/``, its C sources).
+
+An entry is also bound to its key: its meta.json (so, its digest) records the key it was built
+for and what it was built from (``made_from``: the target, the robot's name and fingerprint, the
+options), and an entry is used only from the folder of that key.  An entry copied, moved or
+swapped under another key, or a folder that is a symbolic link (to another robot's entry, say: one
+of the same name and other masses), is rebuilt with a line on stderr saying why, never loaded.
 """
 from __future__ import annotations
 
@@ -76,6 +82,13 @@ def cache_key(*parts):
     return h.hexdigest()[:24]
 
 
+def made_from(kind, target, options, name):
+    """What a target's entry is built from, as :func:`cached` records it: the target ``kind``, the
+    robot's (or closed chain's) name and :meth:`~soagen.model.robot.Robot.fingerprint`, the
+    options and the C prefix ``name`` (strings)."""
+    return dict(target=kind, robot=target.name, fingerprint=target.fingerprint(), options=repr(options), name=name)
+
+
 def file_digest(path):
     """The size and sha256 (hex) of the file at ``path``; raises OSError if it cannot be read."""
     h = hashlib.sha256()
@@ -96,6 +109,15 @@ def loaded_files(meta):
 
 class Damaged(Exception):
     """A cache entry that may not be loaded; the message says what is wrong with it."""
+
+    #: how the notice on stderr says it: ``soagen: cache entry KEY <state> (<message>): rebuilding``
+    state = "is damaged"
+
+
+class Foreign(Damaged):
+    """A whole cache entry found under a key that is not its own (or reached through a link)."""
+
+    state = "belongs to another build"
 
 
 def check_file(folder, name, want):
@@ -150,17 +172,19 @@ def is_digest(value):
             and isinstance(value.get("sha256"), str))
 
 
-def verified(folder):
-    """The meta dict of a cache entry whose files are as they were made.
+def verified(folder, key=None):
+    """The meta dict of a cache entry whose files are as they were made, for ``key``.
 
     meta.json and every file a target loads (:func:`loaded_files`) must have the size and sha256
-    recorded in ``digest.json`` when the entry was made.  Hashing is cheap next to a build call
-    (about 0.6 ms per MB: a library of a few MB costs a few ms), so it is done on every call
-    rather than remembered.
+    recorded in ``digest.json`` when the entry was made; with ``key``, the folder must be the
+    folder of ``key`` itself, not a link (:func:`unlinked`), and meta.json must record ``key``
+    (:func:`bound`).  Hashing is cheap next to a build call (about 0.6 ms per MB: a library of a
+    few MB costs a few ms), so it is done on every call rather than remembered.
 
     Parameters
     ----------
     folder : path        the cache entry
+    key : str, optional  the key it is used for (its folder's name in the cache)
 
     Returns
     -------
@@ -170,7 +194,11 @@ def verified(folder):
     ------
     Damaged
         naming the first file found missing, unreadable or changed
+    Foreign
+        if the entry is reached through a link, or records another key
     """
+    if key is not None:
+        unlinked(folder, key)
     files = read_digests(folder)
     check_file(folder, META, files[META])
     try:
@@ -182,7 +210,29 @@ def verified(folder):
         if name not in files:
             raise Damaged(f"no digest of {name}")
         check_file(folder, name, files[name])
+    if key is not None:
+        bound(meta, key)
     return meta
+
+
+def unlinked(folder, key):
+    """Check that ``folder`` is the folder of ``key`` in its cache as it is: its real path (symbolic
+    links resolved) is ``<the cache's real path>/<key>``; raises :class:`Foreign` otherwise."""
+    folder = Path(folder)
+    real = folder.resolve()
+    if real != folder.parent.resolve() / key:
+        raise Foreign(f"the folder of {key} is a link to {real}")
+
+
+def bound(meta, key):
+    """Check that the meta dict of an entry records ``key`` (:func:`make_entry`); raises
+    :class:`Foreign` naming the key it records and what it was made from otherwise."""
+    recorded = meta.get("key")
+    if recorded != key:
+        made_from = meta.get("made_from") or {}
+        origin = ", ".join(f"{k} {made_from[k]!r}" for k in ("target", "robot") if k in made_from)
+        raise Foreign(f"it records {'no key' if recorded is None else f'key {recorded}'}"
+                      + (f", made from {origin}" if origin else ""))
 
 
 def record_digests(folder, meta):
@@ -193,28 +243,31 @@ def record_digests(folder, meta):
     (folder / DIGESTS).write_text(json.dumps({"files": files}, indent=1, sort_keys=True))
 
 
-def make_entry(root, key, make):
-    """Build the entry ``root/key`` with ``make`` in a private temporary folder, record its
-    digests and move it into place (the caller holds the key's lock); -> the meta dict."""
+def make_entry(root, key, make, made_from=None):
+    """Build the entry ``root/key`` with ``make`` in a private temporary folder, record ``key`` and
+    ``made_from`` in its meta and its digests, and move it into place (the caller holds the key's
+    lock; a link in its place is removed, not what it points to); -> the meta dict."""
     final = root / key
     work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
-    meta = make(work)
+    meta = dict(make(work), key=key, made_from=made_from or {})
     text = json.dumps(meta, indent=1, sort_keys=True)
     (work / META).write_text(text)
     record_digests(work, meta)
-    if final.exists():
+    if final.is_symlink():
+        final.unlink()
+    elif final.exists():
         shutil.rmtree(final)
     os.replace(work, final)
     return json.loads(text)
 
 
-def cached(root, key, make):
+def cached(root, key, make, made_from=None):
     """The folder ``root/key`` and its meta dict, made once.
 
     ``make`` fills a private temporary folder, which is moved into place atomically under a file
     lock (two processes building the same key at once both end with a complete folder).  An
-    existing entry is used only if it passes :func:`verified`; a damaged one is rebuilt, with a
-    line on stderr saying why.
+    existing entry is used only if it passes :func:`verified` for ``key``; a damaged one, or one of
+    another key (copied, swapped, linked), is rebuilt, with a line on stderr saying why.
 
     Parameters
     ----------
@@ -222,6 +275,8 @@ def cached(root, key, make):
     key : str            the entry's name (:func:`cache_key`)
     make : callable      ``make(folder) -> meta dict``; the meta names the files a target loads
                          (:func:`loaded_files`)
+    made_from : dict, optional   what the entry is built from (``target``, ``robot``, ...: strings),
+                         recorded in its meta and named when it is found under another key
 
     Returns
     -------
@@ -232,9 +287,9 @@ def cached(root, key, make):
     final = root / key
     with open(root / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if final.exists():
+        if final.exists() or final.is_symlink():
             try:
-                return final, verified(final)
+                return final, verified(final, key)
             except Damaged as why:
-                print(f"soagen: cache entry {key} is damaged ({why}): rebuilding", file=sys.stderr)
-        return final, make_entry(root, key, make)
+                print(f"soagen: cache entry {key} {why.state} ({why}): rebuilding", file=sys.stderr)
+        return final, make_entry(root, key, make, made_from)

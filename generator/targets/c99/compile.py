@@ -13,7 +13,7 @@ from pathlib import Path
 
 from soagen.program import parts
 from soagen.targets.c99.emit import Emitter
-from soagen.targets.cache import cache_key, cache_root, cached
+from soagen.targets.cache import cache_key, cache_root, cached, made_from
 from soagen.targets.common.compiler import GCC_LONG_UNIT_ARGS, LONG_UNIT_STATEMENTS, CompileQueue, Slots, load_extension
 from soagen.targets.simd.emit import emit_simd
 from soagen.targets.simd.library import compile_simd, write_simd
@@ -163,7 +163,8 @@ def build(target, options, name, functions, record, cache_dir=None, progress=Non
                     signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs] for p in programs},
                     simd=simd_meta, upper=simd.upper if simd else {})
 
-    final, meta = cached(Path(cache_dir) if cache_dir else cache_root(), key, make)
+    final, meta = cached(Path(cache_dir) if cache_dir else cache_root(), key, make,
+                         made_from("c", target, options, name))
     t0 = time.perf_counter()
     lib = load_extension(final / meta["library"], modname)
     timings["load"] = time.perf_counter() - t0

@@ -14,6 +14,7 @@ import numpy as np
 
 from soagen import functions as F
 from soagen.model.errors import SingularError
+from soagen.targets.common import travel
 
 
 
@@ -36,6 +37,10 @@ def _shape_message(what, shape, rows, size):
 
 class Module:
     """Generated functions of one robot (or closed chain).
+
+    A module and its methods pickle by reference (the robot and the build options,
+    :mod:`soagen.targets.common.travel`): unpickled in another process, the module is loaded
+    from that process's cache or built there.
 
     Every function also takes a batch: inputs of shape (N, size) are evaluated
     in one C call (``<function>_batch``: a C loop over the rows; with ``simd=True``,
@@ -62,6 +67,9 @@ class Module:
     timings : dict         seconds per stage of the ``build`` call that made it
     path : Path            cache folder with the .c/.h and the library
     """
+
+    #: ``(soagen.pipeline.load, (robot, options, name))``, set by :func:`soagen.build`: what it pickles as
+    _recipe = None
 
     def __init__(self, target, lib, meta, timings, path):
         sizes = F.sizes(target)
@@ -100,6 +108,7 @@ class Module:
         from soagen.targets.c99.fastcall import caller_type
 
         caller = caller_type()
+        travel.register(caller)      # the fast methods pickle as getattr(module, name), as the others do
         if caller is None:
             return
         ffi, lib = self._ffi, self._lib.lib
@@ -122,6 +131,12 @@ class Module:
             self.__dict__[name] = caller(entry, 0 if self._meta.get("simd") else batch, getattr(self, name), self._lib,
                                          tuple(size for _, size in ins), tuple(shapes),
                                          quats if ins[0][0] == "q" else (), self.precision == "float")
+
+    def __reduce__(self):
+        """Pickled by reference, the robot and the build options: unpickling loads the module from
+        that process's cache or builds it there (:mod:`soagen.targets.common.travel`); the fast
+        methods pickle as ``getattr(module, name)``."""
+        return travel.reduce(self)
 
     def __repr__(self):
         return f"<soagen module {self.name}: n={self.n}, tips={self.m}, {self.precision}>"

@@ -14,7 +14,7 @@ from pathlib import Path
 from soagen.options import OptionsError
 from soagen.targets.c99.compile import compile_args, unit_queue
 from soagen.targets.c99.emit import Emitter
-from soagen.targets.cache import cache_key, cache_root, cached
+from soagen.targets.cache import cache_key, cache_root, cached, made_from
 from soagen.targets.casadi.emit import DERIVATIVES, STEPS, check_steps, emit_casadi, needed
 
 #: soagen generate --target casadi writes the C99 files beside its own
@@ -80,7 +80,8 @@ def build(target, options, name, functions, record, cache_dir=None, progress=Non
         timings["compile and link"] = time.perf_counter() - t0
         return dict(library=library, exported=casadi.exported, jacobians=casadi.jacobians, name=name)
 
-    final, meta = cached(Path(cache_dir) if cache_dir else cache_root(), key, make)
+    final, meta = cached(Path(cache_dir) if cache_dir else cache_root(), key, make,
+                         made_from("casadi", target, options, name))
     return CasadiLibrary(final / meta["library"], meta["exported"], meta["jacobians"], timings)
 
 

@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from soagen.targets.cache import cache_key, cache_root, cached
+from soagen.targets.cache import cache_key, cache_root, cached, made_from
 from soagen.targets.cuda.emit import emit_cuda
 from soagen.targets.cuda.module import CudaModule
 
@@ -64,5 +64,6 @@ def build(target, options, name, functions, record, cache_dir=None, progress=Non
                     signatures={p.name: [[a.name, a.size] for a in p.inputs + p.outputs] for p in programs},
                     upper=cu.upper)
 
-    final, meta = cached(Path(cache_dir) if cache_dir else cache_root(), key, make)
+    final, meta = cached(Path(cache_dir) if cache_dir else cache_root(), key, make,
+                         made_from(options.target, target, options, name))
     return CudaModule(target, final / meta["library"], meta, timings, final)

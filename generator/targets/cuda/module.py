@@ -10,6 +10,7 @@ import numpy as np
 
 from soagen import functions as F
 from soagen.model.errors import SingularError
+from soagen.targets.common import travel
 
 # ---------------------------------------------------------------------------- DLPack
 class _DLDevice(ctypes.Structure):
@@ -101,6 +102,23 @@ def current_stream(array):
     return 0
 
 
+class Method:
+    """``module.<function>`` of a :class:`CudaModule`: ``(*inputs, out=None, out_format="full",
+    stream=None)`` -> :meth:`CudaModule.call`; pickles as ``getattr(module, name)``."""
+
+    def __init__(self, module, name, doc):
+        self.__self__, self.__name__, self.__doc__ = module, name, doc
+
+    def __call__(self, *inputs, out=None, out_format="full", stream=None):
+        return self.__self__.call(self.__name__, *inputs, out=out, out_format=out_format, stream=stream)
+
+    def __reduce__(self):
+        return getattr, (self.__self__, self.__name__)
+
+    def __repr__(self):
+        return f"<method {self.__name__} of {self.__self__!r}>"
+
+
 class CudaModule:
     """The kernels of one robot, called with DLPack arrays (``build(robot, target="cuda")``).
 
@@ -112,8 +130,13 @@ class CudaModule:
     Launches go to ``stream`` (default: the library's current stream); a
     function with Ω(0) pivot checks synchronises to count the failed states and
     raises :class:`soagen.SingularError` (their outputs untouched); the others
-    return without waiting for the GPU.  Inputs are not checked for NaN.
+    return without waiting for the GPU.  Inputs are not checked for NaN.  A module and its
+    methods pickle by reference (the robot and the build options,
+    :mod:`soagen.targets.common.travel`).
     """
+
+    #: ``(soagen.pipeline.load, (robot, options, name))``, set by :func:`soagen.build`: what it pickles as
+    _recipe = None
 
     def __init__(self, target, library, meta, timings, path):
         self.robot = target
@@ -141,12 +164,12 @@ class CudaModule:
     def __getattr__(self, attr):
         if attr.startswith("_") or attr not in self.__dict__.get("_sig", {}):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        return Method(self, attr, self._specs[attr].doc if attr in self._specs else attr)
 
-        def method(*inputs, out=None, out_format="full", stream=None):
-            return self.call(attr, *inputs, out=out, out_format=out_format, stream=stream)
-        method.__name__ = attr
-        method.__doc__ = self._specs[attr].doc if attr in self._specs else attr
-        return method
+    def __reduce__(self):
+        """Pickled by reference, the robot and the build options: unpickling loads the module from
+        that process's cache or builds it there (:mod:`soagen.targets.common.travel`)."""
+        return travel.reduce(self)
 
     def launcher(self, fname, upper=False):
         """The ctypes function ``<name>_<fname>[_upper]_cuda``."""
