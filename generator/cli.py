@@ -406,7 +406,8 @@ def main(argv=None):
                                 "per instruction (GCC/Clang); cuda, cuda-host: <name>.cu (kernels, launchers) "
                                 "and <name>_cuda.h; casadi: also <name>_casadi.c, CasADi external functions "
                                 "with their Jacobians, and with forward_dynamics the RK4 step rk4_step "
-                                "(docs/guide/casadi.md)")
+                                "(docs/guide/casadi.md); cpp: also <name>.hpp (Eigen), a CMake package and "
+                                "<name>.pc (docs/guide/cpp.md)")
         elif name == "opcount":
             p.add_argument("--json", help="also write the counts as JSON")
             p.add_argument("--markdown", help="also write the counts as a markdown table")

@@ -26,6 +26,7 @@ REGISTRY = {
     "cuda": "soagen.targets.cuda",
     "cuda-host": "soagen.targets.cuda",
     "casadi": "soagen.targets.casadi",
+    "cpp": "soagen.targets.cpp",
 }
 
 
