@@ -128,7 +128,8 @@ def _print_and_write(text, path):
 
 
 def _progress(args):
-    """The progress line of a command (nothing with ``--quiet`` or off a terminal)."""
+    """The progress of a command: a line rewritten in place on a terminal, one line per stage off it
+    (a pipe, a log), nothing with ``--quiet``."""
     from soagen.pipeline import terminal_progress
 
     return None if args.quiet else terminal_progress()
