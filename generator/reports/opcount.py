@@ -10,7 +10,7 @@ import re
 
 from soagen.program.printer import STATEMENT_LINE
 from soagen.program.statements import OP_KINDS
-from soagen.targets.common.inert import comment_text
+from soagen.targets.common.inert import markdown_text
 
 COLUMNS = ("mul", "add", "div", "sqrt", "trig", "statements")
 _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?f?)|(?P<name>[A-Za-z_]\w*)"
@@ -103,7 +103,7 @@ def table(robot_name, programs):
     for p in programs:
         label = f"{p.name} ({p.algorithm})" if p.algorithm else p.name   # a family's cheapest algorithm
         rows.append(f"| {label} | " + " | ".join(str(p.ops[c]) for c in COLUMNS) + " |")
-    return f"# Operation counts: {comment_text(robot_name)}\n\n" + "\n".join(rows) + "\n"   # the name: one line
+    return f"# Operation counts: {markdown_text(robot_name)}\n\n" + "\n".join(rows) + "\n"   # the name: one line
 
 
 def as_json(robot, programs):
