@@ -566,23 +566,31 @@ def tip_force_response(sw, art, f):
 
 
 # ================================================================ actuators
+def per_actuator(sw, term):
+    """A joint-space list (nv): ``term(i, eps)`` (let-bound) on each actuated joint i, 0 elsewhere
+    and everywhere without actuators; ε (``eps``) is the Coulomb smoothing velocity."""
+    out = [sp.Integer(0)] * sw.robot.nv
+    if sw.robot.actuators is None:
+        return out
+    eps = const(sw.robot.actuators.coulomb_velocity)
+    for i in sw.robot.actuated:
+        out[i] = sw.prog.let(term(i, eps))
+    return out
+
+
 def actuator_torques(sw, qd, qdd, friction=True):
     """armature·q̈ + viscous·q̇ + Coulomb·q̇/√(q̇² + ε²) per actuated joint (the smooth
     sign, differentiable), else 0: a joint-space list (nv); ``friction`` False: the
     armature term only."""
     from soagen.passes.linear_in_parameters import _smooth_sign
 
-    prog, robot = sw.prog, sw.robot
-    out = [sp.Integer(0)] * robot.nv
-    if robot.actuators is None:
-        return out
-    eps = const(robot.actuators.coulomb_velocity)
-    for i in robot.actuated:
+    def torque(i, eps):
         terms = [sw.actuator(i, 0) * qdd[i]]
         if friction:
-            terms += [sw.actuator(i, 1) * qd[i], sw.actuator(i, 2) * _smooth_sign(prog, qd[i], eps)]
-        out[i] = prog.let(sum(terms))
-    return out
+            terms += [sw.actuator(i, 1) * qd[i], sw.actuator(i, 2) * _smooth_sign(sw.prog, qd[i], eps)]
+        return sum(terms)
+
+    return per_actuator(sw, torque)
 
 
 def add_actuator_torques(sw, T, qd, qdd, friction=True):
