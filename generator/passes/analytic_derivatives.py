@@ -52,7 +52,8 @@ import sympy as sp
 
 from soagen.model.robot import FLOATING
 from soagen.passes import symbolic as S
-from soagen.passes.sweeps import Sweeps, per_actuator
+from soagen.passes.actuators import per_actuator
+from soagen.passes.sweeps import Sweeps
 from soagen.program.statements import const
 
 ZERO6 = (S.ZERO3, S.ZERO3)
