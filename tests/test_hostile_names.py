@@ -26,6 +26,7 @@ from soagen.targets.casadi.emit import emit_casadi
 from soagen.targets.cuda.emit import emit_cuda
 from soagen.targets.simd.emit import emit_simd
 from soagen.targets.common.inert import c_name, comment_text, markdown_text
+from tests.support.robots import planar_2link
 
 #: pieces of hostile names: comment ends and starts, a line comment, a backslash and the trigraph
 #: that is one under -std=c99, quotes, a directive, whitespace and control characters that XML
@@ -202,9 +203,9 @@ def test_report_titles_show_a_name_and_no_markup(name, tmp_path, monkeypatch):
     monkeypatch.setattr(qemu, "_cells_table", lambda *a: [])          # no cross-compiler needed for the title
     assert qemu.footprint_table(None, name, tmp_path).split("\n", 1)[0] == \
         f"# Footprint: {safe} (float, arm-none-eabi-gcc)"
-    robot = dataclasses.replace(soagen.robots.example("puma560"), name=name)
+    robot = dataclasses.replace(planar_2link(), name=name)
     text = parameters.report([robot])
-    assert f"\n| {safe} | 6 | 60 | 36 |" in text and f"\n## {safe}: β = K π\n" in text
+    assert f"\n| {safe} | 2 | 20 | 6 |" in text and f"\n## {safe}: β = K π\n" in text
     result = profile.Profile(name, 6, "O0", 1)
     result.rows.append(dict(name="gravity", statements=1, record=0.0, cse=0.0, emit=0.0, compile=0.0))
     result.wall.update(generate=0.0, emit=0.0, compile=0.0, total=0.0)
