@@ -2,7 +2,9 @@
 two set-up commands (``pip install .`` instead of an editable or test install: what a user
 types), then its first Python program; then ``pip install '.[mujoco]'`` (the release of mujoco
 and gymnasium pip picks today, not the test extra's pins) and the Python blocks of its "MuJoCo
-models" section; each within a stated time, and the checkout unchanged.
+models" section, then ``tests/test_mjcf_inertia.py`` on that release (MuJoCo 4's compiler bounds
+inertias 3.3.7 refuses; the file needs pytest alone) and, from MuJoCo 4 on, again on ``mujoco-core``
+alone (the package less its renderer); each within a stated time, and the checkout unchanged.
 
     python .ci/newcomer.py          # exits non-zero on the first step that fails or is too slow
 """
@@ -19,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: seconds each step may take on a 2-core machine (the install downloads sympy, numpy, cffi, ...)
 LIMITS = {"pip install .": 600, "soagen check --example panda": 300, "first program": 180,
-          "pip install '.[mujoco]'": 600, "MuJoCo example": 180}
+          "pip install '.[mujoco]'": 600, "MuJoCo example": 180,
+          "MJCF inertia tests": 180}
 
 
 def readme_steps():
@@ -75,6 +78,22 @@ def main():
         version = subprocess.run([f"{tmp}/venv/bin/python", "-c", "import mujoco; print(mujoco.__version__)"],
                                  env=env, cwd=tmp, capture_output=True, text=True).stdout.strip()
         print(f"newcomer: the MuJoCo example ran on mujoco {version}")
+        # the test extra pins mujoco 3.3.7: the release of the day's compiler is tested here (pytest only,
+        # no conftest: this venv has neither hypothesis nor Pinocchio; no cache, no bytecode in the checkout)
+        run("MJCF inertia tests", [f"{tmp}/venv/bin/python", "-m", "pip", "install", "-q", "pytest"], env, ROOT)
+        res = run("MJCF inertia tests", [f"{tmp}/venv/bin/python", "-B", "-m", "pytest", "-q", "--noconftest",
+                                         "-p", "no:cacheprovider", "-o", "addopts=", "tests/test_mjcf_inertia.py"],
+                  env, ROOT)
+        print(f"newcomer: {res.stdout.strip().splitlines()[-1]} (tests/test_mjcf_inertia.py on mujoco {version})")
+        if int(version.split(".")[0]) >= 4:    # mujoco-core alone (the compiler, no renderer) is enough for soagen
+            # (uninstalled with the rest first: the mujoco package's files overlap mujoco-core's)
+            run("MJCF inertia tests", [f"{tmp}/venv/bin/python", "-m", "pip", "uninstall", "-q", "-y", "mujoco",
+                                       "mujoco-core", "mujoco-studio", "glfw", "pyopengl"], env, ROOT)
+            run("MJCF inertia tests", [f"{tmp}/venv/bin/python", "-m", "pip", "install", "-q", "mujoco-core"], env, ROOT)
+            res = run("MJCF inertia tests", [f"{tmp}/venv/bin/python", "-B", "-m", "pytest", "-q", "--noconftest",
+                                             "-p", "no:cacheprovider", "-o", "addopts=", "tests/test_mjcf_inertia.py"],
+                      env, ROOT)
+            print(f"newcomer: {res.stdout.strip().splitlines()[-1]} (the same on mujoco-core alone)")
     after = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
     if after != before:
         print(f"newcomer: the README's steps changed the checkout:\n{after}")

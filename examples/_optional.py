@@ -2,6 +2,7 @@
 and the ``--plot [PATH]`` option of the plotting examples."""
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import sys
 
@@ -90,3 +91,39 @@ def needed(args, always=()):
     list of str
     """
     return [*always, *(["matplotlib"] if args.plot else [])]
+
+
+def plot_arguments(argv, script, doc, always=(), options=None):
+    """The command line of a plotting example, parsed, and what the run needs checked (:func:`require`).
+
+    Parameters
+    ----------
+    argv : list of str or None
+        The arguments (None: ``sys.argv[1:]``).
+    script : str
+        The example's file name (``"osc_panda.py"``); ``--plot``'s default is its stem with ``.png``.
+    doc : str
+        The example's docstring: its first line is the description.
+    always : tuple of str
+        What the example needs on every run (:func:`needed`).
+    options : callable, optional
+        ``options(parser)`` adds the example's own options.
+
+    Returns
+    -------
+    argparse.Namespace
+    """
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    if options is not None:
+        options(parser)
+    add_plot_option(parser, script.replace(".py", ".png"))
+    args = parser.parse_args(argv)
+    require(script + (" --plot" if args.plot else ""), needed(args, always))
+    return args
+
+
+def draw(args, plot, *data):
+    """``plot(*data, args.plot)`` and a line saying where, when ``--plot`` was given."""
+    if args.plot:
+        plot(*data, args.plot)
+        print(f"wrote {args.plot}")

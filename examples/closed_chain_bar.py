@@ -11,10 +11,9 @@ relative to hand a).  ``python examples/closed_chain_bar.py`` prints the drift;
 """
 from __future__ import annotations
 
-import argparse
 
 import numpy as np
-from _optional import add_plot_option, needed, require
+from _optional import draw, plot_arguments
 
 import soagen
 from soagen import reference as ref
@@ -92,16 +91,11 @@ def plot(times, drift, force, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_plot_option(parser, "closed_chain_bar.png")
-    args = parser.parse_args(argv)
-    require("closed_chain_bar.py --plot", needed(args))
+    args = plot_arguments(argv, "closed_chain_bar.py", __doc__)
     times, drift, force = simulate()
     print(f"after {times[-1] + times[1]:.1f} s: position drift {drift[-1, 0] * 1e3:.4f} mm, "
           f"orientation drift {drift[-1, 1] * 1e3:.4f} mrad, max |f| {np.abs(force).max():.2f}")
-    if args.plot:
-        plot(times, drift, force, args.plot)
-        print(f"wrote {args.plot}")
+    draw(args, plot, times, drift, force)
 
 
 if __name__ == "__main__":

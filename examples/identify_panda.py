@@ -21,11 +21,10 @@ matplotlib: ``pip install '.[examples]'``).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
 import numpy as np
-from _optional import add_plot_option, needed, require
+from _optional import plot_arguments
 
 import soagen
 from soagen.model import robots
@@ -187,10 +186,7 @@ def plot(res, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_plot_option(parser, "identify_panda.png")
-    args = parser.parse_args(argv)
-    require("identify_panda.py --plot", needed(args))
+    args = plot_arguments(argv, "identify_panda.py", __doc__)
     res = run()
     print(report(res))
     if args.plot:

@@ -12,11 +12,10 @@ the Riccati backward pass with a line search on the forward pass.
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
-from _optional import add_plot_option, needed, require
+from _optional import draw, plot_arguments
 
 import soagen
 from soagen.model import robots
@@ -143,11 +142,8 @@ def plot(xs, us, history, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=20, help="at most this many (stops when converged)")
-    add_plot_option(parser, "mpc_panda.png")
-    args = parser.parse_args(argv)
-    require("mpc_panda.py --plot", needed(args))
+    args = plot_arguments(argv, "mpc_panda.py", __doc__, options=lambda parser: parser.add_argument(
+        "--iterations", type=int, default=20, help="at most this many (stops when converged)"))
     problem, xs, us, history = solve(args.iterations)
     n = problem.n
     times, lin = [h[1] for h in history[1:]], [h[2] for h in history[1:]]
@@ -156,9 +152,7 @@ def main(argv=None):
     print(f"time per iteration: median {np.median(times) * 1e3:.1f} ms (numpy Riccati pass and Python rollout "
           f"included); the {HORIZON} linearizations, one batch call of the generated linearized_step: median "
           f"{np.median(lin) * 1e3:.2f} ms ({np.median(lin) / HORIZON * 1e6:.1f} us per knot)")
-    if args.plot:
-        plot(xs, us, history, args.plot)
-        print(f"wrote {args.plot}")
+    draw(args, plot, xs, us, history)
 
 
 if __name__ == "__main__":

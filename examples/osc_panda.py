@@ -9,11 +9,10 @@ the tracking error; ``--plot [PATH]`` also draws the figure (needs matplotlib; `
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
-from _optional import add_plot_option, needed, require
+from _optional import draw, plot_arguments
 
 import soagen
 from soagen.model import robots
@@ -104,10 +103,7 @@ def plot(times, log, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_plot_option(parser, "osc_panda.png")
-    args = parser.parse_args(argv)
-    require("osc_panda.py --plot", needed(args))
+    args = plot_arguments(argv, "osc_panda.py", __doc__)
     print("building the Panda's module (sympy, then gcc; cached after the first run) ...", flush=True)
     t0 = time.perf_counter()
     mod = soagen.build(robots.example("panda"), progress=True)
@@ -118,9 +114,7 @@ def main(argv=None):
     print(f"simulated in {time.perf_counter() - t0:.2f} s")
     pos, rot = tracking_error(times, log)
     print(f"after 2 s: max position error {pos * 1e3:.4f} mm, max orientation error {rot * 1e3:.4f} mrad")
-    if args.plot:
-        plot(times, log, args.plot)
-        print(f"wrote {args.plot}")
+    draw(args, plot, times, log)
 
 
 if __name__ == "__main__":

@@ -26,11 +26,10 @@ also draws the figure.  Needs example-robot-data (and matplotlib to plot):
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
-from _optional import add_plot_option, needed, require
+from _optional import draw, plot_arguments
 
 import soagen
 
@@ -301,10 +300,7 @@ def plot(times, log, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_plot_option(parser, "quadruped_balance.png")
-    args = parser.parse_args(argv)
-    require("quadruped_balance.py" + (" --plot" if args.plot else ""), needed(args, ["example-robot-data"]))
+    args = plot_arguments(argv, "quadruped_balance.py", __doc__, always=["example-robot-data"])
     robot, mod4, t4 = build(FEET)
     robot3, mod3, t3 = build([f for f in FEET if f != LIFTED])
     mass = sum(b.mass for b in robot.bodies)
@@ -317,9 +313,7 @@ def main(argv=None):
     times, log = simulate((robot, mod4), (robot3, mod3))
     print(f"simulated {times[-1] + times[1]:.1f} s at 1 ms in {time.perf_counter() - t0:.1f} s")
     print(report(summary(times, log), mass * np.linalg.norm(robot.gravity)))
-    if args.plot:
-        plot(times, log, args.plot)
-        print(f"wrote {args.plot}")
+    draw(args, plot, times, log)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,26 @@ def _locks(args):
     return lock
 
 
+def _named(args):
+    """A robot's name in place of its file, as :func:`soagen.robots.path` takes it (``soagen info xarm7``);
+    a bundled robot's name is ``--example NAME`` (its tips and locks); an existing file stays a file.
+    ``args`` is changed in place."""
+    from soagen.model import robots
+
+    name = args.urdf
+    if not name or args.example or os.path.exists(name):
+        return
+    if name in robots.EXAMPLES:
+        args.urdf, args.example = None, name
+        return
+    try:
+        args.urdf = robots.path(name)
+    except RobotError as exc:
+        if os.path.isabs(name) or not (os.sep in name or name.endswith((".urdf", ".xml"))):
+            raise
+        raise RobotError(f"{name}: no such file, nor a robot's name: {exc}") from None
+
+
 def _robot(args):
     """The Robot of a command line: ``--example NAME`` or a URDF or MJCF file, with every robot option
     (``--tip`` and ``--point-tip`` replace an example's tips, ``--lock`` adds to its locks)."""
@@ -108,7 +128,8 @@ def _print_and_write(text, path):
 
 
 def _progress(args):
-    """The progress line of a command (nothing with ``--quiet`` or off a terminal)."""
+    """The progress of a command: a line rewritten in place on a terminal, one line per stage off it
+    (a pipe, a log), nothing with ``--quiet``."""
     from soagen.pipeline import terminal_progress
 
     return None if args.quiet else terminal_progress()
@@ -345,7 +366,9 @@ def cmd_check(args):
 
 def _robot_arguments(p):
     """The options that say which robot, on subcommand parser ``p``."""
-    p.add_argument("urdf", nargs="?", help="URDF or MJCF file")
+    p.add_argument("urdf", nargs="?", metavar="ROBOT",
+                   help="URDF or MJCF file, or a robot's name as soagen.robots.path takes it (soagen examples "
+                        "lists them; a bundled one is --example NAME)")
     p.add_argument("--example", choices=["puma560", "panda", "ur5"], help="a robot bundled with soagen")
     p.add_argument("--tip", action="append",
                    help="operational point link, 6 rows [angular; linear] (MJCF: a body or a site) (repeatable)")
@@ -435,6 +458,8 @@ def main(argv=None):
     sub.add_parser("examples", help="list the bundled robots (--example NAME) and those of example-robot-data")
     args = parser.parse_args(argv)
     try:
+        if hasattr(args, "urdf"):
+            _named(args)
         with warnings.catch_warnings():
             warnings.simplefilter("always", ModelWarning)
             warnings.showwarning = _show_warning

@@ -90,22 +90,21 @@ def load(robot, options, name=None):
 def terminal_progress(stream=None):
     """A ``progress(done, total, label)`` for ``stream`` (default stderr): on a terminal, one line
     rewritten in place (a bar, the stage and function, the seconds since it was made); elsewhere
-    (logs, pipes, CI) a line when a stage starts and one when it ends."""
+    (logs, pipes, CI) one line per stage, when it first reports (the stages overlap: the pipelined
+    build compiles while it records, and a compile queue's total grows as units are added)."""
     stream = stream or sys.stderr
     start = time.perf_counter()
-    stage = {"name": None, "since": start}
+    seen = set()      # the stages that have had their line (off a terminal)
 
     def show(done, total, label):
         now = time.perf_counter()
         if not stream.isatty():
             name = label.split(" ", 1)[0]
-            if name != stage["name"]:
-                stage.update(name=name, since=now)
-                stream.write(f"  {name}: {total} {'step' if total == 1 else 'steps'} ({now - start:.1f} s)\n")
-            if done == total:
-                stream.write(f"  {name}: done in {now - stage['since']:.1f} s\n")
-                stage["name"] = None
-            stream.flush()
+            if name not in seen:
+                seen.add(name)
+                count = f", {total} {'step' if total == 1 else 'steps'}" if label == name else ""
+                stream.write(f"  {name}: started at {now - start:.1f} s{count}\n")
+                stream.flush()
             return
         width = 24
         fill = int(width * done / max(total, 1))

@@ -314,3 +314,25 @@ def test_info_never_imports_sympy(robot):
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert res.stdout.split()[-2:] == ["0", "False"], (res.stdout, res.stderr)
     assert "candidate tips" in res.stdout
+
+
+def test_the_robot_argument_takes_a_robots_name(capsys):
+    """Every subcommand's ROBOT is a file or a name as ``soagen.robots.path`` takes it: a bundled robot's
+    name is ``--example NAME``, another is example-robot-data's file (the test extra installs it)."""
+    from soagen import cli, robots
+
+    assert cli.main(["info", "ur5"]) == 0
+    by_name = capsys.readouterr().out
+    assert cli.main(["info", "--example", "ur5"]) == 0
+    assert by_name == capsys.readouterr().out and "tips: tool0" in by_name
+    assert cli.main(["info", "double_pendulum"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith(f"(URDF, {robots.path('double_pendulum')})"), out
+    assert "2 joints, fixed base" in out
+    for command in ("check", "generate", "opcount", "footprint", "profile", "parameters", "info"):
+        extra = ["--out", "/nowhere"] if command == "generate" else []
+        assert cli.main([command, "double_pendulm", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("soagen: error: no robot named 'double_pendulm'; did you mean double_pendulum"), err
+    assert cli.main(["info", "missing/robot.urdf"]) == 2
+    assert "missing/robot.urdf: no such file, nor a robot's name" in capsys.readouterr().err

@@ -95,18 +95,17 @@ def dh_urdf(name, links, modified, tool=(0.0, 0.0, 0.0), first_fixed=True):
     return "".join(out) + _urdf_tool(parent, tool) + "</robot>\n"
 
 
-# The AKB PUMA 560 (modified DH), typed from the table of mdl_puma560akb; link 1: the
-# 1e-9 kg placeholder and disc completion Ixx = Iyy = Izz/2 of soagen.model.robots.puma560.
-PUMA_AKB = [DHLink(a=0.0, alpha=0.0, d=0.0, mass=1e-9, inertia=(0.175, 0.175, 0.35, 0, 0, 0)),
-            DHLink(a=0.0, alpha=-H, d=0.2435, mass=17.4, com=(0.068, 0.006, -0.016),
-                   inertia=(0.130, 0.524, 0.539, 0, 0, 0)),
-            DHLink(a=0.4318, alpha=0.0, d=-0.0934, mass=4.8, com=(0.0, -0.070, 0.014),
-                   inertia=(0.066, 0.0125, 0.066, 0, 0, 0)),
-            DHLink(a=-0.0203, alpha=H, d=0.4331, mass=0.82, com=(0.0, 0.0, -0.019),
-                   inertia=(1.8e-3, 1.8e-3, 1.3e-3, 0, 0, 0)),
-            DHLink(a=0.0, alpha=-H, d=0.0, mass=0.34, inertia=(0.30e-3, 0.30e-3, 0.40e-3, 0, 0, 0)),
-            DHLink(a=0.0, alpha=H, d=0.0, mass=0.09, com=(0.0, 0.0, 0.032),
-                   inertia=(0.15e-3, 0.15e-3, 0.04e-3, 0, 0, 0))]
+# The AKB PUMA 560 (modified DH), typed from the table of mdl_puma560akb, one row per link as it prints
+# it; link 1: the 1e-9 kg placeholder and disc completion Ixx = Iyy = Izz/2 of soagen.model.robots.puma560.
+#        a        alpha  d        m      rx     ry      rz      Ixx      Iyy      Izz
+AKB = [(0.0,     0,     0.0,     1e-9,  0,     0,      0,      0.175,   0.175,   0.35),
+       (0.0,     -H,    0.2435,  17.4,  0.068, 0.006,  -0.016, 0.130,   0.524,   0.539),
+       (0.4318,  0,     -0.0934, 4.8,   0,     -0.070, 0.014,  0.066,   0.0125,  0.066),
+       (-0.0203, H,     0.4331,  0.82,  0,     0,      -0.019, 1.8e-3,  1.8e-3,  1.3e-3),
+       (0.0,     -H,    0.0,     0.34,  0,     0,      0,      0.30e-3, 0.30e-3, 0.40e-3),
+       (0.0,     H,     0.0,     0.09,  0,     0,      0.032,  0.15e-3, 0.15e-3, 0.04e-3)]
+PUMA_AKB = [DHLink(a=a, alpha=alpha, d=d, mass=m, com=(rx, ry, rz), inertia=(ixx, iyy, izz, 0, 0, 0))
+            for a, alpha, d, m, rx, ry, rz, ixx, iyy, izz in AKB]
 PUMA_AKB_URDF = dh_urdf("puma560_akb", PUMA_AKB, modified=True, first_fixed=False)
 DH4_URDF = {True: dh_urdf("dh4_modified", DH4, modified=True, tool=TOOL),
             False: dh_urdf("dh4_standard", DH4, modified=False, tool=TOOL)}

@@ -5,6 +5,7 @@ and it matches the reference; a name that could end a comment never runs as code
 Every name reaches emitted text through :mod:`soagen.targets.common.inert` alone."""
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -24,7 +25,8 @@ from soagen.targets.c99.emit import emit
 from soagen.targets.casadi.emit import emit_casadi
 from soagen.targets.cuda.emit import emit_cuda
 from soagen.targets.simd.emit import emit_simd
-from soagen.targets.common.inert import c_name, comment_text
+from soagen.targets.common.inert import c_name, comment_text, markdown_text
+from tests.support.robots import planar_2link
 
 #: pieces of hostile names: comment ends and starts, a line comment, a backslash and the trigraph
 #: that is one under -std=c99, quotes, a directive, whitespace and control characters that XML
@@ -144,7 +146,7 @@ def test_hostile_names_give_the_plain_robots_c(kind, names, plain_views, tmp_pat
         assert "??" not in text and "\\" not in text.replace("\\n\"", "")   # only the C strings' own \n
     assert comment_text(names[0]) in csource.header          # the robot's name, visible in the banner
     title = opcount.table(robot.name, programs).split("\n", 1)[0]   # opcounts.md: the name on its title line
-    assert title == f"# Operation counts: {comment_text(robot.name)}"
+    assert title == f"# Operation counts: {markdown_text(robot.name)}"
     assert compiled_view(csource, folder / "c") == plain_views[kind][0]
     assert views == plain_views[kind][1]                     # SIMD, CUDA, CasADi
 
@@ -164,6 +166,52 @@ def test_comment_text_is_inert_and_one_to_one():
         for before, after in (("/* ", " */"), ('"', '"'), ("// ", "")):  # the template's text around it
             assert (before + p + after).count("*/") == (before + after).count("*/")
     assert comment_text("plain_name (revolute, parent 0)") == "plain_name (revolute, parent 0)"
+
+
+#: names that are markup on a Markdown page or in its HTML: a tag with a script, a table cell's end,
+#: emphasis, code, a link, a heading's closing '#', an entity
+MARKUP = ["<img src=x onerror=alert(1)>", "a|b", "*bold*", "_em_", "`code`", "[l](http://e)", "x #", "&amp;",
+          "~~s~~", "![i](j)", "<script>", "a\\|b"]
+
+
+def _markup_free(text):
+    """True when ``text`` has no raw '<' or '>', and each of Markdown's punctuation and '&' is escaped
+    (a backslash before it, or an entity's own '&')."""
+    unescaped = re.sub(r"\\[`*_\[\]|#~!]|&(amp|lt|gt);", "", text)
+    return not re.search(r"[<>`*_\[\]|#~!&\\]", unescaped)
+
+
+def test_markdown_text_is_inert_and_one_to_one():
+    printed = [markdown_text(s) for s in MARKUP + ["plain name", "ur5", "a/b"]]
+    assert len(set(printed)) == len(printed)
+    for s, p in zip(MARKUP, printed):
+        assert p.isascii() and p.isprintable() and _markup_free(p), (s, p)
+    assert markdown_text("<img src=x onerror=alert(1)>") == "&lt;img src=x onerror=alert(1)&gt;"
+    assert markdown_text("a|b") == "a\\|b" and markdown_text("panda") == "panda"
+
+
+@pytest.mark.parametrize("name", MARKUP)
+def test_report_titles_show_a_name_and_no_markup(name, tmp_path, monkeypatch):
+    """opcounts.md, footprint.md and the parameters and profile reports print the robot's name through
+    markdown_text: a title and a table row that are the name's text, never HTML or a new cell."""
+    from soagen.reports import parameters, profile
+    from soagen.targets.mcu import qemu
+
+    safe = markdown_text(name)
+    assert _markup_free(safe)
+    assert opcount.table(name, []).split("\n", 1)[0] == f"# Operation counts: {safe}"
+    monkeypatch.setattr(qemu, "_cells_table", lambda *a: [])          # no cross-compiler needed for the title
+    assert qemu.footprint_table(None, name, tmp_path).split("\n", 1)[0] == \
+        f"# Footprint: {safe} (float, arm-none-eabi-gcc)"
+    robot = dataclasses.replace(planar_2link(), name=name)
+    text = parameters.report([robot])
+    assert f"\n| {safe} | 2 | 20 | 6 |" in text and f"\n## {safe}: β = K π\n" in text
+    result = profile.Profile(name, 6, "O0", 1)
+    result.rows.append(dict(name="gravity", statements=1, record=0.0, cse=0.0, emit=0.0, compile=0.0))
+    result.wall.update(generate=0.0, emit=0.0, compile=0.0, total=0.0)
+    result.peak_mb["all"] = 1.0
+    row = profile.markdown_row(result)
+    assert row.startswith(f"| {safe} | 6 | 1 | 1 |") and row.count("|") - row.count("\\|") == 13, row
 
 
 @pytest.mark.parametrize("name, identifier", [("ur5-arm", "ur5_arm"), ("6dof", "r_6dof"), ("a */ b", "a____b"),

@@ -79,13 +79,12 @@ def test_regressors_three_routes(case):
     assert_close(mod.slotine_li_regressor(q, qd, qd, qdd), mod.regressor(q, qd, qdd), 1e-12, "q_r = q")
 
 
-def test_deprecated_robot_base_parameters_warns_and_agrees():
-    """``Robot.base_parameters()``, kept as a deprecated path, warns and returns soagen.base_parameters'."""
+def test_robot_base_parameters_is_removed():
+    """``Robot.base_parameters()`` (deprecated two releases) is gone; ``soagen.base_parameters(robot)`` is the way."""
     robot = CASES["puma560"]()
-    with pytest.deprecated_call(match="soagen.base_parameters"):
-        beta, K = robot.base_parameters()
-    want_beta, want_K = soagen.base_parameters(robot)
-    assert np.array_equal(beta, want_beta) and np.array_equal(K, want_K) and len(beta) == 36
+    assert not hasattr(robot, "base_parameters")
+    beta, K = soagen.base_parameters(robot)
+    assert len(beta) == 36 and K.shape == (36, 60)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -25,8 +25,9 @@ STAGES = [
     ("soagen.pipeline", 8), ("soagen.check", 8), ("soagen.reports", 8),
     ("soagen.cli", 9), ("soagen.__main__", 10), ("soagen", 11),
 ]
-#: imports that climb, each a deprecation path kept for users (removed with the deprecated name)
-DEPRECATED = {("soagen.model.robot", "soagen.reference.identifiable")}   # Robot.base_parameters()
+#: imports that climb, each a deprecation path kept for users (removed with the deprecated name): none
+#: since Robot.base_parameters() went (soagen.base_parameters(robot) is the way)
+DEPRECATED = set()
 #: plug-ins that use another: the C99 module links the SIMD batches; the MCU and CasADi targets build the C99 text
 PLUGIN_USES = {("c99", "simd"), ("mcu", "c99"), ("casadi", "c99")}
 
@@ -115,7 +116,7 @@ def test_no_import_cycle():
 
 
 def test_robot_knows_nothing_above_the_model():
-    deps = graph()["soagen.model.robot"] - {d for m, d in DEPRECATED if m == "soagen.model.robot"}
+    deps = graph()["soagen.model.robot"]
     assert all(d.startswith("soagen.model.") for d in deps), deps
 
 

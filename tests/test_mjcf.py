@@ -36,49 +36,8 @@ TOL = C.TOLERANCE
 #: the body origin, three joints (hinge, slide, hinge) in one body with anchors and refs,
 #: a body without joint (lumped), a site with a rotation, a second tree with armature,
 #: damping, friction loss and a spring
-MIXED = """<mujoco model="mixed">
-  <compiler angle="radian"/>
-  <option gravity="0.3 -0.2 -9.81"/>
-  <worldbody>
-    <geom type="plane" size="2 2 .1"/>
-    <body name="base" pos="0.1 0.2 0.3">
-      <freejoint name="root"/>
-      <geom type="box" size=".2 .1 .05" mass="3"/>
-      <body name="upper" pos="0.2 0 0" quat="0.9 0.1 0.3 0.2">
-        <joint name="shoulder" type="ball" pos="0 0.01 0.05"/>
-        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04" mass="1.5"/>
-        <body name="fore" pos="0.3 0 0" euler="0.1 0.2 0.3">
-          <joint name="elbow_x" type="hinge" axis="1 0.2 0" pos="0.02 0 0" ref="0.3"/>
-          <joint name="elbow_s" type="slide" axis="0 0.3 1" ref="0.1"/>
-          <joint name="elbow_z" type="hinge" axis="0 0 1" pos="0 0.03 0.01"/>
-          <geom type="box" size="0.1 0.03 0.02" pos="0.1 0 0" mass="0.7"/>
-          <body name="hand" pos="0.2 0 0">
-            <geom type="sphere" size="0.03" mass="0.2" pos="0.01 0 0"/>
-            <site name="grip" pos="0.05 0.01 0" euler="0 1.5 0"/>
-          </body>
-        </body>
-      </body>
-    </body>
-    <body name="arm" pos="1 0 0">
-      <joint name="yaw" type="hinge" axis="0 0 1" armature="0.05" damping="0.3"/>
-      <geom type="capsule" fromto="0 0 0 0 0.3 0" size="0.03" mass="0.5"/>
-      <body name="arm2" pos="0 0.3 0">
-        <joint name="pitch" type="hinge" axis="1 0 0" pos="0 -0.02 0" armature="0.02" damping="0.1"
-               frictionloss="0.1" stiffness="2"/>
-        <geom type="capsule" fromto="0 0 0 0 0.25 0" size="0.03" mass="0.4"/>
-        <site name="tool" pos="0 0.2 0.01"/>
-      </body>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+MIXED = ROOT / "tests" / "data" / "mjcf" / "mixed.xml"
 MIXED_TIPS = ["grip", "fore", "tool", "base"]
-
-
-def _write(tmp_path_factory, name, text):
-    path = tmp_path_factory.mktemp("mjcf") / name
-    path.write_text(text)
-    return path
 
 
 def _load(path, **kwargs):
@@ -88,9 +47,8 @@ def _load(path, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def mixed(tmp_path_factory):
-    path = _write(tmp_path_factory, "mixed.xml", MIXED)
-    return path, _load(path, tips=MIXED_TIPS)
+def mixed():
+    return MIXED, _load(MIXED, tips=MIXED_TIPS)
 
 
 def assets():
@@ -565,24 +523,7 @@ def test_point_tips_of_sites_and_bodies_are_mj_jac_translational_rows(mixed):
 
 #: a 3-dof arm in space: a point tip at its pen has 3 rows moved by 3 joints, so Λ(0) exists
 #: (every gymnasium model small enough to build in a test is planar: Λ(0) of its tips never exists)
-ARM3 = """<mujoco model="arm3">
-  <worldbody>
-    <body name="link1" pos="0 0 0.1">
-      <joint name="yaw" type="hinge" axis="0 0 1"/>
-      <geom type="capsule" fromto="0 0 0 0 0 0.3" size="0.04" mass="1"/>
-      <body name="link2" pos="0 0 0.3">
-        <joint name="shoulder" type="hinge" axis="0 1 0"/>
-        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="0.8"/>
-        <body name="link3" pos="0.3 0 0" euler="0.2 0 0">
-          <joint name="elbow" type="hinge" axis="0 1 0" pos="0.01 0 0"/>
-          <geom type="capsule" fromto="0 0 0 0.25 0 0" size="0.03" mass="0.5"/>
-          <site name="pen" pos="0.25 0.02 0" euler="0 0.5 0"/>
-        </body>
-      </body>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+ARM3 = ROOT / "tests" / "data" / "mjcf" / "arm3.xml"
 
 
 # ------------------------------------------------------------------ everything else, as on a URDF robot
@@ -620,18 +561,17 @@ def test_every_catalogue_function_and_variant_on_an_mjcf_robot():
     assert {n for n, r in results.items() if r.untested} == {n for n, r in results.items() if r.solves == "Omega"}
 
 
-def test_operational_space_functions_on_an_mjcf_point_tip(tmp_path_factory):
+def test_operational_space_functions_on_an_mjcf_point_tip():
     """The functions that invert Ω(0) (and J, Ω(0)) on ARM3's pen as a point tip (3 rows): compared on
     every state, the generated J is MuJoCo's jacp."""
-    path = _write(tmp_path_factory, "arm3.xml", ARM3)
-    robot = _load(path, tips=[soagen.point_tip("pen")])
+    robot = _load(ARM3, tips=[soagen.point_tip("pen")])
     names = ["jacobian", "os_inertia_inverse"] + [s.name for s in _every(robot) if s.solves == "Omega"]
     _, mod = built("mjcf_arm3", lambda: robot, functions=names)
     results = check_module(robot, mod, samples=20, seed=4)
     assert len(results) == len(names) >= 9
     assert_checked(robot, results, 20)
     assert all(r.compared >= 15 for r in results.values()), results
-    oracle, rng = C.MujocoOracle(robot, path), np.random.default_rng(8)
+    oracle, rng = C.MujocoOracle(robot, ARM3), np.random.default_rng(8)
     for q in (robot.random_configuration(rng) for _ in range(3)):
         assert mod.jacobian(q).shape == (3, 3) and C.rel(mod.jacobian(q), oracle.jacobian(q)) <= TOL
 

@@ -1,10 +1,11 @@
 """MJCF (MuJoCo XML) → :class:`~soagen.model.robot.Robot`, read from MuJoCo's compiled model.
 
-The file is compiled by the ``mujoco`` package itself (``mujoco.MjModel.from_xml_path``:
+The file is compiled by the ``mujoco`` package itself (``mujoco.MjSpec.from_file(path).compile()``:
 includes, defaults, ``<compiler>`` angle units and inertia from geoms all resolved) and
 the robot is read from the compiled arrays only (``body_pos``, ``body_quat``,
 ``body_ipos``, ``body_iquat``, ``body_mass``, ``body_inertia``, ``jnt_*``, ``dof_*``,
-``site_*``); the XML is never parsed a second time.  The bodies go to
+``site_*``) and, for the masses and inertias the compiler changed, the spec it compiled (the
+file's own numbers); the XML is never parsed a second time.  The bodies go to
 :class:`~soagen.model.builder.RobotBuilder` (which lumps the bodies without a joint into
 their moving ancestor and checks the inertias), then into MuJoCo's joint order.
 
@@ -24,7 +25,8 @@ What MuJoCo adds beyond rigid bodies: ``dof_armature`` is the rotor inertia
 actuators, gravity compensation, fluid forces, joint limits and contacts are not
 rigid-body dynamics: each one present is a line of ``Robot.notes``, and those that
 change the motion MuJoCo simulates from the same τ are also a
-:class:`~soagen.model.errors.ModelWarning` (refused with ``strict=True``).
+:class:`~soagen.model.errors.ModelWarning` (refused with ``strict=True``), as is a mass or an
+inertia the compiler changed from the file's (bounded, balanced, scaled, taken from geoms).
 """
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ from soagen.model.spatial import axis_angle, quat_matrix
 
 #: MuJoCo's mjtJoint numbers → soagen joint types
 JOINT_TYPES = {0: FLOATING, 1: SPHERICAL, 2: PRISMATIC, 3: REVOLUTE}
-#: the mujoco release CI tests with (the ``test`` extra of pyproject.toml; the ``mujoco`` extra takes 3.3 to 3.x)
+#: the mujoco release CI tests with (the ``test`` extra; the ``mujoco`` extra takes 3.3 to 4.x)
 MUJOCO_VERSION = "3.3.7"
 _WORLD = 0
 
@@ -65,10 +67,19 @@ def is_mjcf(path):
 
 def compile_mjcf(path):
     """MuJoCo's compiled model (``mujoco.MjModel``) of an MJCF file; RobotError when it does not compile."""
+    return read_mjcf(path)[0]
+
+
+def read_mjcf(path):
+    """MuJoCo's compiled model of an MJCF file and the file as MuJoCo parsed it: ``(mujoco.MjModel,
+    mujoco.MjSpec)`` (the spec keeps the file's own numbers; its bodies' ``id`` index the model's
+    arrays); RobotError when it does not compile.  ``import mujoco`` is the module of the ``mujoco``
+    package or of ``mujoco-core`` alone (MuJoCo 4's compiler and physics, numpy its only dependency)."""
     try:
         import mujoco
     except ImportError:
-        raise RobotError("reading MJCF needs the mujoco package: pip install 'soagen[mujoco]'") from None
+        raise RobotError("reading MJCF needs MuJoCo's compiler: pip install mujoco-core (or 'soagen[mujoco]')") \
+            from None
     src = os.fspath(path)
     if not os.path.isfile(src):
         raise RobotError(f"{src}: no such file")
@@ -77,10 +88,12 @@ def compile_mjcf(path):
         raise RobotError(f"{src}: root element is <{tag}>, not <mujoco>: not an MJCF file"
                          + ("; it is a URDF, which soagen.load_urdf reads" if tag == "robot" else ""))
     try:
-        return mujoco.MjModel.from_xml_path(src)
+        spec = mujoco.MjSpec.from_file(src)
+        model = spec.compile()
     except ValueError as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "compile error"
         raise RobotError(f"{src}: MuJoCo cannot compile it: {reason}") from None
+    return model, spec
 
 
 def load_mjcf(path, tips=(), lock=None, name=None, mjcf_damping=False, strict=False, gravity=None):
@@ -121,7 +134,7 @@ def load_mjcf(path, tips=(), lock=None, name=None, mjcf_damping=False, strict=Fa
         one-line reason naming the element.
     """
     src = os.fspath(path)
-    model = compile_mjcf(src)
+    model, spec = read_mjcf(src)
     names = _Names(model)
     _refuse_unsupported(model, names, src, mjcf_damping)
     builder = RobotBuilder(name or _model_name(model) or os.path.splitext(os.path.basename(src))[0],
@@ -130,6 +143,7 @@ def load_mjcf(path, tips=(), lock=None, name=None, mjcf_damping=False, strict=Fa
     anchor = _describe(builder, model, names, taken)
     tip_links = _add_tips(builder, model, names, tips, anchor, src, taken)
     extras = _extras(model, names, mjcf_damping, set(lock or {}))
+    _inertias(extras, model, spec, names)
     for text in extras.warned:
         if strict:
             raise RobotError(f"{src}: {text} (refused: strict)")
@@ -340,6 +354,63 @@ def _extras(model, names, mjcf_damping, locked):
     if colliding:
         _note(out, f"{colliding} geoms can collide: contacts are not part of these dynamics")
     return out
+
+
+def _inertias(out, model, spec, names):
+    """One warning naming every moving body whose inertia MuJoCo's compiler changed from the file's
+    (``<compiler boundmass boundinertia balanceinertia settotalmass>``, ``inertiafromgeom="true"`` over
+    an ``<inertial>``; MuJoCo 4 bounds a singular ``fullinertia`` where 3.x refuses it), and one note
+    for the bodies whose inertia comes from their geoms (no ``<inertial>``: MJCF's own rule).
+
+    A body with an ``<inertial>`` is changed when its mass or its principal moments (kg m², sorted) differ
+    from the compiled ``body_mass``, ``body_inertia`` beyond round-off; one without, when its mass is
+    ``boundmass`` or a principal moment ``boundinertia`` (what geoms give is not in the file).  Bodies
+    welded to the world are not looked at: their inertia never enters the dynamics."""
+    c = spec.compiler
+    changed, inferred = [], []
+    for body in spec.bodies[1:]:
+        b = body.id
+        if model.body_weldid[b] == _WORLD:
+            continue
+        mass, moments = float(model.body_mass[b]), np.sort(model.body_inertia[b])   # compiled: kg, (3,) kg m²
+        if body.explicitinertial:
+            given = _file_moments(body)                                                # (3,) kg m², sorted
+            scale = max(np.max(np.abs(given)), np.max(moments), 1e-300)
+            if abs(body.mass - mass) > 1e-12 * max(abs(body.mass), mass) or np.max(np.abs(given - moments)) > \
+                    1e-9 * scale:
+                changed.append(f"'{names.body[b]}' (the file: {body.mass:.6g} kg, principal moments "
+                               f"{_moments(given)}; compiled: {mass:.6g} kg, {_moments(moments)})")
+            continue
+        if mass > 0:
+            inferred.append(names.body[b])
+        if (c.boundmass > 0 and mass == c.boundmass) or (c.boundinertia > 0 and np.any(moments == c.boundinertia)):
+            changed.append(f"'{names.body[b]}' (inertia of its geoms bounded: {mass:.6g} kg, {_moments(moments)})")
+    if changed:
+        settings = [f'{k}="{v:g}"' for k, v in (("boundmass", c.boundmass), ("boundinertia", c.boundinertia),
+                                                 ("settotalmass", c.settotalmass)) if v > 0]
+        settings += ['balanceinertia="true"'] * bool(c.balanceinertia)
+        settings += ['inertiafromgeom="true"'] * (c.inertiafromgeom == 1)     # mjINERTIAFROMGEOM_TRUE
+        more = f" and {len(changed) - 4} more" if len(changed) > 4 else ""
+        _both(out, f"MuJoCo's compiler changed the inertia of {'body' if len(changed) == 1 else 'bodies'} "
+                   f"{', '.join(changed[:4])}{more} (<compiler {' '.join(settings) or '...'}>): the dynamics are "
+                   "the compiled model's, not the file's")
+    if inferred:
+        _note(out, f"inertia of {len(inferred)} {'body' if len(inferred) == 1 else 'bodies'} computed by MuJoCo from "
+                   "their geoms (no <inertial>)")
+
+
+def _file_moments(body):
+    """The principal moments (3,) kg m², sorted, of an ``<inertial>`` as the file gives it (``diaginertia``,
+    or the eigenvalues of ``fullinertia``: Ixx Iyy Izz Ixy Ixz Iyz, NaN when not given)."""
+    full = np.asarray(body.fullinertia, float)
+    if np.isnan(full[0]):
+        return np.sort(np.asarray(body.inertia, float))
+    return np.linalg.eigvalsh(full[[0, 3, 4, 3, 1, 5, 4, 5, 2]].reshape(3, 3))
+
+
+def _moments(values):
+    """``(a, b, c) kg m^2`` of three principal moments."""
+    return "(" + ", ".join(f"{v:.6g}" for v in values) + ") kg m^2"
 
 
 def _note(out, text):

@@ -19,7 +19,7 @@ Jacobians: MuJoCo's ``mj_jacSite``/``mj_jacBody`` give ``jacp`` (3, nv), ``jacr`
 linear ones only for a point tip (``soagen.point_tip``: ``jacp``).
 
 MuJoCo's own arrays: :func:`full_mass_matrix` is the dense M of an ``MjData`` on every
-mujoco 3.x release (the call that makes it changed in 3.10).
+mujoco release from 3.3 to 4.x (the call that makes it changed in 3.10).
 """
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ def jacobian_to_mujoco(robot, q, J):
 
 
 def full_mass_matrix(model, data):
-    """MuJoCo's dense joint-space inertia M (nv, nv) of ``data``, on every mujoco 3.x release.
+    """MuJoCo's dense joint-space inertia M (nv, nv) of ``data``, on every mujoco release from 3.3 to 4.x.
 
     Parameters
     ----------

@@ -462,17 +462,6 @@ class Robot:
         """A copy whose bodies (and actuators) have the parameters ``pi`` (p,)."""
         return with_parameters(self, pi)
 
-    def base_parameters(self):
-        """Deprecated: use ``soagen.base_parameters(robot)``, which returns the same
-        (β (b,), K (b, p)).  The model knows nothing of the regressor that decides K."""
-        import warnings
-
-        warnings.warn("Robot.base_parameters() is deprecated: use soagen.base_parameters(robot)",
-                      DeprecationWarning, stacklevel=2)
-        from soagen.reference.identifiable import base_parameters_of  # deprecated path (tests/test_layers.py)
-
-        return base_parameters_of(self)
-
     def with_actuators(self, armature=None, friction=None, coulomb_velocity=None):
         """A copy with rotor inertias ``armature={joint: value}`` (the rotor inertia
         reflected through the gear, k_r² I_m, added to M's diagonal) and

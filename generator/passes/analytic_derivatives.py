@@ -52,6 +52,7 @@ import sympy as sp
 
 from soagen.model.robot import FLOATING
 from soagen.passes import symbolic as S
+from soagen.passes.actuators import per_actuator
 from soagen.passes.sweeps import Sweeps
 from soagen.program.statements import const
 
@@ -307,19 +308,17 @@ def backward_pass(sw, wb, dq, dv):
 def friction_slope(sw, qd):
     """∂/∂q̇ of the actuators' friction viscous·q̇ + Coulomb·q̇/√(q̇² + ε²):
     viscous + Coulomb ε²/(q̇² + ε²)^{3/2} per actuated joint (nv,), zeros without actuators."""
-    prog, robot = sw.prog, sw.robot
-    out = [sp.Integer(0)] * robot.nv
-    if robot.actuators is None:
-        return out
-    eps = const(robot.actuators.coulomb_velocity)
-    for i in robot.actuated:
+    prog = sw.prog
+
+    def slope(i, eps):
         coulomb = sw.actuator(i, 2)
-        slope = sw.actuator(i, 1)
+        out = sw.actuator(i, 1)
         if coulomb != 0:
             r = prog.let(1 / prog.let(sp.sqrt(prog.let(qd[i] * qd[i] + eps * eps))))   # 1/√(q̇² + ε²)
-            slope = slope + coulomb * eps * eps * prog.let(r * r) * r
-        out[i] = prog.let(slope)
-    return out
+            out = out + coulomb * eps * eps * prog.let(r * r) * r
+        return out
+
+    return per_actuator(sw, slope)
 
 
 def inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd):

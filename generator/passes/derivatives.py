@@ -155,7 +155,8 @@ def _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic):
     """θ̈, the LTDL factors (L, 1/d) of M and −∂τ/∂q, −∂τ/∂q̇ at θ̈ (row-major n × n lists, by
     ``"q"``, ``"qd"``): forward mode of Newton–Euler or (``analytic``) the analytical recursion."""
     from soagen.passes.dynamics import inverse_dynamics
-    from soagen.passes.sweeps import Sweeps, forces_tip_to_base, mass_matrix_ltdl, newton_euler, project, subtract_friction
+    from soagen.passes.actuators import subtract_friction
+    from soagen.passes.sweeps import Sweeps, forces_tip_to_base, mass_matrix_ltdl, newton_euler, project
 
     n = robot.nv
     sw = Sweeps(prog, robot, q)

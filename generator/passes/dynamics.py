@@ -13,9 +13,10 @@ import sympy as sp
 
 from soagen.passes import symbolic as S
 from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
-from soagen.passes.sweeps import (Sweeps, add_actuator_torques, articulated, composite_mass_matrix, fd4, forces_tip_to_base,
+from soagen.passes.actuators import add_actuator_torques, subtract_friction
+from soagen.passes.sweeps import (Sweeps, articulated, composite_mass_matrix, fd4, forces_tip_to_base,
                      innovations_filter, innovations_smoother, innovations_solve, mass_matrix_ltdl, newton_euler,
-                     project, subtract_friction, tip_accelerations, tip_force_response, tip_forces)
+                     project, tip_accelerations, tip_force_response, tip_forces)
 
 
 def _zeros(n):

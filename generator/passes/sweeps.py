@@ -22,6 +22,7 @@ import numpy as np
 import sympy as sp
 
 from soagen.passes import symbolic as S
+from soagen.passes.actuators import subtract_friction
 from soagen.passes.ldl import ldl, ldl_inverse, reverse
 from soagen.passes.quadratic import QuadraticTerms, rigid_acceleration_matrix
 from soagen.passes.tip_rows import tip_rows, tip_starts, tip_wrench
@@ -563,38 +564,3 @@ def fd4(sw, qd, tau):
 def tip_force_response(sw, art, f):
     """Δθ̈ = −(I − HψK)*D⁻¹HψB f(0) [RJK (18)] for tip forces ``f`` (r,), world axes."""
     return innovations_solve(sw, art, [sp.Integer(0)] * sw.robot.nv, tip_forces(sw, f))[0]
-
-
-# ================================================================ actuators
-def actuator_torques(sw, qd, qdd, friction=True):
-    """armature·q̈ + viscous·q̇ + Coulomb·q̇/√(q̇² + ε²) per actuated joint (the smooth
-    sign, differentiable), else 0: a joint-space list (nv); ``friction`` False: the
-    armature term only."""
-    from soagen.passes.linear_in_parameters import _smooth_sign
-
-    prog, robot = sw.prog, sw.robot
-    out = [sp.Integer(0)] * robot.nv
-    if robot.actuators is None:
-        return out
-    eps = const(robot.actuators.coulomb_velocity)
-    for i in robot.actuated:
-        terms = [sw.actuator(i, 0) * qdd[i]]
-        if friction:
-            terms += [sw.actuator(i, 1) * qd[i], sw.actuator(i, 2) * _smooth_sign(prog, qd[i], eps)]
-        out[i] = prog.let(sum(terms))
-    return out
-
-
-def add_actuator_torques(sw, T, qd, qdd, friction=True):
-    """T + :func:`actuator_torques` (T itself without actuators)."""
-    if sw.robot.actuators is None:
-        return T
-    return [sw.prog.let(t + a) for t, a in zip(T, actuator_torques(sw, qd, qdd, friction))]
-
-
-def subtract_friction(sw, tau, qd):
-    """τ − friction(q̇): the torque left for the rigid bodies and rotors (τ without actuators)."""
-    if sw.robot.actuators is None:
-        return tau
-    zero = [sp.Integer(0)] * sw.robot.nv
-    return [sw.prog.let(t - a) for t, a in zip(tau, actuator_torques(sw, qd, zero))]

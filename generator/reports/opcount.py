@@ -10,7 +10,7 @@ import re
 
 from soagen.program.printer import STATEMENT_LINE
 from soagen.program.statements import OP_KINDS, fma_program
-from soagen.targets.common.inert import comment_text
+from soagen.targets.common.inert import markdown_text
 
 COLUMNS = ("mul", "add", "div", "sqrt", "trig", "fma", "statements")
 _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?f?)|(?P<name>[A-Za-z_]\w*)"
@@ -104,7 +104,7 @@ def table(robot_name, programs):
         label = f"{p.name} ({p.algorithm})" if p.algorithm else p.name   # a family's cheapest algorithm
         counts = with_fma(p)
         rows.append(f"| {label} | " + " | ".join(str(counts[c]) for c in COLUMNS) + " |")
-    return f"# Operation counts: {comment_text(robot_name)}\n\n" + "\n".join(rows) + "\n"   # the name: one line
+    return f"# Operation counts: {markdown_text(robot_name)}\n\n" + "\n".join(rows) + "\n"   # the name: one line
 
 
 def with_fma(prog):

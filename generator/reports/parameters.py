@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from soagen.model.parameters import RANK_TOLERANCE, parameter_names
 from soagen.reference.identifiable import identifiable
+from soagen.targets.common.inert import markdown_text
 
 
 def report(robots):
@@ -20,11 +21,11 @@ def report(robots):
         base = identifiable(robot)
         kept, dropped = base.gap
         dropped = "< 1e-15" if dropped < 1e-15 else f"{dropped:.1e}"
-        lines.append(f"| {robot.name} | {robot.nv} | {robot.n_parameters} | {base.b} | {kept:.1e} / {dropped} "
-                     f"| {base.states} |")
+        lines.append(f"| {markdown_text(robot.name)} | {robot.nv} | {robot.n_parameters} | {base.b} | "
+                     f"{kept:.1e} / {dropped} | {base.states} |")
     for robot in robots:
         names = parameter_names(robot)
-        lines += ["", f"## {robot.name}: β = K π", "", "```"]
+        lines += ["", f"## {markdown_text(robot.name)}: β = K π", "", "```"]
         lines += [f"beta[{i}] = {text}" for i, text in enumerate(identifiable(robot).describe(names))]
         lines += ["```"]
     return "\n".join(lines) + "\n"

@@ -94,9 +94,12 @@ def text(result):
 
 def markdown_row(result):
     """One row of docs/build_profile.md: robot, nv, functions, statements, the stages summed, wall, memory."""
+    from soagen.targets.common.inert import markdown_text
+
     s = {k: sum(r[k] for r in result.rows) for k in ("record", "cse", "emit", "compile")}
     w = result.wall
-    return (f"| {result.robot} | {result.nv} | {len(result.rows)} | {sum(r['statements'] for r in result.rows)} | "
+    return (f"| {markdown_text(result.robot)} | {result.nv} | {len(result.rows)} | "
+            f"{sum(r['statements'] for r in result.rows)} | "
             f"{s['record']:.1f} | {s['cse']:.1f} | {w['generate']:.1f} | {w['emit']:.1f} | {s['compile']:.1f} | "
             f"{w['compile']:.1f} | {w['total']:.1f} | {max(result.peak_mb.values()):.0f} |")
 

@@ -92,6 +92,8 @@ def path(name):
         return urdf_path(name)
     if name in EXAMPLES:
         raise RobotError(f"the bundled {name} is built from DH rows and has no file: soagen.robots.example({name!r})")
+    if os.path.isabs(name):
+        raise RobotError(f"{name}: no such file")
     root = erd_root()
     if root is None:
         raise RobotError(f"{name!r} is not bundled with soagen (bundled: {', '.join(EXAMPLES)}); example-robot-data "

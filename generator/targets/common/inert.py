@@ -8,6 +8,8 @@ two ways only:
 * as **identifiers** (the robot's name, or ``--name``, becomes every function's prefix and
   every file's stem): :func:`c_name`, which keeps ``[0-9A-Za-z_]`` and refuses a name left
   with no letter or digit;
+* as **text** in Markdown reports (opcounts.md, footprint.md, the parameters and profile rows):
+  :func:`markdown_text`, :func:`comment_text`'s one line with Markdown's and HTML's markup escaped;
 * as **text** in comments and string literals: :func:`comment_text`, which Jinja applies to
   every value a template prints (:func:`finalize`, the ``finalize`` hook of
   :func:`soagen.targets.common.c_text.environment`), so a template added later escapes what
@@ -71,6 +73,28 @@ def comment_text(text):
                   or ((i == 0 or i == last) and ch in _ENDS) or (ch == "<" and text.startswith("U+", i + 1)))
         out.append(_hex(ch) if escape else ch)
     return "".join(out)
+
+
+#: what :func:`markdown_text` escapes after :func:`comment_text`: HTML's three as entities (a raw tag,
+#: ``<img onerror=...>``, never reaches a page), Markdown's punctuation with a backslash (emphasis, code,
+#: links, a table cell's end, a heading's closing ``#``); comment_text leaves no backslash of its own
+_MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", **{ch: "\\" + ch for ch in "`*_[]|#~!"}}
+
+
+def markdown_text(text):
+    """``text`` made inert in a Markdown page (a title, a table cell): :func:`comment_text` (one line of
+    printable ASCII), then ``&``, ``<``, ``>`` as HTML entities and :data:`_MARKDOWN`'s punctuation
+    backslash-escaped, so a page shows the name's characters and no markup of it.  One to one.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str   printable ASCII with no raw ``<``, ``>``, ``|`` and no unescaped Markdown punctuation
+    """
+    return "".join(_MARKDOWN.get(ch, ch) for ch in comment_text(text))
 
 
 def finalize(value):

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from soagen.targets.c99.emit import driver, render_plain
-from soagen.targets.common.inert import comment_text
+from soagen.targets.common.inert import markdown_text
 
 CC = "arm-none-eabi-gcc"
 # the generated C's float semantics on the host: every operation rounded to float, no
@@ -280,7 +280,7 @@ def footprint_table(gen, robot_name, folder, runs=RUNS, derivatives=None):
     flash of a minimal firmware calling it (:func:`minimal_images`); ``derivatives``:
     (float programs of :data:`DERIVATIVES`, a folder of their own), a second table
     with :data:`DERIVATIVE_RUNS`."""
-    lines = [f"# Footprint: {comment_text(robot_name)} (float, arm-none-eabi-gcc)", "",
+    lines = [f"# Footprint: {markdown_text(robot_name)} (float, arm-none-eabi-gcc)", "",
              "Per cell, in bytes: the function's own code (`.text`; libm's `sinf`/`cosf` and, on the "
              "Cortex-M0, libgcc's soft-float routines excluded) / its own stack frame (`-fstack-usage`; "
              "the frames of the functions it calls, such as `sinf`, excluded) / the flash of a minimal "
