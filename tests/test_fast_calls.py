@@ -298,8 +298,8 @@ def test_an_input_of_another_dtype_is_converted_never_read_as_doubles(dtype):
         name = "mass_matrix" if len(args) == 1 else "inverse_dynamics"
         with python_path(mod) as used:
             got = getattr(mod, name)(*args)
-        assert used and got.dtype == np.float64, (name, dtype)
         assert np.array_equal(got, getattr(mod, name)(*(a.astype(np.float64) for a in args))), (name, dtype)
+        assert used and got.dtype == np.float64, (name, dtype)
         Q = np.array([q, q[::-1]])
         assert np.array_equal(getattr(mod, name)(*(Q,) * len(args)),
                               getattr(mod, name)(*(Q.astype(np.float64),) * len(args))), (name, dtype)
@@ -341,7 +341,7 @@ def test_a_float_module_converts_doubles_and_reads_floats_in_place():
     assert not used and want.dtype == M.dtype == np.float32
     with python_path(mod) as used:
         got = mod.inverse_dynamics(q, qd, qdd)
-    assert used and np.array_equal(got, want)
+    assert np.array_equal(got, want) and used
     assert np.array_equal(mod.mass_matrix(np.array([q, q])), np.array([M, M]))
     assert np.abs(want - soagen.reference.inverse_dynamics(robot, q, qd, qdd)).max() < 1e-3 * np.abs(want).max()
 
