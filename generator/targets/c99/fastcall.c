@@ -94,7 +94,8 @@ static int quaternions(const Caller *self, const void *x, npy_intp rows)
             double s = 0.0;
             for (int i = 0; i < 4; ++i) {
                 const npy_intp at = r * size + self->quat[k] + i;
-                const double v = self->type_num == NPY_DOUBLE ? ((const double *)x)[at] : (double)((const float *)x)[at];
+                const double v = self->type_num == NPY_DOUBLE ? ((const double *)x)[at]
+                                                              : (double)((const float *)x)[at];
                 s += v * v;
             }
             if (!(s >= 1e-200))
