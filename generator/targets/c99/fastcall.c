@@ -133,7 +133,7 @@ static double switch_interval(void)
  * -> rows whose function failed, or -1 when a chunk's check failed (the fallback decides).  The
  * GIL is released once the call has held it for one switch interval; the chunks that follow are
  * copied into `copy` and checked there before the C reads them (this file's head says why). */
-static long batch(const Caller *self, PyArrayObject *const *inputs, PyObject *const *results, npy_intp rows)
+static long run_batch(const Caller *self, PyArrayObject *const *inputs, PyObject *const *results, npy_intp rows)
 {
     const npy_intp elsize = self->type_num == NPY_DOUBLE ? sizeof(double) : sizeof(float);
     npy_intp row_bytes = 0;
@@ -258,7 +258,7 @@ static PyObject *caller_vectorcall(PyObject *callable, PyObject *const *args, si
         made = j + 1;
         pointers[self->n_in + j] = PyArray_DATA((PyArrayObject *)results[j]);
     }
-    const long failed = ndim == 1 ? (long)self->function(pointers) : batch(self, inputs, results, rows);
+    const long failed = ndim == 1 ? (long)self->function(pointers) : run_batch(self, inputs, results, rows);
     if (failed)
         goto fallback;
     if (self->n_out == 1)
