@@ -499,8 +499,8 @@ def python_calls_page(report):
            "is named beside its time, a composition of its calls where it has no single one (as a Python",
            "user writes it); \"–\" where Pinocchio has no counterpart. Number inputs (`e`, `dt`) are given",
            "as Python floats. Every method of a module takes the C entry (`soagen.targets.c99.fastcall`),",
-           "whatever the rank of its outputs; two build options keep the Python path for all of a module's",
-           "methods: `trig_inputs=True` (the method computes cos q and sin q in numpy first) and",
+           "whatever the rank of its outputs; two build options keep the Python path for the methods",
+           "they change: `trig_inputs=True` (the method computes cos q and sin q in numpy first) and",
            "`parameters=\"inputs\"` (the parameters come as the keyword `pi=`, one row for every state of",
            "a batch or one row each). A call that needs a conversion (a list, another dtype, a strided,",
            "Fortran-order or misaligned array) takes the Python path: the Python path column.", ""]
