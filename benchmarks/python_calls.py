@@ -6,7 +6,8 @@ Python call, one state per call.
 
 The Panda's module is built with every method of the catalogue (:data:`soagen.functions`: every
 function but the algorithm variants) and each is timed; the other robots' with the eight of the
-README's table (:data:`FUNCTIONS`).  Per robot: 64 seeded random states (``states.py``), the module built as ``soagen.build`` builds
+README's table (:data:`FUNCTIONS`).  Per robot: 64 seeded random states (``states.py``), the
+module built as ``soagen.build`` builds
 it (-O3 -march=native), Pinocchio's model from the same file (``backends.pinocchio_model``).
 A round times, function by function, each backend on every state in turn (a loop of calls;
 the backends' order alternates between rounds): soagen's method (``mod.f(q, ...)``, fresh
@@ -131,8 +132,8 @@ def pinocchio_calls(model, robot):
              "bias_forces": ("pin.nonLinearEffects(model, data, q, v)", "nonLinearEffects"),
              "coriolis": ("pin.nonLinearEffects(model, data, q, v) - pin.computeGeneralizedGravity(model, data, q)",
                           "nonLinearEffects - computeGeneralizedGravity"),
-             "tip_force_acceleration": ("pin.computeMinverse(model, data, q) @ (jacobian(q).T @ f_tip)",
-                                        f"Minv J^T f: computeMinverse, {jac_name}"),
+             "tip_force_acceleration": ("-(pin.computeMinverse(model, data, q) @ (jacobian(q).T @ f_tip))",
+                                        f"-Minv J^T f: computeMinverse, {jac_name}"),
              "os_inertia_inverse": ("os_inertia_inverse(q)", f"J Minv J^T: {jac_name}, computeMinverse"),
              "contact_dynamics": ("pin.constraintDynamics(model, data, q, v, a, contacts, contact_data, prox)",
                                   "constraintDynamics"),
@@ -191,25 +192,61 @@ def build_functions(robot_name, robot):
 
 def check(robot, mod, pin_env, states, pin_states):
     """soagen's outputs against Pinocchio's on every state (inverse and forward dynamics, M, in
-    soagen's conventions); a difference aborts the run."""
+    soagen's conventions; with every method, :func:`more_pairs` too); a difference aborts the run."""
     from soagen import pinocchio_convention as pc
 
     pin, model, data = pin_env["pin"], pin_env["model"], pin_env["data"]
+    every = "forward_kinematics" in mod._sig
+    if every and not (robot.nq == robot.nv and len(robot.tips) == 1 and not robot.tips[0].point):
+        raise SystemExit("every method is checked on a fixed base of 1-dof joints with one 6-D tip")
     worst = 0.0
     for (q, qd, qdd, tau), (pq, pv, pa, ptau) in zip(states, pin_states):
         upper = np.triu(pin.crba(model, data, pq))
         pairs = [(mod.inverse_dynamics(q, qd, qdd), pc.v_from_pinocchio(robot, pin.rnea(model, data, pq, pv, pa))),
                  (mod.forward_dynamics(q, qd, tau), pc.v_from_pinocchio(robot, pin.aba(model, data, pq, pv, ptau))),
                  (mod.mass_matrix(q), pc.matrix_from_pinocchio(robot, upper + np.triu(upper, 1).T))]
-        if "gravity" in mod._sig:                       # every method: a few more (vectors in both conventions)
-            pairs += [(mod.gravity(q), pc.v_from_pinocchio(robot, pin.computeGeneralizedGravity(model, data, pq))),
-                      (mod.bias_forces(q, qd), pc.v_from_pinocchio(robot, pin.nonLinearEffects(model, data, pq, pv))),
-                      (mod.center_of_mass(q), pin.centerOfMass(model, data, pq))]
+        if every:
+            pairs += more_pairs(mod, pin_env, (q, qd, qdd), (pq, pv))
         for got, want in pairs:
             worst = max(worst, np.abs(got - want).max() / max(1.0, np.abs(want).max()))
     if worst > 1e-8:
         raise SystemExit(f"soagen and Pinocchio differ by {worst:.2e} (relative): not timed")
     return worst
+
+
+def more_pairs(mod, env, state, pin_state):
+    """(soagen's, Pinocchio's) outputs of the other methods with a counterpart, for a fixed base of
+    1-dof joints with one 6-D tip (the Panda: q and v the same in both); Pinocchio's rows [linear;
+    angular] swapped to soagen's [angular; linear], its impulses (on the robot) negated.  Not the
+    contact dynamics: Pinocchio's drift of a 6-D contact is soagen's with the tip at rest only."""
+    pin, model, data = env["pin"], env["model"], env["data"]
+    (q, qd, qdd), (pq, pv) = state, pin_state
+    swap = [3, 4, 5, 0, 1, 2]
+    f, J = env["f_tip"], env["jacobian"](pq)
+    params = np.concatenate([model.inertias[j].toDynamicParameters() for j in range(1, model.njoints)])
+    qd_plus, p = mod.impulse_dynamics(q, qd, NUMBERS["e"])
+    derivatives = pin.computeCentroidalDynamicsDerivatives(model, data, pq, pv, qdd)
+    return [(mod.gravity(q), pin.computeGeneralizedGravity(model, data, pq)),
+            (mod.bias_forces(q, qd), pin.nonLinearEffects(model, data, pq, pv)),
+            (mod.coriolis(q, qd), pin.nonLinearEffects(model, data, pq, pv)
+             - pin.computeGeneralizedGravity(model, data, pq)),
+            (mod.center_of_mass(q), pin.centerOfMass(model, data, pq)),
+            (mod.com_jacobian(q), pin.jacobianCenterOfMass(model, data, pq)),
+            (mod.forward_kinematics(q), env["forward_kinematics"](pq)),
+            (mod.jacobian(q), J[swap]),
+            (mod.jdot_qdot(q, qd), env["jdot_qdot"](pq, pv)[swap]),
+            (mod.inverse_dynamics_tip_force(q, qd, qdd, f), pin.rnea(model, data, pq, pv, qdd) + J.T @ f),
+            (mod.tip_force_acceleration(q, f), -(pin.computeMinverse(model, data, pq) @ (J.T @ f))),
+            (mod.os_inertia_inverse(q), env["os_inertia_inverse"](pq)[np.ix_(swap, swap)]),
+            (mod.regressor(q, qd, qdd) @ mod.robot.parameters(),
+             pin.computeJointTorqueRegressor(model, data, pq, pv, qdd) @ params),
+            (mod.centroidal_momentum_matrix(q), pin.computeCentroidalMap(model, data, pq)[swap]),
+            (mod.centroidal_bias(q, qd),
+             pin.computeCentroidalMomentumTimeVariation(model, data, pq, pv, env["zero"]).vector[swap]),
+            (mod.centroidal_dynamics_derivatives(q, qd, qdd)[2], derivatives[0][swap]),
+            (qd_plus, pin.impulseDynamics(model, data, pq, pv, env["contacts"], env["contact_data"], NUMBERS["e"],
+                                          env["prox"])),
+            (p, -data.impulse_c[swap])]
 
 
 def per_call_ns(timed, states, passes=PASSES):
@@ -249,7 +286,8 @@ def time_robot(robot_name, rounds=ROUNDS, seed=0):
     pin_calls, pin_env = pinocchio_calls(model, robot)
     worst = check(robot, mod, pin_env, states, pin_states)
     print(f"  soagen = Pinocchio on {STATES} states (inverse and forward dynamics, M"
-          f"{', G, C + G, com' if 'gravity' in mod._sig else ''}): worst {worst:.1e}", flush=True)
+          f"{', every other method with a counterpart but the contact dynamics' if 'gravity' in mod._sig else ''})"
+          f": worst {worst:.1e}", flush=True)
     rows = {}
     f_tip = pin_env["f_tip"]                         # a tip force, or task input u, of every call
     for name in method_names(robot_name, mod):

@@ -497,13 +497,18 @@ def python_calls_page(report):
            "The Panda's section times every method of the catalogue (`soagen functions`, the algorithm",
            "variants aside), the Solo-12's and the TALOS's the eight of the README's table. Pinocchio's call",
            "is named beside its time, a composition of its calls where it has no single one (as a Python",
-           "user writes it); \"–\" where Pinocchio has no counterpart. Number inputs (`e`, `dt`) are given",
-           "as Python floats. Every method of a module takes the C entry (`soagen.targets.c99.fastcall`),",
-           "whatever the rank of its outputs; two build options keep the Python path for the methods",
-           "they change: `trig_inputs=True` (the method computes cos q and sin q in numpy first) and",
-           "`parameters=\"inputs\"` (the parameters come as the keyword `pi=`, one row for every state of",
-           "a batch or one row each). A call that needs a conversion (a list, another dtype, a strided,",
-           "Fortran-order or misaligned array) takes the Python path: the Python path column.", ""]
+           "user writes it); \"–\" where Pinocchio has no counterpart. Before timing, soagen's outputs",
+           "are checked equal to Pinocchio's on every state: inverse and forward dynamics and M on every",
+           "robot, and on the Panda G, C + G, C, the com and its Jacobian, T, J, J̇q̇, the tip-force rows,",
+           "Ω(0), Y π, A_G, its bias, ∂h_G/∂q and the impulse dynamics (not the contact dynamics, whose",
+           "6-D contact Pinocchio holds as soagen does only with the tip at rest, for the same work).",
+           "Number inputs (`e`, `dt`) are given as Python floats. Every method of a module takes the C",
+           "entry (`soagen.targets.c99.fastcall`), whatever the rank of its outputs; two build options",
+           "keep the Python path for the methods they change: `trig_inputs=True` (the method computes",
+           "cos q and sin q in numpy first) and `parameters=\"inputs\"` (the parameters come as the",
+           "keyword `pi=`, one row for every state of a batch or one row each). A call that needs a",
+           "conversion (a list, another dtype, a strided, Fortran-order or misaligned array) takes the",
+           "Python path: the Python path column.", ""]
     for name in PYTHON_CALL_ROBOTS:
         rep = report.get(name)
         if rep is None:
