@@ -4,7 +4,10 @@ Python call, one state per call.
 
     python benchmarks/python_calls.py --robot panda        # or solo12, talos, all
 
-Per robot: 64 seeded random states (``states.py``), the module built as ``soagen.build`` builds
+The Panda's module is built with every method of the catalogue (:data:`soagen.functions`: every
+function but the algorithm variants) and each is timed; the other robots' with the eight of the
+README's table (:data:`FUNCTIONS`).  Per robot: 64 seeded random states (``states.py``), the
+module built as ``soagen.build`` builds
 it (-O3 -march=native), Pinocchio's model from the same file (``backends.pinocchio_model``).
 A round times, function by function, each backend on every state in turn (a loop of calls;
 the backends' order alternates between rounds): soagen's method (``mod.f(q, ...)``, fresh
@@ -22,7 +25,10 @@ Pinocchio's calls: ``rnea``, ``crba``, ``computeMinverse``, ``aba``, the tips' J
 (``computeFrameJacobian`` for one tip, else ``computeJointJacobians`` and ``getFrameJacobian``
 per tip, stacked), Λ(0) as a Python user writes it from those (``inv(J M⁻¹ Jᵀ)``),
 ``computeRNEADerivatives`` and ``computeABADerivatives``: each as it returns (``crba`` and
-``computeMinverse`` are not symmetrized here).
+``computeMinverse`` are not symmetrized here); for the Panda's other methods the call of
+:func:`pinocchio_calls` (its table names each), none ("–") where Pinocchio has no function
+for it (the operational-space forces and torque, the linearized step, the base and Slotine-Li
+regressors).  Number inputs (``e``, ``dt``) are Python floats, as a user passes them.
 """
 from __future__ import annotations
 
@@ -44,6 +50,8 @@ DATA, DOC = ROOT / "docs" / "python_calls.json", ROOT / "docs" / "python_calls.m
 ROBOTS = PYTHON_CALL_ROBOTS
 FUNCTIONS = ("inverse_dynamics", "mass_matrix", "mass_matrix_inverse", "forward_dynamics", "jacobian", "os_inertia",
              "inverse_dynamics_derivatives", "forward_dynamics_derivatives")
+EVERY = ("panda",)                           # robots timed on every method of the catalogue
+NUMBERS = {"e": 0.5, "dt": 0.01}             # number inputs: restitution, time step
 STATES, ROUNDS, PASSES = 64, 15, 5           # states; rounds; loops over the states per timing
 
 
@@ -70,6 +78,42 @@ def pinocchio_calls(model, robot):
         J = jacobian(q)
         return np.linalg.inv(J @ pin.computeMinverse(model, data, q) @ J.T)
 
+    def os_inertia_inverse(q):
+        J = jacobian(q)
+        return J @ pin.computeMinverse(model, data, q) @ J.T
+
+    def forward_kinematics(q):
+        pin.forwardKinematics(model, data, q)
+        return np.array([pin.updateFramePlacement(model, data, f).homogeneous for f in frames])
+
+    zero = np.zeros(model.nv)
+
+    def jdot_qdot(q, v):
+        pin.forwardKinematics(model, data, q, v, zero)
+        return np.concatenate([pin.getFrameClassicalAcceleration(model, data, f, lwa).vector[r]
+                               for f, r in zip(frames, rows)])
+
+    # a rigid contact at every tip (a point tip: 3-D), as benchmarks/backends.py's C++ rows
+    contacts = pin.StdVec_RigidConstraintModel()
+    for f, t in zip(frames, robot.tips):
+        kind = pin.ContactType.CONTACT_3D if t.point else pin.ContactType.CONTACT_6D
+        contacts.append(pin.RigidConstraintModel(kind, model, model.frames[f].parentJoint, model.frames[f].placement,
+                                                 lwa))
+    contact_data = pin.StdVec_RigidConstraintData()
+    for c in contacts:
+        contact_data.append(c.createData())
+    pin.initConstraintDynamics(model, data, contacts, contact_data)
+    prox = pin.ProximalSettings(1e-12, 0.0, 1)
+    f_tip = np.ones(sum(3 if t.point else 6 for t in robot.tips))
+
+    def constraint_derivatives(q, v, tau):
+        pin.constraintDynamics(model, data, q, v, tau, contacts, contact_data, prox)
+        pin.computeConstraintDynamicsDerivatives(model, data, contacts, contact_data, prox)
+
+    def impulse_derivatives(q, v):
+        pin.impulseDynamics(model, data, q, v, contacts, contact_data, NUMBERS["e"], prox)
+        pin.computeImpulseDynamicsDerivatives(model, data, contacts, contact_data, NUMBERS["e"], prox)
+
     calls = {"inverse_dynamics": ("pin.rnea(model, data, q, v, a)", "rnea"),
              "mass_matrix": ("pin.crba(model, data, q)", "crba"),
              "mass_matrix_inverse": ("pin.computeMinverse(model, data, q)", "computeMinverse"),
@@ -79,8 +123,39 @@ def pinocchio_calls(model, robot):
              "inverse_dynamics_derivatives": ("pin.computeRNEADerivatives(model, data, q, v, a)",
                                               "computeRNEADerivatives"),
              "forward_dynamics_derivatives": ("pin.computeABADerivatives(model, data, q, v, a)",
-                                              "computeABADerivatives")}
-    return calls, dict(pin=pin, model=model, data=data, jacobian=jacobian, os_inertia=os_inertia)
+                                              "computeABADerivatives"),
+             "forward_kinematics": ("forward_kinematics(q)", "forwardKinematics + updateFramePlacement per tip"),
+             "jdot_qdot": ("jdot_qdot(q, v)", "forwardKinematics(q, v, 0) + getFrameClassicalAcceleration per tip"),
+             "inverse_dynamics_tip_force": ("pin.rnea(model, data, q, v, a) + jacobian(q).T @ f_tip",
+                                            f"rnea + J^T f: {jac_name}"),
+             "gravity": ("pin.computeGeneralizedGravity(model, data, q)", "computeGeneralizedGravity"),
+             "bias_forces": ("pin.nonLinearEffects(model, data, q, v)", "nonLinearEffects"),
+             "coriolis": ("pin.nonLinearEffects(model, data, q, v) - pin.computeGeneralizedGravity(model, data, q)",
+                          "nonLinearEffects - computeGeneralizedGravity"),
+             "tip_force_acceleration": ("-(pin.computeMinverse(model, data, q) @ (jacobian(q).T @ f_tip))",
+                                        f"-Minv J^T f: computeMinverse, {jac_name}"),
+             "os_inertia_inverse": ("os_inertia_inverse(q)", f"J Minv J^T: {jac_name}, computeMinverse"),
+             "contact_dynamics": ("pin.constraintDynamics(model, data, q, v, a, contacts, contact_data, prox)",
+                                  "constraintDynamics"),
+             "impulse_dynamics": ("pin.impulseDynamics(model, data, q, v, contacts, contact_data, e, prox)",
+                                  "impulseDynamics"),
+             "impulse_dynamics_derivatives": ("impulse_derivatives(q, v)",
+                                              "impulseDynamics + computeImpulseDynamicsDerivatives"),
+             "contact_dynamics_derivatives": ("constraint_derivatives(q, v, a)",
+                                              "constraintDynamics + computeConstraintDynamicsDerivatives"),
+             "regressor": ("pin.computeJointTorqueRegressor(model, data, q, v, a)", "computeJointTorqueRegressor"),
+             "center_of_mass": ("pin.centerOfMass(model, data, q)", "centerOfMass"),
+             "com_jacobian": ("pin.jacobianCenterOfMass(model, data, q)", "jacobianCenterOfMass"),
+             "centroidal_momentum_matrix": ("pin.computeCentroidalMap(model, data, q)", "computeCentroidalMap"),
+             "centroidal_bias": ("pin.computeCentroidalMomentumTimeVariation(model, data, q, v, zero)",
+                                 "computeCentroidalMomentumTimeVariation(q, v, 0)"),
+             "centroidal_dynamics_derivatives": ("pin.computeCentroidalDynamicsDerivatives(model, data, q, v, a)",
+                                                 "computeCentroidalDynamicsDerivatives")}
+    return calls, dict(pin=pin, model=model, data=data, jacobian=jacobian, os_inertia=os_inertia,
+                       os_inertia_inverse=os_inertia_inverse, forward_kinematics=forward_kinematics,
+                       jdot_qdot=jdot_qdot, zero=zero, contacts=contacts, contact_data=contact_data, prox=prox,
+                       f_tip=f_tip, e=NUMBERS["e"], constraint_derivatives=constraint_derivatives,
+                       impulse_derivatives=impulse_derivatives)
 
 
 def loop(statement, names, env):
@@ -94,28 +169,84 @@ def loop(statement, names, env):
     return scope["timed"]
 
 
-def soagen_args(name, q, qd, qdd, tau):
-    return {"inverse_dynamics": (q, qd, qdd), "inverse_dynamics_derivatives": (q, qd, qdd),
-            "forward_dynamics": (q, qd, tau), "forward_dynamics_derivatives": (q, qd, tau)}.get(name, (q,))
+def soagen_args(name, q, qd, qdd, tau, f):
+    """The method's inputs (its catalogue names) from a state and a tip force or task input ``f``."""
+    given = dict(q=q, qd=qd, qdd=qdd, tau=tau, f=f, u=f, qdr=qd, qddr=qdd, **NUMBERS)
+    return tuple(given[arg] for arg in F.BY_NAME[name].inputs)
+
+
+def method_names(robot_name, mod):
+    """The timed methods: every one of the module (:data:`EVERY`), or :data:`FUNCTIONS`."""
+    if robot_name not in EVERY:
+        return FUNCTIONS
+    return tuple(n for n in mod._methods() if n in mod._sig)
+
+
+def build_functions(robot_name, robot):
+    """The functions the module is built with: every method of the catalogue (:data:`EVERY`), or
+    :data:`FUNCTIONS`."""
+    if robot_name not in EVERY:
+        return list(FUNCTIONS)
+    return [s.name for s in F.specs(robot) if s.family is None or s.is_family_function]
 
 
 def check(robot, mod, pin_env, states, pin_states):
     """soagen's outputs against Pinocchio's on every state (inverse and forward dynamics, M, in
-    soagen's conventions); a difference aborts the run."""
+    soagen's conventions; with every method, :func:`more_pairs` too); a difference aborts the run."""
     from soagen import pinocchio_convention as pc
 
     pin, model, data = pin_env["pin"], pin_env["model"], pin_env["data"]
+    every = "forward_kinematics" in mod._sig
+    if every and not (robot.nq == robot.nv and len(robot.tips) == 1 and not robot.tips[0].point):
+        raise SystemExit("every method is checked on a fixed base of 1-dof joints with one 6-D tip")
     worst = 0.0
     for (q, qd, qdd, tau), (pq, pv, pa, ptau) in zip(states, pin_states):
         upper = np.triu(pin.crba(model, data, pq))
         pairs = [(mod.inverse_dynamics(q, qd, qdd), pc.v_from_pinocchio(robot, pin.rnea(model, data, pq, pv, pa))),
                  (mod.forward_dynamics(q, qd, tau), pc.v_from_pinocchio(robot, pin.aba(model, data, pq, pv, ptau))),
                  (mod.mass_matrix(q), pc.matrix_from_pinocchio(robot, upper + np.triu(upper, 1).T))]
+        if every:
+            pairs += more_pairs(mod, pin_env, (q, qd, qdd), (pq, pv))
         for got, want in pairs:
             worst = max(worst, np.abs(got - want).max() / max(1.0, np.abs(want).max()))
     if worst > 1e-8:
         raise SystemExit(f"soagen and Pinocchio differ by {worst:.2e} (relative): not timed")
     return worst
+
+
+def more_pairs(mod, env, state, pin_state):
+    """(soagen's, Pinocchio's) outputs of the other methods with a counterpart, for a fixed base of
+    1-dof joints with one 6-D tip (the Panda: q and v the same in both); Pinocchio's rows [linear;
+    angular] swapped to soagen's [angular; linear], its impulses (on the robot) negated.  Not the
+    contact dynamics: Pinocchio's drift of a 6-D contact is soagen's with the tip at rest only."""
+    pin, model, data = env["pin"], env["model"], env["data"]
+    (q, qd, qdd), (pq, pv) = state, pin_state
+    swap = [3, 4, 5, 0, 1, 2]
+    f, J = env["f_tip"], env["jacobian"](pq)
+    params = np.concatenate([model.inertias[j].toDynamicParameters() for j in range(1, model.njoints)])
+    qd_plus, p = mod.impulse_dynamics(q, qd, NUMBERS["e"])
+    derivatives = pin.computeCentroidalDynamicsDerivatives(model, data, pq, pv, qdd)
+    return [(mod.gravity(q), pin.computeGeneralizedGravity(model, data, pq)),
+            (mod.bias_forces(q, qd), pin.nonLinearEffects(model, data, pq, pv)),
+            (mod.coriolis(q, qd), pin.nonLinearEffects(model, data, pq, pv)
+             - pin.computeGeneralizedGravity(model, data, pq)),
+            (mod.center_of_mass(q), pin.centerOfMass(model, data, pq)),
+            (mod.com_jacobian(q), pin.jacobianCenterOfMass(model, data, pq)),
+            (mod.forward_kinematics(q), env["forward_kinematics"](pq)),
+            (mod.jacobian(q), J[swap]),
+            (mod.jdot_qdot(q, qd), env["jdot_qdot"](pq, pv)[swap]),
+            (mod.inverse_dynamics_tip_force(q, qd, qdd, f), pin.rnea(model, data, pq, pv, qdd) + J.T @ f),
+            (mod.tip_force_acceleration(q, f), -(pin.computeMinverse(model, data, pq) @ (J.T @ f))),
+            (mod.os_inertia_inverse(q), env["os_inertia_inverse"](pq)[np.ix_(swap, swap)]),
+            (mod.regressor(q, qd, qdd) @ mod.robot.parameters(),
+             pin.computeJointTorqueRegressor(model, data, pq, pv, qdd) @ params),
+            (mod.centroidal_momentum_matrix(q), pin.computeCentroidalMap(model, data, pq)[swap]),
+            (mod.centroidal_bias(q, qd),
+             pin.computeCentroidalMomentumTimeVariation(model, data, pq, pv, env["zero"]).vector[swap]),
+            (mod.centroidal_dynamics_derivatives(q, qd, qdd)[2], derivatives[0][swap]),
+            (qd_plus, pin.impulseDynamics(model, data, pq, pv, env["contacts"], env["contact_data"], NUMBERS["e"],
+                                          env["prox"])),
+            (p, -data.impulse_c[swap])]
 
 
 def per_call_ns(timed, states, passes=PASSES):
@@ -145,7 +276,7 @@ def time_robot(robot_name, rounds=ROUNDS, seed=0):
     model = pin.Model()
     model.loadFromText(str(bk.pinocchio_model(spec, robot, work / "python_calls_model.txt")))
     t0 = time.perf_counter()
-    mod = soagen.build(robot, functions=list(FUNCTIONS))
+    mod = soagen.build(robot, functions=build_functions(robot_name, robot))
     build_s = time.perf_counter() - t0
     print(f"== {robot_name}: {sg.describe(robot)}; module built in {build_s:.1f} s", flush=True)
     drawn = draw_states(robot, STATES, seed, spec.tips_at_rest)
@@ -154,22 +285,25 @@ def time_robot(robot_name, rounds=ROUNDS, seed=0):
                    sg.v_to_pinocchio(robot, tau)) for q, qd, qdd, tau in states]
     pin_calls, pin_env = pinocchio_calls(model, robot)
     worst = check(robot, mod, pin_env, states, pin_states)
-    print(f"  soagen = Pinocchio on {STATES} states (inverse and forward dynamics, M): worst {worst:.1e}", flush=True)
+    print(f"  soagen = Pinocchio on {STATES} states (inverse and forward dynamics, M"
+          f"{', every other method with a counterpart but the contact dynamics' if 'gravity' in mod._sig else ''})"
+          f": worst {worst:.1e}", flush=True)
     rows = {}
-    for name in FUNCTIONS:
+    f_tip = pin_env["f_tip"]                         # a tip force, or task input u, of every call
+    for name in method_names(robot_name, mod):
         names = F.BY_NAME[name].inputs                      # q, qd, qdd or tau, ...: as the method reads them
-        args = [soagen_args(name, *s) for s in states]
+        args = [soagen_args(name, *s, f_tip) for s in states]
         single_out = len(mod._sig[name]) - len(args[0]) == 1
         env = dict(mod=mod, out=getattr(mod, name)(*args[0]), c_call=bare_c(mod, name, args))
         call = f"mod.{name}({', '.join(names)}"
-        pin_statement, pin_name = pin_calls[name]
-        pin_args = [(p[0], p[1], p[3] if "forward" in name else p[2]) for p in pin_states]
+        pin_statement, pin_name = pin_calls.get(name, (None, None))
+        pin_args = [(p[0], p[1], p[3] if {"tau"} & set(names) else p[2]) for p in pin_states]
         env["python"] = getattr(mod, name).__wrapped__
         timers = {"method": (loop(call + ")", names, env), args),
                   "python": (loop(f"python({', '.join(names)})", names, env), args),
                   "out": (loop(call + ", out=out)", names, env), args) if single_out else None,
                   "c": (loop("c_call()", [], env), [None]),
-                  "pinocchio": (loop(pin_statement, ["q", "v", "a"], pin_env), pin_args)}
+                  "pinocchio": (loop(pin_statement, ["q", "v", "a"], pin_env), pin_args) if pin_statement else None}
         samples = {what: [] for what in timers}
         for r in range(rounds):
             for what in (list(timers) if r % 2 == 0 else list(timers)[::-1]):
@@ -181,8 +315,8 @@ def time_robot(robot_name, rounds=ROUNDS, seed=0):
             out_ns=statistics.median(samples["out"]) if samples["out"] else None,
             c_ns=statistics.median(samples["c"]), python_ns=statistics.median(samples["python"]),
             wrapper_ns=statistics.median(m - c for m, c in zip(samples["method"], samples["c"])),
-            pinocchio_ns=statistics.median(samples["pinocchio"]), pinocchio=pin_name,
-            ratio=Spread.ratio(samples["method"], samples["pinocchio"]).__dict__)
+            pinocchio_ns=statistics.median(samples["pinocchio"]) if pin_statement else None, pinocchio=pin_name,
+            ratio=Spread.ratio(samples["method"], samples["pinocchio"]).__dict__ if pin_statement else None)
         print("  " + line(name, rows[name]), flush=True)
     return dict(robot=robot_name, describe=sg.describe(robot), states=STATES, rounds=rounds, passes=PASSES,
                 command=f"python benchmarks/python_calls.py --robot {robot_name}", build_s=build_s,
@@ -192,11 +326,12 @@ def time_robot(robot_name, rounds=ROUNDS, seed=0):
 
 def line(name, row):
     r = row["ratio"]
-    return (f"{name:<30} {fmt_us(row['method_ns']):>7} µs  out= {fmt_us(row['out_ns']):>6}  "
+    return (f"{name:<32} {fmt_us(row['method_ns']):>7} µs  out= {fmt_us(row['out_ns']):>6}  "
             f"C {fmt_us(row['c_ns']):>6}  "
             f"wrapper {fmt_us(row['wrapper_ns']):>5}  Python path {fmt_us(row['python_ns']):>6}  "
             f"Pinocchio {fmt_us(row['pinocchio_ns']):>6} µs  "
-            f"{r['median']:.2f}x ({r['q1']:.2f}-{r['q3']:.2f})")
+            + (f"{r['median']:.2f}x ({r['q1']:.2f}-{r['q3']:.2f})" if r else "–"))
+
 
 
 def main(argv=None):

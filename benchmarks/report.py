@@ -432,8 +432,8 @@ def readme_speed(reports):
               + "; ".join(f"{README_NAMES.get(n, n)}: N = {reports[n].n} states, {reports[n].rounds} rounds, "
                           f"`{reports[n].command}`" for n in names) + "."]
     calls = load_python_calls()
-    ratios = {n: [f["ratio"]["median"] for f in calls[n]["functions"].values()] for n in PYTHON_CALL_ROBOTS
-              if n in calls}
+    ratios = {n: [f["ratio"]["median"] for f in calls[n]["functions"].values() if f["ratio"]]
+              for n in PYTHON_CALL_ROBOTS if n in calls}
     wrapper = [f["wrapper_ns"] for f in calls["panda"]["functions"].values()] if "panda" in calls else [0.0]
     batch = {n: [p.batch_ns / p.c_ns for p in reports[n].python if p.batch_ns] for n in names}
     lines += ["", "From Python (`soagen.build`, one state per call, `python benchmarks/python_calls.py`, "
@@ -493,7 +493,22 @@ def python_calls_page(report):
            "median (interquartile range). µs per call. The bare C writes every state's outputs to memory",
            "of its own (64 states); where they are large (the TALOS's forward-dynamics derivatives, 46 kB a",
            "state) that costs more than a single call writing into memory the cache holds, and the wrapper",
-           "column goes below zero.", ""]
+           "column goes below zero.", "",
+           "The Panda's section times every method of the catalogue (`soagen functions`, the algorithm",
+           "variants aside), the Solo-12's and the TALOS's the eight of the README's table. Pinocchio's call",
+           "is named beside its time, a composition of its calls where it has no single one (as a Python",
+           "user writes it); \"–\" where Pinocchio has no counterpart. Before timing, soagen's outputs",
+           "are checked equal to Pinocchio's on every state: inverse and forward dynamics and M on every",
+           "robot, and on the Panda G, C + G, C, the com and its Jacobian, T, J, J̇q̇, the tip-force rows,",
+           "Ω(0), Y π, A_G, its bias, ∂h_G/∂q and the impulse dynamics (not the contact dynamics, whose",
+           "6-D contact Pinocchio holds as soagen does only with the tip at rest, for the same work).",
+           "Number inputs (`e`, `dt`) are given as Python floats. Every method of a module takes the C",
+           "entry (`soagen.targets.c99.fastcall`), whatever the rank of its outputs; two build options",
+           "keep the Python path for the methods they change: `trig_inputs=True` (the method computes",
+           "cos q and sin q in numpy first) and `parameters=\"inputs\"` (the parameters come as the",
+           "keyword `pi=`, one row for every state of a batch or one row each). A call that needs a",
+           "conversion (a list, another dtype, a strided, Fortran-order or misaligned array) takes the",
+           "Python path: the Python path column.", ""]
     for name in PYTHON_CALL_ROBOTS:
         rep = report.get(name)
         if rep is None:
@@ -506,10 +521,10 @@ def python_calls_page(report):
                 "|---|---|---|---|---|---|---|---|"]
         for fn, row in rep["functions"].items():
             r = row["ratio"]
+            pin = f"{fmt_us(row['pinocchio_ns'])} (`{row['pinocchio']}`)" if row["pinocchio"] else "–"
             out.append(f"| {fn} | {fmt_us(row['method_ns'])} | {fmt_us(row['out_ns'])} | {fmt_us(row['c_ns'])} | "
-                       f"{fmt_us(row['wrapper_ns'])} | {fmt_us(row['python_ns'])} | {fmt_us(row['pinocchio_ns'])} "
-                       f"(`{row['pinocchio']}`) | "
-                       f"{r['median']:.2f}× ({r['q1']:.2f}–{r['q3']:.2f}) |")
+                       f"{fmt_us(row['wrapper_ns'])} | {fmt_us(row['python_ns'])} | {pin} | "
+                       + (f"{r['median']:.2f}× ({r['q1']:.2f}–{r['q3']:.2f}) |" if r else "– |"))
         out.append("")
     return "\n".join(out)
 

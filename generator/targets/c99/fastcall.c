@@ -3,13 +3,25 @@
  *
  * A Caller takes the method's inputs as they are when each is an aligned, C-contiguous numpy
  * array of the module's dtype and of the expected shape ((size,) for one state, (N, size) for N
- * states), checks them (every entry finite, no zero quaternion in q) and calls the function's
- * argv entry (a pointer array: inputs, then outputs) on fresh output arrays, or on `out=` when it
- * is an array of the result's shape that overlaps no input.  Everything else -- other types,
- * shapes or dtypes, other keywords, a failed check, a singular Omega(0) -- is handed to the
+ * states; a Python float or int for an input of one entry of one state, e.g. dt), checks them
+ * (every entry finite, no zero quaternion in q) and calls the function's argv entry (a pointer
+ * array: inputs, then outputs) on fresh output arrays, or on `out=` when it is an array of the
+ * result's exact shape (any rank: (m, 4, 4) poses too) that overlaps no input.  Everything else --
+ * other types, shapes or dtypes (an int or float32 array is never read as doubles), a misaligned
+ * or non-contiguous array, other keywords, a failed check, a singular Omega(0) -- is handed to the
  * method's Python implementation (the fallback), which converts, or raises the error it always
  * raised.  The fallback is the one place where errors are made; this file only decides quickly
  * that there is none.
+ *
+ * A batch runs in chunks of rows.  Once it has held the GIL for one switch interval
+ * (sys.getswitchinterval(), 5 ms by default: the longest Python lets one thread run before handing
+ * the GIL on), it releases it for the rest, so other threads wait no longer than they do for
+ * Python code, and a call shorter than that never waits to take the GIL back from a busy thread.
+ * While the GIL is released, each chunk's inputs are first copied into memory of the call's own
+ * and checked there: the C reads only values it checked, whatever another thread writes to the
+ * inputs meanwhile (rows it changes get the old or the new values).  Fresh outputs are the call's
+ * own until it returns; an `out=` array is written while other threads run.  Each row is the
+ * same C call whatever the chunks, so the results do not depend on them.
  *
  * Robot-independent: compiled once per Python and numpy (soagen.targets.c99.fastcall). */
 #define PY_SSIZE_T_CLEAN
@@ -18,10 +30,13 @@
 #include <structmember.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 #include <numpy/arrayobject.h>
 
 #define MAX_ARGS 64       /* inputs + outputs of one function */
 #define MAX_QUATS 16      /* quaternions in q */
+#define MAX_DIMS 8        /* dimensions of an output for one state */
+#define CHUNK_BYTES 16384 /* inputs of one chunk of a batch: copied, checked and read while in L1 */
 
 typedef int (*argv_function)(void *const *args);                 /* status (0: done) */
 typedef long (*argv_batch)(long count, void *const *args);       /* rows that failed */
@@ -35,8 +50,9 @@ typedef struct {
     PyObject *owner;          /* keeps the library loaded */
     int n_in, n_out, type_num, n_quats;
     npy_intp in_size[MAX_ARGS];
-    int out_ndim[MAX_ARGS];   /* 1 or 2: an output's shape for one state */
-    npy_intp out_dims[MAX_ARGS][2];
+    int out_ndim[MAX_ARGS];   /* 1 to MAX_DIMS: an output's shape for one state */
+    npy_intp out_dims[MAX_ARGS][MAX_DIMS];
+    npy_intp out_size[MAX_ARGS];  /* entries of an output for one state */
     npy_intp quat[MAX_QUATS]; /* first entry of each quaternion of input 0 */
 } Caller;
 
@@ -57,24 +73,20 @@ static PyArrayObject *plain(PyObject *o, int type_num, int ndim, npy_intp rows, 
     return a;
 }
 
-/* every entry finite: the sum of finite entries is finite, unless they overflow (then the
- * fallback's exact test decides) */
-static int all_finite(const PyArrayObject *a, int type_num)
+/* the n entries at x (doubles or floats) all finite: the sum of finite entries is finite, unless
+ * they overflow (then the fallback's exact test decides) */
+static int all_finite(const void *x, npy_intp n, int type_num)
 {
-    const npy_intp n = PyArray_SIZE((PyArrayObject *)a);
     double s = 0.0;
-    if (type_num == NPY_DOUBLE) {
-        const double *x = (const double *)PyArray_DATA((PyArrayObject *)a);
-        for (npy_intp i = 0; i < n; ++i) s += x[i];
-    } else {
-        const float *x = (const float *)PyArray_DATA((PyArrayObject *)a);
-        for (npy_intp i = 0; i < n; ++i) s += (double)x[i];
-    }
+    if (type_num == NPY_DOUBLE)
+        for (npy_intp i = 0; i < n; ++i) s += ((const double *)x)[i];
+    else
+        for (npy_intp i = 0; i < n; ++i) s += (double)((const float *)x)[i];
     return isfinite(s);
 }
 
-/* no quaternion of any row of q has a squared norm below 1e-200 (zero: no rotation) */
-static int quaternions(const Caller *self, const PyArrayObject *q, npy_intp rows)
+/* no quaternion of any of the `rows` rows of q at x has a squared norm below 1e-200 (zero: no rotation) */
+static int quaternions(const Caller *self, const void *x, npy_intp rows)
 {
     const npy_intp size = self->in_size[0];
     for (npy_intp r = 0; r < rows; ++r)
@@ -82,9 +94,9 @@ static int quaternions(const Caller *self, const PyArrayObject *q, npy_intp rows
             double s = 0.0;
             for (int i = 0; i < 4; ++i) {
                 const npy_intp at = r * size + self->quat[k] + i;
-                const double x = self->type_num == NPY_DOUBLE ? ((const double *)PyArray_DATA((PyArrayObject *)q))[at]
-                                                              : (double)((const float *)PyArray_DATA((PyArrayObject *)q))[at];
-                s += x * x;
+                const double v = self->type_num == NPY_DOUBLE ? ((const double *)x)[at]
+                                                              : (double)((const float *)x)[at];
+                s += v * v;
             }
             if (!(s >= 1e-200))
                 return 0;
@@ -98,6 +110,72 @@ static int overlaps(PyArrayObject *a, PyArrayObject *b)
     return a0 < b0 + PyArray_NBYTES(b) && b0 < a0 + PyArray_NBYTES(a);
 }
 
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* sys.getswitchinterval(): how long Python lets a thread hold the GIL (seconds) */
+static double switch_interval(void)
+{
+    PyObject *get = PySys_GetObject("getswitchinterval");     /* borrowed */
+    PyObject *value = get ? PyObject_CallNoArgs(get) : NULL;
+    const double s = value ? PyFloat_AsDouble(value) : -1.0;
+    Py_XDECREF(value);
+    if (PyErr_Occurred())
+        PyErr_Clear();
+    return s > 0.0 ? s : 0.005;
+}
+
+/* The batch over `rows` rows of the inputs (checked chunk by chunk) into the outputs' data;
+ * -> rows whose function failed, or -1 when a chunk's check failed (the fallback decides).  The
+ * GIL is released once the call has held it for one switch interval; the chunks that follow are
+ * copied into `copy` and checked there before the C reads them (this file's head says why). */
+static long run_batch(const Caller *self, PyArrayObject *const *inputs, PyObject *const *results, npy_intp rows)
+{
+    const npy_intp elsize = self->type_num == NPY_DOUBLE ? sizeof(double) : sizeof(float);
+    npy_intp row_bytes = 0;
+    for (int i = 0; i < self->n_in; ++i)
+        row_bytes += self->in_size[i] * elsize;
+    const npy_intp chunk = row_bytes < CHUNK_BYTES ? CHUNK_BYTES / row_bytes : 1;
+    const double hold = rows > chunk ? switch_interval() : 0.0, t0 = rows > chunk ? seconds() : 0.0;
+    PyThreadState *released = NULL;
+    char *copy = NULL;
+    long failed = 0;
+    for (npy_intp start = 0; start < rows; start += chunk) {
+        const npy_intp k = rows - start < chunk ? rows - start : chunk;
+        void *pointers[MAX_ARGS];
+        if (!released && start && seconds() - t0 >= hold && (copy = PyMem_RawMalloc(chunk * row_bytes)))
+            released = PyEval_SaveThread();
+        char *at = copy;
+        for (int i = 0; i < self->n_in; ++i) {
+            const npy_intp n = k * self->in_size[i];
+            char *from = PyArray_BYTES(inputs[i]) + start * self->in_size[i] * elsize;
+            if (released) {
+                memcpy(at, from, n * elsize);
+                from = at;
+                at += chunk * self->in_size[i] * elsize;
+            }
+            pointers[i] = from;
+            if (!all_finite(from, n, self->type_num))
+                failed = -1;
+        }
+        if (failed >= 0 && self->n_quats && !quaternions(self, pointers[0], k))
+            failed = -1;
+        if (failed < 0)
+            break;
+        for (int j = 0; j < self->n_out; ++j)
+            pointers[self->n_in + j] = PyArray_BYTES((PyArrayObject *)results[j]) + start * self->out_size[j] * elsize;
+        failed += self->batch((long)k, pointers);
+    }
+    if (released)
+        PyEval_RestoreThread(released);
+    PyMem_RawFree(copy);
+    return failed;
+}
+
 static PyObject *caller_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Caller *self = (Caller *)callable;
@@ -105,6 +183,7 @@ static PyObject *caller_vectorcall(PyObject *callable, PyObject *const *args, si
     PyObject *out = NULL, *results[MAX_ARGS];
     PyArrayObject *inputs[MAX_ARGS];
     void *pointers[MAX_ARGS];
+    union { double d; float f; } scalars[MAX_ARGS];   /* Python numbers given for inputs of one entry */
     int made = 0;
 
     if (nargs != self->n_in || !PyArray_Check(args[0]))
@@ -125,15 +204,34 @@ static PyObject *caller_vectorcall(PyObject *callable, PyObject *const *args, si
         goto fallback;
     const npy_intp rows = ndim == 2 ? PyArray_DIMS((PyArrayObject *)args[0])[0] : 1;
     for (int i = 0; i < self->n_in; ++i) {
+        if (ndim == 1 && self->in_size[i] == 1 && (PyFloat_Check(args[i]) || PyLong_CheckExact(args[i]))) {
+            int overflow = 0;
+            const int is_float = PyFloat_Check(args[i]);
+            const long long n = is_float ? 0 : PyLong_AsLongLongAndOverflow(args[i], &overflow);
+            if (overflow || PyErr_Occurred()) {      /* an int beyond int64: numpy's error, in the fallback */
+                PyErr_Clear();
+                goto fallback;
+            }
+            /* converted (rounded) as numpy converts a float64 or int64 to the module's dtype */
+            if (self->type_num == NPY_DOUBLE)
+                scalars[i].d = is_float ? PyFloat_AS_DOUBLE(args[i]) : (double)n;
+            else
+                scalars[i].f = is_float ? (float)PyFloat_AS_DOUBLE(args[i]) : (float)n;
+            if (!(self->type_num == NPY_DOUBLE ? isfinite(scalars[i].d) : isfinite(scalars[i].f)))
+                goto fallback;
+            inputs[i] = NULL;
+            pointers[i] = &scalars[i];
+            continue;
+        }
         inputs[i] = plain(args[i], self->type_num, ndim, rows, self->in_size[i]);
-        if (!inputs[i] || !all_finite(inputs[i], self->type_num))
+        if (!inputs[i] || (ndim == 1 && !all_finite(PyArray_DATA(inputs[i]), self->in_size[i], self->type_num)))
             goto fallback;
         pointers[i] = PyArray_DATA(inputs[i]);
     }
-    if (self->n_quats && !quaternions(self, inputs[0], rows))
+    if (ndim == 1 && self->n_quats && !quaternions(self, pointers[0], 1))
         goto fallback;
     for (int j = 0; j < self->n_out; ++j) {
-        npy_intp dims[3];
+        npy_intp dims[MAX_DIMS + 1];
         int nd = 0;
         if (ndim == 2)
             dims[nd++] = rows;
@@ -148,7 +246,7 @@ static PyObject *caller_vectorcall(PyObject *callable, PyObject *const *args, si
                 || !PyArray_ISALIGNED((PyArrayObject *)out) || !PyArray_ISNOTSWAPPED((PyArrayObject *)out))
                 goto fallback;
             for (int i = 0; i < self->n_in; ++i)
-                if (overlaps((PyArrayObject *)out, inputs[i]))
+                if (inputs[i] && overlaps((PyArrayObject *)out, inputs[i]))
                     goto fallback;
             Py_INCREF(out);
             results[j] = out;
@@ -160,7 +258,7 @@ static PyObject *caller_vectorcall(PyObject *callable, PyObject *const *args, si
         made = j + 1;
         pointers[self->n_in + j] = PyArray_DATA((PyArrayObject *)results[j]);
     }
-    const long failed = ndim == 1 ? (long)self->function(pointers) : self->batch((long)rows, pointers);
+    const long failed = ndim == 1 ? (long)self->function(pointers) : run_batch(self, inputs, results, rows);
     if (failed)
         goto fallback;
     if (self->n_out == 1)
@@ -221,15 +319,18 @@ static PyObject *caller_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     for (Py_ssize_t j = 0; j < n_out; ++j) {
         PyObject *shape = PyTuple_GET_ITEM(out_shapes, j);
         const Py_ssize_t nd = PyTuple_Check(shape) ? PyTuple_GET_SIZE(shape) : 0;
-        if (nd < 1 || nd > 2) {
+        if (nd < 1 || nd > MAX_DIMS) {
             PyObject_GC_UnTrack(self);
             Py_DECREF(self);
-            PyErr_SetString(PyExc_ValueError, "Caller: an output shape has 1 or 2 dimensions");
+            PyErr_SetString(PyExc_ValueError, "Caller: an output shape has 1 to 8 dimensions");
             return NULL;
         }
         self->out_ndim[j] = (int)nd;
-        for (Py_ssize_t d = 0; d < nd; ++d)
+        self->out_size[j] = 1;
+        for (Py_ssize_t d = 0; d < nd; ++d) {
             self->out_dims[j][d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, d));
+            self->out_size[j] *= self->out_dims[j][d];
+        }
     }
     for (Py_ssize_t k = 0; k < self->n_quats; ++k)
         self->quat[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(quats, k));

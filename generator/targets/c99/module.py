@@ -27,6 +27,11 @@ def _apart(out, args, fname):
     return out
 
 
+def _aligned(arr):
+    """``arr``, or an aligned copy of it: the C reads its doubles (floats) as such."""
+    return arr if arr.flags.aligned else arr.copy()
+
+
 def _shape_message(what, shape, rows, size):
     """Why input ``what`` of ``shape`` is not one of a batch of ``rows`` states of ``size`` entries."""
     if shape[-1:] == (size,) and len(shape) <= 2:
@@ -103,8 +108,10 @@ class Module:
         """Each method that can be called at the cost of its C function becomes an attribute of
         this module of its own: a :mod:`~soagen.targets.c99.fastcall` ``Caller`` of the function's
         argv entries, which takes the arrays that need no conversion and hands every other call,
-        and every error, to the Python method.  Not for a function with sin/cos or parameter
-        inputs, nor for FD2 (its method returns one of its outputs): those keep the Python method."""
+        and every error, to the Python method.  Every catalogue method, whatever the rank of its
+        outputs; not for a module built with ``trig_inputs`` (the method computes cos, sin of q)
+        or ``parameters="inputs"`` (``pi=``, one row for every state): those keep the Python method
+        (docs/python_calls.md)."""
         from soagen.targets.c99.fastcall import caller_type
 
         caller = caller_type()
@@ -115,13 +122,11 @@ class Module:
         quats = tuple(s.start for s in self._quats)
         for name, spec in self._methods().items():
             sig = self._sig.get(name)
-            if (sig is None or name in self._trig_inputs or any(a == "pi" for a, _ in sig) or (spec.tips and not self.m)
-                    or (spec.family and self.choices.get(spec.family) == "fd2")):
+            if sig is None or name in self._trig_inputs or any(a == "pi" for a, _ in sig) or (spec.tips and not self.m):
                 continue
             ins, outs = sig[:len(spec.inputs)], sig[len(spec.inputs):]
-            shapes = [tuple(self._sizes[d] if isinstance(d, str) else d for d in o.shape) if len(o.shape) > 1
-                      else (size,) for o, (_, size) in zip(spec.outputs, outs)]
-            if len(shapes) != len(outs) or any(len(s) > 2 for s in shapes):
+            shapes = [self._dims(o.shape) if len(o.shape) > 1 else (size,) for o, (_, size) in zip(spec.outputs, outs)]
+            if len(shapes) != len(outs):
                 continue
             try:
                 entry, batch = (int(ffi.cast("uintptr_t", ffi.addressof(lib, f"soagen_argv_{name}{suffix}")))
@@ -159,15 +164,18 @@ class Module:
         return _method(spec).__get__(self)
 
     # ---------------------------------------------------------------- calling
-    def _arg(self, value, size, what):
+    def _arg(self, value, size, what, first=False):
+        """``value`` as the C reads one state of input ``what``: (size,), C-contiguous, aligned, of
+        the module's dtype (converted, or copied, where it is not); ``first``: the call's first
+        input (whose shape says one state or a batch)."""
         arr = np.asarray(value)
         if arr.dtype.kind not in "fiu":
             raise TypeError(f"{what} must be a real numeric array, got dtype {arr.dtype}")
         if arr.shape == () and size == 1:     # a number where one is expected (dt, e)
             arr = arr.reshape(1)
         if arr.shape != (size,):
-            raise ValueError(f"{what} must have shape ({size},), got {arr.shape}")
-        arr = np.ascontiguousarray(arr, dtype=self._dtype)
+            raise ValueError(f"{what} must have shape ({size},){f' or (N, {size})' if first else ''}, got {arr.shape}")
+        arr = _aligned(np.ascontiguousarray(arr, dtype=self._dtype))
         # a Python float sum of a few entries is finite unless one is NaN/inf (or the
         # finite entries overflow, then the exact test decides); np.all costs 2 µs
         values = arr.tolist()
@@ -193,15 +201,31 @@ class Module:
             fn = self._functions[fname] = getattr(self._lib.lib, f"{self.name}_{fname}")
         return fn
 
+    def _dims(self, shape):
+        """A catalogue shape (names of sizes, numbers) in numbers."""
+        return tuple(self._sizes[d] if isinstance(d, str) else d for d in shape)
+
+    def _out_shape(self, fname, rows=None, upper=False):
+        """The shape of ``fname``'s one output as the method returns it: the catalogue's (a packed
+        upper triangle: flat), with a leading ``rows`` for a batch."""
+        name, size = self._sig[fname][-1]
+        spec = self._specs.get(fname)
+        if upper and name in self._upper.get(fname, ()):
+            dims = ((size + math.isqrt(size)) // 2,)
+        else:
+            dims = self._dims(spec.outputs[-1].shape) if spec is not None else (size,)
+        return dims if rows is None else (rows, *dims)
+
     def _out(self, out, shape, fname):
-        """``out`` as the flat (size,) or (N, size) result buffer, written in place."""
+        """``out``, checked: an array of the result's exact ``shape`` (leading N for a batch) that the C
+        can write in place."""
         if not isinstance(out, np.ndarray) or out.dtype != self._dtype or not out.flags.c_contiguous \
-                or not out.flags.writeable:
-            raise TypeError(f"out must be a writeable C-contiguous {np.dtype(self._dtype).name} array")
-        if out.size != int(np.prod(shape)) or (len(shape) == 2 and (out.ndim < 2 or out.shape[0] != shape[0])):
-            raise ValueError(f"out for {fname} must hold {' x '.join(map(str, shape))} values "
-                             f"(leading dimension the batch), got shape {out.shape}")
-        return out.reshape(shape)
+                or not out.flags.aligned or not out.flags.writeable:
+            raise TypeError(f"out must be a writeable, aligned C-contiguous {np.dtype(self._dtype).name} array")
+        if out.shape != tuple(shape):
+            raise ValueError(f"out for {fname} must have the shape of its result, {tuple(shape)} (a batch: "
+                             f"leading dimension N), got shape {out.shape}")
+        return out
 
     def _call(self, fname, *inputs, out=None, out_format="full"):
         sig = self._sig.get(fname)
@@ -222,12 +246,12 @@ class Module:
         if (first.ndim if isinstance(first, np.ndarray) else np.ndim(first)) == 2:
             return self._call_batch(fname, ins, outs, inputs, out, upper)
         if upper:       # one row of the batch function
-            result = self._call_batch(fname, ins, outs, [np.asarray(v)[None, :] for v in inputs],
-                                      None if out is None else self._out(out, (np.size(out),), fname)[None, :], upper)
+            one = None if out is None else self._out(out, self._out_shape(fname, None, upper), fname)[None, :]
+            result = self._call_batch(fname, ins, outs, [np.asarray(v)[None, :] for v in inputs], one, upper)
             return [r[0] for r in result] if isinstance(result, list) else result[0]
-        args = [self._arg(v, size, name) for v, (name, size) in zip(inputs, ins)]
+        args = [self._arg(v, size, name, k == 0) for k, (v, (name, size)) in enumerate(zip(inputs, ins))]
         results = ([np.empty(size, dtype=self._dtype) for _, size in outs] if out is None
-                   else [_apart(self._out(out, (outs[0][1],), fname), args, fname)])
+                   else [_apart(self._out(out, self._out_shape(fname), fname).reshape(outs[0][1]), args, fname)])
         fb = self._ffi.from_buffer
         status = self._function(fname)(*[fb(self._ctype, a) for a in args],
                                        *[fb(self._ctype, r) for r in results])
@@ -242,7 +266,7 @@ class Module:
             raise TypeError(f"{what} must be a real numeric array, got dtype {arr.dtype}")
         if arr.shape != (rows, size):
             raise ValueError(_shape_message(what, arr.shape, rows, size))
-        arr = np.ascontiguousarray(arr, dtype=self._dtype)
+        arr = _aligned(np.ascontiguousarray(arr, dtype=self._dtype))
         # one pass without a temporary: the sum is finite unless some entry is
         # NaN/inf (or the finite entries overflow, then the exact test decides)
         if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
@@ -271,7 +295,8 @@ class Module:
             packs = self._upper[fname]
             outs = [(name, (size + math.isqrt(size)) // 2 if name in packs else size) for name, size in outs]
         results = ([np.empty((rows, size), dtype=self._dtype) for _, size in outs] if out is None
-                   else [_apart(self._out(out, (rows, outs[0][1]), fname), args, fname)])
+                   else [_apart(self._out(out, self._out_shape(fname, rows, upper), fname).reshape(rows, outs[0][1]),
+                                args, fname)])
         ffi, fn = self._batch_function(fname, upper)
         fb = ffi.from_buffer
         failed = fn(
@@ -335,6 +360,8 @@ class Module:
         result = self._call(fname, *args, out=out, out_format=out_format)
         outs = self._specs[fname].outputs
         packed = self._upper.get(fname, ()) if out_format == "upper" else ()
+        if out is not None:           # written in place, in the result's shape
+            return out
         shaped = [r if o.name in packed else self._shape(r, o.shape)
                   for r, o in zip([result] if len(outs) == 1 else result, outs)]
         return shaped[0] if len(outs) == 1 else tuple(shaped)
@@ -343,7 +370,7 @@ class Module:
         """(size,) -> shape, or (N, size) -> (N, *shape) for a batch; 1-D outputs stay flat."""
         if len(shape) == 1:
             return flat
-        dims = tuple(self._sizes[d] if isinstance(d, str) else d for d in shape)
+        dims = self._dims(shape)
         return flat.reshape(dims if flat.ndim == 1 else (flat.shape[0], *dims))
 
     def _chosen(self, family, variant):
