@@ -1,0 +1,98 @@
+"""The robot's name (or ``--name``) becomes safe C: no reserved identifier (clang's
+``-Wreserved-identifier``, in C and, for the header, in C++), no file that hides a C standard
+header under ``-I`` the output folder, no clash with soagen's own ``soagen_`` symbols, and one
+line saying what a changed name became (:func:`soagen.targets.common.inert.c_name`)."""
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import soagen
+from soagen import codegen
+from soagen.model.errors import ModelWarning
+from soagen.options import Options
+from soagen.targets.common.inert import c_name
+from tests.support.robots import planar_2link, two_link_closed_form
+
+#: clang's warnings for reserved identifiers: functions and variables, and macros (the sizes, the guard)
+RESERVED = ["-Wreserved-identifier", "-Wreserved-macro-identifier", "-Werror", "-fsyntax-only"]
+
+
+def named(name):
+    """The planar 2R arm (:func:`planar_2link`) under another robot name."""
+    return dataclasses.replace(planar_2link(), name=name)
+
+
+@pytest.mark.parametrize("name, identifier", [
+    ("ümlaut", "mlaut"), ("Unitree Z1 (v2)", "Unitree_Z1_v2"), ("_x", "x"), ("__y", "y"), ("9lives", "r_9lives"),
+    ("a__b__", "a_b"), ("math", "r_math"), ("STDIO", "r_STDIO"), ("soagen_argv", "r_soagen_argv"),
+    ("soagen", "r_soagen"), ("Soagen-x", "r_Soagen_x"), ("x" * 38 + "__" + "y" * 30, "x" * 38 + "_f9330a88")])
+def test_c_name_rules(name, identifier):
+    """Each rule of :func:`c_name` once, with its one-line note; what it returns it returns
+    unchanged and without a note."""
+    with pytest.warns(ModelWarning, match=f"^the robot name .* is '{identifier}' in C \\([^\n]*\\)$"):
+        assert c_name(name) == identifier
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert c_name(identifier) == identifier
+        assert c_name("soagenx") == "soagenx" and c_name("panda") == "panda"
+
+
+@pytest.mark.parametrize("name", ["ümlaut", "Unitree Z1 (v2)", "_x", "__y", "9lives"])
+def test_no_reserved_identifier_in_c_or_cpp(name, tmp_path):
+    """clang ``-Wreserved-identifier -Wreserved-macro-identifier -Werror`` passes on the
+    emitted ``.c`` (C99) and on a C++ file including the ``.h`` (C++ reserves ``__`` anywhere)."""
+    with pytest.warns(ModelWarning):
+        gen = codegen.generate(named(name), Options(functions=("gravity",)), name)
+    stem = gen.csource.name
+    (tmp_path / f"{stem}.h").write_text(gen.csource.header)
+    (tmp_path / f"{stem}.c").write_text(gen.csource.source)
+    (tmp_path / "use.cpp").write_text(f'#include "{stem}.h"\nint main() {{ double q[2] = {{0, 0}}, g[2]; '
+                                      f'{stem}_gravity(q, g); return 0; }}\n')
+    for cmd in (["clang", "-std=c99", str(tmp_path / f"{stem}.c")],
+                ["clang++", "-std=c++11", str(tmp_path / "use.cpp")]):
+        res = subprocess.run([*cmd, *RESERVED, "-I", str(tmp_path)], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+
+
+def test_name_math_keeps_math_h(tmp_path):
+    """``soagen generate --name math``: no ``math.h`` in the output folder, one note saying
+    what the name became, and a program that includes ``<math.h>`` and the robot's header
+    builds under ``-I`` the folder (as the README builds it) and runs."""
+    out = tmp_path / "out"
+    res = subprocess.run([sys.executable, "-m", "soagen", "generate", "--example", "puma560", "--function", "gravity",
+                          "--name", "math", "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    notes = [line for line in res.stderr.splitlines() if "'math'" in line]
+    assert notes == ["soagen: warning: the robot name 'math' is 'r_math' in C "
+                     "(r_ before it: math.h would hide <math.h>)"], res.stderr
+    (header,) = out.glob("*.h")
+    assert header.name.lower() != "math.h"
+    stem = header.stem
+    (tmp_path / "main.c").write_text(
+        f'#include <math.h>\n#include <stdio.h>\n#include "{stem}.h"\n'
+        f'int main(void) {{ double q[6] = {{0}}, g[6]; {stem}_gravity(q, g); '
+        'printf("%.3f\\n", sqrt(2.0) + 0 * g[0]); return 0; }\n')
+    exe = tmp_path / "main"
+    res = subprocess.run(["cc", "-std=c99", "-Wall", "-Werror", "-I", str(out), str(tmp_path / "main.c"),
+                          str(out / f"{stem}.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout == "1.414\n"
+
+
+def test_robot_named_soagen_argv_builds_and_works():
+    """A robot named ``soagen_argv`` (the prefix of the module's entry points
+    ``soagen_argv_<f>``) builds, with a note, and its module gives the textbook 2R dynamics."""
+    with pytest.warns(ModelWarning, match="'soagen_argv' is 'r_soagen_argv' in C"):
+        mod = soagen.build(named("soagen_argv"), functions=("gravity", "inverse_dynamics"), optimize="O0")
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        q, qd, qdd = rng.uniform(-2, 2, (3, 2))
+        want = two_link_closed_form(q, qd, qdd)
+        np.testing.assert_allclose(mod.gravity(q), want["G"], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(mod.inverse_dynamics(q, qd, qdd), want["tau"], rtol=1e-12, atol=1e-12)
