@@ -5,6 +5,7 @@ line saying what a changed name became (:func:`soagen.targets.common.inert.c_nam
 from __future__ import annotations
 
 import dataclasses
+import re
 import subprocess
 import sys
 import warnings
@@ -47,7 +48,8 @@ def test_c_name_rules(name, identifier):
 def test_no_reserved_identifier_in_c_or_cpp(name, tmp_path):
     """clang ``-Wreserved-identifier -Wreserved-macro-identifier -Werror`` passes on the
     emitted ``.c`` (C99) and on a C++ file including the ``.h`` (C++ reserves ``__`` anywhere)."""
-    with pytest.warns(ModelWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)          # the note: test_c_name_rules
         gen = codegen.generate(named(name), Options(functions=("gravity",)), name)
     stem = gen.csource.name
     (tmp_path / f"{stem}.h").write_text(gen.csource.header)
@@ -68,11 +70,8 @@ def test_name_math_keeps_math_h(tmp_path):
     res = subprocess.run([sys.executable, "-m", "soagen", "generate", "--example", "puma560", "--function", "gravity",
                           "--name", "math", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr
-    notes = [line for line in res.stderr.splitlines() if "'math'" in line]
-    assert notes == ["soagen: warning: the robot name 'math' is 'r_math' in C "
-                     "(r_ before it: math.h would hide <math.h>)"], res.stderr
+    stderr = res.stderr
     (header,) = out.glob("*.h")
-    assert header.name.lower() != "math.h"
     stem = header.stem
     (tmp_path / "main.c").write_text(
         f'#include <math.h>\n#include <stdio.h>\n#include "{stem}.h"\n'
@@ -83,12 +82,17 @@ def test_name_math_keeps_math_h(tmp_path):
                           str(out / f"{stem}.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout == "1.414\n"
+    assert header.name.lower() != "math.h"
+    notes = [line for line in stderr.splitlines() if "'math'" in line]
+    assert notes == ["soagen: warning: the robot name 'math' is 'r_math' in C "
+                     "(r_ before it: math.h would hide <math.h>)"], stderr
 
 
 def test_robot_named_soagen_argv_builds_and_works():
     """A robot named ``soagen_argv`` (the prefix of the module's entry points
     ``soagen_argv_<f>``) builds, with a note, and its module gives the textbook 2R dynamics."""
-    with pytest.warns(ModelWarning, match="'soagen_argv' is 'r_soagen_argv' in C"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         mod = soagen.build(named("soagen_argv"), functions=("gravity", "inverse_dynamics"), optimize="O0")
     rng = np.random.default_rng(0)
     for _ in range(3):
@@ -96,3 +100,24 @@ def test_robot_named_soagen_argv_builds_and_works():
         want = two_link_closed_form(q, qd, qdd)
         np.testing.assert_allclose(mod.gravity(q), want["G"], rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(mod.inverse_dynamics(q, qd, qdd), want["tau"], rtol=1e-12, atol=1e-12)
+    assert [str(w.message) for w in caught if issubclass(w.category, ModelWarning)] == [
+        "the robot name 'soagen_argv' is 'r_soagen_argv' in C (r_ before it: soagen_ begins soagen's own symbols)"]
+
+
+def test_the_guide_says_what_c_name_does():
+    """Every ``"`a` → `b`"`` of the guide's security section is :func:`c_name`'s, its note line is
+    the command line's, and the length it quotes is :data:`LONGEST`'s."""
+    from soagen.targets.common.inert import LONGEST
+    from tests.support import ROOT
+
+    text = " ".join((ROOT / "docs/guide/checking.md").read_text().split("## Security", 1)[1].split("\n## ")[0].split())
+    pairs = re.findall(r"`([^`]+)` → `([^`]+)`", text)
+    assert len(pairs) >= 7, pairs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        assert {a: c_name(a) for a, _ in pairs} == dict(pairs)
+    with pytest.warns(ModelWarning) as caught:
+        c_name("math")
+    quoted = re.search(r"`soagen: warning: ([^`]*) \(\.\.\.\)`", text)[1]
+    assert str(caught[0].message).startswith(quoted + " (")
+    assert f"a name over {LONGEST} characters keeps its first {LONGEST - 9} and ends in `_` and 8 hex digits" in text
