@@ -57,6 +57,7 @@ warnings as errors (the end of this file).
 """
 from __future__ import annotations
 
+import re
 import subprocess
 from itertools import pairwise
 
@@ -329,15 +330,60 @@ def test_float_on_mcu_within_error_bound_of_double(case, tmp_path_factory):
         if p.returns_status:
             with pytest.raises(SingularError):
                 mod._call(p.name, *inputs[p.name][singular])
+    rows = within_bounds(gen, printed, inputs, mod, regular)
+    print_tightness(f"{case}: float on the Cortex-M4F against double, {STATES} states, per component "
+                    "(the component nearest its bound; see the module docstring)", rows)
+
+
+def within_bounds(gen, printed, inputs, mod, regular, ratio=RATIO):
+    """Check 2 (:func:`check_components`, ``ratio``) of every program of ``gen`` on the ``regular``
+    states: ``printed`` (:func:`soagen.targets.mcu.qemu.parse_output` of a firmware's run) against the
+    double module ``mod``; -> ``{function: (|error|, bound, scale)}`` for :func:`print_tightness`."""
     rows = {}
     for p in gen.programs:
         assert all(printed[p.name, c, p.outputs[0].name][0] == 0 for c in regular), p.name
         got = np.array([np.concatenate([printed[p.name, c, a.name][1] for a in p.outputs]) for c in regular])
         want = [mod._call(p.name, *inputs[p.name][c]) for c in regular]
         want = np.array([np.concatenate([np.ravel(x) for x in (w if isinstance(w, list) else [w])]) for w in want])
-        rows[p.name] = check_components(p, [inputs[p.name][c] for c in regular], got, want)
-    print_tightness(f"{case}: float on the Cortex-M4F against double, {STATES} states, per component "
-                    "(the component nearest its bound; see the module docstring)", rows)
+        rows[p.name] = check_components(p, [inputs[p.name][c] for c in regular], got, want, ratio)
+    return rows
+
+
+#: the Cortex-M4F's fused multiply-adds (one rounding of a·b ± c): VFMA, VFMS, VFNMA, VFNMS
+FUSED = re.compile(r"\svfn?m[as]\.f32\s")
+
+
+def test_fma_contraction_without_std_c99(tmp_path_factory):
+    """microcontrollers.md's note: the Panda's float C compiled for the Cortex-M4F (-Os) with
+    ``-std=gnu11`` (GCC's -ffp-contract=fast, as with no ``-std``) has fused multiply-adds where the
+    harness's ``-std=c99`` build has none, and less code; its outputs are not bit for bit the
+    ``-std=c99`` build's, and every component is still within SAFETY × its bound of double."""
+    _, gen, states, inputs, folder, text, _ = setup("panda", tmp_path_factory)
+    _, mod = built("panda", CASES["panda"])
+    tgt = mcu.TARGETS["cortex-m4f"]
+    plain = mcu.compile_object(folder, "panda.c", tgt, "-Os")             # the harness's (setup's) object
+    fused = folder / "panda_gnu11.o"
+    flags = [f for f in mcu.COMMON if f not in ("-std=c99", "-ffp-contract=off")]
+    mcu._run([mcu.CC, *tgt.flags, "-Os", "-std=gnu11", *flags, "-I", str(folder), "-c", str(folder / "panda.c"),
+              "-o", str(fused)])
+
+    def fused_and_text(obj):
+        listing = subprocess.run(["arm-none-eabi-objdump", "-d", str(obj)], capture_output=True, text=True,
+                                 check=True).stdout
+        size = subprocess.run(["arm-none-eabi-size", str(obj)], capture_output=True, text=True, check=True).stdout
+        return len(FUSED.findall(listing)), int(size.splitlines()[1].split()[0])
+
+    (n_plain, text_plain), (n_fused, text_fused) = fused_and_text(plain), fused_and_text(fused)
+    assert n_plain == 0 and n_fused > 0 and text_fused < text_plain, (n_plain, n_fused, text_plain, text_fused)
+    objects = [mcu.compile_object(folder, "mcu_runtime.c", tgt, "-Os"), mcu.compile_object(folder, "harness.c", tgt,
+                                                                                            "-Os"), fused]
+    out = mcu.run_qemu(mcu.link_image(folder, objects, tgt, "-Os", folder / "harness_gnu11.elf"), tgt)
+    printed, plain_printed = mcu.parse_output(out, np.float32), mcu.parse_output(text, np.float32)
+    assert set(printed) == set(plain_printed)
+    assert any(not np.array_equal(printed[k][1], plain_printed[k][1]) for k in printed)   # not bit for bit -std=c99
+    # no ratio: a fused operation drops a rounding the bound counts, so an error may lie further below it
+    rows = within_bounds(gen, printed, inputs, mod, range(len(states) - 1), ratio=np.inf)
+    print_tightness(f"panda: -std=gnu11 (FMA) on the Cortex-M4F against double, {STATES} states", rows)
 
 
 def test_panda_inverse_dynamics_fits_a_small_mcu(tmp_path_factory):
