@@ -423,6 +423,61 @@ def test_the_m0_machine_runs_armv6m_and_faults_on_armv7m(cpu, faults, tmp_path):
     assert ("fault" in text) == faults and ("divided" in text) != faults, text
 
 
+def test_generated_c_needs_no_data_or_bss(tmp_path_factory):
+    """The Panda's float C, compiled for the Cortex-M4F: no ``.data`` and no ``.bss`` (what the guide's
+    "On a board" says: a vendor's start-up has nothing of soagen's to set up)."""
+    folder = setup("panda", tmp_path_factory)[4]
+    obj = mcu.compile_object(folder, "panda.c", mcu.TARGETS["cortex-m4f"], "-Os")
+    text, data, bss = (int(x) for x in mcu._run(["arm-none-eabi-size", str(obj)]).stdout.splitlines()[1].split()[:3])
+    assert text > 0 and data == 0 and bss == 0, (text, data, bss)
+
+
+BOOT_MAIN = r"""#include <stdint.h>
+void soa_puts(const char *s);
+volatile uint32_t in_data = 0x12345678u;    /* .data: its value is in flash, copied at start-up */
+volatile uint32_t in_bss;                   /* .bss: zeroed at start-up, whatever RAM held */
+int main(void)
+{
+    soa_puts(in_data == 0x12345678u ? "data 12345678\n" : "data lost\n");
+    soa_puts(in_bss == 0u ? "bss 0\n" : "bss not zeroed\n");
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", sorted(mcu.TARGETS))
+def test_start_up_boots_as_a_board(target, tmp_path):
+    """mcu_runtime.c and the linker script (the harness's) start a board: every section the image
+    loads lies in flash, and booted from the flash image alone (``objcopy -O binary``, QEMU's
+    generic loader, no ELF) with garbage in RAM where .data and .bss lie, main sees the .data
+    variable's initial value and the .bss one zero; a stack that does not fit in RAM fails the link."""
+    from soagen.targets.c99.emit import render_plain
+
+    tgt = mcu.TARGETS[target]
+    (tmp_path / "mcu_runtime.c").write_text(render_plain("mcu_runtime.c.j2"))
+    (tmp_path / tgt.linker_script).write_text(render_plain(f"{tgt.linker_script}.j2"))
+    (tmp_path / "main.c").write_text(BOOT_MAIN)
+    objects = [mcu.compile_object(tmp_path, src, tgt, "-Os") for src in ("mcu_runtime.c", "main.c")]
+    elf = mcu.link_image(tmp_path, objects, tgt, "-Os", tmp_path / "boot.elf")
+    headers = mcu._run(["arm-none-eabi-objdump", "-h", str(elf)]).stdout.splitlines()
+    loaded = {h.split()[1]: int(h.split()[4], 16) for h, flags in zip(headers, headers[1:])
+              if h.split()[:1] and h.split()[0].isdigit() and "LOAD" in flags}     # section: its load address
+    assert ".data" in loaded and all(lma < tgt.flash for lma in loaded.values()), loaded
+    mcu._run(["arm-none-eabi-objcopy", "-O", "binary", str(elf), str(tmp_path / "flash.bin")])
+    symbols = dict(line.split()[::-2] for line in mcu._run(["arm-none-eabi-nm", str(elf)]).stdout.splitlines()
+                   if line.count(" ") == 2)
+    garbage = [a for name in ("in_data", "in_bss")
+               for a in ("-device", f"loader,addr=0x{symbols[name]},data=0xdeadbeef,data-len=4")]
+    res = mcu._run(["qemu-system-arm", "-M", tgt.machine, "-nographic", "-monitor", "none", "-serial", "none",
+                    "-semihosting-config", "enable=on,target=native",
+                    "-device", f"loader,file={tmp_path / 'flash.bin'},addr=0", *garbage], timeout=60)
+    assert res.stderr + res.stdout == "data 12345678\nbss 0\n"
+    with pytest.raises(RuntimeError, match="RAM: .data, .bss and the stack"):     # a stack RAM cannot hold
+        mcu._run([mcu.CC, *tgt.flags, "-Os", "-nostartfiles", f"-Wl,--defsym=__stack_size={tgt.ram}", "-T",
+                  str(tmp_path / tgt.linker_script), *map(str, objects), "-o", str(tmp_path / "big.elf"), "-lc",
+                  "-lnosys"])
+
+
 def test_readme_quotes_the_panda_footprint():
     """The guide's MCU page (docs/guide/microcontrollers.md) quotes generated/panda/footprint.md
     (M4F -Os and M0 -Os)."""
