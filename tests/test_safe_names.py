@@ -32,7 +32,8 @@ def named(name):
 @pytest.mark.parametrize("name, identifier", [
     ("ümlaut", "mlaut"), ("Unitree Z1 (v2)", "Unitree_Z1_v2"), ("_x", "x"), ("__y", "y"), ("9lives", "r_9lives"),
     ("a__b__", "a_b"), ("math", "r_math"), ("STDIO", "r_STDIO"), ("soagen_argv", "r_soagen_argv"),
-    ("soagen", "r_soagen"), ("Soagen-x", "r_Soagen_x"), ("x" * 38 + "__" + "y" * 30, "x" * 38 + "_f9330a88")])
+    ("soagen", "r_soagen"), ("Soagen-x", "r_Soagen_x"), ("harness", "r_harness"),
+    ("x" * 38 + "__" + "y" * 30, "x" * 38 + "_f9330a88")])
 def test_c_name_rules(name, identifier):
     """Each rule of :func:`c_name` once, with its one-line note; what it returns it returns
     unchanged and without a note."""
@@ -86,6 +87,17 @@ def test_name_math_keeps_math_h(tmp_path):
     notes = [line for line in stderr.splitlines() if "'math'" in line]
     assert notes == ["soagen: warning: the robot name 'math' is 'r_math' in C "
                      "(r_ before it: math.h would hide <math.h>)"], stderr
+
+
+def test_name_mcu_runtime_keeps_the_start_up(tmp_path):
+    """``soagen footprint --name mcu_runtime``: the robot's C does not overwrite the harness's
+    start-up (``mcu_runtime.c``), so the firmware links and the report has its row."""
+    res = subprocess.run([sys.executable, "-m", "soagen", "footprint", "--example", "puma560", "--function", "gravity",
+                          "--name", "mcu_runtime"], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert re.search(r"^\| gravity \|( \d+ / \d+ / \d+ \|){4}$", res.stdout, re.M), res.stdout
+    assert "'mcu_runtime' is 'r_mcu_runtime' in C (r_ before it: mcu_runtime.c is a file of soagen's MCU harness)" \
+        in res.stderr
 
 
 def test_robot_named_soagen_argv_builds_and_works():

@@ -96,6 +96,10 @@ C_HEADERS = frozenset("""assert complex ctype errno fenv float inttypes iso646 l
     stdalign stdarg stdatomic stdbit stdbool stdckdint stddef stdint stdio stdlib stdnoreturn string tgmath threads
     time uchar wchar wctype""".split())
 
+#: the stems of the files soagen writes beside the robot's in a folder of its own (the MCU harness,
+#: :mod:`soagen.targets.mcu.qemu`): a robot's ``mcu_runtime.c`` would be overwritten by the start-up
+OWN_FILES = frozenset({"harness", "mcu_runtime", "mcu_trig_log", "mcu_host"})
+
 #: soagen's own identifiers begin ``soagen_`` (the module's entry points ``soagen_argv_<f>``, the helpers
 #: ``soagen_sin``, ...) or ``SOAGEN_`` (macros, the header guard): a robot's prefix never does
 OWN_PREFIX = "soagen"
@@ -108,8 +112,9 @@ def c_name(name, what="robot name"):
     a run of ``_`` becomes one, and none is left at either end (so no reserved identifier: none
     begins with ``_`` and none holds ``__``, the prefix ``<name>_`` included); ``r_`` goes in front
     of a name that begins with a digit, that is a C standard header's name (:data:`C_HEADERS`, any
-    case: the robot's ``math.h`` would hide ``<math.h>``) or that is ``soagen`` or begins
-    ``soagen_`` (any case: soagen's own symbols); a name longer than :data:`LONGEST` keeps its
+    case: the robot's ``math.h`` would hide ``<math.h>``), that is the stem of a file of soagen's
+    MCU harness (:data:`OWN_FILES`) or that is ``soagen`` or begins ``soagen_`` (any case: soagen's
+    own symbols); a name longer than :data:`LONGEST` keeps its
     first characters and ends in 8 hex digits of its hash.  ``ur5-arm`` → ``ur5_arm``, ``6dof`` →
     ``r_6dof``, ``Unitree Z1 (v2)`` → ``Unitree_Z1_v2``, ``ümlaut`` → ``mlaut``, ``math`` →
     ``r_math``, ``soagen_argv`` → ``r_soagen_argv``.  A plain identifier is returned as it is, and
@@ -128,6 +133,7 @@ def c_name(name, what="robot name"):
     why = [] if out == name else ["C keeps ASCII letters, digits and single '_' between them"]
     clash = ("a leading digit" if out[0].isdigit() else
              f"{out}.h would hide <{out.lower()}.h>" if out.lower() in C_HEADERS else
+             f"{out}.c is a file of soagen's MCU harness" if out.lower() in OWN_FILES else
              f"{OWN_PREFIX}_ begins soagen's own symbols" if re.match(f"{OWN_PREFIX}(_|$)", out, re.IGNORECASE)
              else None)
     if clash:
