@@ -200,7 +200,7 @@ def cmd_footprint(args):
     from soagen.targets.mcu import qemu as mcu
 
     gen = generate(robot, _options(args, precision="float"), args.name or robot.name)
-    dgen = (generate(robot, Options(precision="float", functions=mcu.DERIVATIVES), args.name or robot.name)
+    dgen = (generate(robot, Options(precision="float", functions=mcu.DERIVATIVES), gen.csource.name)
             if args.derivatives else None)
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as dtmp:
         text = mcu.footprint_table(gen, robot.name, tmp, derivatives=(dgen, dtmp) if dgen is not None else None)

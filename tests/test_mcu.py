@@ -40,9 +40,10 @@ Two checks per function:
    fails), and the component whose error comes nearest its bound has b_i/|ŷ_i − y_i| ≤ RATIO = 100.
    The tests print, per function, the largest error and bound (each relative to its output's
    largest component), b/error at the component nearest its bound (the worst state) and the
-   median b/error over the components with an error. Panda and PUMA: errors 4e-8 to 2.5e-6 against
-   bounds 3e-7 to 1.3e-4; b/error 1.0 to 65 (1.0 at M's constant entries, whose only error is the
-   literal's rounding), median 11 to 85 (a sum of |terms| against errors that partly cancel). The
+   median b/error over the components with an error (``python -m pytest -n0 -s tests/test_mcu.py -k
+   float_on_mcu``). Panda and PUMA: errors 4e-8 to 2.5e-6 against bounds 3e-7 to 1.3e-4; b/error 1.0
+   to 65 (1.0 at M's constant entries, whose only error is the literal's rounding), median 9.9 to 85
+   (a sum of |terms| against errors that partly cancel). The
    states are the first :data:`STATES` of four drawn from a fixed seed where Ω(0)'s LDLᵀ pivots are
    above 1e-3 of their diagonal (100× the float guard 1e-5, 1e7× the double guard 1e-10, so both
    precisions return status 0); fewer fails the test. One more state, q = 0, is singular for both
@@ -56,6 +57,7 @@ warnings as errors (the end of this file).
 """
 from __future__ import annotations
 
+import re
 import subprocess
 from itertools import pairwise
 
@@ -328,15 +330,60 @@ def test_float_on_mcu_within_error_bound_of_double(case, tmp_path_factory):
         if p.returns_status:
             with pytest.raises(SingularError):
                 mod._call(p.name, *inputs[p.name][singular])
+    rows = within_bounds(gen, printed, inputs, mod, regular)
+    print_tightness(f"{case}: float on the Cortex-M4F against double, {STATES} states, per component "
+                    "(the component nearest its bound; see the module docstring)", rows)
+
+
+def within_bounds(gen, printed, inputs, mod, regular, ratio=RATIO):
+    """Check 2 (:func:`check_components`, ``ratio``) of every program of ``gen`` on the ``regular``
+    states: ``printed`` (:func:`soagen.targets.mcu.qemu.parse_output` of a firmware's run) against the
+    double module ``mod``; -> ``{function: (|error|, bound, scale)}`` for :func:`print_tightness`."""
     rows = {}
     for p in gen.programs:
         assert all(printed[p.name, c, p.outputs[0].name][0] == 0 for c in regular), p.name
         got = np.array([np.concatenate([printed[p.name, c, a.name][1] for a in p.outputs]) for c in regular])
         want = [mod._call(p.name, *inputs[p.name][c]) for c in regular]
         want = np.array([np.concatenate([np.ravel(x) for x in (w if isinstance(w, list) else [w])]) for w in want])
-        rows[p.name] = check_components(p, [inputs[p.name][c] for c in regular], got, want)
-    print_tightness(f"{case}: float on the Cortex-M4F against double, {STATES} states, per component "
-                    "(the component nearest its bound; see the module docstring)", rows)
+        rows[p.name] = check_components(p, [inputs[p.name][c] for c in regular], got, want, ratio)
+    return rows
+
+
+#: the Cortex-M4F's fused multiply-adds (one rounding of a·b ± c): VFMA, VFMS, VFNMA, VFNMS
+FUSED = re.compile(r"\svfn?m[as]\.f32\s")
+
+
+def test_fma_contraction_without_std_c99(tmp_path_factory):
+    """microcontrollers.md's note: the Panda's float C compiled for the Cortex-M4F (-Os) with
+    ``-std=gnu11`` (GCC's -ffp-contract=fast, as with no ``-std``) has fused multiply-adds where the
+    harness's ``-std=c99`` build has none, and less code; its outputs are not bit for bit the
+    ``-std=c99`` build's, and every component is still within SAFETY × its bound of double."""
+    _, gen, states, inputs, folder, text, _ = setup("panda", tmp_path_factory)
+    _, mod = built("panda", CASES["panda"])
+    tgt = mcu.TARGETS["cortex-m4f"]
+    plain = mcu.compile_object(folder, "panda.c", tgt, "-Os")             # the harness's (setup's) object
+    fused = folder / "panda_gnu11.o"
+    flags = [f for f in mcu.COMMON if f not in ("-std=c99", "-ffp-contract=off")]
+    mcu._run([mcu.CC, *tgt.flags, "-Os", "-std=gnu11", *flags, "-I", str(folder), "-c", str(folder / "panda.c"),
+              "-o", str(fused)])
+
+    def fused_and_text(obj):
+        listing = subprocess.run(["arm-none-eabi-objdump", "-d", str(obj)], capture_output=True, text=True,
+                                 check=True).stdout
+        size = subprocess.run(["arm-none-eabi-size", str(obj)], capture_output=True, text=True, check=True).stdout
+        return len(FUSED.findall(listing)), int(size.splitlines()[1].split()[0])
+
+    (n_plain, text_plain), (n_fused, text_fused) = fused_and_text(plain), fused_and_text(fused)
+    assert n_plain == 0 and n_fused > 0 and text_fused < text_plain, (n_plain, n_fused, text_plain, text_fused)
+    objects = [mcu.compile_object(folder, "mcu_runtime.c", tgt, "-Os"), mcu.compile_object(folder, "harness.c", tgt,
+                                                                                            "-Os"), fused]
+    out = mcu.run_qemu(mcu.link_image(folder, objects, tgt, "-Os", folder / "harness_gnu11.elf"), tgt)
+    printed, plain_printed = mcu.parse_output(out, np.float32), mcu.parse_output(text, np.float32)
+    assert set(printed) == set(plain_printed)
+    assert any(not np.array_equal(printed[k][1], plain_printed[k][1]) for k in printed)   # not bit for bit -std=c99
+    # no ratio: a fused operation drops a rounding the bound counts, so an error may lie further below it
+    rows = within_bounds(gen, printed, inputs, mod, range(len(states) - 1), ratio=np.inf)
+    print_tightness(f"panda: -std=gnu11 (FMA) on the Cortex-M4F against double, {STATES} states", rows)
 
 
 def test_panda_inverse_dynamics_fits_a_small_mcu(tmp_path_factory):
@@ -374,6 +421,61 @@ def test_the_m0_machine_runs_armv6m_and_faults_on_armv7m(cpu, faults, tmp_path):
     objects = [mcu.compile_object(tmp_path, src, target, "-O2") for src in ("mcu_runtime.c", "main.c")]
     text = mcu.run_qemu(mcu.link_image(tmp_path, objects, target, "-O2", tmp_path / "main.elf"), target, timeout=60)
     assert ("fault" in text) == faults and ("divided" in text) != faults, text
+
+
+def test_generated_c_needs_no_data_or_bss(tmp_path_factory):
+    """The Panda's float C, compiled for the Cortex-M4F: no ``.data`` and no ``.bss`` (what the guide's
+    "On a board" says: a vendor's start-up has nothing of soagen's to set up)."""
+    folder = setup("panda", tmp_path_factory)[4]
+    obj = mcu.compile_object(folder, "panda.c", mcu.TARGETS["cortex-m4f"], "-Os")
+    text, data, bss = (int(x) for x in mcu._run(["arm-none-eabi-size", str(obj)]).stdout.splitlines()[1].split()[:3])
+    assert text > 0 and data == 0 and bss == 0, (text, data, bss)
+
+
+BOOT_MAIN = r"""#include <stdint.h>
+void soa_puts(const char *s);
+volatile uint32_t in_data = 0x12345678u;    /* .data: its value is in flash, copied at start-up */
+volatile uint32_t in_bss;                   /* .bss: zeroed at start-up, whatever RAM held */
+int main(void)
+{
+    soa_puts(in_data == 0x12345678u ? "data 12345678\n" : "data lost\n");
+    soa_puts(in_bss == 0u ? "bss 0\n" : "bss not zeroed\n");
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", sorted(mcu.TARGETS))
+def test_start_up_boots_as_a_board(target, tmp_path):
+    """mcu_runtime.c and the linker script (the harness's) start a board: every section the image
+    loads lies in flash, and booted from the flash image alone (``objcopy -O binary``, QEMU's
+    generic loader, no ELF) with garbage in RAM where .data and .bss lie, main sees the .data
+    variable's initial value and the .bss one zero; a stack that does not fit in RAM fails the link."""
+    from soagen.targets.c99.emit import render_plain
+
+    tgt = mcu.TARGETS[target]
+    (tmp_path / "mcu_runtime.c").write_text(render_plain("mcu_runtime.c.j2"))
+    (tmp_path / tgt.linker_script).write_text(render_plain(f"{tgt.linker_script}.j2"))
+    (tmp_path / "main.c").write_text(BOOT_MAIN)
+    objects = [mcu.compile_object(tmp_path, src, tgt, "-Os") for src in ("mcu_runtime.c", "main.c")]
+    elf = mcu.link_image(tmp_path, objects, tgt, "-Os", tmp_path / "boot.elf")
+    headers = mcu._run(["arm-none-eabi-objdump", "-h", str(elf)]).stdout.splitlines()
+    loaded = {h.split()[1]: int(h.split()[4], 16) for h, flags in zip(headers, headers[1:])
+              if h.split()[:1] and h.split()[0].isdigit() and "LOAD" in flags}     # section: its load address
+    assert ".data" in loaded and all(lma < tgt.flash for lma in loaded.values()), loaded
+    mcu._run(["arm-none-eabi-objcopy", "-O", "binary", str(elf), str(tmp_path / "flash.bin")])
+    symbols = dict(line.split()[::-2] for line in mcu._run(["arm-none-eabi-nm", str(elf)]).stdout.splitlines()
+                   if line.count(" ") == 2)
+    garbage = [a for name in ("in_data", "in_bss")
+               for a in ("-device", f"loader,addr=0x{symbols[name]},data=0xdeadbeef,data-len=4")]
+    res = mcu._run(["qemu-system-arm", "-M", tgt.machine, "-nographic", "-monitor", "none", "-serial", "none",
+                    "-semihosting-config", "enable=on,target=native",
+                    "-device", f"loader,file={tmp_path / 'flash.bin'},addr=0", *garbage], timeout=60)
+    assert res.stderr + res.stdout == "data 12345678\nbss 0\n"
+    with pytest.raises(RuntimeError, match="RAM: .data, .bss and the stack"):     # a stack RAM cannot hold
+        mcu._run([mcu.CC, *tgt.flags, "-Os", "-nostartfiles", f"-Wl,--defsym=__stack_size={tgt.ram}", "-T",
+                  str(tmp_path / tgt.linker_script), *map(str, objects), "-o", str(tmp_path / "big.elf"), "-lc",
+                  "-lnosys"])
 
 
 def test_readme_quotes_the_panda_footprint():
