@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import re
 import subprocess
 import sys
 
@@ -399,8 +400,10 @@ def fd_poses(lib, robot):
 @pytest.mark.parametrize("key", ["matrices", "panda"])
 def test_casadis_finite_differences_of_the_poses_are_the_jacobian(key):
     """T is the reference's stack of the tips' poses read CasADi's way (``casadi.reshape``), and CasADi's
-    derivatives of it (its finite differences through an MX function) follow the declared matrix: ∂p/∂q of each tip's position T[4k:4k+3, 3] is the linear rows of the module's J, and
-    along q_j of vec(R) (column-major) dR/dq_j Rᵀ = [ω_j]× with ω_j the angular column of J (full tips)."""
+    derivatives of it (its finite differences through an MX function) follow the declared matrix:
+    ∂p/∂q of each tip's position T[4k:4k+3, 3] is the linear rows of J (the module's; the Panda's:
+    the reference's), and along q_j of vec(R) (column-major) dR/dq_j Rᵀ = [ω_j]× with ω_j the
+    angular column of J (full tips)."""
     if key == "panda":
         robot = robots.example("panda")
         lib = soagen.casadi.library(robot, ["forward_kinematics"], optimize="O0")
@@ -432,6 +435,11 @@ def test_casadis_finite_differences_of_the_poses_are_the_jacobian(key):
         assert row == J.shape[0] and (key == "matrices" or not robot.tips[0].point)
 
 
+#: the line's end after "soagen: FUNCTION: Lambda(0) singular " (the guide quotes the whole line)
+SINGULAR = ("(status 1) at this input: Omega(0) = J M^-1 J^T is not positive definite (a singular or "
+            "redundant-axis configuration, or tips that the joints behind them cannot move)")
+
+
 def test_a_singular_lambda_says_so_in_one_line_and_the_evaluation_fails(capfd):
     """UR5 with the elbow stretched (q3 = 0): Ω(0) is singular, the C function returns status 1, and
     CasADi's call prints one soagen line naming the function (or the Jacobian and the derivative
@@ -439,8 +447,6 @@ def test_a_singular_lambda_says_so_in_one_line_and_the_evaluation_fails(capfd):
     robot = robots.example("ur5")
     os_inertia, contact = soagen.casadi.functions(robot, ["os_inertia", "contact_dynamics"], optimize="O0")
     stretched, qd, tau = np.array([0.3, -1.0, 0.0, 0.4, 0.9, 0.2]), np.ones(6), np.linspace(-1, 1, 6)
-    why = ("(status 1) at this input: Omega(0) = J M^-1 J^T is not positive definite (a singular or "
-           "redundant-axis configuration, or tips that the joints behind them cannot move)")
     capfd.readouterr()
     for call, head in ((lambda: os_inertia(stretched), "os_inertia"),
                        (lambda: contact(stretched, qd, tau), "contact_dynamics"),
@@ -449,8 +455,32 @@ def test_a_singular_lambda_says_so_in_one_line_and_the_evaluation_fails(capfd):
         with pytest.raises(RuntimeError, match="Evaluation failed"):
             call()
         lines = [line for line in capfd.readouterr().err.splitlines() if "soagen" in line]
-        assert lines == [f"soagen: {head}: Lambda(0) singular {why}"], lines
+        assert lines == [f"soagen: {head}: Lambda(0) singular {SINGULAR}"], lines
     q = stretched.copy()
     q[2] = 0.3
     assert np.allclose(np.array(os_inertia(q)), soagen.reference.os_inertia(robot, q), rtol=1e-9, atol=1e-9)
     assert np.array(contact(q, qd, tau)[1]).shape == (6, 1) and "soagen" not in capfd.readouterr().err
+
+
+def test_the_guide_runs_as_written_and_quotes_the_library(monkeypatch, capsys):
+    """docs/guide/casadi.md: its Python blocks run in order in one namespace (built -O0 here: the
+    libraries the tests above build, and the Panda's forward_kinematics and jacobian), each
+    ``print(x)  # text`` prints the text, its table of shapes is the library's, and it quotes the
+    singular Λ(0) line as the library prints it."""
+    from soagen.targets.casadi.emit import layout_table
+    from tests.support import ROOT
+
+    real = soagen.casadi.library
+    monkeypatch.setattr(soagen.casadi, "library",
+                        lambda robot, names, **o: real(robot, names, **{"optimize": "O0", **o}))
+    text = (ROOT / "docs" / "guide" / "casadi.md").read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    assert len(blocks) >= 3
+    scope = {"__name__": "__guide__"}
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"casadi.md (Python block {i + 1})", "exec"), scope)
+    quoted = [line.split("# ", 1)[1].strip() for code in blocks for line in code.splitlines()
+              if line.startswith("print(")]
+    assert capsys.readouterr().out.splitlines() == quoted and len(quoted) >= 3
+    assert layout_table() in text, "paste soagen.targets.casadi.emit.layout_table() into docs/guide/casadi.md"
+    assert f"`soagen: os_inertia: Lambda(0) singular {SINGULAR}`" in " ".join(text.split())

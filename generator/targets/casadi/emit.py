@@ -3,7 +3,11 @@
 For each generated function ``f`` the file exports what ``casadi.external`` loads
 (``f``, ``f_n_in``, ``f_n_out``, ``f_name_in``, ``f_name_out``, ``f_sparsity_in``,
 ``f_sparsity_out``, ``f_work``), under the name ``soagen_<name>_<f>``, and where soagen has
-the derivatives of ``f`` (:data:`DERIVATIVES`), its Jacobian ``jac_soagen_<name>_<f>``: inputs
+the derivatives of ``f`` (:data:`DERIVATIVES`), its Jacobian ``jac_soagen_<name>_<f>``.  Every
+output is declared with its catalogue shape (:func:`declared`: the tips' poses T (m, 4, 4) as the
+4m x 4 stack of the 4x4 poses) and stored column-major.  A function with guards (Ω(0)'s pivots)
+that returns a nonzero status prints one line naming it and the cause (:func:`failure`) and
+returns 1: CasADi's evaluation fails.  The Jacobian of ``f``: inputs
 ``f``'s inputs then its outputs (``out_<output>``), outputs one block ``jac_<output>_<input>``
 per output and input, in CasADi's order (outputs outer), each (size of the output) x (size of
 the input), column-major as CasADi stores every matrix.
@@ -96,12 +100,12 @@ class CasadiSource:
 
 
 def declared(shape):
-    """(rows, columns) CasADi declares for an array of catalogue ``shape`` (size keys or integers):
-    a vector (k,) the column (k, 1), a matrix its own shape, a stack of k matrices (k, rows, cols)
-    (the tips' poses T, (m, 4, 4)) the (k, rows, cols) matrix of them one below the other; each entry
-    of the result a tuple of the dimensions whose product it is.  The C array is row-major in each
-    case, and a row-major (k, rows, cols) is the row-major (k·rows) x cols, so one transpose stores
-    any of them column-major, as CasADi stores every matrix."""
+    """(rows, columns) CasADi declares for an array of catalogue ``shape`` (size keys or integers),
+    each a tuple of the dimensions whose product it is: a vector (k,) the column ((k,), (1,)), a
+    matrix (rows, cols) itself, a stack of k matrices (k, rows, cols) (the tips' poses T, (m, 4, 4))
+    the (k·rows) x cols matrix of them one below the other, ((k, rows), (cols,)).  The C array is
+    row-major in each case, and a row-major (k, rows, cols) is the row-major (k·rows) x cols, so one
+    transpose stores any of them column-major, as CasADi stores every matrix."""
     if len(shape) == 1:
         return tuple(shape), (1,)
     return tuple(shape[:-1]), (shape[-1],)
@@ -144,12 +148,11 @@ def failure(prog, what=None):
     nonzero status: (what failed, why), e.g. ``("os_inertia: Lambda(0) singular", ": Omega(0) ...")``;
     ``what`` names the CasADi function (default ``prog``'s name).  soagen's guards on a tree are the
     pivots of Ω(0) = J M⁻¹ Jᵀ (:func:`soagen.passes.ldl.ldl`): Λ(0) = Ω(0)⁻¹ does not exist there."""
-    checked = sorted({g.text.partition(" of ")[2] or g.text for g in prog.body if isinstance(g, Guard)})
-    head = what or prog.name
-    if checked == ["Omega(0)"]:
-        return (f"{head}: Lambda(0) singular", ": Omega(0) = J M^-1 J^T is not positive definite "
-                "(a singular or redundant-axis configuration, or tips that the joints behind them cannot move)")
-    return f"{head}: a check failed", f": {', '.join(checked)}"
+    checked = sorted({g.text.partition(" of ")[2] for g in prog.body if isinstance(g, Guard)})
+    if checked != ["Omega(0)"]:      # a new kind of guard: say here what its failure means
+        raise AssertionError(f"{prog.name} guards {checked}: the CasADi file says nothing of them")
+    return (f"{what or prog.name}: Lambda(0) singular", ": Omega(0) = J M^-1 J^T is not positive definite "
+            "(a singular or redundant-axis configuration, or tips that the joints behind them cannot move)")
 
 
 def tangent_map_lines(robot, q="q", K="K"):
