@@ -6,7 +6,7 @@ For each generated function ``f`` the file exports what ``casadi.external`` load
 the derivatives of ``f`` (:data:`DERIVATIVES`), its Jacobian ``jac_soagen_<name>_<f>``.  Every
 output is declared with its catalogue shape (:func:`declared`: the tips' poses T (m, 4, 4) as the
 4m x 4 stack of the 4x4 poses) and stored column-major.  A function with guards (Ω(0)'s pivots)
-that returns a nonzero status prints one line naming it and the cause (:func:`failure`) and
+that returns a nonzero status prints one line naming it (:func:`failure`) and the cause, and
 returns 1: CasADi's evaluation fails.  The Jacobian of ``f``: inputs
 ``f``'s inputs then its outputs (``out_<output>``), outputs one block ``jac_<output>_<input>``
 per output and input, in CasADi's order (outputs outer), each (size of the output) x (size of
@@ -144,15 +144,14 @@ def layout_table():
 
 
 def failure(prog, what=None):
-    """The C string literals ``soagen_failed`` prints when ``prog`` (a program with guards) returns a
-    nonzero status: (what failed, why), e.g. ``("os_inertia: Lambda(0) singular", ": Omega(0) ...")``;
-    ``what`` names the CasADi function (default ``prog``'s name).  soagen's guards on a tree are the
-    pivots of Ω(0) = J M⁻¹ Jᵀ (:func:`soagen.passes.ldl.ldl`): Λ(0) = Ω(0)⁻¹ does not exist there."""
+    """The name ``soagen_failed`` prints when ``prog`` (a program with guards) returns a nonzero
+    status: ``what`` (the CasADi function, default ``prog``'s name).  soagen's guards on a tree are
+    the pivots of Ω(0) = J M⁻¹ Jᵀ (:func:`soagen.passes.ldl.ldl`), which the line names as the
+    cause: Λ(0) = Ω(0)⁻¹ does not exist there."""
     checked = sorted({g.text.partition(" of ")[2] for g in prog.body if isinstance(g, Guard)})
-    if checked != ["Omega(0)"]:      # a new kind of guard: say here what its failure means
+    if checked != ["Omega(0)"]:      # a new kind of guard: say in templates/casadi.c.j2 what its failure means
         raise AssertionError(f"{prog.name} guards {checked}: the CasADi file says nothing of them")
-    return (f"{what or prog.name}: Lambda(0) singular", ": Omega(0) = J M^-1 J^T is not positive definite "
-            "(a singular or redundant-axis configuration, or tips that the joints behind them cannot move)")
+    return what or prog.name
 
 
 def tangent_map_lines(robot, q="q", K="K"):
