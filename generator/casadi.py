@@ -10,7 +10,9 @@ Each function is the generated C compiled into a shared library (``target="casad
 Inverse dynamics, forward dynamics and contact dynamics come with their Jacobian, along q in
 q's own coordinates (a quaternion's four entries; :mod:`soagen.targets.casadi.emit`); other
 functions have none (CasADi's own derivatives of them fail).  There are no second derivatives:
-with IPOPT, use ``hessian_approximation="limited-memory"``.
+with IPOPT, use ``hessian_approximation="limited-memory"``.  Where Λ(0) does not exist at the
+input, a function that inverts Ω(0) prints one line (``soagen: os_inertia: Lambda(0) singular
+...``) and its evaluation fails.
 
 For multiple shooting, ``"rk4_step"`` (robots of 1-dof joints) is one classical Runge–Kutta step
 ``x_next = rk4_step(x, tau, dt)`` of x = (q, q̇) with its Jacobian along (x, τ, dt), both in C:
@@ -48,7 +50,9 @@ def functions(robot, names, **options):
     Returns
     -------
     list of casadi.Function   inputs and outputs as the catalogue names them, column vectors and
-                              matrices of its shapes
+                              matrices of its shapes, column-major; the tips' poses T (m, 4, 4) as
+                              the (4m x 4) stack of the 4x4 poses, tip k's in rows 4k to 4k + 3
+                              (:func:`soagen.targets.casadi.emit.declared`)
     """
     try:
         import casadi

@@ -9,6 +9,8 @@ central differences and CasADi's own chain rule.  The library also builds with c
 from __future__ import annotations
 
 import ctypes
+import functools
+import re
 import subprocess
 import sys
 
@@ -18,6 +20,7 @@ import pytest
 casadi = pytest.importorskip("casadi", reason="soagen.casadi needs CasADi (pip install '.[test]' brings it)")
 
 import soagen  # noqa: E402
+from soagen import functions as F  # noqa: E402
 from soagen.model import robots  # noqa: E402
 from tests.support.robots import random_robot, with_point_tips  # noqa: E402
 
@@ -314,3 +317,170 @@ def test_the_trajectory_example_solves():
     X = example.replay(r["robot"], r["U"])
     assert np.abs(X[:7, -1] - example.Q_GOAL).max() < 1e-6 and np.abs(X[7:, -1]).max() < 1e-5
     assert np.abs(X - r["X"]).max() < 1e-6                     # the NLP's states are the module's
+
+
+def matrix_case():
+    """(robot, {name: casadi.Function}, module, library) of a 6-joint chain with two point tips (Λ(0) 6 x 6
+    exists): the library of every catalogue function with a matrix output, variants included, and
+    contact_dynamics (its Jacobian); the module of forward_kinematics and jacobian; built once (-O0)."""
+    if "matrices" not in _built:
+        robot = with_point_tips(random_robot(8, 6, tips=2))
+        names = [s.name for s in F.CATALOGUE if any(len(o.shape) > 1 for o in s.outputs)]
+        lib = soagen.casadi.library(robot, [*names, "contact_dynamics"], optimize="O0")
+        fns = {name: casadi.external(lib.exported[name], str(lib.path)) for name in [*names, "contact_dynamics"]}
+        mod = soagen.build(robot, functions=["forward_kinematics", "jacobian"], optimize="O0")
+        _built["matrices"] = (robot, fns, mod, lib)
+    return _built["matrices"]
+
+
+def catalogue_inputs(robot, spec, rng):
+    """Random inputs of a catalogue function: vectors of their sizes, dt and e scalars."""
+    sizes = F.sizes(robot)
+    q, *_ = robot.random_state(rng)
+    scalars = {"dt": 0.01, "e": 0.5}
+    return [q if name == "q" else scalars[name] if name in scalars else rng.uniform(-1, 1, sizes[F.ARGUMENTS[name][0]])
+            for name in spec.inputs]
+
+
+def test_every_matrix_output_is_the_catalogues_matrix_indexed_casadis_way():
+    """Every catalogue function with a matrix output: each output is declared with its matrix shape
+    ((m, 4, 4) poses as the 4m x 4 stack of the tips' 4x4 T) and holds, where CasADi reads them
+    (``V[i, j]``, ``V @ x``), the values of the catalogue's array of that shape: the module's for
+    forward_kinematics and jacobian (the same C, so to the last bit), soagen's numpy reference for
+    every function (one recording of the 34 functions, not two).  The tips' poses also CasADi's
+    ways: the blocks ``T[4k:4k+4, :]`` and ``casadi.vertsplit(T, 4)``, ``T @ p`` of a homogeneous p."""
+    robot, fns, mod, _ = matrix_case()
+    walked = [name for name, fn in fns.items() if any(len(o.shape) > 1 for o in F.BY_NAME[name].outputs)]
+    assert len(walked) == len(fns) - 1 >= 30 and "forward_kinematics" in walked and len(robot.tips) == 2
+    rng = np.random.default_rng(56)
+    for name in walked:
+        spec = F.BY_NAME[name]
+        args = catalogue_inputs(robot, spec, rng)
+        got = fns[name](*args)
+        got = list(got) if isinstance(got, (list, tuple)) else [got]
+        want = spec.reference_function()(robot, *args)
+        want = list(want) if isinstance(want, (list, tuple)) else [want]
+        exact = getattr(mod, name)(*args) if name in ("forward_kinematics", "jacobian") else None
+        assert len(got) == len(want) == len(spec.outputs), name
+        for o, V, W in zip(spec.outputs, got, want):
+            W = np.asarray(W)
+            assert W.shape == tuple(F.size((d,), F.sizes(robot)) for d in o.shape), (name, o.name)
+            matrix = W.reshape(-1, W.shape[-1]) if W.ndim > 1 else W[:, None]
+            tol = 1e-9 * max(1.0, np.abs(matrix).max())
+            assert V.shape == matrix.shape, (name, o.name, V.shape, W.shape)
+            rows, cols = matrix.shape
+            for i, j in {(0, cols - 1), (rows - 1, 0), (rows // 2, (cols - 1) // 3), (rows - 1, cols - 1)}:
+                assert abs(float(V[i, j]) - matrix[i, j]) <= tol, (name, o.name, i, j)
+            x = rng.normal(size=cols)
+            assert np.abs(np.array(V @ x).ravel() - matrix @ x).max() <= tol * cols, (name, o.name)
+            if exact is not None:
+                assert np.array_equal(np.array(V), np.asarray(exact).reshape(rows, cols)), name
+    q = robot.random_configuration(rng)
+    T, Tm = fns["forward_kinematics"](q), mod.forward_kinematics(q)
+    p = np.array([0.1, -0.2, 0.3, 1.0])                        # a homogeneous point in the tip's frame
+    for k, block in enumerate(casadi.vertsplit(T, 4)):
+        assert np.array_equal(np.array(block), Tm[k])
+        assert np.allclose(np.array(T[4 * k:4 * k + 4, :] @ p).ravel(), Tm[k] @ p, rtol=0, atol=1e-12)
+        assert np.array_equal(np.array(T[4 * k + 3, :]).ravel(), [0, 0, 0, 1])
+
+
+def fd_poses(lib, robot):
+    """forward_kinematics with CasADi's own finite differences (``enable_fd``) and an MX function of
+    CasADi's Jacobian of each tip's position T[4k:4k+3, 3] and of vec(R), R = T[4k:4k+3, 0:3]
+    (column-major, CasADi's vec), along q."""
+    fk = casadi.external(lib.exported["forward_kinematics"], str(lib.path), {"enable_fd": True})
+    q = casadi.MX.sym("q", robot.nq)
+    T = fk(q)
+    outs = []
+    for k in range(len(robot.tips)):
+        outs += [casadi.jacobian(T[4 * k:4 * k + 3, 3], q), casadi.jacobian(casadi.vec(T[4 * k:4 * k + 3, 0:3]), q)]
+    return casadi.Function("fd_poses", [q], [T, *outs])
+
+
+@pytest.mark.parametrize("key", ["matrices", "panda"])
+def test_casadis_finite_differences_of_the_poses_are_the_jacobian(key):
+    """T is the reference's stack of the tips' poses read CasADi's way (``casadi.reshape``), and CasADi's
+    derivatives of it (its finite differences through an MX function) follow the declared matrix:
+    ∂p/∂q of each tip's position T[4k:4k+3, 3] is the linear rows of J (the module's; the Panda's:
+    the reference's), and along q_j of vec(R) (column-major) dR/dq_j Rᵀ = [ω_j]× with ω_j the
+    angular column of J (full tips)."""
+    if key == "panda":
+        robot = robots.example("panda")
+        lib = soagen.casadi.library(robot, ["forward_kinematics"], optimize="O0")
+        jacobian = functools.partial(soagen.reference.jacobian, robot)
+    else:
+        robot, _, mod, lib = matrix_case()
+        jacobian = mod.jacobian
+    fn = fd_poses(lib, robot)
+    rng = np.random.default_rng(6)
+    for _ in range(2):
+        q = robot.random_configuration(rng)
+        T, *blocks = fn(q)
+        T = np.array(casadi.reshape(T, 4 * len(robot.tips), 4))    # CasADi's reshape (column-major): the same T
+        assert np.allclose(T, soagen.reference.forward_kinematics(robot, q).reshape(-1, 4), rtol=0, atol=1e-12)
+        blocks = [np.array(b) for b in blocks]
+        J = jacobian(q)
+        row = 0
+        for k, tip in enumerate(robot.tips):
+            dp, dR = blocks[2 * k], blocks[2 * k + 1]
+            linear = J[row + (0 if tip.point else 3):row + (3 if tip.point else 6)]
+            assert np.abs(dp - linear).max() < 1e-6 * np.abs(linear).max(), (key, k)
+            if not tip.point:
+                R = T[4 * k:4 * k + 3, 0:3]
+                for j in range(robot.nv):
+                    W = dR[:, j].reshape(3, 3, order="F") @ R.T          # [ω_j]×
+                    omega = np.array([W[2, 1], W[0, 2], W[1, 0]])
+                    assert np.abs(W + W.T).max() < 1e-6 and np.abs(omega - J[row:row + 3, j]).max() < 1e-6, (k, j)
+            row += 3 if tip.point else 6
+        assert row == J.shape[0] and (key == "matrices" or not robot.tips[0].point)
+
+
+#: the line's end after "soagen: FUNCTION: Lambda(0) singular " (the guide quotes the whole line)
+SINGULAR = ("(status 1) at this input: Omega(0) = J M^-1 J^T is not positive definite (a singular or "
+            "redundant-axis configuration, or tips that the joints behind them cannot move)")
+
+
+def test_a_singular_lambda_says_so_in_one_line_and_the_evaluation_fails(capfd):
+    """UR5 with the elbow stretched (q3 = 0): Ω(0) is singular, the C function returns status 1, and
+    CasADi's call prints one soagen line naming the function (or the Jacobian and the derivative
+    function it called) and the cause, then fails as it must; away from it, no line and the values."""
+    robot = robots.example("ur5")
+    os_inertia, contact = soagen.casadi.functions(robot, ["os_inertia", "contact_dynamics"], optimize="O0")
+    stretched, qd, tau = np.array([0.3, -1.0, 0.0, 0.4, 0.9, 0.2]), np.ones(6), np.linspace(-1, 1, 6)
+    capfd.readouterr()
+    for call, head in ((lambda: os_inertia(stretched), "os_inertia"),
+                       (lambda: contact(stretched, qd, tau), "contact_dynamics"),
+                       (lambda: contact.jacobian()(stretched, qd, tau, np.zeros(6), np.zeros(6)),
+                        "the Jacobian of contact_dynamics (contact_dynamics_derivatives)")):
+        with pytest.raises(RuntimeError, match="Evaluation failed"):
+            call()
+        lines = [line for line in capfd.readouterr().err.splitlines() if "soagen" in line]
+        assert lines == [f"soagen: {head}: Lambda(0) singular {SINGULAR}"], lines
+    q = stretched.copy()
+    q[2] = 0.3
+    assert np.allclose(np.array(os_inertia(q)), soagen.reference.os_inertia(robot, q), rtol=1e-9, atol=1e-9)
+    assert np.array(contact(q, qd, tau)[1]).shape == (6, 1) and "soagen" not in capfd.readouterr().err
+
+
+def test_the_guide_runs_as_written_and_quotes_the_library(monkeypatch, capsys):
+    """docs/guide/casadi.md: its Python blocks run in order in one namespace (built -O0 here: the
+    libraries the tests above build, and the Panda's forward_kinematics and jacobian), each
+    ``print(x)  # text`` prints the text, its table of shapes is the library's, and it quotes the
+    singular Λ(0) line as the library prints it."""
+    from soagen.targets.casadi.emit import layout_table
+    from tests.support import ROOT
+
+    real = soagen.casadi.library
+    monkeypatch.setattr(soagen.casadi, "library",
+                        lambda robot, names, **o: real(robot, names, **{"optimize": "O0", **o}))
+    text = (ROOT / "docs" / "guide" / "casadi.md").read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    assert len(blocks) >= 3
+    scope = {"__name__": "__guide__"}
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"casadi.md (Python block {i + 1})", "exec"), scope)
+    quoted = [line.split("# ", 1)[1].strip() for code in blocks for line in code.splitlines()
+              if line.startswith("print(")]
+    assert capsys.readouterr().out.splitlines() == quoted and len(quoted) >= 3
+    assert layout_table() in text, "paste soagen.targets.casadi.emit.layout_table() into docs/guide/casadi.md"
+    assert f"`soagen: os_inertia: Lambda(0) singular {SINGULAR}`" in " ".join(text.split())

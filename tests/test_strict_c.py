@@ -7,7 +7,10 @@ checked-in ``generated/puma560/puma560.c``, kept current by
 double with cos/sin inputs and in float without; a floating base carrying a
 spherical joint (quaternions, 3×3 and 6×6 D(k) blocks) in double and float; a
 closed chain of two arms (guarded Λ_c) in double and float; the floating base's
-functions cut into parts (:mod:`soagen.program.parts`) in double and float.
+functions cut into parts (:mod:`soagen.program.parts`) in double and float.  The CasADi
+target's ``<name>_casadi.c`` (:mod:`soagen.targets.casadi`) for the floating base with the
+spherical joint (a quaternion: the tangent map; guarded functions, in a Jacobian too) and for a
+chain of 1-dof joints (neither: the RK4 step, the tips' poses).
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import pytest
 import soagen
 from soagen.codegen import generate
 from soagen.model import robots
+from soagen.targets.casadi.emit import emit_casadi, needed
 from tests.support import ROOT
 from tests.support.robots import random_robot
 from tests.test_parts import small_parts
@@ -74,6 +78,40 @@ def sources(kind):
     if kind not in _sources:
         _sources[kind] = KINDS[kind][0]()
     return _sources[kind]
+
+
+# kind -> (robot, CasADi functions, whether the file has soagen_times_map and soagen_failed)
+CASADI_KINDS = {
+    "casadi-quaternion": (multi_dof, ["forward_kinematics", "os_inertia", "contact_dynamics"], True),
+    "casadi-1dof": (lambda: random_robot(3, 3, prismatic_fraction=0.3),
+                    ["forward_kinematics", "mass_matrix", "forward_dynamics", "rk4_step"], False),
+}
+
+
+def casadi_sources(kind):
+    """(header, ``unit_casadi.c``) of a CasADi kind: the C99 header the file includes, and the file."""
+    if kind not in _sources:
+        make, names, _ = CASADI_KINDS[kind]
+        robot = make()
+        gen = generate(robot, soagen.Options(functions=tuple(needed(names))), "unit")
+        _sources[kind] = gen.csource.header, emit_casadi(robot, gen.programs, "unit").source
+    return _sources[kind]
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+@pytest.mark.parametrize("kind", sorted(CASADI_KINDS))
+def test_casadi_file_strict_flags(kind, compiler, tmp_path):
+    """The CasADi file compiles warning-free under the same flags: its static helpers are there
+    exactly when called (an unused static function warns under -Wall)."""
+    header, text = casadi_sources(kind)
+    (tmp_path / "unit.h").write_text(header)
+    (tmp_path / "unit_casadi.c").write_text(text)
+    res = subprocess.run([compiler, *STRICT, str(tmp_path / "unit_casadi.c"), "-o", str(tmp_path / "p.o")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and not res.stderr, res.stderr
+    helpers = CASADI_KINDS[kind][2]
+    assert ("soagen_times_map(" in text) == ("soagen_failed(" in text) == helpers
+    assert ("soagen_unit_rk4_step(" in text) != helpers
 
 
 @pytest.mark.parametrize("compiler", COMPILERS)

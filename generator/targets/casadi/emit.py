@@ -3,7 +3,11 @@
 For each generated function ``f`` the file exports what ``casadi.external`` loads
 (``f``, ``f_n_in``, ``f_n_out``, ``f_name_in``, ``f_name_out``, ``f_sparsity_in``,
 ``f_sparsity_out``, ``f_work``), under the name ``soagen_<name>_<f>``, and where soagen has
-the derivatives of ``f`` (:data:`DERIVATIVES`), its Jacobian ``jac_soagen_<name>_<f>``: inputs
+the derivatives of ``f`` (:data:`DERIVATIVES`), its Jacobian ``jac_soagen_<name>_<f>``.  Every
+output is declared with its catalogue shape (:func:`declared`: the tips' poses T (m, 4, 4) as the
+4m x 4 stack of the 4x4 poses) and stored column-major.  A function with guards (Ω(0)'s pivots)
+that returns a nonzero status prints one line naming it (:func:`failure`) and the cause, and
+returns 1: CasADi's evaluation fails.  The Jacobian of ``f``: inputs
 ``f``'s inputs then its outputs (``out_<output>``), outputs one block ``jac_<output>_<input>``
 per output and input, in CasADi's order (outputs outer), each (size of the output) x (size of
 the input), column-major as CasADi stores every matrix.
@@ -23,10 +27,13 @@ that a multiple-shooting NLP makes one call per interval and CasADi chains no de
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from importlib import resources
 
+from soagen import functions as F
 from soagen.options import OptionsError
+from soagen.program.statements import Guard
 from soagen.targets.common.c_text import environment
 from soagen.targets.common.inert import Code
 
@@ -92,11 +99,59 @@ class CasadiSource:
     jacobians: list
 
 
+def declared(shape):
+    """(rows, columns) CasADi declares for an array of catalogue ``shape`` (size keys or integers),
+    each a tuple of the dimensions whose product it is: a vector (k,) the column ((k,), (1,)), a
+    matrix (rows, cols) itself, a stack of k matrices (k, rows, cols) (the tips' poses T, (m, 4, 4))
+    the (k·rows) x cols matrix of them one below the other, ((k, rows), (cols,)).  The C array is
+    row-major in each case, and a row-major (k, rows, cols) is the row-major (k·rows) x cols, so one
+    transpose stores any of them column-major, as CasADi stores every matrix."""
+    if len(shape) == 1:
+        return tuple(shape), (1,)
+    return tuple(shape[:-1]), (shape[-1],)
+
+
 def _shape(arg, sizes):
-    """(rows, columns) of a program argument: its catalogue shape, a vector as (size, 1)."""
-    if len(arg["shape"]) == 2:
-        return tuple(sizes[d] if isinstance(d, str) else d for d in arg["shape"])
-    return arg["size"], 1
+    """(rows, columns) of a program argument as CasADi declares it (:func:`declared`), in numbers."""
+    if len(arg["shape"]) == 1:
+        return arg["size"], 1
+    return tuple(F.size(dims, sizes) for dims in declared(arg["shape"]))
+
+
+def shape_text(shape):
+    """``declared(shape)`` as the guide writes it: ``"4m x 4"``, ``"r x n"``, ``"n"`` (a column)."""
+    rows, cols = declared(shape)
+    ints = [d for d in rows if not isinstance(d, str)]
+    text = (str(math.prod(ints)) if ints else "") + "".join(d for d in rows if isinstance(d, str))
+    return text if cols == (1,) else f"{text} x {cols[0]}"
+
+
+def layout_table():
+    """The guide's table of the CasADi shapes (docs/guide/casadi.md): one row per catalogue function
+    with a matrix output, the members of a family with the same outputs in the family's row."""
+    rows, seen = ["| function | outputs in CasADi (rows x columns; a vector is a column) |", "|---|---|"], {}
+    for spec in F.CATALOGUE:
+        if all(len(o.shape) == 1 for o in spec.outputs):
+            continue
+        outs = ", ".join(f"`{o.name}` {shape_text(o.shape)}" for o in spec.outputs)
+        group = (spec.family or spec.name, outs)
+        if group in seen:
+            rows[seen[group]] = rows[seen[group]].replace("` |", f"`, `{spec.name}` |", 1)
+            continue
+        seen[group] = len(rows)
+        rows.append(f"| `{spec.name}` | {outs} |")
+    return "\n".join(rows) + "\n"
+
+
+def failure(prog, what=None):
+    """The name ``soagen_failed`` prints when ``prog`` (a program with guards) returns a nonzero
+    status: ``what`` (the CasADi function, default ``prog``'s name).  soagen's guards on a tree are
+    the pivots of Ω(0) = J M⁻¹ Jᵀ (:func:`soagen.passes.ldl.ldl`), which the line names as the
+    cause: Λ(0) = Ω(0)⁻¹ does not exist there."""
+    checked = sorted({g.text.partition(" of ")[2] for g in prog.body if isinstance(g, Guard)})
+    if checked != ["Omega(0)"]:      # a new kind of guard: say in templates/casadi.c.j2 what its failure means
+        raise AssertionError(f"{prog.name} guards {checked}: the CasADi file says nothing of them")
+    return what or prog.name
 
 
 def tangent_map_lines(robot, q="q", K="K"):
@@ -138,7 +193,6 @@ def tangent_map_lines(robot, q="q", K="K"):
 def emit_casadi(robot, programs, name):
     """``<name>_casadi.c`` for ``programs`` (the derivative functions of :data:`DERIVATIVES` among
     them give the Jacobians); -> :class:`CasadiSource`."""
-    from soagen import functions as F
     from soagen._version import __version__
 
     sizes = F.sizes(robot)
@@ -164,6 +218,7 @@ def emit_casadi(robot, programs, name):
         fname = f"soagen_{name}_{prog.name}"
         scratch = sum(a["size"] for a in outs)
         functions.append(dict(name=fname, call=f"{name}_{prog.name}", status=prog.returns_status, inputs=ins,
+                              failure=failure(prog) if prog.returns_status else None,
                               outputs=outs, zeros_at=scratch, work=scratch + max(a["size"] for a in ins),
                               out_at=[sum(a["size"] for a in outs[:j]) for j in range(len(outs))],
                               program=prog.name))
@@ -175,6 +230,9 @@ def emit_casadi(robot, programs, name):
     runtime = Code((resources.files("soagen.targets.casadi") / "rk4_step.c").read_text().rstrip("\n"))
     ctx = dict(version=__version__, name=name, robot_name=robot.name, functions=functions, jacobians=jacobians,
                steps=steps, rk4_runtime=runtime,
+               # the helpers only where called: -Wall warns of an unused static function
+               times_map=any(b["tangent"] for j in jacobians for b in j["blocks"]),
+               fails=any(f["status"] for f in functions) or any(c["status"] for j in jacobians for c in j["calls"]),
                sparsities=[dict(name=v, rows=r, cols=c) for (r, c), v in sparsities.items()])
     source = environment().get_template("casadi.c.j2").render(**ctx)
     exported = {f["program"]: f["name"] for f in functions} | {s["program"]: s["name"] for s in steps}
@@ -227,6 +285,7 @@ def _jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity):
             outs_at[a.name] = offset
             offset += a.size
         calls.append(dict(call=f"{name}_{src}", status=d.returns_status,
+                          failure=failure(d, f"the Jacobian of {prog.name} ({src})") if d.returns_status else None,
                           args=[f"x[{[i['name'] for i in ins].index(a.name)}]" for a in d.inputs]
                           + [f"w + {outs_at[a.name]}" for a in d.outputs]))
         where[src] = outs_at
@@ -236,6 +295,8 @@ def _jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity):
     offset += robot.nv * robot.nq if along_q else 0
     jblocks = []
     for o in outs:
+        if o["cols"] != 1:     # a matrix's block is along its column-major entries: soagen's are row-major
+            raise AssertionError(f"{prog.name}: the Jacobian of the matrix {o['name']} is not laid out")
         for i in ins:
             src, out = blocks[(o["name"], i["name"])]
             jblocks.append(dict(name=f"jac_{o['name']}_{i['name']}", rows=o["size"], cols=i["size"],
