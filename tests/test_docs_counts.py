@@ -16,7 +16,8 @@ DOCS = ROOT / "docs"
 def test_literature_page_is_fresh():
     ours = json.loads((ROOT / "generated" / "puma560" / "opcounts.json").read_text())["functions"]
     casadi = json.loads((DOCS / "casadi_opcounts.json").read_text())
-    assert (DOCS / "opcounts.md").read_text() == opcount.literature_markdown(ours, casadi), \
+    peers = json.loads((DOCS / "peer_opcounts.json").read_text())
+    assert (DOCS / "opcounts.md").read_text() == opcount.literature_markdown(ours, casadi, peers), \
         "stale: run `python benchmarks/casadi_opcounts.py --table`"
 
 
