@@ -89,3 +89,15 @@ def test_cli_parameters_and_parameter_inputs():
     assert "| panda | 7 | 91 |" in _cli("parameters", "--example", "panda", "--urdf-friction")
     out = _cli("opcount", "--example", "puma560", "--parameters", "inputs", "--function", "gravity")
     assert re.search(r"^gravity +100 +66 ", out, re.M), out
+
+
+def test_cli_peers_needs_the_measured_json(tmp_path):
+    """``soagen opcount --peers FILE`` takes the peers' counts from peer_opcounts.json beside FILE and
+    says so in one line when it is missing (it never falls back to quoted figures)."""
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "soagen.cli", "opcount", "--peers", str(tmp_path / "p.md")],
+                         capture_output=True, text=True)
+    assert res.returncode != 0 and "peer_opcounts.json" in res.stderr and "benchmarks/peer_opcounts.py" in res.stderr
+    assert not (tmp_path / "p.md").exists()
