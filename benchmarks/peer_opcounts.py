@@ -4,9 +4,12 @@
     git clone https://github.com/xu-yang16/symoro-python3 /tmp/symoro          # commit bb86bca
     python benchmarks/peer_opcounts.py --sympybotics /tmp/SymPyBotics --symoro /tmp/symoro
 
-(or SOAGEN_SYMPYBOTICS / SOAGEN_SYMORO in the environment) writes docs/peer_opcounts.json and
-docs/peer_opcounts.md.  OpenSYMORO (github.com/symoro/symoro) is Python 2; the symoro-python3 fork
-runs it on Python 3 with its algorithms unchanged.  Each tool runs in a child process with
+(or SOAGEN_SYMPYBOTICS / SOAGEN_SYMORO in the environment; about three minutes) writes
+docs/peer_opcounts.json and docs/peer_opcounts.md: every tool on the PUMA 560, the RX-90 and a
+general 6-dof arm, the peers' own sample robots, and the inverse dynamics of general arms of
+n = 2 … 16 joints (SymPyBotics took over a quarter of an hour at n = 24).  OpenSYMORO
+(github.com/symoro/symoro) is Python 2; the symoro-python3 fork runs it on Python 3 with its
+algorithms unchanged.  Each tool runs in a child process with
 PYTHONHASHSEED=0 on soagen's sympy; nothing is vendored and nothing is fetched.
 
 Every output of a tool is counted with ``soagen.program.statements.count_ops`` over the tool's own
@@ -66,6 +69,11 @@ def _num(x):
     return sp.Integer(0) if x == 0 else sp.Float(x)
 
 
+def _scaling_only(robot):
+    """``generalN`` other than the general arm itself: a size of the scaling rows, inverse dynamics only."""
+    return robot.startswith("general") and robot != "general6"
+
+
 # ------------------------------------------------------------------ SymPyBotics (in the child)
 def _sympybotics_code(rbtdef, which):
     """(statements, outputs) of SymPyBotics' ``which`` code, made as ``RobotDynCode`` makes it."""
@@ -101,7 +109,7 @@ def _sympybotics(robot, rows):
     rbtdef.frictionmodel = None
     rbtdef.gravityacc = sp.Matrix([0.0, 0.0, -9.81])
     which = [("inverse_dynamics", "gen_invdyn", "invdyn"), ("mass_matrix", "gen_inertiamatrix", "M"),
-             ("gravity", "gen_gravityterm", "g")]          # no c + g function of its own
+             ("gravity", "gen_gravityterm", "g")][:1 if _scaling_only(robot) else 3]   # no c + g of its own
     codes = _sympybotics_code(rbtdef, which)
     out = {}
     for name, code in codes.items():
@@ -119,18 +127,19 @@ def _symoro_robot(robot, rows, actuators=False):
     from pysymoro.robot import Robot
     from symoroutils import tools
 
-    robo = Robot(robot, 6, 6, 6, False)
-    robo.sigma = [2] + [0] * 6
-    robo.mu = [0] + [1] * 6
-    robo.gamma = [0] * 7
-    robo.b = [0] * 7
+    n = len(rows)
+    robo = Robot(robot, n, n, n, False)
+    robo.sigma = [2] + [0] * n
+    robo.mu = [0] + [1] * n
+    robo.gamma = [0] * (n + 1)
+    robo.b = [0] * (n + 1)
     robo.alpha = [0] + [_alpha(r) for r in rows]
     robo.d = [0] + [_num(r["a"]) for r in rows]
     robo.r = [0] + [_num(r["d"]) for r in rows]
-    robo.theta = [0] + list(var("th1:7"))
+    robo.theta = [0] + list(var(f"th1:{n + 1}"))
     robo.structure = tools.SIMPLE
     robo.w0, robo.wdot0, robo.v0, robo.vdot0 = (zeros(3, 1) for _ in range(4))
-    num = range(7)
+    num = range(n + 1)
     robo.qdot = [var(f"QP{i}") for i in num]
     robo.qddot = [var(f"QDP{i}") for i in num]
     robo.Nex = [zeros(3, 1) for _ in num]
@@ -158,15 +167,17 @@ def _symoro(robot, rows):
     from symoroutils import samplerobots, symbolmgr
 
     symbolmgr.SymbolManager.file_open = lambda self, robo, ext: setattr(self, "file_out", None)   # no files
-    torques = [f"GAM{j}" for j in range(1, 7)]
+    torques = [f"GAM{j}" for j in range(1, len(rows or range(6)) + 1)]
     if robot == "symoro_rx90":            # its own sample RX-90, as shipped
         needed, everything = _symoro_counts(samplerobots.rx90().compute_idym(), torques)
         return {"inverse_dynamics": needed, "inverse_dynamics, all statements": everything}
     out = {}
     robo = _symoro_robot(robot, rows)
     out["inverse_dynamics"] = _symoro_counts(robo.compute_idym(), torques)[0]
+    if _scaling_only(robot):
+        return out
     out["bias_forces"] = _symoro_counts(robo.compute_pseudotorques(), torques)[0]
-    entries = [f"A{i}{j}" for i in range(1, 7) for j in range(1, 7)]
+    entries = [f"A{i}{j}" for i in range(1, len(rows) + 1) for j in range(1, len(rows) + 1)]
     symo = robo.compute_inertiamatrix()
     out["mass_matrix"] = _symoro_counts(symo, [e for e in entries if e in {str(s) for s in symo.sydi}])[0]
     actuated = _symoro_robot(robot, rows, actuators=True)
@@ -178,7 +189,7 @@ def worker(tool, source, robot):
     sys.path.insert(0, source)
     from soagen.reports import peers
 
-    rows = peers.dh_rows(robot) if robot in peers.ROBOTS else None
+    rows = None if robot in ("sympybotics_puma", "symoro_rx90") else peers.dh_rows(robot)
     result = (_sympybotics if tool == "SymPyBotics" else _symoro)(robot, rows)
     print(json.dumps(result, sort_keys=True))
 
@@ -248,7 +259,9 @@ def main(argv=None):
         ap.error("give --sympybotics and --symoro (see the module docstring for the repositories)")
     import sympy
 
+    from soagen.codegen import make_program
     from soagen.model import robots
+    from soagen.options import Options
     from soagen.reports import peers
 
     sources = {"SymPyBotics": args.sympybotics, "OpenSYMORO": args.symoro}
@@ -258,6 +271,14 @@ def main(argv=None):
         print(f"{robot} ...", file=sys.stderr)
         counts[robot] = {**_soagen(make[robot]()),
                          **{tool: _run(tool, src, robot) for tool, src in sources.items()}}
+    scaling = {"soagen, π input": {}, "SymPyBotics": {}, "OpenSYMORO": {}}
+    for n in peers.SCALING_SIZES:                    # inverse dynamics of the general arms against n
+        print(f"general{n} ...", file=sys.stderr)
+        program = make_program(peers.general_arm(n=n), "inverse_dynamics",
+                               Options(functions=("inverse_dynamics",), parameters="inputs"))
+        scaling["soagen, π input"][str(n)] = {**program.ops, "sign": 0}
+        for tool, src in sources.items():
+            scaling[tool][str(n)] = _run(tool, src, f"general{n}")["inverse_dynamics"]
     samples = [
         dict(tool="SymPyBotics", robot="its PUMA 560 (standard DH, sympybotics/tests/test_results.py)",
              quantity=q, counts=c)
@@ -272,7 +293,7 @@ def main(argv=None):
                        "`soagen.reports.opcount.count_c` agrees; `sign()` counted apart.",
             "python": platform.python_version(), "sympy": sympy.__version__, "hash_seed": int(HASH_SEED),
             "tools": {t: {**TOOLS[t], "commit": _commit(src)} for t, src in sources.items()},
-            "robots": ROBOT_TEXT, "counts": counts, "samples": samples}
+            "robots": ROBOT_TEXT, "counts": counts, "samples": samples, "scaling": scaling}
     data["quoted"] = peers.quoted_against(data)
     Path(args.json).write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     Path(args.markdown).write_text(peers.markdown(data))

@@ -69,3 +69,20 @@ def test_script_counts_what_outputs_need_by_soagens_rule():
     assert {k: counts[k] for k in ("mul", "add", "sign", "statements")} == {"mul": 3, "add": 2, "sign": 1,
                                                                           "statements": 3}
     assert bench._count(statements, [x2])["mul"] == 1
+
+
+def test_general_arms_against_n_are_consistent_and_regenerate():
+    """The table against n holds the general arm's row at n = 6 (one arm, two runs of each tool), and
+    soagen's smallest general arms regenerate to the committed counts."""
+    from soagen.codegen import make_program
+    from soagen.options import Options
+
+    for tool in peers.SCALING_TOOLS:
+        assert set(STORED["scaling"][tool]) == {str(n) for n in peers.SCALING_SIZES}
+        at6, row = STORED["scaling"][tool]["6"], STORED["counts"]["general6"][tool]["inverse_dynamics"]
+        assert (at6["mul"], at6["add"]) == (row["mul"], row["add"]), tool
+    options = Options(functions=("inverse_dynamics",), parameters="inputs")
+    for n in (2, 3):
+        ops = make_program(peers.general_arm(n=n), "inverse_dynamics", options).ops
+        stored = STORED["scaling"]["soagen, π input"][str(n)]
+        assert (ops["mul"], ops["add"]) == (stored["mul"], stored["add"]), n

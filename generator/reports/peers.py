@@ -15,17 +15,21 @@ FUNCTIONS = (("inverse dynamics", "inverse_dynamics"), ("mass matrix M", "mass_m
 ROBOTS = ("puma560", "rx90", "general6")
 TOOLS = ("SymPyBotics", "OpenSYMORO")
 GENERAL_SEED = 6
+#: sizes of the general arms whose inverse dynamics every tool is counted on (the first n rows of one
+#: seeded arm), and the tools of that table
+SCALING_SIZES = (2, 3, 4, 6, 8, 12, 16)
+SCALING_TOOLS = ("soagen, π input", "SymPyBotics", "OpenSYMORO")
 
 
-def general_links(seed=GENERAL_SEED):
-    """Six modified-DH rows with every kinematic parameter non-zero (α, a, d; θ's offset is the
+def general_links(seed=GENERAL_SEED, n=6):
+    """``n`` (six) modified-DH rows with every kinematic parameter non-zero (α, a, d; θ's offset is the
     origin of q, left at 0) and every inertial parameter non-zero (mass, centre of mass, the six
     components of the inertia, products included), seeded (list of :class:`~soagen.model.dh.DHLink`)."""
     from soagen.model.dh import DHLink
 
     rng = np.random.default_rng(seed)
     links = []
-    for _ in range(6):
+    for _ in range(n):
         alpha = float(np.round(rng.choice((-1, 1)) * rng.uniform(0.2, 1.3), 4))
         a, d = (float(np.round(x, 4)) for x in rng.uniform(0.05, 0.4, 2))
         mass = float(np.round(rng.uniform(1.0, 5.0), 3))
@@ -38,11 +42,11 @@ def general_links(seed=GENERAL_SEED):
     return links
 
 
-def general_arm(seed=GENERAL_SEED):
-    """The general 6-dof arm of :func:`general_links` (a soagen robot named ``general6``, tip ``tool``)."""
+def general_arm(seed=GENERAL_SEED, n=6):
+    """The general n-dof arm of :func:`general_links` (a soagen robot named ``general<n>``, tip ``tool``)."""
     from soagen.model.dh import dh_robot
 
-    return dh_robot("general6", general_links(seed), modified=True)
+    return dh_robot(f"general{n}", general_links(seed, n), modified=True)
 
 
 def dh_rows(robot):
@@ -50,7 +54,9 @@ def dh_rows(robot):
     peers are given them: floats, and ``pi_half`` k where α is exactly k·π/2 (the peers then take it exact)."""
     from soagen.model import robots
 
-    links = {"puma560": robots.puma560_links, "general6": general_links, "rx90": robots.rx90_links}[robot]
+    links = {"puma560": robots.puma560_links, "general6": general_links, "rx90": robots.rx90_links}.get(robot)
+    if links is None and robot.startswith("general"):            # generalN: the first N rows of the seeded arm
+        links = lambda: general_links(n=int(robot[len("general"):]))      # noqa: E731
     rows = []
     for link in links():
         half = link.alpha / (np.pi / 2)
@@ -94,6 +100,31 @@ def _cell(counts):
     return f"{counts['mul']} / {counts['add']}" + (f" (+{', '.join(extra)})" if extra else "")
 
 
+def _scaling_lines(scaling):
+    """Inverse dynamics of the general arms against n, each tool's a·n + b, and the literature's."""
+    from soagen.reports.scaling import GENERAL_FORMULATIONS, fit, polynomial_text
+
+    points = {t: {int(n): c for n, c in scaling[t].items()} for t in SCALING_TOOLS}
+    lines = ["", "## Inverse dynamics against n, general arms", "",
+             "The first n rows of the general arm's seeded generator (n = "
+             + ", ".join(map(str, SCALING_SIZES)) + "), every α, a, d non-zero, the inertial parameters",
+             "inputs (soagen) or symbols (the peers); mul / add per call. The last rows: least-squares a·n + b",
+             "through every size with the largest |residual| (operations), and the general formulations as",
+             "published (Hollerbach 1980, Table I, as quoted by the project; not re-read).", "",
+             "| n | " + " | ".join(SCALING_TOOLS) + " |", "|---:|" + "---:|" * len(SCALING_TOOLS)]
+    for n in SCALING_SIZES:
+        lines.append(f"| {n} | " + " | ".join(_cell(points[t][n]) for t in SCALING_TOOLS) + " |")
+    cells = []
+    for t in SCALING_TOOLS:
+        (mul, mres), (add, ares) = (fit(points[t], 1, k) for k in ("mul", "add"))
+        cells.append(f"{polynomial_text(mul)} / {polynomial_text(add)} (residual {mres:.1f} / {ares:.1f})")
+    lines.append("| a·n + b | " + " | ".join(cells) + " |")
+    lines += ["", "| general formulation | mul | add | source |", "|---|---|---|---|"]
+    for label, mul, add, source in GENERAL_FORMULATIONS["inverse_dynamics"]:
+        lines.append(f"| {label} | {mul} | {add} | {source} |")
+    return lines
+
+
 def markdown(data):
     """``docs/peer_opcounts.md`` from the JSON of ``benchmarks/peer_opcounts.py``."""
     tools = data["tools"]
@@ -119,6 +150,7 @@ def markdown(data):
         for label, fn in FUNCTIONS:
             cells = [_cell(by_tool[t].get(fn)) for t in ("soagen, π input", *TOOLS, "soagen, baked")]
             lines.append(f"| {robot} | {label} | " + " | ".join(cells) + " |")
+    lines += _scaling_lines(data["scaling"])
     lines += ["", "## The peers' own sample robots", "",
               "| tool | robot | quantity | statements | mul / add |", "|---|---|---|---:|---:|"]
     for s in data["samples"]:
