@@ -197,7 +197,9 @@ def per_joint_markdown(result):
              "general arm with every parameter symbolic, as published (Hollerbach's Table I as the project",
              "has quoted it; the paper was not re-read for this page). Featherstone's *Rigid Body Dynamics",
              "Algorithms* tabulates costs of RNEA, CRBA, ABA and LTDL, but those tables were not found in",
-             "the material searchable here, so no figures of it are listed.", ""]
+             "the material searchable here, so no figures of it are listed. On general arms (every α, a, d",
+             "non-zero, the inertial parameters inputs) soagen's inverse dynamics beside SymPyBotics' and",
+             "OpenSYMORO's, each fitted the same way: [peer_opcounts.md](peer_opcounts.md).", ""]
     for fam, funcs in result.items():
         lines += [f"### {'Chains' if fam == 'chain' else 'Two-armed trees'}", "",
                   "| function | mul | max residual | add | max residual |", "|---|---|---:|---|---:|"]
