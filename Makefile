@@ -22,7 +22,12 @@ scaling:
 literature:
 	python benchmarks/casadi_opcounts.py --table > /dev/null
 
-.PHONY: generated footprint scaling literature
+# SymPyBotics and OpenSYMORO run from git checkouts named by SOAGEN_SYMPYBOTICS and SOAGEN_SYMORO
+# (repositories and commits: benchmarks/peer_opcounts.py), counted by soagen's rule
+peers:
+	python benchmarks/peer_opcounts.py
+
+.PHONY: generated footprint scaling literature peers
 
 # Identification pages: base parameters of the bundled robots, op counts with the parameters as
 # inputs beside SymPyBotics / OpenSYMORO, the identification example's output and figure

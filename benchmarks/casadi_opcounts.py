@@ -104,7 +104,8 @@ def main(argv=None):
         STORED.write_text(json.dumps(measure(), indent=1, sort_keys=True) + "\n")
     casadi = json.loads(STORED.read_text())
     ours = json.loads((ROOT / "generated" / "puma560" / "opcounts.json").read_text())["functions"]
-    PAGE.write_text(opcount.literature_markdown(ours, casadi))
+    peers = json.loads((ROOT / "docs" / "peer_opcounts.json").read_text())   # benchmarks/peer_opcounts.py
+    PAGE.write_text(opcount.literature_markdown(ours, casadi, peers))
     print(PAGE.read_text())
     return 0
 

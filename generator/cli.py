@@ -171,7 +171,13 @@ def cmd_opcount(args):
     from soagen.reports import opcount
 
     if args.peers:
-        text = opcount.parameters_markdown(opcount.parameter_counts())
+        import json
+        from pathlib import Path
+
+        measured = Path(args.peers).with_name("peer_opcounts.json")    # benchmarks/peer_opcounts.py's output
+        if not measured.exists():
+            raise SystemExit(f"soagen opcount --peers: {measured} (python benchmarks/peer_opcounts.py) is missing")
+        text = opcount.parameters_markdown(opcount.parameter_counts(), json.loads(measured.read_text()))
         print(text, end="")
         with open(args.peers, "w") as fh:
             fh.write(text)
@@ -440,7 +446,8 @@ def main(argv=None):
             p.add_argument("--plot", help="with --scaling: write the log-log plot (PNG) here")
             p.add_argument("--peers", metavar="FILE",
                            help="instead: the parameters-as-inputs comparison with SymPyBotics and OpenSYMORO "
-                                "and the regressors' counts, written to FILE (markdown)")
+                                "(their counts read from peer_opcounts.json beside FILE) and the regressors' "
+                                "counts, written to FILE (markdown)")
         elif name == "footprint":
             p.add_argument("--markdown", help="also write the table to this file")
             p.add_argument("--derivatives", action="store_true",

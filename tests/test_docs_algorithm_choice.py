@@ -31,3 +31,14 @@ def test_choice_figures_are_benchmark_rows():
     section = (ROOT / "docs" / "benchmarks.md").read_text().split("\n## panda ", 1)[1].split("\n## ", 1)[0]
     assert f"| forward_dynamics_derivatives_via_id | {via_ops} |" in section
     assert f"| forward_dynamics_derivatives_fd4 | {fd4_ops.replace(' ', '')} |" in section
+
+
+def test_family_pick_figures_are_benchmark_rows():
+    """The derivatives family's pick in the same sentence: its operations and ns per call."""
+    guide = " ".join((ROOT / "docs" / "guide" / "functions.md").read_text().split())
+    m = re.search(r"`via_analytic_id`, the family's pick, (\d+) operations and (\d+) ns", guide)
+    assert m, "the family-pick sentence is gone"
+    ops, ns = m.groups()
+    assert panda_rows()["forward_dynamics_derivatives_via_analytic_id"][1] == ns
+    section = (ROOT / "docs" / "benchmarks.md").read_text().split("\n## panda ", 1)[1].split("\n## ", 1)[0]
+    assert f"| forward_dynamics_derivatives_via_analytic_id | {ops} |" in section

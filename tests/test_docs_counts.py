@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pytest
+
 from tests.support import ROOT
 
 from soagen.reports import opcount
@@ -16,7 +19,8 @@ DOCS = ROOT / "docs"
 def test_literature_page_is_fresh():
     ours = json.loads((ROOT / "generated" / "puma560" / "opcounts.json").read_text())["functions"]
     casadi = json.loads((DOCS / "casadi_opcounts.json").read_text())
-    assert (DOCS / "opcounts.md").read_text() == opcount.literature_markdown(ours, casadi), \
+    peers = json.loads((DOCS / "peer_opcounts.json").read_text())
+    assert (DOCS / "opcounts.md").read_text() == opcount.literature_markdown(ours, casadi, peers), \
         "stale: run `python benchmarks/casadi_opcounts.py --table`"
 
 
@@ -102,3 +106,47 @@ def test_scaling_size_spec_names_what_ran():
     two = {n: {"mul": n ** 2, "add": 0} for n in (4, 8)}
     assert abs(scaling.slope(two) - 2.0) < 1e-12
     assert scaling.slope({4: {"mul": 1, "add": 1}}) != scaling.slope({4: {"mul": 1, "add": 1}})   # NaN: one size
+
+
+def test_per_joint_fit_and_its_text():
+    """The per-joint polynomials are least-squares fits with the largest residual: exact data
+    gives its coefficients back and residual 0; a perturbed point shows in the residual."""
+    line = {n: {"mul": 152 * n - 210, "add": 3 * n * n + 2 * n + 7} for n in (2, 3, 4, 6, 8)}
+    coefficients, residual = scaling.fit(line, 1, "mul")
+    assert np.allclose(coefficients, [152, -210]) and residual < 1e-9
+    coefficients, residual = scaling.fit(line, 2, "add")
+    assert np.allclose(coefficients, [3, 2, 7]) and residual < 1e-9
+    line[8]["mul"] += 10
+    assert 4 < scaling.fit(line, 1, "mul")[1] < 10
+    with pytest.raises(ValueError):
+        scaling.fit({2: line[2], 3: line[3]}, 1, "mul")          # two sizes: nothing left to check the fit
+    assert scaling.polynomial_text([152.0, -210.54]) == "152n − 210.5"
+    assert scaling.polynomial_text([-0.5, 2.0, 0.04]) == "−0.5n² + 2n + 0.04"
+
+
+def test_per_joint_table_is_the_committed_study_fitted():
+    """docs/scaling.md's per-joint rows are the fits of docs/scaling.json (RNEA's chain cost: one
+    slope per joint, every size within two operations of the line), beside the general formulations."""
+    stored = scaling.from_json((DOCS / "scaling.json").read_text())
+    page = (DOCS / "scaling.md").read_text()
+    chains = page.split("### Chains", 1)[1].split("###", 1)[0]
+    for f, degree in scaling.PER_JOINT:
+        mul, mul_res = scaling.fit(stored["chain"][f], degree, "mul")
+        add, add_res = scaling.fit(stored["chain"][f], degree, "add")
+        assert (f"| {f} | {scaling.polynomial_text(mul)} | {mul_res:.1f} | {scaling.polynomial_text(add)} | "
+                f"{add_res:.1f} |") in chains
+    rnea = stored["chain"]["inverse_dynamics"]
+    assert scaling.fit(rnea, 1, "mul")[1] < 2 and scaling.fit(rnea, 1, "add")[1] < 2
+    assert "150n − 48" in chains and "Table I" in chains
+
+
+def test_guide_quotes_the_general_formulations_and_the_general_arm():
+    """speed.md's general-formulation figure is Hollerbach's formula at n = 6 and its general-arm
+    figures are docs/peer_opcounts.json's (soagen with π as an input, SymPyBotics, OpenSYMORO)."""
+    page = " ".join((ROOT / "docs" / "guide" / "speed.md").read_text().split())
+    mul, add = opcount.PUBLISHED[0][2](6)
+    assert f"(Luh–Walker–Paul Newton–Euler: {mul} / {add} at n = 6)" in page
+    general = json.loads((DOCS / "peer_opcounts.json").read_text())["counts"]["general6"]
+    ours, spb, sym = (general[t]["inverse_dynamics"] for t in ("soagen, π input", "SymPyBotics", "OpenSYMORO"))
+    assert (f"soagen's inverse dynamics is {ours['mul']} / {ours['add']}, SymPyBotics' {spb['mul']} / {spb['add']} "
+            f"and OpenSYMORO's {sym['mul']} / {sym['add']}") in page

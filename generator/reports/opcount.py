@@ -140,19 +140,21 @@ LITERATURE_FUNCTIONS = (("inverse dynamics", "inverse_dynamics", "rnea"), ("mass
                          "aba"))
 
 
-def literature_markdown(soagen_counts, casadi):
+def literature_markdown(soagen_counts, casadi, peers):
     """``docs/opcounts.md``: soagen's PUMA 560 counts beside CasADi-generated code
-    of the same robot and published general-formulation counts.
+    of the same robot, published general-formulation counts and the general arm measured.
 
     soagen_counts : {function: counts} of the generated PUMA 560 program
     casadi : the JSON written by ``benchmarks/casadi_opcounts.py`` (or None)
+    peers : the JSON written by ``benchmarks/peer_opcounts.py`` (``docs/peer_opcounts.json``)
     """
     n = 6
     lines = ["# Operation counts: the PUMA 560 against other formulations and tools", "",
              "Multiplications / additions (subtractions included) per call; sin/cos, divisions and",
              "square roots are listed separately where they occur. Regenerate with",
              "`python benchmarks/casadi_opcounts.py` (soagen's numbers are those of",
-             "`generated/puma560/opcounts.json`; a test fails when this page is stale).", "",
+             "`generated/puma560/opcounts.json`, the general arm's those of `docs/peer_opcounts.json`;",
+             "a test fails when this page is stale).", "",
              "## Same robot, numeric parameters", "",
              "Robot: the PUMA 560 with the Armstrong–Khatib–Burdick 1986 parameters",
              "(`soagen.robots.example('puma560')`, handed to CasADi as the URDF that",
@@ -179,14 +181,26 @@ def literature_markdown(soagen_counts, casadi):
               "and U = [ω̇]× + [ω]×² terms; M by composite inertias).", "",
               f"## General formulations (symbolic parameters), n = {n}", "",
               "These count a general arm whose every parameter may be non-zero; they are what a",
-              "library pays per call, not what a robot-specific program pays. The gap to the",
-              "table above is the value of generating code for one robot. The formulas are those",
-              "of Hollerbach's widely reproduced 1980 comparison table; the original papers could",
-              "not be re-read offline for this page.", "",
+              "library pays per call, not what a robot-specific program pays. Their gap to the",
+              "table above mixes two effects: the formulation, and the PUMA's zeros (its parameters",
+              "are baked in, and zero offsets and products of inertia cost nothing). The last rows",
+              "separate them: a general 6-dof arm with every α, a, d non-zero and the inertial",
+              "parameters inputs (soagen) or symbols (SymPyBotics, OpenSYMORO), measured by",
+              "`python benchmarks/peer_opcounts.py` ([peer_opcounts.md](peer_opcounts.md)). The",
+              "formulas are those of Hollerbach's widely reproduced 1980 comparison table; the",
+              "original papers could not be re-read offline for this page.", "",
               "| formulation | quantity | mul | add | source |", "|---|---|---:|---:|---|"]
     for label, quantity, formula, source in PUBLISHED:
         mul, add = formula(n)
         lines.append(f"| {label} | {quantity} | {mul} | {add} | {source} |")
+    general = peers["counts"]["general6"]
+    for tool, label in (("soagen, π input", "soagen, π an input (`parameters=\"inputs\"`), general arm"),
+                        ("SymPyBotics", "SymPyBotics, symbolic parameters, general arm"),
+                        ("OpenSYMORO", "OpenSYMORO, symbolic parameters, general arm")):
+        c = general[tool]["inverse_dynamics"]
+        commit = peers["tools"][tool]["commit"][:7] if tool in peers["tools"] else "this commit"
+        lines.append(f"| {label} | inverse dynamics | {c['mul']} | {c['add']} | measured ({commit}), "
+                     "docs/peer_opcounts.json |")
     lines += ["", "Customized PUMA models from the 1980s symbolic tools (ARM, EMDEG, Armstrong et al.'s",
               "explicit model) report their counts under their own simplifications (link 6",
               "symmetric, some products of inertia dropped); they are not listed because the",
@@ -195,15 +209,18 @@ def literature_markdown(soagen_counts, casadi):
 
 
 # ------------------------------------------ parameters as inputs: the symbolic-parameter peers
-# Published counts of tools that keep the inertial parameters symbolic, as quoted to the project
-# (their original publications could not be re-read offline): SymPyBotics (Sousa) for the
-# PUMA 560, OpenSYMORO (Khalil et al.) for the Staubli RX-90.
-SYMBOLIC_PEERS = (
-    ("puma560", "inverse dynamics", "inverse_dynamics", "SymPyBotics", (378, 319)),
-    ("puma560", "mass matrix M", "mass_matrix", "SymPyBotics", (402, 320)),
-    ("puma560", "gravity g", "gravity", "SymPyBotics", (110, 72)),
-    ("rx90", "inverse dynamics", "inverse_dynamics", "OpenSYMORO", (378, 329)),
+#: the rows of docs/parameter_opcounts.md: (robot, label, function); the peers' counts beside them are
+#: measured by benchmarks/peer_opcounts.py (docs/peer_opcounts.json), never quoted
+PARAMETER_ROWS = (
+    ("puma560", "inverse dynamics", "inverse_dynamics"),
+    ("puma560", "mass matrix M", "mass_matrix"),
+    ("puma560", "gravity g", "gravity"),
+    ("rx90", "inverse dynamics", "inverse_dynamics"),
+    ("general6", "inverse dynamics", "inverse_dynamics"),
+    ("general6", "mass matrix M", "mass_matrix"),
+    ("general6", "gravity g", "gravity"),
 )
+PEER_TOOLS = ("SymPyBotics", "OpenSYMORO")
 IDENTIFICATION_FUNCTIONS = ("regressor", "base_regressor", "slotine_li_regressor")
 
 
@@ -217,15 +234,18 @@ def _programs(robot, names, parameters):
 
 def parameter_counts():
     """Op counts behind :func:`parameters_markdown`: ``{robot: {mode: {function: counts}}}``
-    for the PUMA 560 and the RX-90 (baked, π input, π input with rotor inertia and
-    friction on every joint) and the identification functions of the bundled robots."""
+    for the PUMA 560, the RX-90 and the general arm of :mod:`soagen.reports.peers` (baked, π input,
+    π input with rotor inertia and friction on every joint) and the identification functions of the
+    bundled robots."""
     from soagen.model import robots
+    from soagen.reports.peers import general_arm
 
     joints = [f"joint{i}" for i in range(1, 7)]
     actuated = dict(armature={j: 0.01 for j in joints}, friction={j: (0.1, 0.2) for j in joints})
     out = {}
-    for name, make in (("puma560", lambda **kw: robots.example("puma560", **kw)), ("rx90", robots.rx90)):
-        names = sorted({fn for robot, _, fn, _, _ in SYMBOLIC_PEERS if robot == name})
+    for name, make in (("puma560", lambda: robots.example("puma560")), ("rx90", robots.rx90),
+                       ("general6", general_arm)):
+        names = sorted({fn for robot, _, fn in PARAMETER_ROWS if robot == name})
         robot = make()
         out[name] = {"baked": _programs(robot, names, "baked"), "inputs": _programs(robot, names, "inputs"),
                      "inputs, actuators": _programs(robot.with_actuators(**actuated), names, "inputs")}
@@ -235,14 +255,27 @@ def parameter_counts():
     return out
 
 
-def parameters_markdown(counts):
+def _peer_cell(c):
+    if c is None:
+        return "—"
+    return f"{c['mul']} / {c['add']}" + (f" (+{c['sign']} sign)" if c.get("sign") else "")
+
+
+def parameters_markdown(counts, peers):
     """``docs/parameter_opcounts.md``: π as an input beside the baked build and the
-    symbolic-parameter peers, and the regressors' counts (``soagen opcount --peers``)."""
+    symbolic-parameter peers, and the regressors' counts (``soagen opcount --peers``).
+
+    counts : :func:`parameter_counts`
+    peers : the JSON of ``benchmarks/peer_opcounts.py`` (``docs/peer_opcounts.json``)
+    """
     def cell(c):
         return f"{c['mul']} / {c['add']}" + (f" (+{c['div']} div, {c['sqrt']} sqrt)" if c["div"] or c["sqrt"] else "")
 
+    measured = peers["counts"]
     lines = ["# Operation counts with the parameters as inputs", "",
-             "Written by `soagen opcount --peers docs/parameter_opcounts.md`.",
+             "Written by `soagen opcount --peers docs/parameter_opcounts.md` (the peers' columns from",
+             "`docs/peer_opcounts.json`, measured by `python benchmarks/peer_opcounts.py`: see",
+             "[peer_opcounts.md](peer_opcounts.md) for versions, settings and commits).",
              "mul / add per call, trig excluded (10 sin/cos",
              "for six revolute joints in every column); unary minus is not counted (soagen prints",
              "most as subtractions).", "",
@@ -250,17 +283,25 @@ def parameters_markdown(counts):
              "`π input`: `build(robot, parameters=\"inputs\")`, all 10 inertial parameters of every",
              "body are inputs, the geometry stays numeric. `+ actuators`: also rotor inertia,",
              "viscous and Coulomb friction of every joint as inputs (the Coulomb term is the",
-             "smooth sign q̇/√(q̇² + ε²): one division and one square root per joint).", "",
-             "| robot | quantity | soagen baked | soagen π input | + actuators | peer, symbolic parameters |",
-             "|---|---|---:|---:|---:|---:|"]
-    for robot, label, fn, peer, (mul, add) in SYMBOLIC_PEERS:
+             "smooth sign q̇/√(q̇² + ε²): one division and one square root per joint).",
+             "The peers: every inertial parameter a symbol, the geometry numeric, no friction or rotor",
+             "inertia (π input's setting), each in its best setting (CSE on, dead code out).",
+             "`general6`: a general 6-dof arm (`soagen.reports.peers.general_arm()`: every α, a, d non-zero,",
+             "and every inertial parameter non-zero for the baked build), so that soagen's zeros do not",
+             "flatter it.", "",
+             "| robot | quantity | soagen baked | soagen π input | + actuators | "
+             + " | ".join(PEER_TOOLS) + " |",
+             "|---|---|---:|---:|---:|" + "---:|" * len(PEER_TOOLS)]
+    for robot, label, fn in PARAMETER_ROWS:
         c = counts[robot]
         lines.append(f"| {robot} | {label} | {cell(c['baked'][fn])} | {cell(c['inputs'][fn])} | "
-                     f"{cell(c['inputs, actuators'][fn])} | {peer}: {mul} / {add} |")
-    lines += ["", "The peers' figures are as quoted to this project for these tools; their publications could not be",
-              "re-read offline, so their exact settings (which parameters are symbols, whether the",
-              "geometry is symbolic, whether friction and rotor inertia are included, how negations",
-              "and sign() count) are not checked here. The RX-90 is OpenSYMORO's sample robot",
+                     f"{cell(c['inputs, actuators'][fn])} | "
+                     + " | ".join(_peer_cell(measured[robot][t].get(fn)) for t in PEER_TOOLS) + " |")
+    symoro = {r: measured[r]["OpenSYMORO"]["inverse_dynamics, actuators"] for r in ("puma560", "rx90", "general6")}
+    lines += ["", "OpenSYMORO with rotor inertia and viscous and Coulomb friction of every joint as symbols too (its",
+              "Coulomb term is sign(q̇), counted apart), inverse dynamics: "
+              + "; ".join(f"{r} {_peer_cell(c)}" for r, c in symoro.items()) + ".",
+              "The RX-90 is OpenSYMORO's sample robot",
               "(`soagen.robots.rx90()`: modified DH with D3, RL4; the inertial values are placeholders,",
               "the counts with π as an input do not depend on them).", "",
               "## Regressors (baked geometry)", "",

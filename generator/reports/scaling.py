@@ -144,6 +144,80 @@ def crossover(points_a, points_b):
     return None
 
 
+# ------------------------------------------------------------------ per-joint costs
+#: functions given as polynomials in n (the degree of their leading term on a chain), in this order
+PER_JOINT = (("inverse_dynamics", 1), ("forward_dynamics_fd4", 1), ("forward_dynamics_fd1", 1),
+             ("forward_dynamics_fd3", 1), ("os_inertia_recursive", 1), ("mass_matrix", 2),
+             ("mass_matrix_ne", 2), ("mass_matrix_inverse_innovations", 2),
+             ("inverse_dynamics_derivatives_analytic", 2),
+             ("mass_matrix_inverse_cholesky", 3), ("forward_dynamics_crba", 3), ("os_inertia_explicit", 3))
+#: general formulations from the literature, per function: (label, mul(n), add(n), source).  Only what the
+#: project could state with a table number; Featherstone's RBDA cost tables (RNEA, CRBA, ABA, LTDL) were not
+#: found in the material searchable here and are not listed (docs/scaling.md says so).
+GENERAL_FORMULATIONS = {
+    "inverse_dynamics": (("recursive Newton–Euler, 3×3 rotations (Luh, Walker & Paul 1980)", "150n − 48",
+                          "131n − 48", "Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I"),
+                         ("recursive Lagrangian, 3×3 rotations (Hollerbach 1980)", "412n − 277", "320n − 201",
+                          "Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I")),
+}
+
+
+def fit(points, degree, kind):
+    """Least-squares polynomial of ``degree`` in n through ``points[n][kind]`` ({n: counts}): the
+    coefficients, highest power first, and the largest |residual| (operations).  Needs more sizes than
+    coefficients."""
+    ns = sorted(points)
+    if len(ns) <= degree + 1:
+        raise ValueError(f"{len(ns)} sizes cannot fit and check a degree-{degree} polynomial")
+    y = np.array([points[n][kind] for n in ns], float)
+    coefficients = np.polyfit(np.array(ns, float), y, degree)
+    residual = float(np.abs(np.polyval(coefficients, ns) - y).max())
+    return [float(c) for c in coefficients], residual
+
+
+def polynomial_text(coefficients):
+    """``[152.0, -210.54]`` -> ``"152n − 210.5"`` (four significant digits; the powers of n)."""
+    degree = len(coefficients) - 1
+    out = ""
+    for i, c in enumerate(coefficients):
+        power = degree - i
+        term = f"{abs(c):.4g}" + ("n" if power == 1 else f"n{'²³'[power - 2]}" if power > 1 else "")
+        out += (term if not out else f" {'−' if c < 0 else '+'} {term}") if out or c >= 0 else f"−{term}"
+    return out
+
+
+def per_joint_markdown(result):
+    """The per-joint table of every family: mul and add fitted as polynomials in n, the largest
+    residual, and the literature's general formulations beside the functions that have them."""
+    lines = ["## Per-joint costs", "",
+             "Least-squares polynomials in n through every size studied, multiplications and additions",
+             "apart (the form the literature states costs in), with the largest |residual| over the sizes",
+             "(operations). These are soagen's programs for the study's robots (numbers baked: axes along",
+             "frame axes and zero offsets cost nothing); the general formulations below them count a",
+             "general arm with every parameter symbolic, as published (Hollerbach's Table I as the project",
+             "has quoted it; the paper was not re-read for this page). Featherstone's *Rigid Body Dynamics",
+             "Algorithms* tabulates costs of RNEA, CRBA, ABA and LTDL, but those tables were not found in",
+             "the material searchable here, so no figures of it are listed. On general arms (every α, a, d",
+             "non-zero, the inertial parameters inputs) soagen's inverse dynamics beside SymPyBotics' and",
+             "OpenSYMORO's, each fitted the same way: [peer_opcounts.md](peer_opcounts.md).", ""]
+    for fam, funcs in result.items():
+        lines += [f"### {'Chains' if fam == 'chain' else 'Two-armed trees'}", "",
+                  "| function | mul | max residual | add | max residual |", "|---|---|---:|---|---:|"]
+        for f, degree in PER_JOINT:
+            if f not in funcs or len(funcs[f]) <= degree + 1:
+                continue
+            cells = []
+            for kind in ("mul", "add"):
+                coefficients, residual = fit(funcs[f], degree, kind)
+                cells += [polynomial_text(coefficients), f"{residual:.1f}"]
+            lines.append(f"| {f} | " + " | ".join(cells) + " |")
+            if fam == "chain":
+                for label, mul, add, source in GENERAL_FORMULATIONS.get(f, ()):
+                    lines.append(f"| ↳ general formulation: {label}; {source} | {mul} | | {add} | |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def as_json(result):
     return json.dumps({fam: {f: {str(n): c for n, c in sorted(pts.items())} for f, pts in funcs.items()}
                        for fam, funcs in result.items()}, indent=1, sort_keys=True) + "\n"
@@ -199,7 +273,7 @@ def markdown(result, outputs=DOC_OUTPUTS):
         lines += ["", f"Recursive Λ(0) (`os_inertia_recursive`) costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ "
                       f"(`os_inertia_explicit`) from n = {x} on." if x else
                   "Recursive Λ(0) never costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ in this range.", ""]
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n" + per_joint_markdown(result)
 
 
 def plot(result, path):

@@ -210,8 +210,12 @@ def rx90(gravity=(0.0, 0.0, -9.81), d3=0.45, rl4=0.42):
     placeholders (any non-zero values, distinct so no product of them coincides),
     and every link has the same generic, non-zero inertial parameters, which
     neither count depends on."""
+    return dh_robot("rx90", rx90_links(d3, rl4), modified=True, gravity=gravity)
+
+
+def rx90_links(d3=0.45, rl4=0.42):
+    """The six DH rows of :func:`rx90` (list of :class:`~soagen.model.dh.DHLink`)."""
     h = np.pi / 2
     generic = dict(mass=2.0, com=(0.03, 0.02, 0.05), inertia=(0.05, 0.04, 0.03, 0.002, 0.001, 0.003))
     rows = [(0.0, 0.0, 0.0), (0.0, h, 0.0), (d3, 0.0, 0.0), (0.0, -h, rl4), (0.0, h, 0.0), (0.0, -h, 0.0)]
-    return dh_robot("rx90", [DHLink(a=a, alpha=alpha, d=d, **generic) for a, alpha, d in rows], modified=True,
-                    gravity=gravity)
+    return [DHLink(a=a, alpha=alpha, d=d, **generic) for a, alpha, d in rows]
