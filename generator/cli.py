@@ -197,6 +197,9 @@ def cmd_footprint(args):
     """Flash and stack per function on Cortex-M targets (float), and the instructions and estimated
     cycles of one call (counted in QEMU), as markdown tables."""
     robot = _robot(args)  # read before sympy is imported (module docstring)
+    import numpy as np
+
+    from soagen.check import random_inputs
     from soagen.codegen import generate
     from soagen.targets.mcu import qemu as mcu
 
@@ -205,7 +208,7 @@ def cmd_footprint(args):
             if args.derivatives else None)
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as dtmp:
         text = mcu.footprint_table(gen, robot.name, tmp, derivatives=(dgen, dtmp) if dgen is not None else None,
-                                   state=mcu.count_state(robot))
+                                   state=random_inputs(robot, np.random.default_rng(mcu.COUNT_SEED)))
     return _print_and_write(text, args.markdown)
 
 

@@ -67,6 +67,7 @@ import sympy as sp
 
 from soagen import SingularError
 from soagen import reference as ref
+from soagen.check import random_inputs
 from soagen.codegen import generate
 from soagen.model import robots
 from soagen.options import Options
@@ -403,7 +404,7 @@ def test_footprint_reports_are_current(case, tmp_path_factory):
     robot, gen, _, _, folder, _, _ = setup(case, tmp_path_factory)
     d = derivative_setup(tmp_path_factory) if case in DERIVATIVE_CASES else None
     text = mcu.footprint_table(gen, case, folder, derivatives=d and (d["gen"], d["folder"]),
-                               state=mcu.count_state(robot))
+                               state=random_inputs(robot, np.random.default_rng(mcu.COUNT_SEED)))
     assert text == (ROOT / "generated" / case / "footprint.md").read_text(), "run `make footprint`"
 
 

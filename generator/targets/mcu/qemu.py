@@ -285,7 +285,8 @@ def footprint_table(gen, robot_name, folder, runs=RUNS, derivatives=None, state=
     """Markdown: per function and run, its own flash (.text) and stack frame, and the
     flash of a minimal firmware calling it (:func:`minimal_images`); ``derivatives``:
     (float programs of :data:`DERIVATIVES`, a folder of their own), a second table
-    with :data:`DERIVATIVE_RUNS`; ``state`` (:func:`count_state`): also the instructions
+    with :data:`DERIVATIVE_RUNS`; ``state`` (``{input name: values}``,
+    :data:`COUNT_SEED`): also the instructions
     and estimated cycles of one call on it (:func:`timings`) and, where the programs have
     them, the :data:`OSC_STEPS` against a 1 kHz tick at :data:`CLOCK_HZ`."""
     lines = [f"# Footprint: {markdown_text(robot_name)} (float, arm-none-eabi-gcc)", "",
@@ -327,20 +328,17 @@ OSC_STEPS = {"J, Λ, bias, OSC torque": ("jacobian", "os_inertia", "os_bias", "o
                                                     "mass_matrix_inverse", "os_inertia")}
 
 
-def count_state(robot, seed=0):
-    """``{input name: float32 values}``: the one state every function is counted on, drawn by
-    :func:`soagen.check.random_inputs` from ``seed`` (joint angles of a few radians, so that sinf and
-    cosf reduce their argument as at most states; a regular state, so no function returns early)."""
-    from soagen.check import random_inputs
-
-    return {k: np.asarray(v, dtype=np.float32).ravel() for k, v in
-            random_inputs(robot, np.random.default_rng(seed)).items()}
+#: the seed of the one state every function is counted on: ``soagen.check.random_inputs(robot,
+#: numpy.random.default_rng(COUNT_SEED))`` (``soagen footprint``'s; joint angles of a few radians, so
+#: that sinf and cosf reduce their argument as at most states; a regular state, so that no function
+#: returns early)
+COUNT_SEED = 0
 
 
 def timings(gen, state, folder, target, opt="-Os"):
     """``{function: cycles.Timing}``: one call of every program of ``gen`` on ``state``
-    (:func:`count_state`), counted in QEMU and priced for the target's core
-    (:mod:`soagen.targets.mcu.cycles`); the programs run in the images of :func:`build_images`'
+    (``{input name: values}``, rounded to float; :data:`COUNT_SEED`), counted in QEMU and priced
+    for the target's core (:mod:`soagen.targets.mcu.cycles`); the programs run in the images of :func:`build_images`'
     grouping, each called once from ``templates/mcu_count.c.j2``."""
     from soagen.targets.mcu import cycles
 
@@ -349,8 +347,8 @@ def timings(gen, state, folder, target, opt="-Os"):
     out = {}
     for i, group in enumerate(_groups(gen, folder, target, opt)):
         src = f"count{i}_{target.name}{opt}.c"
-        _write(folder / src, driver(name, group, {p.name: [[state[a.name] for a in p.inputs]] for p in group},
-                                    _precision(gen), template="mcu_count.c.j2"))
+        cases = {p.name: [[np.asarray(state[a.name], dtype=np.float32).ravel() for a in p.inputs]] for p in group}
+        _write(folder / src, driver(name, group, cases, _precision(gen), template="mcu_count.c.j2"))
         elf = build_elf(folder, name, target, opt, harness=src)
         out.update(cycles.per_call(elf, target.machine, target.name, [p.name for p in group], prefix=name + "_"))
     return out
@@ -367,8 +365,8 @@ TIMING_INTRO = (
     "for LDM/STM/PUSH/POP and their FPU forms; a taken branch, call or return 1 + 2 (the refill, 1 to 3 on the "
     "core). Cortex-M0 (its TRM's table): 1 for data processing and MULS (the fast multiplier; 32 with the "
     "small one), 2 for every load and store, 1 + N for LDM/STM/PUSH/POP, 3 for a taken branch, 4 for BL. "
-    "Each function runs once, on one state (`soagen.targets.mcu.qemu.count_state`: seed 0 of "
-    "`soagen.check.random_inputs`, rounded to float), so the paths of `sinf`/`cosf` and of the soft-float "
+    "Each function runs once, on one state (`soagen footprint`'s: seed 0 of `soagen.check.random_inputs`, "
+    "rounded to float), so the paths of `sinf`/`cosf` and of the soft-float "
     "routines are those of typical arguments. Not counted: the Cortex-M0 at `-O2` (close to `-Os`: the "
     "soft-float routines, the same in both, execute nearly all of its instructions).")
 
