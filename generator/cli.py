@@ -200,8 +200,12 @@ def cmd_opcount(args):
 
 
 def cmd_footprint(args):
-    """Flash and stack per function on Cortex-M targets (float), as a markdown table."""
+    """Flash and stack per function on Cortex-M targets (float), and the instructions and estimated
+    cycles of one call (counted in QEMU), as markdown tables."""
     robot = _robot(args)  # read before sympy is imported (module docstring)
+    import numpy as np
+
+    from soagen.check import random_inputs
     from soagen.codegen import generate
     from soagen.targets.mcu import qemu as mcu
 
@@ -209,7 +213,8 @@ def cmd_footprint(args):
     dgen = (generate(robot, Options(precision="float", functions=mcu.DERIVATIVES), gen.csource.name)
             if args.derivatives else None)
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as dtmp:
-        text = mcu.footprint_table(gen, robot.name, tmp, derivatives=(dgen, dtmp) if dgen is not None else None)
+        text = mcu.footprint_table(gen, robot.name, tmp, derivatives=(dgen, dtmp) if dgen is not None else None,
+                                   state=random_inputs(robot, np.random.default_rng(mcu.COUNT_SEED)))
     return _print_and_write(text, args.markdown)
 
 
@@ -403,7 +408,8 @@ def main(argv=None):
                            ("profile", "build from nothing and print each function's record, CSE, emit and "
                                        "compile time and the peak memory"),
                            ("opcount", "print the operation counts of every generated function"),
-                           ("footprint", "flash and stack per function on Cortex-M (needs arm-none-eabi-gcc)"),
+                           ("footprint", "flash, stack, instructions and estimated cycles per call on Cortex-M "
+                                         "(needs arm-none-eabi-gcc and qemu-system-arm)"),
                            ("parameters", "standard and base (identifiable) parameters of a robot")):
         p = sub.add_parser(name, help=helptext)
         _robot_arguments(p)

@@ -67,6 +67,7 @@ import sympy as sp
 
 from soagen import SingularError
 from soagen import reference as ref
+from soagen.check import random_inputs
 from soagen.codegen import generate
 from soagen.model import robots
 from soagen.options import Options
@@ -397,11 +398,13 @@ def test_panda_inverse_dynamics_fits_a_small_mcu(tmp_path_factory):
 def test_footprint_reports_are_current(case, tmp_path_factory):
     """generated/<robot>/footprint.md is what ``soagen footprint --example <robot>`` writes
     (the same programs as the emulated runs: every default function, float, and for the Panda
-    the derivatives (``--derivatives``); the CLI itself is run in tests/test_cli_flags.py)."""
+    the derivatives (``--derivatives``); the CLI itself is run in tests/test_cli_flags.py):
+    flash and stack, and the instructions and estimated cycles of one call counted in QEMU."""
 
-    _, gen, _, _, folder, _, _ = setup(case, tmp_path_factory)
+    robot, gen, _, _, folder, _, _ = setup(case, tmp_path_factory)
     d = derivative_setup(tmp_path_factory) if case in DERIVATIVE_CASES else None
-    text = mcu.footprint_table(gen, case, folder, derivatives=d and (d["gen"], d["folder"]))
+    text = mcu.footprint_table(gen, case, folder, derivatives=d and (d["gen"], d["folder"]),
+                               state=random_inputs(robot, np.random.default_rng(mcu.COUNT_SEED)))
     assert text == (ROOT / "generated" / case / "footprint.md").read_text(), "run `make footprint`"
 
 
@@ -485,8 +488,8 @@ def test_readme_quotes_the_panda_footprint():
     rows = {}
     for line in (ROOT / "generated" / "panda" / "footprint.md").read_text().splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if cells[0] in ("inverse_dynamics", "forward_dynamics"):
-            rows[cells[0]] = [[int(x) for x in c.split(" / ")] for c in cells[1:]]
+        if cells[0] in ("inverse_dynamics", "forward_dynamics"):     # the first table's rows (bytes)
+            rows.setdefault(cells[0], [[int(x) for x in c.split(" / ")] for c in cells[1:]])
     readme = " ".join((ROOT / "docs" / "guide" / "microcontrollers.md").read_text().split())
 
     def n(x):     # the guide writes 13 716 for 13716

@@ -132,9 +132,10 @@ def test_solo12_contact_on_mcu_within_error_bound_of_double(tmp_path_factory):
 
 
 def _cells(text):
-    """{function: [cell per column]} of a footprint table."""
+    """{function: [cell per column]} of a footprint page's first table (bytes)."""
+    first = text.split("\n\n## ")[0]
     return {cells[0]: cells[1:] for cells in ([c.strip() for c in line.strip().strip("|").split("|")]
-                                              for line in text.splitlines() if line.startswith("| ")
+                                              for line in first.splitlines() if line.startswith("| ")
                                               and not line.startswith("| function"))}
 
 

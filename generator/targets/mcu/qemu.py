@@ -138,14 +138,7 @@ def build_images(gen, inputs, folder, target, opt="-Os", log_trig=False):
     libm, libgcc and the harness's constants), else consecutive groups that do."""
     folder = Path(folder)
     name = gen.csource.name
-    sizes = {f: text for f, (text, _) in function_sizes(folder, name, target, opt).items()}
-    groups, size = [[]], 0
-    for p in gen.programs:
-        if groups[-1] and size + sizes[p.name] > target.flash // 2:
-            groups.append([])
-            size = 0
-        groups[-1].append(p)
-        size += sizes[p.name]
+    groups = _groups(gen, folder, target, opt)
     if len(groups) == 1:
         return [build_elf(folder, name, target, opt, log_trig=log_trig)]
     elves = []
@@ -155,6 +148,19 @@ def build_images(gen, inputs, folder, target, opt="-Os", log_trig=False):
                                         _precision(gen), template="mcu_harness.c.j2"))
         elves.append(build_elf(folder, name, target, opt, harness=harness, log_trig=log_trig))
     return elves
+
+
+def _groups(gen, folder, target, opt):
+    """The programs of ``gen`` in consecutive groups whose code fits half the target's flash."""
+    sizes = {f: text for f, (text, _) in function_sizes(folder, gen.csource.name, target, opt).items()}
+    groups, size = [[]], 0
+    for p in gen.programs:
+        if groups[-1] and size + sizes[p.name] > target.flash // 2:
+            groups.append([])
+            size = 0
+        groups[-1].append(p)
+        size += sizes[p.name]
+    return groups
 
 
 def run_qemu(elf, target, timeout=300):
@@ -275,11 +281,14 @@ def _cells_table(gen, folder, runs):
     return lines
 
 
-def footprint_table(gen, robot_name, folder, runs=RUNS, derivatives=None):
+def footprint_table(gen, robot_name, folder, runs=RUNS, derivatives=None, state=None):
     """Markdown: per function and run, its own flash (.text) and stack frame, and the
     flash of a minimal firmware calling it (:func:`minimal_images`); ``derivatives``:
     (float programs of :data:`DERIVATIVES`, a folder of their own), a second table
-    with :data:`DERIVATIVE_RUNS`."""
+    with :data:`DERIVATIVE_RUNS`; ``state`` (``{input name: values}``,
+    :data:`COUNT_SEED`): also the instructions
+    and estimated cycles of one call on it (:func:`timings`) and, where the programs have
+    them, the :data:`OSC_STEPS` against a 1 kHz tick at :data:`CLOCK_HZ`."""
     lines = [f"# Footprint: {markdown_text(robot_name)} (float, arm-none-eabi-gcc)", "",
              "Per cell, in bytes: the function's own code (`.text`; libm's `sinf`/`cosf` and, on the "
              "Cortex-M0, libgcc's soft-float routines excluded) / its own stack frame (`-fstack-usage`; "
@@ -287,10 +296,112 @@ def footprint_table(gen, robot_name, folder, runs=RUNS, derivatives=None):
              "firmware that calls it once (`text + data` of the linked image: vector table, start-up, "
              "constant inputs, the function, and the libm and libgcc routines it pulls in).", "",
              *_cells_table(gen, folder, runs)]
+    timed = [r for r in runs if r in TIMING_RUNS]
+    if state is not None and timed:
+        counted = {r: timings(gen, state, folder, TARGETS[r[0]], r[1]) for r in timed}
+        lines += ["", "## Instructions and cycles per call", "", TIMING_INTRO, "",
+                  *_timing_table(gen, counted, timed), *_osc_budget(gen, counted, timed)]
     if derivatives is not None:
         dgen, dfolder = derivatives
         intro = ("Generated on request (`--function`), unrolled but for the column loops of forward_dynamics_derivatives "
                  "and linearized_step (their solves with M's factors); the same three numbers per cell, "
                  "Cortex-M4F at `-Os` only (`soagen footprint --derivatives`):")
         lines += ["", "## The dynamics' derivatives", "", intro, "", *_cells_table(dgen, dfolder, DERIVATIVE_RUNS)]
+        if state is not None:
+            counted = {r: timings(dgen, state, dfolder, TARGETS[r[0]], r[1]) for r in DERIVATIVE_RUNS}
+            lines += ["", "Instructions / estimated cycles of one call, as above:", "",
+                      *_timing_table(dgen, counted, DERIVATIVE_RUNS)]
     return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- instructions and cycles
+#: the core clock of the 1 kHz budget (an STM32F4's Cortex-M4F) and the control period (s)
+CLOCK_HZ, PERIOD_S = 168e6, 1e-3
+#: the runs whose calls are counted: not the Cortex-M0 at -O2, whose counts differ little from -Os (libgcc's
+#: soft-float routines, the same code in both, execute nearly all of its instructions; the Panda's within 0.2 %)
+#: and whose single-stepped run would take as long again as the rest
+TIMING_RUNS = [("cortex-m4f", "-Os"), ("cortex-m4f", "-O2"), ("cortex-m0", "-Os")]
+#: one operational space control tick: the issue's step (Jacobian, Λ(0), bias, OSC torque) and what
+#: examples/osc_panda.py's controller calls each millisecond (its plant's forward dynamics excluded)
+OSC_STEPS = {"J, Λ, bias, OSC torque": ("jacobian", "os_inertia", "os_bias", "osc_torque"),
+             "examples/osc_panda.py's controller": ("forward_kinematics", "jacobian", "osc_torque",
+                                                    "mass_matrix_inverse", "os_inertia")}
+
+
+#: the seed of the one state every function is counted on: ``soagen.check.random_inputs(robot,
+#: numpy.random.default_rng(COUNT_SEED))`` (``soagen footprint``'s; joint angles of a few radians, so
+#: that sinf and cosf reduce their argument as at most states; a regular state, so that no function
+#: returns early)
+COUNT_SEED = 0
+
+
+def timings(gen, state, folder, target, opt="-Os"):
+    """``{function: cycles.Timing}``: one call of every program of ``gen`` on ``state``
+    (``{input name: values}``, rounded to float; :data:`COUNT_SEED`), counted in QEMU and priced
+    for the target's core (:mod:`soagen.targets.mcu.cycles`); the programs run in the images of :func:`build_images`'
+    grouping, each called once from ``templates/mcu_count.c.j2``."""
+    from soagen.targets.mcu import cycles
+
+    folder = Path(folder)
+    name = gen.csource.name
+    out = {}
+    for i, group in enumerate(_groups(gen, folder, target, opt)):
+        src = f"count{i}_{target.name}{opt}.c"
+        cases = {p.name: [[np.asarray(state[a.name], dtype=np.float32).ravel() for a in p.inputs]] for p in group}
+        _write(folder / src, driver(name, group, cases, _precision(gen), template="mcu_count.c.j2"))
+        elf = build_elf(folder, name, target, opt, harness=src)
+        out.update(cycles.per_call(elf, target.machine, target.name, [p.name for p in group], prefix=name + "_"))
+    return out
+
+
+TIMING_INTRO = (
+    "Per cell: the instructions one call executes, counted in QEMU (`-singlestep -d exec,nochain`: the "
+    "function's own and those of the libm and libgcc routines it calls, `sinf`/`cosf` and on the Cortex-M0 "
+    "the soft-float `__aeabi_*`) / the cycles they take, an estimate (QEMU does not model time): each "
+    "executed instruction priced by the core's documented timings, zero-wait-state memory, no interrupts "
+    "(`soagen.targets.mcu.cycles`). Cortex-M4 (its TRM's instruction and FPU tables): 1 cycle for data "
+    "processing, multiplies and single-precision add, multiply, compare, convert and move; 3 for VMLA/VMLS "
+    "and the fused forms; 14 for VDIV and VSQRT; 2 for a single load or store, 1 right after another; 1 + N "
+    "for LDM/STM/PUSH/POP and their FPU forms; a taken branch, call or return 1 + 2 (the refill, 1 to 3 on the "
+    "core). Cortex-M0 (its TRM's table): 1 for data processing and MULS (the fast multiplier; 32 with the "
+    "small one), 2 for every load and store, 1 + N for LDM/STM/PUSH/POP, 3 for a taken branch, 4 for BL. "
+    "Each function runs once, on one state (`soagen footprint`'s: seed 0 of `soagen.check.random_inputs`, "
+    "rounded to float), so the paths of `sinf`/`cosf` and of the soft-float "
+    "routines are those of typical arguments. Not counted: the Cortex-M0 at `-O2` (close to `-Os`: the "
+    "soft-float routines, the same in both, execute nearly all of its instructions).")
+
+
+def _timing_table(gen, counted, runs):
+    """Markdown rows: per function, ``instructions / cycles`` per run (``counted[run][function]``)."""
+    head = " | ".join(f"{t} {o}" for t, o in runs)
+    lines = [f"| function | {head} |", "|---|" + "---|" * len(runs)]
+    for p in gen.programs:
+        cells = (f"{counted[r][p.name].instructions} / {counted[r][p.name].cycles}" for r in runs)
+        lines.append(f"| {p.name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def osc_step(counted, functions):
+    """(cycles, µs at :data:`CLOCK_HZ`, % of the :data:`PERIOD_S` tick) of one call of each of
+    ``functions`` (``counted``: ``{function: Timing}`` of one run)."""
+    cycles = sum(counted[f].cycles for f in functions)
+    us = cycles / CLOCK_HZ * 1e6
+    return cycles, us, 100 * us * 1e-6 / PERIOD_S
+
+
+def _osc_budget(gen, counted, runs):
+    """Markdown: the :data:`OSC_STEPS` the programs have, on the Cortex-M4F runs, against the tick."""
+    names = {p.name for p in gen.programs}
+    steps = {label: fs for label, fs in OSC_STEPS.items() if set(fs) <= names}
+    m4 = [r for r in runs if r[0] == "cortex-m4f"]
+    if not steps or not m4:
+        return []
+    lines = ["", f"## One operational space control step at {CLOCK_HZ / 1e6:g} MHz", "",
+             f"The estimated cycles above of the functions one {1 / PERIOD_S / 1e3:g} kHz control tick calls, "
+             f"one call each, on the Cortex-M4F at {CLOCK_HZ / 1e6:g} MHz (an STM32F4's clock; its flash wait "
+             "states not counted): cycles, µs per tick, share of the tick.", "",
+             "| step | functions | " + " | ".join(f"{t} {o}" for t, o in m4) + " |", "|---|---|" + "---|" * len(m4)]
+    for label, fs in steps.items():
+        cells = ("{} cycles, {:.1f} µs, {:.1f} %".format(*osc_step(counted[r], fs)) for r in m4)
+        lines.append(f"| {label} | {', '.join(fs)} | " + " | ".join(cells) + " |")
+    return lines
