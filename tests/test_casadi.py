@@ -320,11 +320,11 @@ def test_the_trajectory_example_solves():
 
 
 def matrix_case():
-    """(robot, {name: casadi.Function}, module, library) of a 6-joint chain with two point tips (Λ(0) 6 x 6
+    """(robot, {name: casadi.Function}, module, library) of a 6-joint tree, two 3-joint arms with a point tip each (Λ(0) 6 x 6
     exists): the library of every catalogue function with a matrix output, variants included, and
     contact_dynamics (its Jacobian); the module of forward_kinematics and jacobian; built once (-O0)."""
     if "matrices" not in _built:
-        robot = with_point_tips(random_robot(8, 6, tips=2))
+        robot = with_point_tips(random_robot(21, 6, tree=True, tips=2))   # two 3-joint arms: Λ(0) 6 x 6 exists
         names = [s.name for s in F.CATALOGUE if any(len(o.shape) > 1 for o in s.outputs)]
         lib = soagen.casadi.library(robot, [*names, "contact_dynamics"], optimize="O0")
         fns = {name: casadi.external(lib.exported[name], str(lib.path)) for name in [*names, "contact_dynamics"]}
