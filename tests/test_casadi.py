@@ -320,8 +320,8 @@ def test_the_trajectory_example_solves():
 
 
 def matrix_case():
-    """(robot, {name: casadi.Function}, module, library) of a 6-joint tree, two 3-joint arms with a point tip each (Λ(0) 6 x 6
-    exists): the library of every catalogue function with a matrix output, variants included, and
+    """(robot, {name: casadi.Function}, module, library) of a 6-joint tree, two 3-joint arms with a point
+    tip each (Λ(0) 6 x 6 exists): the library of every catalogue function with a matrix output, variants included, and
     contact_dynamics (its Jacobian); the module of forward_kinematics and jacobian; built once (-O0)."""
     if "matrices" not in _built:
         robot = with_point_tips(random_robot(21, 6, tree=True, tips=2))   # two 3-joint arms: Λ(0) 6 x 6 exists
