@@ -45,7 +45,8 @@ def write(robot, out, name=None, **options):
     progs, _ = programs(robot, opts)
     os.makedirs(out, exist_ok=True)
     paths = []
-    for fname, text in plugin("c").files(robot, progs, stem, opts) + plugin("cpp").files(robot, progs, stem, opts):
+    writer = plugin("cpp")
+    for fname, text in plugin(writer.BESIDE).files(robot, progs, stem, opts) + writer.files(robot, progs, stem, opts):
         path = os.path.join(out, fname)
         with open(path, "w") as fh:
             fh.write(text)

@@ -334,12 +334,11 @@ def matrix_case():
 
 
 def catalogue_inputs(robot, spec, rng):
-    """Random inputs of a catalogue function: vectors of their sizes, dt and e scalars."""
-    sizes = F.sizes(robot)
-    q, *_ = robot.random_state(rng)
-    scalars = {"dt": 0.01, "e": 0.5}
-    return [q if name == "q" else scalars[name] if name in scalars else rng.uniform(-1, 1, sizes[F.ARGUMENTS[name][0]])
-            for name in spec.inputs]
+    """Random inputs of a catalogue function (soagen.check.random_inputs): vectors, dt and e as numbers."""
+    from soagen.check import random_inputs
+
+    pool = random_inputs(robot, rng)
+    return [float(pool[name][0]) if name in ("dt", "e") else pool[name] for name in spec.inputs]
 
 
 def test_every_matrix_output_is_the_catalogues_matrix_indexed_casadis_way():

@@ -16,6 +16,7 @@ import pytest
 
 import soagen
 from soagen import functions as F
+from soagen.check import random_inputs
 from soagen.model import robots
 from tests.support.builds import built
 
@@ -60,16 +61,9 @@ def package(tmp_path_factory):
 
 
 def _inputs(robot, spec, rng):
-    """A state for ``spec``'s inputs: [(name, values)]."""
-    sizes = F.sizes(robot)
-    out = []
-    for arg in spec.inputs:
-        size = F.size((F.ARGUMENTS[arg][0],), sizes)
-        values = rng.uniform(-1, 1, size)
-        if arg == "dt":
-            values = np.array([0.01])
-        out.append((arg, values))
-    return out
+    """A state for ``spec``'s inputs (soagen.check.random_inputs): [(name, values)]."""
+    pool = random_inputs(robot, rng)
+    return [(arg, np.atleast_1d(pool[arg])) for arg in spec.inputs]
 
 
 def _shape2(shape):
