@@ -17,6 +17,15 @@ settings.register_profile("explore", database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_configure(config):
+    # a pytest-xdist worker (-n auto: one per CPU) records a build's functions in its own process
+    # (SOAGEN_JOBS=1): a pool of SOAGEN_JOBS=<CPUs> forked per build, its programs pickled back, adds
+    # about 20% to a build's CPU time where the CPUs are busy with the other workers anyway; the pool and
+    # the pipelined build with two slots are tested with SOAGEN_JOBS=2 (tests/test_pipelined_build.py)
+    if hasattr(config, "workerinput"):
+        os.environ.setdefault("SOAGEN_JOBS", "1")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def soagen_cache(request, tmp_path_factory):
     # under xdist each worker's base folder is <run>/popen-gwN: the cache goes beside them

@@ -105,9 +105,12 @@ def test_a_long_unit_gets_gccs_long_unit_flags_and_compiles(tmp_path, monkeypatc
     assert used == {"long": ["-O0", *(compiler.GCC_LONG_UNIT_ARGS if gcc else [])], "short": ["-O0"]}
 
 
-def test_a_pipelined_build_with_one_slot_matches_the_reference(puma, tmp_path, monkeypatch):
-    """One slot: the recordings and the compiles take turns, and the module is right."""
-    monkeypatch.setenv("SOAGEN_JOBS", "1")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_pipelined_build_matches_the_reference(puma, tmp_path, monkeypatch, jobs):
+    """One slot: the recordings and the compiles take turns; two: the recordings in a pool of two
+    worker processes (their programs pickled back), sharing the slots with the compiles; the module
+    is right (the suite's xdist workers build with one, tests/conftest.py)."""
+    monkeypatch.setenv("SOAGEN_JOBS", jobs)
     mod = soagen.build(puma, functions=["mass_matrix", "forward_dynamics"], optimize="O0", cache_dir=tmp_path)
     q, qd, tau = np.linspace(-1, 1, 6), np.linspace(0.5, -0.5, 6), np.linspace(-2, 2, 6)
     want = soagen.reference.forward_dynamics(puma, q, qd, tau)
