@@ -7,6 +7,7 @@ parts (guards, multi-dof joints and every default function included)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import soagen
 from soagen.check import check_module
@@ -39,12 +40,21 @@ def robot():
     return random_robot(21, 6, tree=True, tips=2, spherical_fraction=0.2, floating_base=True)
 
 
+@functools.cache
+def cut_generated():
+    """:class:`soagen.codegen.Generated` of FUNCTIONS on :func:`robot`, its C text cut into small parts:
+    recorded and printed once for the two tests below that read programs or C text (the programs do not
+    depend on the thresholds, which act when the C is printed)."""
+    with small_parts():
+        return generate(robot(), soagen.Options(functions=FUNCTIONS), "cut")
+
+
 def reads(item):
     return item.value.free_symbols | item.bound.free_symbols if isinstance(item, Guard) else item[1].free_symbols
 
 
 def test_cut_keeps_statements_and_passes_every_crossing_value():
-    gen = generate(robot(), soagen.Options(functions=FUNCTIONS), "cut")
+    gen = cut_generated()
     cut = 0
     for prog in gen.programs:
         found, slots = parts.split(prog, PART, ABOVE)
@@ -95,8 +105,7 @@ def test_cut_functions_are_counted_whole_in_the_c_text():
     statement: the C text's counts equal the program's (``soagen opcount`` checks this)."""
     from soagen.reports.opcount import count_c
 
-    with small_parts():
-        gen = generate(robot(), soagen.Options(functions=FUNCTIONS), "cut")
+    gen = cut_generated()
     source = gen.csource.source
     assert source.count("_part1(") >= len(FUNCTIONS) and "= w[" in source
     in_c = count_c(source)
