@@ -25,6 +25,7 @@ from soagen.model.dh import DHLink, dh_robot
 from soagen.model.urdf import to_urdf
 from tests.support.builds import built
 from tests.support.oracle import Oracle
+from tests.test_generated_vs_reference import CASES as GEN_CASES, OPTIONS as GEN_OPTIONS
 
 H = np.pi / 2
 
@@ -159,7 +160,7 @@ def test_the_two_conventions_are_different_robots(tmp_path):
 
 
 def test_bundled_puma_matches_a_hand_written_urdf_and_its_own_to_urdf(tmp_path):
-    robot, mod = built("puma560", lambda: robots.example("puma560"))
+    robot, mod = built("puma560", GEN_CASES["puma560"], **GEN_OPTIONS["puma560"])   # the PUMA's one build
     assert_matches_pinocchio(robot, PUMA_AKB_URDF, tmp_path, functions=module_routes(mod))
     assert_matches_pinocchio(robot, to_urdf(robot).replace("</robot>", _urdf_tool("link6", (0, 0, 0)) + "</robot>"),
                              tmp_path, seed=1)

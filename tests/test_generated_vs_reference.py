@@ -26,15 +26,21 @@ CASES = {
     "tree9_3tips": lambda: random_robot(15, 9, tree=True, tips=3),
     "tree12_2tips": lambda: random_robot(16, 12, tree=True, tips=2, prismatic_fraction=0.2),
 }
+#: build options per case: the PUMA, the 7-joint chain and the 9-joint tree are built with every
+#: algorithm variant, and tests/test_variants.py checks its variants on these very builds (one build
+#: each, not two: a default build records most variants anyway, as the candidates of its family
+#: functions); the PUMA's other tests (tests/test_dh.py, test_mcu.py, test_sanitizers.py) take it too
+OPTIONS = {case: {} for case in CASES} | {case: {"variants": None} for case in ("puma560", "chain7_prismatic",
+                                                                               "tree9_3tips")}
 #: the Panda in float, with its SIMD batches (tests/test_simd.py checks them on this build)
 PANDA_FLOAT_OPTIONS = dict(precision="float", simd=True)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_generated_matches_reference(case):
-    robot, mod = built(case, CASES[case])
+    robot, mod = built(case, CASES[case], **OPTIONS[case])
     results = check_module(robot, mod, samples=100, seed=7)
-    assert list(results) == [s.name for s in functions.select(robot, soagen.Options())]
+    assert list(results) == [s.name for s in functions.select(robot, soagen.Options(**OPTIONS[case]))]
     assert_checked(robot, results, 100)   # Λ(0)-based functions UNTESTED where Λ(0) cannot exist
     if case in ("puma560", "panda", "ur5"):      # arms with 6+ joints: Λ(0) often exists
         # PUMA: cond(Ω(0)) < 1e6 on 51% of 1000 random states (median 9.7e5),

@@ -75,6 +75,7 @@ from soagen.program.latency import Schedule
 from soagen.targets.mcu import qemu as mcu
 from tests.support import ROOT
 from tests.support.builds import built
+from tests.test_generated_vs_reference import OPTIONS as GEN_OPTIONS
 
 U = 2.0 ** -24
 SAFETY = 2          # |float − double| ≤ SAFETY · b_i per output component (the module docstring)
@@ -322,7 +323,7 @@ def print_tightness(title, rows):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_float_on_mcu_within_error_bound_of_double(case, tmp_path_factory):
     _, gen, states, inputs, _, text, _ = setup(case, tmp_path_factory)
-    _, mod = built(case, CASES[case])
+    _, mod = built(case, CASES[case], **GEN_OPTIONS[case])      # the build of tests/test_generated_vs_reference.py
     printed = mcu.parse_output(text, np.float32)
     *regular, singular = range(len(states))
     assert len(regular) == STATES, "too few regular states among the draws"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from tests.support.builds import built
 from tests.support.robots import random_robot
+from tests.test_generated_vs_reference import OPTIONS as GEN_OPTIONS
 
 import soagen
 from soagen.model import robots
@@ -34,7 +35,7 @@ def _inputs(prog, robot, rng):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_sanitized_build_runs_clean(case, tmp_path):
     cc = shutil.which("gcc") or shutil.which("cc")
-    robot, mod = built(case, CASES[case])
+    robot, mod = built(case, CASES[case], **GEN_OPTIONS[case])   # the build of tests/test_generated_vs_reference.py
     gen = generate(robot, name=case)
     rng = np.random.default_rng(0)
     inputs = {p.name: [_inputs(p, robot, rng) for _ in range(5)] for p in gen.programs}

@@ -18,15 +18,18 @@ from soagen.program.statements import Program
 from tests.support import assert_checked
 from tests.support.builds import built
 from tests.support.robots import random_robot
+from tests.test_generated_vs_reference import CASES as GEN_CASES
 
 VARIANT_LABELS = {"mass_matrix_ne", "mass_matrix_inverse_innovations", "mass_matrix_inverse_cholesky",
                   "forward_dynamics_fd4", "forward_dynamics_fd1", "forward_dynamics_fd2", "forward_dynamics_fd3",
                   "forward_dynamics_crba", "os_inertia_recursive", "os_inertia_explicit"}
 CASES = {
-    "puma560_variants": lambda: robots.example("puma560"),
     "ur5_variants": lambda: robots.example("ur5"),            # a real URDF
-    "tree9_variants": lambda: random_robot(15, 9, tree=True, tips=2, prismatic_fraction=0.3),
-    "chain7_variants": lambda: random_robot(21, 7, prismatic_fraction=0.5),
+    # the PUMA, the random tree (three tips) and chain of tests/test_generated_vs_reference.py, built
+    # there with every variant under the options below: one build (one cache entry) serves both files
+    "puma560_variants": GEN_CASES["puma560"],
+    "tree9_variants": GEN_CASES["tree9_3tips"],
+    "chain7_variants": GEN_CASES["chain7_prismatic"],
 }
 #: build options per case: every variant; the UR5's build also carries the SIMD batches, which
 #: tests/test_simd.py and tests/test_cuda.py check on the same module (one build, not two)
