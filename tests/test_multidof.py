@@ -40,7 +40,7 @@ RANDOM = {
     "spherical_chain": lambda: random_robot(31, 5, spherical_fraction=0.6, prismatic_fraction=0.2),
     "spherical_tree": lambda: random_robot(32, 8, tree=True, tips=2, spherical_fraction=0.5),
     "floating_chain": lambda: random_robot(33, 6, floating_base=True, prismatic_fraction=0.2),
-    "floating_tree": lambda: _second_tip_a_point(random_robot(34, 9, tree=True, tips=2, floating_base=True,
+    "floating_tree": lambda: _second_tip_a_point(random_robot(34, 6, tree=True, tips=2, floating_base=True,
                                                               spherical_fraction=0.3, prismatic_fraction=0.2)),
 }
 #: build options per case: every algorithm variant on the spherical chain; the floating tree's build
