@@ -54,7 +54,7 @@ def solo12():
 
 def mixed_tree():
     """A random floating tree with spherical joints: tip 0 a full tip, the others point tips with offsets."""
-    robot = random_robot(61, 10, tree=True, tips=3, floating_base=True, spherical_fraction=0.3)
+    robot = random_robot(61, 6, tree=True, tips=3, floating_base=True, spherical_fraction=0.3)
     return with_point_tips(robot, range(1, len(robot.tips)))
 
 
