@@ -23,7 +23,12 @@ Two programs that differentiate themselves:
   replayed with tangents along q and q̇, one Hessian–vector product per direction
   [Griewank & Walther, *Evaluating Derivatives*, 2nd ed. 2008, §5.4].  The third block (q̈ or τ)
   enters linearly: its rows come from the tangents of its gradient along q and q̇, its own block
-  is 0.
+  is 0.  Inverse dynamics is differentiated so directly; forward and contact dynamics through the
+  implicit function (:func:`_implicit_hessian`): the Hessian of the weighted residual of the
+  equations they solve (Newton–Euler, and the tips' accelerations), at the solution, with the
+  adjoint weights K⁻ᵀw and the first derivatives, solved with the same factors.  Forward over
+  reverse of the forward dynamics' own program (FD4; the contact solve) costs more than twice as
+  many operations on the Panda and takes minutes to record for a floating base with two feet.
 """
 from __future__ import annotations
 
@@ -83,10 +88,11 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
 
 
 # ============================================================ contracted Hessians, forward over reverse
-def _weighted_gradient(maker, names, n_args, seeded):
+def _weighted_gradient(maker, names, n_args, n_linear):
     """A maker of the gradient of Σ wᵀout of ``maker(prog, robot, *args)`` along the tangent
-    directions of q, q̇ and the third argument (``seeded``: its name): three lists (n,); the
-    weights, one list per output of ``maker``, follow its ``n_args`` arguments."""
+    directions of q, q̇ and each of the next ``n_linear`` arguments (lists (n,) or (r,)), followed
+    by the outputs themselves; the weights, one list per output of ``maker``, follow its ``n_args``
+    arguments."""
 
     def gradient(prog, robot, *values):
         args, weights = values[:n_args], values[n_args:]
@@ -94,10 +100,30 @@ def _weighted_gradient(maker, names, n_args, seeded):
         pairs = [(o, w) for out, ws in zip(inner.outputs, weights) for o, w in zip(out.symbols, ws)]
         A = reverse(prog, inner, pairs)
         seeds = tangent_seeds(prog, robot, args[0], args[1])
-        seeds.update(velocity_seeds(seeded, args[2]))
-        return [A.gradient(seeds, directions(d, robot.nv)) for d in ("q", "qd", seeded)]
+        for name, x in zip(names[2:2 + n_linear], args[2:2 + n_linear]):
+            seeds.update(velocity_seeds(name, x))
+        grads = [A.gradient(seeds, directions("q", robot.nv)), A.gradient(seeds, directions("qd", robot.nv))]
+        grads += [A.gradient(seeds, directions(name, len(x))) for name, x in zip(names[2:2 + n_linear],
+                                                                                 args[2:2 + n_linear])]
+        return grads + [[A.value(o) for o in out.symbols] for out in inner.outputs]
 
     return gradient
+
+
+def _hessian_tangents(prog, robot, maker, args, names, weights, weight_names, fixed=(), n_linear=1):
+    """Forward over reverse: the gradient of φ = Σ wᵀout of ``maker`` (:func:`_weighted_gradient`)
+    recorded as an inner program and replayed with tangents along q and q̇.  ``fixed``: the
+    indices of ``args`` and ``weights`` (counted on, after ``args``) that are expressions of
+    ``prog`` held fixed (no tangent).  Returns the replay and the inner outputs: the gradients along
+    q, q̇ and the ``n_linear`` arguments after them, then the outputs of ``maker``."""
+    values = (*args, *weights)
+    symbols = [[sp.Symbol(f"{name}[{i}]") for i in range(len(v))] if k in fixed else v
+               for k, (name, v) in enumerate(zip((*names, *weight_names), values))]
+    held = {s: x for k in fixed for s, x in zip(symbols[k], values[k])}
+    gradient = _weighted_gradient(maker, names, len(args), n_linear)
+    inner = inner_program(prog, robot, gradient, symbols, (*names, *weight_names))
+    T = replay(prog, inner, tangent_seeds(prog, robot, args[0], args[1]), inputs=held)
+    return T, [a.symbols for a in inner.outputs]
 
 
 def _multi_dof_joint(robot):
@@ -110,37 +136,45 @@ def _multi_dof_joint(robot):
     return joint
 
 
-def contracted_hessian(prog, robot, maker, args, names, weights, weight_names):
-    """The symmetric Hessian (3n, 3n) row-major of φ = Σ wᵀout of ``maker`` along (δq, q̇, x),
-    x its third argument, entering linearly (its own block is 0): the gradient of φ by a reverse
-    sweep, its tangents along q and q̇ by forward mode.  The q block is the symmetric part of the
-    iterated local second derivative; the other blocks are mirrored from one triangle."""
-    n = robot.nv
-    gradient = _weighted_gradient(maker, names, len(args), names[2])
-    inner = inner_program(prog, robot, gradient, (*args, *weights), (*names, *weight_names))
-    T = replay(prog, inner, tangent_seeds(prog, robot, args[0], args[1]))
-    g_q, g_v, g_x = (inner.outputs[i].symbols for i in range(3))
-    prog.banner("Hessian: tangents of the gradient along q and qd", level=0)
+def _qq_entry(prog, robot, T, g_q, j, k):
+    """Entry (j, k), j ≤ k, of the q block: the iterated derivative, its symmetric part within one
+    multi-dof joint (elsewhere it is symmetric)."""
     joint = _multi_dof_joint(robot)
-    H = [[sp.Integer(0)] * (3 * n) for _ in range(3 * n)]
-    for j in range(n):
-        for k in range(j, n):
-            if j != k and j in joint and joint.get(k) == joint[j]:   # one multi-dof joint: the symmetric part
-                H[j][k] = prog.let((T.tangent(g_q[j], ("q", k)) + T.tangent(g_q[k], ("q", j))) / 2)
-            else:
-                H[j][k] = T.tangent(g_q[j], ("q", k))
-            H[n + j][n + k] = T.tangent(g_v[j], ("qd", k))
-        for k in range(n):
-            H[j][n + k] = T.tangent(g_q[j], ("qd", k))
-            H[2 * n + k][j] = T.tangent(g_x[k], ("q", j))
-            H[2 * n + k][n + j] = T.tangent(g_x[k], ("qd", j))
-    for a in range(3 * n):                      # the other triangle of each block
+    if j != k and j in joint and joint.get(k) == joint[j]:
+        return prog.let((T.tangent(g_q[j], ("q", k)) + T.tangent(g_q[k], ("q", j))) / 2)
+    return T.tangent(g_q[j], ("q", k))
+
+
+def _mirrored(H, n):
+    """Row-major (3n, 3n) of the blocks ``H`` holds: the upper triangle of the (δq, q̇) rows and the
+    x rows' (δq, q̇) columns; the rest mirrored, the x–x block 0."""
+    for a in range(3 * n):
         for b in range(a):
             if a >= 2 * n > b:                  # the x rows were computed
                 H[b][a] = H[a][b]
             else:
                 H[a][b] = H[b][a]
     return [x for row in H for x in row]
+
+
+def contracted_hessian(prog, robot, maker, args, names, weights, weight_names):
+    """The symmetric Hessian (3n, 3n) row-major of φ = Σ wᵀout of ``maker`` along (δq, q̇, x),
+    x its third argument, entering linearly (its own block is 0): the gradient of φ by a reverse
+    sweep, its tangents along q and q̇ by forward mode.  The q block is the symmetric part of the
+    iterated local second derivative; the other blocks are mirrored from one triangle."""
+    n = robot.nv
+    T, (g_q, g_v, g_x, *_) = _hessian_tangents(prog, robot, maker, args, names, weights, weight_names)
+    prog.banner("Hessian: tangents of the gradient along q and qd", level=0)
+    H = [[sp.Integer(0)] * (3 * n) for _ in range(3 * n)]
+    for j in range(n):
+        for k in range(j, n):
+            H[j][k] = _qq_entry(prog, robot, T, g_q, j, k)
+            H[n + j][n + k] = T.tangent(g_v[j], ("qd", k))
+        for k in range(n):
+            H[j][n + k] = T.tangent(g_q[j], ("qd", k))
+            H[2 * n + k][j] = T.tangent(g_x[k], ("q", j))
+            H[2 * n + k][n + j] = T.tangent(g_x[k], ("qd", j))
+    return _mirrored(H, n)
 
 
 def inverse_dynamics_hessian(prog, robot, q, qd, qdd, lam):
@@ -152,21 +186,84 @@ def inverse_dynamics_hessian(prog, robot, q, qd, qdd, lam):
     return [contracted_hessian(prog, robot, inverse_dynamics, (q, qd, qdd), ("q", "qd", "qdd"), (lam,), ("lam",))]
 
 
-def forward_dynamics_hessian(prog, robot, q, qd, tau, lam):
-    """The symmetric Hessian (3n, 3n) of λᵀθ̈(q ⊕ δq, q̇, τ) along (δq, q̇, τ), θ̈ by the articulated-body
-    algorithm FD4 [RK (5.13)–(5.17)]: forward over reverse of its program.  θ̈ is linear in τ: the τ rows
-    are ∂(M⁻¹λ)/∂x, the τ–τ block 0."""
-    from soagen.passes.dynamics import forward_dynamics_fd4
+def _implicit_hessian(prog, robot, T, g_q, g_v, g_y, residual, solve):
+    """The Hessian (3n, 3n) of φ = wᵀy(x), x = (δq, q̇, τ), y the m unknowns of R(δq, q̇, y) = [τ; 0]
+    (R linear in y and τ entering with coefficient 1), from the Hessian of ψ = κᵀR, κ = K⁻ᵀw,
+    K = ∂R/∂y (symmetric here): differentiating R(z(x)) twice, K y_ab = −∂²R[z_a, z_b], so
+    H_φ = −Yᵀ H_ψ Y, Y = ∂z/∂x = [[1, 0], [G, K⁻¹E]], G = −K⁻¹D, D = ∂R/∂(δq, q̇), E = [1; 0].
+    H_ψ = [[P, Cᵀ], [C, 0]] with C = ∂(∂ψ/∂y)/∂(δq, q̇) = [C_q 0] (∂ψ/∂y does not move with q̇), so with
+    W = C_qᵀK⁻¹ (n, m): H_φ = −[[P − [WD; 0] − [WD; 0]ᵀ, [WE; 0]], [[WE; 0]ᵀ, 0]].
 
-    return [contracted_hessian(prog, robot, forward_dynamics_fd4, (q, qd, tau), ("q", "qd", "tau"), (lam,),
-                               ("lam",))]
+    ``T`` replays the gradient of ψ (``g_q``, ``g_v``, ``g_y`` along q, q̇, y) and R (``residual``, m)
+    along q and q̇; ``solve(rhs)`` -> K⁻¹rhs (m)."""
+    n, m = robot.nv, len(g_y)
+    D = [[T.tangent(residual[i], d) for d in directions("q", n) + directions("qd", n)] for i in range(m)]
+    prog.banner("W = C_q^T K^-1, WD; H = -[[P - WD - (WD)^T, W E], [(W E)^T, 0]]", level=0)
+    W = [solve([T.tangent(g_y[i], ("q", j)) for i in range(m)]) for j in range(n)]            # rows j
+    WD = [[prog.let(sum((W[j][i] * D[i][b] for i in range(m) if D[i][b] != 0), sp.Integer(0)))
+           for b in range(2 * n)] for j in range(n)]
+    H = [[sp.Integer(0)] * (3 * n) for _ in range(3 * n)]
+    for j in range(n):
+        for k in range(j, n):
+            H[j][k] = prog.let(WD[j][k] + WD[k][j] - _qq_entry(prog, robot, T, g_q, j, k))
+            H[n + j][n + k] = prog.let(-T.tangent(g_v[j], ("qd", k)))
+        for k in range(n):
+            H[j][n + k] = prog.let(WD[j][n + k] - T.tangent(g_q[j], ("qd", k)))
+            H[2 * n + k][j] = prog.let(-W[j][k])
+    return _mirrored(H, n)
+
+
+def forward_dynamics_hessian(prog, robot, q, qd, tau, lam):
+    """The symmetric Hessian (3n, 3n) of φ = λᵀθ̈(q ⊕ δq, q̇, τ) along x = (δq, q̇, τ) by the implicit
+    function (:func:`_implicit_hessian`): θ̈(x) solves ID(δq, q̇, θ̈) = τ, K = M, κ = μ = M⁻¹λ, so
+    H_FD = −Yᵀ H_ID(μ) Y with Y = [[1, 0], [G, M⁻¹]], G = ∂θ̈/∂(δq, q̇) = −M⁻¹D, D = ∂ID/∂(δq, q̇).
+    θ̈ by composite inertias [RK (3.20)], Newton–Euler [RK (2.24)–(2.30)] and M's LTDL; H_ID(μ) and D
+    at θ̈ by forward over reverse of Newton–Euler (D: the tangents of τ itself, on the way)."""
+    from soagen.passes.derivatives import m_solve, qdd_and_ltdl
+    from soagen.passes.dynamics import inverse_dynamics
+
+    qdd, L, dinv = qdd_and_ltdl(prog, robot, q, qd, tau)
+    mu = m_solve(prog, L, dinv, lam)
+    prog.banner("Hessian of mu^T ID at qdd, mu = M^-1 lam, and D = dID/d(q, qd): forward over reverse", level=0)
+    T, (g_q, g_v, g_a, tau_at) = _hessian_tangents(prog, robot, inverse_dynamics, (q, qd, qdd), ("q", "qd", "qdd"),
+                                                   (mu,), ("mu",), fixed=(2, 3))
+    return [_implicit_hessian(prog, robot, T, g_q, g_v, g_a, tau_at, lambda rhs: m_solve(prog, L, dinv, rhs))]
+
+
+def _contact_residual(prog, robot, q, qd, qdd, f):
+    """The contact conditions' left sides: ID with the tip forces, Mθ̈ + C + G + J*f [RK (2.24)–(2.30)]
+    (n), and the tips' accelerations Jθ̈ + J̇θ̇ [RK (2.26), (4.23)] (r)."""
+    from soagen.passes.contact_derivatives import tip_accelerations_at
+    from soagen.passes.dynamics import inverse_dynamics_tip_force
+
+    return inverse_dynamics_tip_force(prog, robot, q, qd, qdd, f) + tip_accelerations_at(prog, robot, q, qd, qdd)
 
 
 def contact_dynamics_hessian(prog, robot, q, qd, tau, lam, lam_f):
-    """The symmetric Hessian (3n, 3n) of λᵀθ̈ + λ_fᵀf of the contact dynamics (FD2, the guarded LDLᵀ of
-    Ω(0) and the tip-force accelerations [RJK (18)]) along (δq, q̇, τ): forward over reverse of its
-    program.  θ̈ and f are linear in τ: the τ–τ block is 0."""
-    from soagen.passes.contact import contact_dynamics
+    """The symmetric Hessian (3n, 3n) of φ = λᵀθ̈ + λ_fᵀf of the contact dynamics along (δq, q̇, τ) by the
+    implicit function (:func:`_implicit_hessian`): y = (θ̈, f) solves Mθ̈ + C + G + J*f = τ and
+    Jθ̈ + J̇θ̇ = 0, K = [[M, J*], [J, 0]], (μ, ν) = K⁻¹(λ, λ_f), ψ = μᵀ(Mθ̈ + C + G + J*f) + νᵀ(Jθ̈ + J̇θ̇).
+    θ̈, f and every K⁻¹ solve by the LTDL factors of M [RK (3.20)] and the guarded LDLᵀ of
+    Ω(0) = ĴD⁻¹Ĵᵀ (:mod:`soagen.passes.contact_derivatives`); H_ψ and D at (θ̈, f) by forward over reverse
+    of those two programs."""
+    from soagen.passes.contact_derivatives import _kkt_column, _ltdl_and_jhat, _solve_contact_ltdl
+    from soagen.passes.sweeps import Sweeps
 
-    return [contracted_hessian(prog, robot, contact_dynamics, (q, qd, tau), ("q", "qd", "tau"), (lam, lam_f),
-                               ("lam", "lam_f"))]
+    n = robot.nv
+    sw = Sweeps(prog, robot, q)
+    L, dinv, _, Jh, DJh = _ltdl_and_jhat(sw)
+    qdd, f, L_om, dinv_om = _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh)
+    kernel = _kkt_column(L, dinv, Jh, DJh, L_om, dinv_om)          # K [x; y] = -[a; b]
+
+    def solve(rhs):
+        x, y = kernel(prog, [prog.let(-v) for v in rhs[:n]], [prog.let(-v) for v in rhs[n:]])
+        return list(x) + list(y)
+
+    prog.banner("(mu, nu) = K^-1 (lam, lam_f)", level=0)
+    kappa = solve(list(lam) + list(lam_f))
+    prog.banner("Hessian of mu^T ID_f + nu^T (J qdd + Jdot qd) at (qdd, f), and D: forward over reverse", level=0)
+    T, (g_q, g_v, g_a, g_f, r_tau, r_tip) = _hessian_tangents(
+        prog, robot, _contact_residual, (q, qd, qdd, f), ("q", "qd", "qdd", "f"), (kappa[:n], kappa[n:]),
+        ("mu", "nu"), fixed=(2, 3, 4, 5), n_linear=2)
+    return [_implicit_hessian(prog, robot, T, g_q, g_v, g_a + g_f, r_tau + r_tip, solve)]
+
