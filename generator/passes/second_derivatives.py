@@ -14,9 +14,9 @@ cancels).
 
 Two programs that differentiate themselves:
 
-* forward over forward, for the tensors: the forward-mode first derivatives of Newton–Euler
-  [RK (2.24)–(2.30)] (:func:`soagen.passes.derivatives.inverse_dynamics_derivatives`, and M as
-  the tangent along q̈) recorded as an inner program and replayed with tangents along q and q̇
+* forward mode over the first derivatives, for the tensors: the analytical first derivatives of
+  inverse dynamics (:mod:`soagen.passes.analytic_derivatives`) and M by composite inertias
+  [RK (3.20)] recorded as an inner program and replayed with tangents along q and q̇
   (:mod:`soagen.passes.tangent`);
 * forward over reverse, for the contracted Hessians: the gradient of wᵀout by one reverse sweep
   of the function's own program (:mod:`soagen.passes.adjoint`), recorded as an inner program and
@@ -53,38 +53,52 @@ def _id_first_derivatives(prog, robot, q, qd, qdd):
     return [jacobian(T, tau, directions(d, robot.nv)) for d in ("q", "qd", "qdd")]
 
 
-def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
+def _id_first_derivatives_analytic(prog, robot, q, qd, qdd):
+    """∂τ/∂q (tangent space), ∂τ/∂q̇ by the analytical recursion of Carpentier & Mansard (RSS 2018) and M by
+    composite inertias [RK (3.20)]; row-major (n, n) each."""
+    from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
+    from soagen.passes.dynamics import mass_matrix
+
+    return inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd) + mass_matrix(prog, robot, q)
+
+
+def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd, first=None):
     """∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇ and ∂M/∂q, (n, n, n) row-major each, entry [i, j, k] Pinocchio's
     ``d2tau_dqdq(i, j, k)``, ``d2tau_dvdv``, ``dtau_dqdv``, ``dtau_dadq``: output i, first direction j
     (that of the first derivative), second direction k, along q iterated as this module says; by
-    forward mode over the forward-mode derivatives of Newton–Euler [RK (2.24)–(2.30)].
+    forward mode over the first derivatives.
 
-    ∂²τ/∂q̇² is symmetric in (j, k) and ∂M/∂q in (i, j): the lower half is the upper's."""
+    ∂²τ/∂q̇² is symmetric in (j, k), ∂M/∂q in (i, j), ∂²τ/∂q² in (j, k) but within a multi-dof joint: the
+    lower half is the upper's.  ∂²τ/∂q∂q̇ as the tangents of ∂τ/∂q̇ along q (those along q are recorded for
+    ∂²τ/∂q² anyway).  The first derivatives differentiated are the analytical ones (Carpentier & Mansard,
+    RSS 2018; :mod:`soagen.passes.analytic_derivatives`) and M by composite inertias [RK (3.20)], about half
+    the operations of forward mode over the forward-mode ones on a floating tree."""
     n = robot.nv
-    inner = inner_program(prog, robot, _id_first_derivatives, (q, qd, qdd), ("q", "qd", "qdd"))
+    inner = inner_program(prog, robot, first or _id_first_derivatives_analytic, (q, qd, qdd), ("q", "qd", "qdd"))
     T = replay(prog, inner, tangent_seeds(prog, robot, q, qd))
     dq, dqd, M = (inner.outputs[i].symbols for i in range(3))
     prog.banner("second derivatives: tangents of dtau/dq, dtau/dqd and M along q and qd", level=0)
 
-    def tensor(first, d, mirror=None):
-        out = [None] * (n * n * n)
-        for i in range(n):
-            for j in range(n):
-                for k in range(n):
-                    if mirror == "jk" and k < j:
-                        continue
-                    if mirror == "ij" and j < i:
-                        continue
-                    out[(i * n + j) * n + k] = T.tangent(first[i * n + j], (d, k))
-        for i in range(n):
-            for j in range(n):
-                for k in range(n):
-                    if out[(i * n + j) * n + k] is None:
-                        a = (i, k, j) if mirror == "jk" else (j, i, k)
-                        out[(i * n + j) * n + k] = out[(a[0] * n + a[1]) * n + a[2]]
-        return out
+    joint = _multi_dof_joint(robot)
+    same = lambda j, k: j != k and j in joint and joint.get(k) == joint[j]     # noqa: E731
 
-    return [tensor(dq, "q"), tensor(dqd, "qd", "jk"), tensor(dq, "qd"), tensor(M, "q", "ij")]
+    def tensor(entry, mirrored):
+        """[i, j, k] row-major from ``entry(i, j, k)``, the entries ``mirrored(i, j, k)`` names taken from
+        that index triple's (computed) entry instead."""
+        out = {}
+        for i in range(n):
+            for j in range(n):
+                for k in range(n):
+                    m = mirrored(i, j, k)
+                    out[i, j, k] = out[m] if m else entry(i, j, k)
+        return [out[i, j, k] for i in range(n) for j in range(n) for k in range(n)]
+
+    # along q, directions of two joints (or of one 1-dof joint) commute: (j, k) and (k, j) agree there
+    return [tensor(lambda i, j, k: T.tangent(dq[i * n + j], ("q", k)),
+                   lambda i, j, k: (i, k, j) if k < j and not same(j, k) else None),
+            tensor(lambda i, j, k: T.tangent(dqd[i * n + j], ("qd", k)), lambda i, j, k: (i, k, j) if k < j else None),
+            tensor(lambda i, j, k: T.tangent(dqd[i * n + k], ("q", j)), lambda i, j, k: None),
+            tensor(lambda i, j, k: T.tangent(M[i * n + j], ("q", k)), lambda i, j, k: (j, i, k) if j < i else None)]
 
 
 # ============================================================ contracted Hessians, forward over reverse
