@@ -165,7 +165,8 @@ _ID = "soagen.passes.identification"
 _CEN = "soagen.passes.centroidal"
 _SECOND = "soagen.passes.second_derivatives"
 ID_SECOND_DERIVATIVES = (
-    Output("d2tau_dq2", ("n", "n", "n"), "d2tau_i/dq_j dq_k (tangent space, iterated: k along dtau/dq_j), row-major"),
+    Output("d2tau_dq2", ("n", "n", "n"),
+           "d2tau_i/dq_j dq_k (tangent space, iterated: k along dtau/dq_j), row-major"),
     Output("d2tau_dqd2", ("n", "n", "n"), "d2tau_i/dqd_j dqd_k, row-major"),
     Output("d2tau_dqdqd", ("n", "n", "n"), "d2tau_i/dq_j dqd_k, row-major"),
     Output("dM_dq", ("n", "n", "n"), "dM_ij/dq_k (tangent space), row-major"))

@@ -79,8 +79,9 @@ def test_inverse_dynamics_tensors_are_differences_of_the_first_derivatives(case)
     n = robot.nv
     d2q, d2v, d2qv, dM = mod.inverse_dynamics_second_derivatives(q, qd, qdd)
     assert d2q.shape == (n, n, n)
-    dtau_dq, dtau_dv, M = differences(robot, lambda q_, v, a: (*mod.inverse_dynamics_derivatives(q_, v, a, variant="analytic"),
-                                                                mod.mass_matrix(q_)), q, qd, qdd)
+    dtau_dq, dtau_dv, M = differences(
+        robot, lambda q_, v, a: (*mod.inverse_dynamics_derivatives(q_, v, a, variant="analytic"), mod.mass_matrix(q_)),
+        q, qd, qdd)
     assert_near(d2q, dtau_dq[..., :n], "d2tau_dq2")
     assert_near(d2qv, dtau_dq[..., n:2 * n], "d2tau_dqdqd")
     assert_near(d2v, dtau_dv[..., n:2 * n], "d2tau_dqd2")

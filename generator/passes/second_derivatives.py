@@ -258,8 +258,9 @@ def contact_dynamics_hessian(prog, robot, q, qd, tau, lam, lam_f):
     implicit function (:func:`_implicit_hessian`): y = (θ̈, f) solves Mθ̈ + C + G + J*f = τ and
     Jθ̈ + J̇θ̇ = 0, K = [[M, J*], [J, 0]], (μ, ν) = K⁻¹(λ, λ_f), ψ = μᵀ(Mθ̈ + C + G + J*f) + νᵀ(Jθ̈ + J̇θ̇).
     θ̈, f and every K⁻¹ solve by the LTDL factors of M [RK (3.20)] and the guarded LDLᵀ of
-    Ω(0) = ĴD⁻¹Ĵᵀ (:mod:`soagen.passes.contact_derivatives`); H_ψ and D at (θ̈, f) by forward over reverse
-    of those two programs."""
+    Ω(0) = ĴD⁻¹Ĵᵀ [KJR (61)] (:mod:`soagen.passes.contact_derivatives`); H_ψ and D at (θ̈, f) by forward over
+    reverse of those two programs (Newton–Euler with the tip forces [RK (2.24)–(2.30)], the tips'
+    accelerations)."""
     from soagen.passes.contact_derivatives import _kkt_column, _ltdl_and_jhat, _solve_contact_ltdl
     from soagen.passes.sweeps import Sweeps
 
