@@ -175,7 +175,9 @@ def contracted_hessian(prog, robot, maker, args, names, weights, weight_names):
     """The symmetric Hessian (3n, 3n) row-major of φ = Σ wᵀout of ``maker`` along (δq, q̇, x),
     x its third argument, entering linearly (its own block is 0): the gradient of φ by a reverse
     sweep, its tangents along q and q̇ by forward mode.  The q block is the symmetric part of the
-    iterated local second derivative; the other blocks are mirrored from one triangle."""
+    iterated local second derivative; the other blocks are mirrored from one triangle, the q–q̇ block
+    taken as the tangents of the q̇ gradient along q (along q̇ only that gradient's tangents are then
+    needed: a quarter fewer operations for the Panda's λᵀτ than the q gradient's tangents along q̇)."""
     n = robot.nv
     T, (g_q, g_v, g_x, *_) = _hessian_tangents(prog, robot, maker, args, names, weights, weight_names)
     prog.banner("Hessian: tangents of the gradient along q and qd", level=0)
@@ -185,7 +187,7 @@ def contracted_hessian(prog, robot, maker, args, names, weights, weight_names):
             H[j][k] = _qq_entry(prog, robot, T, g_q, j, k)
             H[n + j][n + k] = T.tangent(g_v[j], ("qd", k))
         for k in range(n):
-            H[j][n + k] = T.tangent(g_q[j], ("qd", k))
+            H[j][n + k] = T.tangent(g_v[k], ("q", j))
             H[2 * n + k][j] = T.tangent(g_x[k], ("q", j))
             H[2 * n + k][n + j] = T.tangent(g_x[k], ("qd", j))
     return _mirrored(H, n)
@@ -222,7 +224,7 @@ def _implicit_hessian(prog, robot, T, g_q, g_v, g_y, residual, solve):
             H[j][k] = prog.let(WD[j][k] + WD[k][j] - _qq_entry(prog, robot, T, g_q, j, k))
             H[n + j][n + k] = prog.let(-T.tangent(g_v[j], ("qd", k)))
         for k in range(n):
-            H[j][n + k] = prog.let(WD[j][n + k] - T.tangent(g_q[j], ("qd", k)))
+            H[j][n + k] = prog.let(WD[j][n + k] - T.tangent(g_v[k], ("q", j)))
             H[2 * n + k][j] = prog.let(-W[j][k])
     return _mirrored(H, n)
 
