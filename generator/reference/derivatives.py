@@ -98,9 +98,10 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, f_tip=None):
     return inverse_dynamics_derivatives_at(robot, kinematics(robot, q), qd, qdd, f_tip)
 
 
-def inverse_dynamics_derivatives_at(robot, kin, qd, qdd, f_tip=None):
+def inverse_dynamics_derivatives_at(robot, kin, qd, qdd, f_tip=None, along_qd=True):
     """:func:`inverse_dynamics_derivatives` at the configuration ``kin`` (a :class:`Kinematics`,
-    real or complex); complex ``kin``, ``qd``, ``qdd`` or ``f_tip`` run it in complex arithmetic."""
+    real or complex); complex ``kin``, ``qd``, ``qdd`` or ``f_tip`` run it in complex arithmetic;
+    ``along_qd`` False: ∂τ/∂q alone, (∂τ/∂q, None)."""
     qd, qdd = _numbers(qd), _numbers(qdd)
     S, I, v, a, f = _world(robot, kin, qd, qdd)
     ext, points = _tip_wrenches(robot, kin, f_tip)
@@ -121,10 +122,12 @@ def inverse_dynamics_derivatives_at(robot, kin, qd, qdd, f_tip=None):
         for i, col in enumerate(range(robot.vslice(j).start, robot.vslice(j).stop)):
             s = S[j][:, i]
             dq[:, col] = _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=subtree[j], twist=s)
+            if not along_qd:
+                continue
             e = np.zeros(nv)
             e[col] = 1.0
             dv[:, col] = _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, dqd=e)
-    return dq, dv + np.diag(_friction_slope(robot, qd))
+    return (dq, dv + np.diag(_friction_slope(robot, qd))) if along_qd else (dq, None)
 
 
 def _friction_slope(robot, qd):
@@ -195,9 +198,10 @@ def tip_acceleration_derivatives(robot, q, qd, qdd):
     return tip_acceleration_derivatives_at(robot, kinematics(robot, q), qd, qdd)
 
 
-def tip_acceleration_derivatives_at(robot, kin, qd, qdd):
+def tip_acceleration_derivatives_at(robot, kin, qd, qdd, along_qd=True):
     """:func:`tip_acceleration_derivatives` at the configuration ``kin`` (a :class:`Kinematics`,
-    real or complex); complex ``kin``, ``qd`` or ``qdd`` run it in complex arithmetic."""
+    real or complex); complex ``kin``, ``qd`` or ``qdd`` run it in complex arithmetic; ``along_qd``
+    False: the derivatives along q alone, (∂/∂q, None)."""
     qd, qdd = _numbers(qd), _numbers(qdd)
     S, _, v, a, _ = _world(robot, kin, qd, qdd)
     subtree = _subtrees(robot)
@@ -222,10 +226,12 @@ def tip_acceleration_derivatives_at(robot, kin, qd, qdd):
     for j in range(robot.nb):
         for i, col in enumerate(range(robot.vslice(j).start, robot.vslice(j).stop)):
             dq[:, col] = column(moved=subtree[j], twist=S[j][:, i])
+            if not along_qd:
+                continue
             e = np.zeros(nv)
             e[col] = 1.0
             dv[:, col] = column(dqd=e)
-    return dq, dv
+    return (dq, dv) if along_qd else (dq, None)
 
 
 def forward_dynamics_derivatives(robot, q, qd, tau, f_tip=None):

@@ -93,27 +93,27 @@ def displaced_kinematics(robot, q, col, h=STEP):
 
 
 def _second_tensors(robot, q, qd, qdd, first, h=STEP):
-    """Complex steps of ``first(kin, qd, qdd) -> (D_q, D_qd)`` (rows, n) each (a first derivative
-    along q, tangent, and along q̇, at fixed q̈); -> tensors (rows, n, n), index 0 the output's row:
-    ``qq[i, j, k] = ∂D_q[i, j]/∂δq_k`` (iterated), ``qv[i, j, k] = ∂D_q[i, j]/∂q̇_k``,
-    ``vv[i, j, k] = ∂D_qd[i, j]/∂q̇_k``, ``qa[i, j, k] = ∂D_q[i, j]/∂q̈_k``, ``va[i, j, k] = ∂D_qd[i, j]/∂q̈_k``."""
+    """Complex steps of ``first(kin, qd, qdd, along_qd) -> (D_q, D_qd or None)`` (rows, n) each (a first
+    derivative along q, tangent, and along q̇, at fixed q̈, of a function affine in q̈ whose q̈ coefficient
+    does not depend on q̇: the inverse dynamics, the tip accelerations); -> tensors (rows, n, n), index 0
+    the output's row: ``qq[i, j, k] = ∂D_q[i, j]/∂δq_k`` (iterated), ``qv[i, j, k] = ∂D_q[i, j]/∂q̇_k``,
+    ``vv[i, j, k] = ∂D_qd[i, j]/∂q̇_k``, ``qa[i, j, k] = ∂D_q[i, j]/∂q̈_k`` and ``va = ∂D_qd/∂q̈ = 0``."""
     qd, qdd = np.asarray(qd, float), np.asarray(qdd, float)
     n = robot.nv
     kin = kinematics(robot, q)
-    rows = first(kin, qd, qdd)[0].shape[0]
-    qq, qv, vv, qa, va = (np.empty((rows, n, n)) for _ in range(5))
+    rows = first(kin, qd, qdd, False)[0].shape[0]
+    qq, qv, vv, qa = (np.empty((rows, n, n)) for _ in range(4))
     for k in range(n):
         step = 1j * h * np.eye(n)[k]
-        qq[:, :, k] = first(displaced_kinematics(robot, q, k, h), qd, qdd)[0].imag / h
-        d_q, d_v = first(kin, qd + step, qdd)
+        qq[:, :, k] = first(displaced_kinematics(robot, q, k, h), qd, qdd, False)[0].imag / h
+        d_q, d_v = first(kin, qd + step, qdd, True)
         qv[:, :, k], vv[:, :, k] = d_q.imag / h, d_v.imag / h
-        d_q, d_v = first(kin, qd, qdd + step)
-        qa[:, :, k], va[:, :, k] = d_q.imag / h, d_v.imag / h
-    return qq, qv, vv, qa, va
+        qa[:, :, k] = first(kin, qd, qdd + step, False)[0].imag / h
+    return qq, qv, vv, qa, np.zeros_like(qa)
 
 
 def _inverse_dynamics_first(robot, f_tip=None):
-    return lambda kin, qd, qdd: inverse_dynamics_derivatives_at(robot, kin, qd, qdd, f_tip)
+    return lambda kin, qd, qdd, along_qd: inverse_dynamics_derivatives_at(robot, kin, qd, qdd, f_tip, along_qd)
 
 
 def _contract(tensors, w):
@@ -142,8 +142,8 @@ def inverse_dynamics_second_derivatives(robot, q, qd, qdd):
     * ``dM_dq[i, j, k] = ∂M_ij/∂δq_k``.
 
     Complex steps (h = 1e-30) of :func:`~soagen.reference.derivatives.inverse_dynamics_derivatives`
-    along q ⊕ i h e_k, q̇ + i h e_k and q̈ + i h e_k (∂M e_k/∂δq = ∂²τ/∂δq∂q̈_k), 3n complex
-    tangent passes, O(n⁴); accurate to rounding (module docstring).
+    along q ⊕ i h e_k, q̇ + i h e_k and q̈ + i h e_k (∂M e_k/∂δq = ∂²τ/∂δq∂q̈_k): 4n²
+    complex tangent Newton–Euler passes of O(n) each, O(n³) in all; accurate to rounding (module docstring).
     """
     qq, qv, vv, qa, _ = _second_tensors(robot, q, qd, qdd, _inverse_dynamics_first(robot))
     return qq, vv, qv, qa.transpose(0, 2, 1)
@@ -200,8 +200,8 @@ def contact_dynamics_hessian(robot, q, qd, tau, lam, lam_f):
     m = np.linalg.solve(K.T, np.concatenate([np.asarray(lam, float), np.asarray(lam_f, float)]))
     mu, nu = m[:n], m[n:]
 
-    def acc(kin, v, a):
-        return tip_acceleration_derivatives_at(robot, kin, v, a)
+    def acc(kin, v, a, along_qd):
+        return tip_acceleration_derivatives_at(robot, kin, v, a, along_qd)
 
     hz = np.zeros((3 * n + r, 3 * n + r))
     hz[:3 * n, :3 * n] = (_contract(_second_tensors(robot, q, qd, qdd, _inverse_dynamics_first(robot, f)), mu)
@@ -209,7 +209,7 @@ def contact_dynamics_hessian(robot, q, qd, tau, lam, lam_f):
     kin = kinematics(robot, q)
     for k in range(r):      # ∂²(μᵀ Jᵀ f)/∂δq ∂f_k
         step = 1j * STEP * np.eye(r)[k]
-        hz[:n, 3 * n + k] = mu @ inverse_dynamics_derivatives_at(robot, kin, qd, qdd, f + step)[0].imag / STEP
+        hz[:n, 3 * n + k] = mu @ inverse_dynamics_derivatives_at(robot, kin, qd, qdd, f + step, False)[0].imag / STEP
     hz[3 * n:, :n] = hz[:n, 3 * n:].T
     dqdd_dq, dqdd_dqd, dqdd_dtau, df_dq, df_dqd, df_dtau = first
     eye, zero = np.eye(n), np.zeros((n, n))
