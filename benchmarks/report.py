@@ -276,6 +276,37 @@ def derivative_targets(rep):
     return [intro, "", *lines, ""]
 
 
+# the second derivatives' targets (issue #57 item 5): the ∂²ID tensors against Pinocchio's
+# ComputeRNEASecondOrderDerivatives, and each contracted Hessian's cost in calls of its first derivative
+SECOND_TARGETS = (("inverse_dynamics_second_derivatives", "∂²ID tensors", 0.25),)
+HESSIAN_OF = (("inverse_dynamics_hessian", "inverse_dynamics_derivatives"),
+              ("forward_dynamics_hessian", "forward_dynamics_derivatives"),
+              ("contact_dynamics_hessian", "contact_dynamics_derivatives"))
+HESSIAN_AIM = 3.0        # a contracted Hessian ≤ this × one first-derivative call
+
+
+def second_derivative_targets(rep):
+    """Lines on the second derivatives' rows (none without them): ∂²ID / Pinocchio against its target, and
+    each contracted Hessian's ns as a multiple of one call of its first derivative (ratio of the medians)."""
+    rows = {r.function: r for r in rep.rows}
+    lines = []
+    for fn, quantity, target in SECOND_TARGETS:
+        if fn in rows:
+            p = rows[fn].pinocchio[0] if rows[fn].pinocchio else None
+            lines.append(f"- `{fn}` ({quantity}): soagen / Pinocchio `{p.name if p else 'n/a'}` "
+                         f"{fmt_spread(p.ratio if p else None)} against ≤ {target:g}: "
+                         f"{_verdict(p.ratio if p else None, target)}")
+    for hessian, first in HESSIAN_OF:
+        if hessian in rows and first in rows:
+            x = rows[hessian].soagen_ns / rows[first].soagen_ns
+            lines.append(f"- `{hessian}`: {fmt_ns(rows[hessian].soagen_ns)} ns, {x:.2f} × one `{first}` call "
+                         f"({fmt_ns(rows[first].soagen_ns)} ns; ratio of the medians) against an aim of "
+                         f"≤ {HESSIAN_AIM:g}: {'**met**' if x <= HESSIAN_AIM else '**missed**'}")
+    if not lines:
+        return []
+    return ["The second derivatives' targets (measured in this run; met: median ≤ target):", "", *lines, ""]
+
+
 def markdown_section(rep):
     """The markdown section of one robot."""
     rounds = rep.round_ms
@@ -297,7 +328,7 @@ def markdown_section(rep):
               f"{rep.overhead_ms:.0f} ms outside its rounds (start, reading states, setting up the backends, "
               f"the warm-up round, the outputs for the checks), which a process per round would pay every "
               f"round.", ""]
-    lines += derivative_targets(rep) + contact_targets(rep)
+    lines += derivative_targets(rep) + contact_targets(rep) + second_derivative_targets(rep)
     lines += rep.notes + [""]
     lines += cost_table(rep) + [""]
     lines += [rep.python_intro] + (["", *python_table(rep)] if rep.python else [])

@@ -268,6 +268,31 @@ def _constraint_dynamics_derivatives(s, i):
     return row_major(contact, d.ddq_dq, d.ddq_dv, d.ddq_dtau, d.dlambda_dq, d.dlambda_dv, d.dlambda_dtau)
 
 
+@pin_output("ComputeRNEASecondOrderDerivatives")
+def _rnea_second_order(s, i, h=1e-3):
+    """Not in Pinocchio's Python bindings: its meaning from Pinocchio's first derivatives instead, in
+    Pinocchio's conventions and laid out as pinocchio_bench.cpp writes the tensors ([i][j][k] row-major):
+    d2tau_dqdq[:, :, k] = d/dε dtau_dq(integrate(q, ε e_k)), d2tau_dvdv[:, :, k] = d/dε dtau_dv(v + ε e_k),
+    d2tau_dqdv[:, :, k] = d/dε dtau_dq(v + ε e_k), d2tau_dadq[:, :, k] = d/dε M(integrate(q, ε e_k)), each
+    by the five-point stencil (error ~h⁴, rounding ~1e-13/h: ~1e-11 relative, where central differences
+    would give ~1e-8)."""
+    pin, m, d, nv = s.pin, s.model, s.data, s.model.nv
+    q, v, a = s.q[i], s.qd[i], s.qdd[i]
+
+    def first(qk, vk):
+        dq, dv, da = (np.array(x) for x in pin.computeRNEADerivatives(m, d, qk, vk, a))
+        return dq, dv, symmetrised(da)
+
+    def derivative(at):
+        return sum(w * np.array(at(t * h)) for t, w in ((-2, 1 / 12), (-1, -2 / 3), (1, 2 / 3), (2, -1 / 12))) / h
+    along_q, along_v = np.zeros((2, 3, nv, nv, nv))
+    for k in range(nv):
+        e = np.eye(nv)[k]
+        along_q[..., k] = derivative(lambda t, e=e: first(pin.integrate(m, q, t * e), v))
+        along_v[..., k] = derivative(lambda t, e=e: first(q, v + t * e))
+    return row_major(along_q[0], along_v[1], along_v[0], along_q[2])
+
+
 @pin_output("computeCentroidalDynamicsDerivatives")
 def _centroidal_dynamics_derivatives(s, i):
     d = s.data
