@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 DATA = ROOT / "docs" / "benchmarks.json"
-ORDER = ("panda", "ur5", "talos", "talos_derivatives", "solo12", "talos_feet")   # robots' order on the page and in the README
+ORDER = ("panda", "ur5", "talos", "talos_derivatives", "solo12", "talos_feet", "panda_second", "solo12_second")   # robots' order on the page and in the README
 
 
 # --------------------------------------------------------------------------- summaries
@@ -340,7 +340,8 @@ PREAMBLE = """# Benchmarks
 soagen's generated C against Pinocchio (C++) and CasADi-generated C (via casadi_kin_dyn) on the
 same random states, with every backend's outputs checked against `soagen.reference` first.
 Each robot's section is the output of the command it names (`python benchmarks/run.py --robot
-panda`, `ur5`, `talos`, `talos_derivatives`, `solo12`, `talos_feet`; `--help` for N, rounds, seed), which rewrites that section here and in
+panda`, `ur5`, `talos`, `talos_derivatives`, `solo12`, `talos_feet`, `panda_second`,
+`solo12_second`; `--help` for N, rounds, seed), which rewrites that section here and in
 `docs/benchmarks.json`; this page is rendered from that JSON (a test checks both, and that the
 README's speed table is rendered from it too).
 
@@ -396,6 +397,14 @@ How the numbers are taken:
   along q and q̇, with A_G) against `computeCentroidalDynamicsDerivatives`. Their numpy references are slow (about a second a state for the contact
   derivatives), so the first states of these runs are checked against `soagen.reference` and
   the others against Pinocchio's checked outputs; each section says how many.
+- **Second derivatives.** The `panda_second` and `solo12_second` sections time
+  `inverse_dynamics_second_derivatives` (∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇, ∂M/∂q, each nv × nv × nv) against
+  Pinocchio's C++ `ComputeRNEASecondOrderDerivatives` (not in its Python bindings; the call zeroes its
+  four tensors first, as the algorithm requires), whose outputs are checked against `soagen.reference`
+  like every other entry, and the contracted Hessians (`inverse_dynamics_hessian`,
+  `forward_dynamics_hessian`, `contact_dynamics_hessian`: the symmetric Hessian of λᵀ of the outputs,
+  3nv × 3nv) beside the first derivative each is reported as a multiple of; the weights λ are drawn
+  with the states.
 
 Needs gcc/g++; talos needs the `example-robot-data` wheel; Pinocchio timings need the `pin`
 wheel plus `cmeel-eigen` (Eigen headers, which the wheel does not ship); CasADi timings the
