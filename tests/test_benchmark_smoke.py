@@ -75,6 +75,34 @@ def test_ratios_are_medians_of_per_round_ratios():
     assert report.fmt_spread(s) == "1.25 (0.88–6.12)"
 
 
+def test_second_derivative_targets_report_the_ratio_and_the_multiples():
+    """The second derivatives' lines of a section: ∂²ID / Pinocchio's headline route against ≤ 0.25 (the
+    spread's median, its verdict), each contracted Hessian's ns over its first derivative's, against ≤ 3."""
+    report = benchmark_report()
+
+    def row(fn, ns, pin=None):
+        pins = [report.Baseline("pinocchio", "ComputeRNEASecondOrderDerivatives", "", 8000.0,
+                                report.Spread(*pin))] if pin else []
+        return report.Row(fn, fn, ns, None, 0, 0.0, pinocchio=pins)
+    rows = [row("inverse_dynamics_derivatives", 400.0), row("inverse_dynamics_hessian", 1000.0),
+            row("forward_dynamics_derivatives", 500.0), row("forward_dynamics_hessian", 2000.0),
+            row("inverse_dynamics_second_derivatives", 1600.0, (0.2, 0.18, 0.3))]
+    lines = report.second_derivative_targets(dataclasses.replace(benchmark_rep(report), rows=rows))
+    text = "\n".join(lines)
+    assert "`inverse_dynamics_second_derivatives` (∂²ID tensors): soagen / Pinocchio " \
+           "`ComputeRNEASecondOrderDerivatives` 0.20 (0.18–0.30) against ≤ 0.25: **met** at the median" in text
+    assert "`inverse_dynamics_hessian`: 1000 ns, 2.50 × one `inverse_dynamics_derivatives` call (400 ns" in text
+    assert "`forward_dynamics_hessian`: 2000 ns, 4.00 × one `forward_dynamics_derivatives` call" in text
+    assert text.count("**met**") == 2 and text.count("**missed**") == 1
+    assert report.second_derivative_targets(dataclasses.replace(benchmark_rep(report), rows=rows[:1])) == []
+
+
+def benchmark_rep(report):
+    """A RobotReport with no rows (the fields second_derivative_targets does not read are placeholders)."""
+    spread = report.Spread(1.0, 1.0, 1.0)
+    return report.RobotReport("r", "r", "", 1, 1, 0, [], [], 1, spread, 0.0, [], [], "", [])
+
+
 # --------------------------------------------------------------------------- the baselines' conversions
 #: the robots: the Panda (fixed base, locked fingers, one 6-D tip) and, for the floating base, solo12 with
 #: two feet as 6-D tips (the talos section's shape, a free-flyer and two 6-D tips, at nv = 18 instead of 38)
