@@ -98,6 +98,9 @@ def symmetric_part(blocks):
 
 @pytest.mark.parametrize("case", ["panda", "ur5", "solo12", "floating_tree"])
 def test_inverse_dynamics_second_derivatives_match_pinocchio_differences(case):
+    """The four tensors = the differences of computeRNEADerivatives (index 2 the direction; along q the
+    iterated local derivative, Pinocchio's ComputeRNEASecondOrderDerivatives layout); d2tau_dq2 is
+    asymmetric in (j, k) exactly where a floating base (a Lie bracket) makes it so."""
     robot, oracle = robot_and_oracle(case)
     q, qd, qdd, _ = state(robot, oracle, 1)
     got = ref.inverse_dynamics_second_derivatives(robot, q, qd, qdd)
