@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import soagen
+from soagen.check import check_module
 from tests.support.builds import built
 from tests.support.robots import random_robot, with_point_tips
 
@@ -143,3 +144,20 @@ def test_contact_hessian_is_differences_of_the_gradient():
     want = np.concatenate(differences(robot, gradient, q, qd, tau), axis=0)
     assert np.array_equal(got, got.T)
     assert_near(got, (want + want.T) / 2, "contact_dynamics_hessian")
+
+
+@pytest.mark.parametrize("case", [*sorted(CASES), "two_feet"])
+def test_generated_equals_reference(case):
+    """The third route: ``soagen check``'s comparison with the numpy reference
+    (:mod:`soagen.reference.second_derivatives`, complex steps of its own tangent Newton–Euler passes,
+    itself held to Pinocchio in tests/test_second_derivatives_routes.py) on a few states, every output."""
+    if case == "two_feet":
+        robot, mod = built("second_two_feet", two_feet,
+                           functions=["contact_dynamics_derivatives", "contact_dynamics_hessian"])
+        names = ["contact_dynamics_hessian"]
+    else:
+        robot, mod = built(f"second_{case}", CASES[case], functions=FIRST + SECOND)
+        names = SECOND
+    results = check_module(robot, mod, samples=3, seed=7)
+    for name in names:
+        assert results[name].compared == 3 and results[name].ok, (name, results[name])
