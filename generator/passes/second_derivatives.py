@@ -36,23 +36,10 @@ import sympy as sp
 
 from soagen.passes.adjoint import reverse
 from soagen.passes.derivatives import directions, inner_program, tangent_seeds
-from soagen.passes.tangent import jacobian, replay, velocity_seeds
+from soagen.passes.tangent import replay, velocity_seeds
 
 
 # ============================================================ the tensors of inverse dynamics
-def _id_first_derivatives(prog, robot, q, qd, qdd):
-    """∂τ/∂q (tangent space), ∂τ/∂q̇ and M = ∂τ/∂q̈ by forward mode of Newton–Euler [RK (2.24)–(2.30)];
-    row-major (n, n) each."""
-    from soagen.passes.dynamics import inverse_dynamics
-
-    inner = inner_program(prog, robot, inverse_dynamics, (q, qd, qdd), ("q", "qd", "qdd"))
-    seeds = tangent_seeds(prog, robot, q, qd)
-    seeds.update(velocity_seeds("qdd", qdd))
-    T = replay(prog, inner, seeds)
-    tau = inner.outputs[0].symbols
-    return [jacobian(T, tau, directions(d, robot.nv)) for d in ("q", "qd", "qdd")]
-
-
 def _id_first_derivatives_analytic(prog, robot, q, qd, qdd):
     """∂τ/∂q (tangent space), ∂τ/∂q̇ by the analytical recursion of Carpentier & Mansard (RSS 2018) and M by
     composite inertias [RK (3.20)]; row-major (n, n) each."""
@@ -62,7 +49,7 @@ def _id_first_derivatives_analytic(prog, robot, q, qd, qdd):
     return inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd) + mass_matrix(prog, robot, q)
 
 
-def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd, first=None):
+def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
     """∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇ and ∂M/∂q, (n, n, n) row-major each, entry [i, j, k] Pinocchio's
     ``d2tau_dqdq(i, j, k)``, ``d2tau_dvdv``, ``dtau_dqdv``, ``dtau_dadq``: output i, first direction j
     (that of the first derivative), second direction k, along q iterated as this module says; by
@@ -74,7 +61,7 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd, first=None):
     RSS 2018; :mod:`soagen.passes.analytic_derivatives`) and M by composite inertias [RK (3.20)], about half
     the operations of forward mode over the forward-mode ones on a floating tree."""
     n = robot.nv
-    inner = inner_program(prog, robot, first or _id_first_derivatives_analytic, (q, qd, qdd), ("q", "qd", "qdd"))
+    inner = inner_program(prog, robot, _id_first_derivatives_analytic, (q, qd, qdd), ("q", "qd", "qdd"))
     T = replay(prog, inner, tangent_seeds(prog, robot, q, qd))
     dq, dqd, M = (inner.outputs[i].symbols for i in range(3))
     prog.banner("second derivatives: tangents of dtau/dq, dtau/dqd and M along q and qd", level=0)
