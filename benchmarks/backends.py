@@ -172,13 +172,15 @@ def c_backend_object(build, name, calls_header, include=()):
     return obj
 
 
-def calls_header_lines(nq, nv, ntip, biggest, entries):
-    return [f"#define NQ {nq}", f"#define NV {nv}", f"#define NTIP {ntip}", f"#define MAX_OUT {max(1, biggest)}",
+def calls_header_lines(nq, nv, ntip, nr, biggest, entries):
+    return [f"#define NQ {nq}", f"#define NV {nv}", f"#define NTIP {ntip}", f"#define NR {nr}",
+            f"#define MAX_OUT {max(1, biggest)}",
             "#define BENCH_LIST(X) \\", " \\\n".join(entries), ""]
 
 
 # --------------------------------------------------------------------------- soagen
-INPUTS = {"q": "Q", "qd": "QD", "qdd": "QDD", "tau": "TAU", "f": "F", "u": "U", "cq": "CQ_", "sq": "SQ_"}
+INPUTS = {"q": "Q", "qd": "QD", "qdd": "QDD", "tau": "TAU", "f": "F", "u": "U", "lam": "LAM", "lam_f": "LAM_F",
+          "cq": "CQ_", "sq": "SQ_"}
 
 
 def soagen_calls_header(gen, robot):
@@ -203,7 +205,8 @@ def soagen_calls_header(gen, robot):
     lines = [f'#include "{gen.header.name}"']
     if trig:
         lines += [f"static double CQ_[{robot.nq}], SQ_[{robot.nq}];", *trig]
-    return "\n".join(lines + calls_header_lines(robot.nq, robot.nv, len(robot.tips), biggest, entries))
+    sizes = (robot.nq, robot.nv, len(robot.tips), robot.tip_rows)
+    return "\n".join(lines + calls_header_lines(*sizes, biggest, entries))
 
 
 def compile_times(gen, out):
@@ -280,6 +283,7 @@ PIN_MAP = [
     ("os_inertia", "lambda_delassus", "six"),
     ("os_inertia", "lambda_constraint_cholesky", "six"),
     ("inverse_dynamics_derivatives", "computeRNEADerivatives", "rnea_derivatives"),
+    ("inverse_dynamics_second_derivatives", "ComputeRNEASecondOrderDerivatives", "rnea_second_derivatives"),
     ("forward_dynamics_derivatives", "computeABADerivatives", "aba_derivatives"),
     ("centroidal_momentum_matrix", "ccrba", "centroidal"),
     ("centroidal_momentum_matrix", "computeCentroidalMap", "centroidal"),
@@ -440,7 +444,7 @@ def casadi_generate(spec, out):
     return json.loads((out / "manifest.json").read_text())
 
 
-def casadi_calls_header(manifest, n, m):
+def casadi_calls_header(manifest, n, m, r):
     """The calls header of CasADi's C: a wrapper per function with its arg/res/work arrays."""
     lines, entries, biggest = [], [], 1
     for fn in CASADI_MAP.values():
@@ -467,7 +471,7 @@ def casadi_calls_header(manifest, n, m):
                  "aba_derivatives": "CasADi C of casadi_kin_dyn's aba and its Jacobian w.r.t. q, v, tau",
                  }.get(fn, f"CasADi C of casadi_kin_dyn's {fn}")
         entries.append(f"    X({fn}, {size}, {c_string(calls)}, call_{fn}({', '.join(args)}, OUT))")
-    return "\n".join(lines + calls_header_lines(n, n, m, biggest, entries))
+    return "\n".join(lines + calls_header_lines(n, n, m, r, biggest, entries))
 
 
 def casadi_backend(spec, robot, states, work):
@@ -482,7 +486,8 @@ def casadi_backend(spec, robot, states, work):
         for fn in CASADI_MAP.values():
             objects.append(out / f"{fn}.o")
             compile_object(out / manifest[fn]["c"], objects[-1], [out])
-        objects.append(c_backend_object(out, "casadi", casadi_calls_header(manifest, robot.n, len(robot.tips)), [out]))
+        header = casadi_calls_header(manifest, robot.n, len(robot.tips), robot.tip_rows)
+        objects.append(c_backend_object(out, "casadi", header, [out]))
     except RuntimeError as exc:
         raise Unavailable(f"CasADi C did not build: {exc}")
     cc = {fn: timed(["gcc", "-O2", "-c", out / manifest[fn]["c"], "-o", out / f"{fn}.O2.o"])

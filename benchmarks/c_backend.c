@@ -7,12 +7,12 @@
  *
  * The calls header defines
  *
- *   NQ, NV, NTIP      configuration size, velocity size and tips: a state row is
- *                     q (NQ), qd, qdd, tau (NV each), then f and u (6 NTIP each)
+ *   NQ, NV, NTIP, NR  configuration size, velocity size, tips and tip rows: a state row is
+ *                     q (NQ), qd, qdd, tau (NV each), f and u (6 NTIP each), lam (NV), lam_f (NR)
  *   MAX_OUT           the largest output of any call, in doubles
  *   BENCH_LIST(X)     X(name, out_size, calls, call) for each function; `calls` is a
  *                     string saying what one call runs, `call` an expression using
- *                     Q, QD, QDD, TAU, F, U (inputs of the current state) and OUT
+ *                     Q, QD, QDD, TAU, F, U, LAM, LAM_F (inputs of the current state) and OUT
  *                     (the output buffer)
  *
  * Interface: bench.h.
@@ -24,13 +24,15 @@
 #include "bench.h"
 #include BENCH_CALLS
 
-#define ROW (NQ + 3 * NV + 12 * NTIP)
+#define ROW (NQ + 4 * NV + 12 * NTIP + NR)
 #define Q (s)
 #define QD (s + NQ)
 #define QDD (s + NQ + NV)
 #define TAU (s + NQ + 2 * NV)
 #define F (s + NQ + 3 * NV)
 #define U (s + NQ + 3 * NV + 6 * NTIP)
+#define LAM (s + NQ + 3 * NV + 12 * NTIP)
+#define LAM_F (s + NQ + 4 * NV + 12 * NTIP)
 #define OUT (out)
 
 static const double *states;

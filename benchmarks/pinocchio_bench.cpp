@@ -38,6 +38,7 @@
 #include <pinocchio/algorithm/kinematics.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
 #include <pinocchio/algorithm/rnea-derivatives.hpp>
+#include <pinocchio/algorithm/rnea-second-order-derivatives.hpp>
 
 #include <Eigen/Cholesky>
 
@@ -273,6 +274,28 @@ namespace
         std::vector<double> v = row_major(dp->dtau_dq);
         const std::vector<double> dv = row_major(dp->dtau_dv);
         v.insert(v.end(), dv.begin(), dv.end());
+        return v;
+      });
+    // Second-order derivatives of the RNEA (Singh, Russell & Wensing's analytical recursion): the four
+    // (nv, nv, nv) tensors of Data, which the call zeroes first (the recursion only writes the entries it sets).
+    // Written [i][j][k] row-major; meaning (verified against differences of computeRNEADerivatives):
+    // d2tau_dqdq(i,j,k) = d/dq_k (dtau_dq(i,j)) (iterated, tangent space), d2tau_dvdv(i,j,k),
+    // d2tau_dqdv(i,j,k) = d2tau_i/dq_j dv_k, d2tau_dadq(i,j,k) = dM(i,j)/dq_k.
+    add(
+      "ComputeRNEASecondOrderDerivatives",
+      "ComputeRNEASecondOrderDerivatives (d2tau_dqdq, d2tau_dvdv, d2tau_dqdv, d2tau_dadq of Data, zeroed by the call)",
+      [=](long i) {
+        pinocchio::ComputeRNEASecondOrderDerivatives(*mp, *dp, c->q(i), c->qd(i), c->qdd(i));
+        return dp->d2tau_dqdq(0, 0, 0);
+      },
+      [=] {
+        std::vector<double> v;
+        const int n = mp->nv;
+        for (const auto * t : {&dp->d2tau_dqdq, &dp->d2tau_dvdv, &dp->d2tau_dqdv, &dp->d2tau_dadq})
+          for (int a = 0; a < n; ++a)
+            for (int b = 0; b < n; ++b)
+              for (int k = 0; k < n; ++k)
+                v.push_back((*t)(a, b, k));
         return v;
       });
     add(

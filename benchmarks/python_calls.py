@@ -170,8 +170,9 @@ def loop(statement, names, env):
 
 
 def soagen_args(name, q, qd, qdd, tau, f):
-    """The method's inputs (its catalogue names) from a state and a tip force or task input ``f``."""
-    given = dict(q=q, qd=qd, qdd=qdd, tau=tau, f=f, u=f, qdr=qd, qddr=qdd, **NUMBERS)
+    """The method's inputs (its catalogue names) from a state and a tip force or task input ``f`` (the second
+    derivatives' weights: q̈ and ``f``)."""
+    given = dict(q=q, qd=qd, qdd=qdd, tau=tau, f=f, u=f, qdr=qd, qddr=qdd, lam=qdd, lam_f=f, **NUMBERS)
     return tuple(given[arg] for arg in F.BY_NAME[name].inputs)
 
 

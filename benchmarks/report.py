@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 DATA = ROOT / "docs" / "benchmarks.json"
-ORDER = ("panda", "ur5", "talos", "talos_derivatives", "solo12", "talos_feet")   # robots' order on the page and in the README
+ORDER = ("panda", "ur5", "talos", "talos_derivatives", "solo12", "talos_feet", "panda_second", "solo12_second")   # robots' order on the page and in the README
 
 
 # --------------------------------------------------------------------------- summaries
@@ -276,6 +276,37 @@ def derivative_targets(rep):
     return [intro, "", *lines, ""]
 
 
+# the second derivatives' targets (issue #57 item 5): the ∂²ID tensors against Pinocchio's
+# ComputeRNEASecondOrderDerivatives, and each contracted Hessian's cost in calls of its first derivative
+SECOND_TARGETS = (("inverse_dynamics_second_derivatives", "∂²ID tensors", 0.25),)
+HESSIAN_OF = (("inverse_dynamics_hessian", "inverse_dynamics_derivatives"),
+              ("forward_dynamics_hessian", "forward_dynamics_derivatives"),
+              ("contact_dynamics_hessian", "contact_dynamics_derivatives"))
+HESSIAN_AIM = 3.0        # a contracted Hessian ≤ this × one first-derivative call
+
+
+def second_derivative_targets(rep):
+    """Lines on the second derivatives' rows (none without them): ∂²ID / Pinocchio against its target, and
+    each contracted Hessian's ns as a multiple of one call of its first derivative (ratio of the medians)."""
+    rows = {r.function: r for r in rep.rows}
+    lines = []
+    for fn, quantity, target in SECOND_TARGETS:
+        if fn in rows:
+            p = rows[fn].pinocchio[0] if rows[fn].pinocchio else None
+            lines.append(f"- `{fn}` ({quantity}): soagen / Pinocchio `{p.name if p else 'n/a'}` "
+                         f"{fmt_spread(p.ratio if p else None)} against ≤ {target:g}: "
+                         f"{_verdict(p.ratio if p else None, target)}")
+    for hessian, first in HESSIAN_OF:
+        if hessian in rows and first in rows:
+            x = rows[hessian].soagen_ns / rows[first].soagen_ns
+            lines.append(f"- `{hessian}`: {fmt_ns(rows[hessian].soagen_ns)} ns, {x:.2f} × one `{first}` call "
+                         f"({fmt_ns(rows[first].soagen_ns)} ns; ratio of the medians) against an aim of "
+                         f"≤ {HESSIAN_AIM:g}: {'**met**' if x <= HESSIAN_AIM else '**missed**'}")
+    if not lines:
+        return []
+    return ["The second derivatives' targets (measured in this run; met: median ≤ target):", "", *lines, ""]
+
+
 def markdown_section(rep):
     """The markdown section of one robot."""
     rounds = rep.round_ms
@@ -297,7 +328,7 @@ def markdown_section(rep):
               f"{rep.overhead_ms:.0f} ms outside its rounds (start, reading states, setting up the backends, "
               f"the warm-up round, the outputs for the checks), which a process per round would pay every "
               f"round.", ""]
-    lines += derivative_targets(rep) + contact_targets(rep)
+    lines += derivative_targets(rep) + contact_targets(rep) + second_derivative_targets(rep)
     lines += rep.notes + [""]
     lines += cost_table(rep) + [""]
     lines += [rep.python_intro] + (["", *python_table(rep)] if rep.python else [])
@@ -309,7 +340,8 @@ PREAMBLE = """# Benchmarks
 soagen's generated C against Pinocchio (C++) and CasADi-generated C (via casadi_kin_dyn) on the
 same random states, with every backend's outputs checked against `soagen.reference` first.
 Each robot's section is the output of the command it names (`python benchmarks/run.py --robot
-panda`, `ur5`, `talos`, `talos_derivatives`, `solo12`, `talos_feet`; `--help` for N, rounds, seed), which rewrites that section here and in
+panda`, `ur5`, `talos`, `talos_derivatives`, `solo12`, `talos_feet`, `panda_second`,
+`solo12_second`; `--help` for N, rounds, seed), which rewrites that section here and in
 `docs/benchmarks.json`; this page is rendered from that JSON (a test checks both, and that the
 README's speed table is rendered from it too).
 
@@ -365,6 +397,14 @@ How the numbers are taken:
   along q and q̇, with A_G) against `computeCentroidalDynamicsDerivatives`. Their numpy references are slow (about a second a state for the contact
   derivatives), so the first states of these runs are checked against `soagen.reference` and
   the others against Pinocchio's checked outputs; each section says how many.
+- **Second derivatives.** The `panda_second` and `solo12_second` sections time
+  `inverse_dynamics_second_derivatives` (∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇, ∂M/∂q, each nv × nv × nv) against
+  Pinocchio's C++ `ComputeRNEASecondOrderDerivatives` (not in its Python bindings; the call zeroes its
+  four tensors first, as the algorithm requires), whose outputs are checked against `soagen.reference`
+  like every other entry, and the contracted Hessians (`inverse_dynamics_hessian`,
+  `forward_dynamics_hessian`, `contact_dynamics_hessian`: the symmetric Hessian of λᵀ of the outputs,
+  3nv × 3nv) beside the first derivative each is reported as a multiple of; the weights λ are drawn
+  with the states.
 
 Needs gcc/g++; talos needs the `example-robot-data` wheel; Pinocchio timings need the `pin`
 wheel plus `cmeel-eigen` (Eigen headers, which the wheel does not ship); CasADi timings the

@@ -301,6 +301,9 @@ def from_pinocchio(kind, row, robot):
         mats = row[12:].reshape(4, 6, nv)
         return np.concatenate([row[:6][swap], row[6:12][swap]]
                               + [pc.centroidal_from_pinocchio(robot, a).ravel() for a in mats])
+    if kind == "rnea_second_derivatives":     # 4 tensors (nv, nv, nv), [i][j][k] row-major, every index a velocity
+        perm = pc._velocity_permutation(robot)
+        return np.concatenate([t[np.ix_(perm, perm, perm)].ravel() for t in row.reshape(4, nv, nv, nv)])
     if kind in ("contact", "contact_derivatives"):
         # ddq, lambda_c (forces on the robot, LOCAL_WORLD_ALIGNED, [linear; angular] per 6-D contact)
         # [, ddq_dq, ddq_dv, ddq_dtau (nv, nv), dlambda_dq, dlambda_dv, dlambda_dtau (r, nv)]: soagen's

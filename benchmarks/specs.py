@@ -80,6 +80,18 @@ SPECS = {
                               erd="talos_data/robots/talos_reduced.urdf", floating_base=True,
                               functions=("inverse_dynamics_derivatives", "forward_dynamics_derivatives"),
                               reference_states=20, casadi=False),
+    # the second derivatives (issue #57 item 5), each beside the first derivative it is compared with:
+    # inverse_dynamics_second_derivatives against Pinocchio's C++ ComputeRNEASecondOrderDerivatives (checked
+    # against soagen.reference on every state), the contracted Hessians as multiples of one first-derivative call
+    "panda_second": Spec("panda", ["panda_hand"], {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0},
+                         functions=("inverse_dynamics_derivatives", "inverse_dynamics_second_derivatives",
+                                    "inverse_dynamics_hessian", "forward_dynamics_derivatives",
+                                    "forward_dynamics_hessian"), casadi=False),
+    "solo12_second": Spec("solo12", [sg.point_tip(f) for f in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")],
+                          erd="solo_description/robots/solo12.urdf", floating_base=True,
+                          functions=("inverse_dynamics_derivatives", "inverse_dynamics_second_derivatives",
+                                     "contact_dynamics_derivatives", "contact_dynamics_hessian"),
+                          reference_states=20, casadi=False),
     "talos_feet": Spec("talos_feet", ["left_sole_link", "right_sole_link"],
                        erd="talos_data/robots/talos_reduced.urdf", floating_base=True,
                        functions=CONTACT_FUNCTIONS, tips_at_rest=True, reference_states=100, casadi=False),

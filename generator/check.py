@@ -72,7 +72,8 @@ def random_inputs(target, rng, extra=None):
     ``random_state``, tip forces ``f`` and accelerations ``u``, a time step ``dt``;
     for a robot, from the generator ``extra`` (default ``rng``: a separate one leaves the
     other draws as they were), the reference velocities and accelerations
-    ``qdr``, ``qddr`` and parameters ``pi`` (a physically consistent perturbation)."""
+    ``qdr``, ``qddr`` and parameters ``pi`` (a physically consistent perturbation); the weights ``lam``,
+    ``lam_f`` of the contracted second derivatives from a generator seeded by q."""
     pool = {}
     for label, part in target.parts:
         q, qd, qdd, tau = part.random_state(rng)
@@ -87,6 +88,10 @@ def random_inputs(target, rng, extra=None):
         extra = rng if extra is None else extra
         pool.update(qdr=extra.normal(size=target.nv), qddr=extra.normal(size=target.nv),
                     pi=perturbed_parameters(target, extra))
+        # the weights of the contracted second derivatives, drawn from a generator seeded by q's bits (no draw
+        # taken from the others)
+        own = np.random.default_rng(np.frombuffer(np.ascontiguousarray(pool["q"], float).tobytes(), np.uint32))
+        pool.update(lam=own.normal(size=target.nv), lam_f=own.normal(size=target.tip_rows))
     return pool
 
 

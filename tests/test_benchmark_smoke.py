@@ -75,6 +75,34 @@ def test_ratios_are_medians_of_per_round_ratios():
     assert report.fmt_spread(s) == "1.25 (0.88–6.12)"
 
 
+def test_second_derivative_targets_report_the_ratio_and_the_multiples():
+    """The second derivatives' lines of a section: ∂²ID / Pinocchio's headline route against ≤ 0.25 (the
+    spread's median, its verdict), each contracted Hessian's ns over its first derivative's, against ≤ 3."""
+    report = benchmark_report()
+
+    def row(fn, ns, pin=None):
+        pins = [report.Baseline("pinocchio", "ComputeRNEASecondOrderDerivatives", "", 8000.0,
+                                report.Spread(*pin))] if pin else []
+        return report.Row(fn, fn, ns, None, 0, 0.0, pinocchio=pins)
+    rows = [row("inverse_dynamics_derivatives", 400.0), row("inverse_dynamics_hessian", 1000.0),
+            row("forward_dynamics_derivatives", 500.0), row("forward_dynamics_hessian", 2000.0),
+            row("inverse_dynamics_second_derivatives", 1600.0, (0.2, 0.18, 0.3))]
+    lines = report.second_derivative_targets(dataclasses.replace(benchmark_rep(report), rows=rows))
+    text = "\n".join(lines)
+    assert "`inverse_dynamics_second_derivatives` (∂²ID tensors): soagen / Pinocchio " \
+           "`ComputeRNEASecondOrderDerivatives` 0.20 (0.18–0.30) against ≤ 0.25: **met** at the median" in text
+    assert "`inverse_dynamics_hessian`: 1000 ns, 2.50 × one `inverse_dynamics_derivatives` call (400 ns" in text
+    assert "`forward_dynamics_hessian`: 2000 ns, 4.00 × one `forward_dynamics_derivatives` call" in text
+    assert text.count("**met**") == 2 and text.count("**missed**") == 1
+    assert report.second_derivative_targets(dataclasses.replace(benchmark_rep(report), rows=rows[:1])) == []
+
+
+def benchmark_rep(report):
+    """A RobotReport with no rows (the fields second_derivative_targets does not read are placeholders)."""
+    spread = report.Spread(1.0, 1.0, 1.0)
+    return report.RobotReport("r", "r", "", 1, 1, 0, [], [], 1, spread, 0.0, [], [], "", [])
+
+
 # --------------------------------------------------------------------------- the baselines' conversions
 #: the robots: the Panda (fixed base, locked fingers, one 6-D tip) and, for the floating base, solo12 with
 #: two feet as 6-D tips (the talos section's shape, a free-flyer and two 6-D tips, at nv = 18 instead of 38)
@@ -266,6 +294,31 @@ def _constraint_dynamics_derivatives(s, i):
     contact = _constraint_dynamics(s, i)
     s.pin.computeConstraintDynamicsDerivatives(s.model, d, *s.contacts, s.settings)
     return row_major(contact, d.ddq_dq, d.ddq_dv, d.ddq_dtau, d.dlambda_dq, d.dlambda_dv, d.dlambda_dtau)
+
+
+@pin_output("ComputeRNEASecondOrderDerivatives")
+def _rnea_second_order(s, i, h=1e-3):
+    """Not in Pinocchio's Python bindings: its meaning from Pinocchio's first derivatives instead, in
+    Pinocchio's conventions and laid out as pinocchio_bench.cpp writes the tensors ([i][j][k] row-major):
+    d2tau_dqdq[:, :, k] = d/dε dtau_dq(integrate(q, ε e_k)), d2tau_dvdv[:, :, k] = d/dε dtau_dv(v + ε e_k),
+    d2tau_dqdv[:, :, k] = d/dε dtau_dq(v + ε e_k), d2tau_dadq[:, :, k] = d/dε M(integrate(q, ε e_k)), each
+    by the five-point stencil (error ~h⁴, rounding ~1e-13/h: ~1e-11 relative, where central differences
+    would give ~1e-8)."""
+    pin, m, d, nv = s.pin, s.model, s.data, s.model.nv
+    q, v, a = s.q[i], s.qd[i], s.qdd[i]
+
+    def first(qk, vk):
+        dq, dv, da = (np.array(x) for x in pin.computeRNEADerivatives(m, d, qk, vk, a))
+        return dq, dv, symmetrised(da)
+
+    def derivative(at):
+        return sum(w * np.array(at(t * h)) for t, w in ((-2, 1 / 12), (-1, -2 / 3), (1, 2 / 3), (2, -1 / 12))) / h
+    along_q, along_v = np.zeros((2, 3, nv, nv, nv))
+    for k in range(nv):
+        e = np.eye(nv)[k]
+        along_q[..., k] = derivative(lambda t, e=e: first(pin.integrate(m, q, t * e), v))
+        along_v[..., k] = derivative(lambda t, e=e: first(q, v + t * e))
+    return row_major(along_q[0], along_v[1], along_v[0], along_q[2])
 
 
 @pin_output("computeCentroidalDynamicsDerivatives")

@@ -27,7 +27,8 @@ projection, inverse dynamics, composite inertias and the mass matrix),
 :mod:`~soagen.reference.articulated_bodies` (Riccati sweep, innovations filter and
 smoother, M⁻¹, forward dynamics), :mod:`~soagen.reference.operational_space`
 (Ω, Λ, c(0), g(0), OSC), :mod:`~soagen.reference.derivatives` (dynamics
-derivatives), :mod:`~soagen.reference.regressors` (regressors) and
+derivatives), :mod:`~soagen.reference.second_derivatives` (their second derivatives, by complex
+steps), :mod:`~soagen.reference.regressors` (regressors) and
 :mod:`~soagen.reference.identifiable` (base parameters, base regressor),
 :mod:`~soagen.reference.centroidal` (centre of mass, centroidal momentum);
 :mod:`~soagen.reference.closed_chain` is imported on its own.  No module has the
@@ -57,6 +58,8 @@ from soagen.reference.operational_space import (
     os_solve, osc_torque,
 )
 from soagen.reference.regressors import body_regressor, regressor, slotine_li_regressor
+from soagen.reference.second_derivatives import (contact_dynamics_hessian, forward_dynamics_hessian,
+                                                 inverse_dynamics_hessian, inverse_dynamics_second_derivatives)
 from soagen.reference.tip_kinematics import forward_kinematics, jacobian, jdot_qdot, tip_velocity
 
 __all__ = [
@@ -74,6 +77,9 @@ __all__ = [
     "os_coriolis", "os_gravity", "os_bias", "osc_torque",
     # derivatives
     "inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearized_step",
+    # second_derivatives
+    "inverse_dynamics_second_derivatives", "inverse_dynamics_hessian", "forward_dynamics_hessian",
+    "contact_dynamics_hessian",
     # regressors, identifiable
     "body_regressor", "regressor", "base_regressor", "slotine_li_regressor",
     # contact

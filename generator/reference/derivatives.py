@@ -15,12 +15,24 @@ from soagen.reference.articulated_bodies import forward_dynamics, mass_matrix_in
 from soagen.reference.newton_euler_passes import base_acceleration, tip_row_index
 
 
+def _numbers(x):
+    """``x`` as a float array, or a complex one when it is complex (the complex-step second
+    derivatives of :mod:`~soagen.reference.second_derivatives` run these passes in complex
+    arithmetic; real inputs give the real passes unchanged)."""
+    x = np.asarray(x)
+    return x if np.iscomplexobj(x) else np.asarray(x, float)
+
+
+def _dtype(kin, *xs):
+    """float, or complex when the configuration ``kin`` or any of ``xs`` is complex."""
+    return np.result_type(float, kin.R[0], kin.p[0], *[np.asarray(x) for x in xs if x is not None])
+
+
 def _crm(v):
     """Motion cross product v× (6, 6) for a motion vector v = [ω; v] (its transpose negated is v×*)."""
-    out = np.zeros((6, 6))
-    out[:3, :3] = out[3:, 3:] = skew(v[:3])
-    out[3:, :3] = skew(v[3:])
-    return out
+    a, b, c, x, y, z = v
+    return np.array([[0.0, -c, b, 0.0, 0.0, 0.0], [c, 0.0, -a, 0.0, 0.0, 0.0], [-b, a, 0.0, 0.0, 0.0, 0.0],
+                     [0.0, -z, y, 0.0, -c, b], [z, 0.0, -x, c, 0.0, -a], [-y, x, 0.0, -b, a, 0.0]])
 
 
 def _crf(v):
@@ -38,7 +50,7 @@ def _world(robot, kin, qd, qdd):
     n = robot.nb
     S, I, v, a, f = [None] * n, [None] * n, [None] * n, [None] * n, [None] * n
     for k in robot.base_to_tip():
-        X = np.zeros((6, 6))     # body-k motion vectors to world ones
+        X = np.zeros((6, 6), dtype=_dtype(kin))     # body-k motion vectors to world ones
         X[:3, :3] = X[3:, 3:] = kin.R[k]
         X[3:, :3] = skew(kin.p[k]) @ kin.R[k]
         Xinv = np.linalg.inv(X)
@@ -56,10 +68,10 @@ def _tip_wrenches(robot, kin, f_tip):
     """Per body: the tip wrenches moved to the world origin (world axes), and the
     tip points (3,) and forces (3,) they act with."""
     n = robot.nb
-    ext, points = [np.zeros(6) for _ in range(n)], [[] for _ in range(n)]
+    ext, points = [np.zeros(6, dtype=_dtype(kin, f_tip)) for _ in range(n)], [[] for _ in range(n)]
     if f_tip is not None:
-        full = np.zeros(6 * len(robot.tips))       # point tips: their rows, zero moments
-        full[tip_row_index(robot)] = np.asarray(f_tip, float)
+        full = np.zeros(6 * len(robot.tips), dtype=_dtype(kin, f_tip))    # point tips: their rows, zero moments
+        full[tip_row_index(robot)] = _numbers(f_tip)
         f_tip = full.reshape(len(robot.tips), 6)
         for i, t in enumerate(robot.tips):
             point = kin.p[t.body] + kin.R[t.body] @ t.offset
@@ -83,8 +95,14 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, f_tip=None):
     does not depend on (q, q̇); their friction adds its slope to ∂τ/∂q̇'s diagonal.  O(n²); shares nothing
     with the generated code (which differentiates its own straight-line program).
     """
-    qd, qdd = np.asarray(qd, float), np.asarray(qdd, float)
-    kin = kinematics(robot, q)
+    return inverse_dynamics_derivatives_at(robot, kinematics(robot, q), qd, qdd, f_tip)
+
+
+def inverse_dynamics_derivatives_at(robot, kin, qd, qdd, f_tip=None, along_qd=True):
+    """:func:`inverse_dynamics_derivatives` at the configuration ``kin`` (a :class:`Kinematics`,
+    real or complex); complex ``kin``, ``qd``, ``qdd`` or ``f_tip`` run it in complex arithmetic;
+    ``along_qd`` False: ∂τ/∂q alone, (∂τ/∂q, None)."""
+    qd, qdd = _numbers(qd), _numbers(qdd)
     S, I, v, a, f = _world(robot, kin, qd, qdd)
     ext, points = _tip_wrenches(robot, kin, f_tip)
     F = [f[k] + ext[k] for k in range(robot.nb)]
@@ -99,15 +117,17 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, f_tip=None):
         if p >= 0:
             subtree[p] |= subtree[k]
     nv = robot.nv
-    dq, dv = np.zeros((nv, nv)), np.zeros((nv, nv))
+    dq, dv = (np.zeros((nv, nv), dtype=_dtype(kin, qd, qdd, f_tip)) for _ in range(2))
     for j in range(robot.nb):
         for i, col in enumerate(range(robot.vslice(j).start, robot.vslice(j).stop)):
             s = S[j][:, i]
             dq[:, col] = _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=subtree[j], twist=s)
+            if not along_qd:
+                continue
             e = np.zeros(nv)
             e[col] = 1.0
             dv[:, col] = _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, dqd=e)
-    return dq, dv + np.diag(_friction_slope(robot, qd))
+    return (dq, dv + np.diag(_friction_slope(robot, qd))) if along_qd else (dq, None)
 
 
 def _friction_slope(robot, qd):
@@ -123,7 +143,8 @@ def _tangent_motion(robot, S, v, qd, qdd, moved=(), twist=None, dqd=None):
     """δS, δv, δa per body (world axes at the world origin) for a rigid motion ``twist``
     of the bodies ``moved``, or a change ``dqd`` of the joint velocities, at fixed q̈."""
     n = robot.nb
-    dS = [_crm(twist) @ S[k] if k in moved else np.zeros_like(S[k]) for k in range(n)]
+    twist_x = _crm(twist) if moved else None      # s× (6, 6), once per direction
+    dS = [twist_x @ S[k] if k in moved else np.zeros_like(S[k]) for k in range(n)]
     dv, da = [None] * n, [None] * n
     for k in robot.base_to_tip():
         p = robot.bodies[k].parent
@@ -142,13 +163,15 @@ def _tangent_torques(robot, S, I, v, a, F, points, qd, qdd, moved=(), twist=None
     n = robot.nb
     dS, dv, da = _tangent_motion(robot, S, v, qd, qdd, moved, twist, dqd)
     dF = [None] * n
+    twist_x, twist_xf = (_crm(twist), _crf(twist)) if moved else (None, None)    # s×, s×* (6, 6)
     for k in robot.base_to_tip():
-        dI = _crf(twist) @ I[k] - I[k] @ _crm(twist) if k in moved else np.zeros((6, 6))
-        df = (dI @ a[k] + I[k] @ da[k] + _crf(dv[k]) @ I[k] @ v[k] + _crf(v[k]) @ dI @ v[k]
-              + _crf(v[k]) @ I[k] @ dv[k])
+        dI = twist_xf @ I[k] - I[k] @ twist_x if k in moved else np.zeros((6, 6))
+        v_xf = _crf(v[k])
+        df = (dI @ a[k] + I[k] @ da[k] + _crf(dv[k]) @ I[k] @ v[k] + v_xf @ dI @ v[k]
+              + v_xf @ I[k] @ dv[k])
         if k in moved:   # tip points move with the body, their forces keep their world axes
             for point, force in points[k]:
-                df[:3] += cross(cross(twist[:3], point) + twist[3:], force)
+                df = df + np.concatenate([cross(cross(twist[:3], point) + twist[3:], force), np.zeros(3)])
         dF[k] = df
     for k in robot.tip_to_base():
         p = robot.bodies[k].parent
@@ -172,8 +195,14 @@ def tip_acceleration_derivatives(robot, q, qd, qdd):
     Newton–Euler pass (:func:`inverse_dynamics_derivatives`) and δp = s_ω × p + s_v
     when the direction's twist s moves the tip's body.
     """
-    qd, qdd = np.asarray(qd, float), np.asarray(qdd, float)
-    kin = kinematics(robot, q)
+    return tip_acceleration_derivatives_at(robot, kinematics(robot, q), qd, qdd)
+
+
+def tip_acceleration_derivatives_at(robot, kin, qd, qdd, along_qd=True):
+    """:func:`tip_acceleration_derivatives` at the configuration ``kin`` (a :class:`Kinematics`,
+    real or complex); complex ``kin``, ``qd`` or ``qdd`` run it in complex arithmetic; ``along_qd``
+    False: the derivatives along q alone, (∂/∂q, None)."""
+    qd, qdd = _numbers(qd), _numbers(qdd)
     S, _, v, a, _ = _world(robot, kin, qd, qdd)
     subtree = _subtrees(robot)
     points = [kin.p[t.body] + kin.R[t.body] @ t.offset for t in robot.tips]
@@ -193,14 +222,16 @@ def tip_acceleration_derivatives(robot, q, qd, qdd):
         return np.concatenate(out)[rows]
 
     nv = robot.nv
-    dq, dv = np.zeros((len(rows), nv)), np.zeros((len(rows), nv))
+    dq, dv = (np.zeros((len(rows), nv), dtype=_dtype(kin, qd, qdd)) for _ in range(2))
     for j in range(robot.nb):
         for i, col in enumerate(range(robot.vslice(j).start, robot.vslice(j).stop)):
             dq[:, col] = column(moved=subtree[j], twist=S[j][:, i])
+            if not along_qd:
+                continue
             e = np.zeros(nv)
             e[col] = 1.0
             dv[:, col] = column(dqd=e)
-    return dq, dv
+    return (dq, dv) if along_qd else (dq, None)
 
 
 def forward_dynamics_derivatives(robot, q, qd, tau, f_tip=None):
