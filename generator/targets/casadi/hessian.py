@@ -38,9 +38,10 @@ def chart_hessian_lines(robot, q="q", g="g", H="H", stride=None):
 
     A quaternion q of norm s, q̂ = q/s = (v, w): ξ_ω = log(R(q̂₀)ᵀ R(q̂)) ≈ 2 vec(q̂₀* ⊗ q/|q|) to second
     order, and with c = (w g_ω + v × g_ω, −v·g_ω) the Hessian of g_ωᵀ ξ_ω is −(2/s²)(c q̂ᵀ + q̂ cᵀ)
-    (the second derivative of q/|q|; c·q̂ = 0).  A floating base's body velocity, the SE(3)
-    logarithm ξ_v = u − ½ ω × u + ..., u = R₀ᵀ(p − p₀): the cross block along (quaternion a,
-    position b) ½ ∂ω/∂q_a · (g_v × R₀ᵀ e_b), both ways round."""
+    (the second derivative of q/|q|; c·q̂ = 0).  A floating base's position adds nothing: its chart
+    (SE(3)'s logarithm, ξ_v = R₀ᵀ(p − p₀) − ½ ω × R₀ᵀ(p − p₀) + ...) has a second derivative, but
+    its weight g_v is zero for the functions of :data:`HESSIANS` (the dynamics do not depend on
+    where the base is)."""
     nq = robot.nq
     stride = stride or nq
     lines = []
@@ -60,25 +61,6 @@ def chart_hessian_lines(robot, q="q", g="g", H="H", stride=None):
                       "    for (int a = 0; a < 4; ++a)",
                       "        for (int b = 0; b < 4; ++b)",
                       f"            {H}[({h} + a)*{stride} + {h} + b] -= 2.0/(s*s)*(c[a]*u[b] + u[a]*c[b]);"]
-            if body.nq == 7:                              # floating: the position's columns before the quaternion
-                p = qs.start
-                lines += [f"    const casadi_real gv[3] = {{{g}[{r + 3}], {g}[{r + 4}], {g}[{r + 5}]}};",
-                          "    const casadi_real x = u[0], y = u[1], z = u[2], w = u[3];",
-                          "    const casadi_real R[3][3] = {{1 - 2*(y*y + z*z), 2*(x*y - z*w), 2*(x*z + y*w)},",
-                          "                                 {2*(x*y + z*w), 1 - 2*(x*x + z*z), 2*(y*z - x*w)},",
-                          "                                 {2*(x*z - y*w), 2*(y*z + x*w), 1 - 2*(x*x + y*y)}};",
-                          "    /* dω/dq of the quaternion (3 x 4): (2/s) [w I - [v]x, -v] */",
-                          "    const casadi_real W[3][4] = {{w, z, -y, -x}, {-z, w, x, -y}, {y, -x, w, -z}};",
-                          "    for (int b = 0; b < 3; ++b) {",
-                          "        const casadi_real e[3] = {R[b][0], R[b][1], R[b][2]};   /* R0^T e_b */",
-                          "        const casadi_real t[3] = {gv[1]*e[2] - gv[2]*e[1], gv[2]*e[0] - gv[0]*e[2],",
-                          "                                  gv[0]*e[1] - gv[1]*e[0]};     /* g_v x R0^T e_b */",
-                          "        for (int a = 0; a < 4; ++a) {",
-                          "            const casadi_real v = (W[0][a]*t[0] + W[1][a]*t[1] + W[2][a]*t[2])/s;",
-                          f"            {H}[({h} + a)*{stride} + {p} + b] += v;",
-                          f"            {H}[({p} + b)*{stride} + {h} + a] += v;",
-                          "        }",
-                          "    }"]
             lines.append("}")
     return lines
 
