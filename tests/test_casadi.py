@@ -289,8 +289,11 @@ def test_second_derivatives_stop_the_optimizer_in_one_line(capfd):
     exact(x0=np.zeros(robot.n))
     assert not exact.stats()["success"]
     err = capfd.readouterr().err
-    assert ("soagen: forward_dynamics has no second derivatives in this library: build it with hessians=True "
-            "(soagen.casadi.functions) or use IPOPT's hessian_approximation='limited-memory'") in err
+    line = ("soagen: forward_dynamics has no second derivatives in this library: build it with hessians=True "
+            "(soagen.casadi.functions) or use IPOPT's hessian_approximation='limited-memory'")
+    assert line in err.splitlines()
+    from tests.support import ROOT
+    assert f"`{line}`" in " ".join((ROOT / "docs" / "guide" / "casadi.md").read_text().split())   # the guide quotes it
     lbfgs = casadi.nlpsol("lbfgs", "ipopt", nlp, {**quiet, "ipopt.hessian_approximation": "limited-memory"})
     sol = lbfgs(x0=np.zeros(robot.n))
     assert lbfgs.stats()["success"] and float(sol["f"]) < 1e-10
