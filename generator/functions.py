@@ -50,6 +50,9 @@ ARGUMENTS = {
     "qdr": ("n", "reference joint velocities"),
     "qddr": ("n", "reference joint accelerations"),
     "pi": ("p", "parameters (soagen.model.parameters)"),
+    # contracted second derivatives (soagen.passes.second_derivatives)
+    "lam": ("n", "weights of the outputs (Lagrange multipliers)"),
+    "lam_f": ("r", "weights of the tip forces"),
 }
 
 
@@ -160,6 +163,13 @@ FD_DERIVATIVES = (QDD, Output("dqdd_dq", ("n", "n"), "dqdd/dq, row-major"),
                   Output("Minv", ("n", "n"), "dqdd/dtau = M^-1, row-major"))
 _ID = "soagen.passes.identification"
 _CEN = "soagen.passes.centroidal"
+_SECOND = "soagen.passes.second_derivatives"
+ID_SECOND_DERIVATIVES = (
+    Output("d2tau_dq2", ("n", "n", "n"), "d2tau_i/dq_j dq_k (tangent space, iterated: k along dtau/dq_j), row-major"),
+    Output("d2tau_dqd2", ("n", "n", "n"), "d2tau_i/dqd_j dqd_k, row-major"),
+    Output("d2tau_dqdqd", ("n", "n", "n"), "d2tau_i/dq_j dqd_k, row-major"),
+    Output("dM_dq", ("n", "n", "n"), "dM_ij/dq_k (tangent space), row-major"))
+HESSIAN = Output("H", ("3n", "3n"), "symmetric Hessian of the weighted outputs, row-major")
 CENTROIDAL_DERIVATIVES = (
     Output("h", (6,), "centroidal momentum"), Output("hdot", (6,), "centroidal momentum rate"),
     Output("dh_dq", (6, "n"), "dh/dq, row-major"), Output("dhdot_dq", (6, "n"), "dhdot/dq, row-major"),
@@ -302,6 +312,21 @@ CATALOGUE = (
          "derivatives via_analytic_id", ("q", "qd", "tau", "dt"), STEP, f"{_DER}:linearized_step_analytic",
          "linearized_step", family="linearized_step", label="via_analytic_id", candidate=True, default=False,
          solves="M", one_dof=True),
+    # ---- second derivatives (soagen.passes.second_derivatives): along q in the tangent space
+    Spec("inverse_dynamics_second_derivatives", "second derivatives of inverse dynamics d2tau/dq2, d2tau/dqd2, "
+         "d2tau/dqdqd, dM/dq (tangent space; Pinocchio's ComputeRNEASecondOrderDerivatives layout)",
+         ("q", "qd", "qdd"), ID_SECOND_DERIVATIVES, f"{_SECOND}:inverse_dynamics_second_derivatives",
+         "inverse_dynamics_second_derivatives", default=False),
+    Spec("inverse_dynamics_hessian", "symmetric Hessian of lam^T tau along (dq (tangent space), qd, qdd), "
+         "row-major 3n x 3n", ("q", "qd", "qdd", "lam"), (HESSIAN,), f"{_SECOND}:inverse_dynamics_hessian",
+         "inverse_dynamics_hessian", default=False),
+    Spec("forward_dynamics_hessian", "symmetric Hessian of lam^T qdd along (dq (tangent space), qd, tau), "
+         "row-major 3n x 3n", ("q", "qd", "tau", "lam"), (HESSIAN,), f"{_SECOND}:forward_dynamics_hessian",
+         "forward_dynamics_hessian", default=False, solves="M"),
+    Spec("contact_dynamics_hessian", "symmetric Hessian of lam^T qdd + lam_f^T f of the contact dynamics along "
+         "(dq (tangent space), qd, tau), row-major 3n x 3n", ("q", "qd", "tau", "lam", "lam_f"), (HESSIAN,),
+         f"{_SECOND}:contact_dynamics_hessian", "contact_dynamics_hessian", tips=True, default=False,
+         solves="Omega"),
     # ---- identification and adaptive control (soagen.passes.identification, soagen.model.parameters)
     Spec("regressor", "joint-torque regressor Y, T = Y pi with pi = robot.parameters(), row-major n x p",
          ("q", "qd", "qdd"), (Output("Y", ("n", "p"), "regressor, row-major"),), f"{_ID}:regressor", "regressor",
@@ -551,7 +576,7 @@ class _RobotSizes(dict):
 
     def __init__(self, robot):
         m = len(robot.tips)
-        super().__init__({"nq": robot.nq, "n": robot.nv, "2n": 2 * robot.nv, "m": m, "r": robot.tip_rows,
+        super().__init__({"nq": robot.nq, "n": robot.nv, "2n": 2 * robot.nv, "3n": 3 * robot.nv, "m": m, "r": robot.tip_rows,
                           "p": robot.n_parameters})
         self.robot = robot
 
@@ -571,7 +596,7 @@ def specs(target):
 
 
 def sizes(target):
-    """Values of the size keys of the catalogue for ``target``: ``nq``, ``n``, ``2n``, ``m``, ``r`` (tip rows),
+    """Values of the size keys of the catalogue for ``target``: ``nq``, ``n``, ``2n``, ``3n``, ``m``, ``r`` (tip rows),
     ``p`` (parameters) and ``b`` (base parameters, computed on first use) for a Robot; ``na``, ``nb``
     for a closed chain."""
     if isinstance(target, ClosedChain):

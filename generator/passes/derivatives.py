@@ -155,16 +155,9 @@ def _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic):
     """θ̈, the LTDL factors (L, 1/d) of M and −∂τ/∂q, −∂τ/∂q̇ at θ̈ (row-major n × n lists, by
     ``"q"``, ``"qd"``): forward mode of Newton–Euler or (``analytic``) the analytical recursion."""
     from soagen.passes.dynamics import inverse_dynamics
-    from soagen.passes.actuators import subtract_friction
-    from soagen.passes.sweeps import Sweeps, forces_tip_to_base, mass_matrix_ltdl, newton_euler, project
 
     n = robot.nv
-    sw = Sweeps(prog, robot, q)
-    _, _, f = newton_euler(sw, qd, [sp.Integer(0)] * n)
-    forces_tip_to_base(sw, f)
-    rhs = [prog.let(t - h) for t, h in zip(subtract_friction(sw, tau, qd), project(sw, f))]
-    L, dinv = mass_matrix_ltdl(sw)
-    qdd = m_solve(prog, L, dinv, rhs)
+    qdd, L, dinv = qdd_and_ltdl(prog, robot, q, qd, tau)
     if analytic:
         from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
 
@@ -177,6 +170,20 @@ def _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic):
         column = {d: (lambda i, j, d=d: dtau[d][i][j]) for d in ("q", "qd")}
     minus = {d: [prog.let(-column[d](i, j)) for i in range(n) for j in range(n)] for d in ("q", "qd")}
     return qdd, L, dinv, minus
+
+
+def qdd_and_ltdl(prog, robot, q, qd, tau):
+    """θ̈ = M⁻¹(τ − C − G − F(q̇)) with M by composite inertias [RK (3.20)] and its LTDL, C + G by
+    Newton–Euler at θ̈ = 0 [RK (2.24)–(2.30)]: θ̈ (n) and the factors (L, 1/d)."""
+    from soagen.passes.actuators import subtract_friction
+    from soagen.passes.sweeps import Sweeps, forces_tip_to_base, mass_matrix_ltdl, newton_euler, project
+
+    sw = Sweeps(prog, robot, q)
+    _, _, f = newton_euler(sw, qd, [sp.Integer(0)] * robot.nv)
+    forces_tip_to_base(sw, f)
+    rhs = [prog.let(t - h) for t, h in zip(subtract_friction(sw, tau, qd), project(sw, f))]
+    L, dinv = mass_matrix_ltdl(sw)
+    return m_solve(prog, L, dinv, rhs), L, dinv
 
 
 def m_solve(prog, L, dinv, g):
