@@ -63,5 +63,5 @@ def functions(robot, names, hessians=False, **options):
         import casadi
     except ImportError:
         raise ImportError("soagen.casadi needs CasADi: pip install casadi (or pip install '.[casadi]')") from None
-    lib = library(robot, list(names), hessians, **options)
+    lib = library(robot, list(names), hessians=hessians, **options)
     return [casadi.external(lib.exported[name], str(lib.path)) for name in names]

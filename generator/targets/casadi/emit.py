@@ -125,8 +125,9 @@ def _shape(arg, sizes):
 def shape_text(shape):
     """``declared(shape)`` as the guide writes it: ``"4m x 4"``, ``"r x n"``, ``"n"`` (a column)."""
     rows, cols = declared(shape)
-    ints = [d for d in rows if not isinstance(d, str)]
-    text = (str(math.prod(ints)) if ints else "") + "".join(d for d in rows if isinstance(d, str))
+    ints, keys = [d for d in rows if not isinstance(d, str)], [d for d in rows if isinstance(d, str)]
+    # a product of size keys: "4m", "2n"; of one key repeated (a stack of n x n matrices): "n·n"
+    text = (str(math.prod(ints)) if ints else "") + ("".join(keys) if len(set(keys)) == len(keys) else "·".join(keys))
     return text if cols == (1,) else f"{text} x {cols[0]}"
 
 
