@@ -19,7 +19,11 @@ their Jacobians in its MX virtual machine).
 
 * ``soagen``: ``soagen.casadi.functions(robot, ["rk4_step"])`` (-O3): the RK4 step in soagen's C, its
   Jacobian soagen's analytical derivatives of the forward dynamics chained through the stages in
-  C; IPOPT with the limited-memory Hessian (soagen has no second derivatives).
+  C; IPOPT with the limited-memory Hessian.
+* ``soagen_exact``: the same step from a library built with ``hessians=True``, IPOPT with its exact
+  Hessian: CasADi calls the library's ``adj1_`` and ``jac_adj1_`` of the step, whose Hessian of
+  μᵀ x_next is the second-order adjoint through the four stages in C, each stage's the generated
+  ``forward_dynamics_hessian`` (:mod:`soagen.targets.casadi.hessian`).
 * ``soagen_fd``: ``soagen.casadi.functions(robot, ["forward_dynamics"])`` (-O3), the RK4 stages in
   CasADi around it (``rk4_of`` of the example); limited-memory Hessian.
 * ``casadi_vm``: casadi_kin_dyn's ``aba(q, v, tau)`` (Pinocchio 2.6.20 on ``casadi::SX``), rebuilt
@@ -96,6 +100,8 @@ PANDA_LOCK = {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}
 OBJECTIVE_RTOL, TRAJECTORY_ATOL = 1e-6, 1e-4
 ROUTES = {   # name: (what evaluates the step, Hessian)
     "soagen": ("soagen's rk4_step: the step and its Jacobian in soagen's C, external", "limited-memory"),
+    "soagen_exact": ("soagen's rk4_step with its exact Hessian (hessians=True): the step, its Jacobian and "
+                     "its contracted Hessian in soagen's C, external", "exact"),
     "soagen_fd": ("soagen's forward_dynamics in C, external, analytical Jacobian; RK4 stages in CasADi",
                   "limited-memory"),
     "casadi_vm": ("casadi_kin_dyn SX (cse), RK4 stages, expanded, SX virtual machine", "limited-memory"),
@@ -105,7 +111,7 @@ ROUTES = {   # name: (what evaluates the step, Hessian)
                              "CodeGenerator + gcc -O3, external", "limited-memory"),
     "casadi_vm_exact": ("casadi_kin_dyn SX (cse), RK4 stages, expanded, SX virtual machine", "exact"),
 }
-SOAGEN_ROUTES = ("soagen", "soagen_fd")
+SOAGEN_ROUTES = ("soagen", "soagen_exact", "soagen_fd")
 SOLO_FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
 SOLO_STAND = [0.0, 0.8, -1.6, 0.0, 0.8, -1.6, 0.0, -0.8, 1.6, 0.0, -0.8, 1.6]
 SOLO_HEIGHT, SOLO_RISE, SOLO_DURATION, SOLO_INTERVALS = 0.25, 0.03, 0.5, 20
@@ -253,16 +259,17 @@ def compiled_step(fd, n, work, link):
     return compiled([step, jac], work, "aba_rk4_step", link)
 
 
-def soagen_function(robot, name, cache):
-    """soagen's ``name`` of ``robot``, built into the cache folder ``cache`` (empty the first time)
-    and loaded again; -> (Function, seconds of the first call, seconds of the cached load)."""
+def soagen_function(robot, name, cache, hessians=False):
+    """soagen's ``name`` of ``robot`` (with ``hessians``, its exact second derivatives), built into the
+    cache folder ``cache`` (empty the first time) and loaded again; -> (Function, seconds of the first
+    call, seconds of the cached load)."""
     import soagen
 
     os.environ["SOAGEN_CACHE"] = str(cache)
     t0 = time.perf_counter()
-    soagen.casadi.functions(robot, [name])
+    soagen.casadi.functions(robot, [name], hessians=hessians)
     t1 = time.perf_counter()
-    f, = soagen.casadi.functions(robot, [name])
+    f, = soagen.casadi.functions(robot, [name], hessians=hessians)
     return f, t1 - t0, time.perf_counter() - t1
 
 
@@ -348,18 +355,20 @@ def panda(work, repeats):
     n = robot.n
     step_soagen, cold, cached = soagen_function(robot, "rk4_step", work / "soagen-cache")
     fd_soagen, _, cached_fd = soagen_function(robot, "forward_dynamics", work / "soagen-cache")
+    step_exact, cold_exact, cached_exact = soagen_function(robot, "rk4_step", work / "soagen-cache-exact", True)
     info, aba = kin_dyn_graph(work)
     t0 = time.perf_counter()
     fd_sx, jac_sx = cse_functions(aba, n)
     cse_seconds = time.perf_counter() - t0
     fd_c, gen_seconds, cc_seconds = compiled([fd_sx, jac_sx], work)
     step_c, step_gen, step_cc = compiled_step(fd_c, n, work, [str(work / "aba_codegen.so"), f"-Wl,-rpath,{work}"])
-    steps = {"soagen": step_soagen, "soagen_fd": example.rk4_of(fd_soagen, n),
+    steps = {"soagen": step_soagen, "soagen_exact": step_exact, "soagen_fd": example.rk4_of(fd_soagen, n),
              "casadi_vm": example.rk4_of(fd_sx, n), "casadi_compiled": example.rk4_of(fd_c, n),
              "casadi_compiled_step": step_c, "casadi_vm_exact": example.rk4_of(fd_sx, n)}
     kin_dyn = {"graph": info["seconds"], "cse": cse_seconds}
     compiled_aba = {**kin_dyn, "codegen": gen_seconds, "compile": cc_seconds}
     setup = {"soagen": {"build_cold": cold, "load_cached": cached},
+             "soagen_exact": {"build_cold": cold_exact, "load_cached": cached_exact},
              "soagen_fd": {"build_cold": cold, "load_cached": cached_fd},
              "casadi_vm": dict(kin_dyn), "casadi_compiled": dict(compiled_aba),
              "casadi_compiled_step": {**compiled_aba, "step_codegen": step_gen, "step_compile": step_cc},
@@ -578,6 +587,21 @@ def counterpart_lines(data):
                      for a, c in g["counterparts"].items())
 
 
+def exact_lines(data):
+    """soagen's exact Hessian against its limited-memory solve and against CasADi's exact Hessian (a line
+    of its own; none in a record from before the route)."""
+    routes = data["panda"]["routes"]
+    if "soagen_exact" not in routes:
+        return ""
+    e, lm, c = routes["soagen_exact"], routes["soagen"], routes["casadi_vm_exact"]
+    return (f"\nWith its exact Hessian, soagen's solve takes {e['iterations']['median']:.0f} iterations and "
+            f"{e['wall']['median']:.2f} s (limited-memory: {lm['iterations']['median']:.0f} and "
+            f"{lm['wall']['median']:.2f} s): the Hessian {e['hess_l']['median']:.2f} s, constraints and their "
+            f"Jacobian {e['g_jac_g']['median']:.2f} s, IPOPT's own work {e['rest']['median']:.2f} s. CasADi's "
+            f"symbolic exact Hessian (casadi_vm_exact): {c['iterations']['median']:.0f} iterations, "
+            f"{c['wall']['median']:.2f} s, of which the Hessian {c['hess_l']['median']:.2f} s.")
+
+
 def render(data):
     """docs/trajopt.md from the JSON record."""
     p, s = data["panda"], data["solo12"]
@@ -601,7 +625,7 @@ its Jacobian {p['sx_instructions']['jac_aba']}.
 
 {route_table(p)}
 
-{headline(data)}
+{headline(data)}{exact_lines(data)}
 The goal, at most {g['target']}x of the fastest symbolic route's: {met}.
 
 Each soagen route against the symbolic route that writes the step the same way (g + jac_g, medians):

@@ -9,8 +9,10 @@ Each function is the generated C compiled into a shared library (``target="casad
 :mod:`soagen.targets.casadi`, cached as the modules are) and loaded by ``casadi.external``.
 Inverse dynamics, forward dynamics and contact dynamics come with their Jacobian, along q in
 q's own coordinates (a quaternion's four entries; :mod:`soagen.targets.casadi.emit`); other
-functions have none (CasADi's own derivatives of them fail).  There are no second derivatives:
-with IPOPT, use ``hessian_approximation="limited-memory"``.  Where Λ(0) does not exist at the
+functions have none (CasADi's own derivatives of them fail).  With ``hessians=True`` these and
+``rk4_step`` also have their exact second derivatives (the contracted Hessian that IPOPT's exact
+Hessian of the Lagrangian asks for, :mod:`soagen.targets.casadi.hessian`); without, use IPOPT's
+``hessian_approximation="limited-memory"``.  Where Λ(0) does not exist at the
 input, a function that inverts Ω(0) prints one line (``soagen: os_inertia: Lambda(0) singular
 ...``) and its evaluation fails.
 
@@ -25,19 +27,20 @@ from __future__ import annotations
 from soagen.options import OptionsError
 
 
-def library(robot, names, **options):
+def library(robot, names, hessians=False, **options):
     """The compiled :class:`~soagen.targets.casadi.CasadiLibrary` of ``names`` (and of what their
-    Jacobians read); ``options``: :class:`soagen.Options` fields (``optimize``, ...)."""
+    Jacobians read, and with ``hessians`` their second derivatives); ``options``: :class:`soagen.Options`
+    fields (``optimize``, ...)."""
     from soagen.pipeline import build
     from soagen.targets.casadi import check_steps, needed
 
     if "target" in options:
         raise OptionsError("soagen.casadi.functions builds the casadi target: drop target=")
     check_steps(robot, names)
-    return build(robot, functions=tuple(needed(names)), target="casadi", **options)
+    return build(robot, functions=tuple(needed(names, hessians)), target="casadi", **options)
 
 
-def functions(robot, names, **options):
+def functions(robot, names, hessians=False, **options):
     """``casadi.Function`` of each of ``names`` (soagen function names, as ``soagen functions`` lists
     them), in that order.
 
@@ -45,6 +48,8 @@ def functions(robot, names, **options):
     ----------
     robot : Robot
     names : list of str   soagen functions, or ``"rk4_step"``
+    hessians : bool       also the exact second derivatives of those that have them (inverse, forward and
+                          contact dynamics, ``rk4_step``), for IPOPT's exact Hessian; they lengthen the build
     options : fields of :class:`soagen.Options` (``optimize="O3"`` by default, ``name=`` the C prefix)
 
     Returns
@@ -58,5 +63,5 @@ def functions(robot, names, **options):
         import casadi
     except ImportError:
         raise ImportError("soagen.casadi needs CasADi: pip install casadi (or pip install '.[casadi]')") from None
-    lib = library(robot, list(names), **options)
+    lib = library(robot, list(names), hessians=hessians, **options)
     return [casadi.external(lib.exported[name], str(lib.path)) for name in names]

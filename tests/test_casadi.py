@@ -5,7 +5,8 @@ CasADi function in q's own coordinates (a quaternion's four entries, its norm in
 here by differences of Robot.integrate (numpy, not the C).  The RK4 step (rk4_step) equals RK4
 of Pinocchio's forward dynamics, and its Jacobian the chain rule of Pinocchio's derivatives,
 central differences and CasADi's own chain rule.  The library also builds with casadi_int = int
-(acados) and stops an optimizer asking for second derivatives in one line."""
+(acados) and, built without its Hessians, stops an optimizer asking for second derivatives in one
+line (tests/test_casadi_hessian.py: the Hessians)."""
 from __future__ import annotations
 
 import ctypes
@@ -275,9 +276,9 @@ def test_the_library_builds_for_acados_with_int(tmp_path):
 
 
 def test_second_derivatives_stop_the_optimizer_in_one_line(capfd):
-    """IPOPT with its exact Hessian asks for second derivatives, which soagen does not provide:
-    the solve stops, unsuccessful, with one line naming the option that avoids it; with the
-    limited-memory Hessian the same problem solves."""
+    """IPOPT with its exact Hessian asks for second derivatives, which a library built without
+    hessians=True does not have: the solve stops, unsuccessful, with one line naming the ways out; with
+    the limited-memory Hessian the same problem solves."""
     robot, fns, _ = case("panda")
     fd = fns["forward_dynamics"]
     tau = casadi.MX.sym("tau", robot.n)
@@ -288,7 +289,11 @@ def test_second_derivatives_stop_the_optimizer_in_one_line(capfd):
     exact(x0=np.zeros(robot.n))
     assert not exact.stats()["success"]
     err = capfd.readouterr().err
-    assert "no second derivatives: use IPOPT's hessian_approximation='limited-memory'" in err
+    line = ("soagen: forward_dynamics has no second derivatives in this library: build it with hessians=True "
+            "(soagen.casadi.functions) or use IPOPT's hessian_approximation='limited-memory'")
+    assert line in err.splitlines()
+    from tests.support import ROOT
+    assert f"`{line}`" in " ".join((ROOT / "docs" / "guide" / "casadi.md").read_text().split())   # the guide quotes it
     lbfgs = casadi.nlpsol("lbfgs", "ipopt", nlp, {**quiet, "ipopt.hessian_approximation": "limited-memory"})
     sol = lbfgs(x0=np.zeros(robot.n))
     assert lbfgs.stats()["success"] and float(sol["f"]) < 1e-10

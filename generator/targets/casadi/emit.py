@@ -16,8 +16,9 @@ Along q the blocks are the derivatives in q's own coordinates, as CasADi differe
 soagen's derivatives are taken in the tangent space (a quaternion joint has 3 columns, a
 floating base 6: body [ω; v]), so a block is ∂f/∂ξ · ∂ξ/∂q with ∂ξ/∂q (nv x nq) the map of
 :func:`tangent_map_lines`; it includes how f depends on a quaternion's norm (f reads the
-rotation of q/|q|).  Second derivatives are not provided: ``jac_jac_...`` fails with one line
-naming IPOPT's limited-memory Hessian.
+rotation of q/|q|).  Where the library has f's contracted Hessian (built with the Hessians), it
+exports ``adj1_`` and ``jac_adj1_`` of f and of the step (:mod:`soagen.targets.casadi.hessian`),
+what CasADi calls for a Hessian of a scalar; ``jac_jac_...`` (the full tensor) fails with one line.
 
 Beside the functions, a library with ``forward_dynamics`` and its derivatives exports the
 steps of :data:`STEPS` for a robot of 1-dof joints: ``soagen_<name>_rk4_step(x, tau, dt) ->
@@ -36,6 +37,7 @@ from soagen.options import OptionsError
 from soagen.program.statements import Guard
 from soagen.targets.common.c_text import environment
 from soagen.targets.common.inert import Code
+from soagen.targets.casadi.hessian import HESSIANS, adjoint, step_adjoint
 
 #: f -> {(output, input): (soagen function, its output)}: the blocks of f's Jacobian
 DERIVATIVES = {
@@ -54,13 +56,15 @@ DERIVATIVES = {
 STEPS = {"rk4_step": ("forward_dynamics", "forward_dynamics_derivatives")}
 
 
-def needed(functions):
+def needed(functions, hessians=False):
     """The soagen functions that ``functions`` (soagen functions and :data:`STEPS`) and their
-    Jacobians read, in order, each once."""
+    Jacobians read, in order, each once; with ``hessians`` also their contracted Hessians
+    (:data:`soagen.targets.casadi.hessian.HESSIANS`; a Hessian among ``functions`` is there anyway)."""
     out = []
     for f in functions:
         for g in STEPS.get(f, (f,)):
-            for h in [g, *(source for source, _ in DERIVATIVES.get(g, {}).values())]:
+            hessian = [HESSIANS[g]] if hessians and g in HESSIANS else []
+            for h in [g, *(source for source, _ in DERIVATIVES.get(g, {}).values()), *hessian]:
                 if h not in out:
                     out.append(h)
     return out
@@ -121,8 +125,9 @@ def _shape(arg, sizes):
 def shape_text(shape):
     """``declared(shape)`` as the guide writes it: ``"4m x 4"``, ``"r x n"``, ``"n"`` (a column)."""
     rows, cols = declared(shape)
-    ints = [d for d in rows if not isinstance(d, str)]
-    text = (str(math.prod(ints)) if ints else "") + "".join(d for d in rows if isinstance(d, str))
+    ints, keys = [d for d in rows if not isinstance(d, str)], [d for d in rows if isinstance(d, str)]
+    # a product of size keys: "4m", "2n"; of one key repeated (a stack of n x n matrices): "n·n"
+    text = (str(math.prod(ints)) if ints else "") + ("".join(keys) if len(set(keys)) == len(keys) else "·".join(keys))
     return text if cols == (1,) else f"{text} x {cols[0]}"
 
 
@@ -205,10 +210,11 @@ def emit_casadi(robot, programs, name):
                      shape=shapes.get(a.name, (a.size,)) if which == "out" else (a.size,))
                 for a in (prog.inputs if which == "in" else prog.outputs)]
 
-    sparsities, functions, jacobians = {}, [], []
+    sparsities, functions, jacobians, adjoints = {}, [], [], []
 
-    def sparsity(rows, cols):
-        return sparsities.setdefault((rows, cols), f"soagen_sp_{rows}_{cols}")
+    def sparsity(rows, cols, zero=False):
+        """The name of CasADi's pattern of a dense (rows x cols) matrix, or with ``zero`` of an all-zero one."""
+        return sparsities.setdefault((rows, cols, zero), f"soagen_sp{'0' if zero else ''}_{rows}_{cols}")
 
     for prog in programs:
         ins, outs = args(prog, "in"), args(prog, "out")
@@ -224,16 +230,25 @@ def emit_casadi(robot, programs, name):
                               program=prog.name))
         blocks = DERIVATIVES.get(prog.name)
         if blocks and all(src in by_name for src, _ in blocks.values()):
-            jacobians.append(_jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity))
+            jac = _jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity)
+            jacobians.append(jac)
+            if HESSIANS.get(prog.name) in by_name:
+                adjoints.append(adjoint(robot, name, prog, ins, outs, jac, by_name[HESSIANS[prog.name]], sparsity))
     steps = [_step(robot, name, step, by_name, sparsity) for step, (fd, fdd) in STEPS.items()
              if fd in by_name and fdd in by_name and steps_available(robot)]
+    for step in steps:
+        if step["fdh"]:
+            step["adjoint"] = step_adjoint(step, sparsity)
     runtime = Code((resources.files("soagen.targets.casadi") / "rk4_step.c").read_text().rstrip("\n"))
     ctx = dict(version=__version__, name=name, robot_name=robot.name, functions=functions, jacobians=jacobians,
                steps=steps, rk4_runtime=runtime,
                # the helpers only where called: -Wall warns of an unused static function
                times_map=any(b["tangent"] for j in jacobians for b in j["blocks"]),
                fails=any(f["status"] for f in functions) or any(c["status"] for j in jacobians for c in j["calls"]),
-               sparsities=[dict(name=v, rows=r, cols=c) for (r, c), v in sparsities.items()])
+               adjoints=adjoints, nv=robot.nv, nq=robot.nq, quaternion=robot.nq != robot.nv,
+               second=bool(adjoints) or any(s["adjoint"] for s in steps),
+               sparsities=[dict(name=v, values=[r, c, *([0] * (c + 1) if zero else [1])])
+                           for (r, c, zero), v in sparsities.items()])
     source = environment().get_template("casadi.c.j2").render(**ctx)
     exported = {f["program"]: f["name"] for f in functions} | {s["program"]: s["name"] for s in steps}
     return CasadiSource(name, source, exported, [j["program"] for j in jacobians] + [s["program"] for s in steps])
@@ -246,6 +261,7 @@ def _step(robot, name, step, by_name, sparsity):
     n = robot.nv
     m, nz = 2 * n, 3 * n + 1
     fd, fdd = (by_name[f] for f in STEPS[step])
+    fdh = by_name.get(HESSIANS[fd.name])
     outs = [a.name for a in fdd.outputs]
     if outs != ["qdd", "dqdd_dq", "dqdd_dqd", "Minv"] or [a.name for a in fd.outputs] != ["qdd"]:
         raise AssertionError(f"rk4_step.c reads qdd, dqdd_dq, dqdd_dqd, Minv; {fdd.name} writes {outs}")
@@ -266,7 +282,9 @@ def _step(robot, name, step, by_name, sparsity):
                 result_at=rk4_work, zeros_at=rk4_work + m, work=rk4_work + 2 * m,
                 jac=f"jac_{fname}", jac_inputs=jac_inputs, blocks=blocks,
                 jac_result_at=jac_rk4_work, jac_zeros_at=jac_rk4_work + m * nz, jac_work=jac_rk4_work + m * nz + m,
-                second=_second(fname, jac_inputs, blocks, sparsity))
+                second=_second(fname, jac_inputs, blocks, sparsity),
+                fdh=dict(call=f"{name}_{fdh.name}", status=fdh.returns_status) if fdh else None,
+                adjoint=None)
 
 
 def _jacobian(robot, name, prog, ins, outs, blocks, by_name, sparsity):
