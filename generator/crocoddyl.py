@@ -16,8 +16,8 @@ with: :data:`CROCODDYL` with :data:`PINOCCHIO` (Crocoddyl 3.2.1 crashes in ``cal
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.machinery
+import importlib.util
 import os
 import subprocess
 import sys
@@ -131,7 +131,8 @@ def compile_commands(folder, stem, optimize="O1"):
     cxx = os.environ.get("CXX", "c++")
     common = [cxx, "-std=c++17", f"-{optimize}", "-fPIC", "-DNDEBUG"]
     includes = [f"-I{folder}", f"-I{pre / 'include'}", f"-I{pre / 'include' / 'pinocchio' / 'deprecated'}",
-                f"-I{pre / 'include' / 'eigen3'}", f"-I{sysconfig.get_paths()['include']}", *(f"-D{d}" for d in DEFINES)]
+                f"-I{pre / 'include' / 'eigen3'}", f"-I{sysconfig.get_paths()['include']}",
+                *(f"-D{d}" for d in DEFINES)]
     module = f"soagen_crocoddyl_{stem}"
     library = module + importlib.machinery.EXTENSION_SUFFIXES[0]
     compiles = [[*common, "-x", "c++", "-c", f"{folder}/{stem}.c", "-o", f"{folder}/{stem}.o", f"-I{folder}"],
@@ -156,23 +157,26 @@ def _build(robot, name, optimize, options, seconds):
     from soagen.targets.cache import cache_key, cache_root, cached, made_from
     from soagen.targets.common.inert import c_name
 
+    _check_robot(robot)
     stem = c_name(name or robot.name)
-    texts = files(robot, stem, **options)
+    opts = Options(**{**options, "functions": FUNCTIONS})
     compiles, link, module, library = compile_commands("@", stem, optimize)
-    digest = hashlib.sha256("\0".join(t for _, t in texts).encode()).hexdigest()
-    key = cache_key("crocoddyl", robot.fingerprint(), digest, " ".join(compiles[1] + link), str(prefix()))
+    # soagen's sources and templates are in every key (cache_key): the files are made only when building
+    key = cache_key("crocoddyl", robot.fingerprint(), repr(opts), stem, " ".join(compiles[1] + link), str(prefix()))
 
     def make(work):
-        for fname, text in texts:
+        t0 = time.perf_counter()
+        for fname, text in files(robot, stem, **options):
             (work / fname).write_text(text)
+        seconds["generate"] = time.perf_counter() - t0
         compiles, link, _, _ = compile_commands(str(work), stem, optimize)
         t0 = time.perf_counter()
         _run(compiles)
         _run([link])
         seconds["compile"] = time.perf_counter() - t0
-        return dict(library=library, module=module, compile_seconds=seconds["compile"])
+        return dict(library=library, module=module, generate_seconds=seconds["generate"],
+                    compile_seconds=seconds["compile"])
 
-    opts = Options(**{**options, "functions": FUNCTIONS})
     folder, meta = cached(cache_root(), key, make, made_from("crocoddyl", robot, opts, stem))
     return folder, meta["module"], meta["library"]
 
