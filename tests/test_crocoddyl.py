@@ -155,3 +155,19 @@ def test_unsupported_residual_and_armature_are_refused(panda):
     model.armature = np.full(robot.nv, 0.1)
     with pytest.raises(ValueError, match="armature"):
         model.calc(data, x, u)
+
+
+def test_the_pins_are_the_ones_built_for():
+    """pyproject's crocoddyl and test extras, the installed wheels and the guide name the same releases."""
+    import tomllib
+
+    from tests.support import ROOT
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    want = {f"crocoddyl=={sc.CROCODDYL}", f"libcrocoddyl=={sc.CROCODDYL}", f"pin=={sc.PINOCCHIO}",
+            f"libpinocchio=={sc.PINOCCHIO}"}
+    assert want <= set(extras["crocoddyl"]) and want - {f"crocoddyl=={sc.CROCODDYL}"} <= set(extras["test"])
+    assert (crocoddyl.__version__, pin.__version__) == (sc.CROCODDYL, sc.PINOCCHIO)
+    guide = (ROOT / "docs" / "guide" / "crocoddyl.md").read_text()
+    assert f"Crocoddyl {sc.CROCODDYL} with Pinocchio {sc.PINOCCHIO}" in guide
+    assert f"--no-deps 'crocoddyl=={sc.CROCODDYL}'" in (ROOT / ".ci" / "run").read_text()
