@@ -92,6 +92,40 @@ def test_every_output_equals_crocoddyls(panda):
             {"cost", "Lx", "Lxx"}
 
 
+@pytest.fixture(scope="module")
+def panda_armature():
+    """(robot with rotor inertias, Pinocchio model with the same model.armature); one more module."""
+    robot = soagen.robots.example("panda").with_actuators(
+        armature={f"panda_joint{i + 1}": 0.05 + 0.02 * i for i in range(7)})
+    return robot, Oracle(robot, urdf=soagen.robots.path("panda"), lock=LOCK).model
+
+
+def test_armature_both_crocoddyl_routes(panda_armature):
+    """A Panda with rotor inertias: Crocoddyl's ABA route (the armature in the Pinocchio model) and its
+    Cholesky/RNEA route (the armature on the action model, ``dam.armature``) give soagen's outputs to 1e-10."""
+    robot, with_armature = panda_armature
+    without = with_armature.copy()
+    without.armature[:] = 0.0
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.uniform(-2, 2, robot.nq), rng.uniform(-3, 3, robot.nv)])
+    u = rng.uniform(-40, 40, robot.nv)
+    for model, own in ((with_armature, None), (without, with_armature.armature.copy())):
+        state = crocoddyl.StateMultibody(model)
+        actuation = crocoddyl.ActuationModelFull(state)
+        costs = _costs(state, actuation.nu, False)
+        pair = [sc.free_fwd_dynamics(robot, state, actuation, costs, optimize="O0"),
+                crocoddyl.DifferentialActionModelFreeFwdDynamics(state, actuation, costs)]
+        datas = []
+        for m in pair:
+            if own is not None:
+                m.armature = own
+            data = m.createData()
+            m.calc(data, x, u)
+            m.calcDiff(data, x, u)
+            datas.append(data)
+        assert {"xout", "Fx", "Fu", "cost", "Lx"} <= set(_compare(*datas, OUTPUTS, f"armature, own {own}"))
+
+
 def test_integrated_outputs_equal_crocoddyls(panda):
     """Through IntegratedActionModelEuler (C++ calling the C++ class): next state, cost and derivatives."""
     robot, _, _, models = panda
