@@ -160,9 +160,13 @@ def _build(robot, name, optimize, options, seconds):
     _check_robot(robot)
     stem = c_name(name or robot.name)
     opts = Options(**{**options, "functions": FUNCTIONS})
-    compiles, link, module, library = compile_commands("@", stem, optimize)
     # soagen's sources and templates are in every key (cache_key): the files are made only when building
-    key = cache_key("crocoddyl", robot.fingerprint(), repr(opts), stem, " ".join(compiles[1] + link), str(prefix()))
+    key = cache_key("crocoddyl", robot.fingerprint(), repr(opts), stem, optimize, str(prefix()),
+                    os.environ.get("CXX", "c++"))
+    # the C prefix, C++ namespace and module name carry the key: two builds (two robots of one name) loaded in
+    # one process share no symbol, C++ type or Python module name
+    stem = f"{stem}_{key[:8]}"
+    _, _, module, library = compile_commands("@", stem, optimize)
 
     def make(work):
         t0 = time.perf_counter()
@@ -188,7 +192,8 @@ def module(robot, name=None, optimize="O1", **options):
     Parameters
     ----------
     robot : Robot
-    name : str, optional       the C prefix and C++ namespace
+    name : str, optional       the C prefix and C++ namespace, to which the build's key is appended
+                               (default: the robot's name made a C identifier)
     optimize : {"O0", "O1", "O2", "O3"}   the C++ compiler's optimization of the robot's functions and the class
     options : fields of :class:`soagen.Options` but ``functions`` and ``optimize``
     """
@@ -198,8 +203,6 @@ def module(robot, name=None, optimize="O1", **options):
     key = (robot.fingerprint(), name, optimize, tuple(sorted(options.items())))
     if key not in _modules:
         folder, modname, library = _build(robot, name, optimize, options, {})
-        if modname in sys.modules:       # one module per robot and name in a process
-            raise ImportError(f"{modname} is loaded from another build: give this robot another name=")
         loader = importlib.machinery.ExtensionFileLoader(modname, str(folder / library))
         spec = importlib.util.spec_from_file_location(modname, str(folder / library), loader=loader)
         mod = importlib.util.module_from_spec(spec)
