@@ -85,6 +85,9 @@ def test_every_output_equals_crocoddyls(panda):
         ref = soagen.reference.forward_dynamics(robot, x[:robot.nq], x[robot.nq:], u)
         assert np.max(np.abs(datas[ours].xout - ref)) <= 1e-10 * np.max(np.abs(ref))
         _compare(datas[ours].pinocchio, datas[theirs].pinocchio, ("Minv",), f"M^-1, state {k}")
+        # quasiStatic is Crocoddyl's own on the same Pinocchio model: the gravity-compensating u
+        u_static = [m.quasiStatic(datas[m], x) for m in (ours, theirs)]
+        assert np.max(np.abs(u_static[0] - u_static[1])) <= 1e-10 * np.max(np.abs(u_static[1]))
         for m in (ours_t, theirs_t):
             m.calc(datas[m], x)
             m.calcDiff(datas[m], x)
