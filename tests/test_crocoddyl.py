@@ -9,6 +9,8 @@ One module, compiled -O0.
 """
 from __future__ import annotations
 
+import copy
+
 import crocoddyl
 import numpy as np
 import pinocchio as pin
@@ -72,6 +74,7 @@ def test_every_output_equals_crocoddyls(panda):
     rng = np.random.default_rng(58)
     (ours, ours_t), (theirs, theirs_t) = models["ours"], models["theirs"]
     assert isinstance(ours, crocoddyl.DifferentialActionModelFreeFwdDynamics) and type(ours) is not type(theirs)
+    assert type(copy.copy(ours)) is type(ours) is type(copy.deepcopy(ours))     # not the base class's copy
     datas = {m: m.createData() for m in (ours, ours_t, theirs, theirs_t)}
     for k in range(4):
         x = np.concatenate([rng.uniform(-2, 2, robot.nq), rng.uniform(-3, 3, robot.nv)])
