@@ -1,0 +1,240 @@
+"""Crocoddyl's differential action models with soagen's dynamics (``pip install '.[crocoddyl]'``).
+
+    import crocoddyl, soagen
+    model = soagen.crocoddyl.free_fwd_dynamics(robot, state, actuation, costs)
+    # a crocoddyl.DifferentialActionModelFreeFwdDynamics: IntegratedActionModelEuler, ShootingProblem,
+    # SolverFDDP take it as Crocoddyl's own
+
+The model is a C++ class compiled per robot (``<name>_crocoddyl.hpp``, :data:`HEADER`): Crocoddyl's
+``DifferentialActionModelFreeFwdDynamics`` with ``calc`` from soagen's ``forward_dynamics`` and
+``calcDiff`` from ``forward_dynamics_derivatives`` (∂q̈/∂q, ∂q̈/∂q̇, M⁻¹), the costs Crocoddyl's own on
+the Pinocchio kinematics they read; exposed to Python through Boost.Python as Crocoddyl's classes are.
+It is built against the headers and libraries of the installed wheels (``libcrocoddyl``,
+``libpinocchio``, ``cmeel-boost``, ``cmeel-eigen``), which must be the releases Crocoddyl was built
+with: :data:`CROCODDYL` with :data:`PINOCCHIO` (Crocoddyl 3.2.1 crashes in ``calc`` with Pinocchio
+4.1.0). C++ users include the header that :func:`write` writes.
+"""
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+#: the Crocoddyl release the models are written against, and the Pinocchio it was built with
+CROCODDYL = "3.2.1"
+PINOCCHIO = "4.0.0"
+#: the soagen functions the models call
+FUNCTIONS = ("forward_dynamics", "forward_dynamics_derivatives")
+#: the definitions Pinocchio's and Crocoddyl's CMake targets give their users (pinocchioTargets.cmake,
+#: crocoddylTargets.cmake of the wheels; their include folders: :func:`compile_commands`): the same headers
+#: must mean the same types here
+DEFINES = ("BOOST_MPL_LIMIT_LIST_SIZE=30", "BOOST_MPL_LIMIT_VECTOR_SIZE=30", "BOOST_MPL_CFG_NO_PREPROCESSED_HEADERS",
+           "BOOST_FUSION_INVOKE_MAX_ARITY=12", "PINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION",
+           "PINOCCHIO_ENABLE_COMPATIBILITY_WITH_VERSION_2")
+LIBRARIES = ("crocoddyl", "pinocchio_default", f"boost_python{sys.version_info[0]}{sys.version_info[1]}")
+#: the per-robot header of the C++ class, {name}: the C prefix
+HEADER = "{name}_crocoddyl.hpp"
+
+_modules = {}
+
+
+def prefix():
+    """The ``cmeel.prefix`` folder of the installed wheels (headers in ``include``, libraries in ``lib``);
+    raises ImportError naming the extra where Crocoddyl's headers are not there."""
+    for root in sys.path:
+        folder = Path(root or ".") / "cmeel.prefix"
+        if (folder / "include" / "crocoddyl" / "config.hpp").exists():
+            return folder
+    raise ImportError("Crocoddyl's headers (libcrocoddyl) not found: pip install 'soagen[crocoddyl]'")
+
+
+def _check_versions():
+    """Refuse another Crocoddyl or Pinocchio than the pair the models are built for (binary compatibility)."""
+    import crocoddyl
+    import pinocchio
+
+    if (crocoddyl.__version__, pinocchio.__version__) != (CROCODDYL, PINOCCHIO):
+        raise ImportError(f"soagen.crocoddyl is built for crocoddyl {CROCODDYL} with pin {PINOCCHIO} (the release "
+                          f"Crocoddyl's wheel was built with); found crocoddyl {crocoddyl.__version__}, pin "
+                          f"{pinocchio.__version__}: pip install 'soagen[crocoddyl]'")
+
+
+def _check_robot(robot):
+    """A fixed-base tree of one-dof joints without joint friction: Crocoddyl's free forward dynamics has
+    no friction, and a floating base's q is ordered otherwise in Pinocchio."""
+    if len(getattr(robot, "parts", (robot,))) != 1:
+        raise ValueError("soagen.crocoddyl takes a robot (a tree), not a closed chain")
+    if robot.nq != robot.nv:
+        raise ValueError(f"{robot.name}: soagen.crocoddyl takes one-dof joints (nq = nv); this robot has "
+                         f"nq = {robot.nq}, nv = {robot.nv}")
+    act = robot.actuators
+    if act is not None and (any(act.viscous) or any(act.coulomb)):
+        raise ValueError(f"{robot.name}: joint friction, which Crocoddyl's free forward dynamics does not have")
+
+
+def files(robot, name=None, **options):
+    """``[(file name, text)]``: the C files and Eigen header of the cpp target for :data:`FUNCTIONS`,
+    ``<name>_crocoddyl.hpp`` (the C++ class) and ``soagen_crocoddyl_<name>.cpp`` (its Python module).
+
+    Parameters
+    ----------
+    robot : Robot     a fixed-base tree of one-dof joints, without joint friction
+    name : str, optional   the C prefix and C++ namespace (default: the robot's name made a C identifier)
+    options : fields of :class:`soagen.Options` but ``functions``
+    """
+    from soagen._version import __version__
+    from soagen.codegen import programs
+    from soagen.options import Options
+    from soagen.targets import plugin
+    from soagen.targets.common.c_text import environment
+    from soagen.targets.common.inert import c_name
+    from soagen.targets.cpp.emit import namespace
+
+    _check_robot(robot)
+    opts = Options(**{**options, "functions": FUNCTIONS})
+    stem = c_name(name or robot.name)
+    progs, _ = programs(robot, opts)
+    writer = plugin("cpp")
+    out = plugin(writer.BESIDE).files(robot, progs, stem, opts) + writer.files(robot, progs, stem, opts)
+    act = robot.actuators
+    armature = ", ".join(repr(float(a)) for a in (act.armature if act is not None else [0.0] * robot.nv))
+    context = dict(version=__version__, name=stem, namespace=namespace(stem), module=f"soagen_crocoddyl_{stem}",
+                   crocoddyl_version=CROCODDYL, armature=armature)
+    env = environment()
+    return out + [(HEADER.format(name=stem), env.get_template("crocoddyl.hpp.j2").render(**context)),
+                  (f"{context['module']}.cpp", env.get_template("crocoddyl_python.cpp.j2").render(**context))]
+
+
+def write(robot, out, name=None, **options):
+    """Write :func:`files` into the folder ``out`` (made if missing); -> the paths written.  A C++ project
+    compiles ``<name>.c`` (as C or C++) and includes ``<name>_crocoddyl.hpp`` with Crocoddyl's target."""
+    os.makedirs(out, exist_ok=True)
+    paths = []
+    for fname, text in files(robot, name, **options):
+        path = os.path.join(out, fname)
+        with open(path, "w") as fh:
+            fh.write(text)
+        paths.append(path)
+    return paths
+
+
+def compile_commands(folder, stem, optimize="O1"):
+    """The compiler commands of the Python module in ``folder`` (``$CXX``, default ``c++``): two compiles that
+    may run at once (``<stem>.c`` as C++, and the module's source) and the link; and the module's name and
+    file name."""
+    pre = prefix()
+    cxx = os.environ.get("CXX", "c++")
+    common = [cxx, "-std=c++17", f"-{optimize}", "-fPIC", "-DNDEBUG"]
+    includes = [f"-I{folder}", f"-I{pre / 'include'}", f"-I{pre / 'include' / 'pinocchio' / 'deprecated'}",
+                f"-I{pre / 'include' / 'eigen3'}", f"-I{sysconfig.get_paths()['include']}",
+                *(f"-D{d}" for d in DEFINES)]
+    module = f"soagen_crocoddyl_{stem}"
+    library = module + importlib.machinery.EXTENSION_SUFFIXES[0]
+    compiles = [[*common, "-x", "c++", "-c", f"{folder}/{stem}.c", "-o", f"{folder}/{stem}.o", f"-I{folder}"],
+                [*common, *includes, "-c", f"{folder}/{module}.cpp", "-o", f"{folder}/{module}.o"]]
+    link = [*common, "-shared", f"{folder}/{module}.o", f"{folder}/{stem}.o", "-o", f"{folder}/{library}",
+            f"-L{pre / 'lib'}", f"-Wl,-rpath,{pre / 'lib'}", *(f"-l{lib}" for lib in LIBRARIES)]
+    return compiles, link, module, library
+
+
+def _run(commands):
+    """Run ``commands`` at once; raise RuntimeError with the first failure's command and errors."""
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for cmd in commands]
+    outs = [p.communicate() for p in procs]
+    for cmd, proc, (_, err) in zip(commands, procs, outs):
+        if proc.returncode:
+            raise RuntimeError(f"compiling the Crocoddyl model failed:\n{' '.join(cmd)}\n{err[-4000:]}")
+
+
+def _build(robot, name, optimize, options, seconds):
+    """The cached folder of the compiled module: (folder, module name, library file name)."""
+    from soagen.options import Options
+    from soagen.targets.cache import cache_key, cache_root, cached, made_from
+    from soagen.targets.common.inert import c_name
+
+    _check_robot(robot)
+    stem = c_name(name or robot.name)
+    opts = Options(**{**options, "functions": FUNCTIONS})
+    # soagen's sources and templates are in every key (cache_key): the files are made only when building
+    key = cache_key("crocoddyl", robot.fingerprint(), repr(opts), stem, optimize, str(prefix()),
+                    os.environ.get("CXX", "c++"))
+    # the C prefix, C++ namespace and module name carry the key: two builds (two robots of one name) loaded in
+    # one process share no symbol, C++ type or Python module name
+    stem = f"{stem}_{key[:8]}"
+    _, _, module, library = compile_commands("@", stem, optimize)
+
+    def make(work):
+        t0 = time.perf_counter()
+        for fname, text in files(robot, stem, **options):
+            (work / fname).write_text(text)
+        seconds["generate"] = time.perf_counter() - t0
+        compiles, link, _, _ = compile_commands(str(work), stem, optimize)
+        t0 = time.perf_counter()
+        _run(compiles)
+        _run([link])
+        seconds["compile"] = time.perf_counter() - t0
+        return dict(library=library, module=module, generate_seconds=seconds["generate"],
+                    compile_seconds=seconds["compile"])
+
+    folder, meta = cached(cache_root(), key, make, made_from("crocoddyl", robot, opts, stem))
+    return folder, meta["module"], meta["library"]
+
+
+def module(robot, name=None, optimize="O1", **options):
+    """The compiled Python module of ``robot``'s action models (built once, cached on disk and in this
+    process); its class ``DifferentialActionModelFreeFwdDynamics(state, actuation, costs, constraints=None)``.
+
+    Parameters
+    ----------
+    robot : Robot
+    name : str, optional       the C prefix and C++ namespace, to which the build's key is appended
+                               (default: the robot's name made a C identifier)
+    optimize : {"O0", "O1", "O2", "O3"}   the C++ compiler's optimization of the robot's functions and the class
+    options : fields of :class:`soagen.Options` but ``functions`` and ``optimize``
+    """
+    _check_versions()
+    import crocoddyl  # noqa: F401  (its module registers the base classes the module's class derives from)
+
+    key = (robot.fingerprint(), name, optimize, tuple(sorted(options.items())))
+    if key not in _modules:
+        folder, modname, library = _build(robot, name, optimize, options, {})
+        loader = importlib.machinery.ExtensionFileLoader(modname, str(folder / library))
+        spec = importlib.util.spec_from_file_location(modname, str(folder / library), loader=loader)
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        sys.modules[modname] = mod
+        _modules[key] = mod
+    return _modules[key]
+
+
+def free_fwd_dynamics(robot, state, actuation, costs, constraints=None, name=None, optimize="O1", **options):
+    """A ``crocoddyl.DifferentialActionModelFreeFwdDynamics`` of ``robot`` whose dynamics and derivatives are
+    soagen's (:func:`module`).
+
+    Parameters
+    ----------
+    robot : Robot                      the robot the functions are generated from
+    state : crocoddyl.StateMultibody   of the same robot as a Pinocchio model (checked: sizes, and soagen's q̈
+                                       equal to pinocchio.aba's at two states)
+    actuation : crocoddyl.ActuationModelAbstract
+    costs : crocoddyl.CostModelSum     whose residuals read at most oMi and the joint Jacobians (state,
+                                       control, joint effort and acceleration, frame placement, translation,
+                                       rotation; createData refuses others)
+    constraints : crocoddyl.ConstraintModelManager, optional
+    name, optimize, options : as :func:`module`
+
+    Returns
+    -------
+    the model, a subclass of ``crocoddyl.DifferentialActionModelFreeFwdDynamics``
+    """
+    mod = module(robot, name=name, optimize=optimize, **options)
+    cls = mod.DifferentialActionModelFreeFwdDynamics
+    return cls(state, actuation, costs) if constraints is None else cls(state, actuation, costs, constraints)
+
+
+__all__ = ["free_fwd_dynamics", "module", "files", "write", "CROCODDYL", "PINOCCHIO"]
