@@ -88,3 +88,80 @@ def ldl_solve(prog, L, dinv, r):
     """x with A x = r from the factors: L⁻ᵀ D⁻¹ L⁻¹ r."""
     y = ldl_forward(prog, L, r)
     return ldl_backward(prog, L, [prog.let(y[i] * dinv[i]) for i in range(len(L))])
+
+
+class AncestorSolve:
+    """Solves with the factors of :func:`ldl` in a column loop's body, each entry of the back
+    substitution x = L⁻ᵀ z by the cheaper of two sums: the substitution's own,
+    x_i = z_i − Σ_{k>i} L_ki x_k, or x_i = Σ_{k≥i} X_ki z_k over the entries of z the body
+    holds non-zero, X = L⁻¹ (loop invariants, recorded into the outer program on first use).
+
+    On a tree's reversed mass matrix (Featherstone's LTDL: index i is joint N − 1 − i), X_ki,
+    k > i, is non-zero only where joint k is an ancestor of joint i, and z is non-zero only on the
+    ancestors of the right-hand side's non-zero rows: a row off their path sums over the common
+    ancestors only, where the substitution runs over all of the row's ancestors.
+
+    Parameters
+    ----------
+    prog : Program
+        The outer program: X's entries are its statements, read by the bodies as loop invariants.
+    L : list of N lists
+        The unit-lower N×N factor of :func:`ldl`.
+    dinv : list of N
+        The pivots' inverses.
+    """
+
+    def __init__(self, prog, L, dinv):
+        self.prog, self.L, self.dinv = prog, L, dinv
+        N = len(L)
+        self.nz = nz = [[j < i and L[i][j] != 0 for j in range(N)] for i in range(N)]   # L's, below the diagonal
+        self.pattern = [[False] * N for _ in range(N)]   # X's non-zeros: X_ij, i ≥ j
+        for j in range(N):
+            self.pattern[j][j] = True
+            for i in range(j + 1, N):
+                self.pattern[i][j] = any(nz[i][k] and self.pattern[k][j] for k in range(j, i))
+        self._X = {}
+
+    def X(self, i, j):
+        """(L⁻¹)_ij, i ≥ j, an outer statement: X_ij = −Σ_{j≤k<i} L_ik X_kj."""
+        if i == j:
+            return sp.Integer(1)
+        if (i, j) not in self._X:
+            self._X[i, j] = self.prog.let(-sum(self.L[i][k] * self.X(k, j) for k in range(j, i)
+                                               if self.L[i][k] != 0 and self.pattern[k][j]))
+        return self._X[i, j]
+
+    def backward(self, body, z):
+        """x = L⁻ᵀ z recorded into ``body``, row by row (last first) by the shorter sum."""
+        N = len(self.L)
+        x = [None] * N
+        for i in reversed(range(N)):
+            by_x = [k for k in range(i + 1, N) if self.L[k][i] != 0 and x[k] != 0] + ([i] if z[i] != 0 else [])
+            by_z = [k for k in range(i, N) if self.pattern[k][i] and z[k] != 0]
+            if len(by_z) < len(by_x):
+                x[i] = body.let(sum(self.X(k, i) * z[k] for k in by_z))
+            else:
+                x[i] = body.let(z[i] - sum(self.L[k][i] * x[k] for k in range(i + 1, N)))
+        return x
+
+    def size(self, rows):
+        """Multiply-adds of :meth:`solve` on a right-hand side non-zero on ``rows`` only (a set of
+        indices), from the factors' patterns: the cost model of the loops' cut."""
+        N = len(self.L)
+        nz, y, total = self.nz, [False] * N, 0
+        for i in range(N):                               # y = L⁻¹ r
+            terms = sum(1 for k in range(i) if nz[i][k] and y[k])
+            y[i] = i in rows or terms > 0
+            total += terms + y[i]                        # and y_i / d_i
+        x = [False] * N
+        for i in reversed(range(N)):                     # x = L⁻ᵀ z, the shorter sum
+            by_x = sum(1 for k in range(i + 1, N) if nz[k][i] and x[k]) + y[i]
+            by_z = sum(1 for k in range(i, N) if self.pattern[k][i] and y[k])
+            x[i] = y[i] or by_x > 0
+            total += min(by_x, by_z)
+        return total
+
+    def solve(self, body, r):
+        """x with A x = r: L⁻ᵀ D⁻¹ L⁻¹ r, recorded into ``body``."""
+        y = ldl_forward(body, self.L, r)
+        return self.backward(body, [body.let(y[i] * self.dinv[i]) for i in range(len(self.L))])
