@@ -28,24 +28,22 @@ def _forward_dynamics_derivatives(robot):
 
 
 def test_counts_a_body_once_per_column_and_prints_it_once():
-    """∂θ̈/∂q, ∂θ̈/∂q̇ and M⁻¹ (the identity's columns): loops per output, each body counted
-    once per column, printed once.  M⁻¹'s first column (the root's: its solve's second half sums
-    one product a row, AncestorSolve) is a loop of its own."""
+    """∂θ̈/∂q, ∂θ̈/∂q̇ and M⁻¹ (the identity's columns): a loop per output, each body counted
+    once per column, printed once."""
     robot = random_robot(5, 5)
     prog = _forward_dynamics_derivatives(robot)
-    assert [(loop.start, loop.end) for loop in prog.loops] == [(0, robot.nv)] * 2 + [(0, 1), (1, robot.nv)]
+    assert [(loop.start, loop.end) for loop in prog.loops] == [(0, robot.nv)] * 3
     assert [[prog.outputs[i].name for i in loop.arrays] for loop in prog.loops] == [["dqdd_dq"], ["dqdd_dqd"],
-                                                                                      ["Minv"], ["Minv"]]
+                                                                                      ["Minv"]]
     outer = Program("outer")
     outer.body, outer.outputs = prog.body, prog.outputs
     bodies, total = [count_program(loop.body) for loop in prog.loops], count_program(outer)
     for kind in ("mul", "add", "div"):
-        looped = sum(len(loop.columns_run) * b[kind] for loop, b in zip(prog.loops, bodies))
-        assert prog.ops[kind] == total[kind] + looped
+        assert prog.ops[kind] == total[kind] + robot.nv * sum(b[kind] for b in bodies)
     assert min(b["mul"] for b in bodies) > 0
     assert prog.ops["statements"] == total["statements"] + sum(b["statements"] for b in bodies)
     source = emit(robot, [prog], "loop").source
-    assert source.count("for (int j = 0; j < 5; ++j) {") == 2 and source.count("for (int j = 1; j < 5; ++j) {") == 1
+    assert source.count("for (int j = 0; j < 5; ++j) {") == 3
     assert "double dqdd_dq[restrict 25], double dqdd_dqd[restrict 25], double Minv[restrict 25])" in source
 
 
@@ -65,14 +63,14 @@ def test_a_tree_cuts_its_columns_into_loops_that_skip_zero_rows():
         assert {i for i, s in enumerate(loop.body.inputs[0].symbols) if s in used} == read
 
 
-def _loops(patterns, most=8, size=None):
+def _loops(patterns, most=8):
     """The (start, end) of the loops Program.sparse_column_loops cuts a square array into whose column j
-    is non-zero on the rows ``patterns[j]`` (``size``: the kernel's estimate of its body's size)."""
+    is non-zero on the rows ``patterns[j]``."""
     n = len(patterns)
     written = [sp.Integer(int(i in patterns[j])) for i in range(n) for j in range(n)]
     prog = Program("runs")
     prog.sparse_column_loops(n, [(0, n)], lambda body, cols: [[body.let(2 * x) for x in cols[0]]], [written],
-                             most=most, size=size)
+                             most=most)
     return [(loop.start, loop.end) for loop in prog.loops]
 
 
@@ -94,9 +92,7 @@ def test_the_columns_are_cut_where_the_rows_read_change():
 def test_the_cut_is_the_cheapest_of_all_cuts():
     """On random patterns of runs, the cut's loop_cost summed over its loops equals the least over
     every way of cutting the same runs into at most ``most`` loops (enumerated), each loop
-    reading the union of its columns' rows; so too with a kernel's own size of its body (here
-    growing as the square of the rows read, as a solve's sums over their ancestors do), which
-    then replaces read + written."""
+    reading the union of its columns' rows."""
     rng = np.random.default_rng(3)
     checked = 0
     for _ in range(60):
@@ -109,18 +105,15 @@ def test_the_cut_is_the_cheapest_of_all_cuts():
         most = int(rng.integers(1, 5))
         edges = [j for j in range(1, n) if patterns[j] != patterns[j - 1]]
 
-        for size in (None, lambda read: len(read[0]) ** 2):
-            def cost(cut):
-                bounds = [0, *cut, n]
-                return sum(loop_cost(e - s, size([set().union(*patterns[s:e])]), 0) if size else
-                           loop_cost(e - s, len(set().union(*patterns[s:e])), n) for s, e in zip(bounds, bounds[1:]))
+        def cost(cut):
+            bounds = [0, *cut, n]
+            return sum(loop_cost(e - s, len(set().union(*patterns[s:e])), n) for s, e in zip(bounds, bounds[1:]))
 
-            least = min(cost(cut) for k in range(min(most, len(edges) + 1))
-                        for cut in itertools.combinations(edges, k))
-            loops = _loops(patterns, most, size)
-            assert len(loops) <= most and loops[0][0] == 0 and loops[-1][1] == n
-            assert all(x[1] == y[0] for x, y in zip(loops, loops[1:]))
-            assert cost([e for _, e in loops[:-1]]) == least
+        least = min(cost(cut) for k in range(min(most, len(edges) + 1)) for cut in itertools.combinations(edges, k))
+        loops = _loops(patterns, most)
+        assert len(loops) <= most and loops[0][0] == 0 and loops[-1][1] == n
+        assert all(x[1] == y[0] for x, y in zip(loops, loops[1:]))
+        assert cost([e for _, e in loops[:-1]]) == least
         checked += len(edges) > 0
     assert checked > 40
 

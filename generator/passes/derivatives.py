@@ -18,7 +18,7 @@ import sympy as sp
 
 from soagen.model.robot import FLOATING
 from soagen.passes import symbolic as S
-from soagen.passes.ldl import AncestorSolve, ldl_inverse, ldl_solve, reverse
+from soagen.passes.ldl import ldl_inverse, ldl_solve, reverse
 from soagen.program.statements import Program
 from soagen.passes.tangent import configuration_seeds, jacobian, replay, velocity_seeds
 
@@ -110,12 +110,9 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False)
     place, each in loops over its columns
     (:meth:`~soagen.program.statements.Program.sparse_column_loops`: on a tree, a loop per run
     of columns, its body skipping the rows zero on all of them): the lists returned for them are
-    the loops' inputs.  A body's rows off the path of its columns' non-zero entries sum over
-    their common ancestors only (:class:`~soagen.passes.ldl.AncestorSolve`, entries of L⁻¹ as
-    loop invariants), and the columns are cut by that body's size.  On the TALOS (nv = 38)
-    solving M⁻¹'s columns in loops, vectorized across columns, ran 0.95× as long as the
-    straight-line inverse from the factors, the sparse bodies another 0.95× (``benchmarks/ab.py``,
-    one run each)."""
+    the loops' inputs.  On the TALOS (nv = 38) solving M⁻¹'s columns in loops, vectorized across
+    columns, ran 0.95× as long as the straight-line inverse from the factors, the sparse bodies
+    another 0.95× (``benchmarks/ab.py``, one run each)."""
     n = robot.nv
     qdd, L, dinv, minus = _minus_dtau_at_qdd(prog, robot, q, qd, tau, analytic)
     eye = [sp.Integer(int(i == j)) for i in range(n) for j in range(n)]
@@ -126,16 +123,10 @@ def forward_dynamics_derivatives_via_id(prog, robot, q, qd, tau, analytic=False)
             minus["q"][i * n:i * n + 6] = base[i]
         start = 6
     prog.banner("d qdd = -M^-1 d tau: -d tau written, then solved column by column with the LTDL factors", level=0)
-    prog.banner("entries of L^-1 the solves' shorter sums read (rows off a column's path)")
-    solver = AncestorSolve(prog, L, dinv)                 # M's factors in reversed order: M x = g is P solve(P g)
-
-    def size(read):                                       # the body's multiply-adds, and its n writes
-        return solver.size({n - 1 - i for i in read[0]}) + n
-
     # loops per output: one body doing all ran no faster
     for out, first, written in ((1, start, minus["q"]), (2, 0, minus["qd"]), (3, 0, eye)):
-        prog.sparse_column_loops(n, [(out, n)], lambda body, cols: [solver.solve(body, cols[0][::-1])[::-1]],
-                                 [written], start=first, size=size)
+        prog.sparse_column_loops(n, [(out, n)], lambda body, cols: [m_solve(body, L, dinv, cols[0])], [written],
+                                 start=first)
     return [qdd, minus["q"], minus["qd"], eye]
 
 

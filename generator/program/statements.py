@@ -137,24 +137,22 @@ def loop_cost(columns, read, written):
     return (read + written) * (columns // LOOP_LANES + columns % LOOP_LANES + 1)
 
 
-def cheapest_cut(runs, written, most, size=None):
+def cheapest_cut(runs, written, most):
     """The consecutive runs of columns ``runs`` ([first, stop, per array the frozenset of rows
     read]) joined into at most ``most`` loops of least total :func:`loop_cost` (``written``:
     the entries a body writes per column, every row of every array), of equal costs the
     fewest loops, by dynamic programming over the edges between runs; a list of
-    [first, stop, per array the rows read] per loop.  ``size(read)``, when given, stands for
-    read + written in the cost: the body's size on the rows ``read`` (per array a frozenset)."""
+    [first, stop, per array the rows read] per loop."""
     n = len(runs)
     if n == 0:
         return []
-    size = size or (lambda read: sum(len(x) for x in read))
     joined = {}                                   # (a, b): runs a to b − 1 as one loop
     for a in range(n):
         read = [frozenset()] * len(runs[a][2])
         for b in range(a + 1, n + 1):
             read = [x | y for x, y in zip(read, runs[b - 1][2])]
             joined[a, b] = ([runs[a][0], runs[b - 1][1], read],
-                            loop_cost(runs[b - 1][1] - runs[a][0], size(read), written))
+                            loop_cost(runs[b - 1][1] - runs[a][0], sum(len(x) for x in read), written))
     best = {0: (0, [])}                           # after m rounds, runs[:b] in m loops → (cost, loops)
     answer = None
     for _ in range(min(most, n)):
@@ -248,16 +246,14 @@ class Program:
             body.output(f"col{k}", values)
         self.loops.append(ColumnLoop(columns, arrays, body.finish(), start, stop))
 
-    def sparse_column_loops(self, columns, arrays, kernel, written, start=0, most=MOST_LOOPS, size=None):
+    def sparse_column_loops(self, columns, arrays, kernel, written, start=0, most=MOST_LOOPS):
         """:meth:`column_loop` over columns ``start`` to ``columns`` − 1, cut into at most
         ``most`` loops over consecutive columns, each body skipping the rows that are zero on
         all of its columns as ``written`` (per array its row-major entries as the outputs write
         them) has them.  On a tree, column j of ∂τ/∂x is zero on the rows of joints neither
         ancestors nor descendants of j; a solve's body that reads them as 0 does less.  The
         cut is the cheapest by :func:`loop_cost` (:func:`cheapest_cut`), made at the edges of
-        the runs of columns that read the same rows; ``size(read)`` (see :func:`cheapest_cut`), when
-        given, is the kernel's own estimate of its body's size on the rows read, written ones
-        included (then ``written`` counts nothing more)."""
+        the runs of columns that read the same rows."""
         rows = [r for _, r in arrays]
         runs = []                                     # [first, stop, per array the rows read]
         for j in range(start, columns):
@@ -266,7 +262,7 @@ class Program:
                 runs[-1][1] = j + 1
             else:
                 runs.append([j, j + 1, read])
-        for first, stop, read in cheapest_cut(runs, 0 if size else sum(rows), most, size):
+        for first, stop, read in cheapest_cut(runs, sum(rows), most):
             zeros = [set(range(r)) - x for r, x in zip(rows, read)]
             self.column_loop(columns, arrays, kernel, first, stop, zeros)
 
