@@ -20,8 +20,17 @@ def test_literature_page_is_fresh():
     ours = json.loads((ROOT / "generated" / "puma560" / "opcounts.json").read_text())["functions"]
     casadi = json.loads((DOCS / "casadi_opcounts.json").read_text())
     peers = json.loads((DOCS / "peer_opcounts.json").read_text())
-    assert (DOCS / "opcounts.md").read_text() == opcount.literature_markdown(ours, casadi, peers), \
+    page = (DOCS / "opcounts.md").read_text()
+    assert page == opcount.literature_markdown(ours, casadi, peers), \
         "stale: run `python benchmarks/casadi_opcounts.py --table`"
+    # every cell of the same-robot table has mul / add / div / sqrt; the general arm has all five tools
+    same = page.split("## Same robot", 1)[1].split("\n\n", 3)[2].splitlines()[2:]
+    fd4 = ours["forward_dynamics_fd4"]
+    assert f"| {fd4['mul']} / {fd4['add']} / {fd4['div']} / {fd4['sqrt']} ({fd4['trig']}) |" in page
+    assert len(same) == len(opcount.LITERATURE_FUNCTIONS) and all(r.count(" / ") >= 3 for r in same)
+    casadi_arm = peers["counts"]["general6"]["CasADi-on-Pinocchio"]["inverse_dynamics"]
+    assert (f"| CasADi-on-Pinocchio, parameters numeric, general arm | inverse dynamics | {casadi_arm['mul']} | "
+            f"{casadi_arm['add']} | {casadi_arm['div']} | {casadi_arm['sqrt']} |") in page
 
 
 def test_casadi_statements_are_counted_like_soagens():
@@ -150,3 +159,6 @@ def test_guide_quotes_the_general_formulations_and_the_general_arm():
     ours, spb, sym = (general[t]["inverse_dynamics"] for t in ("soagen, π input", "SymPyBotics", "OpenSYMORO"))
     assert (f"soagen's inverse dynamics is {ours['mul']} / {ours['add']}, SymPyBotics' {spb['mul']} / {spb['add']} "
             f"and OpenSYMORO's {sym['mul']} / {sym['add']}") in page
+    baked, casadi = (general[t]["inverse_dynamics"] for t in ("soagen, baked", "CasADi-on-Pinocchio"))
+    assert (f"with every parameter a number, soagen's is {baked['mul']} / {baked['add']} and CasADi-on-Pinocchio's "
+            f"{casadi['mul']} / {casadi['add']}") in page

@@ -154,10 +154,11 @@ PER_JOINT = (("inverse_dynamics", 1), ("forward_dynamics_fd4", 1), ("forward_dyn
 #: general formulations from the literature, per function: (label, mul(n), add(n), source).  Only what the
 #: project could state with a table number; Featherstone's RBDA cost tables (RNEA, CRBA, ABA, LTDL) were not
 #: found in the material searchable here and are not listed (docs/scaling.md says so).
+#: mul(n) and add(n) are coefficients, highest power first
 GENERAL_FORMULATIONS = {
-    "inverse_dynamics": (("recursive Newton–Euler, 3×3 rotations (Luh, Walker & Paul 1980)", "150n − 48",
-                          "131n − 48", "Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I"),
-                         ("recursive Lagrangian, 3×3 rotations (Hollerbach 1980)", "412n − 277", "320n − 201",
+    "inverse_dynamics": (("recursive Newton–Euler, 3×3 rotations (Luh, Walker & Paul 1980)", (150, -48),
+                          (131, -48), "Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I"),
+                         ("recursive Lagrangian, 3×3 rotations (Hollerbach 1980)", (412, -277), (320, -201),
                           "Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I")),
 }
 
@@ -176,14 +177,36 @@ def fit(points, degree, kind):
 
 
 def polynomial_text(coefficients):
-    """``[152.0, -210.54]`` -> ``"152n − 210.5"`` (four significant digits; the powers of n)."""
+    """``[152.0, -210.54]`` -> ``"152n − 210.5"`` (four significant digits; the powers of n; a coefficient
+    ±1 of a power of n unwritten, terms that print as 0 left out, ``"0"`` when all do)."""
     degree = len(coefficients) - 1
     out = ""
     for i, c in enumerate(coefficients):
         power = degree - i
-        term = f"{abs(c):.4g}" + ("n" if power == 1 else f"n{'²³'[power - 2]}" if power > 1 else "")
+        number = f"{abs(c):.4g}"
+        if number == "0":
+            continue
+        if power and number == "1":
+            number = ""
+        term = number + ("n" if power == 1 else f"n{'²³'[power - 2]}" if power > 1 else "")
         out += (term if not out else f" {'−' if c < 0 else '+'} {term}") if out or c >= 0 else f"−{term}"
-    return out
+    return out or "0"
+
+
+def per_joint_line(points, kind):
+    """A line a·n + b through ``points[n][kind]`` as text, with the largest |residual| in brackets where
+    the line misses a size (divisions and square roots: one per joint or none, so mostly exact)."""
+    coefficients, residual = fit(points, 1, kind)
+    return polynomial_text(coefficients) + (f" (±{residual:.1f})" if residual >= 0.05 else "")
+
+
+#: what the per-joint page says of the general formulations it does not list
+MISSING_FORMULATIONS = (
+    "Featherstone's *Rigid Body Dynamics Algorithms* (Springer, 2008) tabulates per-joint costs of RNEA,",
+    "CRBA, ABA and the LTDL factorization, and Featherstone & Orin's \"Dynamics\" chapter of the Springer",
+    "Handbook of Robotics tabulates costs too; neither table is listed here: the material searchable for",
+    "this page (stored public pages, documentation and source) holds only the chapter's abstract and",
+    "reference list and no text of the book's tables, and no figure is quoted from memory.")
 
 
 def per_joint_markdown(result):
@@ -213,7 +236,8 @@ def per_joint_markdown(result):
             lines.append(f"| {f} | " + " | ".join(cells) + " |")
             if fam == "chain":
                 for label, mul, add, source in GENERAL_FORMULATIONS.get(f, ()):
-                    lines.append(f"| ↳ general formulation: {label}; {source} | {mul} | | {add} | |")
+                    lines.append(f"| ↳ general formulation: {label}; {source} | {polynomial_text(mul)} | | "
+                                 f"{polynomial_text(add)} | |")
         lines.append("")
     return "\n".join(lines)
 
