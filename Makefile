@@ -14,8 +14,9 @@ footprint:
 	    --point-tip FL_FOOT --point-tip FR_FOOT --point-tip HL_FOOT --point-tip HR_FOOT \
 	    --function contact_dynamics --function impulse_dynamics --name solo12 --markdown docs/footprint_solo12.md > /dev/null
 
-# Op counts against n for every variant (a few minutes) and the PUMA literature page
-# (CasADi counts are re-measured by `python benchmarks/casadi_opcounts.py`, which builds its venv).
+# Op counts against n for every variant (a few minutes unloaded; 40 min on a shared 2-core machine) and the
+# PUMA literature page (CasADi counts are re-measured by `python benchmarks/casadi_opcounts.py`, which builds
+# its venv). The plot's peers panel reads docs/peer_opcounts.json (make peers).
 scaling:
 	soagen opcount --scaling 2..48 --plot docs/scaling.png --markdown docs/scaling.md --json docs/scaling.json > /dev/null
 
@@ -23,7 +24,8 @@ literature:
 	python benchmarks/casadi_opcounts.py --table > /dev/null
 
 # SymPyBotics and OpenSYMORO run from git checkouts named by SOAGEN_SYMPYBOTICS and SOAGEN_SYMORO
-# (repositories and commits: benchmarks/peer_opcounts.py), counted by soagen's rule
+# (repositories and commits: benchmarks/peer_opcounts.py), and CasADi-on-Pinocchio (its venv built once),
+# counted by soagen's rule (16 min on a shared 2-core machine)
 peers:
 	python benchmarks/peer_opcounts.py
 

@@ -65,27 +65,38 @@ def count_instructions(histogram, what):
     return total
 
 
-def measure():
+def casadi_counts(robot, names=("rnea", "crba", "aba", "gravity", "bias")):
+    """CasADi-on-Pinocchio's counts of ``robot`` (a soagen robot; every parameter numeric, as the URDF
+    of ``soagen.urdf.to_urdf``): ``({name: counts}, {name: counts without cse}, casadi_kin_dyn's
+    manifest)``, each function counted in its C text and checked equal to CasADi's instruction list."""
     with tempfile.TemporaryDirectory() as tmp:
-        urdf = Path(tmp) / "puma560.urdf"
-        urdf.write_text(to_urdf(robots.example("puma560")))
+        urdf = Path(tmp) / f"{robot.name}.urdf"
+        urdf.write_text(to_urdf(robot))
         out = Path(tmp) / "casadi"
         out.mkdir()
         subprocess.run([sys.executable, str(ROOT / "benchmarks" / "casadi_kin_dyn.py"), "--urdf", str(urdf),
-                        "--out", str(out)], check=True)
+                        "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
         manifest = json.loads((out / "manifest.json").read_text())
         funcs, without_cse = {}, {}
-        for name in ("rnea", "crba", "aba", "gravity", "bias"):
+        for name in names:
             funcs[name] = count_casadi_c(out / f"{name}.c")
             # the C text and CasADi's own instruction list must agree (nothing uncounted)
             expected = count_instructions(manifest[name]["instructions"], name)
             if funcs[name] != expected:
                 raise SystemExit(f"{name}: counted in the C text {funcs[name]}, CasADi's instructions {expected}")
             without_cse[name] = count_instructions(manifest[name]["instructions_without_cse"], name)
-    return {"robot": "puma560",
-            "tool": f"cmeel-casadi-kin-dyn {manifest['casadi_kin_dyn_version']} (Pinocchio "
-                    f"{manifest['pinocchio_version']} on casadi::SX), CasADi {manifest['casadi_version']} "
-                    f"code generator",
+    return funcs, without_cse, manifest
+
+
+def tool_text(manifest):
+    """The package versions of a casadi_kin_dyn run, in words."""
+    return (f"cmeel-casadi-kin-dyn {manifest['casadi_kin_dyn_version']} (Pinocchio "
+            f"{manifest['pinocchio_version']} on casadi::SX), CasADi {manifest['casadi_version']} code generator")
+
+
+def measure():
+    funcs, without_cse, manifest = casadi_counts(robots.example("puma560"))
+    return {"robot": "puma560", "tool": tool_text(manifest),
             "method": "rnea, crba (full M), aba as the package builds them; gravity = rnea(q, 0, 0) and "
                       "bias = rnea(q, v, 0) from rnea's SX graph with the zeros folded; every function "
                       "rebuilt with CasADi's common-subexpression elimination (Function option `cse`) before "

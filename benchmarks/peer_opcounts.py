@@ -4,10 +4,11 @@
     git clone https://github.com/xu-yang16/symoro-python3 /tmp/symoro          # commit bb86bca
     python benchmarks/peer_opcounts.py --sympybotics /tmp/SymPyBotics --symoro /tmp/symoro
 
-(or SOAGEN_SYMPYBOTICS / SOAGEN_SYMORO in the environment; about three minutes) writes
-docs/peer_opcounts.json and docs/peer_opcounts.md: every tool on the PUMA 560, the RX-90 and a
-general 6-dof arm, the peers' own sample robots, and the inverse dynamics of general arms of
-n = 2 … 16 joints (SymPyBotics took over a quarter of an hour at n = 24).  OpenSYMORO
+(or SOAGEN_SYMPYBOTICS / SOAGEN_SYMORO in the environment) writes docs/peer_opcounts.json and
+docs/peer_opcounts.md: every tool on the PUMA 560, the RX-90 and a general 6-dof arm, the peers' own
+sample robots, and the inverse dynamics of general arms of n = 2 … 16 joints (SymPyBotics took over a
+quarter of an hour at n = 24).  CasADi-on-Pinocchio (numeric parameters) is counted on the same robots by
+``benchmarks/casadi_opcounts.py``'s counter (``benchmarks/casadi_kin_dyn.py`` builds its venv once).  OpenSYMORO
 (github.com/symoro/symoro) is Python 2; the symoro-python3 fork runs it on Python 3 with its
 algorithms unchanged.  Each tool runs in a child process with
 PYTHONHASHSEED=0 on soagen's sympy; nothing is vendored and nothing is fetched.
@@ -194,6 +195,23 @@ def worker(tool, source, robot):
     print(json.dumps(result, sort_keys=True))
 
 
+# ------------------------------------------------------------------ CasADi-on-Pinocchio (numeric parameters)
+#: soagen's functions and the CasADi functions of benchmarks/casadi_kin_dyn.py that compute them
+CASADI_FUNCTIONS = (("inverse_dynamics", "rnea"), ("mass_matrix", "crba"), ("gravity", "gravity"),
+                    ("bias_forces", "bias"))
+
+
+def _casadi(robot, functions=FUNCTIONS):
+    """CasADi-on-Pinocchio's counts of ``robot`` for soagen's ``functions`` (every parameter numeric) and
+    the versions it ran with, counted as ``benchmarks/casadi_opcounts.py`` counts the PUMA."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from casadi_opcounts import casadi_counts, tool_text
+
+    names = dict(CASADI_FUNCTIONS)
+    counts, _, manifest = casadi_counts(robot, tuple(names[f] for f in functions))
+    return {f: {**counts[names[f]], "sign": 0} for f in functions}, tool_text(manifest)
+
+
 # ------------------------------------------------------------------ the parent
 def _run(tool, source, robot):
     env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
@@ -210,6 +228,7 @@ def _commit(source):
 
 
 def _soagen(robot):
+    """soagen's counts of ``robot`` with the inertial parameters as inputs and baked."""
     from soagen.codegen import make_program
     from soagen.options import Options
 
@@ -233,6 +252,12 @@ TOOLS = {
                                "link symbolic, geometry and gravity numeric, no friction, rotor inertia or "
                                "external wrench"),
 }
+CASADI = dict(repository="PyPI: cmeel-casadi-kin-dyn (`benchmarks/casadi_kin_dyn.py` builds its venv)",
+              setting="every parameter numeric (the robot's URDF as `soagen.urdf.to_urdf` writes it); rnea, crba "
+                      "(full M), gravity = rnea(q, 0, 0) and bias = rnea(q, v, 0) from rnea's SX graph, each "
+                      "rebuilt with CasADi's common-subexpression elimination (`cse`) before code generation; "
+                      "counted in its C text with `soagen.reports.opcount.count_line`, equal to CasADi's own "
+                      "instruction list. Its column sits beside soagen's baked build")
 ROBOT_TEXT = {
     "puma560": "the PUMA 560 of soagen (`soagen.robots.example('puma560')`, Armstrong–Khatib–Burdick, "
                "modified DH), the same DH rows for every tool",
@@ -271,14 +296,17 @@ def main(argv=None):
         print(f"{robot} ...", file=sys.stderr)
         counts[robot] = {**_soagen(make[robot]()),
                          **{tool: _run(tool, src, robot) for tool, src in sources.items()}}
-    scaling = {"soagen, π input": {}, "SymPyBotics": {}, "OpenSYMORO": {}}
+        counts[robot][peers.CASADI], casadi_version = _casadi(make[robot]())
+    scaling = {tool: {} for tool in peers.SCALING_TOOLS}
     for n in peers.SCALING_SIZES:                    # inverse dynamics of the general arms against n
         print(f"general{n} ...", file=sys.stderr)
-        program = make_program(peers.general_arm(n=n), "inverse_dynamics",
-                               Options(functions=("inverse_dynamics",), parameters="inputs"))
-        scaling["soagen, π input"][str(n)] = {**program.ops, "sign": 0}
+        arm = peers.general_arm(n=n)
+        for mode, label in (("inputs", "soagen, π input"), ("baked", "soagen, baked")):
+            program = make_program(arm, "inverse_dynamics", Options(functions=("inverse_dynamics",), parameters=mode))
+            scaling[label][str(n)] = {**program.ops, "sign": 0}
         for tool, src in sources.items():
             scaling[tool][str(n)] = _run(tool, src, f"general{n}")["inverse_dynamics"]
+        scaling[peers.CASADI][str(n)] = _casadi(arm, ("inverse_dynamics",))[0]["inverse_dynamics"]
     samples = [
         dict(tool="SymPyBotics", robot="its PUMA 560 (standard DH, sympybotics/tests/test_results.py)",
              quantity=q, counts=c)
@@ -290,9 +318,12 @@ def main(argv=None):
             "counter": "`soagen.program.statements.count_ops` over every statement a tool keeps (its "
                        "sympy expressions; statements no output needs dropped), the counter of soagen's "
                        "programs (docs/guide/opcounts.md); SymPyBotics' printed C re-counted with "
-                       "`soagen.reports.opcount.count_c` agrees; `sign()` counted apart.",
+                       "`soagen.reports.opcount.count_c` agrees; `sign()` counted apart. CasADi-on-Pinocchio's "
+                       "generated C counted with `soagen.reports.opcount.count_line`, equal to CasADi's own "
+                       "instruction list.",
             "python": platform.python_version(), "sympy": sympy.__version__, "hash_seed": int(HASH_SEED),
-            "tools": {t: {**TOOLS[t], "commit": _commit(src)} for t, src in sources.items()},
+            "tools": {**{t: {**TOOLS[t], "commit": _commit(src)} for t, src in sources.items()},
+                      peers.CASADI: {**CASADI, "version": casadi_version}},
             "robots": ROBOT_TEXT, "counts": counts, "samples": samples, "scaling": scaling}
     data["quoted"] = peers.quoted_against(data)
     Path(args.json).write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")

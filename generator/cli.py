@@ -158,7 +158,13 @@ def cmd_scaling(args):
             with open(path, "w") as fh:
                 fh.write(content)
     if args.plot:
-        scaling.plot(result, args.plot)
+        import json
+        from pathlib import Path
+
+        measured = Path(args.plot).with_name("peer_opcounts.json")     # benchmarks/peer_opcounts.py's output
+        if not measured.is_file():
+            print(f"soagen opcount --scaling: no {measured}: the plot has no panel of the peers", file=sys.stderr)
+        scaling.plot(result, args.plot, json.loads(measured.read_text()) if measured.is_file() else None)
     return 0
 
 

@@ -81,8 +81,25 @@ def test_general_arms_against_n_are_consistent_and_regenerate():
         assert set(STORED["scaling"][tool]) == {str(n) for n in peers.SCALING_SIZES}
         at6, row = STORED["scaling"][tool]["6"], STORED["counts"]["general6"][tool]["inverse_dynamics"]
         assert (at6["mul"], at6["add"]) == (row["mul"], row["add"]), tool
-    options = Options(functions=("inverse_dynamics",), parameters="inputs")
-    for n in (2, 3):
-        ops = make_program(peers.general_arm(n=n), "inverse_dynamics", options).ops
-        stored = STORED["scaling"]["soagen, π input"][str(n)]
-        assert (ops["mul"], ops["add"]) == (stored["mul"], stored["add"]), n
+    for mode, label in (("inputs", "soagen, π input"), ("baked", "soagen, baked")):
+        options = Options(functions=("inverse_dynamics",), parameters=mode)
+        for n in (2, 3):
+            ops = make_program(peers.general_arm(n=n), "inverse_dynamics", options).ops
+            stored = STORED["scaling"][label][str(n)]
+            assert (ops["mul"], ops["add"]) == (stored["mul"], stored["add"]), (label, n)
+
+
+def test_casadi_on_pinocchio_has_every_robot_and_agrees_with_its_puma_run():
+    """CasADi-on-Pinocchio (numeric parameters) is measured on every robot and general arm of the page; its
+    PUMA 560 counts are those of docs/casadi_opcounts.json (benchmarks/casadi_opcounts.py, the same counter
+    run separately), and its version is that run's."""
+    casadi = json.loads((DOCS / "casadi_opcounts.json").read_text())
+    assert STORED["tools"][peers.CASADI]["version"] == casadi["tool"]
+    for robot in peers.ROBOTS:
+        assert set(STORED["counts"][robot][peers.CASADI]) == {fn for _, fn in peers.FUNCTIONS}, robot
+    bench = benchmark_script("peer_opcounts")
+    for fn, name in bench.CASADI_FUNCTIONS:
+        ours = {k: v for k, v in STORED["counts"]["puma560"][peers.CASADI][fn].items() if k != "sign"}
+        assert ours == casadi["functions"][name], fn
+    against_n = peers.markdown(STORED).split("## Inverse dynamics against n", 1)[1].splitlines()
+    assert peers.CASADI in next(line for line in against_n if line.startswith("| n |"))

@@ -132,6 +132,12 @@ PUBLISHED = (
      lambda n: (412 * n - 277, 320 * n - 201),
      "J. M. Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I"),
 )
+#: docs/opcounts.md's measured general-arm rows: (tool of docs/peer_opcounts.json, label)
+GENERAL_ROWS = (("soagen, π input", "soagen, π an input (`parameters=\"inputs\"`), general arm"),
+                ("SymPyBotics", "SymPyBotics, symbolic parameters, general arm"),
+                ("OpenSYMORO", "OpenSYMORO, symbolic parameters, general arm"),
+                ("soagen, baked", "soagen, parameters baked, general arm"),
+                ("CasADi-on-Pinocchio", "CasADi-on-Pinocchio, parameters numeric, general arm"))
 LITERATURE_FUNCTIONS = (("inverse dynamics", "inverse_dynamics", "rnea"), ("mass matrix M", "mass_matrix", "crba"),
                         ("gravity g", "gravity", "gravity"), ("bias c + g", "bias_forces", "bias"),
                         ("Coriolis/centrifugal c", "coriolis", None),
@@ -150,8 +156,8 @@ def literature_markdown(soagen_counts, casadi, peers):
     """
     n = 6
     lines = ["# Operation counts: the PUMA 560 against other formulations and tools", "",
-             "Multiplications / additions (subtractions included) per call; sin/cos, divisions and",
-             "square roots are listed separately where they occur. Regenerate with",
+             "Multiplications / additions (subtractions included) / divisions / square roots per call,",
+             "sin/cos in brackets, counted by one rule ([guide/opcounts.md](guide/opcounts.md)). Regenerate with",
              "`python benchmarks/casadi_opcounts.py` (soagen's numbers are those of",
              "`generated/puma560/opcounts.json`, the general arm's those of `docs/peer_opcounts.json`;",
              "a test fails when this page is stale).", "",
@@ -160,11 +166,11 @@ def literature_markdown(soagen_counts, casadi, peers):
              "(`soagen.robots.example('puma560')`, handed to CasADi as the URDF that",
              "`soagen.urdf.to_urdf` writes). Both tools know every parameter as a number, so",
              "zero offsets and zero products of inertia cost nothing.", "",
-             "| quantity | soagen mul / add (trig) | CasADi-generated C with `cse` mul / add (trig) "
-             "| CasADi without `cse` |", "|---|---:|---:|---:|"]
+             "| quantity | soagen mul / add / div / sqrt (trig) | CasADi-generated C with `cse` "
+             "mul / add / div / sqrt (trig) | CasADi without `cse` |", "|---|---:|---:|---:|"]
 
     def cell(counts):
-        return f"{counts['mul']} / {counts['add']} ({counts['trig']})"
+        return f"{counts['mul']} / {counts['add']} / {counts['div']} / {counts['sqrt']} ({counts['trig']})"
 
     for label, ours, theirs in LITERATURE_FUNCTIONS:
         cells = ["n/a", "n/a"]
@@ -185,22 +191,23 @@ def literature_markdown(soagen_counts, casadi, peers):
               "table above mixes two effects: the formulation, and the PUMA's zeros (its parameters",
               "are baked in, and zero offsets and products of inertia cost nothing). The last rows",
               "separate them: a general 6-dof arm with every α, a, d non-zero and the inertial",
-              "parameters inputs (soagen) or symbols (SymPyBotics, OpenSYMORO), measured by",
+              "parameters inputs (soagen) or symbols (SymPyBotics, OpenSYMORO), and the same arm with",
+              "every parameter a number (soagen baked, CasADi-on-Pinocchio), measured by",
               "`python benchmarks/peer_opcounts.py` ([peer_opcounts.md](peer_opcounts.md)). The",
               "formulas are those of Hollerbach's widely reproduced 1980 comparison table; the",
-              "original papers could not be re-read offline for this page.", "",
-              "| formulation | quantity | mul | add | source |", "|---|---|---:|---:|---|"]
+              "original papers could not be re-read offline for this page (it states no divisions",
+              "or square roots for them: —).", "",
+              "| formulation | quantity | mul | add | div | sqrt | source |", "|---|---|---:|---:|---:|---:|---|"]
     for label, quantity, formula, source in PUBLISHED:
         mul, add = formula(n)
-        lines.append(f"| {label} | {quantity} | {mul} | {add} | {source} |")
+        lines.append(f"| {label} | {quantity} | {mul} | {add} | — | — | {source} |")
     general = peers["counts"]["general6"]
-    for tool, label in (("soagen, π input", "soagen, π an input (`parameters=\"inputs\"`), general arm"),
-                        ("SymPyBotics", "SymPyBotics, symbolic parameters, general arm"),
-                        ("OpenSYMORO", "OpenSYMORO, symbolic parameters, general arm")):
+    for tool, label in GENERAL_ROWS:
         c = general[tool]["inverse_dynamics"]
-        commit = peers["tools"][tool]["commit"][:7] if tool in peers["tools"] else "this commit"
-        lines.append(f"| {label} | inverse dynamics | {c['mul']} | {c['add']} | measured ({commit}), "
-                     "docs/peer_opcounts.json |")
+        what = peers["tools"].get(tool, {})
+        version = what["commit"][:7] if "commit" in what else what.get("version", "this commit")
+        lines.append(f"| {label} | inverse dynamics | {c['mul']} | {c['add']} | {c['div']} | {c['sqrt']} | "
+                     f"measured ({version}), docs/peer_opcounts.json |")
     lines += ["", "Customized PUMA models from the 1980s symbolic tools (ARM, EMDEG, Armstrong et al.'s",
               "explicit model) report their counts under their own simplifications (link 6",
               "symmetric, some products of inertia dropped); they are not listed because the",

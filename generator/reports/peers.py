@@ -14,11 +14,13 @@ FUNCTIONS = (("inverse dynamics", "inverse_dynamics"), ("mass matrix M", "mass_m
 #: the robots every tool is run on
 ROBOTS = ("puma560", "rx90", "general6")
 TOOLS = ("SymPyBotics", "OpenSYMORO")
+#: the numeric-parameter peer (Pinocchio on casadi::SX), set beside soagen's baked build
+CASADI = "CasADi-on-Pinocchio"
 GENERAL_SEED = 6
 #: sizes of the general arms whose inverse dynamics every tool is counted on (the first n rows of one
 #: seeded arm), and the tools of that table
 SCALING_SIZES = (2, 3, 4, 6, 8, 12, 16)
-SCALING_TOOLS = ("soagen, π input", "SymPyBotics", "OpenSYMORO")
+SCALING_TOOLS = ("soagen, π input", "SymPyBotics", "OpenSYMORO", "soagen, baked", CASADI)
 
 
 def general_links(seed=GENERAL_SEED, n=6):
@@ -108,8 +110,9 @@ def _scaling_lines(scaling):
     lines = ["", "## Inverse dynamics against n, general arms", "",
              "The first n rows of the general arm's seeded generator (n = "
              + ", ".join(map(str, SCALING_SIZES)) + "), every α, a, d non-zero, the inertial parameters",
-             "inputs (soagen) or symbols (the peers); mul / add per call. The last rows: least-squares a·n + b",
-             "through every size with the largest |residual| (operations), and the general formulations as",
+             f"inputs (soagen, π input) or symbols (SymPyBotics, OpenSYMORO), or numbers (soagen, baked; {CASADI});",
+             "mul / add per call (divisions, square roots and sign() beside them). The last rows: least-squares",
+             "a·n + b through every size with the largest |residual| (operations), and the general formulations as",
              "published (Hollerbach 1980, Table I, as quoted by the project; not re-read).", "",
              "| n | " + " | ".join(SCALING_TOOLS) + " |", "|---:|" + "---:|" * len(SCALING_TOOLS)]
     for n in SCALING_SIZES:
@@ -121,7 +124,7 @@ def _scaling_lines(scaling):
     lines.append("| a·n + b | " + " | ".join(cells) + " |")
     lines += ["", "| general formulation | mul | add | source |", "|---|---|---|---|"]
     for label, mul, add, source in GENERAL_FORMULATIONS["inverse_dynamics"]:
-        lines.append(f"| {label} | {mul} | {add} | {source} |")
+        lines.append(f"| {label} | {polynomial_text(mul)} | {polynomial_text(add)} | {source} |")
     return lines
 
 
@@ -137,18 +140,20 @@ def markdown(data):
     for name in TOOLS:
         t = tools[name]
         lines.append(f"| {name} | {t['repository']} | `{t['commit'][:10]}` | {t['setting']} |")
+    lines.append(f"| {CASADI} | {tools[CASADI]['repository']} | {tools[CASADI]['version']} | "
+                 f"{tools[CASADI]['setting']} |")
     lines += ["", "Robots:", ""] + [f"- `{r}`: {data['robots'][r]}" for r in ROBOTS] + [""]
     lines += ["## Same robot, parameters as inputs", "",
               "mul / add per call (divisions, square roots and sign() beside them; trig excluded).",
               "soagen's columns are `build(robot, parameters=\"inputs\")` (every inertial parameter an input,",
               "the geometry numeric, as the peers have it) and the baked build (the robot's numbers are",
-              "constants).", "",
-              "| robot | quantity | soagen, π input | " + " | ".join(TOOLS) + " | soagen, baked |",
-              "|---|---|---:|" + "---:|" * len(TOOLS) + "---:|"]
+              f"constants), beside {CASADI}, which knows every parameter as a number too.", "",
+              "| robot | quantity | soagen, π input | " + " | ".join(TOOLS) + f" | soagen, baked | {CASADI} |",
+              "|---|---|---:|" + "---:|" * len(TOOLS) + "---:|---:|"]
     for robot in ROBOTS:                                # the JSON's keys are sorted: the page keeps this order
         by_tool = data["counts"][robot]
         for label, fn in FUNCTIONS:
-            cells = [_cell(by_tool[t].get(fn)) for t in ("soagen, π input", *TOOLS, "soagen, baked")]
+            cells = [_cell(by_tool[t].get(fn)) for t in ("soagen, π input", *TOOLS, "soagen, baked", CASADI)]
             lines.append(f"| {robot} | {label} | " + " | ".join(cells) + " |")
     lines += _scaling_lines(data["scaling"])
     lines += ["", "## The peers' own sample robots", "",

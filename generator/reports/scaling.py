@@ -80,6 +80,8 @@ def two_arm_tree(n, seed=0):
 
 
 FAMILIES = {"chain": (chain, 2), "tree": (two_arm_tree, 3)}
+#: what the study records of each program (docs/guide/opcounts.md's kinds; sin/cos are n per program)
+COUNTED = ("mul", "add", "div", "sqrt", "fma", "statements")
 
 
 def parse_range(text):
@@ -96,6 +98,7 @@ def run(sizes, families=("chain", "tree"), progress=None):
     """Op counts per family, function and size: ``{family: {function: {n: counts}}}``."""
     from soagen.codegen import generate
     from soagen.options import Options
+    from soagen.reports.opcount import with_fma
 
     out = {}
     for fam in families:
@@ -108,7 +111,8 @@ def run(sizes, families=("chain", "tree"), progress=None):
                 progress(fam, n)
             gen = generate(make(n), Options(functions=tuple(f for f in FUNCTIONS if n <= LARGEST.get(f, n))))
             for p in gen.programs:
-                out[fam][p.name][n] = {k: p.ops[k] for k in ("mul", "add", "div", "statements")}
+                counts = with_fma(p)
+                out[fam][p.name][n] = {k: counts[k] for k in COUNTED}
     return out
 
 
@@ -153,11 +157,12 @@ PER_JOINT = (("inverse_dynamics", 1), ("forward_dynamics_fd4", 1), ("forward_dyn
              ("mass_matrix_inverse_cholesky", 3), ("forward_dynamics_crba", 3), ("os_inertia_explicit", 3))
 #: general formulations from the literature, per function: (label, mul(n), add(n), source).  Only what the
 #: project could state with a table number; Featherstone's RBDA cost tables (RNEA, CRBA, ABA, LTDL) were not
-#: found in the material searchable here and are not listed (docs/scaling.md says so).
+#: found in the material searchable here and are not listed (:data:`MISSING_FORMULATIONS`, on the page).
+#: mul(n) and add(n) are coefficients, highest power first
 GENERAL_FORMULATIONS = {
-    "inverse_dynamics": (("recursive Newton–Euler, 3×3 rotations (Luh, Walker & Paul 1980)", "150n − 48",
-                          "131n − 48", "Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I"),
-                         ("recursive Lagrangian, 3×3 rotations (Hollerbach 1980)", "412n − 277", "320n − 201",
+    "inverse_dynamics": (("recursive Newton–Euler, 3×3 rotations (Luh, Walker & Paul 1980)", (150, -48),
+                          (131, -48), "Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I"),
+                         ("recursive Lagrangian, 3×3 rotations (Hollerbach 1980)", (412, -277), (320, -201),
                           "Hollerbach, IEEE Trans. SMC 10(11), 1980, Table I")),
 }
 
@@ -176,33 +181,61 @@ def fit(points, degree, kind):
 
 
 def polynomial_text(coefficients):
-    """``[152.0, -210.54]`` -> ``"152n − 210.5"`` (four significant digits; the powers of n)."""
+    """``[152.0, -210.54]`` -> ``"152n − 210.5"`` (four significant digits; the powers of n; a coefficient
+    ±1 of a power of n unwritten, terms that print as 0 left out, ``"0"`` when all do)."""
     degree = len(coefficients) - 1
     out = ""
     for i, c in enumerate(coefficients):
         power = degree - i
-        term = f"{abs(c):.4g}" + ("n" if power == 1 else f"n{'²³'[power - 2]}" if power > 1 else "")
+        number = f"{abs(c):.4g}"
+        if number == "0":
+            continue
+        if power and number == "1":
+            number = ""
+        term = number + ("n" if power == 1 else f"n{'²³'[power - 2]}" if power > 1 else "")
         out += (term if not out else f" {'−' if c < 0 else '+'} {term}") if out or c >= 0 else f"−{term}"
-    return out
+    return out or "0"
+
+
+def per_joint_line(points, kind):
+    """A line a·n + b through ``points[n][kind]`` as text, with the largest |residual| in brackets where
+    the line misses a size (divisions and square roots: one per joint or none, so mostly exact); ``—``
+    where the study did not record ``kind`` (square roots: recorded since the study counts :data:`COUNTED`)."""
+    if any(kind not in c for c in points.values()):
+        return "—"
+    coefficients, residual = fit(points, 1, kind)
+    return polynomial_text(coefficients) + (f" (±{residual:.1f})" if residual >= 0.05 else "")
+
+
+#: what the per-joint page says of the general formulations it does not list
+MISSING_FORMULATIONS = (
+    "Featherstone's *Rigid Body Dynamics Algorithms* (Springer, 2008) tabulates per-joint costs of RNEA,",
+    "CRBA, ABA and the LTDL factorization, and Featherstone & Orin's \"Dynamics\" chapter of the Springer",
+    "Handbook of Robotics tabulates costs too; neither table is listed here: the material searchable for",
+    "this page (stored public pages, documentation and source) holds only the chapter's abstract and",
+    "reference list and no text of the book's tables, and no figure is quoted from memory.")
 
 
 def per_joint_markdown(result):
     """The per-joint table of every family: mul and add fitted as polynomials in n, the largest
-    residual, and the literature's general formulations beside the functions that have them."""
+    residual, divisions and square roots as lines a·n + b, and the literature's general formulations
+    beside the functions that have them."""
     lines = ["## Per-joint costs", "",
              "Least-squares polynomials in n through every size studied, multiplications and additions",
              "apart (the form the literature states costs in), with the largest |residual| over the sizes",
-             "(operations). These are soagen's programs for the study's robots (numbers baked: axes along",
-             "frame axes and zero offsets cost nothing); the general formulations below them count a",
+             "(operations); divisions and square roots as lines a·n + b (± the largest residual where the",
+             "line misses a size; — where the committed study predates their count: `make scaling` fills",
+             "it). These are soagen's programs for the study's robots (numbers baked: axes",
+             "along frame axes and zero offsets cost nothing); the general formulations below them count a",
              "general arm with every parameter symbolic, as published (Hollerbach's Table I as the project",
-             "has quoted it; the paper was not re-read for this page). Featherstone's *Rigid Body Dynamics",
-             "Algorithms* tabulates costs of RNEA, CRBA, ABA and LTDL, but those tables were not found in",
-             "the material searchable here, so no figures of it are listed. On general arms (every α, a, d",
-             "non-zero, the inertial parameters inputs) soagen's inverse dynamics beside SymPyBotics' and",
-             "OpenSYMORO's, each fitted the same way: [peer_opcounts.md](peer_opcounts.md).", ""]
+             "has quoted it; the paper was not re-read for this page).", *MISSING_FORMULATIONS,
+             "On general arms (every α, a, d non-zero, the inertial parameters inputs) soagen's inverse",
+             "dynamics beside SymPyBotics', OpenSYMORO's and CasADi-on-Pinocchio's, each fitted the same",
+             "way: [peer_opcounts.md](peer_opcounts.md).", ""]
     for fam, funcs in result.items():
         lines += [f"### {'Chains' if fam == 'chain' else 'Two-armed trees'}", "",
-                  "| function | mul | max residual | add | max residual |", "|---|---|---:|---|---:|"]
+                  "| function | mul | max residual | add | max residual | div | sqrt |",
+                  "|---|---|---:|---|---:|---|---|"]
         for f, degree in PER_JOINT:
             if f not in funcs or len(funcs[f]) <= degree + 1:
                 continue
@@ -210,10 +243,12 @@ def per_joint_markdown(result):
             for kind in ("mul", "add"):
                 coefficients, residual = fit(funcs[f], degree, kind)
                 cells += [polynomial_text(coefficients), f"{residual:.1f}"]
+            cells += [per_joint_line(funcs[f], kind) for kind in ("div", "sqrt")]
             lines.append(f"| {f} | " + " | ".join(cells) + " |")
             if fam == "chain":
                 for label, mul, add, source in GENERAL_FORMULATIONS.get(f, ()):
-                    lines.append(f"| ↳ general formulation: {label}; {source} | {mul} | | {add} | |")
+                    lines.append(f"| ↳ general formulation: {label}; {source} | {polynomial_text(mul)} | | "
+                                 f"{polynomial_text(add)} | | | |")
         lines.append("")
     return "\n".join(lines)
 
@@ -253,12 +288,16 @@ def markdown(result, outputs=DOC_OUTPUTS):
     lines = ["# Scaling study: operation counts against joints", "",
              f"Generated by `{command}`.",
              "Cells are multiplications + additions of the generated straight-line program",
-             "(divisions, square roots and sin/cos excluded); the exponent is the least-squares",
+             "(divisions and square roots: the per-joint table's last columns; sin/cos excluded; the",
+             "rule: [guide/opcounts.md](guide/opcounts.md)); the exponent is the least-squares",
              "slope of log(ops) against log(n) over the upper half of the sizes, the last one",
              "between the two largest sizes (the leading term shows late: (J M⁻¹ Jᵀ)⁻¹ is",
              "n³/6 for the factorization of M but 6m·n² for the products, so its exponent climbs",
              "towards 3 only past n ≈ 36m). The derivatives by forward mode are studied up to n = "
-             f"{max(LARGEST.values())} (blank cells), those by the analytical recursion to the largest size.", ""]
+             f"{max(LARGEST.values())} (blank cells), those by the analytical recursion to the largest size.",
+             "The plot's last panel is the inverse dynamics of the general arms of",
+             "[peer_opcounts.md](peer_opcounts.md) (soagen, SymPyBotics, OpenSYMORO, CasADi-on-Pinocchio, from",
+             "`docs/peer_opcounts.json` beside the plot) with the published general formulations.", ""]
     for fam, funcs in result.items():
         ns = sorted({n for pts in funcs.values() for n in pts})
         title = {"chain": "Chains (one tip)", "tree": "Two-armed trees (two tips, Λ is 12 × 12)"}[fam]
@@ -276,15 +315,31 @@ def markdown(result, outputs=DOC_OUTPUTS):
     return "\n".join(lines) + "\n" + per_joint_markdown(result)
 
 
-def plot(result, path):
-    """Log-log plot of mul + add against n, one panel per family (needs matplotlib)."""
+def general_arm_curves(peers):
+    """The plot's general-arm panel from ``docs/peer_opcounts.json`` (``peers``): ``{tool: {n: mul + add}}``
+    of the inverse dynamics of the general arms, every tool of its table, and the general formulations'
+    mul(n) + add(n) at the same sizes (``"… (published)"``)."""
+    from soagen.reports.peers import SCALING_TOOLS
+
+    curves = {t: {int(n): c["mul"] + c["add"] for n, c in peers["scaling"][t].items()} for t in SCALING_TOOLS}
+    ns = sorted(curves[SCALING_TOOLS[0]])
+    for label, mul, add, _ in GENERAL_FORMULATIONS["inverse_dynamics"]:
+        curves[f"{label.split(',')[0]} (published)"] = {n: int(np.polyval(mul, n) + np.polyval(add, n)) for n in ns}
+    return curves
+
+
+def plot(result, path, peers=None):
+    """Log-log plot of mul + add against n, one panel per family (needs matplotlib), and with ``peers``
+    (``docs/peer_opcounts.json``) one of the general arms' inverse dynamics: soagen, the peers and the
+    published general formulations (:func:`general_arm_curves`)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fams = list(result)
-    fig, axes = plt.subplots(1, len(fams), figsize=(6.5 * len(fams), 5.2), squeeze=False)
+    panels = len(fams) + (peers is not None)
+    fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 5.2), squeeze=False)
     styles = ["-", "--", ":", "-."]
     for ax, fam in zip(axes[0], fams):
         for ci, (group, names) in enumerate(STUDY.items()):
@@ -299,15 +354,31 @@ def plot(result, path):
             ax.annotate(f"recursive Λ(0) cheaper from n = {x}", xy=(x, 0.98), xycoords=("data", "axes fraction"),
                         xytext=(4, 0), textcoords="offset points", va="top", fontsize=8, color="0.3")
         ns = sorted({n for pts in result[fam].values() for n in pts})
-        ax.set_xticks(ns)
-        ax.set_xticklabels([str(n) for n in ns])
-        ax.minorticks_off()
-        ax.set_title({"chain": "chains, one tip", "tree": "two-armed trees, two tips"}[fam])
-        ax.set_xlabel("joints n")
-        ax.set_ylabel("multiplications + additions")
-        ax.grid(True, which="major", linewidth=0.3)
+        _axes(ax, ns, {"chain": "chains, one tip", "tree": "two-armed trees, two tips"}[fam])
         ax.legend(fontsize=7, title="function (fitted exponent)", title_fontsize=7, loc="upper left",
                   bbox_to_anchor=(0.0, 0.93))
+    if peers is not None:
+        ax = axes[0][-1]
+        curves = general_arm_curves(peers)
+        for i, (label, pts) in enumerate(curves.items()):
+            ns = sorted(pts)
+            published = label.endswith("(published)")           # grey, dotted and dash-dotted
+            ax.loglog(ns, [pts[n] for n in ns], styles[2 + i % 2] if published else "-",
+                      marker=None if published else "o", markersize=3, color="0.4" if published else f"C{i}",
+                      label=label)
+        _axes(ax, sorted({n for pts in curves.values() for n in pts}),
+              "inverse dynamics, general arms (docs/peer_opcounts.json)")
+        ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)
+
+
+def _axes(ax, ns, title):
+    ax.set_xticks(ns)
+    ax.set_xticklabels([str(n) for n in ns])
+    ax.minorticks_off()
+    ax.set_title(title)
+    ax.set_xlabel("joints n")
+    ax.set_ylabel("multiplications + additions")
+    ax.grid(True, which="major", linewidth=0.3)
