@@ -322,7 +322,7 @@ def cmd_info(args):
 
 def cmd_functions(args):
     """The catalogue of generated functions (README's function table)."""
-    from soagen.functions import markdown_table
+    from soagen.reports.functions_table import markdown_table
 
     print(markdown_table(), end="")
     return 0

@@ -165,8 +165,7 @@ _ID = "soagen.passes.identification"
 _CEN = "soagen.passes.centroidal"
 _SECOND = "soagen.passes.second_derivatives"
 ID_SECOND_DERIVATIVES = (
-    Output("d2tau_dq2", ("n", "n", "n"),
-           "d2tau_i/dq_j dq_k (tangent space, iterated: k along dtau/dq_j), row-major"),
+    Output("d2tau_dq2", ("n", "n", "n"), "d2tau_i/dq_j dq_k (tangent space, iterated: k along dtau/dq_j), row-major"),
     Output("d2tau_dqd2", ("n", "n", "n"), "d2tau_i/dqd_j dqd_k, row-major"),
     Output("d2tau_dqdqd", ("n", "n", "n"), "d2tau_i/dq_j dqd_k, row-major"),
     Output("dM_dq", ("n", "n", "n"), "dM_ij/dq_k (tangent space), row-major"))
@@ -318,16 +317,15 @@ CATALOGUE = (
          "d2tau/dqdqd, dM/dq (tangent space; Pinocchio's ComputeRNEASecondOrderDerivatives layout)",
          ("q", "qd", "qdd"), ID_SECOND_DERIVATIVES, f"{_SECOND}:inverse_dynamics_second_derivatives",
          "inverse_dynamics_second_derivatives", default=False),
-    Spec("inverse_dynamics_hessian", "symmetric Hessian of lam^T tau along (dq (tangent space), qd, qdd), "
-         "row-major 3n x 3n", ("q", "qd", "qdd", "lam"), (HESSIAN,), f"{_SECOND}:inverse_dynamics_hessian",
-         "inverse_dynamics_hessian", default=False),
-    Spec("forward_dynamics_hessian", "symmetric Hessian of lam^T qdd along (dq (tangent space), qd, tau), "
-         "row-major 3n x 3n", ("q", "qd", "tau", "lam"), (HESSIAN,), f"{_SECOND}:forward_dynamics_hessian",
-         "forward_dynamics_hessian", default=False, solves="M"),
+    Spec("inverse_dynamics_hessian", "symmetric Hessian of lam^T tau along (dq (tangent space), qd, qdd)",
+         ("q", "qd", "qdd", "lam"), (HESSIAN,), f"{_SECOND}:inverse_dynamics_hessian", "inverse_dynamics_hessian",
+         default=False),
+    Spec("forward_dynamics_hessian", "symmetric Hessian of lam^T qdd along (dq (tangent space), qd, tau)",
+         ("q", "qd", "tau", "lam"), (HESSIAN,), f"{_SECOND}:forward_dynamics_hessian", "forward_dynamics_hessian",
+         default=False, solves="M"),
     Spec("contact_dynamics_hessian", "symmetric Hessian of lam^T qdd + lam_f^T f of the contact dynamics along "
-         "(dq (tangent space), qd, tau), row-major 3n x 3n", ("q", "qd", "tau", "lam", "lam_f"), (HESSIAN,),
-         f"{_SECOND}:contact_dynamics_hessian", "contact_dynamics_hessian", tips=True, default=False,
-         solves="Omega"),
+         "(dq (tangent space), qd, tau)", ("q", "qd", "tau", "lam", "lam_f"), (HESSIAN,),
+         f"{_SECOND}:contact_dynamics_hessian", "contact_dynamics_hessian", tips=True, default=False, solves="Omega"),
     # ---- identification and adaptive control (soagen.passes.identification, soagen.model.parameters)
     Spec("regressor", "joint-torque regressor Y, T = Y pi with pi = robot.parameters(), row-major n x p",
          ("q", "qd", "qdd"), (Output("Y", ("n", "p"), "regressor, row-major"),), f"{_ID}:regressor", "regressor",
@@ -541,25 +539,6 @@ def citations(spec, ascii=False):
     return text.replace("–", "-").replace("§", "Sec. ") if ascii else text
 
 
-def markdown_table(specs=CATALOGUE):
-    """The README's function table: one row per generated function."""
-    def shape(o):
-        return "(" + ", ".join(str(d) for d in o.shape) + (",)" if len(o.shape) == 1 else ")")
-
-    rows = ["| Python (`mod.` …) | C (`<name>_` …) | outputs | what | equations |", "|---|---|---|---|---|"]
-    for s in specs:
-        outs = ", ".join(f"`{o.name}` {shape(o)}" for o in s.outputs)
-        what = s.doc
-        if not s.default:
-            what += "; with `--variants`" if s.family and not s.is_family_function else "; when named"
-        if s.tips:
-            what += "; needs tips"
-        if s.parametric:
-            what += "; π may be an input"
-        rows.append(f"| `{python_call(s)}` | `{s.name}` | {outs} | {what} | {citations(s)} |")
-    return "\n".join(rows) + "\n"
-
-
 
 #: the one function of a closed chain (:mod:`soagen.model.closed_chain`)
 FORWARD_DYNAMICS = Spec(
@@ -577,7 +556,8 @@ class _RobotSizes(dict):
 
     def __init__(self, robot):
         m = len(robot.tips)
-        super().__init__({"nq": robot.nq, "n": robot.nv, "2n": 2 * robot.nv, "3n": 3 * robot.nv, "m": m, "r": robot.tip_rows,
+        n = robot.nv
+        super().__init__({"nq": robot.nq, "n": n, "2n": 2 * n, "3n": 3 * n, "m": m, "r": robot.tip_rows,
                           "p": robot.n_parameters})
         self.robot = robot
 
@@ -597,8 +577,8 @@ def specs(target):
 
 
 def sizes(target):
-    """Values of the size keys of the catalogue for ``target``: ``nq``, ``n``, ``2n``, ``3n``, ``m``, ``r`` (tip rows),
-    ``p`` (parameters) and ``b`` (base parameters, computed on first use) for a Robot; ``na``, ``nb``
+    """Values of the size keys of the catalogue for ``target``: ``nq``, ``n``, ``2n``, ``3n``, ``m``, ``r`` (tips'
+    rows), ``p`` (parameters) and ``b`` (base parameters, computed on first use) for a Robot; ``na``, ``nb``
     for a closed chain."""
     if isinstance(target, ClosedChain):
         return {"na": target.robot_a.nv, "nb": target.robot_b.nv}

@@ -128,7 +128,8 @@ NEEDS_INVERSE = {
     "forward_dynamics_derivatives_via_id", "forward_dynamics_derivatives_via_analytic_id", "linearized_step",
     "linearized_step_via_id", "linearized_step_via_analytic_id", "contact_dynamics", "impulse_dynamics",
     "contact_dynamics_derivatives", "contact_dynamics_derivatives_forward", "contact_dynamics_derivatives_kkt",
-    "contact_dynamics_derivatives_kkt_analytic", "impulse_dynamics_derivatives"}
+    "contact_dynamics_derivatives_kkt_analytic", "impulse_dynamics_derivatives", "forward_dynamics_hessian",
+    "contact_dynamics_hessian"}
 
 
 def test_function_selection_leaves_out_what_needs_the_inverse():

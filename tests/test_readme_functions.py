@@ -4,7 +4,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from soagen.functions import markdown_table
+from soagen.reports.functions_table import markdown_table
 from tests.support import ROOT
 
 

@@ -534,6 +534,12 @@ def fma_program(prog):
     return fused + sum(count_fma(g.bound) for g in prog.guards())
 
 
+def with_fma(prog):
+    """``prog.ops`` with ``fma``: the multiply-adds that fuse within an expression
+    (:func:`count_fma`, docs/guide/opcounts.md)."""
+    return {**prog.ops, "fma": fma_program(prog)}
+
+
 def coeff_mul(term):
     """``term.as_coeff_mul()``: a product's rational coefficient and other factors, or -1 and the
     factors with a negative float coefficient made positive, or 1 and every factor.  The same answer

@@ -9,7 +9,7 @@ import json
 import re
 
 from soagen.program.printer import STATEMENT_LINE
-from soagen.program.statements import OP_KINDS, fma_program
+from soagen.program.statements import OP_KINDS, with_fma  # noqa: F401  (with_fma: read from here too)
 from soagen.targets.common.inert import markdown_text
 
 COLUMNS = ("mul", "add", "div", "sqrt", "trig", "fma", "statements")
@@ -105,12 +105,6 @@ def table(robot_name, programs):
         counts = with_fma(p)
         rows.append(f"| {label} | " + " | ".join(str(counts[c]) for c in COLUMNS) + " |")
     return f"# Operation counts: {markdown_text(robot_name)}\n\n" + "\n".join(rows) + "\n"   # the name: one line
-
-
-def with_fma(prog):
-    """``prog.ops`` with ``fma``: the multiply-adds that fuse within an expression
-    (:func:`~soagen.program.statements.count_fma`, docs/guide/opcounts.md)."""
-    return {**prog.ops, "fma": fma_program(prog)}
 
 
 def as_json(robot, programs):

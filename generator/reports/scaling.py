@@ -98,7 +98,7 @@ def run(sizes, families=("chain", "tree"), progress=None):
     """Op counts per family, function and size: ``{family: {function: {n: counts}}}``."""
     from soagen.codegen import generate
     from soagen.options import Options
-    from soagen.reports.opcount import with_fma
+    from soagen.program.statements import with_fma
 
     out = {}
     for fam in families:
@@ -319,10 +319,8 @@ def general_arm_curves(peers):
     """The plot's general-arm panel from ``docs/peer_opcounts.json`` (``peers``): ``{tool: {n: mul + add}}``
     of the inverse dynamics of the general arms, every tool of its table, and the general formulations'
     mul(n) + add(n) at the same sizes (``"… (published)"``)."""
-    from soagen.reports.peers import SCALING_TOOLS
-
-    curves = {t: {int(n): c["mul"] + c["add"] for n, c in peers["scaling"][t].items()} for t in SCALING_TOOLS}
-    ns = sorted(curves[SCALING_TOOLS[0]])
+    curves = {t: {int(n): c["mul"] + c["add"] for n, c in points.items()} for t, points in peers["scaling"].items()}
+    ns = sorted(next(iter(curves.values())))
     for label, mul, add, _ in GENERAL_FORMULATIONS["inverse_dynamics"]:
         curves[f"{label.split(',')[0]} (published)"] = {n: int(np.polyval(mul, n) + np.polyval(add, n)) for n in ns}
     return curves

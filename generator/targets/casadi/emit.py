@@ -34,9 +34,9 @@ from importlib import resources
 
 from soagen import functions as F
 from soagen.options import OptionsError
-from soagen.program.statements import Guard
 from soagen.targets.common.c_text import environment
 from soagen.targets.common.inert import Code
+from soagen.targets.casadi.guards import failure  # noqa: F401  (also read from here)
 from soagen.targets.casadi.hessian import HESSIANS, adjoint, step_adjoint
 
 #: f -> {(output, input): (soagen function, its output)}: the blocks of f's Jacobian
@@ -148,17 +148,6 @@ def layout_table():
     return "\n".join(rows) + "\n"
 
 
-def failure(prog, what=None):
-    """The name ``soagen_failed`` prints when ``prog`` (a program with guards) returns a nonzero
-    status: ``what`` (the CasADi function, default ``prog``'s name).  soagen's guards on a tree are
-    the pivots of Ω(0) = J M⁻¹ Jᵀ (:func:`soagen.passes.ldl.ldl`), which the line names as the
-    cause: Λ(0) = Ω(0)⁻¹ does not exist there."""
-    checked = sorted({g.text.partition(" of ")[2] for g in prog.body if isinstance(g, Guard)})
-    if checked != ["Omega(0)"]:      # a new kind of guard: say in templates/casadi.c.j2 what its failure means
-        raise AssertionError(f"{prog.name} guards {checked}: the CasADi file says nothing of them")
-    return what or prog.name
-
-
 def tangent_map_lines(robot, q="q", K="K"):
     """C lines that write ``K`` (nv x nq, row-major, zeroed first) = ∂ξ/∂q at ``q``: 1 on the
     diagonal of a 1-dof joint; for a quaternion (x, y, z, w) of norm s, the body rotation
@@ -239,7 +228,9 @@ def emit_casadi(robot, programs, name):
     for step in steps:
         if step["fdh"]:
             step["adjoint"] = step_adjoint(step, sparsity)
-    runtime = Code((resources.files("soagen.targets.casadi") / "rk4_step.c").read_text().rstrip("\n"))
+    # rk4_step_hessian.c only where called: -Wall warns of an unused static function
+    parts = ["rk4_step.c"] + (["rk4_step_hessian.c"] if any(s["adjoint"] for s in steps) else [])
+    runtime = Code("\n\n".join((resources.files("soagen.targets.casadi") / p).read_text().rstrip("\n") for p in parts))
     ctx = dict(version=__version__, name=name, robot_name=robot.name, functions=functions, jacobians=jacobians,
                steps=steps, rk4_runtime=runtime,
                # the helpers only where called: -Wall warns of an unused static function

@@ -24,6 +24,7 @@ H_q = Eᵀ H_ξ E + Σ_i g_i ∇²ξ_i, g = ∂φ/∂ξ the tangent gradient (:f
 """
 from __future__ import annotations
 
+from soagen.targets.casadi.guards import failure
 from soagen.targets.common.inert import Code
 
 #: f -> the soagen function of its contracted Hessian (inputs f's, then one weight per output of f)
@@ -70,8 +71,6 @@ def adjoint(robot, name, prog, ins, outs, jac, hessian, sparsity):
     ``ins``, outputs ``outs``): the first-derivative calls of its Jacobian ``jac`` (the dict of
     :func:`soagen.targets.casadi.emit._jacobian`), the call of ``hessian`` (its contracted Hessian,
     a program), the work vector's layout and the blocks."""
-    from soagen.targets.casadi.emit import failure
-
     p, m = len(ins), len(outs)
     wanted = [a["name"] for a in ins] + [("lam" if k == 0 else f"lam_{o['name']}") for k, o in enumerate(outs)]
     if [a.name for a in hessian.inputs] != wanted or [a.name for a in hessian.outputs] != ["H"]:
