@@ -554,7 +554,7 @@ def python_calls_page(report):
         if rep is None:
             continue
         out += [f"## {name}", "",
-                f"{rep['describe']}; {rep['states']} states, {rep['rounds']} rounds; Python {rep['python']}, "
+                f"{rep['describe']}; {rep['states']} states, {rep['rounds']} rounds; {rep['machine']}, Python {rep['python']}, "
                 f"Pinocchio {rep['pinocchio']}, numpy {rep['numpy']}; module built in {rep['build_s']:.0f} s "
                 f"(`{rep['command']}`).", "",
                 "| function | soagen method | with out= | bare C | wrapper | Python path | Pinocchio (call) | ratio |",

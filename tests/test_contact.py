@@ -33,7 +33,7 @@ from soagen.model import pinocchio_convention as pc
 from soagen.model.errors import ModelWarning
 from tests.support import assert_checked, rel
 from tests.support.builds import built
-from tests.support.oracle import LWA, Oracle, erd_urdf
+from tests.support.oracle import LWA, Oracle, central_differences, erd_urdf
 from tests.support.robots import random_robot, with_point_tips
 
 SOLO = "solo_description/robots/solo12.urdf"
@@ -252,27 +252,6 @@ def pinocchio_jacobian(robot, oracle, qp):
     pin.computeJointJacobians(model, data, qp)
     pin.updateFramePlacements(model, data)
     return pc.jacobian_from_pinocchio(robot, [pin.getFrameJacobian(model, data, f, LWA) for f in oracle.frames])
-
-
-def central_differences(robot, oracle, solve, q, vectors, h=1e-6):
-    """Central differences of ``solve(qp, *vectors_pin)`` (Pinocchio's configuration and the
-    ``vectors`` in Pinocchio's velocity order) along q (tangent space: ``pin.integrate``) and each
-    of the ``vectors``, soagen's direction j in Pinocchio's order; -> [(len(out), nv)] per one."""
-    model = oracle.model
-    qp, vp = oracle.q(q), [oracle.v(x) for x in vectors]
-    out = []
-    for which in range(len(vectors) + 1):
-        cols = []
-        for j in range(robot.nv):
-            step = h * oracle.v(np.eye(robot.nv)[j])
-            if which == 0:
-                plus, minus = solve(pin.integrate(model, qp, step), *vp), solve(pin.integrate(model, qp, -step), *vp)
-            else:
-                moved = lambda sign: [x + sign * step if i == which - 1 else x for i, x in enumerate(vp)]
-                plus, minus = solve(qp, *moved(1)), solve(qp, *moved(-1))
-            cols.append((plus - minus) / (2 * h))
-        out.append(np.array(cols).T)
-    return out
 
 
 def pinocchio_differences(robot, oracle, q, qd, tau, h=1e-6):

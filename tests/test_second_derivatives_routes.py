@@ -24,7 +24,7 @@ import soagen
 from soagen import reference as ref
 from soagen.model import pinocchio_convention as pc
 from tests.support import rel
-from tests.support.oracle import LWA, Oracle, erd_urdf
+from tests.support.oracle import LWA, Oracle, central_differences, erd_urdf
 from tests.support.robots import random_robot, with_point_tips
 
 SOLO_FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
@@ -62,20 +62,16 @@ def differences(robot, oracle, first, q, vectors, h=H):
     """Central differences of ``first(qp, *vectors_pin) -> [arrays (rows, n)]`` (soagen's rows and
     columns) along q (tangent space: ``pin.integrate``) and along each of ``vectors``;
     -> [[tensor (rows, n, n), index 2 the direction] per output] per direction (q first)."""
-    qp, vp = oracle.q(q), [oracle.v(x) for x in vectors]
+    shapes = []
+
+    def flat(*args):
+        outs = first(*args)
+        shapes[:] = [np.shape(x) for x in outs]
+        return np.concatenate([np.ravel(x) for x in outs])
     out = []
-    for which in range(len(vectors) + 1):
-        cols = []
-        for k in range(robot.nv):
-            step = h * oracle.v(np.eye(robot.nv)[k])
-            if which == 0:
-                plus, minus = first(pin.integrate(oracle.model, qp, step), *vp), \
-                    first(pin.integrate(oracle.model, qp, -step), *vp)
-            else:
-                moved = [[x + s * step if i == which - 1 else x for i, x in enumerate(vp)] for s in (1, -1)]
-                plus, minus = first(qp, *moved[0]), first(qp, *moved[1])
-            cols.append([(a - b) / (2 * h) for a, b in zip(plus, minus)])
-        out.append([np.stack([c[i] for c in cols], axis=2) for i in range(len(cols[0]))])
+    for D in central_differences(robot, oracle, flat, q, vectors, h):      # (sum of sizes, n) per direction
+        ends = np.cumsum([int(np.prod(s)) for s in shapes])[:-1]
+        out.append([block.reshape(*s, robot.nv) for block, s in zip(np.split(D, ends), shapes)])
     return out
 
 

@@ -242,3 +242,24 @@ class Oracle:
     def slotine_li(self, q, qd, qdr, qddr):
         """M q̈_r + C(q, q̇) q̇_r + G from crba, computeCoriolisMatrix and the gravity torques."""
         return self.mass_matrix(q) @ qddr + self.coriolis_matrix(q, qd) @ qdr + self.gravity(q)
+
+
+def central_differences(robot, oracle, solve, q, vectors, h=1e-6):
+    """Central differences of ``solve(qp, *vectors_pin)`` (Pinocchio's configuration and the
+    ``vectors`` in Pinocchio's velocity order) along q (tangent space: ``pin.integrate``) and each
+    of the ``vectors``, soagen's direction j in Pinocchio's order; -> [(len(out), nv)] per one."""
+    qp, vp = oracle.q(q), [oracle.v(x) for x in vectors]
+    out = []
+    for which in range(len(vectors) + 1):
+        cols = []
+        for j in range(robot.nv):
+            step = h * oracle.v(np.eye(robot.nv)[j])
+            if which == 0:
+                plus, minus = solve(pin.integrate(oracle.model, qp, step), *vp), \
+                    solve(pin.integrate(oracle.model, qp, -step), *vp)
+            else:
+                moved = lambda sign: [x + sign * step if i == which - 1 else x for i, x in enumerate(vp)]
+                plus, minus = solve(qp, *moved(1)), solve(qp, *moved(-1))
+            cols.append((plus - minus) / (2 * h))
+        out.append(np.array(cols).T)
+    return out
