@@ -17,7 +17,6 @@ with: :data:`CROCODDYL` with :data:`PINOCCHIO` (Crocoddyl 3.2.1 crashes in ``cal
 from __future__ import annotations
 
 import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import sys
@@ -202,11 +201,10 @@ def module(robot, name=None, optimize="O1", **options):
 
     key = (robot.fingerprint(), name, optimize, tuple(sorted(options.items())))
     if key not in _modules:
+        from soagen.targets.common.compiler import load_extension
+
         folder, modname, library = _build(robot, name, optimize, options, {})
-        loader = importlib.machinery.ExtensionFileLoader(modname, str(folder / library))
-        spec = importlib.util.spec_from_file_location(modname, str(folder / library), loader=loader)
-        mod = importlib.util.module_from_spec(spec)
-        loader.exec_module(mod)
+        mod = load_extension(folder / library, modname)
         sys.modules[modname] = mod
         _modules[key] = mod
     return _modules[key]

@@ -183,7 +183,7 @@ def compile_units(units, folder, args, seconds=None, progress=None, what="compil
 
 
 def load_extension(path, modname):
-    """Import the compiled cffi extension at ``path`` as ``modname``."""
+    """Import the compiled extension (cffi, Boost.Python) at ``path`` as ``modname``."""
     loader = importlib.machinery.ExtensionFileLoader(modname, str(path))
     spec = importlib.util.spec_from_file_location(modname, str(path), loader=loader)
     mod = importlib.util.module_from_spec(spec)
