@@ -80,8 +80,9 @@ def two_arm_tree(n, seed=0):
 
 
 FAMILIES = {"chain": (chain, 2), "tree": (two_arm_tree, 3)}
-#: what the study records of each program (docs/guide/opcounts.md's kinds; sin/cos are n per program)
-COUNTED = ("mul", "add", "div", "sqrt", "fma", "statements")
+#: what the study records of each program (docs/guide/opcounts.md's kinds; trig is a sine and a cosine per
+#: joint angle the program reads)
+COUNTED = ("mul", "add", "div", "sqrt", "trig", "fma", "statements")
 
 
 def parse_range(text):
@@ -116,34 +117,51 @@ def run(sizes, families=("chain", "tree"), progress=None):
     return out
 
 
-def slope(points):
-    """Least-squares slope of log(mul + add) against log n over the upper half
+def separate(counts):
+    """Operations counted apart: mul + add (docs/guide/opcounts.md's total)."""
+    return counts["mul"] + counts["add"]
+
+
+def fused(counts):
+    """Operations with FMA contraction: (mul − fma) + (add − fma) + fma, each fused multiply-add one."""
+    return counts["mul"] + counts["add"] - counts["fma"]
+
+
+def fused_counts(points):
+    """``{n: counts}`` -> ``{n: {"mul": mul − fma, "add": add − fma, "fma": fma}}``: the FMA-fused program's
+    multiplications, additions and fused multiply-adds per size."""
+    return {n: {"mul": c["mul"] - c["fma"], "add": c["add"] - c["fma"], "fma": c["fma"]} for n, c in points.items()}
+
+
+def slope(points, cost=separate):
+    """Least-squares slope of log(cost) (mul + add unless told) against log n over the upper half
     of the sizes, at least the two largest (the asymptotic exponent); NaN with one
     size; ``points`` is ``{n: counts}``."""
     ns = sorted(points)[min(len(points) // 2, len(points) - 2):]
     if len(ns) < 2:
         return float("nan")
     x = np.log(ns)
-    y = np.log([points[n]["mul"] + points[n]["add"] for n in ns])
+    y = np.log([cost(points[n]) for n in ns])
     return float(np.polyfit(x, y, 1)[0])
 
 
-def last_slope(points):
-    """Exponent between the two largest sizes (where the leading term shows)."""
+def last_slope(points, cost=separate):
+    """Exponent of cost (mul + add unless told) between the two largest sizes (where the leading term
+    shows)."""
     ns = sorted(points)[-2:]
     if len(ns) < 2:
         return float("nan")
-    c = [points[n]["mul"] + points[n]["add"] for n in ns]
+    c = [cost(points[n]) for n in ns]
     return float(np.log(c[1] / c[0]) / np.log(ns[1] / ns[0]))
 
 
-def crossover(points_a, points_b):
-    """Smallest n from which ``a`` costs fewer operations (mul + add) than ``b``
+def crossover(points_a, points_b, cost=separate):
+    """Smallest n from which ``a`` costs fewer operations (mul + add unless told) than ``b``
     at every larger size studied, or None."""
     ns = sorted(set(points_a) & set(points_b))
-    cost = {n: (points_a[n]["mul"] + points_a[n]["add"], points_b[n]["mul"] + points_b[n]["add"]) for n in ns}
+    costs = {n: (cost(points_a[n]), cost(points_b[n])) for n in ns}
     for i, n in enumerate(ns):
-        if all(cost[m][0] < cost[m][1] for m in ns[i:]):
+        if all(costs[m][0] < costs[m][1] for m in ns[i:]):
             return n
     return None
 
@@ -187,6 +205,7 @@ def polynomial_text(coefficients):
     out = ""
     for i, c in enumerate(coefficients):
         power = degree - i
+        c = round(c) if abs(c - round(c)) < 1e-9 else c       # an exact fit's rounding error (2n − 1e-14)
         number = f"{abs(c):.4g}"
         if number == "0":
             continue
@@ -199,10 +218,8 @@ def polynomial_text(coefficients):
 
 def per_joint_line(points, kind):
     """A line a·n + b through ``points[n][kind]`` as text, with the largest |residual| in brackets where
-    the line misses a size (divisions and square roots: one per joint or none, so mostly exact); ``—``
-    where the study did not record ``kind`` (square roots: recorded since the study counts :data:`COUNTED`)."""
-    if any(kind not in c for c in points.values()):
-        return "—"
+    the line misses a size (divisions, square roots and sines/cosines: a few per joint or none, so mostly
+    exact)."""
     coefficients, residual = fit(points, 1, kind)
     return polynomial_text(coefficients) + (f" (±{residual:.1f})" if residual >= 0.05 else "")
 
@@ -216,16 +233,30 @@ MISSING_FORMULATIONS = (
     "reference list and no text of the book's tables, and no figure is quoted from memory.")
 
 
+def _fitted(points, degree, kinds):
+    """Cells of ``kinds`` fitted as polynomials of ``degree`` in n: the polynomial and its largest
+    |residual| each."""
+    cells = []
+    for kind in kinds:
+        coefficients, residual = fit(points, degree, kind)
+        cells += [polynomial_text(coefficients), f"{residual:.1f}"]
+    return cells
+
+
 def per_joint_markdown(result):
-    """The per-joint table of every family: mul and add fitted as polynomials in n, the largest
-    residual, divisions and square roots as lines a·n + b, and the literature's general formulations
-    beside the functions that have them."""
+    """The per-joint tables of every family: mul and add fitted as polynomials in n with the largest
+    residual, divisions, square roots and sines/cosines as lines a·n + b, the literature's general
+    formulations beside the functions that have them; then the FMA-fused program's mul − fma,
+    add − fma and fma fitted the same way."""
     lines = ["## Per-joint costs", "",
              "Least-squares polynomials in n through every size studied, multiplications and additions",
              "apart (the form the literature states costs in), with the largest |residual| over the sizes",
-             "(operations); divisions and square roots as lines a·n + b (± the largest residual where the",
-             "line misses a size; — where the committed study predates their count: `make scaling` fills",
-             "it). These are soagen's programs for the study's robots (numbers baked: axes",
+             "(operations); divisions, square roots and sines/cosines (`trig`: a sine and a cosine per",
+             "joint angle read) as lines a·n + b (± the largest residual where the line misses a size).",
+             "The second table of each family is the same programs FMA-fused (docs/guide/opcounts.md):",
+             "mul − fma multiplications, add − fma additions and fma fused multiply-adds, each fitted the",
+             "same way (divisions, square roots and trig are the first table's). These are soagen's programs",
+             "for the study's robots (numbers baked: axes",
              "along frame axes and zero offsets cost nothing); the general formulations below them count a",
              "general arm with every parameter symbolic, as published (Hollerbach's Table I as the project",
              "has quoted it; the paper was not re-read for this page).", *MISSING_FORMULATIONS,
@@ -233,22 +264,27 @@ def per_joint_markdown(result):
              "dynamics beside SymPyBotics', OpenSYMORO's and CasADi-on-Pinocchio's, each fitted the same",
              "way: [peer_opcounts.md](peer_opcounts.md).", ""]
     for fam, funcs in result.items():
-        lines += [f"### {'Chains' if fam == 'chain' else 'Two-armed trees'}", "",
-                  "| function | mul | max residual | add | max residual | div | sqrt |",
-                  "|---|---|---:|---|---:|---|---|"]
-        for f, degree in PER_JOINT:
-            if f not in funcs or len(funcs[f]) <= degree + 1:
-                continue
-            cells = []
-            for kind in ("mul", "add"):
-                coefficients, residual = fit(funcs[f], degree, kind)
-                cells += [polynomial_text(coefficients), f"{residual:.1f}"]
-            cells += [per_joint_line(funcs[f], kind) for kind in ("div", "sqrt")]
+        rows = [(f, degree) for f, degree in PER_JOINT if f in funcs and len(funcs[f]) > degree + 1]
+        lines += [f"### {'Chains' if fam == 'chain' else 'Two-armed trees'}", ""]
+        if not rows:
+            lines += ["Too few sizes to fit and check a polynomial.", ""]
+            continue
+        lines += ["| function | mul | max residual | add | max residual | div | sqrt | trig |",
+                  "|---|---|---:|---|---:|---|---|---|"]
+        for f, degree in rows:
+            cells = _fitted(funcs[f], degree, ("mul", "add"))
+            cells += [per_joint_line(funcs[f], kind) for kind in ("div", "sqrt", "trig")]
             lines.append(f"| {f} | " + " | ".join(cells) + " |")
             if fam == "chain":
                 for label, mul, add, source in GENERAL_FORMULATIONS.get(f, ()):
                     lines.append(f"| ↳ general formulation: {label}; {source} | {polynomial_text(mul)} | | "
-                                 f"{polynomial_text(add)} | | | |")
+                                 f"{polynomial_text(add)} | | | | |")
+        lines += ["", "FMA-fused (the same programs):", "",
+                  "| function | mul − fma | max residual | add − fma | max residual | fma | max residual |",
+                  "|---|---|---:|---|---:|---|---:|"]
+        for f, degree in rows:
+            lines.append(f"| {f} | " + " | ".join(_fitted(fused_counts(funcs[f]), degree, ("mul", "add", "fma")))
+                         + " |")
         lines.append("")
     return "\n".join(lines)
 
@@ -280,15 +316,36 @@ def _exponent(value):
     return "–" if np.isnan(value) else f"{value:.2f}"
 
 
+def _size_table(funcs, ns, cost):
+    """Rows of ``cost`` per function and size with the two exponents (study order)."""
+    lines = ["| function | " + " | ".join(f"n={n}" for n in ns) + " | exponent | last |",
+             "|---|" + "---:|" * (len(ns) + 2)]
+    for f in sorted(funcs, key=lambda f: (FUNCTIONS + (f,)).index(f)):
+        pts = funcs[f]
+        cells = " | ".join(str(cost(pts[n])) if n in pts else "" for n in ns)
+        lines.append(f"| {f} | {cells} | {_exponent(slope(pts, cost))} | {_exponent(last_slope(pts, cost))} |")
+    return lines
+
+
+def _crossover_sentence(funcs):
+    x, y = (crossover(funcs["os_inertia_recursive"], funcs["os_inertia_explicit"], cost) for cost in (separate, fused))
+    where = {x: f"from n = {x} on", None: "at no size of this range"}
+    return (f"Recursive Λ(0) (`os_inertia_recursive`) costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ "
+            f"(`os_inertia_explicit`) {where[x]}" + ("." if x == y else
+                                                  f"; FMA-fused {where.get(y, f'from n = {y} on')}."))
+
+
 def markdown(result, outputs=DOC_OUTPUTS):
-    """Tables of mul + add per size with the fitted exponent, and the Λ crossover; the
-    header names the command with the sizes of ``result`` and ``outputs`` (its output flags)."""
+    """Tables of mul + add and of the FMA-fused mul + add − fma per size with the fitted exponents, the Λ
+    crossover, and the per-joint tables (:func:`per_joint_markdown`); the header names the command with
+    the sizes of ``result`` and ``outputs`` (its output flags)."""
     sizes = sorted({n for funcs in result.values() for pts in funcs.values() for n in pts})
     command = " ".join(["soagen opcount --scaling", size_spec(sizes), outputs]).strip()
     lines = ["# Scaling study: operation counts against joints", "",
              f"Generated by `{command}`.",
-             "Cells are multiplications + additions of the generated straight-line program",
-             "(divisions and square roots: the per-joint table's last columns; sin/cos excluded; the",
+             "Cells of each family's first table are multiplications + additions of the generated",
+             "straight-line program, of its second the same program FMA-fused: mul + add − fma, each fused",
+             "multiply-add one operation (divisions, square roots and sin/cos: the per-joint tables; the",
              "rule: [guide/opcounts.md](guide/opcounts.md)); the exponent is the least-squares",
              "slope of log(ops) against log(n) over the upper half of the sizes, the last one",
              "between the two largest sizes (the leading term shows late: (J M⁻¹ Jᵀ)⁻¹ is",
@@ -301,17 +358,9 @@ def markdown(result, outputs=DOC_OUTPUTS):
     for fam, funcs in result.items():
         ns = sorted({n for pts in funcs.values() for n in pts})
         title = {"chain": "Chains (one tip)", "tree": "Two-armed trees (two tips, Λ is 12 × 12)"}[fam]
-        lines += [f"## {title}", "",
-                  "| function | " + " | ".join(f"n={n}" for n in ns) + " | exponent | last |",
-                  "|---|" + "---:|" * (len(ns) + 2)]
-        for f in sorted(funcs, key=lambda f: (FUNCTIONS + (f,)).index(f)):   # study order
-            pts = funcs[f]
-            cells = " | ".join(str(pts[n]["mul"] + pts[n]["add"]) if n in pts else "" for n in ns)
-            lines.append(f"| {f} | {cells} | {_exponent(slope(pts))} | {_exponent(last_slope(pts))} |")
-        x = crossover(funcs["os_inertia_recursive"], funcs["os_inertia_explicit"])
-        lines += ["", f"Recursive Λ(0) (`os_inertia_recursive`) costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ "
-                      f"(`os_inertia_explicit`) from n = {x} on." if x else
-                  "Recursive Λ(0) never costs fewer operations than (J M⁻¹ Jᵀ)⁻¹ in this range.", ""]
+        lines += [f"## {title}", "", *_size_table(funcs, ns, separate), "",
+                  "FMA-fused (mul + add − fma):", "", *_size_table(funcs, ns, fused), "",
+                  _crossover_sentence(funcs), ""]
     return "\n".join(lines) + "\n" + per_joint_markdown(result)
 
 
