@@ -14,7 +14,7 @@ footprint:
 	    --point-tip FL_FOOT --point-tip FR_FOOT --point-tip HL_FOOT --point-tip HR_FOOT \
 	    --function contact_dynamics --function impulse_dynamics --name solo12 --markdown docs/footprint_solo12.md > /dev/null
 
-# Op counts against n for every variant (a few minutes unloaded; 40 min on a shared 2-core machine) and the
+# Op counts against n for every variant (54 min wall, 19 min CPU on a shared, loaded 2-core machine) and the
 # PUMA literature page (CasADi counts are re-measured by `python benchmarks/casadi_opcounts.py`, which builds
 # its venv). The plot's peers panel reads docs/peer_opcounts.json (make peers).
 scaling:
