@@ -31,11 +31,21 @@ peers:
 
 .PHONY: generated footprint scaling literature peers
 
+# Every op-count table of docs/ and the guide, in one command (about 75 min on a shared 2-core machine):
+# speed.md's and generated/*/opcounts.md (generated), docs/peer_opcounts.* (peers, read by the next two),
+# docs/scaling.* (scaling), docs/opcounts.md (literature), docs/parameter_opcounts.md (parameter_opcounts)
+opcounts: generated peers scaling literature parameter_opcounts
+
+parameter_opcounts:
+	soagen opcount --peers docs/parameter_opcounts.md > /dev/null
+
+.PHONY: opcounts parameter_opcounts
+
 # Identification pages: base parameters of the bundled robots, op counts with the parameters as
 # inputs beside SymPyBotics / OpenSYMORO, the identification example's output and figure
 identification:
 	soagen parameters --all --markdown docs/base_parameters.md > /dev/null
-	soagen opcount --peers docs/parameter_opcounts.md > /dev/null
+	$(MAKE) parameter_opcounts
 	python examples/identify_panda.py --plot docs/identify_panda.png > docs/identify_panda.txt
 
 .PHONY: identification

@@ -271,3 +271,37 @@ def test_scaling_command_draws_the_peers_beside_the_plot(tmp_path, monkeypatch, 
     (tmp_path / "peer_opcounts.json").write_text((DOCS / "peer_opcounts.json").read_text())
     assert cli.main(["opcount", "--scaling", "2..48", "--plot", str(tmp_path / "x.png")]) == 0
     assert drawn[1] == json.loads((DOCS / "peer_opcounts.json").read_text())
+
+
+def _make_recipes(target, rules):
+    """The recipe lines `make target` runs, its prerequisites first (the Makefile read as text)."""
+    prereqs, recipe = rules[target]
+    lines = [line for p in prereqs for line in _make_recipes(p, rules)]
+    for line in recipe:
+        sub = re.fullmatch(r"\$\(MAKE\) (\S+)", line)
+        lines += _make_recipes(sub.group(1), rules) if sub else [line]
+    return lines
+
+
+def test_one_command_reruns_every_opcount_page():
+    """`make opcounts` (named in guide/opcounts.md) writes every page with an op-count table."""
+    rules, target = {}, None
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        head = re.match(r"^([a-z_]+):(.*)$", line)
+        if head:
+            target = head.group(1)
+            rules[target] = (head.group(2).split(), [])
+        elif line.startswith("\t") and target:
+            rules[target][1].append(line.strip())
+        elif not line.strip():
+            target = None
+    run = "\n".join(_make_recipes("opcounts", rules))
+    assert "make opcounts" in (ROOT / "docs" / "guide" / "opcounts.md").read_text()
+    writers = {"generated/": "soagen generate --example", "speed.md": "python -m soagen.reports.opcount .",
+               "docs/scaling.md": "--markdown docs/scaling.md", "docs/opcounts.md": "benchmarks/casadi_opcounts.py",
+               "docs/peer_opcounts.md": "benchmarks/peer_opcounts.py",
+               "docs/parameter_opcounts.md": "--peers docs/parameter_opcounts.md"}
+    for page, step in writers.items():
+        assert step in run, f"make opcounts does not rerun {page}"
+    # the peers' JSON is read by the literature page and the scaling plot: it runs before them
+    assert run.index("peer_opcounts.py") < run.index("--scaling") < run.index("casadi_opcounts.py")
