@@ -661,14 +661,17 @@ def setup_table(rep):
 
 
 def optimum_lines(rep):
-    """Each route's optimum against the soagen route's."""
+    """Each route's optimum against the soagen route's; where one of the two stopped at IPOPT's acceptable
+    level, the line says which."""
     out = []
     for name, c in rep["optimum"].items():
         if name == "soagen":
             continue
         verdict = "the same optimum" if c["same"] else "not the same optimum"
+        short = [k for k in ("soagen", name) if "Solved_To_Acceptable_Level" in rep["routes"][k]["status"]]
+        stopped = f"; {' and '.join(short)} stopped at IPOPT's acceptable level" if short else ""
         out.append(f"- {name}: {verdict} (objective {c['objective_rel']:.1e} relative, states and torques "
-                   f"{c['x_max_abs']:.1e} max abs)")
+                   f"{c['x_max_abs']:.1e} max abs{stopped})")
     return "\n".join(out)
 
 
@@ -705,9 +708,10 @@ def exact_pays(data):
 
     def pair(routes):
         e, lm = routes["soagen_exact"], routes["soagen"]
+        short = ", stopped at IPOPT's acceptable level" if "Solved_To_Acceptable_Level" in lm["status"] else ""
         return (f"{e['iterations']['median']:.0f} iterations and {e['wall']['median']:.2f} s with the exact "
                 f"Hessian (of which its evaluations {e['hess_l']['median']:.2f} s) against "
-                f"{lm['iterations']['median']:.0f} and {lm['wall']['median']:.2f} s limited-memory")
+                f"{lm['iterations']['median']:.0f} and {lm['wall']['median']:.2f} s limited-memory{short}")
 
     return (f"`{data['command']}`, medians of {data['repeats']} solves: the Panda's trajectory (RK4 multiple "
             f"shooting, rk4_step) takes {pair(p)} from the example's guess, and {pair(w)} from soagen's "
