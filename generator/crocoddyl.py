@@ -272,10 +272,11 @@ def free_fwd_dynamics(robot, state, actuation, costs, constraints=None, name=Non
     return cls(state, actuation, costs) if constraints is None else cls(state, actuation, costs, constraints)
 
 
-def contact_fwd_dynamics(robot, state, actuation, contacts, costs, constraints=None, inv_damping=0.0,
-                         enable_force=False, name=None, optimize="O1", **options):
+def contact_fwd_dynamics(robot, state, actuation, contacts, costs, *args, name=None, optimize="O1", **options):
     """A ``crocoddyl.DifferentialActionModelContactFwdDynamics`` of ``robot`` whose contact dynamics and
     derivatives are soagen's (:func:`module`, ``kind="contact"``): ``robot``'s tips are the contacts' points.
+    After ``robot``, the arguments of Crocoddyl's constructor, positional or by name: ``(state, actuation,
+    contacts, costs[, constraints], inv_damping=0, enable_force=False)``.
 
     Parameters
     ----------
@@ -289,21 +290,19 @@ def contact_fwd_dynamics(robot, state, actuation, contacts, costs, constraints=N
                                          tips' points, one each (checked at every calc)
     costs : crocoddyl.CostModelSum       residuals: as :func:`free_fwd_dynamics`'s, and centre of mass
                                          position, contact force and friction cone (createData refuses others)
-    constraints : crocoddyl.ConstraintModelManager, optional
-    inv_damping : float                  Crocoddyl's JMinvJt_damping: 0 (soagen's contact dynamics has none)
-    enable_force : bool                  compute the contact forces' derivatives (as Crocoddyl's: needed by
-                                         force and friction-cone costs)
+    args : Crocoddyl's ``[constraints,] inv_damping, enable_force``; also by name (``constraints=``,
+           ``inv_damping=``, ``enable_force=``): a ``crocoddyl.ConstraintModelManager``, the damping (0:
+           soagen's contact dynamics has none), and whether the contact forces' derivatives are computed
+           (as Crocoddyl's: force and friction-cone costs need them)
     name, optimize, options : as :func:`module`
 
     Returns
     -------
     the model, a subclass of ``crocoddyl.DifferentialActionModelContactFwdDynamics``
     """
+    own = {k: options.pop(k) for k in ("constraints", "inv_damping", "enable_force") if k in options}
     mod = module(robot, name=name, optimize=optimize, kind="contact", **options)
-    cls = mod.DifferentialActionModelContactFwdDynamics
-    if constraints is None:
-        return cls(state, actuation, contacts, costs, inv_damping, enable_force)
-    return cls(state, actuation, contacts, costs, constraints, inv_damping, enable_force)
+    return mod.DifferentialActionModelContactFwdDynamics(state, actuation, contacts, costs, *args, **own)
 
 
 __all__ = ["free_fwd_dynamics", "contact_fwd_dynamics", "module", "files", "write", "CROCODDYL", "PINOCCHIO"]

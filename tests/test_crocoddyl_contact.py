@@ -62,8 +62,8 @@ def _problem(robot, model, frames, com_shift, enable_force=True):
 
 def _models(robot, state, actuation, contacts, every, enable_force=True):
     """{"ours"|"theirs": (running, terminal)} differential models on the same state, contacts and costs."""
-    ours = tuple(sc.contact_fwd_dynamics(robot, state, actuation, contacts, every[k], enable_force=enable_force,
-                                         optimize="O0") for k in ("running", "terminal"))
+    ours = tuple(sc.contact_fwd_dynamics(robot, state, actuation, contacts, every[k], 0.0, enable_force,
+                                         optimize="O0") for k in ("running", "terminal"))    # Crocoddyl's arguments
     theirs = tuple(crocoddyl.DifferentialActionModelContactFwdDynamics(state, actuation, contacts, every[k], 0.0,
                                                                        enable_force) for k in ("running", "terminal"))
     return {"ours": ours, "theirs": theirs}
