@@ -138,14 +138,19 @@ def files(robot, name=None, kind="free", **options):
                    tip_joints=", ".join(str(t.body + 1) for t in robot.tips),
                    tip_offsets=", ".join("{" + ", ".join(repr(float(c)) for c in t.offset) + "}" for t in robot.tips))
     env = environment()
+    # the cpp target's CMakeLists.txt, and the class's interface target {name}::crocoddyl
+    cmake = env.get_template("crocoddyl_cmake.txt.j2").render(**context, pinocchio_version=PINOCCHIO,
+                                                              defines=" ".join(DEFINES))
+    out = [(f, text + cmake if f == "CMakeLists.txt" else text) for f, text in out]
     return out + [(header, env.get_template(_TEMPLATES[kind]).render(**context)),
                   (f"{context['module']}.cpp", env.get_template("crocoddyl_python.cpp.j2").render(**context))]
 
 
 def write(robot, out, name=None, kind="free", **options):
-    """Write :func:`files` into the folder ``out`` (made if missing); -> the paths written.  A C++ project
-    compiles ``<name>.c`` (as C or C++) and includes ``<name>_crocoddyl.hpp`` (``kind="contact"``:
-    ``<name>_crocoddyl_contact.hpp``) with Crocoddyl's target."""
+    """Write :func:`files` into the folder ``out`` (made if missing); -> the paths written.  A CMake project
+    adds the folder (``add_subdirectory``) and links ``<name>::crocoddyl`` (``-DSOAGEN_CROCODDYL_PREFIX=`` the
+    prefix of Crocoddyl and Pinocchio: :func:`prefix`), then includes ``<name>_crocoddyl.hpp``
+    (``kind="contact"``: ``<name>_crocoddyl_contact.hpp``)."""
     os.makedirs(out, exist_ok=True)
     paths = []
     for fname, text in files(robot, name, kind, **options):
@@ -290,19 +295,26 @@ def contact_fwd_dynamics(robot, state, actuation, contacts, costs, *args, name=N
                                          tips' points, one each (checked at every calc)
     costs : crocoddyl.CostModelSum       residuals: as :func:`free_fwd_dynamics`'s, and centre of mass
                                          position, contact force and friction cone (createData refuses others)
-    args : Crocoddyl's ``[constraints,] inv_damping, enable_force``; also by name (``constraints=``,
-           ``inv_damping=``, ``enable_force=``): a ``crocoddyl.ConstraintModelManager``, the damping (0:
-           soagen's contact dynamics has none), and whether the contact forces' derivatives are computed
-           (as Crocoddyl's: force and friction-cone costs need them)
+    args : Crocoddyl's ``[constraints,] inv_damping, enable_force``; also by name, each alone
+           (``constraints=``, ``inv_damping=``, ``enable_force=``): a ``crocoddyl.ConstraintModelManager``,
+           the damping (0: soagen's contact dynamics has none), and whether the contact forces' derivatives
+           are computed (as Crocoddyl's: force and friction-cone costs need them)
     name, optimize, options : as :func:`module`
 
     Returns
     -------
     the model, a subclass of ``crocoddyl.DifferentialActionModelContactFwdDynamics``
     """
-    own = {k: options.pop(k) for k in ("constraints", "inv_damping", "enable_force") if k in options}
+    args = list(args)
+    constraints = args.pop(0) if args and not isinstance(args[0], (int, float)) else options.pop("constraints", None)
+    inv_damping = args.pop(0) if args else options.pop("inv_damping", 0.0)
+    enable_force = args.pop(0) if args else options.pop("enable_force", False)
+    if args:
+        raise TypeError(f"contact_fwd_dynamics: {len(args)} arguments too many")
     mod = module(robot, name=name, optimize=optimize, kind="contact", **options)
-    return mod.DifferentialActionModelContactFwdDynamics(state, actuation, contacts, costs, *args, **own)
+    return mod.DifferentialActionModelContactFwdDynamics(state, actuation, contacts, costs,
+                                                         *[constraints] * (constraints is not None), inv_damping,
+                                                         enable_force)
 
 
 __all__ = ["free_fwd_dynamics", "contact_fwd_dynamics", "module", "files", "write", "CROCODDYL", "PINOCCHIO"]

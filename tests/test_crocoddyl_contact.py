@@ -176,9 +176,10 @@ def test_fddp_standing_reaches_crocoddyls_solution(solo12):
     assert np.max(np.abs(xs[-1, :3] - x0[:3])) > 5e-3                  # the base moved: not a trivial solution
 
 
-def test_what_soagen_does_not_compute_is_refused(solo12):
+def test_arguments_and_what_soagen_does_not_compute_is_refused(solo12):
     """By name: Baumgarte gains, a damping, a 6-D contact, a contact away from the tips, a missing foot, a
-    residual reading frame velocities; and another robot's Pinocchio model."""
+    residual reading frame velocities; and another robot's Pinocchio model. Crocoddyl's arguments are taken
+    as Crocoddyl takes them."""
     robot, model, state, actuation, contacts, every, _, _ = solo12
     nu = actuation.nu
 
@@ -190,8 +191,8 @@ def test_what_soagen_does_not_compute_is_refused(solo12):
                 out.addContact(name, replace if replace is not None and name == "FL_FOOT" else item.contact)
         return out
 
-    def build(c, costs=every["running"], **kw):
-        return sc.contact_fwd_dynamics(robot, state, actuation, c, costs, optimize="O0", **kw)
+    def build(c, costs=every["running"], *args, **kw):
+        return sc.contact_fwd_dynamics(robot, state, actuation, c, costs, *args, optimize="O0", **kw)
 
     fl = model.getFrameId("FL_FOOT")
     with pytest.raises(ValueError, match="'FL_FOOT' has Baumgarte gains"):
@@ -210,6 +211,11 @@ def test_what_soagen_does_not_compute_is_refused(solo12):
         state, fl, pin.Motion.Zero(), pin.LOCAL, nu)), 1.0)
     with pytest.raises(ValueError, match="'vel' reads kinematics"):
         build(contacts, costs).createData()
+    # Crocoddyl's arguments after the robot: positional, with constraints, or one by name
+    for args, kw in (((0.0, True), {}), ((crocoddyl.ConstraintModelManager(state, nu), 0.0, True), {}),
+                     ((), dict(enable_force=True))):
+        built = build(contacts, every["running"], *args, **kw)
+        assert (built.constraints is not None) == (len(args) == 3)
     other = model.copy()
     other.inertias[3] = pin.Inertia(other.inertias[3].mass * 1.1, other.inertias[3].lever, other.inertias[3].inertia)
     state2 = crocoddyl.StateMultibody(other)
