@@ -112,14 +112,13 @@ def files(robot, name=None, kind="free", **options):
     """
     from soagen._version import __version__
     from soagen.codegen import programs
+    from soagen.model.pinocchio_convention import v_to_pinocchio
+    from soagen.model.robot import FLOATING
     from soagen.options import Options
     from soagen.targets import plugin
     from soagen.targets.common.c_text import environment
     from soagen.targets.common.inert import c_name
     from soagen.targets.cpp.emit import namespace
-
-    from soagen.model.pinocchio_convention import v_to_pinocchio
-    from soagen.model.robot import FLOATING
 
     _check_robot(robot, kind)
     opts = Options(**{**options, "functions": MODELS[kind]})

@@ -121,7 +121,7 @@ def _state(robot, model, rng):
 
 @pytest.mark.parametrize("case", ["solo12", "random_tree"])
 def test_every_output_equals_crocoddyls(case, request):
-    robot, model, state, _, contacts, _, _, models = request.getfixturevalue(case)
+    robot, model, _, _, contacts, _, _, models = request.getfixturevalue(case)
     (ours, ours_t), (theirs, theirs_t) = models["ours"], models["theirs"]
     assert isinstance(ours, crocoddyl.DifferentialActionModelContactFwdDynamics) and type(ours) is not type(theirs)
     rng = np.random.default_rng(58)
@@ -161,7 +161,7 @@ def test_every_output_equals_crocoddyls(case, request):
 def test_fddp_standing_reaches_crocoddyls_solution(solo12):
     """solo12 standing on four feet moves its centre of mass: a 20-node FDDP solve from the same start (Crocoddyl's
     quasi-static controls) takes the same iterations to the same cost (1e-8 relative) and trajectories (1e-6)."""
-    robot, _, _, _, _, _, x0, models = solo12
+    _, _, _, _, _, _, x0, models = solo12
     solved = []
     for key in ("ours", "theirs"):
         running, terminal = (crocoddyl.IntegratedActionModelEuler(m, 1e-2) for m in models[key])
@@ -213,7 +213,7 @@ def test_arguments_and_what_soagen_does_not_compute_is_refused(solo12):
         build(contacts, costs).createData()
     # Crocoddyl's arguments after the robot: positional, with constraints, or one by name
     for args, kw in (((0.0, True), {}), ((crocoddyl.ConstraintModelManager(state, nu), 0.0, True), {}),
-                     ((), dict(enable_force=True))):
+                     ((), {"enable_force": True})):
         built = build(contacts, every["running"], *args, **kw)
         assert (built.constraints is not None) == (len(args) == 3)
     other = model.copy()
