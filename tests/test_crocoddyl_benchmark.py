@@ -1,0 +1,73 @@
+"""benchmarks/crocoddyl_models.py: its code path end to end on small problems (soagen's models are in soagen's
+problem, and its FDDP solve is Crocoddyl's), and docs/crocoddyl.md is the rendering of the committed
+docs/crocoddyl.json, which the Crocoddyl guide quotes. No timing is asserted. The Panda's module is the one
+tests/test_crocoddyl.py builds (-O0, the same key: shared through the build cache)."""
+from __future__ import annotations
+
+import json
+
+import soagen.crocoddyl as sc
+from tests.support import ROOT, benchmark_script
+
+#: a short trot: 2 × (1 support + 4 step knots + the switch) + 1 nodes
+TINY_TROT = {"stepLength": 0.15, "stepHeight": 0.1, "timeStep": 1e-2, "stepKnots": 4, "supportKnots": 1}
+
+
+def _bench():
+    return benchmark_script("crocoddyl_models")
+
+
+def _measured_the_same_solve(rec, soagen_class, nodes):
+    """Both backends timed, soagen's nodes soagen's class, the solve checked to be Crocoddyl's."""
+    ours, theirs = rec["backends"]["soagen"], rec["backends"]["crocoddyl"]
+    assert rec["not_measured"] is None and rec["nodes"] == nodes
+    assert [k.rsplit(".", 1)[-1] for k in ours["differentials"]] == \
+        [k.rsplit(".", 1)[-1] for k in theirs["differentials"]]
+    soagens = {k: v for k, v in ours["differentials"].items() if k.startswith("soagen_crocoddyl_")}
+    assert [k.rsplit(".", 1)[-1] for k in soagens] == [soagen_class] and not any(
+        k.startswith("soagen_crocoddyl_") for k in theirs["differentials"])
+    a = rec["agreement"]
+    assert a["same"] and a["iterations"][0] == a["iterations"][1] == ours["iterations"] == theirs["iterations"] > 2
+    assert a["cost_rel"] <= 1e-8 and a["xs_max_abs"] <= 1e-6 and a["us_max_abs"] <= 1e-6
+    for side in (ours, theirs):
+        assert side["calcdiffs"] >= side["iterations"] and side["rollouts"] > side["iterations"]
+        assert all(len(side[k]) == rec["rounds"] and min(side[k]) > 0 for k in ("calc_s", "calcdiff_s", "solve_s"))
+
+
+def test_panda_times_soagens_models_on_crocoddyls_solve():
+    bench = _bench()
+    rec = bench.measure("panda", rounds=1, passes=1, optimize="O0", nodes=12)
+    _measured_the_same_solve(rec, "DifferentialActionModelFreeFwdDynamics", 12)
+    assert set(bench.summary(rec)["ratio"]) == {"calc", "calcdiff", "solve"}
+    assert "soagen's `DifferentialActionModelFreeFwdDynamics` 12" in bench.table(rec)
+
+
+def test_solo12_is_measured_or_says_why_not():
+    """With soagen's contact model, solo12's trot is timed as the Panda's; without it, the record (and the
+    page) says soagen's side was not measured, and Crocoddyl's alone was."""
+    bench = _bench()
+    rec = bench.measure("solo12", rounds=1, passes=1, optimize="O0", trot=TINY_TROT)
+    if hasattr(sc, "contact_fwd_dynamics"):
+        _measured_the_same_solve(rec, "DifferentialActionModelContactFwdDynamics", 13)
+    else:
+        assert list(rec["backends"]) == ["crocoddyl"] and rec["agreement"] is None
+        assert "contact_fwd_dynamics is not in this checkout" in rec["not_measured"]
+        assert "**soagen's models: not measured.**" in bench.ratio_lines(rec)
+    assert rec["backends"]["crocoddyl"]["differentials"] == {
+        "crocoddyl.libcrocoddyl_pywrap_float64.DifferentialActionModelContactFwdDynamics": 11,
+        "crocoddyl.libcrocoddyl_pywrap_float64.ActionModelImpulseFwdDynamics": 2}
+
+
+def test_page_is_rendered_from_the_committed_json_and_quoted():
+    bench = _bench()
+    data = json.loads((ROOT / "docs" / "crocoddyl.json").read_text())
+    assert data["command"] == bench.COMMAND == "python benchmarks/crocoddyl_models.py"
+    assert (ROOT / "docs" / "crocoddyl.md").read_text() == bench.render(data), \
+        "python benchmarks/crocoddyl_models.py --render"
+    panda = data["problems"]["panda"]
+    assert panda["agreement"]["same"] and panda["rounds"] == bench.ROUNDS and panda["nodes"] == 100
+    solo = data["problems"]["solo12"]
+    assert (solo["not_measured"] is None) == ("soagen" in solo["backends"]) == (solo["agreement"] is not None)
+    guide = " ".join((ROOT / "docs" / "guide" / "crocoddyl.md").read_text().split())
+    assert bench.headline(data) in guide, "paste benchmarks/crocoddyl_models.py's headline(data) into the guide"
+    assert f"within each of {bench.ROUNDS} rounds" in guide and f"({panda['nodes']} nodes:" in guide
