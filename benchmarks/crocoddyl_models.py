@@ -231,6 +231,27 @@ def calls_in_solve(problem, xs, us, maxiter=MAXITER):
             "calcdiffs": samples("ShootingProblem::calcDiff")}
 
 
+def cost_calls(problem, xs, us):
+    """Two functions: every node's cost model's ``calc`` and ``calcDiff`` in a Python loop over the nodes, on
+    the node's data (what its own calc and calcDiff left); the cost models are the same objects in both
+    backends."""
+    nodes = [*zip(problem.runningModels, problem.runningDatas, xs, us),
+             (problem.terminalModel, problem.terminalData, xs[-1], None)]
+    pairs = []
+    for m, d, x, u in nodes:
+        model, data = (m.differential, d.differential) if hasattr(m, "differential") else (m, d)
+        pairs.append((model.costs, data.costs, x, u))
+
+    def calc():
+        for c, d, x, u in pairs:
+            c.calc(d, x) if u is None else c.calc(d, x, u)
+
+    def calc_diff():
+        for c, d, x, u in pairs:
+            c.calcDiff(d, x) if u is None else c.calcDiff(d, x, u)
+    return calc, calc_diff
+
+
 def median_call(f, passes):
     """Median wall seconds of ``passes`` calls of ``f()``."""
     times = []
@@ -271,11 +292,15 @@ def measure(name, rounds=ROUNDS, passes=PASSES, optimize=OPTIMIZE, maxiter=MAXIT
         raise RuntimeError(f"{name}: soagen's solve is not Crocoddyl's: {check}")
     xs, us = list(solvers["crocoddyl"].xs), list(solvers["crocoddyl"].us)     # the states every call is timed on
     samples = {b: {"calc_s": [], "calcdiff_s": [], "solve_s": []} for b in problems}
+    costs = cost_calls(theirs, xs, us)
     for r in range(rounds):
         for b in (list(problems) if r % 2 == 0 else list(problems)[::-1]):
             p, s = problems[b], samples[b]
             s["calc_s"].append(median_call(lambda: p.calc(xs, us), passes))
             s["calcdiff_s"].append(median_call(lambda: p.calcDiff(xs, us), passes))
+            if b == "crocoddyl":                  # after its calc and calcDiff: the costs' data are of (xs, us)
+                s.setdefault("costs_calc_s", []).append(median_call(costs[0], passes))
+                s.setdefault("costs_calcdiff_s", []).append(median_call(costs[1], passes))
             s["solve_s"].append(solve(p, xs0, us0, maxiter)[0])
     backends = {b: {**samples[b], **calls_in_solve(p, xs0, us0, maxiter), "iterations": solvers[b].iter,
                     "cost": solvers[b].cost, "differentials": differentials(p)} for b, p in problems.items()}
@@ -327,6 +352,10 @@ def summary(rec):
                   "calcdiff_us": 1e6 * statistics.median(s["calcdiff_s"]) / nodes,
                   "solve_ms": 1e3 * statistics.median(s["solve_s"]),
                   "own": Spread.of([1 - m / t for m, t in zip(models, s["solve_s"])])}
+        if "costs_calcdiff_s" in s:
+            out[b].update(costs_calc_us=1e6 * statistics.median(s["costs_calc_s"]) / nodes,
+                          costs_calcdiff_us=1e6 * statistics.median(s["costs_calcdiff_s"]) / nodes,
+                          costs_share=Spread.ratio(s["costs_calcdiff_s"], s["calcdiff_s"]))
     if "soagen" in rec["backends"]:
         ours, theirs = rec["backends"]["soagen"], rec["backends"]["crocoddyl"]
         out["ratio"] = {k: Spread.ratio(ours[f"{k}_s"], theirs[f"{k}_s"]) for k in ("calc", "calcdiff", "solve")}
@@ -347,6 +376,15 @@ def table(rec):
                      f"{s['iterations']} | {s['cost']:.10g} | {s['rollouts']}, {s['calcdiffs']} | "
                      f"{100 * m['own'].median:.0f} % ({100 * m['own'].q1:.0f}–{100 * m['own'].q3:.0f}) |")
     return "\n".join(lines)
+
+
+def costs_line(rec):
+    """What the cost models alone take: a bound on what replacing the dynamics can save."""
+    c = summary(rec)["crocoddyl"]
+    return (f"Crocoddyl's cost models alone (the same objects in both backends; a Python loop over the nodes, "
+            f"its call overhead included): calc {c['costs_calc_us']:.2f} µs and calcDiff {c['costs_calcdiff_us']:.2f} "
+            f"µs per node, {fmt_spread(c['costs_share'])} of Crocoddyl's calcDiff: soagen / Crocoddyl for calcDiff "
+            f"could not be below that were soagen's dynamics free.")
 
 
 def ratio_lines(rec, goals=None):
@@ -371,8 +409,10 @@ def headline(data):
     out = []
     for name, rec in data["problems"].items():
         sm = summary(rec)
+        costs = (f"Crocoddyl's cost models alone take {100 * sm['crocoddyl']['costs_share'].median:.0f} % of "
+                 f"its calcDiff")
         if "ratio" not in sm:
-            out.append(f"{name}: soagen's models not measured ({rec['not_measured']}).")
+            out.append(f"{name}: soagen's models not measured ({rec['not_measured']}); {costs}.")
             continue
         o, t, r, it = sm["soagen"], sm["crocoddyl"], sm["ratio"], rec["agreement"]["iterations"][0]
         out.append(f"{name}, {rec['nodes']} nodes: calc {o['calc_us']:.2f} µs and calcDiff {o['calcdiff_us']:.2f} µs "
@@ -380,7 +420,7 @@ def headline(data):
                    f"Crocoddyl's ({r['calc'].median:.2f}x, {r['calcdiff'].median:.2f}x); the FDDP solve "
                    f"{o['solve_ms']:.1f} ms against {t['solve_ms']:.1f} ms ({r['solve'].median:.2f}x, {it} "
                    f"iterations each), of which Crocoddyl's own work is {100 * o['own'].median:.0f} % with "
-                   f"soagen's models and {100 * t['own'].median:.0f} % with its own.")
+                   f"soagen's models and {100 * t['own'].median:.0f} % with its own; {costs}.")
     return f"`{data['command']}`, medians of {data['problems']['panda']['rounds']} interleaved rounds: " + " ".join(out)
 
 
@@ -393,7 +433,8 @@ def render(data):
         setup = "" if rec["soagen_setup_s"] is None else \
             f" soagen's models made (built or loaded from the cache) in {rec['soagen_setup_s']:.1f} s."
         sections.append(f"## {name}\n\n{rec['problem']}; {rec['rounds']} rounds, {rec['passes']} calls per "
-                        f"calc and calcDiff timing.{setup}\n\n{table(rec)}\n\n{ratio_lines(rec, goals)}\n")
+                        f"calc and calcDiff timing.{setup}\n\n{table(rec)}\n\n{costs_line(rec)}\n\n"
+                        f"{ratio_lines(rec, goals)}\n")
     return f"""# Crocoddyl: soagen's action models against Crocoddyl's own
 
 `{data['command']}` ({env['machine']}; {env['cores']} cores, load averages {env['load_average'][0]:.2f} at the

@@ -32,6 +32,7 @@ def _measured_the_same_solve(rec, soagen_class, nodes):
     for side in (ours, theirs):
         assert side["calcdiffs"] >= side["iterations"] and side["rollouts"] > side["iterations"]
         assert all(len(side[k]) == rec["rounds"] and min(side[k]) > 0 for k in ("calc_s", "calcdiff_s", "solve_s"))
+    assert min(theirs["costs_calc_s"]) > 0 and min(theirs["costs_calcdiff_s"]) > 0 and "costs_calc_s" not in ours
 
 
 def test_panda_times_soagens_models_on_crocoddyls_solve():
@@ -53,6 +54,7 @@ def test_solo12_is_measured_or_says_why_not():
         assert list(rec["backends"]) == ["crocoddyl"] and rec["agreement"] is None
         assert "contact_fwd_dynamics is not in this checkout" in rec["not_measured"]
         assert "**soagen's models: not measured.**" in bench.ratio_lines(rec)
+    assert min(rec["backends"]["crocoddyl"]["costs_calcdiff_s"]) > 0
     assert rec["backends"]["crocoddyl"]["differentials"] == {
         "crocoddyl.libcrocoddyl_pywrap_float64.DifferentialActionModelContactFwdDynamics": 11,
         "crocoddyl.libcrocoddyl_pywrap_float64.ActionModelImpulseFwdDynamics": 2}
