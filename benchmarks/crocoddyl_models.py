@@ -305,10 +305,8 @@ def measure(name, rounds=ROUNDS, passes=PASSES, optimize=OPTIMIZE, maxiter=MAXIT
     backends = {b: {**samples[b], **calls_in_solve(p, xs0, us0, maxiter), "iterations": solvers[b].iter,
                     "cost": solvers[b].cost, "differentials": differentials(p)} for b, p in problems.items()}
     return {"problem": describe(name, theirs, problem_args), "nodes": theirs.T + 1,
-            "not_measured": None if not missing else (
-                f"soagen has no Crocoddyl model for {', '.join(missing)} (soagen.crocoddyl."
-                f"{'contact_fwd_dynamics' if 'DifferentialActionModelContactFwdDynamics' in missing else '?'} "
-                f"is not in this checkout)"),
+            "not_measured": None if not missing else
+            f"soagen has no Crocoddyl model for {', '.join(missing)} in this checkout",
             "soagen_setup_s": None if missing else build_s, "agreement": check, "rounds": rounds, "passes": passes,
             "backends": backends}
 
