@@ -69,6 +69,7 @@ PANDA_LOCK = ("panda_finger_joint1", "panda_finger_joint2")
 PANDA_Q0 = (0.0, -0.4, 0.0, -2.2, 0.0, 1.9, 0.8)
 PANDA_GOAL = ((0.3, -0.2, 0.5), (0.45, 0.25, 0.55))          # the hand's target: roll, pitch, yaw; position (m)
 SOLO_FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
+SOLO_GAINS = (0.0, 50.0)                      # the gait problems' ContactModel3D Baumgarte gains
 #: createTrottingProblem's arguments, the trotting phase of Crocoddyl's quadrupedal_gaits_fwddyn.py
 TROT = {"stepLength": 0.15, "stepHeight": 0.1, "timeStep": 1e-2, "stepKnots": 25, "supportKnots": 2}
 TALOS = ("the TALOS legs walking (Crocoddyl's bipedal_gaits_fwddyn.py) stands on 6-D flat-foot contacts "
@@ -77,7 +78,8 @@ TALOS = ("the TALOS legs walking (Crocoddyl's bipedal_gaits_fwddyn.py) stands on
 
 # --------------------------------------------------------------------------- the problems, Crocoddyl's models
 def panda(nodes=100):
-    """The Panda's reaching problem on Crocoddyl's own models; -> (problem, soagen robot)."""
+    """The Panda's reaching problem on Crocoddyl's own models; -> (problem, soagen robot of the contact points:
+    the Panda whatever they are)."""
     import crocoddyl
     import numpy as np
     import pinocchio as pin
@@ -103,7 +105,8 @@ def panda(nodes=100):
     running, terminal = (crocoddyl.IntegratedActionModelEuler(
         crocoddyl.DifferentialActionModelFreeFwdDynamics(state, actuation, costs(t)), 0.0 if t else 1e-2)
         for t in (False, True))
-    return crocoddyl.ShootingProblem(x0, [running] * (nodes - 1), terminal), soagen.robots.example("panda")
+    robot = soagen.robots.example("panda")
+    return crocoddyl.ShootingProblem(x0, [running] * (nodes - 1), terminal), lambda tips: robot
 
 
 def solo12_model():
@@ -118,44 +121,82 @@ def solo12_model():
     return model
 
 
-def solo12_robot():
-    """soagen's solo12: floating base, four point feet."""
+def solo12_robot(feet):
+    """soagen's solo12: floating base, a point tip at each of ``feet`` (frame names)."""
     import soagen
 
     return soagen.load_urdf(soagen.robots.path("solo12"), floating_base=True,
-                            tips=[soagen.point_tip(f) for f in SOLO_FEET])
+                            tips=[soagen.point_tip(f) for f in feet])
 
 
-def solo12(trot=None):
-    """solo12 trotting (:data:`TROT`, or ``trot``) on Crocoddyl's own models; -> (problem, soagen robot)."""
+def with_gains(problem, gains):
+    """``problem`` with every ``ContactModel3D`` of its contact nodes given Baumgarte ``gains`` (Crocoddyl's
+    models; the same frames, references, costs and forces' derivatives)."""
+    import crocoddyl
+    import numpy as np
+
+    def contacts(multiple):
+        out = crocoddyl.ContactModelMultiple(multiple.state, multiple.nu)
+        for name, item in multiple.contacts.todict().items():
+            c = item.contact
+            out.addContact(name, crocoddyl.ContactModel3D(c.state, c.id, c.reference, c.type, c.nu,
+                                                          np.array(gains, float)), item.active)
+        return out
+    cls = crocoddyl.DifferentialActionModelContactFwdDynamics
+    return swapped(problem, {cls: lambda d: cls(d.state, d.actuation, contacts(d.contacts), d.costs, d.JMinvJt_damping,
+                                                True)})[0]
+
+
+def solo12(trot=None, gains=None, com=None):
+    """solo12 trotting (:data:`TROT`, or ``trot``; or, given ``com``, ``createCoMProblem(x0, **com)``: four feet
+    throughout) on Crocoddyl's own models, the contacts' Baumgarte gains the example's or ``gains``; -> (problem,
+    soagen robot of the contacts' points)."""
     import numpy as np
     from crocoddyl.utils.quadruped import SimpleQuadrupedalGaitProblem
 
     model = solo12_model()
     x0 = np.concatenate([model.referenceConfigurations["standing"], np.zeros(model.nv)])
     gait = SimpleQuadrupedalGaitProblem(model, *SOLO_FEET)
-    args = trot or TROT
-    problem = gait.createTrottingProblem(x0, *(args[k] for k in ("stepLength", "stepHeight", "timeStep",
-                                                                 "stepKnots", "supportKnots")))
-    return problem, solo12_robot()
+    if com is not None:
+        problem = gait.createCoMProblem(x0, **com)
+    else:
+        args = trot or TROT
+        problem = gait.createTrottingProblem(x0, *(args[k] for k in ("stepLength", "stepHeight", "timeStep",
+                                                                     "stepKnots", "supportKnots")))
+    robots = {}
+
+    def robot_for(feet):
+        if feet not in robots:
+            robots[feet] = solo12_robot(feet)
+        return robots[feet]
+    return (problem if gains is None else with_gains(problem, gains)), robot_for
 
 
 PROBLEMS = {"panda": panda, "solo12": solo12}
 
 
 # --------------------------------------------------------------------------- soagen's problem
-def soagen_models(robot, optimize=OPTIMIZE):
+def active_feet(d):
+    """The frame names of a contact model's active contacts, in its order (its contacts' names)."""
+    frames = d.state.pinocchio.frames
+    return tuple(frames[item.contact.id].name for item in d.contacts.contacts.todict().values() if item.active)
+
+
+def soagen_models(robot_for, optimize=OPTIMIZE):
     """{Crocoddyl's differential model class: its soagen equivalent, a function of one of its instances}:
-    the free forward dynamics always, the contact forward dynamics where ``soagen.crocoddyl`` has it."""
+    the free forward dynamics always, the contact forward dynamics where ``soagen.crocoddyl`` has it, on
+    ``robot_for(the active contacts' frame names)`` (a robot whose tips are those points) and computing the
+    forces' derivatives (``enable_force``, as the gait problems' models)."""
     import crocoddyl
 
     import soagen.crocoddyl as sc
 
     out = {crocoddyl.DifferentialActionModelFreeFwdDynamics:
-           lambda d: sc.free_fwd_dynamics(robot, d.state, d.actuation, d.costs, optimize=optimize)}
+           lambda d: sc.free_fwd_dynamics(robot_for(None), d.state, d.actuation, d.costs, optimize=optimize)}
     if hasattr(sc, "contact_fwd_dynamics"):
         out[crocoddyl.DifferentialActionModelContactFwdDynamics] = \
-            lambda d: sc.contact_fwd_dynamics(robot, d.state, d.actuation, d.contacts, d.costs, optimize=optimize)
+            lambda d: sc.contact_fwd_dynamics(robot_for(active_feet(d)), d.state, d.actuation, d.contacts, d.costs,
+                                              inv_damping=d.JMinvJt_damping, enable_force=True, optimize=optimize)
     return out
 
 
@@ -278,9 +319,18 @@ def measure(name, rounds=ROUNDS, passes=PASSES, optimize=OPTIMIZE, maxiter=MAXIT
     """Both backends on one problem of :data:`PROBLEMS` (Crocoddyl's alone, with the reason, where soagen has
     no model for one of its differential models); -> its JSON record.  Raises RuntimeError where soagen's
     solve is not Crocoddyl's."""
-    theirs, robot = PROBLEMS[name](**problem_args)
+    theirs, robot_for = PROBLEMS[name](**problem_args)
     t0 = time.perf_counter()
-    ours, missing = swapped(theirs, soagen_models(robot, optimize))
+    changed = None
+    try:
+        ours, missing = swapped(theirs, soagen_models(robot_for, optimize))
+    except ValueError as exc:                     # soagen's contact model without Baumgarte gains
+        if "Baumgarte" not in str(exc) or problem_args.get("gains") is not None:
+            raise
+        changed = (f"Baumgarte gains 0 in both backends, not the example's {list(SOLO_GAINS)}: soagen's contact "
+                   f"model refuses them ({exc})")
+        theirs, robot_for = PROBLEMS[name](**problem_args, gains=(0.0, 0.0))
+        ours, missing = swapped(theirs, soagen_models(robot_for, optimize))
     build_s = time.perf_counter() - t0
     problems = {"crocoddyl": theirs} if missing else {"soagen": ours, "crocoddyl": theirs}
     for p in problems.values():
@@ -304,7 +354,7 @@ def measure(name, rounds=ROUNDS, passes=PASSES, optimize=OPTIMIZE, maxiter=MAXIT
             s["solve_s"].append(solve(p, xs0, us0, maxiter)[0])
     backends = {b: {**samples[b], **calls_in_solve(p, xs0, us0, maxiter), "iterations": solvers[b].iter,
                     "cost": solvers[b].cost, "differentials": differentials(p)} for b, p in problems.items()}
-    return {"problem": describe(name, theirs, problem_args), "nodes": theirs.T + 1,
+    return {"problem": describe(name, theirs, problem_args), "nodes": theirs.T + 1, "changed": changed,
             "not_measured": None if not missing else
             f"soagen has no Crocoddyl model for {', '.join(missing)} in this checkout",
             "soagen_setup_s": None if missing else build_s, "agreement": check, "rounds": rounds, "passes": passes,
@@ -316,6 +366,9 @@ def describe(name, problem, args):
     if name == "panda":
         return (f"Panda reaching the hand's placement, {problem.T + 1} nodes of 10 ms (Euler): frame placement, "
                 "state and control regularisation")
+    if args.get("com") is not None:
+        return (f"solo12 on four point feet moving its centre of mass, Crocoddyl's SimpleQuadrupedalGaitProblem."
+                f"createCoMProblem({', '.join(f'{k}={v:g}' for k, v in args['com'].items())}): {problem.T + 1} nodes")
     trot = args.get("trot") or TROT
     return (f"solo12 trotting on four point feet, Crocoddyl's SimpleQuadrupedalGaitProblem.createTrottingProblem("
             f"{', '.join(f'{k}={v:g}' for k, v in trot.items())}): {problem.T + 1} nodes")
@@ -430,6 +483,8 @@ def render(data):
         rec = probs[name]
         setup = "" if rec["soagen_setup_s"] is None else \
             f" soagen's models made (built or loaded from the cache) in {rec['soagen_setup_s']:.1f} s."
+        if rec.get("changed"):
+            setup += f"\n\n**Changed from the example:** {rec['changed']}."
         sections.append(f"## {name}\n\n{rec['problem']}; {rec['rounds']} rounds, {rec['passes']} calls per "
                         f"calc and calcDiff timing.{setup}\n\n{table(rec)}\n\n{costs_line(rec)}\n\n"
                         f"{ratio_lines(rec, goals)}\n")

@@ -11,7 +11,9 @@ iterations, and the plant (Crocoddyl's own model of the first node) takes the fi
 The loop rate is ticks per second of the controller (shift, warm start, solve), the plant excluded.
 
 soagen's models replace Crocoddyl's ``DifferentialActionModelContactFwdDynamics`` where ``soagen.crocoddyl``
-has ``contact_fwd_dynamics``; otherwise the example says so and runs Crocoddyl's own models only.
+has ``contact_fwd_dynamics`` (on a solo12 whose tips are each node's active feet); otherwise the example says so
+and runs Crocoddyl's own models only.  Where soagen's contact model refuses the gait models' Baumgarte gains,
+both backends run with the gains 0, and the example says so.
 
     python examples/mpc_solo12.py                 # both tasks, 200 ticks each
     python examples/mpc_solo12.py --ticks 50 --iterations 3
@@ -58,18 +60,11 @@ def cycle(task, model, x0):
     return nodes, problem.terminalModel, len(nodes)
 
 
-def soagen_factory():
-    """A function of one of Crocoddyl's nodes -> the same node on soagen's contact model, or None where
-    ``soagen.crocoddyl`` has no ``contact_fwd_dynamics``."""
+def mapped(replace):
+    """A function of one of Crocoddyl's Euler nodes -> the node with its contact differential model ``d``
+    replaced by ``replace(d)`` (the same control and time step; one new node per node; others as they are)."""
     import crocoddyl
 
-    import soagen
-    import soagen.crocoddyl as sc
-
-    if not hasattr(sc, "contact_fwd_dynamics"):
-        return None
-    robot = soagen.load_urdf(soagen.robots.path("solo12"), floating_base=True,
-                             tips=[soagen.point_tip(f) for f in FEET])
     done = {}
 
     def node(m):
@@ -77,10 +72,47 @@ def soagen_factory():
         if type(d) is not crocoddyl.DifferentialActionModelContactFwdDynamics:
             return m                              # impulse nodes: Crocoddyl's
         if id(m) not in done:
-            ours = sc.contact_fwd_dynamics(robot, d.state, d.actuation, d.contacts, d.costs)
-            done[id(m)] = crocoddyl.IntegratedActionModelEuler(ours, m.control, m.dt)
+            done[id(m)] = crocoddyl.IntegratedActionModelEuler(replace(d), m.control, m.dt)
         return done[id(m)]
     return node
+
+
+def zero_gains():
+    """:func:`mapped` of Crocoddyl's own contact model with the ``ContactModel3D`` Baumgarte gains 0."""
+    import crocoddyl
+    import numpy as np
+
+    def replace(d):
+        contacts = crocoddyl.ContactModelMultiple(d.state, d.contacts.nu)
+        for name, item in d.contacts.contacts.todict().items():
+            c = item.contact
+            contacts.addContact(name, crocoddyl.ContactModel3D(c.state, c.id, c.reference, c.type, c.nu, np.zeros(2)),
+                                item.active)
+        return crocoddyl.DifferentialActionModelContactFwdDynamics(d.state, d.actuation, contacts, d.costs,
+                                                                   d.JMinvJt_damping, True)
+    return mapped(replace)
+
+
+def soagen_factory(optimize="O3"):
+    """:func:`mapped` of soagen's contact model (a solo12 whose tips are the node's active feet, the forces'
+    derivatives computed as the gait's models do), or None where ``soagen.crocoddyl`` has no
+    ``contact_fwd_dynamics``.  ``optimize``: the C++ compiler's level (O3: ``soagen.build``'s)."""
+    import soagen
+    import soagen.crocoddyl as sc
+
+    if not hasattr(sc, "contact_fwd_dynamics"):
+        return None
+    robots = {}
+
+    def replace(d):
+        frames = d.state.pinocchio.frames
+        feet = tuple(frames[i.contact.id].name for i in d.contacts.contacts.todict().values() if i.active)
+        if feet not in robots:
+            robots[feet] = soagen.load_urdf(soagen.robots.path("solo12"), floating_base=True,
+                                            tips=[soagen.point_tip(f) for f in feet])
+        return sc.contact_fwd_dynamics(robots[feet], d.state, d.actuation, d.contacts, d.costs,
+                                       inv_damping=d.JMinvJt_damping, enable_force=True, optimize=optimize)
+    return mapped(replace)
 
 
 def run(task, nodes, terminal, plant, x0, ticks, iterations, push=0.0):
@@ -136,12 +168,13 @@ def main(argv=None):
     return 0
 
 
-def simulate(ticks, iterations, tasks, log=print):
-    """Each task on Crocoddyl's models and (where there are) soagen's; -> {task: {backend: (Hz, states)}}."""
+def simulate(ticks, iterations, tasks, log=print, optimize="O3", soagen_tasks=None):
+    """Each task on Crocoddyl's models and (where there are) soagen's, those of ``soagen_tasks`` (default: all)
+    on soagen's built at ``optimize``; -> {task: {backend: (Hz, states)}}."""
     import numpy as np
 
     model, x0 = solo12()
-    factory = soagen_factory()
+    factory = soagen_factory(optimize)
     if factory is None:
         log("soagen's models: soagen.crocoddyl has no contact_fwd_dynamics in this soagen; "
             "Crocoddyl's own models only")
@@ -149,10 +182,20 @@ def simulate(ticks, iterations, tasks, log=print):
     for task in tasks:
         nodes, terminal, _ = cycle(task, model, x0)
         push = PUSH if task == "standing" else 0.0
+        ours = None
+        if factory is not None and task in (tasks if soagen_tasks is None else soagen_tasks):
+            try:
+                ours = [factory(m) for m in nodes], factory(terminal)
+            except ValueError as exc:             # soagen's contact model without Baumgarte gains
+                if "Baumgarte" not in str(exc):
+                    raise
+                log(f"{task}: Baumgarte gains 0 on both backends (soagen's contact model has none)")
+                regain = zero_gains()
+                nodes, terminal = [regain(m) for m in nodes], regain(terminal)
+                ours = [factory(m) for m in nodes], factory(terminal)
         out[task] = {"crocoddyl": run(task, nodes, terminal, nodes, x0, ticks, iterations, push)}
-        if factory is not None:
-            out[task]["soagen"] = run(task, [factory(m) for m in nodes], factory(terminal), nodes, x0, ticks,
-                                      iterations, push)
+        if ours is not None:
+            out[task]["soagen"] = run(task, *ours, nodes, x0, ticks, iterations, push)
         out[task]["x0"] = np.array(x0)
         out[task]["feet"] = {b: foot_heights(model, out[task][b][1]) for b in ("soagen", "crocoddyl")
                              if b in out[task]}
