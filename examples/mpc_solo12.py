@@ -2,7 +2,8 @@
 
 The problems are Crocoddyl's quadrupedal gait models (``crocoddyl.utils.quadruped``): four point feet
 (``ContactModel3D``), state, control, friction-cone and foot-tracking costs, 10 ms Euler nodes.  Standing:
-every node on four feet, the base pushed sideways at the start (0.3 m/s).  Trotting in place: the gait
+every node on four feet, the base pushed sideways at the start (0.3 m/s, the legs' joints moving so that the
+feet stay still).  Trotting in place: the gait
 cycle of ``createTrottingProblem`` with a zero step length (two support nodes, a diagonal pair's swing of
 10 nodes, the impulse of its landing, the other pair's), the horizon one cycle long.  Each tick: the
 horizon moves on by one node (``ShootingProblem.circularAppend``), its start is the plant's state, FDDP is
@@ -115,6 +116,22 @@ def soagen_factory(optimize="O3"):
     return mapped(replace)
 
 
+def pushed(model, x0, vy):
+    """``x0`` with the base's y velocity ``vy`` (m/s, base frame) and the joint velocities that keep the feet
+    still (each leg's three joints against its foot's three velocity components)."""
+    import numpy as np
+    import pinocchio as pin
+
+    data, nq = model.createData(), model.nq
+    x = x0.copy()
+    x[nq + 1] += vy
+    pin.computeJointJacobians(model, data, x[:nq])
+    J = np.vstack([pin.getFrameJacobian(model, data, model.getFrameId(f), pin.LOCAL_WORLD_ALIGNED)[:3]
+                   for f in FEET])            # (12, 18): the feet's linear velocities, world axes
+    x[nq + 6:] = np.linalg.solve(J[:, 6:], -J[:, :6] @ x[nq:nq + 6])
+    return x
+
+
 def run(task, nodes, terminal, plant, x0, ticks, iterations, push=0.0):
     """The receding-horizon loop; -> (ticks per second of the controller, the plant's states (ticks + 1, nx)).
 
@@ -133,8 +150,7 @@ def run(task, nodes, terminal, plant, x0, ticks, iterations, push=0.0):
 
     horizon = len(nodes) if task == "trotting" else HORIZON_STANDING
     running = [nodes[k % len(nodes)] for k in range(horizon)]
-    x = x0.copy()
-    x[terminal.state.nq + 1] += push              # v[1]: the base's y velocity, in the base frame
+    x = pushed(terminal.state.pinocchio, x0, push)
     problem = crocoddyl.ShootingProblem(x, running, terminal)
     problem.nthreads = 1
     solver = crocoddyl.SolverFDDP(problem)
@@ -197,13 +213,13 @@ def simulate(ticks, iterations, tasks, log=print, optimize="O3", soagen_tasks=No
         if ours is not None:
             out[task]["soagen"] = run(task, *ours, nodes, x0, ticks, iterations, push)
         out[task]["x0"] = np.array(x0)
-        out[task]["feet"] = {b: foot_heights(model, out[task][b][1]) for b in ("soagen", "crocoddyl")
+        out[task]["feet"] = {b: feet(model, out[task][b][1]) for b in ("soagen", "crocoddyl")
                              if b in out[task]}
     return out
 
 
-def foot_heights(model, states):
-    """The feet's heights (m, world z) at each state; -> (len(states), 4)."""
+def feet(model, states):
+    """The feet's positions (m, world frame) at each state; -> (len(states), 4, 3)."""
     import numpy as np
     import pinocchio as pin
 
@@ -211,13 +227,13 @@ def foot_heights(model, states):
     out = []
     for x in states:
         pin.framesForwardKinematics(model, data, x[:model.nq])
-        out.append([data.oMf[f].translation[2] for f in frames])
+        out.append([data.oMf[f].translation.copy() for f in frames])
     return np.array(out)
 
 
-def lift(heights):
-    """The most a foot rose above its starting height (m), of :func:`foot_heights`."""
-    return float((heights - heights[0]).max())
+def lift(positions):
+    """The most a foot rose above its starting height (m), of :func:`feet`'s positions."""
+    return float((positions[:, :, 2] - positions[0, :, 2]).max())
 
 
 def report(task, res, ticks, iterations):
