@@ -11,8 +11,11 @@ there would be what ``import crocoddyl`` imports, here and in the tests that put
 same ``ShootingProblem`` with each differential model that soagen has an equivalent of replaced by it
 (:func:`soagen_models`: ``DifferentialActionModelFreeFwdDynamics`` by ``soagen.crocoddyl.free_fwd_dynamics``,
 ``DifferentialActionModelContactFwdDynamics`` by ``soagen.crocoddyl.contact_fwd_dynamics`` where soagen has
-it), on the same state, actuation, contact and cost objects, the same integrator, control and time step;
-the other nodes (impulse models) are Crocoddyl's in both.
+it, on a robot whose point tips are the node's active contacts, with the forces' derivatives as the gait
+models have them), on the same state, actuation, contact and cost objects, the same integrator, control and
+time step; the other nodes (impulse models) are Crocoddyl's in both.  Where soagen's contact model refuses
+the gait models' Baumgarte gains (:data:`SOLO_GAINS`), both backends solve the problem with gains 0 instead,
+and the record and page say so (``changed``).
 
 * ``panda``: a reaching task, 100 nodes of 10 ms (Euler): the hand's placement (weight 1, terminal 1000),
   the state's regularisation towards the start (0.1) and the control's (1e-4); the Panda of soagen's
@@ -23,6 +26,7 @@ the other nodes (impulse models) are Crocoddyl's in both.
   with a free-flyer, its SRDF's ``standing`` pose): ``ContactModel3D`` feet, CoM, foot, friction-cone,
   state and control costs, impulse models at the foot switches; initial guess as the example's
   (the start repeated, ``quasiStatic`` controls).
+* ``solo12`` with ``com=`` (the tests): ``createCoMProblem``, four feet throughout.
 * The TALOS legs walking (``bipedal_gaits_fwddyn.py``) has 6-D (flat-foot) contacts, which soagen's
   Crocoddyl models do not have: not measured.
 
