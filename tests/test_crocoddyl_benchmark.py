@@ -98,3 +98,22 @@ def test_page_is_rendered_from_the_committed_json_and_quoted():
     guide = " ".join((ROOT / "docs" / "guide" / "crocoddyl.md").read_text().split())
     assert bench.headline(data) in guide, "paste benchmarks/crocoddyl_models.py's headline(data) into the guide"
     assert f"within each of {bench.ROUNDS} rounds" in guide and f"({panda['nodes']} nodes:" in guide
+
+
+def test_agreement_compares_every_node_and_reads_impulse_nodes():
+    """The solves' comparison: a trot's impulse nodes have empty controls; a state 1e-3 apart or a control
+    2e-6 apart is not the same solve."""
+    import numpy as np
+
+    bench = _bench()
+
+    class Solved:
+        def __init__(self, xs, us, iters=3, cost=1.0):
+            self.xs, self.us, self.iter, self.cost = xs, us, iters, cost
+    same = Solved([np.ones(2), np.zeros(2)], [np.ones(1), np.zeros(0)])
+    assert bench.agreement(same, same)["same"]
+    a = bench.agreement(Solved([np.ones(2), np.full(2, 1e-3)], [np.ones(1), np.zeros(0)]), same)
+    assert not a["same"] and a["xs_max_abs"] == 1e-3 and a["us_max_abs"] == 0.0
+    a = bench.agreement(Solved([np.ones(2), np.zeros(2)], [np.ones(1) + 2e-6, np.zeros(0)]), same)
+    assert not a["same"] and abs(a["us_max_abs"] - 2e-6) < 1e-12
+    assert not bench.agreement(Solved(same.xs, same.us, iters=4), same)["same"]
