@@ -418,6 +418,18 @@ def summary(rec):
     return out
 
 
+def classes(differentials):
+    """{("soagen's " or "", class name): (nodes, modules)} of a record's differential models (soagen's modules,
+    one per robot built, carry the build's key in their names)."""
+    out = {}
+    for qualified, n in differentials.items():
+        module, cls = qualified.rsplit(".", 1)
+        key = ("soagen's " if module.startswith("soagen_crocoddyl_") else "", cls)
+        nodes, modules = out.get(key, (0, 0))
+        out[key] = (nodes + n, modules + 1)
+    return out
+
+
 def table(rec):
     """One problem's rows."""
     sm = summary(rec)
@@ -425,9 +437,8 @@ def table(rec):
              "| final cost | calc, calcDiff in the solve | Crocoddyl's own share |", "|---" * 9 + "|"]
     for b, s in rec["backends"].items():
         m = sm[b]
-        models = ", ".join(f"`{k.rsplit('.', 1)[-1]}` {v}" for k, v in s["differentials"].items())
-        if b == "soagen":
-            models = models.replace("`DifferentialActionModel", "soagen's `DifferentialActionModel")
+        models = ", ".join(f"{who}`{cls}` {n}" + (f" ({m} modules)" if m > 1 else "")
+                           for (who, cls), (n, m) in classes(s["differentials"]).items())
         lines.append(f"| {b} | {models} | {m['calc_us']:.2f} | {m['calcdiff_us']:.2f} | {m['solve_ms']:.1f} | "
                      f"{s['iterations']} | {s['cost']:.10g} | {s['rollouts']}, {s['calcdiffs']} | "
                      f"{100 * m['own'].median:.0f} % ({100 * m['own'].q1:.0f}–{100 * m['own'].q3:.0f}) |")

@@ -19,15 +19,13 @@ def _bench():
     return benchmark_script("crocoddyl_models")
 
 
-def _measured_the_same_solve(rec, soagen_class, nodes):
+def _measured_the_same_solve(bench, rec, soagen_class, nodes):
     """Both backends timed, soagen's nodes soagen's class, the solve checked to be Crocoddyl's."""
     ours, theirs = rec["backends"]["soagen"], rec["backends"]["crocoddyl"]
     assert rec["not_measured"] is None and rec["nodes"] == nodes
-    assert [k.rsplit(".", 1)[-1] for k in ours["differentials"]] == \
-        [k.rsplit(".", 1)[-1] for k in theirs["differentials"]]
-    soagens = {k: v for k, v in ours["differentials"].items() if k.startswith("soagen_crocoddyl_")}
-    assert [k.rsplit(".", 1)[-1] for k in soagens] == [soagen_class] and not any(
-        k.startswith("soagen_crocoddyl_") for k in theirs["differentials"])
+    mine, yours = (bench.classes(side["differentials"]) for side in (ours, theirs))
+    assert {cls: n for (_, cls), (n, _) in mine.items()} == {cls: n for (_, cls), (n, _) in yours.items()}
+    assert [cls for who, cls in mine if who] == [soagen_class] and not any(who for who, _ in yours)
     a = rec["agreement"]
     assert a["same"] and a["iterations"][0] == a["iterations"][1] == ours["iterations"] == theirs["iterations"] > 2
     assert a["cost_rel"] <= 1e-8 and a["xs_max_abs"] <= 1e-6 and a["us_max_abs"] <= 1e-6
@@ -40,7 +38,7 @@ def _measured_the_same_solve(rec, soagen_class, nodes):
 def test_panda_times_soagens_models_on_crocoddyls_solve():
     bench = _bench()
     rec = bench.measure("panda", rounds=1, passes=1, optimize="O0", nodes=12)
-    _measured_the_same_solve(rec, "DifferentialActionModelFreeFwdDynamics", 12)
+    _measured_the_same_solve(bench, rec, "DifferentialActionModelFreeFwdDynamics", 12)
     assert set(bench.summary(rec)["ratio"]) == {"calc", "calcdiff", "solve"}
     assert "soagen's `DifferentialActionModelFreeFwdDynamics` 12" in bench.table(rec)
 
@@ -54,7 +52,7 @@ def test_solo12_is_measured_or_says_why_not():
     bench = _bench()
     rec = bench.measure("solo12", rounds=1, passes=1, optimize="O0", com=COM)
     if hasattr(sc, "contact_fwd_dynamics"):
-        _measured_the_same_solve(rec, "DifferentialActionModelContactFwdDynamics", 14)
+        _measured_the_same_solve(bench, rec, "DifferentialActionModelContactFwdDynamics", 14)
         assert rec["changed"] is None or rec["changed"].startswith("Baumgarte gains 0 in both backends")
     else:
         assert list(rec["backends"]) == ["crocoddyl"] and rec["agreement"] is None and rec["changed"] is None
@@ -79,6 +77,12 @@ def test_trot_gives_soagen_the_active_feet_and_keeps_crocoddyls_gains():
     assert robot_for(("FR_FOOT", "HL_FOOT")) is robot
     gains = {tuple(i.contact.gains) for d in nodes for i in d.contacts.contacts.todict().values()}
     assert gains == {bench.SOLO_GAINS}
+    three = {"soagen_crocoddyl_solo12_0a.DifferentialActionModelContactFwdDynamics": 5,        # the table's column
+             "soagen_crocoddyl_solo12_1b.DifferentialActionModelContactFwdDynamics": 25,
+             "crocoddyl.libcrocoddyl_pywrap_float64.ActionModelImpulseFwdDynamics": 2,
+             "soagen_crocoddyl_solo12_2c.DifferentialActionModelContactFwdDynamics": 25}
+    assert bench.classes(three) == {("soagen's ", "DifferentialActionModelContactFwdDynamics"): (55, 3),
+                                    ("", "ActionModelImpulseFwdDynamics"): (2, 1)}
     regained = bench.with_gains(problem, (0.0, 0.0))
     after = [m.differential for m in [*regained.runningModels, regained.terminalModel] if hasattr(m, "differential")]
     assert {tuple(i.contact.gains) for d in after for i in d.contacts.contacts.todict().values()} == {(0.0, 0.0)}
