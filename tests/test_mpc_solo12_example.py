@@ -41,7 +41,8 @@ def test_mpc_solo12_stands_and_trots():
             feet = res[task]["feet"][b]                                         # (ticks + 1, 4, 3), world
             if task == "standing":
                 assert states[0, nq + 1] == mpc_solo12.PUSH and abs(states[-1, nq + 1]) < 0.02   # the push stopped
-                assert np.abs(feet - feet[0]).max() < 5e-4           # still feet: the push moved the legs along
+                # still feet, the push moved the legs along (sliding feet: 3 mm; gains 0's Euler drift: 0.7 mm)
+                assert np.abs(feet - feet[0]).max() < 2e-3
             else:
                 assert mpc_solo12.lift(feet) > 0.02                             # a pair swings (5 cm asked)
         if len(ran) == 2:
