@@ -28,8 +28,24 @@ def _has_casadi():
     return True
 
 
+def _has_crocoddyl():
+    try:
+        import crocoddyl  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 #: package -> whether it is installed
-CHECKS = {"matplotlib": _has_matplotlib, "example-robot-data": _has_robot_data, "casadi": _has_casadi}
+CHECKS = {"matplotlib": _has_matplotlib, "example-robot-data": _has_robot_data, "casadi": _has_casadi,
+          "crocoddyl": _has_crocoddyl}
+#: the packages another extra than ``examples`` installs, and its command (the releases soagen.crocoddyl is built for)
+OWN_EXTRA = {"crocoddyl": "pip install '.[crocoddyl]'"}
+
+
+def install(package):
+    """The command that installs ``package`` (a key of :data:`CHECKS`) from the soagen checkout."""
+    return OWN_EXTRA.get(package, INSTALL)
 
 
 def missing(packages):
@@ -59,7 +75,8 @@ def require(who, packages):
     """
     absent = missing(packages)
     if absent:
-        sys.exit(f"{who} needs {' and '.join(absent)}; install it with {INSTALL} in the soagen checkout")
+        commands = " and ".join(dict.fromkeys(install(p) for p in absent))
+        sys.exit(f"{who} needs {' and '.join(absent)}; install it with {commands} in the soagen checkout")
 
 
 def add_plot_option(parser, name):
