@@ -91,14 +91,18 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
 
     ∂²τ/∂q̇² is symmetric in (j, k), ∂M/∂q in (i, j), ∂²τ/∂q² in (j, k) but within a multi-dof joint: the
     lower half is the upper's.  ∂²τ/∂q∂q̇ as the tangents of ∂τ/∂q̇ along q (those along q are recorded for
-    ∂²τ/∂q² anyway).  The first derivatives differentiated are the analytical ones (Carpentier & Mansard,
-    RSS 2018; :mod:`soagen.passes.analytic_derivatives`) and M by composite inertias [RK (3.20)], about half
-    the operations of forward mode over the forward-mode ones on a floating tree."""
+    ∂²τ/∂q² anyway).  When every joint has one dof, q̇ is the derivative of q and ∂²τ/∂q̇² is
+    Christoffel's, from ∂M/∂q (:func:`_christoffel`): no tangents along q̇ at all.  The first derivatives
+    differentiated are the analytical ones (Carpentier & Mansard, RSS 2018;
+    :mod:`soagen.passes.analytic_derivatives`) and M by composite inertias [RK (3.20)], about half the
+    operations of forward mode over the forward-mode ones on a floating tree."""
     n = robot.nv
+    one_dof = all(b.nv == 1 for b in robot.bodies)
     inner = inner_program(prog, robot, _id_first_derivatives_analytic, (q, qd, qdd), ("q", "qd", "qdd"))
-    T = replay(prog, inner, tangent_seeds(prog, robot, q, qd))
+    T = replay(prog, inner, tangent_seeds(prog, robot, q, None if one_dof else qd))
     dq, dqd, M = (inner.outputs[i].symbols for i in range(3))
-    prog.banner("second derivatives: tangents of dtau/dq, dtau/dqd and M along q and qd", level=0)
+    prog.banner("second derivatives: tangents of dtau/dq, dtau/dqd and M along q" + ("" if one_dof else " and qd"),
+                level=0)
 
     joint = _multi_dof_joint(robot)
     same = lambda j, k: j != k and j in joint and joint.get(k) == joint[j]     # noqa: E731
@@ -114,12 +118,44 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
                     out[i, j, k] = out[m] if m else entry(i, j, k)
         return [out[i, j, k] for i in range(n) for j in range(n) for k in range(n)]
 
+    dM = tensor(lambda i, j, k: T.tangent(M[i * n + j], ("q", k)), lambda i, j, k: (j, i, k) if j < i else None)
+    if one_dof:
+        dqd2 = _christoffel(prog, robot, q, qd, dM, tensor)
+    else:
+        dqd2 = tensor(lambda i, j, k: T.tangent(dqd[i * n + j], ("qd", k)),
+                      lambda i, j, k: (i, k, j) if k < j else None)
     # along q, directions of two joints (or of one 1-dof joint) commute: (j, k) and (k, j) agree there
     return [tensor(lambda i, j, k: T.tangent(dq[i * n + j], ("q", k)),
                    lambda i, j, k: (i, k, j) if k < j and not same(j, k) else None),
-            tensor(lambda i, j, k: T.tangent(dqd[i * n + j], ("qd", k)), lambda i, j, k: (i, k, j) if k < j else None),
+            dqd2,
             tensor(lambda i, j, k: T.tangent(dqd[i * n + k], ("q", j)), lambda i, j, k: None),
-            tensor(lambda i, j, k: T.tangent(M[i * n + j], ("q", k)), lambda i, j, k: (j, i, k) if j < i else None)]
+            dM]
+
+
+def _christoffel(prog, robot, q, qd, dM, tensor):
+    """∂²τ_i/∂q̇_j∂q̇_k = ∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i (twice the Christoffel symbol of the first
+    kind: τ = Mq̈ + Σ_jk Γ_ijk q̇_j q̇_k + g for coordinates whose derivative is q̇, 1-dof joints), plus the
+    actuators' friction on [i, i, i]: ∂²/∂q̇² of Coulomb·q̇/√(q̇² + ε²) = −3 Coulomb ε² q̇ / (q̇² + ε²)^{5/2}.
+    ``dM`` row-major (n, n, n), [i, j, k] = ∂M_ij/∂q_k; ``tensor`` as in
+    :func:`inverse_dynamics_second_derivatives`."""
+    from soagen.passes.actuators import per_actuator
+    from soagen.passes.sweeps import Sweeps
+
+    n = robot.nv
+    sw = Sweeps(prog, robot, q)
+
+    def curvature(i, eps):
+        coulomb = sw.actuator(i, 2)
+        if coulomb == 0:
+            return sp.Integer(0)
+        r = prog.let(1 / prog.let(sp.sqrt(prog.let(qd[i] * qd[i] + eps * eps))))   # 1/√(q̇² + ε²)
+        r2 = prog.let(r * r)
+        return -3 * coulomb * eps * eps * qd[i] * prog.let(r2 * r2) * r
+
+    friction = per_actuator(sw, curvature)
+    d = lambda i, j, k: dM[(i * n + j) * n + k]       # noqa: E731
+    return tensor(lambda i, j, k: prog.let(d(i, j, k) + d(i, k, j) - d(j, k, i) + (friction[i] if i == j == k else 0)),
+                  lambda i, j, k: (i, k, j) if k < j else None)
 
 
 # ============================================================ contracted Hessians, forward over reverse
