@@ -193,7 +193,7 @@ def fixed_frames(sw, at=None):
     vectors and every product with them is a pick; the world's acceleration
     −g becomes −Rᵀg (R the base's world orientation).  A tree fixed to the world
     is worked in world axes.  With ``at`` ({root: body}), each tree named there is worked in the
-    frame that coincides with that body at this instant (:func:`body_frames`).
+    frame that coincides with that body at this instant (:func:`body_frames`; ``at`` names every root).
 
     Returns
     -------
@@ -226,13 +226,13 @@ def fixed_frames(sw, at=None):
 
 def body_frames(sw, at):
     """:func:`fixed_frames` with each tree worked in the frame that coincides with one of its bodies m
-    at this instant, ``at`` = {root: m} (the other trees as :func:`fixed_frames` works them): m's pose
+    at this instant, ``at`` = {root: m} for every root: m's pose
     is the identity, its subtree's poses compose down from it, its ancestors' go up the joints'
     inverses (R_λ = R R_kᵀ, p_λ = p − R_λ ℓ_k, (R_k, ℓ_k) body k in its parent), their other
     children's down again; the world above the root gives the gravity (0, −R_w g).  Every output is a
     frame-invariant scalar, so q moves a body's pose only through the joints between it and m."""
     prog, robot = sw.prog, sw.robot
-    pose, gravity = fixed_frames(sw) if len(at) < len(_roots(robot)) else ([None] * robot.nb, {})
+    pose, gravity = [None] * robot.nb, {}
     children = [[] for _ in range(robot.nb)]
     for k in range(robot.nb):
         if robot.bodies[k].parent >= 0:
@@ -264,10 +264,6 @@ def body_frames(sw, at):
             seen.add(lam)
             k = lam
     return pose, gravity
-
-
-def _roots(robot):
-    return [k for k, b in enumerate(robot.bodies) if b.parent < 0]
 
 
 def forward_pass(sw, qd, qdd, at=None):
