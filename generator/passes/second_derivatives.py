@@ -16,9 +16,9 @@ Two programs that differentiate themselves:
 
 * forward mode over the first derivatives, for the tensors: the analytical first derivatives of
   inverse dynamics (:mod:`soagen.passes.analytic_derivatives`) and M by composite inertias
-  [RK (3.20)] recorded as an inner program and replayed with tangents along q and q̇
+  [RK (3.20)] recorded as an inner program and replayed with tangents along q
   (:mod:`soagen.passes.tangent`), the first derivatives worked in the frame of a body chosen so that
-  few poses move along each direction (:func:`frame_bodies`);
+  few poses move along each direction (:func:`frame_bodies`); ∂²τ/∂q̇² from ∂M/∂q and M (:func:`_hamel`);
 * forward over reverse, for the contracted Hessians: the gradient of wᵀout by one reverse sweep
   of the function's own program (:mod:`soagen.passes.adjoint`), recorded as an inner program and
   replayed with tangents along q and q̇, one Hessian–vector product per direction
