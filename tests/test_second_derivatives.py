@@ -161,3 +161,26 @@ def test_generated_equals_reference(case):
     results = check_module(robot, mod, samples=3, seed=7)
     for name in names:
         assert results[name].compared == 3 and results[name].ok, (name, results[name])
+
+
+def deep_frame_chain():
+    """A fixed chain of 6 joints whose tensors are worked in its second body's frame (a prismatic joint:
+    its offset moves with q): the poses above that body go up the joints' inverses.  Actuators with
+    friction (viscous, Coulomb) on joints 1-4: its curvature is on ∂²τ/∂q̇²'s diagonal."""
+    robot = random_robot(5, 6, prismatic_fraction=0.3)
+    joints = [b.joint for b in robot.bodies]
+    return robot.with_actuators({joints[0]: 0.1}, {joints[i]: (0.3 * i, 0.8) for i in (1, 2, 3, 4)})
+
+
+def test_tensors_worked_in_a_deeper_body_frame_equal_the_reference():
+    """soagen.passes.analytic_derivatives.body_frames, for a frame below the root, and ∂²τ/∂q̇² by
+    Christoffel's symbols with the actuators' friction: the generated tensors = the numpy reference on a
+    few states (the Panda's second body sits where its first joint is, so the Panda alone would miss an
+    offset of the wrong sign; the Panda has no actuators)."""
+    from soagen.passes.second_derivatives import frame_bodies
+
+    robot, mod = built("second_deep_frame", deep_frame_chain, functions=["inverse_dynamics_second_derivatives"])
+    assert frame_bodies(robot) == {0: 1}
+    assert [robot.bodies[k].joint_type for k in (0, 1)] == ["revolute", "prismatic"]
+    result = check_module(robot, mod, samples=3, seed=7)["inverse_dynamics_second_derivatives"]
+    assert result.compared == 3 and result.ok, result

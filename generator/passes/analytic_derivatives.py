@@ -184,7 +184,7 @@ class WorldBodies:
         self.columns, self.v, self.f, self.I, self.B = [None] * n, [None] * n, [None] * n, [None] * n, [None] * n
 
 
-def fixed_frames(sw):
+def fixed_frames(sw, at=None):
     """The fixed frame each tree is worked in, and the bodies' poses in it.
 
     The recursion holds in any frame fixed in space.  A tree on a floating
@@ -192,7 +192,8 @@ def fixed_frames(sw):
     the base's pose there is the identity, so its six columns S are unit
     vectors and every product with them is a pick; the world's acceleration
     −g becomes −Rᵀg (R the base's world orientation).  A tree fixed to the world
-    is worked in world axes.
+    is worked in world axes.  With ``at`` ({root: body}), each tree named there is worked in the
+    frame that coincides with that body at this instant (:func:`body_frames`; ``at`` names every root).
 
     Returns
     -------
@@ -201,6 +202,8 @@ def fixed_frames(sw):
     gravity : dict
         The world's spatial acceleration (0, −g) in the fixed frame, per root.
     """
+    if at:
+        return body_frames(sw, at)
     prog, robot = sw.prog, sw.robot
     pose, gravity = [None] * robot.nb, {}
     minus_g = [const(-x) for x in robot.gravity]
@@ -221,15 +224,57 @@ def fixed_frames(sw):
     return pose, gravity
 
 
-def forward_pass(sw, qd, qdd):
+def body_frames(sw, at):
+    """:func:`fixed_frames` with each tree worked in the frame that coincides with one of its bodies m
+    at this instant, ``at`` = {root: m} for every root: m's pose
+    is the identity, its subtree's poses compose down from it, its ancestors' go up the joints'
+    inverses (R_λ = R R_kᵀ, p_λ = p − R_λ ℓ_k, (R_k, ℓ_k) body k in its parent), their other
+    children's down again; the world above the root gives the gravity (0, −R_w g).  Every output is a
+    frame-invariant scalar, so q moves a body's pose only through the joints between it and m."""
+    prog, robot = sw.prog, sw.robot
+    pose, gravity = [None] * robot.nb, {}
+    children = [[] for _ in range(robot.nb)]
+    for k in range(robot.nb):
+        if robot.bodies[k].parent >= 0:
+            children[robot.bodies[k].parent].append(k)
+    minus_g = [const(-x) for x in robot.gravity]
+    for root, m in at.items():
+        seen = set()
+
+        def down(k):
+            """Poses of k's subtree not yet set, from k's."""
+            for c in children[k]:
+                if c not in seen:
+                    fr, (R, p) = sw.frame(c), pose[k]
+                    pose[c] = (S.matmul(prog, R, fr.rotation()), S.add(prog, p, S.matvec(prog, R, fr.ell)))
+                    seen.add(c)
+                    down(c)
+
+        pose[m], k = (S.IDENTITY3, S.ZERO3), m
+        seen.add(m)
+        while True:                                                          # up the path from m to the world
+            down(k)
+            fr, (R, p) = sw.frame(k), pose[k]
+            R_up = S.matmul(prog, R, S.transpose(fr.rotation()))             # k's parent (or the world)
+            lam = robot.bodies[k].parent
+            if lam < 0:
+                gravity[root] = (S.ZERO3, S.matvec(prog, R_up, minus_g))
+                break
+            pose[lam] = (R_up, S.sub(prog, p, S.matvec(prog, R_up, fr.ell)))
+            seen.add(lam)
+            k = lam
+    return pose, gravity
+
+
+def forward_pass(sw, qd, qdd, at=None):
     """Base-to-tip pass of the RNEA derivatives of Carpentier & Mansard (RSS 2018) (Pinocchio's ``ComputeRNEADerivativesForwardStep``):
     world poses, S_k, v_k = v_λ + S_k q̇_k, a_k = a_λ + S_k q̈_k + v_k × S_k q̇_k,
     I_k, h_k = I_k v_k, f_k = I_k a_k + v_k ×* h_k, the column derivatives
-    ν, ∂a/∂q, ∂a/∂q̇ and B_k; a :class:`WorldBodies`."""
+    ν, ∂a/∂q, ∂a/∂q̇ and B_k; a :class:`WorldBodies`.  ``at``: the frames, as :func:`fixed_frames`."""
     prog, robot = sw.prog, sw.robot
     wb = WorldBodies(robot.nb)
     a = [None] * robot.nb
-    pose, gravity = fixed_frames(sw)
+    pose, gravity = fixed_frames(sw, at)
     sw.banner("base-to-tip world-frame velocities, accelerations, forces and their q, qd derivatives",
               "Carpentier & Mansard RSS 2018, forward pass")
     for k in sw.base_to_tip():
@@ -321,15 +366,16 @@ def friction_slope(sw, qd):
     return per_actuator(sw, slope)
 
 
-def inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd):
+def inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd, at=None):
     """∂τ/∂q (tangent space), ∂τ/∂q̇ of T = Mθ̈ + C + G by the analytical
     recursion of Carpentier & Mansard (RSS 2018; Pinocchio's
     ``computeRNEADerivatives``), world axes; per-body quantities once, a 6-vector dot product per
     (ancestor, descendant) pair of velocity coordinates; the actuators'
-    friction slope on ∂τ/∂q̇'s diagonal.  Row-major n × n each."""
+    friction slope on ∂τ/∂q̇'s diagonal.  Row-major n × n each.  ``at``: the fixed frames, as
+    :func:`fixed_frames` (default: world axes, a floating tree's base)."""
     n = robot.nv
     sw = Sweeps(prog, robot, q)
-    wb = forward_pass(sw, qd, qdd)
+    wb = forward_pass(sw, qd, qdd, at)
     dq = [[sp.Integer(0)] * n for _ in range(n)]
     dv = [[sp.Integer(0)] * n for _ in range(n)]
     backward_pass(sw, wb, dq, dv)

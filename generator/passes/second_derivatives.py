@@ -16,8 +16,9 @@ Two programs that differentiate themselves:
 
 * forward mode over the first derivatives, for the tensors: the analytical first derivatives of
   inverse dynamics (:mod:`soagen.passes.analytic_derivatives`) and M by composite inertias
-  [RK (3.20)] recorded as an inner program and replayed with tangents along q and q̇
-  (:mod:`soagen.passes.tangent`);
+  [RK (3.20)] recorded as an inner program and replayed with tangents along q
+  (:mod:`soagen.passes.tangent`), the first derivatives worked in the frame of a body chosen so that
+  few poses move along each direction (:func:`frame_bodies`); ∂²τ/∂q̇² from ∂M/∂q and M (:func:`_hamel`);
 * forward over reverse, for the contracted Hessians: the gradient of wᵀout by one reverse sweep
   of the function's own program (:mod:`soagen.passes.adjoint`), recorded as an inner program and
   replayed with tangents along q and q̇, one Hessian–vector product per direction
@@ -41,12 +42,45 @@ from soagen.passes.tangent import replay, velocity_seeds
 
 # ============================================================ the tensors of inverse dynamics
 def _id_first_derivatives_analytic(prog, robot, q, qd, qdd):
-    """∂τ/∂q (tangent space), ∂τ/∂q̇ by the analytical recursion of Carpentier & Mansard (RSS 2018) and M by
-    composite inertias [RK (3.20)]; row-major (n, n) each."""
+    """∂τ/∂q (tangent space), ∂τ/∂q̇ by the analytical recursion of Carpentier & Mansard (RSS 2018), each tree
+    worked in the frame of its body :func:`frame_bodies` picks, and M by composite inertias [RK (3.20)];
+    row-major (n, n) each."""
     from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
     from soagen.passes.dynamics import mass_matrix
 
-    return inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd) + mass_matrix(prog, robot, q)
+    return (inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd, at=frame_bodies(robot))
+            + mass_matrix(prog, robot, q))
+
+
+def frame_bodies(robot):
+    """{root: body m} the fixed frame of each tree for the tangents along q: the frame that coincides with m
+    (:func:`soagen.passes.analytic_derivatives.body_frames`).
+
+    The first derivatives are scalars, the same in any fixed frame, so a direction of joint k moves, in m's
+    frame, the poses of k's subtree when k is not on m's path to the root, and the others' (and gravity)
+    when it is: forward mode records tangents for what moves.  m minimizes the estimate Σ over directions
+    of the bodies moved, those of a direction on m's path counted twice (their velocities move too, the
+    subtree's with them).  On the Panda it picks the second body, which cost the fewest operations of the
+    first four bodies and about a third fewer than world axes; on a floating tree, the base."""
+    bodies = robot.bodies
+    subtree = [1] * len(bodies)
+    for k in reversed(range(len(bodies))):                 # parents come before their children
+        if bodies[k].parent >= 0:
+            subtree[bodies[k].parent] += subtree[k]
+    path = [[k] for k in range(len(bodies))]               # k and its ancestors
+    for k, b in enumerate(bodies):
+        if b.parent >= 0:
+            path[k] += path[b.parent]
+    out = {}
+    for root in (k for k, b in enumerate(bodies) if b.parent < 0):
+        tree = [k for k in range(len(bodies)) if path[k][-1] == root]
+
+        def cost(m):
+            return sum(bodies[k].nv * (2 * (subtree[root] - subtree[k] + 1) if k in path[m] else subtree[k])
+                       for k in tree)
+
+        out[root] = min(tree, key=lambda m: (cost(m), m))
+    return out
 
 
 def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
@@ -55,16 +89,17 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
     (that of the first derivative), second direction k, along q iterated as this module says; by
     forward mode over the first derivatives.
 
-    ∂²τ/∂q̇² is symmetric in (j, k), ∂M/∂q in (i, j), ∂²τ/∂q² in (j, k) but within a multi-dof joint: the
-    lower half is the upper's.  ∂²τ/∂q∂q̇ as the tangents of ∂τ/∂q̇ along q (those along q are recorded for
-    ∂²τ/∂q² anyway).  The first derivatives differentiated are the analytical ones (Carpentier & Mansard,
-    RSS 2018; :mod:`soagen.passes.analytic_derivatives`) and M by composite inertias [RK (3.20)], about half
-    the operations of forward mode over the forward-mode ones on a floating tree."""
+    ∂²τ/∂q² is symmetric in (j, k) but within a multi-dof joint, ∂M/∂q in (i, j): the lower half is the
+    upper's.  ∂²τ/∂q∂q̇ as the tangents of ∂τ/∂q̇ along q (those along q are recorded for ∂²τ/∂q² anyway).
+    ∂²τ/∂q̇² is quadratic-form algebra on ∂M/∂q and M (:func:`_hamel`): no tangents along q̇ at all.  The
+    first derivatives differentiated are the analytical ones (Carpentier & Mansard, RSS 2018;
+    :mod:`soagen.passes.analytic_derivatives`) and M by composite inertias [RK (3.20)], about half the
+    operations of forward mode over the forward-mode ones on a floating tree."""
     n = robot.nv
     inner = inner_program(prog, robot, _id_first_derivatives_analytic, (q, qd, qdd), ("q", "qd", "qdd"))
-    T = replay(prog, inner, tangent_seeds(prog, robot, q, qd))
+    T = replay(prog, inner, tangent_seeds(prog, robot, q))
     dq, dqd, M = (inner.outputs[i].symbols for i in range(3))
-    prog.banner("second derivatives: tangents of dtau/dq, dtau/dqd and M along q and qd", level=0)
+    prog.banner("second derivatives: tangents of dtau/dq, dtau/dqd and M along q", level=0)
 
     joint = _multi_dof_joint(robot)
     same = lambda j, k: j != k and j in joint and joint.get(k) == joint[j]     # noqa: E731
@@ -80,12 +115,69 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
                     out[i, j, k] = out[m] if m else entry(i, j, k)
         return [out[i, j, k] for i in range(n) for j in range(n) for k in range(n)]
 
+    dM = tensor(lambda i, j, k: T.tangent(M[i * n + j], ("q", k)), lambda i, j, k: (j, i, k) if j < i else None)
     # along q, directions of two joints (or of one 1-dof joint) commute: (j, k) and (k, j) agree there
     return [tensor(lambda i, j, k: T.tangent(dq[i * n + j], ("q", k)),
                    lambda i, j, k: (i, k, j) if k < j and not same(j, k) else None),
-            tensor(lambda i, j, k: T.tangent(dqd[i * n + j], ("qd", k)), lambda i, j, k: (i, k, j) if k < j else None),
+            _hamel(prog, robot, q, qd, dM, [T.value(x) for x in M], tensor),
             tensor(lambda i, j, k: T.tangent(dqd[i * n + k], ("q", j)), lambda i, j, k: None),
-            tensor(lambda i, j, k: T.tangent(M[i * n + j], ("q", k)), lambda i, j, k: (j, i, k) if j < i else None)]
+            dM]
+
+
+def _hamel(prog, robot, q, qd, dM, M, tensor):
+    """∂²τ_i/∂q̇_j∂q̇_k from ∂M/∂q and M, plus the actuators' friction on [i, i, i].
+
+    τ = Mq̈ + Q(q̇) + g with Q quadratic, from Hamel's equations for the tangent directions X_a (q ⊕ δ:
+    left-invariant fields, [X_a, X_b] = Σ_l c^l_ab X_l; c ≠ 0 only within a spherical joint,
+    c^l_ab = ε_abl, and a floating one, the bracket of se(3) in [ω; v] order):
+    τ_i = d/dt (Mq̇)_i + Σ_jl c^l_ij q̇_j (Mq̇)_l − X_i(½ q̇ᵀMq̇) + g_i, so
+    ∂²τ_i/∂q̇_j∂q̇_k = X_k M_ij + X_j M_ik − X_i M_jk + Σ_l (c^l_ij M_lk + c^l_ik M_lj)
+    (for 1-dof joints twice Christoffel's symbol of the first kind).  Friction: ∂²/∂q̇² of
+    Coulomb·q̇/√(q̇² + ε²) = −3 Coulomb ε² q̇ / (q̇² + ε²)^{5/2}.  ``dM`` row-major (n, n, n), [i, j, k] =
+    X_k M_ij; ``M`` row-major (n, n); ``tensor`` as in :func:`inverse_dynamics_second_derivatives`."""
+    from soagen.passes.actuators import per_actuator
+    from soagen.passes.sweeps import Sweeps
+
+    n = robot.nv
+    sw = Sweeps(prog, robot, q)
+
+    def curvature(i, eps):
+        coulomb = sw.actuator(i, 2)
+        if coulomb == 0:
+            return sp.Integer(0)
+        r = prog.let(1 / prog.let(sp.sqrt(prog.let(qd[i] * qd[i] + eps * eps))))   # 1/√(q̇² + ε²)
+        r2 = prog.let(r * r)
+        return -3 * coulomb * eps * eps * qd[i] * prog.let(r2 * r2) * r
+
+    friction = per_actuator(sw, curvature)
+    c = _structure_constants(robot)
+    d = lambda i, j, k: dM[(i * n + j) * n + k]       # noqa: E731
+
+    def entry(i, j, k):
+        bracket = sum((s * M[l * n + k] for l, s in c.get((i, j), ())), sp.Integer(0)) + sum(
+            (s * M[l * n + j] for l, s in c.get((i, k), ())), sp.Integer(0))
+        return prog.let(d(i, j, k) + d(i, k, j) - d(j, k, i) + bracket + (friction[i] if i == j == k else 0))
+
+    return tensor(entry, lambda i, j, k: (i, k, j) if k < j else None)
+
+
+def _structure_constants(robot):
+    """{(a, b): [(l, c^l_ab)]} of the tangent directions' brackets [X_a, X_b] = Σ_l c^l_ab X_l, nonzero
+    within a spherical joint ([ω_a, ω_b] = ω_{a×b}) and a floating one (se(3) in [ω; v] order:
+    [ω_a, ω_b] = ω_{a×b}, [ω_a, v_b] = [v_a, ω_b] = v_{a×b})."""
+    out = {}
+    for k, b in enumerate(robot.bodies):
+        if b.nv == 1:
+            continue
+        s = robot.vslice(k).start
+        for x in range(3):
+            for y in range(3):
+                if x != y:
+                    z, sign = 3 - x - y, (1 if (y - x) % 3 == 1 else -1)        # e_x × e_y = sign e_z
+                    out[s + x, s + y] = [(s + z, sign)]
+                    if b.nv == 6:
+                        out[s + x, s + 3 + y] = out[s + 3 + x, s + y] = [(s + 3 + z, sign)]
+    return out
 
 
 # ============================================================ contracted Hessians, forward over reverse
