@@ -320,7 +320,31 @@ def pinocchio_prefix():
         raise Unavailable("no Pinocchio headers under any cmeel.prefix/include on the import path")
     if eigen_include is None:
         raise Unavailable("no Eigen headers under cmeel.prefix/include/eigen3: pip install cmeel-eigen")
-    return [pin_include, eigen_include / "eigen3"], pin_include.parent / "lib", pinocchio.__version__
+    overlay = gcc12_overlay(pin_include, pinocchio.__version__)
+    return [*overlay, pin_include, eigen_include / "eigen3"], pin_include.parent / "lib", pinocchio.__version__
+
+
+# pin 4.0.0's constraints/utils.hxx holds a non-dependent ``static_assert(false, ...)`` in the
+# unspecialized ComputeBlockDiagonalPatternImpl, guarded for g++ >= 12 only; g++ 12 rejects the
+# header wherever it is included (g++ 13 accepts it, C++23's P2593).  The benchmark compiles an exact
+# copy of that one header with the assertion made dependent (``sizeof(ConstraintModel) == 0``), ahead
+# of the wheel's on the include path: it fires only if instantiated, as intended; no code changes.
+ASSERT_FALSE = 'static_assert(\n          false, "ComputeBlockDiagonalPatternImpl not implemented for this constraint.");'
+ASSERT_DEPENDENT = ('static_assert(\n          sizeof(ConstraintModel) == 0,'
+                    ' "ComputeBlockDiagonalPatternImpl not implemented for this constraint.");')
+
+
+def gcc12_overlay(pin_include, version):
+    """[an include folder with the mended constraints/utils.hxx] where the wheel's has the
+    non-dependent assertion, else []."""
+    header = Path("pinocchio", "src", "constraints", "utils.hxx")
+    text = (pin_include / header).read_text() if (pin_include / header).is_file() else ""
+    if ASSERT_FALSE not in text:
+        return []
+    overlay = WORK / f"pinocchio-{version}-overlay"
+    (overlay / header).parent.mkdir(parents=True, exist_ok=True)
+    (overlay / header).write_text(text.replace(ASSERT_FALSE, ASSERT_DEPENDENT))
+    return [overlay]
 
 
 def build_pinocchio(include, lib):
