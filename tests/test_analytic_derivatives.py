@@ -217,8 +217,8 @@ def _no_carry(prog, v, f):                   # v ×* f lost everywhere: f_k, s �
     return [0, 0, 0], [0, 0, 0]
 
 
-def _gravity_unrotated(sw):                 # the world's −g left in world axes in a floating base's frame
-    pose, gravity = ORIGINAL["fixed_frames"](sw)
+def _gravity_unrotated(sw, at=None):       # the world's −g left in world axes in a floating base's frame
+    pose, gravity = ORIGINAL["fixed_frames"](sw, at)
     return pose, {k: (A.S.ZERO3, [-x for x in sw.robot.gravity]) for k in gravity}
 
 
