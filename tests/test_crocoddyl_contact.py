@@ -2,12 +2,13 @@
 Crocoddyl's own DifferentialActionModelContactFwdDynamics on the same Pinocchio model.
 
 solo12 (floating base, four point feet; Pinocchio's own URDF reader with a free-flyer for Crocoddyl's state), two
-feet's contacts LOCAL and two LOCAL_WORLD_ALIGNED, and a seeded random floating tree with a spherical joint and
-three point feet (Pinocchio's model built joint by joint, OP_FRAMEs at the tips): every output of ``calc`` and
-``calcDiff`` (xout, Fx, Fu, cost, Lx, Lu, Lxx, Luu, the contact forces in data.pinocchio.lambda_c, df_dx, df_du and
-each contact's f, fext, df_dx, df_du), running and terminal, equals Crocoddyl's to 1e-10 relative, and q̈ and the
-forces equal soagen's numpy reference (three routes); an FDDP solve of a 20-node standing problem reaches
-Crocoddyl's solution; contacts and costs soagen's model does not compute are refused by name. Two modules, -O0.
+feet's contacts LOCAL and two LOCAL_WORLD_ALIGNED (a seeded random floating tree with two point feet goes
+through the same class from C++ in tests/test_crocoddyl_cmake.py; one compile against Crocoddyl's headers each):
+every output of ``calc`` and ``calcDiff`` (xout, Fx, Fu, cost, Lx, Lu, Lxx, Luu, the contact forces in
+data.pinocchio.lambda_c, df_dx, df_du and each contact's f, fext, df_dx, df_du), running and terminal, equals
+Crocoddyl's to 1e-10 relative, and q̈ and the forces equal soagen's numpy reference (three routes); an FDDP solve
+of a 20-node standing problem reaches Crocoddyl's solution; contacts and costs soagen's model does not compute
+are refused by name. One module, -O0.
 """
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ import soagen
 import soagen.crocoddyl as sc
 from soagen.model import pinocchio_convention as pc
 from tests.support.oracle import Oracle
-from tests.support.robots import random_robot, with_point_tips
 
 FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
 #: the outputs compared on the differential data
@@ -80,18 +80,6 @@ def solo12():
     return robot, model, state, actuation, contacts, every, x0, _models(robot, state, actuation, contacts, every)
 
 
-@pytest.fixture(scope="module")
-def random_tree():
-    """A seeded random floating tree of 5 joints (one spherical) with three point feet, its Pinocchio model
-    built joint by joint (OP_FRAMEs named as the tips)."""
-    robot = with_point_tips(random_robot(58, 5, tree=True, tips=3, floating_base=True, spherical_fraction=0.3))
-    oracle = Oracle(robot)
-    frames = [(t.name, f) for t, f in zip(robot.tips, oracle.frames)]
-    state, actuation, contacts, every, x0 = _problem(None, oracle.model, frames, np.array([0.01, 0.02, 0.0]))
-    return robot, oracle.model, state, actuation, contacts, every, x0, _models(robot, state, actuation, contacts,
-                                                                               every)
-
-
 def _compare(ours, theirs, names, what):
     """Each output of ``names`` on two data equal to 1e-10 relative (exactly where Crocoddyl's is zero);
     -> the names of the nonzero ones."""
@@ -119,7 +107,7 @@ def _state(robot, model, rng):
                                                                                                     robot.nv - 6)
 
 
-@pytest.mark.parametrize("case", ["solo12", "random_tree"])
+@pytest.mark.parametrize("case", ["solo12"])
 def test_every_output_equals_crocoddyls(case, request):
     robot, model, _, _, contacts, _, _, models = request.getfixturevalue(case)
     (ours, ours_t), (theirs, theirs_t) = models["ours"], models["theirs"]
