@@ -15,7 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 DATA = ROOT / "docs" / "benchmarks.json"
-ORDER = ("panda", "ur5", "talos", "talos_derivatives", "solo12", "talos_feet", "panda_second", "solo12_second")   # robots' order on the page and in the README
+ORDER = ("panda", "ur5", "talos", "talos_derivatives", "solo12", "talos_feet", "panda_second", "solo12_second",
+         "talos_second")   # robots' order on the page and in the README
 
 
 # --------------------------------------------------------------------------- summaries
@@ -341,7 +342,7 @@ soagen's generated C against Pinocchio (C++) and CasADi-generated C (via casadi_
 same random states, with every backend's outputs checked against `soagen.reference` first.
 Each robot's section is the output of the command it names (`python benchmarks/run.py --robot
 panda`, `ur5`, `talos`, `talos_derivatives`, `solo12`, `talos_feet`, `panda_second`,
-`solo12_second`; `--help` for N, rounds, seed), which rewrites that section here and in
+`solo12_second`, `talos_second`; `--help` for N, rounds, seed), which rewrites that section here and in
 `docs/benchmarks.json`; this page is rendered from that JSON (a test checks both, and that the
 README's speed table is rendered from it too).
 
@@ -397,7 +398,7 @@ How the numbers are taken:
   along q and q̇, with A_G) against `computeCentroidalDynamicsDerivatives`. Their numpy references are slow (about a second a state for the contact
   derivatives), so the first states of these runs are checked against `soagen.reference` and
   the others against Pinocchio's checked outputs; each section says how many.
-- **Second derivatives.** The `panda_second` and `solo12_second` sections time
+- **Second derivatives.** The `panda_second`, `solo12_second` and `talos_second` sections time
   `inverse_dynamics_second_derivatives` (∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇, ∂M/∂q, each nv × nv × nv) against
   Pinocchio's C++ `ComputeRNEASecondOrderDerivatives` (not in its Python bindings; the call zeroes its
   four tensors first, as the algorithm requires), whose outputs are checked against `soagen.reference`
@@ -446,9 +447,17 @@ README_ROWS = (  # (quantity, soagen function)
     ("q̈, f and their derivatives along q, q̇, τ (`contact_dynamics_derivatives`)", "contact_dynamics_derivatives"),
     ("h_G, ḣ_G and their derivatives along q, q̇ (`centroidal_dynamics_derivatives`)",
      "centroidal_dynamics_derivatives"),
+    ("∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇, ∂M/∂q (`inverse_dynamics_second_derivatives`)",
+     "inverse_dynamics_second_derivatives"),
 )
 README_NAMES = {"panda": "Panda", "ur5": "UR5", "talos": "TALOS", "solo12": "Solo-12 (4 point feet)",
-                "talos_feet": "TALOS (2 flat feet)", "talos_derivatives": "TALOS (two hands)"}
+                "talos_feet": "TALOS (2 flat feet)", "talos_derivatives": "TALOS (two hands)",
+                "panda_second": "Panda (second derivatives)", "solo12_second": "Solo-12 (second derivatives)",
+                "talos_second": "TALOS (second derivatives)"}
+#: the sections of the second derivatives: only their own row in the speed block (the first derivatives they
+#: also time, as the unit of the contracted Hessians, have their rows from the other sections)
+SECOND_SECTIONS = ("panda_second", "solo12_second", "talos_second")
+SECOND_ROWS = ("inverse_dynamics_second_derivatives",)
 
 
 def readme_speed(reports):
@@ -460,7 +469,7 @@ def readme_speed(reports):
     for quantity, fn in README_ROWS:
         for name in names:
             row = next((r for r in reports[name].rows if r.function == fn), None)
-            if row is None:
+            if row is None or (name in SECOND_SECTIONS) != (fn in SECOND_ROWS):
                 continue
             p, c = (row.pinocchio[0] if row.pinocchio else None), row.casadi
             lines.append(f"| {quantity} | {README_NAMES.get(name, name)} | {fmt_ns(row.soagen_ns)} "

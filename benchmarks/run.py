@@ -73,6 +73,7 @@ def run_robot(robot_name, args, command):
     """States, every backend interleaved, the Python module, then the report (printed and written)."""
     t_start, load_start = time.perf_counter(), load_average()
     spec = SPECS[robot_name]
+    args = argparse.Namespace(**{**vars(args), "n": spec.states if args.n is None else args.n})
     robot = spec.robot()
     work = bk.WORK / robot_name
     work.mkdir(parents=True, exist_ok=True)
@@ -127,7 +128,8 @@ def run_robot(robot_name, args, command):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--robot", choices=[*SPECS, "all"], default="panda")
-    parser.add_argument("-n", "--n", type=int, default=1000, help="random states (default 1000)")
+    parser.add_argument("-n", "--n", type=int, default=None,
+                        help="random states (default: the robot's Spec.states, 1000 but for talos_second)")
     parser.add_argument("--rounds", type=int, default=101,
                         help="timed rounds, every backend once per round (default 101)")
     parser.add_argument("--seed", type=int, default=0)
@@ -137,7 +139,7 @@ def main(argv=None):
     parser.add_argument("--functions", type=lambda s: s.split(","), metavar="NAME,...",
                         help="only these soagen functions (quick checks of the harness)")
     args = parser.parse_args(argv)
-    if args.n < bk.CHECK_STATES:
+    if args.n is not None and args.n < bk.CHECK_STATES:
         parser.error(f"--n must be at least {bk.CHECK_STATES}")
     for name in SPECS if args.robot == "all" else [args.robot]:
         argv_here = [a for a in (sys.argv[1:] if argv is None else argv)]

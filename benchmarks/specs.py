@@ -36,6 +36,7 @@ class Spec:
                                     # Pinocchio (itself checked on those first states); None: all vs reference
     casadi: bool = True             # casadi_kin_dyn has a counterpart (1-dof joints, rnea/crba/aba)
     left_out: tuple = ()            # lines for the report: functions not benchmarked here, and why
+    states: int = 1000              # random states when --n is not given
 
     @property
     def urdf(self):
@@ -92,6 +93,14 @@ SPECS = {
                           functions=("inverse_dynamics_derivatives", "inverse_dynamics_second_derivatives",
                                      "contact_dynamics_derivatives", "contact_dynamics_hessian"),
                           reference_states=20, casadi=False),
+    # the humanoid's ∂²ID (issue #57 item 5, "TALOS reported"): its tensors are 4 x 38³ entries (1.75 MB a
+    # state, every state's outputs kept for the checks, hence 100 states), the program ~250k operations
+    # (records in ~1 min, compiles in ~10); the numpy reference of the tensors takes seconds a state at
+    # nv = 38, hence reference_states
+    "talos_second": Spec("talos_second", ["gripper_left_base_link", "gripper_right_base_link"],
+                         erd="talos_data/robots/talos_reduced.urdf", floating_base=True,
+                         functions=("inverse_dynamics_derivatives", "inverse_dynamics_second_derivatives"),
+                         reference_states=3, casadi=False, states=100),
     "talos_feet": Spec("talos_feet", ["left_sole_link", "right_sole_link"],
                        erd="talos_data/robots/talos_reduced.urdf", floating_base=True,
                        functions=CONTACT_FUNCTIONS, tips_at_rest=True, reference_states=100, casadi=False),
