@@ -54,6 +54,15 @@ def test_derivative_prose():
             f"they take {u_ratio[d[0]]}× and {u_ratio[d[1]]}× the time",
             f"but {p_ratio[d[0]]}× and {p_ratio[d[1]]}× on the Panda",
             f"({p_ops[d[0]]} and {p_ops[d[1]]} operations against {u_ops[d[0]]} and {u_ops[d[1]]})")
+    s_ratio, s_ops, s_ns = _bench("panda_second")
+    h_ratio, h_ops, _ = _bench("talos_second")
+    second = "inverse_dynamics_second_derivatives"
+    _quoted("derivatives-and-mpc.md",
+            f"Panda's tensors take {s_ratio[second]}× its time ({s_ops[second]} operations), the TALOS's "
+            f"{h_ratio[second]}× ({h_ops[second]} operations)",
+            f"the contracted Hessians cost {float(s_ns['inverse_dynamics_hessian']) / float(s_ns[d[0]]):.2f}× "
+            f"(`inverse_dynamics_hessian`) and "
+            f"{float(s_ns['forward_dynamics_hessian']) / float(s_ns[d[1]]):.2f}× (`forward_dynamics_hessian`)")
     t_ratio, t_ops, _ = _bench("talos_derivatives")
     _quoted("derivatives-and-mpc.md",
             f"they take {t_ratio[d[0]]}× and {t_ratio[d[1]]}×: ∂q̈ is {t_ops[d[1]]} operations")
