@@ -202,16 +202,21 @@ namespace
 
   /// The constrained-dynamics entries' contacts: one RigidConstraintModel per tip at the tip
   /// frame, CONTACT_3D (point foot) or CONTACT_6D (flat foot), LOCAL_WORLD_ALIGNED (soagen's
-  /// world axes at the tip); initConstraintDynamics once here, outside the timing.
+  /// world axes at the tip); initConstraintDynamics once here, outside the timing.  Their own Data:
+  /// after computeConstraintDynamicsDerivatives, computeRNEADerivatives on the same Data returns
+  /// a different dtau_dq (Pinocchio 4.0.0, solo12: 0.48 apart on entries of 17.7, on every later call
+  /// too), so no other entry may run on the Data these leave.
   struct ContactWorkspace
   {
     ConstraintModels cms;
     ConstraintDatas cds;
     pinocchio::ProximalSettings settings; // the default: mu = 0, one iteration (an exact KKT solve)
     std::vector<int> dims;
+    Data data;
 
     ContactWorkspace(const std::vector<FrameIndex> & tips, const std::vector<int> & dims_)
     : dims(dims_)
+    , data(ctx.model)
     {
       for (std::size_t k = 0; k < tips.size(); ++k)
         cms.push_back(ConstraintModel(
@@ -220,7 +225,7 @@ namespace
           pinocchio::LOCAL_WORLD_ALIGNED));
       for (const ConstraintModel & cm : cms)
         cds.push_back(ConstraintData(cm));
-      pinocchio::initConstraintDynamics(ctx.model, *ctx.data, cms, cds);
+      pinocchio::initConstraintDynamics(ctx.model, data, cms, cds);
     }
   };
 
@@ -476,9 +481,10 @@ namespace
     if (!wants("constraintDynamics") && !wants("computeConstraintDynamicsDerivatives"))
       return;
     ContactWorkspace * const cw = new ContactWorkspace(tips, dims); // never freed, as w
+    Data * const cdp = &cw->data;
     auto contact_result = [=] {
-      std::vector<double> v = row_major(dp->ddq);
-      const std::vector<double> l = row_major(dp->lambda_c);
+      std::vector<double> v = row_major(cdp->ddq);
+      const std::vector<double> l = row_major(cdp->lambda_c);
       v.insert(v.end(), l.begin(), l.end());
       return v;
     };
@@ -488,7 +494,7 @@ namespace
       "LOCAL_WORLD_ALIGNED; initConstraintDynamics untimed; default ProximalSettings: mu = 0, one iteration)",
       [=](long i) {
         return pinocchio::constraintDynamics(
-          *mp, *dp, c->q(i), c->qd(i), c->tau(i), cw->cms, cw->cds, cw->settings)[0];
+          *mp, *cdp, c->q(i), c->qd(i), c->tau(i), cw->cms, cw->cds, cw->settings)[0];
       },
       contact_result);
     add(
@@ -496,15 +502,15 @@ namespace
       "constraintDynamics, then computeConstraintDynamicsDerivatives (ddq, lambda_c and their derivatives "
       "along q, v, tau; same contacts)",
       [=](long i) {
-        pinocchio::constraintDynamics(*mp, *dp, c->q(i), c->qd(i), c->tau(i), cw->cms, cw->cds, cw->settings);
-        pinocchio::computeConstraintDynamicsDerivatives(*mp, *dp, cw->cms, cw->cds, cw->settings);
-        return dp->ddq_dq(0, 0);
+        pinocchio::constraintDynamics(*mp, *cdp, c->q(i), c->qd(i), c->tau(i), cw->cms, cw->cds, cw->settings);
+        pinocchio::computeConstraintDynamicsDerivatives(*mp, *cdp, cw->cms, cw->cds, cw->settings);
+        return cdp->ddq_dq(0, 0);
       },
       [=] {
         std::vector<double> v = contact_result();
         for (const std::vector<double> & x :
-             {row_major(dp->ddq_dq), row_major(dp->ddq_dv), row_major(dp->ddq_dtau), row_major(dp->dlambda_dq),
-              row_major(dp->dlambda_dv), row_major(dp->dlambda_dtau)})
+             {row_major(cdp->ddq_dq), row_major(cdp->ddq_dv), row_major(cdp->ddq_dtau), row_major(cdp->dlambda_dq),
+              row_major(cdp->dlambda_dv), row_major(cdp->dlambda_dtau)})
           v.insert(v.end(), x.begin(), x.end());
         return v;
       });
