@@ -13,9 +13,8 @@ same ``ShootingProblem`` with each differential model that soagen has an equival
 ``DifferentialActionModelContactFwdDynamics`` by ``soagen.crocoddyl.contact_fwd_dynamics`` where soagen has
 it, on a robot whose point tips are the node's active contacts, with the forces' derivatives as the gait
 models have them), on the same state, actuation, contact and cost objects, the same integrator, control and
-time step; the other nodes (impulse models) are Crocoddyl's in both.  Where soagen's contact model refuses
-the gait models' Baumgarte gains (:data:`SOLO_GAINS`), both backends solve the problem with gains 0 instead,
-and the record and page say so (``changed``).
+time step; the other nodes (impulse models) are Crocoddyl's in both; the contacts' Baumgarte gains are the gait
+models' own (``ContactModel3D`` gains [0, 50]: soagen's ``contact_dynamics_baumgarte``).
 
 * ``panda``: a reaching task, 100 nodes of 10 ms (Euler): the hand's placement (weight 1, terminal 1000),
   the state's regularisation towards the start (0.1) and the control's (1e-4); the Panda of soagen's
@@ -73,7 +72,6 @@ PANDA_LOCK = ("panda_finger_joint1", "panda_finger_joint2")
 PANDA_Q0 = (0.0, -0.4, 0.0, -2.2, 0.0, 1.9, 0.8)
 PANDA_GOAL = ((0.3, -0.2, 0.5), (0.45, 0.25, 0.55))          # the hand's target: roll, pitch, yaw; position (m)
 SOLO_FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
-SOLO_GAINS = (0.0, 50.0)                      # the gait problems' ContactModel3D Baumgarte gains
 #: createTrottingProblem's arguments, the trotting phase of Crocoddyl's quadrupedal_gaits_fwddyn.py
 TROT = {"stepLength": 0.15, "stepHeight": 0.1, "timeStep": 1e-2, "stepKnots": 25, "supportKnots": 2}
 TALOS = ("the TALOS legs walking (Crocoddyl's bipedal_gaits_fwddyn.py) stands on 6-D flat-foot contacts "
@@ -133,27 +131,9 @@ def solo12_robot(feet):
                             tips=[soagen.point_tip(f) for f in feet])
 
 
-def with_gains(problem, gains):
-    """``problem`` with every ``ContactModel3D`` of its contact nodes given Baumgarte ``gains`` (Crocoddyl's
-    models; the same frames, references, costs and forces' derivatives)."""
-    import crocoddyl
-    import numpy as np
-
-    def contacts(multiple):
-        out = crocoddyl.ContactModelMultiple(multiple.state, multiple.nu)
-        for name, item in multiple.contacts.todict().items():
-            c = item.contact
-            out.addContact(name, crocoddyl.ContactModel3D(c.state, c.id, c.reference, c.type, c.nu,
-                                                          np.array(gains, float)), item.active)
-        return out
-    cls = crocoddyl.DifferentialActionModelContactFwdDynamics
-    return swapped(problem, {cls: lambda d: cls(d.state, d.actuation, contacts(d.contacts), d.costs, d.JMinvJt_damping,
-                                                True)})[0]
-
-
-def solo12(trot=None, gains=None, com=None):
+def solo12(trot=None, com=None):
     """solo12 trotting (:data:`TROT`, or ``trot``; or, given ``com``, ``createCoMProblem(x0, **com)``: four feet
-    throughout) on Crocoddyl's own models, the contacts' Baumgarte gains the example's or ``gains``; -> (problem,
+    throughout) on Crocoddyl's own models, the contacts' Baumgarte gains the example's; -> (problem,
     soagen robot of the contacts' points)."""
     import numpy as np
     from crocoddyl.utils.quadruped import SimpleQuadrupedalGaitProblem
@@ -173,7 +153,7 @@ def solo12(trot=None, gains=None, com=None):
         if feet not in robots:
             robots[feet] = solo12_robot(feet)
         return robots[feet]
-    return (problem if gains is None else with_gains(problem, gains)), robot_for
+    return problem, robot_for
 
 
 PROBLEMS = {"panda": panda, "solo12": solo12}
@@ -326,16 +306,7 @@ def measure(name, rounds=ROUNDS, passes=PASSES, optimize=OPTIMIZE, maxiter=MAXIT
     solve is not Crocoddyl's."""
     theirs, robot_for = PROBLEMS[name](**problem_args)
     t0 = time.perf_counter()
-    changed = None
-    try:
-        ours, missing = swapped(theirs, soagen_models(robot_for, optimize))
-    except ValueError as exc:                     # soagen's contact model without Baumgarte gains
-        if "Baumgarte" not in str(exc) or problem_args.get("gains") is not None:
-            raise
-        changed = (f"Baumgarte gains 0 in both backends, not the example's {list(SOLO_GAINS)}: soagen's contact "
-                   f"model refuses them ({exc})")
-        theirs, robot_for = PROBLEMS[name](**problem_args, gains=(0.0, 0.0))
-        ours, missing = swapped(theirs, soagen_models(robot_for, optimize))
+    ours, missing = swapped(theirs, soagen_models(robot_for, optimize))
     build_s = time.perf_counter() - t0
     problems = {"crocoddyl": theirs} if missing else {"soagen": ours, "crocoddyl": theirs}
     for p in problems.values():
@@ -359,7 +330,7 @@ def measure(name, rounds=ROUNDS, passes=PASSES, optimize=OPTIMIZE, maxiter=MAXIT
             s["solve_s"].append(solve(p, xs0, us0, maxiter)[0])
     backends = {b: {**samples[b], **calls_in_solve(p, xs0, us0, maxiter), "iterations": solvers[b].iter,
                     "cost": solvers[b].cost, "differentials": differentials(p)} for b, p in problems.items()}
-    return {"problem": describe(name, theirs, problem_args), "nodes": theirs.T + 1, "changed": changed,
+    return {"problem": describe(name, theirs, problem_args), "nodes": theirs.T + 1,
             "not_measured": None if not missing else
             f"soagen has no Crocoddyl model for {', '.join(missing)} in this checkout",
             "soagen_setup_s": None if missing else build_s, "agreement": check, "rounds": rounds, "passes": passes,
@@ -371,12 +342,16 @@ def describe(name, problem, args):
     if name == "panda":
         return (f"Panda reaching the hand's placement, {problem.T + 1} nodes of 10 ms (Euler): frame placement, "
                 "state and control regularisation")
+    gains = sorted({f"[{c.contact.gains[0]:g}, {c.contact.gains[1]:g}]" for m in problem.runningModels
+                    if hasattr(m, "differential") for c in m.differential.contacts.contacts.todict().values()})
+    gains = f", the contacts' Baumgarte gains {', '.join(gains)} (the example's)"
     if args.get("com") is not None:
         return (f"solo12 on four point feet moving its centre of mass, Crocoddyl's SimpleQuadrupedalGaitProblem."
-                f"createCoMProblem({', '.join(f'{k}={v:g}' for k, v in args['com'].items())}): {problem.T + 1} nodes")
+                f"createCoMProblem({', '.join(f'{k}={v:g}' for k, v in args['com'].items())}): {problem.T + 1} nodes"
+                f"{gains}")
     trot = args.get("trot") or TROT
     return (f"solo12 trotting on four point feet, Crocoddyl's SimpleQuadrupedalGaitProblem.createTrottingProblem("
-            f"{', '.join(f'{k}={v:g}' for k, v in trot.items())}): {problem.T + 1} nodes")
+            f"{', '.join(f'{k}={v:g}' for k, v in trot.items())}): {problem.T + 1} nodes{gains}")
 
 
 def environment():
@@ -499,8 +474,6 @@ def render(data):
         rec = probs[name]
         setup = "" if rec["soagen_setup_s"] is None else \
             f" soagen's models made (built or loaded from the cache) in {rec['soagen_setup_s']:.1f} s."
-        if rec.get("changed"):
-            setup += f"\n\n**Changed from the example:** {rec['changed']}."
         sections.append(f"## {name}\n\n{rec['problem']}; {rec['rounds']} rounds, {rec['passes']} calls per "
                         f"calc and calcDiff timing.{setup}\n\n{table(rec)}\n\n{costs_line(rec)}\n\n"
                         f"{ratio_lines(rec, goals)}\n")
