@@ -33,6 +33,11 @@ def _measured_the_same_solve(bench, rec, soagen_class, nodes):
         assert side["calcdiffs"] >= side["iterations"] and side["rollouts"] > side["iterations"]
         assert all(len(side[k]) == rec["rounds"] and min(side[k]) > 0 for k in ("calc_s", "calcdiff_s", "solve_s"))
     assert min(theirs["costs_calc_s"]) > 0 and min(theirs["costs_calcdiff_s"]) > 0 and "costs_calc_s" not in ours
+    # what soagen's models replace: Crocoddyl's differential models cost more than their costs, and less than
+    # the whole problem's calcDiff
+    share = bench.summary(rec)["crocoddyl"]["replaced_share"]
+    assert 0 < share.q1 <= share.median <= share.q3 < 1 and "replaced_calcdiff_s" not in ours
+    assert "could not be below" in bench.replaced_line(rec)
 
 
 def test_panda_times_soagens_models_on_crocoddyls_solve():
@@ -92,6 +97,8 @@ def test_page_is_rendered_from_the_committed_json_and_quoted():
     panda = data["problems"]["panda"]
     assert panda["agreement"]["same"] and panda["rounds"] == bench.ROUNDS and panda["nodes"] == 100
     solo = data["problems"]["solo12"]
+    for rec in (panda, solo):          # the run measured what soagen's models replace
+        assert 0 < bench.summary(rec)["crocoddyl"]["replaced_share"].median < 1
     assert (solo["not_measured"] is None) == ("soagen" in solo["backends"]) == (solo["agreement"] is not None)
     text = (ROOT / "docs" / "guide" / "crocoddyl.md").read_text()
     guide = " ".join(text.split())
