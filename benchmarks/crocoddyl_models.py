@@ -492,6 +492,9 @@ def headline(data):
         sm = summary(rec)
         costs = (f"Crocoddyl's cost models alone take {100 * sm['crocoddyl']['costs_share'].median:.0f} % of "
                  f"its calcDiff")
+        if "replaced_share" in sm["crocoddyl"]:
+            costs += (f", and what soagen's models replace (the differential models less their costs) "
+                      f"{100 * sm['crocoddyl']['replaced_share'].median:.0f} %")
         if "ratio" not in sm:
             out.append(f"{name}: soagen's models not measured ({rec['not_measured']}); {costs}.")
             continue
