@@ -184,11 +184,11 @@ def method_names(robot_name, mod):
 
 
 def build_functions(robot_name, robot):
-    """The functions the module is built with: every method of the catalogue (:data:`EVERY`), or
-    :data:`FUNCTIONS`."""
+    """The functions the module is built with: every method of the catalogue (:data:`EVERY`; but those of
+    point tips only: the robot has a 6-D tip), or :data:`FUNCTIONS`."""
     if robot_name not in EVERY:
         return list(FUNCTIONS)
-    return [s.name for s in F.specs(robot) if s.family is None or s.is_family_function]
+    return [s.name for s in F.specs(robot) if (s.family is None or s.is_family_function) and not s.point_tips]
 
 
 def check(robot, mod, pin_env, states, pin_states):

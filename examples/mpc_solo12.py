@@ -13,8 +13,7 @@ The loop rate is ticks per second of the controller (shift, warm start, solve), 
 
 soagen's models replace Crocoddyl's ``DifferentialActionModelContactFwdDynamics`` where ``soagen.crocoddyl``
 has ``contact_fwd_dynamics`` (on a solo12 whose tips are each node's active feet); otherwise the example says so
-and runs Crocoddyl's own models only.  Where soagen's contact model refuses the gait models' Baumgarte gains,
-both backends run with the gains 0, and the example says so.
+and runs Crocoddyl's own models only.  Both backends run the gait models' own Baumgarte gains.
 
     python examples/mpc_solo12.py                 # both tasks, 200 ticks each
     python examples/mpc_solo12.py --ticks 50 --iterations 3
@@ -76,22 +75,6 @@ def mapped(replace):
             done[id(m)] = crocoddyl.IntegratedActionModelEuler(replace(d), m.control, m.dt)
         return done[id(m)]
     return node
-
-
-def zero_gains():
-    """:func:`mapped` of Crocoddyl's own contact model with the ``ContactModel3D`` Baumgarte gains 0."""
-    import crocoddyl
-    import numpy as np
-
-    def replace(d):
-        contacts = crocoddyl.ContactModelMultiple(d.state, d.contacts.nu)
-        for name, item in d.contacts.contacts.todict().items():
-            c = item.contact
-            contacts.addContact(name, crocoddyl.ContactModel3D(c.state, c.id, c.reference, c.type, c.nu, np.zeros(2)),
-                                item.active)
-        return crocoddyl.DifferentialActionModelContactFwdDynamics(d.state, d.actuation, contacts, d.costs,
-                                                                   d.JMinvJt_damping, True)
-    return mapped(replace)
 
 
 def soagen_factory(optimize="O3"):
@@ -200,15 +183,7 @@ def simulate(ticks, iterations, tasks, log=print, optimize="O3", soagen_tasks=No
         push = PUSH if task == "standing" else 0.0
         ours = None
         if factory is not None and task in (tasks if soagen_tasks is None else soagen_tasks):
-            try:
-                ours = [factory(m) for m in nodes], factory(terminal)
-            except ValueError as exc:             # soagen's contact model without Baumgarte gains
-                if "Baumgarte" not in str(exc):
-                    raise
-                log(f"{task}: Baumgarte gains 0 on both backends (soagen's contact model has none)")
-                regain = zero_gains()
-                nodes, terminal = [regain(m) for m in nodes], regain(terminal)
-                ours = [factory(m) for m in nodes], factory(terminal)
+            ours = [factory(m) for m in nodes], factory(terminal)
         out[task] = {"crocoddyl": run(task, nodes, terminal, nodes, x0, ticks, iterations, push)}
         if ours is not None:
             out[task]["soagen"] = run(task, *ours, nodes, x0, ticks, iterations, push)

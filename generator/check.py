@@ -73,7 +73,8 @@ def random_inputs(target, rng, extra=None):
     for a robot, from the generator ``extra`` (default ``rng``: a separate one leaves the
     other draws as they were), the reference velocities and accelerations
     ``qdr``, ``qddr`` and parameters ``pi`` (a physically consistent perturbation); the weights ``lam``,
-    ``lam_f`` of the contracted second derivatives from a generator seeded by q."""
+    ``lam_f`` of the contracted second derivatives and the Baumgarte gains ``kp``, ``kd`` and reference
+    positions ``x_ref`` from a generator seeded by q."""
     pool = {}
     for label, part in target.parts:
         q, qd, qdd, tau = part.random_state(rng)
@@ -92,6 +93,9 @@ def random_inputs(target, rng, extra=None):
         # taken from the others)
         own = np.random.default_rng(np.frombuffer(np.ascontiguousarray(pool["q"], float).tobytes(), np.uint32))
         pool.update(lam=own.normal(size=target.nv), lam_f=own.normal(size=target.tip_rows))
+        # Baumgarte gains and reference positions per tip row, after those (lam, lam_f stay as they were)
+        r = target.tip_rows
+        pool.update(kp=own.uniform(0.0, 50.0, r), kd=own.uniform(0.0, 20.0, r), x_ref=own.normal(size=r))
     return pool
 
 

@@ -11,7 +11,8 @@ Each model is a C++ class compiled per robot (``<name>_crocoddyl.hpp``, ``<name>
 :data:`HEADERS`): Crocoddyl's ``DifferentialActionModelFreeFwdDynamics`` with ``calc`` from soagen's
 ``forward_dynamics`` and ``calcDiff`` from ``forward_dynamics_derivatives`` (∂q̈/∂q, ∂q̈/∂q̇, M⁻¹), and its
 ``DifferentialActionModelContactFwdDynamics`` with ``calc`` from ``contact_dynamics`` and ``calcDiff`` from
-``contact_dynamics_derivatives`` (point contacts, :data:`MODELS`); the costs Crocoddyl's own on
+``contact_dynamics_derivatives`` (point contacts, :data:`MODELS`), their ``_baumgarte`` twins where a contact has
+nonzero Baumgarte gains; the costs Crocoddyl's own on
 the Pinocchio kinematics they read; exposed to Python through Boost.Python as Crocoddyl's classes are.
 It is built against the headers and libraries of the installed wheels (``libcrocoddyl``,
 ``libpinocchio``, ``cmeel-boost``, ``cmeel-eigen``), which must be the releases Crocoddyl was built
@@ -35,7 +36,8 @@ CROCODDYL = "3.2.1"
 PINOCCHIO = "4.0.0"
 #: the soagen functions each model calls, by kind: ``free`` and ``contact``
 MODELS = {"free": ("forward_dynamics", "forward_dynamics_derivatives"),
-          "contact": ("contact_dynamics", "contact_dynamics_derivatives")}
+          "contact": ("contact_dynamics", "contact_dynamics_derivatives", "contact_dynamics_baumgarte",
+                      "contact_dynamics_baumgarte_derivatives")}
 #: the soagen functions the free model calls
 FUNCTIONS = MODELS["free"]
 #: the definitions Pinocchio's and Crocoddyl's CMake targets give their users (pinocchioTargets.cmake,
@@ -289,9 +291,10 @@ def contact_fwd_dynamics(robot, state, actuation, contacts, costs, *args, name=N
     state : crocoddyl.StateMultibody     of the same robot as a Pinocchio model (checked: sizes, and soagen's
                                          q̈ and forces equal a KKT solve on Pinocchio's quantities at two states)
     actuation : crocoddyl.ActuationModelAbstract
-    contacts : crocoddyl.ContactModelMultiple   of ``ContactModel3D`` with zero gains, LOCAL,
-                                         LOCAL_WORLD_ALIGNED or WORLD; the active ones' frame origins are the
-                                         tips' points, one each (checked at every calc)
+    contacts : crocoddyl.ContactModelMultiple   of ``ContactModel3D`` with any Baumgarte gains and
+                                         reference (read at every calc), LOCAL, LOCAL_WORLD_ALIGNED or WORLD;
+                                         the active ones' frame origins are the tips' points, one each (checked
+                                         at every calc)
     costs : crocoddyl.CostModelSum       residuals: as :func:`free_fwd_dynamics`'s, and centre of mass
                                          position, contact force and friction cone (createData refuses others)
     args : Crocoddyl's ``[constraints,] inv_damping, enable_force``; also by name, each alone

@@ -53,6 +53,10 @@ ARGUMENTS = {
     # contracted second derivatives (soagen.passes.second_derivatives)
     "lam": ("n", "weights of the outputs (Lagrange multipliers)"),
     "lam_f": ("r", "weights of the tip forces"),
+    # Baumgarte stabilization of point contacts (soagen.passes.contact), per tip row
+    "kp": ("r", "Baumgarte position gains (1/s^2)"),
+    "kd": ("r", "Baumgarte velocity gains (1/s)"),
+    "x_ref": ("r", "reference positions of the tips, world (m)"),
 }
 
 
@@ -96,6 +100,7 @@ class Spec:
                           ``"D"`` (inverts the D(k) blocks only); any of them: not defined for a
                           robot with joints whose D(k) = 0 (``Robot.singular_joints``)
     one_dof : bool        exists only for robots whose joints all have one degree of freedom
+    point_tips : bool     exists only for robots whose tips are all point tips (3 rows each)
     """
 
     name: str
@@ -112,6 +117,7 @@ class Spec:
     default: bool = True
     solves: str | None = None
     one_dof: bool = False
+    point_tips: bool = False
 
     def make(self, prog, robot, *inputs):
         """Record this function's program into ``prog``: the maker's output lists."""
@@ -251,6 +257,11 @@ CATALOGUE = (
          "contact forces", ("q", "qd", "tau"),
          (QDD, Output("f", ("r",), "forces the tips exert on the environment, world axes at the tip")),
          f"{_CONTACT}:contact_dynamics", "contact_dynamics", tips=True, default=False, solves="Omega"),
+    Spec("contact_dynamics_baumgarte", "point contacts at every tip with Baumgarte stabilization: joint "
+         "accelerations with J qdd + Jdot qd = -kp (p - x_ref) - kd J qd per row and the contact forces",
+         ("q", "qd", "tau", "kp", "kd", "x_ref"), CONTACT_DERIVATIVES[:2],
+         f"{_CONTACT}:contact_dynamics_baumgarte", "contact_dynamics_baumgarte", tips=True, default=False,
+         solves="Omega", point_tips=True),
     Spec("impulse_dynamics", "impact of every tip with restitution e: velocities after it and the impulses",
          ("q", "qd", "e"),
          (Output("qd_plus", ("n",), "joint velocities after the impact"),
@@ -276,6 +287,22 @@ CATALOGUE = (
          f"{_CONTACT}_derivatives:contact_dynamics_derivatives_kkt_analytic", "contact_dynamics_derivatives",
          tips=True, family="contact_dynamics_derivatives", label="kkt_analytic", candidate=True, default=False,
          solves="Omega"),
+    Spec("contact_dynamics_baumgarte_derivatives", "contact dynamics with Baumgarte stabilization qdd, f and their "
+         "derivatives along q (tangent space), qd and tau", ("q", "qd", "tau", "kp", "kd", "x_ref"),
+         CONTACT_DERIVATIVES, None, "contact_dynamics_baumgarte_derivatives", tips=True,
+         family="contact_dynamics_baumgarte_derivatives", default=False, solves="Omega", point_tips=True),
+    Spec("contact_dynamics_baumgarte_derivatives_kkt", "contact dynamics with Baumgarte stabilization derivatives "
+         "from the differentiated KKT conditions with the factors of Omega(0) and M",
+         ("q", "qd", "tau", "kp", "kd", "x_ref"), CONTACT_DERIVATIVES,
+         f"{_CONTACT}_derivatives:contact_dynamics_baumgarte_derivatives", "contact_dynamics_baumgarte_derivatives",
+         tips=True, family="contact_dynamics_baumgarte_derivatives", label="kkt", candidate=True, default=False,
+         solves="Omega", point_tips=True),
+    Spec("contact_dynamics_baumgarte_derivatives_kkt_analytic", "contact dynamics with Baumgarte stabilization "
+         "derivatives from the differentiated KKT conditions, dtau/dx by the analytical recursion",
+         ("q", "qd", "tau", "kp", "kd", "x_ref"), CONTACT_DERIVATIVES,
+         f"{_CONTACT}_derivatives:contact_dynamics_baumgarte_derivatives_analytic",
+         "contact_dynamics_baumgarte_derivatives", tips=True, family="contact_dynamics_baumgarte_derivatives",
+         label="kkt_analytic", candidate=True, default=False, solves="Omega", point_tips=True),
     Spec("inverse_dynamics_derivatives", "derivatives of inverse dynamics dtau/dq (tangent space), dtau/dqd",
          ("q", "qd", "qdd"), ID_DERIVATIVES, None, "inverse_dynamics_derivatives",
          family="inverse_dynamics_derivatives", default=False),
@@ -405,11 +432,18 @@ def select(target, options):
     available = specs(target)
     names = [s.name for s in available]
     has_tips = bool(sizes(target).get("m"))
-    multi_dof = any(part.multi_dof for _, part in target.parts)
     inputs = options.parameters == "inputs"
+    # (Spec flag, whether the target has what it asks, why not): functions that exist only for some robots
+    limits = (("one_dof", not any(part.multi_dof for _, part in target.parts),
+               "need 1-dof joints: this robot has spherical or floating joints (compose forward_dynamics_derivatives "
+               "with your integrator's Jacobians)"),
+              ("point_tips", all(t.point for _, part in target.parts for t in getattr(part, "tips", ())),
+               "need point tips only (3 rows each, soagen.point_tip): a full tip's orientation error is not a "
+               "difference of rows"))
 
     def possible(s):
-        return (has_tips or not s.tips) and not (s.one_dof and multi_dof) and (s.parametric or not inputs)
+        return ((has_tips or not s.tips) and all(met or not getattr(s, flag) for flag, met, _ in limits)
+                and (s.parametric or not inputs))
 
     if options.functions is not None:
         unknown = sorted(set(options.functions) - set(names))
@@ -423,10 +457,10 @@ def select(target, options):
         if fixed:
             raise OptionsError(f"{', '.join(fixed)} cannot take the parameters as inputs; those that can: "
                                f"{', '.join(sorted(PARAMETRIC))}")
-        one_dof = sorted(s.name for s in available if s.name in chosen and s.one_dof and multi_dof)
-        if one_dof:
-            raise OptionsError(f"{', '.join(one_dof)} need 1-dof joints: this robot has spherical or floating "
-                               "joints (compose forward_dynamics_derivatives with your integrator's Jacobians)")
+        for flag, met, why in limits:
+            refused = sorted(s.name for s in available if s.name in chosen and getattr(s, flag) and not met)
+            if refused:
+                raise OptionsError(f"{', '.join(refused)} {why}")
     else:
         chosen = {s.name for s in available if s.default} | variant_names(options.variants, available)
     selected = [s for s in available if s.name in chosen and possible(s)]

@@ -129,7 +129,8 @@ NEEDS_INVERSE = {
     "linearized_step_via_id", "linearized_step_via_analytic_id", "contact_dynamics", "impulse_dynamics",
     "contact_dynamics_derivatives", "contact_dynamics_derivatives_forward", "contact_dynamics_derivatives_kkt",
     "contact_dynamics_derivatives_kkt_analytic", "impulse_dynamics_derivatives", "forward_dynamics_hessian",
-    "contact_dynamics_hessian"}
+    "contact_dynamics_hessian", "contact_dynamics_baumgarte", "contact_dynamics_baumgarte_derivatives",
+    "contact_dynamics_baumgarte_derivatives_kkt", "contact_dynamics_baumgarte_derivatives_kkt_analytic"}
 
 
 def test_function_selection_leaves_out_what_needs_the_inverse():
@@ -147,10 +148,10 @@ def test_function_selection_leaves_out_what_needs_the_inverse():
         select(robot, soagen.Options(functions=["mass_matrix", "os_inertia"]))
     with pytest.raises(soagen.RobotError, match="cannot generate forward_dynamics_derivatives .*'j1'"):
         select(robot, soagen.Options(functions=["forward_dynamics_derivatives"]))
-    good = _load("good_one_joint.urdf", tips=["l1"])
+    good = _load("good_one_joint.urdf", tips=[soagen.point_tip("l1")])     # a point tip: every function exists
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        # one joint cannot move a 6-row tip: that warning (tests/test_check_untested.py), and no other
+        # one joint cannot move a 3-row tip: that warning (tests/test_check_untested.py), and no other
         warnings.filterwarnings("ignore", message=r".*Lambda\(0\) never exists")
         on_good = {s.name for s in select(good, every)}
         assert NEEDS_INVERSE <= {s.name for s in select(good, soagen.Options(functions=sorted(NEEDS_INVERSE)))}

@@ -198,13 +198,18 @@ def test_generated_contact_derivatives_match_reference():
     assert all(results[f].compared == 20 for f in DERIVATIVES)
 
 
+#: solo12's derivatives build, shared by the tests of the Baumgarte-stabilized contact dynamics (the member the
+#: family picks on solo12 alone: both are compared on the floating tree)
+SOLO12_DERIVATIVES = ["contact_dynamics_derivatives", "impulse_dynamics_derivatives", "contact_dynamics_baumgarte",
+                      "contact_dynamics_baumgarte_derivatives_kkt_analytic"]
+
+
 def test_generated_contact_derivatives_match_reference_on_solo12():
     """The family function (the KKT solve through the halves of the M solve, with Ĵ = J P L⁻ᵀ) and
     the impulse dynamics derivatives on a real URDF: solo12's four point feet, against the
     reference, which the tests below hold to Pinocchio's differences; all eight (six) outputs
     compared, none near zero."""
-    robot, mod = built("contact_derivatives_solo12", solo12,
-                       functions=["contact_dynamics_derivatives", "impulse_dynamics_derivatives"])
+    robot, mod = built("contact_derivatives_solo12", solo12, functions=SOLO12_DERIVATIVES)
     rng = np.random.default_rng(5)
     for _ in range(3):
         q, qd, _, tau = robot.random_state(rng)
@@ -327,3 +332,114 @@ def test_impulse_derivatives_reference_matches_pinocchio_differences(case):
         tol = 1e-10 * max(1.0, cond * 1e-4)
         assert rel(derivatives[3], dp_dqd) < tol
         assert rel(derivatives[1], np.eye(robot.nv) - np.linalg.solve(M, J.T @ dp_dqd)) < tol
+
+
+# ------------------------------------------------------------ Baumgarte stabilization (point tips)
+def baumgarte_inputs(robot, rng, per_tip=False):
+    """Gains kp (1/s²), kd (1/s) and reference positions x_ref (m) per tip row, (r,) each, none zero;
+    ``per_tip``: one kp and kd per tip (Pinocchio's corrector has one per contact)."""
+    m = len(robot.tips)
+    if per_tip:
+        return np.repeat(rng.uniform(5.0, 50.0, m), 3), np.repeat(rng.uniform(1.0, 20.0, m), 3), rng.normal(size=3 * m)
+    return rng.uniform(5.0, 50.0, 3 * m), rng.uniform(1.0, 20.0, 3 * m), rng.normal(size=3 * m)
+
+
+def floating_point_tree():
+    """A floating tree of 4 joints in two branches, both tips point tips with offsets."""
+    return with_point_tips(random_robot(64, 4, tree=True, tips=2, floating_base=True))
+
+
+BAUMGARTE = ["contact_dynamics_baumgarte", "contact_dynamics_baumgarte_derivatives_kkt",
+             "contact_dynamics_baumgarte_derivatives_kkt_analytic"]
+
+
+def test_generated_baumgarte_matches_reference():
+    """Both members of the Baumgarte derivatives and the dynamics on a floating tree with point tips, kp, kd
+    and x_ref drawn per row (soagen check's inputs), against the reference on every state."""
+    robot, mod = built("baumgarte_floating_tree", floating_point_tree, functions=BAUMGARTE)
+    assert robot.bodies[0].joint_type == "floating" and all(t.point and np.any(t.offset) for t in robot.tips)
+    results = check_module(robot, mod, samples=10, seed=3)
+    assert_checked(robot, results, 10)
+    assert all(results[f].compared == 10 for f in BAUMGARTE)
+
+
+def test_generated_baumgarte_matches_reference_on_solo12():
+    """The derivatives (the member picked on solo12) and the dynamics on solo12's four point feet, gains and x_ref
+    different on every row, all outputs compared, none near zero; the gains change the answer (not a vacuous
+    Baumgarte term)."""
+    robot, mod = built("contact_derivatives_solo12", solo12, functions=SOLO12_DERIVATIVES)
+    rng = np.random.default_rng(11)
+    for _ in range(2):
+        q, qd, _, tau = robot.random_state(rng)
+        gains = baumgarte_inputs(robot, rng)
+        J = ref.jacobian(robot, q)
+        tol = 1e-10 * max(1.0, np.linalg.cond(J @ np.linalg.solve(ref.mass_matrix(robot, q), J.T)) * 1e-3)
+        got = mod.contact_dynamics_baumgarte(q, qd, 10.0 * tau, *gains)
+        want = ref.contact_dynamics_baumgarte(robot, q, qd, 10.0 * tau, *gains)
+        assert rel(got[0], want[0]) < tol and rel(got[1], want[1]) < tol
+        for a, b in zip(mod.contact_dynamics_baumgarte_derivatives(q, qd, 10.0 * tau, *gains, variant="kkt_analytic"),
+                        ref.contact_dynamics_baumgarte_derivatives(robot, q, qd, 10.0 * tau, *gains)):
+            assert np.abs(b).max() > 1e-3 and rel(np.asarray(a), b) < tol
+        assert rel(want[1], ref.contact_dynamics(robot, q, qd, 10.0 * tau)[1]) > 1e-2
+
+
+def test_baumgarte_needs_point_tips():
+    """A full tip's orientation error is not a difference of rows: asking for the Baumgarte functions of a
+    robot with one is refused, naming them; left out of every variant otherwise."""
+    with pytest.raises(soagen.OptionsError, match="contact_dynamics_baumgarte need point tips only"):
+        select(floating_full_and_point(), soagen.Options(functions=["contact_dynamics_baumgarte", "jacobian"]))
+    everything = soagen.Options(variants=["contact_dynamics_baumgarte_derivatives"])
+    assert not {s.name for s in select(floating_full_and_point(), everything)} & set(BAUMGARTE)
+    assert set(BAUMGARTE[1:]) <= {s.name for s in select(floating_point_tree(), everything)}
+
+
+def pinocchio_baumgarte(robot, oracle, qp, vp, taup, kp, kd, x_ref):
+    """q̈ (Pinocchio's order) and f (soagen's) of Pinocchio's constraintDynamics at Pinocchio's q, v, τ: per
+    tip a CONTACT_3D RigidConstraintModel of its frame against the world (joint 0) at x_ref, LOCAL_WORLD_ALIGNED,
+    Baumgarte corrector (kp, kd) of its first row; its error is −Kp (p − x_ref) − Kd v, world axes."""
+    model, data = oracle.model, oracle.data
+    models, datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
+    for i, fid in enumerate(oracle.frames):
+        frame = model.frames[fid]
+        c = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, frame.parentJoint, frame.placement, 0,
+                                     pin.SE3(np.eye(3), x_ref[3 * i:3 * i + 3]), LWA)
+        c.setBaumgarteCorrectorParameters(pin.BaumgarteCorrectorParameters(kp[3 * i], kd[3 * i]))
+        models.append(c)
+        datas.append(c.createData())
+    pin.initConstraintDynamics(model, data, models, datas)
+    qdd = pin.constraintDynamics(model, data, qp, vp, taup, models, datas)
+    return qdd, -np.array(data.lambda_c)
+
+
+def test_baumgarte_reference_matches_pinocchio():
+    """solo12's point feet: the reference's q̈, f = Pinocchio's constraintDynamics with each contact's Baumgarte
+    corrector and anchor; the defining equations from Pinocchio's M, C + G, J, J̇q̇ and the feet's positions;
+    the reference's derivatives = central differences of constraintDynamics along pin.integrate's tangent
+    space, q̇ and τ."""
+    robot, oracle = pinocchio_case("solo12_point_feet")
+    rng = np.random.default_rng(12)
+    q, qd, _, tau = oracle.random_state(rng)
+    tau = 10.0 * tau
+    kp, kd, x_ref = baumgarte_inputs(robot, rng, per_tip=True)
+    J, M = oracle.jacobian(q), oracle.mass_matrix(q)
+    cond = np.linalg.cond(J @ np.linalg.solve(M, J.T))
+    tol = 1e-10 * max(1.0, cond * 1e-4)
+    qdd_p, f_p = pinocchio_baumgarte(robot, oracle, oracle.q(q), oracle.v(qd), oracle.v(tau), kp, kd, x_ref)
+    qdd, f = ref.contact_dynamics_baumgarte(robot, q, qd, tau, kp, kd, x_ref)
+    assert rel(qdd, oracle._from(qdd_p)) < tol and rel(f, f_p) < tol
+    p = oracle.tip_poses(q)[:, :3, 3].ravel()
+    assert rel(M @ qdd + oracle.bias(q, qd) + J.T @ f, tau) < tol
+    assert rel(J @ qdd + oracle.jdot_qdot(q, qd), -kp * (p - x_ref) - kd * (J @ qd)) < tol
+    assert rel(f, ref.contact_dynamics(robot, q, qd, tau)[1]) > 1e-2          # the gains change f
+
+    def solve(qp, vp, taup):
+        qdd_p, f_p = pinocchio_baumgarte(robot, oracle, qp, vp, taup, kp, kd, x_ref)
+        return np.concatenate([oracle._from(qdd_p), f_p])
+
+    differences = central_differences(robot, oracle, solve, q, (qd, tau))
+    n = robot.nv
+    derivatives = ref.contact_dynamics_baumgarte_derivatives(robot, q, qd, tau, kp, kd, x_ref)[2:]
+    for name, a, b in zip(("dqdd_dq", "dqdd_dqd", "dqdd_dtau", "df_dq", "df_dqd", "df_dtau"), derivatives,
+                          [d[:n] for d in differences] + [d[n:] for d in differences]):
+        assert rel(a, b) < 1e-6 * max(1.0, cond * 1e-3), (name, rel(a, b))
+        assert np.abs(b).max() > 1e-3, name

@@ -1,8 +1,8 @@
 """soagen.crocoddyl from C++: a tiny CMake project adds the folder soagen.crocoddyl.write wrote, links its target
 ``<name>::crocoddyl`` and compiles with ``-Wall -Wextra -Werror``; its program builds the Pinocchio model of a seeded
-random floating tree with two point feet (joint by joint), and the contact model's calc and calcDiff equal
-Crocoddyl's own DifferentialActionModelContactFwdDynamics to 1e-10 relative (xout, Fx, Fu, cost, Lx, Lu, Lxx, Luu,
-the forces and df_dx). One CMake build, -O0.
+random floating tree with two point feet (joint by joint), their contacts with Baumgarte gains, and the contact
+model's calc and calcDiff equal Crocoddyl's own DifferentialActionModelContactFwdDynamics to 1e-10 relative (xout,
+Fx, Fu, cost, Lx, Lu, Lxx, Luu, the forces and df_dx). One CMake build, -O0.
 """
 from __future__ import annotations
 
@@ -53,8 +53,9 @@ int main()
     auto contacts = std::make_shared<crocoddyl::ContactModelMultiple>(state, nu);
     for (std::size_t k = 0; k < frames.size(); ++k)
         contacts->addContact("foot" + std::to_string(k), std::make_shared<crocoddyl::ContactModel3D>(
-            state, frames[k], Eigen::Vector3d::Zero(), k % 2 ? pinocchio::LOCAL : pinocchio::LOCAL_WORLD_ALIGNED,
-            nu, Eigen::Vector2d::Zero()));
+            state, frames[k], Eigen::Vector3d(0.1, -0.2, 0.05 * k), k % 2 ? pinocchio::LOCAL
+                                                                           : pinocchio::LOCAL_WORLD_ALIGNED,
+            nu, k % 2 ? Eigen::Vector2d(0., 40.) : Eigen::Vector2d(20., 5.)));     // Baumgarte gains
     auto costs = std::make_shared<crocoddyl::CostModelSum>(state, nu);
     costs->addCost("x", std::make_shared<crocoddyl::CostModelResidual>(
         state, std::make_shared<crocoddyl::ResidualModelState>(state, nu)), 1.0);

@@ -6,7 +6,7 @@ feet's contacts LOCAL and two LOCAL_WORLD_ALIGNED (a seeded random floating tree
 through the same class from C++ in tests/test_crocoddyl_cmake.py; one compile against Crocoddyl's headers each):
 every output of ``calc`` and ``calcDiff`` (xout, Fx, Fu, cost, Lx, Lu, Lxx, Luu, the contact forces in
 data.pinocchio.lambda_c, df_dx, df_du and each contact's f, fext, df_dx, df_du), running and terminal, equals
-Crocoddyl's to 1e-10 relative, and q̈ and the forces equal soagen's numpy reference (three routes); an FDDP solve
+Crocoddyl's to 1e-10 relative, with the contacts' Baumgarte gains zero and nonzero, and q̈ and the forces equal soagen's numpy reference (three routes); an FDDP solve
 of a 20-node standing problem reaches Crocoddyl's solution; contacts and costs soagen's model does not compute
 are refused by name. One module, -O0.
 """
@@ -107,6 +107,20 @@ def _state(robot, model, rng):
                                                                                                     robot.nv - 6)
 
 
+def _compare_running(ours, theirs, datas, names, x, u, what):
+    """calc and calcDiff of both running models at (x, u): every output of :data:`OUTPUTS` (all that must be
+    nonzero are), the forces in lambda_c and each contact's f, fext, df_dx and df_du equal."""
+    for m in (ours, theirs):
+        m.calc(datas[m], x, u)
+        m.calcDiff(datas[m], x, u)
+    nonzero = _compare(datas[ours], datas[theirs], OUTPUTS, f"{what} running")
+    assert {"xout", "Fx", "Fu", "cost", "Lx", "Lu", "Lxx", "Luu", "df_dx", "df_du"} <= set(nonzero)
+    _compare(datas[ours].pinocchio, datas[theirs].pinocchio, ("lambda_c",), f"{what} forces")
+    for name in names:
+        assert set(_compare(_contact_outputs(datas[ours], name), _contact_outputs(datas[theirs], name),
+                            ("f", "fext", "df_dx", "df_du"), f"{what} {name}")) == {"f", "fext", "df_dx", "df_du"}
+
+
 @pytest.mark.parametrize("case", ["solo12"])
 def test_every_output_equals_crocoddyls(case, request):
     robot, model, _, _, contacts, _, _, models = request.getfixturevalue(case)
@@ -117,16 +131,7 @@ def test_every_output_equals_crocoddyls(case, request):
     names = list(contacts.contacts.todict())
     for k in range(3):
         x, u = _state(robot, model, rng)
-        for m in (ours, theirs):
-            m.calc(datas[m], x, u)
-            m.calcDiff(datas[m], x, u)
-        nonzero = _compare(datas[ours], datas[theirs], OUTPUTS, f"{case} running, state {k}")
-        assert {"xout", "Fx", "Fu", "cost", "Lx", "Lu", "Lxx", "Luu", "df_dx", "df_du"} <= set(nonzero)
-        _compare(datas[ours].pinocchio, datas[theirs].pinocchio, ("lambda_c",), f"{case} forces, state {k}")
-        for name in names:
-            assert set(_compare(_contact_outputs(datas[ours], name), _contact_outputs(datas[theirs], name),
-                                ("f", "fext", "df_dx", "df_du"), f"{case} {name}, state {k}")) == \
-                {"f", "fext", "df_dx", "df_du"}
+        _compare_running(ours, theirs, datas, names, x, u, f"{case}, state {k}")
         # three routes for q̈ and the forces: soagen's C (ours), Pinocchio's KKT (Crocoddyl's), soagen's numpy
         q, v = x[:robot.nq], pc.v_from_pinocchio(robot, x[robot.nq:])
         qdd, f = soagen.reference.contact_dynamics(robot, q, v, pc.v_from_pinocchio(robot, datas[ours].multibody.
@@ -164,8 +169,39 @@ def test_fddp_standing_reaches_crocoddyls_solution(solo12):
     assert np.max(np.abs(xs[-1, :3] - x0[:3])) > 5e-3                  # the base moved: not a trivial solution
 
 
+def test_baumgarte_gains_equal_crocoddyls(solo12):
+    """Crocoddyl's Baumgarte stabilization (ContactModel3D's gains and xref): gains [30, 8] on the front feet,
+    [0, 50] on the hind ones, each pair one LOCAL_WORLD_ALIGNED and one LOCAL contact, every xref away from
+    the foot; every output of calc and calcDiff equals Crocoddyl's (the class the other tests use, one compile),
+    also after every xref is moved (set_reference: read at every call); q̈ and the world forces equal soagen's
+    numpy reference with those gains."""
+    robot, model, state, actuation, _, every, _, _ = solo12
+    rng = np.random.default_rng(59)
+    contacts = crocoddyl.ContactModelMultiple(state, actuation.nu)
+    for i, foot in enumerate(FEET):
+        contacts.addContact(foot, crocoddyl.ContactModel3D(state, model.getFrameId(foot), rng.normal(0.0, 0.2, 3),
+                                                           pin.LOCAL if i % 2 else pin.LOCAL_WORLD_ALIGNED,
+                                                           actuation.nu, np.array([30.0, 8.0] if i < 2 else [0.0, 50.0])))
+    ours = sc.contact_fwd_dynamics(robot, state, actuation, contacts, every["running"], 0.0, True, optimize="O0")
+    theirs = crocoddyl.DifferentialActionModelContactFwdDynamics(state, actuation, contacts, every["running"], 0.0,
+                                                                 True)
+    datas = {m: m.createData() for m in (ours, theirs)}
+    for k in range(2):
+        x, u = _state(robot, model, rng)
+        _compare_running(ours, theirs, datas, FEET, x, u, f"gains, state {k}")
+        q, v = x[:robot.nq], pc.v_from_pinocchio(robot, x[robot.nq:])
+        feet = [contacts.contacts[t.name].contact for t in robot.tips]              # in the tips' order
+        kp, kd = (np.repeat([c.gains[j] for c in feet], 3) for j in (0, 1))
+        x_ref = np.concatenate([c.reference for c in feet])
+        qdd, _ = soagen.reference.contact_dynamics_baumgarte(
+            robot, q, v, pc.v_from_pinocchio(robot, datas[ours].multibody.actuation.tau), kp, kd, x_ref)
+        assert np.max(np.abs(datas[ours].xout - pc.v_to_pinocchio(robot, qdd))) <= 1e-9 * np.max(np.abs(qdd))
+        for foot in FEET:                                                          # xref moved between calls
+            contacts.contacts[foot].contact.reference = rng.normal(0.0, 0.2, 3)
+
+
 def test_arguments_and_what_soagen_does_not_compute_is_refused(solo12):
-    """By name: Baumgarte gains, a damping, a 6-D contact, a contact away from the tips, a missing foot, a
+    """By name: a damping, a 6-D contact, a contact away from the tips, a missing foot, a
     residual reading frame velocities; and another robot's Pinocchio model. Crocoddyl's arguments are taken
     as Crocoddyl takes them."""
     robot, model, state, actuation, contacts, every, _, _ = solo12
@@ -183,8 +219,6 @@ def test_arguments_and_what_soagen_does_not_compute_is_refused(solo12):
         return sc.contact_fwd_dynamics(robot, state, actuation, c, costs, *args, optimize="O0", **kw)
 
     fl = model.getFrameId("FL_FOOT")
-    with pytest.raises(ValueError, match="'FL_FOOT' has Baumgarte gains"):
-        build(contacts_with(crocoddyl.ContactModel3D(state, fl, np.zeros(3), pin.LOCAL, nu, np.array([0.0, 50.0]))))
     with pytest.raises(ValueError, match="'FL_FOOT' is not a ContactModel3D"):
         build(contacts_with(crocoddyl.ContactModel6D(state, fl, pin.SE3.Identity(), pin.LOCAL, nu, np.zeros(2))))
     with pytest.raises(ValueError, match=r"'FL_FOOT' \(frame FL_LOWER_LEG\) is not at one of the tips"):

@@ -10,6 +10,10 @@ guarded LDLᵀ of Ω(0) [KJR (61)], and θ̈ = θ̈_f + Δθ̈(f), Δθ̈ = −(
 the velocity pass [KJR (41)], θ̇⁺ = θ̇⁻ + Δθ̈(p).  ``f`` and ``p`` (r,) are what each
 tip exerts on the environment, world axes at the tip: 3 rows per point tip, 6 per
 full tip.
+
+Baumgarte stabilization (``contact_dynamics_baumgarte``, point tips only): the tips' classical
+accelerations held at −kp∘(p − x_ref) − kd∘(Jθ̇) instead of 0, row by row (p the tips' world
+positions); for Ω(0) a change of right-hand side, Ω(0)f = α_f(0) + kp∘(p − x_ref) + kd∘(Jθ̇).
 """
 from __future__ import annotations
 
@@ -21,8 +25,23 @@ from soagen.passes.sweeps import Sweeps, articulated, innovations_solve, tip_acc
 from soagen.passes.tip_rows import tip_rows
 
 
-def solve_contact(sw, qd, tau):
-    """FD2's θ̈_f and α_f(0), then Ω(0)f = α_f(0) and θ̈ = θ̈_f + Δθ̈(f) [RJK (18)];
+def baumgarte_rows(sw, V, kp, kd, x_ref):
+    """kp∘(p − x_ref) + kd∘(Jθ̇), (r,): the Baumgarte terms of point tips, p (3 per tip) the tip's
+    world position, Jθ̇ its velocity (world axes), from the bodies' velocities ``V`` (body axes);
+    ``kp``, ``kd``, ``x_ref`` (r,) per row."""
+    prog, rows = sw.prog, []
+    for tip in sw.robot.tips:
+        assert tip.point, "Baumgarte terms are defined for point tips only"
+        R, p = sw.world(tip.body)
+        off = S.const_vector(tip.offset)
+        position = S.add(prog, p, S.matvec(prog, R, off))                    # world
+        rows += zip(position, S.motion_to_tip(prog, R, off, V[tip.body])[1])    # (p, Jθ̇) per row
+    return [prog.let(kp[i] * (x - x_ref[i]) + kd[i] * v) for i, (x, v) in enumerate(rows)]
+
+
+def solve_contact(sw, qd, tau, baumgarte=()):
+    """FD2's θ̈_f and α_f(0), then Ω(0)f = α_f(0) and θ̈ = θ̈_f + Δθ̈(f) [RJK (18)]; ``baumgarte``
+    (kp, kd, x_ref), each (r,): Ω(0)f = α_f(0) + kp∘(p − x_ref) + kd∘(Jθ̇) (:func:`baumgarte_rows`);
     returns θ̈ (n), f (r), the articulated-body quantities and the LDLᵀ factors of Ω(0)."""
     prog, robot = sw.prog, sw.robot
     Tp, vel, zeta = bias_torques(sw, prog, tau, qd)                     # T' = T − C − G, FD2 (5.5)
@@ -30,6 +49,8 @@ def solve_contact(sw, qd, tau):
     qdd_free, lam = innovations_solve(sw, art, Tp)                       # (5.6)–(5.7)
     alpha = [S.spatial_add(prog, lam[k], zeta[k]) for k in range(robot.nb)]
     a_free = tip_accelerations(sw, vel.V, alpha, gravity=True)          # α_f(0), r
+    if baumgarte:
+        a_free = [prog.let(a + b) for a, b in zip(a_free, baumgarte_rows(sw, vel.V, *baumgarte))]
     L, _, dinv = factor_omega(sw, art, prog.options.pivot_ratio)
     prog.banner("contact forces: Omega(0) f = alpha_f(0)", level=0)
     f = ldl_solve(prog, L, dinv, a_free)
@@ -42,6 +63,14 @@ def contact_dynamics(prog, robot, q, qd, tau):
     """θ̈ and the contact forces f with J θ̈ + J̇θ̇ = 0 at every tip: FD2, then
     Ω(0)f = α_f(0) and θ̈ = θ̈_f + Δθ̈(f) [RJK (18)]."""
     qdd, f, _, _, _ = solve_contact(Sweeps(prog, robot, q), qd, tau)
+    return [qdd, f]
+
+
+def contact_dynamics_baumgarte(prog, robot, q, qd, tau, kp, kd, x_ref):
+    """θ̈ and f with every point tip's classical acceleration held at the Baumgarte target,
+    J θ̈ + J̇θ̇ = −kp∘(p − x_ref) − kd∘(Jθ̇): FD2, then Ω(0)f = α_f(0) + kp∘(p − x_ref) + kd∘(Jθ̇)
+    and θ̈ = θ̈_f + Δθ̈(f) [RJK (18)]."""
+    qdd, f, _, _, _ = solve_contact(Sweeps(prog, robot, q), qd, tau, (kp, kd, x_ref))
     return [qdd, f]
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from soagen.passes.contact import baumgarte_rows
 from soagen.passes.dynamics import bias_torques, impulse_torques
 from soagen.passes.derivatives import directions, fixed_input_tangents, inner_program, tangent_seeds
 from soagen.passes.kinematics import jacobian_rows
@@ -54,16 +55,20 @@ def contact_dynamics_derivatives_forward(prog, robot, q, qd, tau):
             + [jacobian(T, out, directions(d, n)) for out in (qdd, f) for d in ("q", "qd", "tau")])
 
 
-def tip_accelerations_at(prog, robot, q, qd, qdd):
+def tip_accelerations_at(prog, robot, q, qd, qdd, *baumgarte):
     """Jθ̈ + J̇θ̇: the tips' classical accelerations at θ̈, α(k) = φ*α(p) + H*θ̈ + a [RK (2.26)],
-    α(0) [RK (4.23)]; a list (r,)."""
+    α(0) [RK (4.23)]; ``baumgarte`` (kp, kd, x_ref), each (r,): plus kp∘(p − x_ref) + kd∘(Jθ̇)
+    (:func:`~soagen.passes.contact.baumgarte_rows`); a list (r,)."""
     sw = Sweeps(prog, robot, q)
     vel = velocities(sw, qd)
     alpha = [None] * robot.nb
     for k in sw.base_to_tip():
         p = robot.bodies[k].parent
         alpha[k] = accelerate(sw, vel, k, ZERO6 if p < 0 else alpha[p], sw.part(qdd, k))
-    return [tip_accelerations(sw, vel.V, alpha)]
+    acc = tip_accelerations(sw, vel.V, alpha)
+    if baumgarte:
+        acc = [prog.let(a + b) for a, b in zip(acc, baumgarte_rows(sw, vel.V, *baumgarte))]
+    return [acc]
 
 
 def tip_force_torques(prog, robot, q, qd, f):
@@ -92,11 +97,12 @@ def _id_columns(prog, robot, q, qd, qdd, f, analytic):
             "qd": [[dqd[i * n + j] for j in range(n)] for i in range(n)]}
 
 
-def _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh):
+def _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh, baumgarte=()):
     """θ̈ and f of the contact dynamics through the LTDL factors of M the derivatives solve with:
     T' = T − C − G by Newton–Euler at θ̈ = 0 [RK (4.17)], w = D⁻¹L⁻¹PT' (so θ̈_f = PL⁻ᵀw), the tips'
     free accelerations α_f(0) = Ĵw + J̇θ̇ [RK (4.23)], Ω(0) = ĴD⁻¹Ĵᵀ factored with every pivot guarded
-    as the contact solve does [KJR (61)], Ω(0)f = α_f(0), and θ̈ = PL⁻ᵀ(w − D⁻¹Ĵᵀf): M θ̈ = T' − J*f.
+    as the contact solve does [KJR (61)], Ω(0)f = α_f(0), and θ̈ = PL⁻ᵀ(w − D⁻¹Ĵᵀf): M θ̈ = T' − J*f;
+    ``baumgarte`` (kp, kd, x_ref): α_f(0) + kp∘(p − x_ref) + kd∘(Jθ̇) on the right (:func:`baumgarte_rows`).
     Returns θ̈ (n), f (r) and the LDLᵀ factors of Ω(0)."""
     prog, n, r = sw.prog, sw.robot.nv, len(Jh)
     Tp, vel, zeta = bias_torques(sw, prog, tau, qd)
@@ -105,6 +111,8 @@ def _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh):
     w = [prog.let(y * dk) for y, dk in zip(ldl_forward(prog, L, Tp[::-1]), dinv)]
     jdqd = tip_accelerations(sw, vel.V, zeta, gravity=True)            # J̇θ̇, r
     a_free = [prog.let(jdqd[i] + sum(Jh[i][k] * w[k] for k in range(n))) for i in range(r)]
+    if baumgarte:
+        a_free = [prog.let(a + b) for a, b in zip(a_free, baumgarte_rows(sw, vel.V, *baumgarte))]
     L_om, dinv_om = _factor_omega(prog, Jh, DJh)
     prog.banner("contact forces: Omega(0) f = alpha_f(0); theta'' = P L^-T (w - D^-1 J^* f)", level=0)
     f = ldl_solve(prog, L_om, dinv_om, a_free)
@@ -156,18 +164,21 @@ def _kkt_column(L, dinv, Jh, DJh, L_om, dinv_om):
     return kernel
 
 
-def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False):
+def contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=False, baumgarte=()):
     """θ̈, f and their derivatives along q, q̇, τ from the differentiated KKT conditions,
     solved with the LTDL factors of M and the LDLᵀ factors of Ω(0) = ĴD⁻¹Ĵᵀ, θ̈ and f
     themselves included (:func:`_solve_contact_ltdl`); ``analytic``: ∂ID/∂x by the
-    analytical recursion (:func:`_id_columns`)."""
+    analytical recursion (:func:`_id_columns`); ``baumgarte`` (kp, kd, x_ref), each (r,): the
+    tips held at Jθ̈ + J̇θ̇ = −kp∘(p − x_ref) − kd∘(Jθ̇), B the derivative of Jθ̈ + J̇θ̇ + kp∘(p − x_ref)
+    + kd∘(Jθ̇) (gains and x_ref fixed)."""
     n, r = robot.nv, robot.tip_rows
     sw = Sweeps(prog, robot, q)
     L, dinv, _, Jh, DJh = _ltdl_and_jhat(sw)
-    qdd, f, L_om, dinv_om = _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh)
-    prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd)/dx at qdd", level=0)
+    qdd, f, L_om, dinv_om = _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh, baumgarte)
+    prog.banner("A = dID/dx at (qdd, f), B = d(J qdd + Jdot qd [+ kp (p - x_ref) + kd J qd])/dx at qdd", level=0)
     A = _id_columns(prog, robot, q, qd, qdd, f, analytic)
-    B = fixed_input_tangents(prog, robot, tip_accelerations_at, q, qd, [("qdd", qdd)])
+    B = fixed_input_tangents(prog, robot, tip_accelerations_at, q, qd,
+                             [("qdd", qdd), *zip(("kp", "kd", "x_ref"), baumgarte)])
 
     solve = _kkt_column(L, dinv, Jh, DJh, L_om, dinv_om)
 
@@ -188,6 +199,18 @@ def contact_dynamics_derivatives_kkt_analytic(prog, robot, q, qd, tau):
     """:func:`contact_dynamics_derivatives_kkt` with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
     Carpentier & Mansard (RSS 2018)."""
     return contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic=True)
+
+
+def contact_dynamics_baumgarte_derivatives(prog, robot, q, qd, tau, kp, kd, x_ref, analytic=False):
+    """θ̈, f of :func:`~soagen.passes.contact.contact_dynamics_baumgarte` and their derivatives along
+    q, q̇, τ: :func:`contact_dynamics_derivatives_kkt` with the Baumgarte terms in α_f(0) and in B."""
+    return contact_dynamics_derivatives_kkt(prog, robot, q, qd, tau, analytic, (kp, kd, x_ref))
+
+
+def contact_dynamics_baumgarte_derivatives_analytic(prog, robot, q, qd, tau, kp, kd, x_ref):
+    """:func:`contact_dynamics_baumgarte_derivatives` with ∂(Mθ̈ + C + G)/∂x by the analytical recursion of
+    Carpentier & Mansard (RSS 2018)."""
+    return contact_dynamics_baumgarte_derivatives(prog, robot, q, qd, tau, kp, kd, x_ref, analytic=True)
 
 
 def tip_velocities_at(prog, robot, q, qd, w):

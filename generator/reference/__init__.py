@@ -42,8 +42,9 @@ from soagen.reference.articulated_bodies import (
     ArticulatedBodies, articulated, fd4, forward_dynamics, forward_dynamics_fd2, gravity_bar, innovations_filter,
     innovations_smoother, innovations_solve, mass_matrix_inverse, tip_force_acceleration,
 )
-from soagen.reference.contact import (contact_dynamics, contact_dynamics_derivatives, impulse_dynamics,
-                                     impulse_dynamics_derivatives)
+from soagen.reference.contact import (contact_dynamics, contact_dynamics_baumgarte,
+                                     contact_dynamics_baumgarte_derivatives, contact_dynamics_derivatives,
+                                     impulse_dynamics, impulse_dynamics_derivatives)
 from soagen.reference.centroidal import (
     center_of_mass, centroidal_bias, centroidal_momentum_matrix, com_jacobian)
 from soagen.reference.derivatives import (centroidal_dynamics_derivatives, forward_dynamics_derivatives,
@@ -83,7 +84,8 @@ __all__ = [
     # regressors, identifiable
     "body_regressor", "regressor", "base_regressor", "slotine_li_regressor",
     # contact
-    "contact_dynamics", "contact_dynamics_derivatives", "impulse_dynamics", "impulse_dynamics_derivatives",
+    "contact_dynamics", "contact_dynamics_derivatives", "contact_dynamics_baumgarte",
+    "contact_dynamics_baumgarte_derivatives", "impulse_dynamics", "impulse_dynamics_derivatives",
     # centroidal
     "center_of_mass", "com_jacobian", "centroidal_momentum_matrix", "centroidal_bias", "centroidal_dynamics_derivatives",
 ]

@@ -7,7 +7,11 @@ Contact dynamics: the free motion θ̈_f and its tip accelerations α_f(0) = Jθ
 Δθ̈ = −M⁻¹J*f [RJK (18)].  Impulse dynamics: Ω(0) p = (1 + e) Jθ̇⁻ and
 θ̇⁺ = θ̇⁻ + Δθ̈(p).  ``f`` and ``p`` are what each tip exerts on the environment
 (3 rows per point tip, 6 per full tip, world axes at the tip), the sign of
-``f_tip`` in τ = Mθ̈ + C + G + J*f."""
+``f_tip`` in τ = Mθ̈ + C + G + J*f.
+
+Baumgarte stabilization (point tips only): the tips' classical accelerations held at
+Jθ̈ + J̇θ̇ = −kp∘(p − x_ref) − kd∘(Jθ̇) row by row, p the tips' world positions: Ω(0) f =
+α_f(0) + kp∘(p − x_ref) + kd∘(Jθ̇)."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +21,7 @@ from soagen.reference.articulated_bodies import articulated, forward_dynamics_fd
 from soagen.reference.derivatives import inverse_dynamics_derivatives, tip_acceleration_derivatives
 from soagen.reference.newton_euler_passes import mass_matrix
 from soagen.reference.operational_space import os_solve
-from soagen.reference.tip_kinematics import jacobian, tip_velocity
+from soagen.reference.tip_kinematics import forward_kinematics, jacobian, tip_velocity
 
 
 def contact_dynamics(robot, q, qd, tau):
@@ -26,6 +30,25 @@ def contact_dynamics(robot, q, qd, tau):
     kin = kinematics(robot, q)
     qdd_free, a_free = forward_dynamics_fd2(robot, q, qd, tau)      # θ̈_f, α_f(0) = Jθ̈_f + J̇θ̇
     f = os_solve(robot, kin, articulated(robot, kin), a_free)
+    return qdd_free + tip_force_acceleration(robot, q, f), f
+
+
+def _point_positions(robot, q):
+    """The world positions of the point tips, stacked (r,); raises ValueError for a full tip (its
+    orientation error is not a difference of rows)."""
+    if not all(t.point for t in robot.tips):
+        raise ValueError(f"{robot.name}: Baumgarte terms are defined for point tips only")
+    return forward_kinematics(robot, q)[:, :3, 3].ravel()
+
+
+def contact_dynamics_baumgarte(robot, q, qd, tau, kp, kd, x_ref):
+    """θ̈ (n,) and f (r,) with the point tips' classical accelerations Jθ̈ + J̇θ̇ = −kp∘(p − x_ref) −
+    kd∘(Jθ̇) (``kp``, ``kd``, ``x_ref`` (r,)): Ω(0) f = α_f(0) + kp∘(p − x_ref) + kd∘(Jθ̇),
+    θ̈ = θ̈_f − M⁻¹J*f [RJK (18)]; -> ((n,), (r,))."""
+    kin = kinematics(robot, q)
+    qdd_free, a_free = forward_dynamics_fd2(robot, q, qd, tau)
+    target = np.asarray(kp) * (_point_positions(robot, q) - x_ref) + np.asarray(kd) * tip_velocity(robot, q, qd)
+    f = os_solve(robot, kin, articulated(robot, kin), a_free + target)
     return qdd_free + tip_force_acceleration(robot, q, f), f
 
 
@@ -59,6 +82,24 @@ def contact_dynamics_derivatives(robot, q, qd, tau):
     d_qdd, d_f = sol[:n], sol[n:]
     return (qdd, f, d_qdd[:, :n], d_qdd[:, n:2 * n], d_qdd[:, 2 * n:], d_f[:, :n], d_f[:, n:2 * n], d_f[:, 2 * n:])
 
+def contact_dynamics_baumgarte_derivatives(robot, q, qd, tau, kp, kd, x_ref):
+    """θ̈, f and their derivatives (as :func:`contact_dynamics_derivatives`) of
+    :func:`contact_dynamics_baumgarte`: the second condition is Jθ̈ + J̇θ̇ + kp∘(p − x_ref) + kd∘(Jθ̇) = 0,
+    whose tangents add kp∘J along q (∂p = J δq), kd∘∂(Jθ̇)/∂q along q (the tip-acceleration tangents at
+    θ̇ = 0, θ̈ = θ̇) and kd∘J along q̇; -> ((n,), (r,), (n, n), (n, n), (n, n), (r, n), (r, n), (r, n))."""
+    qdd, f = contact_dynamics_baumgarte(robot, q, qd, tau, kp, kd, x_ref)
+    n, r = robot.nv, robot.tip_rows
+    kp, kd = np.asarray(kp, float)[:, None], np.asarray(kd, float)[:, None]
+    J = jacobian(robot, q)
+    K = np.block([[mass_matrix(robot, q), J.T], [J, np.zeros((r, r))]])
+    id_q, id_v = inverse_dynamics_derivatives(robot, q, qd, qdd, f)
+    acc_q, acc_v = tip_acceleration_derivatives(robot, q, qd, qdd)
+    vel_q = tip_acceleration_derivatives(robot, q, np.zeros(n), qd)[0]              # ∂(Jθ̇)/∂q
+    acc_q, acc_v = acc_q + kp * J + kd * vel_q, acc_v + kd * J
+    rhs = np.hstack([-np.vstack([id_q, acc_q]), -np.vstack([id_v, acc_v]), np.vstack([np.eye(n), np.zeros((r, n))])])
+    sol = np.linalg.solve(K, rhs)
+    d_qdd, d_f = sol[:n], sol[n:]
+    return (qdd, f, d_qdd[:, :n], d_qdd[:, n:2 * n], d_qdd[:, 2 * n:], d_f[:, :n], d_f[:, n:2 * n], d_f[:, 2 * n:])
 
 
 def impulse_dynamics_derivatives(robot, q, qd, e):

@@ -17,7 +17,7 @@ def markdown_table(specs=CATALOGUE):
         if not s.default:
             what += "; with `--variants`" if s.family and not s.is_family_function else "; when named"
         if s.tips:
-            what += "; needs tips"
+            what += "; needs point tips only" if s.point_tips else "; needs tips"
         if s.parametric:
             what += "; π may be an input"
         rows.append(f"| `{python_call(s)}` | `{s.name}` | {outs} | {what} | {citations(s)} |")
