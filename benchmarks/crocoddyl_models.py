@@ -390,7 +390,12 @@ def environment():
     return {"machine": cpu_identity(), "cores": os.cpu_count(), "load_average": list(os.getloadavg()),
             "python": platform.python_version(), "soagen": __version__, "crocoddyl": crocoddyl.__version__,
             "pinocchio": pinocchio.__version__, "numpy": np.__version__, "compiler": cxx,
-            "flags": " ".join(a for a in compiles[0][1:] if a.startswith(("-O", "-std", "-f", "-m", "-D")))}
+            "flags": flags(compiles[0]), "model_flags": flags(compiles[1])}
+
+
+def flags(command):
+    """The code-generation flags of a compiler command."""
+    return " ".join(a for a in command[1:] if a.startswith(("-O", "-std", "-f", "-m", "-D")))
 
 
 # --------------------------------------------------------------------------- the page
@@ -524,7 +529,9 @@ def render(data):
 `{data['command']}` ({env['machine']}; {env['cores']} cores, load averages {env['load_average'][0]:.2f} at the
 start and {env['load_average_end'][0]:.2f} at the end; Python {env['python']}, Crocoddyl {env['crocoddyl']},
 Pinocchio {env['pinocchio']}, numpy {env['numpy']}, soagen {env['soagen']}; soagen's models compiled by
-{env['compiler']} with `{env['flags']}`, Crocoddyl's and Pinocchio's from their wheels).
+{env['compiler']}, the generated functions with `{env['flags']}` and the models' C++ with
+`{env['model_flags']}` (no `-march=native` there: Eigen's fixed-size types keep the alignment the wheels were
+built with), Crocoddyl's and Pinocchio's from their wheels).
 `python benchmarks/crocoddyl_models.py --render` writes this page again from `docs/crocoddyl.json`.
 
 One problem, two backends: Crocoddyl's own differential action models (Pinocchio's ABA and its

@@ -200,6 +200,40 @@ def test_baumgarte_gains_equal_crocoddyls(solo12):
             contacts.contacts[foot].contact.reference = rng.normal(0.0, 0.2, 3)
 
 
+class _FeedbackActuation(crocoddyl.ActuationModelAbstract):
+    """τ = [0; u] + K v: the floating base's actuation plus a velocity feedback, so that dτ/dx is not zero."""
+
+    def __init__(self, state, gain):
+        crocoddyl.ActuationModelAbstract.__init__(self, state, state.nv - 6)
+        self.gain = gain                                             # K, nv x nv
+
+    def calc(self, data, x, u=None):
+        data.tau[:] = self.gain @ x[self.state.nq:]
+        if u is not None:
+            data.tau[6:] += u
+
+    def calcDiff(self, data, x, u=None):
+        data.dtau_dx[:, self.state.nv:] = self.gain
+        data.dtau_du[6:, :] = np.eye(self.nu)
+
+    def commands(self, data, x, tau):
+        data.u[:] = tau[6:] - (self.gain @ x[self.state.nq:])[6:]
+
+
+def test_an_actuation_that_reads_the_state_equals_crocoddyls(solo12):
+    """dτ/dx ≠ 0 (the class skips its products with dq̈/dτ and df/dτ only where dτ/dx is zero): every output
+    equals Crocoddyl's with an actuation whose torques feed back the velocities."""
+    robot, model, state, _, contacts, every, _, _ = solo12
+    actuation = _FeedbackActuation(state, np.random.default_rng(60).normal(0.0, 0.5, (model.nv, model.nv)))
+    ours = sc.contact_fwd_dynamics(robot, state, actuation, contacts, every["running"], 0.0, True, optimize="O0")
+    theirs = crocoddyl.DifferentialActionModelContactFwdDynamics(state, actuation, contacts, every["running"], 0.0,
+                                                                 True)
+    datas = {m: m.createData() for m in (ours, theirs)}
+    x, u = _state(robot, model, np.random.default_rng(61))
+    _compare_running(ours, theirs, datas, FEET, x, u, "feedback actuation")
+    assert np.abs(datas[theirs].multibody.actuation.dtau_dx).max() > 0.1
+
+
 def test_arguments_and_what_soagen_does_not_compute_is_refused(solo12):
     """By name: a damping, a 6-D contact, a contact away from the tips, a missing foot, a
     residual reading frame velocities; and another robot's Pinocchio model. Crocoddyl's arguments are taken
