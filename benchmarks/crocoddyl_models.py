@@ -529,9 +529,8 @@ def render(data):
 `{data['command']}` ({env['machine']}; {env['cores']} cores, load averages {env['load_average'][0]:.2f} at the
 start and {env['load_average_end'][0]:.2f} at the end; Python {env['python']}, Crocoddyl {env['crocoddyl']},
 Pinocchio {env['pinocchio']}, numpy {env['numpy']}, soagen {env['soagen']}; soagen's models compiled by
-{env['compiler']}, the generated functions with `{env['flags']}` and the models' C++ with
-`{env['model_flags']}` (no `-march=native` there: Eigen's fixed-size types keep the alignment the wheels were
-built with), Crocoddyl's and Pinocchio's from their wheels).
+{env['compiler']} with `{env['flags']}` (the generated functions) and `{env['model_flags']}` (the models' C++),
+Crocoddyl's and Pinocchio's from their wheels).
 `python benchmarks/crocoddyl_models.py --render` writes this page again from `docs/crocoddyl.json`.
 
 One problem, two backends: Crocoddyl's own differential action models (Pinocchio's ABA and its

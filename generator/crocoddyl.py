@@ -164,23 +164,21 @@ def write(robot, out, name=None, kind="free", **options):
 
 def compile_commands(folder, stem, optimize="O1"):
     """The compiler commands of the Python module in ``folder`` (``$CXX``, default ``c++``): two compiles that
-    may run at once (``<stem>.c`` as C++ with soagen.build's ``-march=native -ffp-contract=fast``, and the
-    module's source without them) and the link; and the module's name and file name."""
-    from soagen.targets.c99.compile import COMPILE_ARGS
-
+    may run at once (``<stem>.c`` as C++, and the module's source) and the link; and the module's name and
+    file name."""
     pre = prefix()
     cxx = os.environ.get("CXX", "c++")
+    # no -march=native (Eigen's fixed-size types keep the alignment the Crocoddyl and Pinocchio wheels were
+    # built with) and no -ffp-contract=fast, for the generated functions either: their fused multiply-adds moved
+    # the solo12 trot's FDDP solution by 1.07e-6 in the controls from Crocoddyl's (cost 3.6e-15 relative), past
+    # the 1e-6 the benchmark and tests hold the two to
     common = [cxx, "-std=c++17", f"-{optimize}", "-fPIC", "-DNDEBUG"]
-    # the generated functions (plain arrays, no Eigen) with soagen.build's flags (-march=native: the CPU is in
-    # the cache key); the model's C++ without -march=native: Eigen's fixed-size types must keep the alignment
-    # the Crocoddyl and Pinocchio wheels were built with
-    generated = [*common, *(a for a in COMPILE_ARGS if not a.startswith(("-O", "-std=")))]
     includes = [f"-I{folder}", f"-I{pre / 'include'}", f"-I{pre / 'include' / 'pinocchio' / 'deprecated'}",
                 f"-I{pre / 'include' / 'eigen3'}", f"-I{sysconfig.get_paths()['include']}",
                 *(f"-D{d}" for d in DEFINES)]
     module = f"soagen_crocoddyl_{stem}"
     library = module + importlib.machinery.EXTENSION_SUFFIXES[0]
-    compiles = [[*generated, "-x", "c++", "-c", f"{folder}/{stem}.c", "-o", f"{folder}/{stem}.o", f"-I{folder}"],
+    compiles = [[*common, "-x", "c++", "-c", f"{folder}/{stem}.c", "-o", f"{folder}/{stem}.o", f"-I{folder}"],
                 [*common, *includes, "-c", f"{folder}/{module}.cpp", "-o", f"{folder}/{module}.o"]]
     link = [*common, "-shared", f"{folder}/{module}.o", f"{folder}/{stem}.o", "-o", f"{folder}/{library}",
             f"-L{pre / 'lib'}", f"-Wl,-rpath,{pre / 'lib'}", *(f"-l{lib}" for lib in LIBRARIES)]

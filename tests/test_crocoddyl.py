@@ -197,15 +197,6 @@ def test_unsupported_residual_and_armature_are_refused(panda):
         model.calc(data, x, u)
 
 
-def test_the_generated_functions_get_soagens_flags_and_the_models_cpp_does_not():
-    """The generated unit (plain arrays) is compiled as soagen.build compiles C (-march=native -ffp-contract=fast);
-    the model's C++ is not (-march=native would change Eigen's alignment from the wheels')."""
-    (generated, model), _, _, _ = sc.compile_commands("/nowhere", "stem", "O3")
-    assert generated[generated.index("-c") + 1] == "/nowhere/stem.c" and model[model.index("-c") + 1].endswith(".cpp")
-    assert {"-O3", "-march=native", "-ffp-contract=fast"} <= set(generated)
-    assert "-O3" in model and not any(a.startswith(("-march", "-mavx", "-ffp-contract")) for a in model)
-
-
 def test_the_pins_are_the_ones_built_for():
     """pyproject's crocoddyl and test extras, the installed wheels and the guide name the same releases."""
     import tomllib
