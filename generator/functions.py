@@ -190,6 +190,25 @@ def _fd(label, doc, candidate=True, **kw):
                 default=False, solves="M", **kw)
 
 
+BAUMGARTE = ("q", "qd", "tau", "kp", "kd", "x_ref")
+
+
+def _family(family, doc, what, inputs, outputs, module, members, forward=(), **kw):
+    """A family function ``family`` and its members (suffix, label, doc, maker suffix): ``<family>_<suffix>``, doc
+    ``<what> <doc>``, maker ``<module>:<family><maker suffix>``; the labels in ``forward`` are no candidates."""
+    common = dict(family=family, default=False, **kw)
+    return (Spec(family, doc, inputs, outputs, None, family, **common),
+            *(Spec(f"{family}_{suffix}", f"{what} {mdoc}", inputs, outputs, f"{module}:{family}{maker}", family,
+                   label=label, candidate=label not in forward, **common) for suffix, label, mdoc, maker in members))
+
+
+def _contact_derivatives(family, what, inputs, members, **kw):
+    """The derivatives of the contact dynamics ``what``: :func:`_family` with their outputs and makers."""
+    return _family(family, f"{what} qdd, f and their derivatives along q (tangent space), qd and tau",
+                   f"{what} derivatives", inputs, CONTACT_DERIVATIVES, f"{_CONTACT}_derivatives", members,
+                   forward=("forward_mode",), tips=True, solves="Omega", **kw)
+
+
 #: every generated function, in header order
 CATALOGUE = (
     Spec("forward_kinematics", "world pose of each tip, row-major 4x4", ("q",),
@@ -259,7 +278,7 @@ CATALOGUE = (
          f"{_CONTACT}:contact_dynamics", "contact_dynamics", tips=True, default=False, solves="Omega"),
     Spec("contact_dynamics_baumgarte", "point contacts at every tip with Baumgarte stabilization: joint "
          "accelerations with J qdd + Jdot qd = -kp (p - x_ref) - kd J qd per row and the contact forces",
-         ("q", "qd", "tau", "kp", "kd", "x_ref"), CONTACT_DERIVATIVES[:2],
+         BAUMGARTE, CONTACT_DERIVATIVES[:2],
          f"{_CONTACT}:contact_dynamics_baumgarte", "contact_dynamics_baumgarte", tips=True, default=False,
          solves="Omega", point_tips=True),
     Spec("impulse_dynamics", "impact of every tip with restitution e: velocities after it and the impulses",
@@ -271,38 +290,16 @@ CATALOGUE = (
          "space) and qd", ("q", "qd", "e"), IMPULSE_DERIVATIVES,
          f"{_CONTACT}_derivatives:impulse_dynamics_derivatives", "impulse_dynamics_derivatives", tips=True,
          default=False, solves="Omega"),
-    Spec("contact_dynamics_derivatives", "contact dynamics qdd, f and their derivatives along q (tangent space), qd "
-         "and tau", ("q", "qd", "tau"), CONTACT_DERIVATIVES, None, "contact_dynamics_derivatives", tips=True,
-         family="contact_dynamics_derivatives", default=False, solves="Omega"),
-    Spec("contact_dynamics_derivatives_forward", "contact dynamics derivatives by forward-mode differentiation of "
-         "the contact dynamics", ("q", "qd", "tau"), CONTACT_DERIVATIVES,
-         f"{_CONTACT}_derivatives:contact_dynamics_derivatives_forward", "contact_dynamics_derivatives", tips=True,
-         family="contact_dynamics_derivatives", label="forward_mode", candidate=False, default=False, solves="Omega"),
-    Spec("contact_dynamics_derivatives_kkt", "contact dynamics derivatives from the differentiated KKT conditions "
-         "with the factors of Omega(0) and M", ("q", "qd", "tau"), CONTACT_DERIVATIVES,
-         f"{_CONTACT}_derivatives:contact_dynamics_derivatives_kkt", "contact_dynamics_derivatives", tips=True,
-         family="contact_dynamics_derivatives", label="kkt", candidate=True, default=False, solves="Omega"),
-    Spec("contact_dynamics_derivatives_kkt_analytic", "contact dynamics derivatives from the differentiated KKT "
-         "conditions, dtau/dx by the analytical recursion", ("q", "qd", "tau"), CONTACT_DERIVATIVES,
-         f"{_CONTACT}_derivatives:contact_dynamics_derivatives_kkt_analytic", "contact_dynamics_derivatives",
-         tips=True, family="contact_dynamics_derivatives", label="kkt_analytic", candidate=True, default=False,
-         solves="Omega"),
-    Spec("contact_dynamics_baumgarte_derivatives", "contact dynamics with Baumgarte stabilization qdd, f and their "
-         "derivatives along q (tangent space), qd and tau", ("q", "qd", "tau", "kp", "kd", "x_ref"),
-         CONTACT_DERIVATIVES, None, "contact_dynamics_baumgarte_derivatives", tips=True,
-         family="contact_dynamics_baumgarte_derivatives", default=False, solves="Omega", point_tips=True),
-    Spec("contact_dynamics_baumgarte_derivatives_kkt", "contact dynamics with Baumgarte stabilization derivatives "
-         "from the differentiated KKT conditions with the factors of Omega(0) and M",
-         ("q", "qd", "tau", "kp", "kd", "x_ref"), CONTACT_DERIVATIVES,
-         f"{_CONTACT}_derivatives:contact_dynamics_baumgarte_derivatives", "contact_dynamics_baumgarte_derivatives",
-         tips=True, family="contact_dynamics_baumgarte_derivatives", label="kkt", candidate=True, default=False,
-         solves="Omega", point_tips=True),
-    Spec("contact_dynamics_baumgarte_derivatives_kkt_analytic", "contact dynamics with Baumgarte stabilization "
-         "derivatives from the differentiated KKT conditions, dtau/dx by the analytical recursion",
-         ("q", "qd", "tau", "kp", "kd", "x_ref"), CONTACT_DERIVATIVES,
-         f"{_CONTACT}_derivatives:contact_dynamics_baumgarte_derivatives_analytic",
-         "contact_dynamics_baumgarte_derivatives", tips=True, family="contact_dynamics_baumgarte_derivatives",
-         label="kkt_analytic", candidate=True, default=False, solves="Omega", point_tips=True),
+    *_contact_derivatives("contact_dynamics_derivatives", "contact dynamics", ("q", "qd", "tau"), (
+        ("forward", "forward_mode", "by forward-mode differentiation of the contact dynamics", "_forward"),
+        ("kkt", "kkt", "from the differentiated KKT conditions with the factors of Omega(0) and M", "_kkt"),
+        ("kkt_analytic", "kkt_analytic", "from the differentiated KKT conditions, dtau/dx by the analytical "
+         "recursion", "_kkt_analytic"))),
+    *_contact_derivatives("contact_dynamics_baumgarte_derivatives", "contact dynamics with Baumgarte stabilization",
+                          BAUMGARTE, (
+        ("kkt", "kkt", "from the differentiated KKT conditions with the factors of Omega(0) and M", ""),
+        ("kkt_analytic", "kkt_analytic", "from the differentiated KKT conditions, dtau/dx by the analytical "
+         "recursion", "_analytic")), point_tips=True),
     Spec("inverse_dynamics_derivatives", "derivatives of inverse dynamics dtau/dq (tangent space), dtau/dqd",
          ("q", "qd", "qdd"), ID_DERIVATIVES, None, "inverse_dynamics_derivatives",
          family="inverse_dynamics_derivatives", default=False),
@@ -314,31 +311,16 @@ CATALOGUE = (
          "recursion of Carpentier and Mansard (RSS 2018)", ("q", "qd", "qdd"), ID_DERIVATIVES,
          "soagen.passes.analytic_derivatives:inverse_dynamics_derivatives_analytic", "inverse_dynamics_derivatives",
          family="inverse_dynamics_derivatives", label="analytic", candidate=True, default=False),
-    Spec("forward_dynamics_derivatives", "forward dynamics qdd and its derivatives dqdd/dq (tangent space), "
-         "dqdd/dqd, dqdd/dtau = M^-1", ("q", "qd", "tau"), FD_DERIVATIVES, None, "forward_dynamics_derivatives",
-         family="forward_dynamics_derivatives", default=False, solves="M"),
-    Spec("forward_dynamics_derivatives_fd4", "forward dynamics derivatives by forward-mode differentiation of FD4",
-         ("q", "qd", "tau"), FD_DERIVATIVES, f"{_DER}:forward_dynamics_derivatives_fd4",
-         "forward_dynamics_derivatives", family="forward_dynamics_derivatives", label="fd4", candidate=False,
-         default=False, solves="M"),
-    Spec("forward_dynamics_derivatives_via_id", "forward dynamics derivatives -M^-1 dtau/dx at qdd, with M by "
-         "composite inertias", ("q", "qd", "tau"), FD_DERIVATIVES, f"{_DER}:forward_dynamics_derivatives_via_id",
-         "forward_dynamics_derivatives", family="forward_dynamics_derivatives", label="via_id", candidate=True,
-         default=False, solves="M"),
-    Spec("forward_dynamics_derivatives_via_analytic_id", "forward dynamics derivatives -M^-1 dtau/dx at qdd, with "
-         "M by composite inertias and dtau/dx by the analytical recursion", ("q", "qd", "tau"), FD_DERIVATIVES,
-         f"{_DER}:forward_dynamics_derivatives_via_analytic_id", "forward_dynamics_derivatives",
-         family="forward_dynamics_derivatives", label="via_analytic_id", candidate=True, default=False, solves="M"),
-    Spec("linearized_step", "A, B of one semi-implicit Euler step x+ = f(x, tau), x = (q, qd)",
-         ("q", "qd", "tau", "dt"), STEP, None, "linearized_step", family="linearized_step", default=False,
-         solves="M", one_dof=True),
-    Spec("linearized_step_via_id", "A, B of one semi-implicit Euler step from the forward dynamics derivatives "
-         "via_id", ("q", "qd", "tau", "dt"), STEP, f"{_DER}:linearized_step", "linearized_step",
-         family="linearized_step", label="via_id", candidate=True, default=False, solves="M", one_dof=True),
-    Spec("linearized_step_via_analytic_id", "A, B of one semi-implicit Euler step from the forward dynamics "
-         "derivatives via_analytic_id", ("q", "qd", "tau", "dt"), STEP, f"{_DER}:linearized_step_analytic",
-         "linearized_step", family="linearized_step", label="via_analytic_id", candidate=True, default=False,
-         solves="M", one_dof=True),
+    *_family("forward_dynamics_derivatives", "forward dynamics qdd and its derivatives dqdd/dq (tangent space), "
+             "dqdd/dqd, dqdd/dtau = M^-1", "forward dynamics derivatives", ("q", "qd", "tau"), FD_DERIVATIVES, _DER, (
+                 ("fd4", "fd4", "by forward-mode differentiation of FD4", "_fd4"),
+                 ("via_id", "via_id", "-M^-1 dtau/dx at qdd, with M by composite inertias", "_via_id"),
+                 ("via_analytic_id", "via_analytic_id", "-M^-1 dtau/dx at qdd, with M by composite inertias and "
+                  "dtau/dx by the analytical recursion", "_via_analytic_id")), forward=("fd4",), solves="M"),
+    *_family("linearized_step", "A, B of one semi-implicit Euler step x+ = f(x, tau), x = (q, qd)",
+             "A, B of one semi-implicit Euler step from the forward dynamics derivatives", ("q", "qd", "tau", "dt"),
+             STEP, _DER, (("via_id",) * 3 + ("",), ("via_analytic_id",) * 3 + ("_analytic",)), solves="M",
+             one_dof=True),
     # ---- second derivatives (soagen.passes.second_derivatives): along q in the tangent space
     Spec("inverse_dynamics_second_derivatives", "second derivatives of inverse dynamics d2tau/dq2, d2tau/dqd2, "
          "d2tau/dqdqd, dM/dq (tangent space; Pinocchio's ComputeRNEASecondOrderDerivatives layout)",
@@ -571,7 +553,6 @@ def citations(spec, ascii=False):
         found += re.findall(r"\[(?:RK|KJR|RJK|CK) [^\]]*\]", " ".join(doc.split()))
     text = ", ".join(dict.fromkeys(found))
     return text.replace("–", "-").replace("§", "Sec. ") if ascii else text
-
 
 
 #: the one function of a closed chain (:mod:`soagen.model.closed_chain`)
