@@ -39,6 +39,14 @@ def baumgarte_rows(sw, V, kp, kd, x_ref):
     return [prog.let(kp[i] * (x - x_ref[i]) + kd[i] * v) for i, (x, v) in enumerate(rows)]
 
 
+def plus_baumgarte(sw, V, rows, baumgarte):
+    """``rows`` (r,), the tips' classical accelerations, plus :func:`baumgarte_rows` where ``baumgarte``
+    (kp, kd, x_ref) is given; ``rows`` unchanged where it is empty."""
+    if not baumgarte:
+        return rows
+    return [sw.prog.let(a + b) for a, b in zip(rows, baumgarte_rows(sw, V, *baumgarte))]
+
+
 def solve_contact(sw, qd, tau, baumgarte=()):
     """FD2's θ̈_f and α_f(0), then Ω(0)f = α_f(0) and θ̈ = θ̈_f + Δθ̈(f) [RJK (18)]; ``baumgarte``
     (kp, kd, x_ref), each (r,): Ω(0)f = α_f(0) + kp∘(p − x_ref) + kd∘(Jθ̇) (:func:`baumgarte_rows`);
@@ -48,9 +56,7 @@ def solve_contact(sw, qd, tau, baumgarte=()):
     art = articulated(sw)
     qdd_free, lam = innovations_solve(sw, art, Tp)                       # (5.6)–(5.7)
     alpha = [S.spatial_add(prog, lam[k], zeta[k]) for k in range(robot.nb)]
-    a_free = tip_accelerations(sw, vel.V, alpha, gravity=True)          # α_f(0), r
-    if baumgarte:
-        a_free = [prog.let(a + b) for a, b in zip(a_free, baumgarte_rows(sw, vel.V, *baumgarte))]
+    a_free = plus_baumgarte(sw, vel.V, tip_accelerations(sw, vel.V, alpha, gravity=True), baumgarte)  # α_f(0), r
     L, _, dinv = factor_omega(sw, art, prog.options.pivot_ratio)
     prog.banner("contact forces: Omega(0) f = alpha_f(0)", level=0)
     f = ldl_solve(prog, L, dinv, a_free)

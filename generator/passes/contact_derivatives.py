@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from soagen.passes.contact import baumgarte_rows
+from soagen.passes.contact import plus_baumgarte
 from soagen.passes.dynamics import bias_torques, impulse_torques
 from soagen.passes.derivatives import directions, fixed_input_tangents, inner_program, tangent_seeds
 from soagen.passes.kinematics import jacobian_rows
@@ -58,17 +58,14 @@ def contact_dynamics_derivatives_forward(prog, robot, q, qd, tau):
 def tip_accelerations_at(prog, robot, q, qd, qdd, *baumgarte):
     """Jθ̈ + J̇θ̇: the tips' classical accelerations at θ̈, α(k) = φ*α(p) + H*θ̈ + a [RK (2.26)],
     α(0) [RK (4.23)]; ``baumgarte`` (kp, kd, x_ref), each (r,): plus kp∘(p − x_ref) + kd∘(Jθ̇)
-    (:func:`~soagen.passes.contact.baumgarte_rows`); a list (r,)."""
+    (:func:`~soagen.passes.contact.plus_baumgarte`); a list (r,)."""
     sw = Sweeps(prog, robot, q)
     vel = velocities(sw, qd)
     alpha = [None] * robot.nb
     for k in sw.base_to_tip():
         p = robot.bodies[k].parent
         alpha[k] = accelerate(sw, vel, k, ZERO6 if p < 0 else alpha[p], sw.part(qdd, k))
-    acc = tip_accelerations(sw, vel.V, alpha)
-    if baumgarte:
-        acc = [prog.let(a + b) for a, b in zip(acc, baumgarte_rows(sw, vel.V, *baumgarte))]
-    return [acc]
+    return [plus_baumgarte(sw, vel.V, tip_accelerations(sw, vel.V, alpha), baumgarte)]
 
 
 def tip_force_torques(prog, robot, q, qd, f):
@@ -102,7 +99,7 @@ def _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh, baumgarte=()):
     T' = T − C − G by Newton–Euler at θ̈ = 0 [RK (4.17)], w = D⁻¹L⁻¹PT' (so θ̈_f = PL⁻ᵀw), the tips'
     free accelerations α_f(0) = Ĵw + J̇θ̇ [RK (4.23)], Ω(0) = ĴD⁻¹Ĵᵀ factored with every pivot guarded
     as the contact solve does [KJR (61)], Ω(0)f = α_f(0), and θ̈ = PL⁻ᵀ(w − D⁻¹Ĵᵀf): M θ̈ = T' − J*f;
-    ``baumgarte`` (kp, kd, x_ref): α_f(0) + kp∘(p − x_ref) + kd∘(Jθ̇) on the right (:func:`baumgarte_rows`).
+    ``baumgarte`` (kp, kd, x_ref): α_f(0) + kp∘(p − x_ref) + kd∘(Jθ̇) on the right (:func:`plus_baumgarte`).
     Returns θ̈ (n), f (r) and the LDLᵀ factors of Ω(0)."""
     prog, n, r = sw.prog, sw.robot.nv, len(Jh)
     Tp, vel, zeta = bias_torques(sw, prog, tau, qd)
@@ -110,9 +107,8 @@ def _solve_contact_ltdl(sw, qd, tau, L, dinv, Jh, DJh, baumgarte=()):
                 level=0)
     w = [prog.let(y * dk) for y, dk in zip(ldl_forward(prog, L, Tp[::-1]), dinv)]
     jdqd = tip_accelerations(sw, vel.V, zeta, gravity=True)            # J̇θ̇, r
-    a_free = [prog.let(jdqd[i] + sum(Jh[i][k] * w[k] for k in range(n))) for i in range(r)]
-    if baumgarte:
-        a_free = [prog.let(a + b) for a, b in zip(a_free, baumgarte_rows(sw, vel.V, *baumgarte))]
+    a_free = plus_baumgarte(sw, vel.V, [prog.let(jdqd[i] + sum(Jh[i][k] * w[k] for k in range(n)))
+                                        for i in range(r)], baumgarte)
     L_om, dinv_om = _factor_omega(prog, Jh, DJh)
     prog.banner("contact forces: Omega(0) f = alpha_f(0); theta'' = P L^-T (w - D^-1 J^* f)", level=0)
     f = ldl_solve(prog, L_om, dinv_om, a_free)
