@@ -25,7 +25,7 @@ static int soagen_rk4_step_hessian(int n, soagen_fd_derivatives_t fdd, soagen_fd
     casadi_real *Fv = Fq + 4*n*n;             /* dqdd/dqd at x_s, 4 x (n x n), row-major */
     casadi_real *Minv = Fv + 4*n*n;           /* M^-1 at x_s (n x n), scratch */
     casadi_real *HF = Minv + n*n;             /* HF (3n x 3n), row-major */
-    casadi_real *Ws = HF + 9*n*n;             /* W_s (3n x nz), row-major */
+    casadi_real *Ws = HF + 9*n*n;             /* d x_s/dz (2n x nz, in 3n x nz), row-major */
     casadi_real *T = Ws + nw*nz;              /* HF W_s (3n x nz), row-major */
     casadi_real *kbar = T + nw*nz;            /* kbar_s (2n) */
     casadi_real *xbar = kbar + m;             /* xbar_s (2n) */
@@ -85,21 +85,34 @@ static int soagen_rk4_step_hessian(int n, soagen_fd_derivatives_t fdd, soagen_fd
             xbar[n + i] = b;
         }
         if (fdh(x_s, x_s + n, tau, lam, HF)) return 1;
-        for (int i = 0; i < nw; ++i)          /* W_s = [d x_s/dz; [0 I 0]] */
-            for (int j = 0; j < nz; ++j)
-                Ws[i*nz + j] = i < m ? dx[j*m + i] : (j == i ? 1.0 : 0.0);
-        for (int i = 0; i < nw; ++i)
-            for (int j = 0; j < nz; ++j) {
-                casadi_real a = 0.0;
-                for (int l = 0; l < nw; ++l) a += HF[i*nw + l]*Ws[l*nz + j];
-                T[i*nz + j] = a;
+        /* W_s = [D; E]: D = d x_s/dz (2n x nz), E = [0 I 0] the tau rows (tau is z's own).  Row-major D
+         * (in Ws's place) so that every inner loop runs along a contiguous row (a vectorized axpy) */
+        casadi_real *D = Ws;
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < nz; ++j) D[i*nz + j] = dx[j*m + i];
+        for (int i = 0; i < nw; ++i) {        /* T = HF W_s = HF[:, :2n] D + HF[:, 2n:] E */
+            casadi_real *t = T + i*nz;
+            const casadi_real *hf = HF + i*nw;
+            for (int j = 0; j < nz; ++j) t[j] = 0.0;
+            for (int l = 0; l < m; ++l) {
+                const casadi_real h = hf[l], *d = D + l*nz;
+                for (int j = 0; j < nz; ++j) t[j] += h*d[j];
             }
-        for (int i = 0; i < nz; ++i)
-            for (int j = 0; j < nz; ++j) {
-                casadi_real a = 0.0;
-                for (int l = 0; l < nw; ++l) a += Ws[l*nz + i]*T[l*nz + j];
-                H[i*nz + j] += a;
+            for (int l = 0; l < n; ++l) t[m + l] += hf[m + l];
+        }
+        for (int l = 0; l < m; ++l) {         /* H += W_s' T = D' T[:2n] + E' T[2n:] */
+            const casadi_real *d = D + l*nz, *t = T + l*nz;
+            for (int a = 0; a < nz; ++a) {
+                const casadi_real da = d[a];
+                casadi_real *h = H + a*nz;
+                for (int b = 0; b < nz; ++b) h[b] += da*t[b];
             }
+        }
+        for (int l = 0; l < n; ++l) {
+            const casadi_real *t = T + (m + l)*nz;
+            casadi_real *h = H + (m + l)*nz;
+            for (int b = 0; b < nz; ++b) h[b] += t[b];
+        }
         if (s) {                              /* the product c_s dt k_(s-1), weighted by xbar_s */
             const casadi_real *dkp = dks + (s - 1)*m*nz, c = soagen_rk4_c[s];
             for (int j = 0; j < nz; ++j) {
