@@ -88,11 +88,13 @@ SPECS = {
                          functions=("inverse_dynamics_derivatives", "inverse_dynamics_second_derivatives",
                                     "inverse_dynamics_hessian", "forward_dynamics_derivatives",
                                     "forward_dynamics_hessian"), casadi=False),
+    # (solo12: the contact Hessian has no Pinocchio counterpart, so every state is checked against its numpy
+    # reference, ~1.7 s a state: 100 states)
     "solo12_second": Spec("solo12", [sg.point_tip(f) for f in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")],
                           erd="solo_description/robots/solo12.urdf", floating_base=True,
                           functions=("inverse_dynamics_derivatives", "inverse_dynamics_second_derivatives",
                                      "contact_dynamics_derivatives", "contact_dynamics_hessian"),
-                          reference_states=20, casadi=False),
+                          reference_states=20, casadi=False, states=100),
     # the humanoid's ∂²ID (issue #57 item 5, "TALOS reported"): its tensors are 4 x 38³ entries (1.75 MB a
     # state, every state's outputs kept for the checks, hence 100 states), the program ~250k operations
     # (records in ~1 min, compiles in ~10); the numpy reference of the tensors takes seconds a state at
