@@ -228,3 +228,24 @@ def test_ipopt_with_the_exact_hessian_reaches_the_same_optimum_in_fewer_iteratio
     assert [line for line in capfd.readouterr().err.splitlines() if "soagen" in line] == [
         "soagen: rk4_step: no full tensor of second derivatives (jac_jac_); the Hessian of a scalar (IPOPT's "
         "exact Hessian) uses adj1_ and jac_adj1_"]
+
+
+def test_the_hessian_benchmarks_driver_calls_the_library_as_casadi_does(tmp_path):
+    """benchmarks/casadi_hessians.py times jac_f and jac_adj1_f through benchmarks/casadi_calls.c (dlopen, the
+    external API, one state a call): on a live sample (the chain's library, 60 states, 2 rounds) the driver's
+    outputs on the first state are casadi.external's on the same inputs, and every round timed both."""
+    import sys
+
+    from tests.support import ROOT
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benchmarks"))      # the benchmark's modules import each other by name
+    import casadi_hessians as ch
+
+    robot, _, _ = case("chain")
+    lib = soagen.casadi.library(robot, CASES["chain"][1], hessians=True, optimize="O0")   # the case's build, cached
+    ch.compile_driver(tmp_path)
+    for f in ("rk4_step", "inverse_dynamics"):
+        times, worst, jac, hess = ch.timed_pair(lib, robot, f, tmp_path, np.random.default_rng(0), count=60, rounds=2)
+        assert (jac, hess) == (f"jac_{lib.exported[f]}", f"jac_adj1_{lib.exported[f]}")
+        assert worst <= 1e-12, worst
+        assert len(times) == 2 and all(j > 0 and h > 0 for j, h in times)

@@ -1,9 +1,11 @@
 """The numbers the user guide's prose quotes (docs/guide/*.md, outside the rendered tables) are
 the committed outputs they come from: docs/benchmarks.md (`python benchmarks/run.py`), docs/scaling.md
 (`soagen opcount --scaling ...`), docs/sweep.md (`python benchmarks/sweep.py`) and docs/trig_share.md
-(`python benchmarks/trig_share.py --markdown docs/trig_share.md`)."""
+(`python benchmarks/trig_share.py --markdown docs/trig_share.md`) and docs/casadi_hessians.json
+(`python benchmarks/casadi_hessians.py`)."""
 from __future__ import annotations
 
+import json
 import re
 
 from tests.support import ROOT
@@ -55,14 +57,27 @@ def test_derivative_prose():
             f"but {p_ratio[d[0]]}× and {p_ratio[d[1]]}× on the Panda",
             f"({p_ops[d[0]]} and {p_ops[d[1]]} operations against {u_ops[d[0]]} and {u_ops[d[1]]})")
     s_ratio, s_ops, s_ns = _bench("panda_second")
+    q_ratio, q_ops, q_ns = _bench("solo12_second")
     h_ratio, h_ops, _ = _bench("talos_second")
     second = "inverse_dynamics_second_derivatives"
     _quoted("derivatives-and-mpc.md",
-            f"Panda's tensors take {s_ratio[second]}× its time ({s_ops[second]} operations), the TALOS's "
-            f"{h_ratio[second]}× ({h_ops[second]} operations)",
+            f"Panda's tensors take {s_ratio[second]}× its time ({s_ops[second]} operations), solo12's "
+            f"{q_ratio[second]}× ({q_ops[second]} operations), the TALOS's {h_ratio[second]}× "
+            f"({h_ops[second]} operations)",
             f"the contracted Hessians cost {float(s_ns['inverse_dynamics_hessian']) / float(s_ns[d[0]]):.2f}× "
             f"(`inverse_dynamics_hessian`) and "
-            f"{float(s_ns['forward_dynamics_hessian']) / float(s_ns[d[1]]):.2f}× (`forward_dynamics_hessian`)")
+            f"{float(s_ns['forward_dynamics_hessian']) / float(s_ns[d[1]]):.2f}× (`forward_dynamics_hessian`)",
+            f"on solo12 `contact_dynamics_hessian` "
+            f"{float(q_ns['contact_dynamics_hessian']) / float(q_ns['contact_dynamics_derivatives']):.2f}× one")
+    calls = {r["function"]: r for r in json.loads((ROOT / "docs" / "casadi_hessians.json").read_text())["rows"]}
+    _quoted("derivatives-and-mpc.md",
+            f"the Panda's cost {calls['inverse_dynamics']['ratio'][0]:.2f}× (`inverse_dynamics`), "
+            f"{calls['forward_dynamics']['ratio'][0]:.2f}× (`forward_dynamics`) and "
+            f"{calls['rk4_step']['ratio'][0]:.2f}× (`rk4_step`")
+    page = (ROOT / "docs" / "casadi_hessians.md").read_text()        # the page is its record's rendering
+    for r in calls.values():
+        m, lo, hi = r["ratio"]
+        assert f"| {r['hessian_ns']:.0f} | {m:.2f} ({lo:.2f}–{hi:.2f}) |" in page, r["function"]
     t_ratio, t_ops, _ = _bench("talos_derivatives")
     _quoted("derivatives-and-mpc.md",
             f"they take {t_ratio[d[0]]}× and {t_ratio[d[1]]}×: ∂q̈ is {t_ops[d[1]]} operations")
