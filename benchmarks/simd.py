@@ -19,7 +19,7 @@ rounds interleaved (R rounds), medians and the spread of the per-round ratios:
   ``pin.abaInParallel``: a ModelPool, states in columns, output preallocated)
   on one thread and on as many threads as the machine has cores, and a C++
   loop of ``pinocchio::rnea`` / ``aba`` (both conventions) over the same
-  states, header-only Pinocchio compiled here with -O3 -march=native -DNDEBUG
+  states, header-only Pinocchio compiled here with -O3 -march=native -ffp-contract=fast -DNDEBUG
   (``pinocchio_batch.cpp``; needs the Eigen headers: ``pip install cmeel-eigen``;
   built once into benchmarks/.work, several minutes);
 
@@ -139,10 +139,14 @@ def pinocchio_loops():
                   if (Path(d) / "cmeel.prefix" / "include" / "eigen3" / "Eigen" / "Core").exists()), None)
     if eigen is None:
         return "n/a: no Eigen headers (pip install cmeel-eigen)"
+    from backends import gcc12_overlay          # pin 4.0.0's headers and g++ 12 (see there)
+
     source = HERE / "pinocchio_batch.cpp"
-    cmd = ["g++", "-O3", "-march=native", "-DNDEBUG", "-std=c++17", "-Wno-deprecated-declarations",
+    overlay = [a for d in gcc12_overlay(prefix / "include", pin.__version__) for a in ("-I", str(d))]
+    cmd = ["g++", "-O3", "-march=native", "-ffp-contract=fast", "-DNDEBUG", "-std=c++17",
+           "-Wno-deprecated-declarations",
            "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
-           "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12",
+           "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12", *overlay,
            "-I", str(prefix / "include"), "-I", str(eigen), "-shared", "-fPIC", str(source), "-o", "LIB",
            "-L", str(prefix / "lib"), "-lboost_serialization", f"-Wl,-rpath,{prefix / 'lib'}"]
     key = hashlib.sha256(source.read_bytes() + " ".join(cmd).encode() + pin.__version__.encode()).hexdigest()[:16]
@@ -158,6 +162,7 @@ def pinocchio_loops():
     dll.pin_load.argtypes = [ctypes.c_char_p]
     dll.pin_rnea_batch.argtypes = [ctypes.c_long, p, p, p, p]
     dll.pin_aba_batch.argtypes = [ctypes.c_long, p, p, p, p, ctypes.c_int]
+    dll.pin_rnea_second_batch.argtypes = [ctypes.c_long, p, p, p, p, ctypes.c_int]
     return dll
 
 

@@ -1,8 +1,8 @@
 """The numbers the user guide's prose quotes (docs/guide/*.md, outside the rendered tables) are
 the committed outputs they come from: docs/benchmarks.md (`python benchmarks/run.py`), docs/scaling.md
 (`soagen opcount --scaling ...`), docs/sweep.md (`python benchmarks/sweep.py`) and docs/trig_share.md
-(`python benchmarks/trig_share.py --markdown docs/trig_share.md`) and docs/casadi_hessians.json
-(`python benchmarks/casadi_hessians.py`)."""
+(`python benchmarks/trig_share.py --markdown docs/trig_share.md`), docs/casadi_hessians.json
+(`python benchmarks/casadi_hessians.py`) and docs/second_batches.json (`python benchmarks/second_batches.py`)."""
 from __future__ import annotations
 
 import json
@@ -74,6 +74,15 @@ def test_derivative_prose():
             f"the Panda's cost {calls['inverse_dynamics']['ratio'][0]:.2f}× (`inverse_dynamics`), "
             f"{calls['forward_dynamics']['ratio'][0]:.2f}× (`forward_dynamics`) and "
             f"{calls['rk4_step']['ratio'][0]:.2f}× (`rk4_step`")
+    batches = json.loads((ROOT / "docs" / "second_batches.json").read_text())
+    ratio = {r["backend"].split(",")[0]: r["ratio"] for r in batches["rows"]}
+    _quoted("derivatives-and-mpc.md",
+            f"{batches['lanes']} states an instruction here) takes {ratio['C SIMD'][0]:.2f}× the time per state of a "
+            f"C++ loop of Pinocchio's call, its scalar loop {ratio['C scalar loop (_batch)'][0]:.2f}×")
+    rows = (ROOT / "docs" / "second_batches.md").read_text()
+    for r in batches["rows"]:
+        m, lo, hi = r["ratio"]
+        assert f"| {r['backend']} | {r['ns_per_state']:.0f} | {m:.2f} [{lo:.2f}, {hi:.2f}] |" in rows, r["backend"]
     page = (ROOT / "docs" / "casadi_hessians.md").read_text()        # the page is its record's rendering
     for r in calls.values():
         m, lo, hi = r["ratio"]
