@@ -5,6 +5,7 @@ tests/test_crocoddyl.py builds (-O0, the same key: shared through the build cach
 from __future__ import annotations
 
 import json
+import math
 
 import soagen.crocoddyl as sc
 from tests.support import ROOT, benchmark_script
@@ -33,11 +34,21 @@ def _measured_the_same_solve(bench, rec, soagen_class, nodes):
         assert side["calcdiffs"] >= side["iterations"] and side["rollouts"] > side["iterations"]
         assert all(len(side[k]) == rec["rounds"] and min(side[k]) > 0 for k in ("calc_s", "calcdiff_s", "solve_s"))
     assert min(theirs["costs_calc_s"]) > 0 and min(theirs["costs_calcdiff_s"]) > 0 and "costs_calc_s" not in ours
-    # what soagen's models replace: Crocoddyl's differential models cost more than their costs, and less than
-    # the whole problem's calcDiff
+    # what soagen's models replace is measured on Crocoddyl's side (its formula: the test below; one round of
+    # one pass here, on a loaded machine, can put it anywhere, so no bound on its value)
     share = bench.summary(rec)["crocoddyl"]["replaced_share"]
-    assert 0 < share.q1 <= share.median <= share.q3 < 1 and "replaced_calcdiff_s" not in ours
+    assert math.isfinite(share.median) and share.median != 0 and "replaced_calcdiff_s" not in ours
     assert "could not be below" in bench.replaced_line(rec)
+
+
+def test_the_replaced_share_is_the_models_less_their_costs_over_the_problems_calcdiff():
+    """summary's share of Crocoddyl's calcDiff that soagen's models replace, per round: (the differential models'
+    calcDiff − their costs' calcDiff) / the problem's calcDiff.  Made-up timings, 3 rounds: (3 − 1) / 4, (5 − 2)
+    / 6, (2 − 1) / 8 → median 0.5 (the subtraction reversed gives −0.5, a ratio to the models' 2/3)."""
+    side = {"calc_s": [1.0] * 3, "calcdiff_s": [4.0, 6.0, 8.0], "solve_s": [10.0] * 3, "rollouts": 1, "calcdiffs": 1,
+            "replaced_calcdiff_s": [3.0, 5.0, 2.0], "replaced_costs_calcdiff_s": [1.0, 2.0, 1.0]}
+    share = _bench().summary({"nodes": 1, "backends": {"crocoddyl": side}})["crocoddyl"]["replaced_share"]
+    assert (share.median, min(share.q1, share.q3) >= 0.125, max(share.q1, share.q3) <= 0.5) == (0.5, True, True)
 
 
 def test_panda_times_soagens_models_on_crocoddyls_solve():
