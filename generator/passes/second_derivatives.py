@@ -33,6 +33,8 @@ Two programs that differentiate themselves:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sympy as sp
 
 from soagen.passes.adjoint import reverse
@@ -238,6 +240,20 @@ def _qq_entry(prog, robot, T, g_q, j, k):
     return T.tangent(g_q[j], ("q", k))
 
 
+@dataclass(frozen=True)
+class _by_shells:
+    """``Program.output_order`` for a Hessian H (m, m) row-major: its entries by max(row, column), the
+    shells of a growing leading block: of recording order, plain output order and this, it left the fewest
+    values live at once (on the Panda's contracted Hessians gcc's stack traffic 34 % lower than in recording
+    order, the time 0.81–0.86, interleaved; :mod:`soagen.program.demand`).  A class, not a closure: programs
+    travel between processes."""
+
+    m: int
+
+    def __call__(self, name, i):
+        return max(divmod(i, self.m))
+
+
 def _mirrored(H, n):
     """Row-major (3n, 3n) of the blocks ``H`` holds: the upper triangle of the (δq, q̇) rows and the
     x rows' (δq, q̇) columns; the rest mirrored, the x–x block 0."""
@@ -259,7 +275,7 @@ def contracted_hessian(prog, robot, maker, args, names, weights, weight_names):
     needed: a quarter fewer operations for the Panda's λᵀτ than the q gradient's tangents along q̇)."""
     n = robot.nv
     T, (g_q, g_v, g_x, *_) = _hessian_tangents(prog, robot, maker, args, names, weights, weight_names)
-    prog.banner("Hessian: tangents of the gradient along q and qd", level=0)
+    prog.output_order = _by_shells(3 * n)
     H = [[sp.Integer(0)] * (3 * n) for _ in range(3 * n)]
     for j in range(n):
         for k in range(j, n):
@@ -292,6 +308,7 @@ def _implicit_hessian(prog, robot, T, g_q, g_v, g_y, residual, solve):
     ``T`` replays the gradient of ψ (``g_q``, ``g_v``, ``g_y`` along q, q̇, y) and R (``residual``, m)
     along q and q̇; ``solve(rhs)`` -> K⁻¹rhs (m)."""
     n, m = robot.nv, len(g_y)
+    prog.output_order = _by_shells(3 * n)
     D = [[T.tangent(residual[i], d) for d in directions("q", n) + directions("qd", n)] for i in range(m)]
     prog.banner("W = C_q^T K^-1, WD; H = -[[P - WD - (WD)^T, W E], [(W E)^T, 0]]", level=0)
     W = [solve([T.tangent(g_y[i], ("q", j)) for i in range(m)]) for j in range(n)]            # rows j

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from soagen.options import Options
+from soagen.program.demand import by_demand
 from soagen.program.float_facts import direct_float_facts
 
 # a constant within this many ulps of a non-zero integer is that integer (1 - 2⁻⁵³ → 1);
@@ -202,6 +203,7 @@ class Program:
         self.calls: str | None = None       # a family function that only calls this generated variant
         self.parameters: list | None = None  # the input π when the parameters are inputs (soagen.passes.identification)
         self.loops: list[ColumnLoop] = []    # run in order after the outputs are written
+        self.output_order = None  # (output name, index) -> sort key: statements by demand (program.demand)
 
     # -------------------------------------------------------------- recording
     def input(self, name, size, doc=""):
@@ -334,6 +336,8 @@ class Program:
         if cse and statements:
             self.body = _cse(self.body, statements, "vc" if self.prefix == "v" else "c")   # a loop body's own names
         self._eliminate_dead()
+        if self.output_order is not None and not (self.loops or self.guards()):    # else as recorded
+            self.body = [Banner("statements in the order the outputs need them", 0), *by_demand(self)]
         self._renumber()
         self.ops = count_program(self)
         self._table = {}
