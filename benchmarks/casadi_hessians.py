@@ -98,6 +98,8 @@ def timed_pair(lib, robot, f, work, rng, count=STATES, rounds=ROUNDS):
 
 
 def main():
+    import casadi
+
     robot = soagen.robots.example("panda")
     rng = np.random.default_rng(0)
     load_start = load_average()
@@ -121,7 +123,7 @@ def main():
             print(f"{f}: {rows[-1]['jacobian_ns']:.0f} ns, Hessian {rows[-1]['hessian_ns']:.0f} ns, "
                   f"{rows[-1]['ratio'][0]:.2f}x", flush=True)
     data = {"command": COMMAND, "robot": "panda", "states": STATES, "rounds": ROUNDS, "build_s": round(build_s, 1),
-            "machine": machine_info("%s" % __import__("casadi").__version__, load_start), "rows": rows}
+            "machine": machine_info(casadi.__version__, load_start), "rows": rows}
     DATA.write_text(json.dumps(data, indent=1) + "\n")
     DOC.write_text(page(data))
     print(page(data))
