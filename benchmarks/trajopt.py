@@ -82,7 +82,10 @@ to ``tol``), and 30 correction pairs for the limited-memory Hessian (:data:`SOLO
 default 6 it stops at the acceptable level).  soagen's routes only, with the limited-memory
 Hessian and with the exact one (``contact_dynamics`` built with ``hessians=True``: CasADi's Hessian
 of the Lagrangian through the Euler step calls its ``jac_adj1_``): casadi_kin_dyn has no contact
-dynamics and ``casadi_kin_dyn.py`` refuses a free-flyer (nq = 19 != nv = 18).
+dynamics and ``casadi_kin_dyn.py`` refuses a free-flyer (nq = 19 != nv = 18).  Then each route is
+solved once more from the other's solution (:func:`crossed`): where the two stopped apart, whether
+one stays at the other's optimum (one minimum, loosely determined by IPOPT's stopping test) or
+leaves it (two local minima).
 
 **Where it runs.** casadi_kin_dyn.py's venv (``benchmarks/.work/casadi-venv``, created once), with
 soagen installed into it (``pip install --no-deps -e``, and sympy, jinja2, cffi).  Its CasADi
@@ -534,15 +537,43 @@ def solo12(work, repeats, load):
         solvers[route] = (solver, args)
         setup[route] = {"build_cold": cold, "load_cached": cached, "nlpsol": seconds}
     print(f"solo12: {len(solvers)} routes x {repeats} solves, interleaved", flush=True)
-    rec, _ = solved(solvers, repeats, {k: {} for k in solvers}, load, "soagen")
+    rec, xs = solved(solvers, repeats, {k: {} for k in solvers}, load, "soagen")
+    objective = {k: r["objective"]["median"] for k, r in rec["routes"].items()}
     return {"problem": f"Standing on four point feet: raise the base {SOLO_RISE * 100:g} cm in {SOLO_DURATION:g} s, "
                        f"rest to rest, minimum torque, {SOLO_INTERVALS} semi-implicit Euler steps",
             "variables": int(opti.nx), "constraints": int(opti.ng), "ipopt": SOLO_IPOPT,
             "routes": {k: {"dynamics": SOLO_ROUTES[k][0], "hessian": SOLO_ROUTES[k][1], "setup": setup[k], **r}
                        for k, r in rec["routes"].items()},
-            "optimum": rec["optimum"], "minima": rec["minima"],
+            "optimum": rec["optimum"], "minima": rec["minima"], "crossed": crossed(solvers, xs, objective),
             "symbolic": "not available: casadi_kin_dyn has no contact dynamics, and casadi_kin_dyn.py refuses "
                         f"a free-flyer (nq = {robot.nq} != nv = {robot.nv})"}
+
+
+def crossed(solvers, xs, objective):
+    """Each route solved once more, started at the other route's solution (the variables x; multipliers
+    and barrier parameter afresh): whether an optimum the two did not share is another local minimum, or
+    one flat minimum that IPOPT's stopping test (tol on the KKT error) leaves loosely determined.
+    -> {route: {start, iterations, status, moved (max abs from the start), objective_rel (against the
+    start's), stays (moved and objective within :func:`same`'s tolerances)}}."""
+    import numpy as np
+
+    out = {}
+    for route, (solver, args) in solvers.items():
+        start = next(k for k in solvers if k != route)
+        rec, x = solve(solver, {**args, "x0": xs[start]}, {})
+        moved = float(np.abs(x - xs[start]).max())
+        rel = abs(rec["objective"] - objective[start]) / abs(objective[start])
+        out[route] = {"start": start, "iterations": rec["iterations"], "status": rec["status"], "moved": moved,
+                      "objective_rel": rel, "stays": bool(moved <= TRAJECTORY_ATOL and rel <= OBJECTIVE_RTOL)}
+    return out
+
+
+def crossed_lines(rep):
+    """The page's lines of :func:`crossed`."""
+    return "\n".join(
+        f"- {route}, started at {c['start']}'s solution: {c['iterations']} iterations, {c['status']}, moved "
+        f"{c['moved']:.1e} max abs, objective {c['objective_rel']:.1e} relative to {c['start']}'s: "
+        + ("stays at that optimum" if c["stays"] else "leaves it") for route, c in rep["crossed"].items())
 
 
 def inner(args):
@@ -835,6 +866,10 @@ Set-up:
 Optimum, against the soagen route's:
 
 {optimum_lines(s)}
+
+Each route started at the other's solution (one solve each, not timed):
+
+{crossed_lines(s)}
 
 Set-up:
 
