@@ -159,6 +159,26 @@ def test_the_exact_hessian_is_the_second_derivative_in_q_coordinates(key, name):
             assert np.abs(radial + g_h).max() < 1e-9 * max(1.0, np.abs(g_h).max()) and np.abs(g_h).max() > 1.0
 
 
+@pytest.mark.parametrize("key, name, linear", [("chain", "inverse_dynamics", 2), ("chain", "forward_dynamics", 2),
+                                               ("floating", "contact_dynamics", 2)])
+def test_the_block_of_the_input_f_is_linear_in_is_a_structural_zero(key, name, linear):
+    """τ is linear in q̈, q̈ and the contact forces in τ: CasADi's Hessian of Σ_k w_kᵀ y_k through the library has
+    no entry at all along that input twice (IPOPT's KKT matrix does not carry it), and every entry of the other
+    blocks, the input's rows along the others included."""
+    robot, fns, _ = case(key)
+    fn = fns[name]
+    xs = [casadi.MX.sym(fn.name_in(i), fn.size1_in(i)) for i in range(fn.n_in())]
+    ys = fn(*xs)
+    ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+    phi = sum(casadi.dot(casadi.MX.sym(f"w{k}", y.shape[0]), y) for k, y in enumerate(ys))
+    pattern = np.array(casadi.DM(casadi.hessian(phi, casadi.vertcat(*xs))[0].sparsity(), 1))
+    at = np.cumsum([0] + [fn.size1_in(i) for i in range(fn.n_in())])
+    own = slice(at[linear], at[linear + 1])
+    assert fn.name_in(linear) in ("qdd", "tau") and not pattern[own, own].any()
+    pattern[own, own] = 1
+    assert pattern.all()
+
+
 def quaternions(robot):
     """The slices of q holding a quaternion."""
     return [slice(part.qslice(k).stop - 4, part.qslice(k).stop) for _, part in robot.parts

@@ -11,8 +11,9 @@ Hessian (:data:`HESSIANS`), the contracted form:
 - ``adj1_f(x..., out_y..., adj_y...) -> adj_x...``: Σ_k (∂y_k/∂x_i)ᵀ adj_y_k, from the first
   derivatives (the same calls as ``jac_f``);
 - ``jac_adj1_f(x..., out_y..., adj_y..., out_adj_x...) -> jac_adj_<x_i>_<input>``: along x_j the
-  block (i, j) of the Hessian of Σ_k adj_y_kᵀ y_k (soagen's contracted Hessian), along out_y a
-  structural zero, along adj_y_k the transposed Jacobian block (∂y_k/∂x_i)ᵀ.
+  block (i, j) of the Hessian of Σ_k adj_y_kᵀ y_k (soagen's contracted Hessian; a structural zero
+  for the input f is linear in, along itself: :data:`LINEAR_INPUT`), along out_y a structural zero,
+  along adj_y_k the transposed Jacobian block (∂y_k/∂x_i)ᵀ.
 
 ``jac_jac_f`` (the full tensor of second derivatives, what CasADi would ask for when
 differentiating ``jac_f`` itself) is not exported: it stops in one line.
@@ -31,6 +32,9 @@ from soagen.targets.common.inert import Code
 HESSIANS = {"inverse_dynamics": "inverse_dynamics_hessian",
             "forward_dynamics": "forward_dynamics_hessian",
             "contact_dynamics": "contact_dynamics_hessian"}
+#: f -> its input that f is linear in (τ = M q̈ + ..., q̈ and the contact forces = K⁻¹(τ ...)): its own block of
+#: the Hessian is declared a structural zero, so an optimizer's KKT matrix does not carry it
+LINEAR_INPUT = {"inverse_dynamics": "qdd", "forward_dynamics": "tau", "contact_dynamics": "tau"}
 
 
 def chart_hessian_lines(robot, q="q", g="g", H="H", stride=None):
@@ -90,7 +94,9 @@ def adjoint(robot, name, prog, ins, outs, jac, hessian, sparsity):
     for i, a in enumerate(ins):
         for j, b in enumerate(inputs):
             block = dict(name=f"jac_adj_{a['name']}_{b['name']}", rows=a["size"], cols=b["size"])
-            if j < p:
+            if j < p and i == j and a["name"] == LINEAR_INPUT[prog.name]:      # f linear in it: 0
+                block.update(kind="zero", sparsity=sparsity(a["size"], b["size"], zero=True))
+            elif j < p:
                 block.update(kind="hessian", r0=c_at[i], c0=c_at[j], sparsity=sparsity(a["size"], b["size"]))
             elif j < p + m:                                 # along the outputs' values: nothing
                 block.update(kind="zero", sparsity=sparsity(a["size"], b["size"], zero=True))
