@@ -12,7 +12,7 @@ Hessian (:data:`HESSIANS`), the contracted form:
   derivatives (the same calls as ``jac_f``);
 - ``jac_adj1_f(x..., out_y..., adj_y..., out_adj_x...) -> jac_adj_<x_i>_<input>``: along x_j the
   block (i, j) of the Hessian of Σ_k adj_y_kᵀ y_k (soagen's contracted Hessian; a structural zero
-  for the input f is linear in, along itself: :data:`LINEAR_INPUT`), along out_y a structural zero,
+  where the Hessian's program has only zeros: along the input f is linear in, twice), along out_y a structural zero,
   along adj_y_k the transposed Jacobian block (∂y_k/∂x_i)ᵀ.
 
 ``jac_jac_f`` (the full tensor of second derivatives, what CasADi would ask for when
@@ -32,9 +32,6 @@ from soagen.targets.common.inert import Code
 HESSIANS = {"inverse_dynamics": "inverse_dynamics_hessian",
             "forward_dynamics": "forward_dynamics_hessian",
             "contact_dynamics": "contact_dynamics_hessian"}
-#: f -> its input that f is linear in (τ = M q̈ + ..., q̈ and the contact forces = K⁻¹(τ ...)): its own block of
-#: the Hessian is declared a structural zero, so an optimizer's KKT matrix does not carry it
-LINEAR_INPUT = {"inverse_dynamics": "qdd", "forward_dynamics": "tau", "contact_dynamics": "tau"}
 
 
 def chart_hessian_lines(robot, q="q", g="g", H="H", stride=None):
@@ -85,6 +82,15 @@ def adjoint(robot, name, prog, ins, outs, jac, hessian, sparsity):
     c_at = [sum(a["size"] for a in ins[:i]) for i in range(p)]      # and in q's coordinates
     nt, nc = sum(tangent), sum(a["size"] for a in ins)
     blocks = {b["name"]: b for b in jac["blocks"]}
+    H = hessian.outputs[0].symbols                                  # (nt, nt) row-major, tangent space
+
+    def zero_block(i, j):
+        """Whether the Hessian's block (i, j) is structurally 0 in the program (f linear in an input), and so
+        in q's coordinates (the chart's second derivative adds to the q-q block only)."""
+        rows, cols = range(t_at[i], t_at[i] + tangent[i]), range(t_at[j], t_at[j] + tangent[j])
+        return not (along_q and ins[i]["name"] == ins[j]["name"] == "q") and all(
+            H[r * nt + c] == 0 for r in rows for c in cols)
+
     terms = [dict(g_at=t_at[i], at=blocks[f"jac_{o['name']}_{a['name']}"]["at"], seed=p + m + k,
                   rows=o["size"], cols=tangent[i]) for i, a in enumerate(ins) for k, o in enumerate(outs)]
     inputs = ins + [dict(o, name=f"out_{o['name']}") for o in outs] + [dict(o, name=f"adj_{o['name']}") for o in outs]
@@ -94,7 +100,7 @@ def adjoint(robot, name, prog, ins, outs, jac, hessian, sparsity):
     for i, a in enumerate(ins):
         for j, b in enumerate(inputs):
             block = dict(name=f"jac_adj_{a['name']}_{b['name']}", rows=a["size"], cols=b["size"])
-            if j < p and i == j and a["name"] == LINEAR_INPUT[prog.name]:      # f linear in it: 0
+            if j < p and i == j and zero_block(i, j):       # the program's block is 0: declared so
                 block.update(kind="zero", sparsity=sparsity(a["size"], b["size"], zero=True))
             elif j < p:
                 block.update(kind="hessian", r0=c_at[i], c0=c_at[j], sparsity=sparsity(a["size"], b["size"]))
