@@ -381,7 +381,7 @@ def compare(xs, objective, reference):
     for route, x in xs.items():
         rel = abs(objective[route] - objective[reference]) / abs(objective[reference])
         dx = float(np.abs(x - xs[reference]).max())
-        out[route] = {"objective_rel": rel, "x_max_abs": dx, "same": same(xs, objective, route, reference)}
+        out[route] = {"objective_rel": rel, "x_max_abs": dx, "same": within(rel, dx)}
     return out
 
 
@@ -390,8 +390,12 @@ def same(xs, objective, a, b):
     relative, states and torques within :data:`TRAJECTORY_ATOL` (max abs)."""
     import numpy as np
 
-    rel = abs(objective[a] - objective[b]) / abs(objective[b])
-    return bool(rel <= OBJECTIVE_RTOL and float(np.abs(xs[a] - xs[b]).max()) <= TRAJECTORY_ATOL)
+    return within(abs(objective[a] - objective[b]) / abs(objective[b]), float(np.abs(xs[a] - xs[b]).max()))
+
+
+def within(objective_rel, x_max_abs):
+    """Whether two solutions this far apart are one optimum: :data:`OBJECTIVE_RTOL`, :data:`TRAJECTORY_ATOL`."""
+    return bool(objective_rel <= OBJECTIVE_RTOL and x_max_abs <= TRAJECTORY_ATOL)
 
 
 def minima(xs, objective):
@@ -554,7 +558,7 @@ def crossed(solvers, xs, objective):
     and barrier parameter afresh): whether an optimum the two did not share is another local minimum, or
     one flat minimum that IPOPT's stopping test (tol on the KKT error) leaves loosely determined.
     -> {route: {start, iterations, status, moved (max abs from the start), objective_rel (against the
-    start's), stays (moved and objective within :func:`same`'s tolerances)}}."""
+    start's), stays (:func:`within`)}}."""
     import numpy as np
 
     out = {}
@@ -564,7 +568,7 @@ def crossed(solvers, xs, objective):
         moved = float(np.abs(x - xs[start]).max())
         rel = abs(rec["objective"] - objective[start]) / abs(objective[start])
         out[route] = {"start": start, "iterations": rec["iterations"], "status": rec["status"], "moved": moved,
-                      "objective_rel": rel, "stays": bool(moved <= TRAJECTORY_ATOL and rel <= OBJECTIVE_RTOL)}
+                      "objective_rel": rel, "stays": within(rel, moved)}
     return out
 
 
