@@ -36,14 +36,19 @@ def case(key):
     return _built[key]
 
 
-def weighted(fn, rng):
-    """(random weights w, a function (inputs, w) -> CasADi's Hessian of Σ_k w_kᵀ y_k along all inputs
-    stacked, its gradient, and the gradient's Jacobian along w) of ``fn``."""
+def weighted_sum(fn):
+    """(input symbols xs, output expressions ys, weight symbols ws, Σ_k w_kᵀ y_k) of ``fn``, in CasADi's MX."""
     xs = [casadi.MX.sym(fn.name_in(i), fn.size1_in(i)) for i in range(fn.n_in())]
     ys = fn(*xs)
     ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
     ws = [casadi.MX.sym(f"w{k}", y.shape[0]) for k, y in enumerate(ys)]
-    phi = sum(casadi.dot(wk, y) for wk, y in zip(ws, ys))
+    return xs, ys, ws, sum(casadi.dot(wk, y) for wk, y in zip(ws, ys))
+
+
+def weighted(fn, rng):
+    """(random weights w, a function (inputs, w) -> CasADi's Hessian of Σ_k w_kᵀ y_k along all inputs
+    stacked, its gradient, and the gradient's Jacobian along w) of ``fn``."""
+    xs, ys, ws, phi = weighted_sum(fn)
     H, g = casadi.hessian(phi, casadi.vertcat(*xs))
     f = casadi.Function("H", xs + ws, [H, g, casadi.jacobian(g, casadi.vertcat(*ws))])
     w = [rng.normal(size=y.shape[0]) for y in ys]
@@ -167,10 +172,7 @@ def test_the_block_of_the_input_f_is_linear_in_is_a_structural_zero(key, name, l
     blocks, the input's rows along the others included."""
     robot, fns, _ = case(key)
     fn = fns[name]
-    xs = [casadi.MX.sym(fn.name_in(i), fn.size1_in(i)) for i in range(fn.n_in())]
-    ys = fn(*xs)
-    ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
-    phi = sum(casadi.dot(casadi.MX.sym(f"w{k}", y.shape[0]), y) for k, y in enumerate(ys))
+    xs, _, _, phi = weighted_sum(fn)
     pattern = np.array(casadi.DM(casadi.hessian(phi, casadi.vertcat(*xs))[0].sparsity(), 1))
     at = np.cumsum([0] + [fn.size1_in(i) for i in range(fn.n_in())])
     own = slice(at[linear], at[linear + 1])
