@@ -184,3 +184,33 @@ def test_tensors_worked_in_a_deeper_body_frame_equal_the_reference():
     assert [robot.bodies[k].joint_type for k in (0, 1)] == ["revolute", "prismatic"]
     result = check_module(robot, mod, samples=3, seed=7)["inverse_dynamics_second_derivatives"]
     assert result.compared == 3 and result.ok, result
+
+
+@pytest.mark.parametrize("case", ["mixed_tree", "two_feet"])
+def test_float_build_agrees_with_the_reference(case):
+    """precision="float" (the microcontroller build): the second derivatives emitted in float (no double in the
+    C), float32 outputs, within 1e-4 of the numpy reference relative to the largest entry (observed 2e-7 to
+    3e-6; float's rounding is 6e-8), that entry far from 0, every output of every function, on the floating
+    tree (ID tensors, ID and FD Hessians) and the two feet (contact Hessian)."""
+    from soagen import reference as ref
+
+    if case == "two_feet":
+        robot, mod = built("second_two_feet", two_feet, functions=["contact_dynamics_hessian"], precision="float")
+    else:
+        robot, mod = built("second_mixed_tree", mixed_tree, functions=SECOND, precision="float")
+    assert "double" not in (mod.path / f"{robot.name}.c").read_text()
+    q, qd, qdd, tau, lam = state(robot, 6)
+    lam_f = np.random.default_rng(7).normal(size=robot.tip_rows)
+    third = {"inverse_dynamics_second_derivatives": (qdd,), "inverse_dynamics_hessian": (qdd, lam),
+             "forward_dynamics_hessian": (tau, lam), "contact_dynamics_hessian": (tau, lam, lam_f)}
+    names = ["contact_dynamics_hessian"] if case == "two_feet" else SECOND
+    for name in names:
+        got, want = getattr(mod, name)(q, qd, *third[name]), getattr(ref, name)(robot, q, qd, *third[name])
+        got, want = (list(x) if isinstance(x, tuple) else [x] for x in (got, want))
+        assert len(got) == len(want), name
+        for g, w in zip(got, want):
+            assert g.dtype == np.float32, name
+            scale = np.abs(w).max()
+            assert scale > 1e-2, (name, scale)
+            err = np.abs(g - w).max() / scale
+            assert err < 1e-4, f"{name}: relative error {err:.2e}"
