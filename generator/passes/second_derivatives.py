@@ -85,7 +85,7 @@ def frame_bodies(robot):
     return out
 
 
-def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
+def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd, first=_id_first_derivatives_analytic):
     """∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇ and ∂M/∂q, (n, n, n) row-major each, entry [i, j, k] Pinocchio's
     ``d2tau_dqdq(i, j, k)``, ``d2tau_dvdv``, ``dtau_dqdv``, ``dtau_dadq``: output i, first direction j
     (that of the first derivative), second direction k, along q iterated as this module says; by
@@ -96,9 +96,10 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
     ∂²τ/∂q̇² is quadratic-form algebra on ∂M/∂q and M (:func:`_hamel`): no tangents along q̇ at all.  The
     first derivatives differentiated are the analytical ones (Carpentier & Mansard, RSS 2018;
     :mod:`soagen.passes.analytic_derivatives`) and M by composite inertias [RK (3.20)], about half the
-    operations of forward mode over the forward-mode ones on a floating tree."""
+    operations of forward mode over the forward-mode ones on a floating tree (``first``, the maker of
+    (∂τ/∂q, ∂τ/∂q̇, M) differentiated, is how ``benchmarks/second_formulations.py`` compares them)."""
     n = robot.nv
-    inner = inner_program(prog, robot, _id_first_derivatives_analytic, (q, qd, qdd), ("q", "qd", "qdd"))
+    inner = inner_program(prog, robot, first, (q, qd, qdd), ("q", "qd", "qdd"))
     T = replay(prog, inner, tangent_seeds(prog, robot, q))
     dq, dqd, M = (inner.outputs[i].symbols for i in range(3))
     prog.banner("second derivatives: tangents of dtau/dq, dtau/dqd and M along q", level=0)
