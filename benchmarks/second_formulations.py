@@ -13,9 +13,9 @@ a count of a program that computes something else would mean nothing.  The chose
 of ``soagen.passes.second_derivatives``; the others are written here from the same pieces (an inner program
 replayed with tangents, :mod:`soagen.passes.tangent`; a reverse sweep, :mod:`soagen.passes.adjoint`).
 
-Not among them: the analytical second-order recursion of Singh, Russell & Wensing (Pinocchio's
-``ComputeRNEASecondOrderDerivatives``) unrolled on symbols; Pinocchio's own implementation of it is timed
-instead (``python benchmarks/run.py --robot panda_second``, docs/benchmarks.md).
+Not among them: the recursion applying its operators r1 and r3 as cross products, as Pinocchio's loop does
+(21,751 operations on the Panda when it was first recorded, against 12,948 with them formed as matrices;
+soagen keeps only the formed one), nor the contact Hessian's alternatives.
 """
 from __future__ import annotations
 
@@ -33,6 +33,17 @@ SEED = 11
 
 
 # ============================================================ the candidates
+def _first_body_frame(prog, robot, q, qd, qdd):
+    """(∂τ/∂q, ∂τ/∂q̇, M): the analytical first derivatives (Carpentier & Mansard) in the frame of the body
+    ``frame_bodies`` picks, and M by composite inertias [RK (3.20)]; row-major (n, n) each."""
+    from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
+    from soagen.passes.dynamics import mass_matrix
+    from soagen.passes.second_derivatives import frame_bodies
+
+    return (inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd, at=frame_bodies(robot))
+            + mass_matrix(prog, robot, q))
+
+
 def _first_world_axes(prog, robot, q, qd, qdd):
     """(∂τ/∂q, ∂τ/∂q̇, M): the analytical first derivatives in world axes (a floating tree's base)."""
     from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
@@ -55,26 +66,55 @@ def tensors_chosen(prog, robot, q, qd, qdd):
     return inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd)
 
 
-def tensors_world_axes(prog, robot, q, qd, qdd):
-    from soagen.passes.second_derivatives import inverse_dynamics_second_derivatives
+def tensors_recursion_world_axes(prog, robot, q, qd, qdd):
+    """The chosen recursion and ∂²τ/∂q̇², worked in world axes (a floating tree: its base's frame)."""
+    from soagen.passes.analytic_derivatives import forward_pass
+    from soagen.passes.second_derivatives import _hamel, tensor
+    from soagen.passes.second_order_recursion import second_order_backward_pass
+    from soagen.passes.sweeps import Sweeps
 
-    return inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd, first=_first_world_axes)
+    d2q, dqdv, dM, M = second_order_backward_pass(sw := Sweeps(prog, robot, q), forward_pass(sw, qd, qdd))
+    return [d2q, _hamel(prog, robot, q, qd, dM, M, lambda e, m: tensor(robot.nv, e, m)), dqdv, dM]
 
 
-def tensors_over_forward_mode(prog, robot, q, qd, qdd):
-    from soagen.passes.second_derivatives import inverse_dynamics_second_derivatives
+def tensors_by_tangents(prog, robot, q, qd, qdd, first=_first_body_frame):
+    """Forward mode over the first derivatives (soagen's formulation before the recursion): the program of
+    ``first`` (∂τ/∂q, ∂τ/∂q̇, M) recorded as an inner program and replayed with tangents along q;
+    ∂²τ/∂q² from those of ∂τ/∂q (one triangle: directions of two joints, or of one 1-dof joint, commute),
+    ∂²τ/∂q∂q̇ from those of ∂τ/∂q̇, ∂M/∂q from those of M (one triangle), ∂²τ/∂q̇² by Hamel's equations."""
+    from soagen.passes.derivatives import inner_program, tangent_seeds
+    from soagen.passes.second_derivatives import _hamel, _multi_dof_joint, tensor
+    from soagen.passes.tangent import replay
 
-    return inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd, first=_first_forward_mode)
+    n = robot.nv
+    inner = inner_program(prog, robot, first, (q, qd, qdd), ("q", "qd", "qdd"))
+    T = replay(prog, inner, tangent_seeds(prog, robot, q))
+    dq, dqd, M = (inner.outputs[i].symbols for i in range(3))
+    joint = _multi_dof_joint(robot)
+    same = lambda j, k: j != k and j in joint and joint.get(k) == joint[j]     # noqa: E731
+    dM = tensor(n, lambda i, j, k: T.tangent(M[i * n + j], ("q", k)), lambda i, j, k: (j, i, k) if j < i else None)
+    return [tensor(n, lambda i, j, k: T.tangent(dq[i * n + j], ("q", k)),
+                   lambda i, j, k: (i, k, j) if k < j and not same(j, k) else None),
+            _hamel(prog, robot, q, qd, dM, [T.value(x) for x in M], lambda e, m: tensor(n, e, m)),
+            tensor(n, lambda i, j, k: T.tangent(dqd[i * n + k], ("q", j)), lambda i, j, k: None),
+            dM]
+
+
+def tensors_tangents_world_axes(prog, robot, q, qd, qdd):
+    return tensors_by_tangents(prog, robot, q, qd, qdd, first=_first_world_axes)
+
+
+def tensors_tangents_over_forward_mode(prog, robot, q, qd, qdd):
+    return tensors_by_tangents(prog, robot, q, qd, qdd, first=_first_forward_mode)
 
 
 def _tangents_along_both(prog, robot, q, qd, qdd):
-    """The chosen inner program (analytical first derivatives in one body's frame, M) replayed with tangents
-    along q and q̇: (replay, ∂τ/∂q, ∂τ/∂q̇, M symbols)."""
+    """The inner program of :func:`tensors_by_tangents` replayed with tangents along q and q̇:
+    (replay, ∂τ/∂q, ∂τ/∂q̇, M symbols)."""
     from soagen.passes.derivatives import inner_program, tangent_seeds
-    from soagen.passes.second_derivatives import _id_first_derivatives_analytic
     from soagen.passes.tangent import replay, velocity_seeds
 
-    inner = inner_program(prog, robot, _id_first_derivatives_analytic, (q, qd, qdd), ("q", "qd", "qdd"))
+    inner = inner_program(prog, robot, _first_body_frame, (q, qd, qdd), ("q", "qd", "qdd"))
     seeds = tangent_seeds(prog, robot, q)
     seeds.update(velocity_seeds("qd", qd))
     T = replay(prog, inner, seeds)
@@ -85,9 +125,9 @@ def _tensor(n, entry):
     return [entry(i, j, k) for i in range(n) for j in range(n) for k in range(n)]
 
 
-def tensors_qd_tangents(prog, robot, q, qd, qdd):
-    """∂²τ/∂q̇² as the tangents of ∂τ/∂q̇ along q̇ (not Hamel's algebra on ∂M/∂q); the rest as chosen.
-    Only for 1-dof joints (within a multi-dof joint the chosen ∂²τ/∂q² is not symmetric; not needed here)."""
+def tensors_tangents_qd(prog, robot, q, qd, qdd):
+    """Forward mode, with ∂²τ/∂q̇² as the tangents of ∂τ/∂q̇ along q̇ (not Hamel's algebra on ∂M/∂q).
+    Only for 1-dof joints (within a multi-dof joint ∂²τ/∂q² is not symmetric; not needed here)."""
     n = robot.nv
     T, dq, dqd, M = _tangents_along_both(prog, robot, q, qd, qdd)
     return [_tensor(n, lambda i, j, k: T.tangent(dq[i * n + j], ("q", k)) if j <= k else
@@ -99,14 +139,13 @@ def tensors_qd_tangents(prog, robot, q, qd, qdd):
                     T.tangent(M[j * n + i], ("q", k)))]
 
 
-def tensors_flipped(prog, robot, q, qd, qdd):
-    """∂²τ/∂q∂q̇ as the tangents of ∂τ/∂q along q̇ (not of ∂τ/∂q̇ along q); the rest as chosen."""
-    from soagen.passes.second_derivatives import inverse_dynamics_second_derivatives
-
+def tensors_tangents_flipped(prog, robot, q, qd, qdd):
+    """Forward mode, with ∂²τ/∂q∂q̇ as the tangents of ∂τ/∂q along q̇ (not of ∂τ/∂q̇ along q)."""
     n = robot.nv
-    chosen = inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd)
+    by_tangents = tensors_by_tangents(prog, robot, q, qd, qdd)
     T, dq, _, _ = _tangents_along_both(prog, robot, q, qd, qdd)
-    return [chosen[0], chosen[1], _tensor(n, lambda i, j, k: T.tangent(dq[i * n + j], ("qd", k))), chosen[3]]
+    return [by_tangents[0], by_tangents[1], _tensor(n, lambda i, j, k: T.tangent(dq[i * n + j], ("qd", k))),
+            by_tangents[3]]
 
 
 def _only(*kept):
@@ -176,17 +215,25 @@ def _fd(name):
 #: are the catalogue function's (the ``_only`` rows: with zeros where they drop a tensor)
 CANDIDATES = [
     ("∂²ID tensors", "inverse_dynamics_second_derivatives",
+     "the analytical second-order recursion (Singh, Russell & Wensing; Pinocchio's) over Carpentier & Mansard's "
+     "forward pass, worked in one body's frame, its operators r1 and r3 formed as 6 × 6 matrices; ∂²τ/∂q̇² by "
+     "Hamel's equations on ∂M/∂q", tensors_chosen, True),
+    ("∂²ID tensors", "inverse_dynamics_second_derivatives",
+     "the same, worked in world axes (a floating tree: its base's frame)", tensors_recursion_world_axes, False),
+    ("∂²ID tensors", "inverse_dynamics_second_derivatives",
      "forward mode over the analytical first derivatives (Carpentier & Mansard) and M, worked in one body's "
-     "frame; ∂²τ/∂q̇² by Hamel's equations on ∂M/∂q", tensors_chosen, True),
+     "frame; ∂²τ/∂q̇² by Hamel", tensors_by_tangents, False),
     ("∂²ID tensors", "inverse_dynamics_second_derivatives",
-     "the same, worked in world axes (a floating tree: its base's frame)", tensors_world_axes, False),
+     "forward mode over the analytical first derivatives, worked in world axes", tensors_tangents_world_axes, False),
     ("∂²ID tensors", "inverse_dynamics_second_derivatives",
-     "forward mode over forward mode (Newton–Euler's tangents) and M; ∂²τ/∂q̇² by Hamel", tensors_over_forward_mode,
-     False),
+     "forward mode over forward mode (Newton–Euler's tangents) and M; ∂²τ/∂q̇² by Hamel",
+     tensors_tangents_over_forward_mode, False),
     ("∂²ID tensors", "inverse_dynamics_second_derivatives",
-     "as chosen, but ∂²τ/∂q̇² as tangents of ∂τ/∂q̇ along q̇ (1-dof joints only)", tensors_qd_tangents, False),
+     "forward mode over the analytical first derivatives, ∂²τ/∂q̇² as tangents of ∂τ/∂q̇ along q̇ (1-dof joints "
+     "only)", tensors_tangents_qd, False),
     ("∂²ID tensors", "inverse_dynamics_second_derivatives",
-     "as chosen, but ∂²τ/∂q∂q̇ as tangents of ∂τ/∂q along q̇", tensors_flipped, False),
+     "forward mode over the analytical first derivatives, ∂²τ/∂q∂q̇ as tangents of ∂τ/∂q along q̇",
+     tensors_tangents_flipped, False),
     ("∂²ID tensors, one part", "inverse_dynamics_second_derivatives",
      "the chosen program for ∂²τ/∂q² alone", _only(0), False),
     ("∂²ID tensors, one part", "inverse_dynamics_second_derivatives",
@@ -284,8 +331,8 @@ def count(robot, function, maker, check=True):
 
 
 def applies(robot, maker):
-    """Whether the candidate is defined for ``robot`` (``tensors_qd_tangents``: 1-dof joints only)."""
-    return maker is not tensors_qd_tangents or all(b.nv == 1 for b in robot.bodies)
+    """Whether the candidate is defined for ``robot`` (``tensors_tangents_qd``: 1-dof joints only)."""
+    return maker is not tensors_tangents_qd or all(b.nv == 1 for b in robot.bodies)
 
 
 def measure():
@@ -316,11 +363,12 @@ def render(data):
              "compared with the numpy reference (the error column: the largest error relative to the largest "
              "entry). **chosen**: what `soagen.build` emits. The rows \"one part\" are the chosen program asked "
              "for some of the four tensors only (the others zero): what each costs alone; the shared part "
-             "(poses, velocities and their tangents) is counted in each.", "",
-             "Not compared: the analytical second-order recursion of Singh, Russell & Wensing unrolled on "
-             "symbols. Pinocchio's implementation of it (`ComputeRNEASecondOrderDerivatives`) is timed instead: "
-             "`python benchmarks/run.py --robot panda_second` ([benchmarks.md](benchmarks.md)). Nor the contact "
-             "Hessian's alternatives (forward over reverse of the contact solve itself).", ""]
+             "(the forward pass, the composites) is counted in each.", "",
+             "Not counted here: the recursion applying its operators r1 and r3 as cross products, as "
+             "Pinocchio's loop does (soagen keeps only the formed ones; `soagen.passes.second_order_recursion`), "
+             "nor the contact Hessian's alternatives (forward over reverse of the contact solve itself). "
+             "Pinocchio's implementation of the recursion is timed: `python benchmarks/run.py --robot "
+             "panda_second` ([benchmarks.md](benchmarks.md)).", ""]
     for name, rows in data["robots"].items():
         lines += [f"## {name}", "", "| quantity | formulation | operations | mul | add | statements "
                   "| error |", "|---|---|---:|---:|---:|---:|---:|"]

@@ -12,24 +12,25 @@ joints, or of one 1-dof joint, it is symmetric; within one spherical or floating
 at 0 is its symmetric part (the antisymmetric ½[X_j, X_k] term of the exponential chart
 cancels).
 
-Two programs that differentiate themselves:
+Two routes:
 
-* forward mode over the first derivatives, for the tensors: the analytical first derivatives of
-  inverse dynamics (:mod:`soagen.passes.analytic_derivatives`) and M by composite inertias
-  [RK (3.20)] recorded as an inner program and replayed with tangents along q
-  (:mod:`soagen.passes.tangent`), the first derivatives worked in the frame of a body chosen so that
-  few poses move along each direction (:func:`frame_bodies`); ∂²τ/∂q̇² from ∂M/∂q and M (:func:`_hamel`);
-* forward over reverse, for the contracted Hessians: the gradient of wᵀout by one reverse sweep
-  of the function's own program (:mod:`soagen.passes.adjoint`), recorded as an inner program and
-  replayed with tangents along q and q̇, one Hessian–vector product per direction
+* for the tensors, the analytical second-order recursion of Singh, Russell & Wensing (IROS 2022;
+  Pinocchio's ``ComputeRNEASecondOrderDerivatives``) over Carpentier & Mansard's forward pass
+  (:mod:`soagen.passes.second_order_recursion`), worked in the frame of one body (:func:`frame_bodies`);
+  ∂²τ/∂q̇² from ∂M/∂q and M (:func:`_hamel`).  Forward mode over the analytical first derivatives, the
+  route before it, costs 1.7 times the operations on the Panda (``benchmarks/second_formulations.py``);
+* forward over reverse, for the contracted Hessians (a program that differentiates itself): the
+  gradient of wᵀout by one reverse sweep of the function's own program (:mod:`soagen.passes.adjoint`),
+  recorded as an inner program and replayed with tangents along q and q̇, one Hessian–vector product per direction
   [Griewank & Walther, *Evaluating Derivatives*, 2nd ed. 2008, §5.4].  The third block (q̈ or τ)
   enters linearly: its rows come from the tangents of its gradient along q and q̇, its own block
   is 0.  Inverse dynamics is differentiated so directly; forward and contact dynamics through the
   implicit function (:func:`_implicit_hessian`): the Hessian of the weighted residual of the
   equations they solve (Newton–Euler, and the tips' accelerations), at the solution, with the
   adjoint weights K⁻ᵀw and the first derivatives, solved with the same factors.  Forward over
-  reverse of the forward dynamics' own program (FD4; the contact solve) costs more than twice as
-  many operations on the Panda and takes minutes to record for a floating base with two feet.
+  reverse of the forward dynamics' own program costs 1.4 (FD CRBA) to 1.6 (FD4) times the operations on
+  the Panda (``benchmarks/second_formulations.py``); over the contact solve it took minutes to record
+  for a floating base with two feet.
 """
 from __future__ import annotations
 
@@ -43,27 +44,17 @@ from soagen.passes.tangent import replay, velocity_seeds
 
 
 # ============================================================ the tensors of inverse dynamics
-def _id_first_derivatives_analytic(prog, robot, q, qd, qdd):
-    """∂τ/∂q (tangent space), ∂τ/∂q̇ by the analytical recursion of Carpentier & Mansard (RSS 2018), each tree
-    worked in the frame of its body :func:`frame_bodies` picks, and M by composite inertias [RK (3.20)];
-    row-major (n, n) each."""
-    from soagen.passes.analytic_derivatives import inverse_dynamics_derivatives_analytic
-    from soagen.passes.dynamics import mass_matrix
-
-    return (inverse_dynamics_derivatives_analytic(prog, robot, q, qd, qdd, at=frame_bodies(robot))
-            + mass_matrix(prog, robot, q))
-
-
 def frame_bodies(robot):
-    """{root: body m} the fixed frame of each tree for the tangents along q: the frame that coincides with m
+    """{root: body m} the fixed frame each tree's tensors are worked in: the frame that coincides with m
     (:func:`soagen.passes.analytic_derivatives.body_frames`).
 
-    The first derivatives are scalars, the same in any fixed frame, so a direction of joint k moves, in m's
-    frame, the poses of k's subtree when k is not on m's path to the root, and the others' (and gravity)
-    when it is: forward mode records tangents for what moves.  m minimizes the estimate Σ over directions
-    of the bodies moved, those of a direction on m's path counted twice (their velocities move too, the
-    subtree's with them).  On the Panda it picks the second body, which cost the fewest operations of the
-    first four bodies and about a third fewer than world axes; on a floating tree, the base."""
+    The tensors are scalars, the same in any fixed frame; in m's frame the poses, motion subspaces and
+    composites near m are sparse and cost little.  m minimizes the estimate Σ over directions of the bodies
+    moved, those of a direction on m's path counted twice (their velocities move too, the subtree's with
+    them), an estimate made for forward mode (``benchmarks/second_formulations.py``'s tangent routes) that
+    also picks the cheapest frame for the recursion: on the Panda, of the frames of its seven bodies, the
+    second body's (12,948 operations against 13,993 in the first body's, the base, and 17,323 to 23,785 in
+    the others', counted before ∂²τ/∂q̇² went to :func:`_hamel`); on a floating tree, the base."""
     bodies = robot.bodies
     subtree = [1] * len(bodies)
     for k in reversed(range(len(bodies))):                 # parents come before their children
@@ -85,46 +76,40 @@ def frame_bodies(robot):
     return out
 
 
-def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd, first=_id_first_derivatives_analytic):
+def tensor(n, entry, mirrored):
+    """[i, j, k] row-major (n³,) from ``entry(i, j, k)``, the entries ``mirrored(i, j, k)`` names taken from
+    that index triple's (computed) entry instead."""
+    out = {}
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                m = mirrored(i, j, k)
+                out[i, j, k] = out[m] if m else entry(i, j, k)
+    return [out[i, j, k] for i in range(n) for j in range(n) for k in range(n)]
+
+
+def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
     """∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇ and ∂M/∂q, (n, n, n) row-major each, entry [i, j, k] Pinocchio's
     ``d2tau_dqdq(i, j, k)``, ``d2tau_dvdv``, ``dtau_dqdv``, ``dtau_dadq``: output i, first direction j
-    (that of the first derivative), second direction k, along q iterated as this module says; by
-    forward mode over the first derivatives.
+    (that of the first derivative), second direction k, along q iterated as this module says.
 
-    ∂²τ/∂q² is symmetric in (j, k) but within a multi-dof joint, ∂M/∂q in (i, j): the lower half is the
-    upper's.  ∂²τ/∂q∂q̇ as the tangents of ∂τ/∂q̇ along q (those along q are recorded for ∂²τ/∂q² anyway).
-    ∂²τ/∂q̇² is quadratic-form algebra on ∂M/∂q and M (:func:`_hamel`): no tangents along q̇ at all.  The
-    first derivatives differentiated are the analytical ones (Carpentier & Mansard, RSS 2018;
-    :mod:`soagen.passes.analytic_derivatives`) and M by composite inertias [RK (3.20)], about half the
-    operations of forward mode over the forward-mode ones on a floating tree (``first``, the maker of
-    (∂τ/∂q, ∂τ/∂q̇, M) differentiated, is how ``benchmarks/second_formulations.py`` compares them)."""
+    ∂²τ/∂q², ∂²τ/∂q∂q̇ and ∂M/∂q by the analytical second-order recursion of Singh, Russell & Wensing
+    (IROS 2022; Pinocchio's ``ComputeRNEASecondOrderDerivatives``) over Carpentier & Mansard's forward pass,
+    worked in the frame of the body :func:`frame_bodies` picks
+    (:mod:`soagen.passes.second_order_recursion`); ∂²τ/∂q̇² is quadratic-form algebra on ∂M/∂q and M
+    (:func:`_hamel`), with the actuators' friction.  On the Panda 12,315 operations against 20,521 for forward
+    mode over the analytical first derivatives, the formulation before it; the others compared:
+    ``benchmarks/second_formulations.py``."""
+    from soagen.passes.analytic_derivatives import forward_pass
+    from soagen.passes.second_order_recursion import second_order_backward_pass
+    from soagen.passes.sweeps import Sweeps
+
     n = robot.nv
-    inner = inner_program(prog, robot, first, (q, qd, qdd), ("q", "qd", "qdd"))
-    T = replay(prog, inner, tangent_seeds(prog, robot, q))
-    dq, dqd, M = (inner.outputs[i].symbols for i in range(3))
-    prog.banner("second derivatives: tangents of dtau/dq, dtau/dqd and M along q", level=0)
-
-    joint = _multi_dof_joint(robot)
-    same = lambda j, k: j != k and j in joint and joint.get(k) == joint[j]     # noqa: E731
-
-    def tensor(entry, mirrored):
-        """[i, j, k] row-major from ``entry(i, j, k)``, the entries ``mirrored(i, j, k)`` names taken from
-        that index triple's (computed) entry instead."""
-        out = {}
-        for i in range(n):
-            for j in range(n):
-                for k in range(n):
-                    m = mirrored(i, j, k)
-                    out[i, j, k] = out[m] if m else entry(i, j, k)
-        return [out[i, j, k] for i in range(n) for j in range(n) for k in range(n)]
-
-    dM = tensor(lambda i, j, k: T.tangent(M[i * n + j], ("q", k)), lambda i, j, k: (j, i, k) if j < i else None)
-    # along q, directions of two joints (or of one 1-dof joint) commute: (j, k) and (k, j) agree there
-    return [tensor(lambda i, j, k: T.tangent(dq[i * n + j], ("q", k)),
-                   lambda i, j, k: (i, k, j) if k < j and not same(j, k) else None),
-            _hamel(prog, robot, q, qd, dM, [T.value(x) for x in M], tensor),
-            tensor(lambda i, j, k: T.tangent(dqd[i * n + k], ("q", j)), lambda i, j, k: None),
-            dM]
+    sw = Sweeps(prog, robot, q)
+    wb = forward_pass(sw, qd, qdd, at=frame_bodies(robot))
+    d2q, dqdv, dM, M = second_order_backward_pass(sw, wb)
+    prog.banner("second derivatives along qd: Hamel's equations on dM/dq", level=0)
+    return [d2q, _hamel(prog, robot, q, qd, dM, M, lambda entry, mirrored: tensor(n, entry, mirrored)), dqdv, dM]
 
 
 def _hamel(prog, robot, q, qd, dM, M, tensor):
