@@ -10,7 +10,7 @@ spatial quantity in one frame fixed in space).  Per column s of a joint, with λ
 1-dof joint, s × s = 0).  Composites over the subtree of body i: Ĩ [oYcrb], B̃ [doYcrb] (Ĩ's variation
 along the velocities), F̃ [of].
 
-Per column S_i of body i (tip to base), six operators on spatial vectors y:
+Per column S_i of body i (tip to base), these operators on spatial vectors y:
 
 * r0 y = y ×* (Ĩ S_i)                                       [cmf_bar(IC S_i)]
 * r1 y = S_i ×* (Ĩ y) − Ĩ (S_i × y)                          [IC.variation(S_i)], symmetric
