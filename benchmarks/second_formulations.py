@@ -30,6 +30,7 @@ STORED = ROOT / "docs" / "second_formulations.json"
 PAGE = ROOT / "docs" / "second_formulations.md"
 COMMAND = "python benchmarks/second_formulations.py"
 SEED = 11
+FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")     # solo12's point feet
 
 
 # ============================================================ the candidates
@@ -262,7 +263,7 @@ def robots():
 
     return {"panda": soagen.robots.example("panda"),
             "solo12": soagen.load_urdf(soagen.robots.path("solo12"), floating_base=True,
-                                       tips=[soagen.point_tip(f) for f in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")])}
+                                       tips=[soagen.point_tip(f) for f in FEET])}
 
 
 def record(robot, function, maker):

@@ -14,8 +14,8 @@ cancels).
 
 Two routes:
 
-* for the tensors, the analytical second-order recursion of Singh, Russell & Wensing (IROS 2022;
-  Pinocchio's ``ComputeRNEASecondOrderDerivatives``) over Carpentier & Mansard's forward pass
+* for the tensors, the analytical second-order recursion of Singh, Russell & Wensing (IROS 2022,
+  arXiv:2203.01497; Pinocchio's ``ComputeRNEASecondOrderDerivatives``) over Carpentier & Mansard's forward pass
   (:mod:`soagen.passes.second_order_recursion`), worked in the frame of one body (:func:`frame_bodies`);
   ∂²τ/∂q̇² from ∂M/∂q and M (:func:`_hamel`).  Forward mode over the analytical first derivatives, the
   route before it, costs 1.7 times the operations on the Panda (``benchmarks/second_formulations.py``);
@@ -94,7 +94,8 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
     (that of the first derivative), second direction k, along q iterated as this module says.
 
     ∂²τ/∂q², ∂²τ/∂q∂q̇ and ∂M/∂q by the analytical second-order recursion of Singh, Russell & Wensing
-    (IROS 2022; Pinocchio's ``ComputeRNEASecondOrderDerivatives``) over Carpentier & Mansard's forward pass,
+    (IROS 2022, arXiv:2203.01497; Pinocchio's ``ComputeRNEASecondOrderDerivatives``) over Carpentier &
+    Mansard's forward pass,
     worked in the frame of the body :func:`frame_bodies` picks
     (:mod:`soagen.passes.second_order_recursion`); ∂²τ/∂q̇² is quadratic-form algebra on ∂M/∂q and M
     (:func:`_hamel`), with the actuators' friction.  On the Panda 12,315 operations against 20,521 for forward

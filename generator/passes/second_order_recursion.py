@@ -1,7 +1,7 @@
 """The analytical second-order partial derivatives of inverse dynamics of Singh, Russell & Wensing
-("Analytical second-order partial derivatives of rigid-body inverse dynamics", IROS 2022), as Pinocchio's
-``ComputeRNEASecondOrderDerivatives`` writes them (rnea-second-order-derivatives.hxx, whose names are
-given in brackets), recorded on symbols for one robot: ∂²τ/∂q², ∂²τ/∂q∂q̇ and ∂M/∂q (∂²τ/∂q̇² is left to
+("Analytical second-order partial derivatives of rigid-body inverse dynamics", IROS 2022,
+arXiv:2203.01497), as Pinocchio's ``ComputeRNEASecondOrderDerivatives`` writes them
+(rnea-second-order-derivatives.hxx, whose names are given in brackets), recorded on symbols for one robot: ∂²τ/∂q², ∂²τ/∂q∂q̇ and ∂M/∂q (∂²τ/∂q̇² is left to
 :func:`soagen.passes.second_derivatives._hamel`, which costs less).
 
 Notation: that of :mod:`soagen.passes.analytic_derivatives`, whose forward pass this one follows (every
