@@ -98,7 +98,7 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
     Mansard's forward pass,
     worked in the frame of the body :func:`frame_bodies` picks
     (:mod:`soagen.passes.second_order_recursion`); ∂²τ/∂q̇² is quadratic-form algebra on ∂M/∂q and M
-    (:func:`_hamel`), with the actuators' friction.  On the Panda 12,315 operations against 20,521 for forward
+    (:func:`_hamel`; M from the recursion's composite inertias [RK (3.20)]), with the actuators' friction.  On the Panda 12,315 operations against 20,521 for forward
     mode over the analytical first derivatives, the formulation before it; the others compared:
     ``benchmarks/second_formulations.py``."""
     from soagen.passes.analytic_derivatives import forward_pass
