@@ -70,12 +70,12 @@ def tensors_chosen(prog, robot, q, qd, qdd):
 def tensors_recursion_world_axes(prog, robot, q, qd, qdd):
     """The chosen recursion and ∂²τ/∂q̇², worked in world axes (a floating tree: its base's frame)."""
     from soagen.passes.analytic_derivatives import forward_pass
-    from soagen.passes.second_derivatives import _hamel, tensor
+    from soagen.passes.second_derivatives import _hamel
     from soagen.passes.second_order_recursion import second_order_backward_pass
     from soagen.passes.sweeps import Sweeps
 
     d2q, dqdv, dM, M = second_order_backward_pass(sw := Sweeps(prog, robot, q), forward_pass(sw, qd, qdd))
-    return [d2q, _hamel(prog, robot, q, qd, dM, M, lambda e, m: tensor(robot.nv, e, m)), dqdv, dM]
+    return [d2q, _hamel(prog, robot, q, qd, dM, M), dqdv, dM]
 
 
 def tensors_by_tangents(prog, robot, q, qd, qdd, first=_first_body_frame):
@@ -96,7 +96,7 @@ def tensors_by_tangents(prog, robot, q, qd, qdd, first=_first_body_frame):
     dM = tensor(n, lambda i, j, k: T.tangent(M[i * n + j], ("q", k)), lambda i, j, k: (j, i, k) if j < i else None)
     return [tensor(n, lambda i, j, k: T.tangent(dq[i * n + j], ("q", k)),
                    lambda i, j, k: (i, k, j) if k < j and not same(j, k) else None),
-            _hamel(prog, robot, q, qd, dM, [T.value(x) for x in M], lambda e, m: tensor(n, e, m)),
+            _hamel(prog, robot, q, qd, dM, [T.value(x) for x in M]),
             tensor(n, lambda i, j, k: T.tangent(dqd[i * n + k], ("q", j)), lambda i, j, k: None),
             dM]
 

@@ -15,13 +15,15 @@ cancels).
 Two routes:
 
 * for the tensors, the analytical second-order recursion of Singh, Russell & Wensing (IROS 2022,
-  arXiv:2203.01497; Pinocchio's ``ComputeRNEASecondOrderDerivatives``) over Carpentier & Mansard's forward pass
-  (:mod:`soagen.passes.second_order_recursion`), worked in the frame of one body (:func:`frame_bodies`);
-  ∂²τ/∂q̇² from ∂M/∂q and M (:func:`_hamel`).  Forward mode over the analytical first derivatives, the
-  route before it, costs 1.7 times the operations on the Panda (``benchmarks/second_formulations.py``);
+  arXiv:2203.01497; Pinocchio's ``ComputeRNEASecondOrderDerivatives``) over Carpentier & Mansard's
+  forward pass (:mod:`soagen.passes.second_order_recursion`), worked in the frame of one body
+  (:func:`frame_bodies`); ∂²τ/∂q̇² from ∂M/∂q and M (:func:`_hamel`).  Forward mode over the analytical
+  first derivatives, the route before it, costs 1.7 times the operations on the Panda
+  (``benchmarks/second_formulations.py``);
 * forward over reverse, for the contracted Hessians (a program that differentiates itself): the
   gradient of wᵀout by one reverse sweep of the function's own program (:mod:`soagen.passes.adjoint`),
-  recorded as an inner program and replayed with tangents along q and q̇, one Hessian–vector product per direction
+  recorded as an inner program and replayed with tangents along q and q̇, one Hessian–vector product per
+  direction
   [Griewank & Walther, *Evaluating Derivatives*, 2nd ed. 2008, §5.4].  The third block (q̈ or τ)
   enters linearly: its rows come from the tangents of its gradient along q and q̇, its own block
   is 0.  Inverse dynamics is differentiated so directly; forward and contact dynamics through the
@@ -95,12 +97,11 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
 
     ∂²τ/∂q², ∂²τ/∂q∂q̇ and ∂M/∂q by the analytical second-order recursion of Singh, Russell & Wensing
     (IROS 2022, arXiv:2203.01497; Pinocchio's ``ComputeRNEASecondOrderDerivatives``) over Carpentier &
-    Mansard's forward pass,
-    worked in the frame of the body :func:`frame_bodies` picks
+    Mansard's forward pass, worked in the frame of the body :func:`frame_bodies` picks
     (:mod:`soagen.passes.second_order_recursion`); ∂²τ/∂q̇² is quadratic-form algebra on ∂M/∂q and M
-    (:func:`_hamel`; M from the recursion's composite inertias [RK (3.20)]), with the actuators' friction.  On the Panda 12,315 operations against 20,521 for forward
-    mode over the analytical first derivatives, the formulation before it; the others compared:
-    ``benchmarks/second_formulations.py``."""
+    (:func:`_hamel`; M from the recursion's composite inertias [RK (3.20)]), with the actuators' friction.
+    On the Panda 12,121 operations against 20,521 for forward mode over the analytical first derivatives,
+    the formulation before it; the others compared: ``benchmarks/second_formulations.py``."""
     from soagen.passes.analytic_derivatives import forward_pass
     from soagen.passes.second_order_recursion import second_order_backward_pass
     from soagen.passes.sweeps import Sweeps
@@ -110,10 +111,10 @@ def inverse_dynamics_second_derivatives(prog, robot, q, qd, qdd):
     wb = forward_pass(sw, qd, qdd, at=frame_bodies(robot))
     d2q, dqdv, dM, M = second_order_backward_pass(sw, wb)
     prog.banner("second derivatives along qd: Hamel's equations on dM/dq", level=0)
-    return [d2q, _hamel(prog, robot, q, qd, dM, M, lambda entry, mirrored: tensor(n, entry, mirrored)), dqdv, dM]
+    return [d2q, _hamel(prog, robot, q, qd, dM, M), dqdv, dM]
 
 
-def _hamel(prog, robot, q, qd, dM, M, tensor):
+def _hamel(prog, robot, q, qd, dM, M):
     """∂²τ_i/∂q̇_j∂q̇_k from ∂M/∂q and M, plus the actuators' friction on [i, i, i].
 
     τ = Mq̈ + Q(q̇) + g with Q quadratic, from Hamel's equations for the tangent directions X_a (q ⊕ δ:
@@ -123,7 +124,7 @@ def _hamel(prog, robot, q, qd, dM, M, tensor):
     ∂²τ_i/∂q̇_j∂q̇_k = X_k M_ij + X_j M_ik − X_i M_jk + Σ_l (c^l_ij M_lk + c^l_ik M_lj)
     (for 1-dof joints twice Christoffel's symbol of the first kind).  Friction: ∂²/∂q̇² of
     Coulomb·q̇/√(q̇² + ε²) = −3 Coulomb ε² q̇ / (q̇² + ε²)^{5/2}.  ``dM`` row-major (n, n, n), [i, j, k] =
-    X_k M_ij; ``M`` row-major (n, n); ``tensor`` as in :func:`inverse_dynamics_second_derivatives`."""
+    X_k M_ij; ``M`` row-major (n, n); -> row-major (n³,) (:func:`tensor`)."""
     from soagen.passes.actuators import per_actuator
     from soagen.passes.sweeps import Sweeps
 
@@ -147,7 +148,7 @@ def _hamel(prog, robot, q, qd, dM, M, tensor):
             (s * M[l * n + j] for l, s in c.get((i, k), ())), sp.Integer(0))
         return prog.let(d(i, j, k) + d(i, k, j) - d(j, k, i) + bracket + (friction[i] if i == j == k else 0))
 
-    return tensor(entry, lambda i, j, k: (i, k, j) if k < j else None)
+    return tensor(n, entry, lambda i, j, k: (i, k, j) if k < j else None)
 
 
 def _structure_constants(robot):

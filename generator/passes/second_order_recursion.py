@@ -1,8 +1,9 @@
 """The analytical second-order partial derivatives of inverse dynamics of Singh, Russell & Wensing
 ("Analytical second-order partial derivatives of rigid-body inverse dynamics", IROS 2022,
 arXiv:2203.01497), as Pinocchio's ``ComputeRNEASecondOrderDerivatives`` writes them
-(rnea-second-order-derivatives.hxx, whose names are given in brackets), recorded on symbols for one robot: ∂²τ/∂q², ∂²τ/∂q∂q̇ and ∂M/∂q (∂²τ/∂q̇² is left to
-:func:`soagen.passes.second_derivatives._hamel`, which costs less).
+(rnea-second-order-derivatives.hxx, whose names are given in brackets), recorded on symbols for one
+robot: ∂²τ/∂q², ∂²τ/∂q∂q̇ and ∂M/∂q (∂²τ/∂q̇² is left to :func:`soagen.passes.second_derivatives._hamel`,
+which costs less).
 
 Notation: that of :mod:`soagen.passes.analytic_derivatives`, whose forward pass this one follows (every
 spatial quantity in one frame fixed in space).  Per column s of a joint, with λ its parent body:
@@ -83,6 +84,11 @@ def second_order_backward_pass(sw, wb):
     def at(i, j, k):
         return (i * n + j) * n + k
 
+    psid, phid = {}, {}                                              # per column index: ψ̇, φ̇ (6,) each
+    for k, cols in enumerate(wb.columns):
+        for col in cols:
+            psid[col.index] = col.nu or ZERO6
+            phid[col.index] = psid[col.index] if len(cols) == 1 else motion_cross(prog, wb.v[k], col.s)
     I, B, F = list(wb.I), list(wb.B), list(wb.f)
     sw.banner("tip-to-base composites and the second derivatives of each column's ancestors",
               "Singh, Russell & Wensing IROS 2022, backward pass")
@@ -96,15 +102,12 @@ def second_order_backward_pass(sw, wb):
         def variation(s, y):                                         # s ×* (Ĩ y) − Ĩ (s × y)
             return sub(force_cross(prog, s, Ii.times(prog, y)), Ii.times(prog, motion_cross(prog, s, y)))
 
-        def phid(body, col, psid):                                   # φ̇ = v × s, ψ̇ for a 1-dof joint
-            return psid if len(wb.columns[body]) == 1 else motion_cross(prog, wb.v[body], col.s)
-
         path = [i, *_strict_ancestors(robot, i)]
         for ci in wb.columns[i]:
-            Si, psid_i, psidd_i = ci.s, ci.nu or ZERO6, ci.dadq      # S_i, ψ̇_i, ψ̈_i (6,) each
+            Si, psid_i, psidd_i = ci.s, psid[ci.index], ci.dadq      # S_i, ψ̇_i, ψ̈_i (6,) each
             ISi, Ipsid = Ii.times(prog, Si), Ii.times(prog, psid_i)  # Ĩ S_i, Ĩ ψ̇_i (forces)
             f5 = add6(prog, times_B(psid_i), force_cross(prog, Si, Fi), Ii.times(prog, psidd_i))
-            f7 = add6(prog, times_B(Si), Ii.times(prog, add6(prog, psid_i, phid(i, ci, psid_i))))
+            f7 = add6(prog, times_B(Si), Ii.times(prog, add6(prog, psid_i, phid[ci.index])))
             BtSi = Bi.transpose_times(prog, Si)                      # B̃ᵀ S_i
 
             def r0(y):
@@ -116,7 +119,7 @@ def second_order_backward_pass(sw, wb):
                                                     neg(times_B(motion_cross(prog, Si, y)))))
             for j in path:
                 for cj in wb.columns[j]:
-                    Sj, psid_j, psidd_j = cj.s, cj.nu or ZERO6, cj.dadq
+                    Sj, psid_j, psidd_j = cj.s, psid[cj.index], cj.dadq
                     b = cj.index
                     M[b * n + ci.index] = M[ci.index * n + b] = dot6(prog, Sj, ISi)
                     u1 = r3.transpose(Sj)
@@ -125,7 +128,7 @@ def second_order_backward_pass(sw, wb):
                     u3 = add6(prog, r3(psid_j), r1(psidd_j), force_cross(prog, Sj, f5))
                     u5 = sub(r0(psid_j), r1_psid)
                     u6 = add6(prog, r1_psid, r0(psid_j), force_cross(prog, Sj, f7))
-                    r1_phid = r1_psid if len(wb.columns[j]) == 1 else r1(phid(j, cj, psid_j))
+                    r1_phid = r1_psid if len(wb.columns[j]) == 1 else r1(phid[b])
                     u7 = add6(prog, r3(Sj), r1_psid, r1_phid)        # r3 S_j + r1 (ψ̇_j + φ̇_j)
                     u8 = force_cross(prog, Sj, BtSi)                 # r4 S_j
                     u9 = r0(Sj)
@@ -133,9 +136,9 @@ def second_order_backward_pass(sw, wb):
                     u12 = sub(r1_psid, force_cross(prog, psid_j, ISi))   # Bicphiiᵀ ψ̇_j
                     for k in [j, *_strict_ancestors(robot, j)]:
                         for ck in wb.columns[k]:
-                            Sk, psid_k, psidd_k = ck.s, ck.nu or ZERO6, ck.dadq
-                            two_v = add6(prog, psid_k, phid(k, ck, psid_k))   # ψ̇_k + φ̇_k
                             a, c = ci.index, ck.index
+                            Sk, psid_k, psidd_k = ck.s, psid[c], ck.dadq
+                            two_v = add6(prog, psid_k, phid[c])          # ψ̇_k + φ̇_k
                             p1 = dot6(prog, u11, psid_k)
                             p2 = prog.let(dot6(prog, u9, psidd_k) + dot6(prog, sub(u8, u12), psid_k))
                             d2q[at(a, b, c)] = p2
